@@ -1,0 +1,33 @@
+/* cmd.h — the subcommands, one file each (git's builtin/ split).
+ *
+ * Each returns the process exit status: 0 success, 1 failure of the work,
+ * 2 usage error (bad option or value: nothing was written). */
+#ifndef CB_CMD_H
+#define CB_CMD_H
+
+#define CB_DEFAULT_DB "cyclebudget.db"
+#define CB_EXIT_USAGE 2
+
+int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_budget(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+
+/* One line to stderr: "cyclebudget: <what>", for usage and runtime errors. */
+void cb_die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The probes, variants or events nearest to a bad name, as "a, b, c". */
+void cb_suggest_probes(const char *bad, char *buf, size_t len);
+void cb_suggest_variants(const char *bad, char *buf, size_t len);
+
+/* Estimate the clocks once: TSC GHz and its source, core GHz and spread. */
+struct cb_clocks {
+    double tsc_ghz;
+    const char *tsc_source;
+    double core_ghz;
+    double core_spread;
+};
+void cb_clocks_measure(struct cb_clocks *k);
+
+#endif

@@ -1,0 +1,110 @@
+/* cmd_list.c — `cyclebudget list`: what can run on this machine. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "counters.h"
+#include "cpu.h"
+#include "events.h"
+#include "probe.h"
+#include "report.h"
+#include "tsc.h"
+
+static void list_probes(void)
+{
+    for (size_t i = 0; i < cb_nprobes; i++) {
+        const struct cb_probe *p = cb_probes[i];
+        size_t nv = 0;
+        for (size_t j = 0; j < p->nvariants; j++)
+            nv += !(p->variants[j].flags & CB_VARIANT_TESTONLY);
+        printf("%-12s %3zu variants  %s\n", p->name, nv, p->desc);
+        printf("%-12s default sizes:", "");
+        for (const size_t *s = p->sizes; *s; s++) {
+            char b[32];
+            printf(" %s", cb_fmt_size(*s, p->unit, b, sizeof b));
+        }
+        printf("\n");
+    }
+}
+
+static void list_variants(unsigned feats)
+{
+    for (size_t i = 0; i < cb_nprobes; i++) {
+        const struct cb_probe *p = cb_probes[i];
+        printf("%s:\n", p->name);
+        for (size_t j = 0; j < p->nvariants; j++) {
+            const struct cb_variant *v = &p->variants[j];
+            if (v->flags & CB_VARIANT_TESTONLY)
+                continue;
+            char need[128] = "";
+            if (v->needs)
+                cb_cpu_feature_names(v->needs, need, sizeof need);
+            const char *state = cb_variant_runnable(v, feats) ? "" : "  [this CPU lacks: ";
+            char lack[128] = "";
+            if (*state)
+                cb_cpu_feature_names(v->needs & ~feats, lack, sizeof lack);
+            printf("  %-20s %s%s%s%s%s\n", v->name, v->desc, *need ? " (needs " : "", need,
+                   *need ? ")" : "", *state ? state : "");
+            if (*state)
+                printf("  %-20s %s]\n", "", lack);
+        }
+    }
+}
+
+static void list_events(void)
+{
+    cb_events_init();
+    printf("PMU as libpfm4 sees it: %s\n", cb_events_pmu());
+    printf("%-16s %-10s %-6s %s\n", "alias", "source", "opens", "resolution");
+    double tsc = cb_tsc_ghz(NULL);
+    for (const char *const *a = cb_event_aliases; *a; a++) {
+        struct cb_event_spec s[CB_EVENT_MAX_PARTS];
+        size_t n = 0;
+        int rc = cb_events_resolve(*a, s, CB_EVENT_MAX_PARTS, &n);
+        if (rc < 0 || n == 0) {
+            printf("%-16s %-10s %-6s %s\n", *a, "-", "no", s[0].why);
+            continue;
+        }
+        struct cb_counters cs;
+        int opens = 0;
+        if (cb_counters_open(&cs, s, (int)n, tsc, 0) == 0) {
+            opens = 1;
+            for (size_t k = 0; k < n; k++)
+                opens &= cs.c[k].supported;
+            cb_counters_close(&cs);
+        }
+        for (size_t k = 0; k < n; k++)
+            printf("%-16s %-10s %-6s %s  [%s]\n", k ? "" : *a, cb_source_name(s[k].source),
+                   opens ? "yes" : "no", s[k].fstr[0] ? s[k].fstr : s[k].pfm, s[k].encoding);
+        const char *def = cb_event_alias_definition(*a);
+        if (def && *def)
+            printf("%-16s %s\n", "", def);
+    }
+    printf("%-16s %-10s %-6s %s\n", "tsc", "tsc", "yes", "rdtsc/rdtscp: reference cycles (always)");
+    printf("%-16s %-10s %-6s %s\n", "cycles-est", "estimate", "yes",
+           "TSC ticks x core/TSC clock ratio from a dependent-add chain (always)");
+    printf("Any libpfm4 event string also works with -e, e.g. perf::PERF_COUNT_SW_PAGE_FAULTS.\n");
+}
+
+int cmd_list(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "probes";
+    if (argc > 2) {
+        cb_die_msg("list takes one of probes, variants, events; unexpected '%s'", argv[2]);
+        return CB_EXIT_USAGE;
+    }
+    if (strcmp(what, "probes") == 0)
+        list_probes();
+    else if (strcmp(what, "variants") == 0)
+        list_variants(cb_cpu_features());
+    else if (strcmp(what, "events") == 0)
+        list_events();
+    else if (strcmp(what, "--help") == 0)
+        printf("usage: cyclebudget list [probes|variants|events]\n");
+    else {
+        cb_die_msg("list: unknown kind '%s': give probes, variants or events", what);
+        return CB_EXIT_USAGE;
+    }
+    return 0;
+}

@@ -1,0 +1,98 @@
+/* counters.h — read what events.h resolved, once per sample.
+ *
+ * The events of a measurement are one perf_event group (PERF_FORMAT_GROUP
+ * with time enabled and running), read with rdpmc when the mmap'd page
+ * allows it (cap_user_rdpmc and a non-zero index), else with one read().  A
+ * group that was multiplexed (running < enabled) is scaled and flagged.
+ *
+ * Two pseudo-events are always present: "tsc" (reference cycles from the
+ * TSC, source tsc) and "cycles-est" (source estimate: TSC ticks times the
+ * estimated core/TSC clock ratio).  An event that cannot be opened stays in
+ * the set as unsupported, with the reason; it is never read as zero. */
+#ifndef CB_COUNTERS_H
+#define CB_COUNTERS_H
+
+#include <stdint.h>
+
+#include "events.h"
+
+#define CB_MAX_COUNTERS 16
+
+enum cb_read_method {
+    CB_READ_NONE = 0,     /* unsupported: nothing is read */
+    CB_READ_SYSCALL,      /* read() of the group */
+    CB_READ_RDPMC,        /* user-space rdpmc through the mmap page */
+    CB_READ_RDTSC,        /* the TSC */
+    CB_READ_DERIVED,      /* computed from another counter (cycles-est) */
+};
+const char *cb_read_method_name(enum cb_read_method m); /* "none","read","rdpmc","rdtsc","derived" */
+
+struct cb_counter {
+    struct cb_event_spec spec;   /* name/part/pfm/encoding/source */
+    int supported;               /* 1 when it is counted */
+    char why[256];               /* when not: "cycles: perf_event_open: No such file
+                                    or directory (no hardware PMU in this VM?)" */
+    enum cb_read_method method;
+    int fd;                      /* -1 for pseudo-events and unsupported ones */
+    void *page;                  /* mmap'd perf_event_mmap_page, or NULL */
+    uint64_t id;                 /* PERF_FORMAT_ID of this event in the group */
+};
+
+struct cb_counters {
+    struct cb_counter c[CB_MAX_COUNTERS];
+    int n;
+    int leader;                  /* index of the group leader in c[], -1 when no perf events */
+    double tsc_ghz;              /* used to derive cycles-est */
+    double core_ghz;             /* estimated core clock, 0 when not estimated */
+    char notice[512];            /* the one-time "no PMU: falling back to ..." line, or "" */
+};
+
+/* One reading of every counter at one instant. */
+struct cb_reading {
+    uint64_t value[CB_MAX_COUNTERS];
+    uint64_t enabled[CB_MAX_COUNTERS];   /* ns, perf events only */
+    uint64_t running[CB_MAX_COUNTERS];
+};
+
+/* The difference between two readings, per counter, as stored. */
+struct cb_delta {
+    double value[CB_MAX_COUNTERS];       /* scaled when multiplexed; NAN when unsupported */
+    uint64_t enabled[CB_MAX_COUNTERS];
+    uint64_t running[CB_MAX_COUNTERS];
+    int scaled[CB_MAX_COUNTERS];         /* 1 when running < enabled */
+};
+
+/* Open specs[0..n) as one group on the calling thread (any CPU), plus the
+ * tsc and cycles-est pseudo-events.  Events that fail to open are kept as
+ * unsupported with the reason; the group is formed from those that open.
+ * core_ghz: the estimated core clock to derive cycles-est with (0: leave
+ * cycles-est unsupported).  Returns 0, or a negative errno only for errors
+ * that leave nothing usable (e.g. too many events: -E2BIG). */
+int cb_counters_open(struct cb_counters *cs, const struct cb_event_spec *specs, int n,
+                     double tsc_ghz, double core_ghz);
+
+/* Read every counter now.  Hot path: no allocation.  0 or -errno. */
+int cb_counters_read(struct cb_counters *cs, struct cb_reading *r);
+
+/* after - before, scaled for multiplexing, NAN for unsupported counters. */
+void cb_counters_delta(const struct cb_counters *cs, const struct cb_reading *before,
+                       const struct cb_reading *after, struct cb_delta *d);
+
+/* Index of the counter named name (spec.part), or -1. */
+int cb_counters_find(const struct cb_counters *cs, const char *name);
+
+void cb_counters_close(struct cb_counters *cs);
+
+/* Median cost of one cb_counters_read() in TSC ticks, over reps reads, and
+ * of the same for the read() and rdpmc paths separately where available
+ * (NAN when not).  For `cyclebudget calibrate` and the harness's batch
+ * sizing. */
+struct cb_read_cost {
+    double read_ticks;      /* the whole cb_counters_read() as configured */
+    double syscall_ticks;   /* one read() of the group; NAN if no perf events */
+    double rdpmc_ticks;     /* one rdpmc pass; NAN if not available */
+    double rdtsc_ticks;     /* one serialised TSC begin/end pair */
+};
+int cb_counters_read_cost(struct cb_counters *cs, int reps, struct cb_read_cost *out);
+
+#endif

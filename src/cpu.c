@@ -1,0 +1,250 @@
+/* cpu.c — feature detection and host identity, from cpuid and the kernel. */
+#define _GNU_SOURCE
+#include "cpu.h"
+
+#include <cpuid.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} feature_names[] = {
+    {"sse2", CB_CPU_SSE2},         {"sse4.1", CB_CPU_SSE41},
+    {"avx", CB_CPU_AVX},           {"avx2", CB_CPU_AVX2},
+    {"avx512f", CB_CPU_AVX512F},   {"avx512bw", CB_CPU_AVX512BW},
+    {"avx512vl", CB_CPU_AVX512VL}, {"adx", CB_CPU_ADX},
+    {"bmi2", CB_CPU_BMI2},         {"erms", CB_CPU_ERMS},
+    {"fsrm", CB_CPU_FSRM},         {"clflushopt", CB_CPU_CLFLUSHOPT},
+    {"rdtscp", CB_CPU_RDTSCP},     {"invtsc", CB_CPU_INVTSC},
+    {"prefetchw", CB_CPU_PREFETCHW}, {"hypervisor", CB_CPU_HYPERVISOR},
+};
+
+unsigned cb_cpu_feature_by_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++)
+        if (strcasecmp(name, feature_names[i].name) == 0)
+            return feature_names[i].bit;
+    return 0;
+}
+
+const char *cb_cpu_feature_names(unsigned mask, char *buf, size_t len)
+{
+    size_t off = 0;
+    if (len)
+        buf[0] = '\0';
+    for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++) {
+        if (!(mask & feature_names[i].bit))
+            continue;
+        int w = snprintf(buf + off, len > off ? len - off : 0, "%s%s", off ? "+" : "",
+                         feature_names[i].name);
+        if (w < 0 || (size_t)w >= len - off)
+            break;
+        off += (size_t)w;
+    }
+    return buf;
+}
+
+/* AVX state must also be enabled by the OS (XCR0), or the instructions fault
+ * even though cpuid lists them. */
+static unsigned long long xgetbv0(void)
+{
+    unsigned lo, hi;
+    __asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((unsigned long long)hi << 32) | lo;
+}
+
+static unsigned detect(void)
+{
+    unsigned a, b, c, d, max, f = 0;
+    if (!__get_cpuid(0, &max, &b, &c, &d))
+        return 0;
+    __cpuid(1, a, b, c, d);
+    if (d & (1u << 26))
+        f |= CB_CPU_SSE2;
+    if (c & (1u << 19))
+        f |= CB_CPU_SSE41;
+    if (c & (1u << 31))
+        f |= CB_CPU_HYPERVISOR;
+    int osxsave = (c >> 27) & 1;
+    unsigned long long xcr0 = osxsave ? xgetbv0() : 0;
+    int ymm_ok = (xcr0 & 0x6) == 0x6;
+    int zmm_ok = ymm_ok && (xcr0 & 0xe0) == 0xe0;
+    if ((c & (1u << 28)) && ymm_ok)
+        f |= CB_CPU_AVX;
+    if (max >= 7) {
+        __cpuid_count(7, 0, a, b, c, d);
+        if ((b & (1u << 5)) && ymm_ok)
+            f |= CB_CPU_AVX2;
+        if ((b & (1u << 16)) && zmm_ok)
+            f |= CB_CPU_AVX512F;
+        if ((b & (1u << 30)) && zmm_ok)
+            f |= CB_CPU_AVX512BW;
+        if ((b & (1u << 31)) && zmm_ok)
+            f |= CB_CPU_AVX512VL;
+        if (b & (1u << 19))
+            f |= CB_CPU_ADX;
+        if (b & (1u << 8))
+            f |= CB_CPU_BMI2;
+        if (b & (1u << 9))
+            f |= CB_CPU_ERMS;
+        if (b & (1u << 23))
+            f |= CB_CPU_CLFLUSHOPT;
+        if (d & (1u << 4))
+            f |= CB_CPU_FSRM;
+    }
+    unsigned emax;
+    __cpuid(0x80000000, emax, b, c, d);
+    if (emax >= 0x80000001) {
+        __cpuid(0x80000001, a, b, c, d);
+        if (d & (1u << 27))
+            f |= CB_CPU_RDTSCP;
+        if (c & (1u << 8))
+            f |= CB_CPU_PREFETCHW;
+    }
+    if (emax >= 0x80000007) {
+        __cpuid(0x80000007, a, b, c, d);
+        if (d & (1u << 8))
+            f |= CB_CPU_INVTSC;
+    }
+    return f;
+}
+
+unsigned cb_cpu_features(void)
+{
+    unsigned f = detect();
+    const char *mask = getenv("CB_CPU_MASK");
+    if (mask && *mask) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", mask);
+        for (char *save = NULL, *t = strtok_r(buf, ",+ ", &save); t;
+             t = strtok_r(NULL, ",+ ", &save))
+            f &= ~cb_cpu_feature_by_name(t);
+    }
+    return f;
+}
+
+static void read_line(const char *path, char *buf, size_t len)
+{
+    FILE *fp = fopen(path, "r");
+    buf[0] = '\0';
+    if (!fp)
+        return;
+    if (fgets(buf, (int)len, fp))
+        buf[strcspn(buf, "\n")] = '\0';
+    fclose(fp);
+}
+
+static size_t parse_cache_size(const char *s)
+{
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (end == s)
+        return 0;
+    if (*end == 'K')
+        v *= 1024;
+    else if (*end == 'M')
+        v *= 1024 * 1024;
+    return v;
+}
+
+size_t cb_llc_bytes(void)
+{
+    size_t best = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[96], buf[64];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        read_line(path, buf, sizeof buf);
+        if (!buf[0])
+            continue;
+        size_t v = parse_cache_size(buf);
+        if (v > best)
+            best = v;
+    }
+    if (!best) {
+        long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        if (v <= 0)
+            v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        if (v > 0)
+            best = (size_t)v;
+    }
+    return best;
+}
+
+static void cpuinfo_field(const char *key, char *out, size_t len)
+{
+    FILE *fp = fopen("/proc/cpuinfo", "r");
+    char line[1024];
+    size_t klen = strlen(key);
+    out[0] = '\0';
+    if (!fp)
+        return;
+    while (fgets(line, sizeof line, fp)) {
+        if (strncmp(line, key, klen) != 0)
+            continue;
+        char *p = line + klen;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p != ':')
+            continue;
+        p++;
+        while (*p == ' ')
+            p++;
+        p[strcspn(p, "\n")] = '\0';
+        snprintf(out, len, "%s", p);
+        break;
+    }
+    fclose(fp);
+}
+
+void cb_host_probe(struct cb_host *h)
+{
+    unsigned a, b, c, d;
+    memset(h, 0, sizeof *h);
+    if (__get_cpuid(0, &a, &b, &c, &d)) {
+        memcpy(h->vendor, &b, 4);
+        memcpy(h->vendor + 4, &d, 4);
+        memcpy(h->vendor + 8, &c, 4);
+        h->vendor[12] = '\0';
+        __cpuid(1, a, b, c, d);
+        unsigned fam = (a >> 8) & 0xf, mod = (a >> 4) & 0xf;
+        if (fam == 0xf)
+            fam += (a >> 20) & 0xff;
+        if (fam == 0x6 || fam >= 0xf)
+            mod |= ((a >> 16) & 0xf) << 4;
+        h->family = (int)fam;
+        h->model = (int)mod;
+        h->stepping = (int)(a & 0xf);
+    }
+    unsigned emax;
+    __cpuid(0x80000000, emax, b, c, d);
+    if (emax >= 0x80000004) {
+        unsigned regs[12];
+        for (unsigned i = 0; i < 3; i++)
+            __cpuid(0x80000002 + i, regs[i * 4], regs[i * 4 + 1], regs[i * 4 + 2],
+                    regs[i * 4 + 3]);
+        char name[49];
+        memcpy(name, regs, 48);
+        name[48] = '\0';
+        char *p = name;
+        while (*p == ' ')
+            p++;
+        snprintf(h->model_name, sizeof h->model_name, "%s", p);
+        for (size_t n = strlen(h->model_name); n && isspace((unsigned char)h->model_name[n - 1]); n--)
+            h->model_name[n - 1] = '\0';
+    }
+    cpuinfo_field("microcode", h->microcode, sizeof h->microcode);
+    h->features = cb_cpu_features();
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    h->ncpus = n > 0 ? (int)n : 1;
+    struct utsname u;
+    if (uname(&u) == 0) {
+        snprintf(h->kernel, sizeof h->kernel, "%.20s %.100s", u.sysname, u.release);
+        snprintf(h->hostname, sizeof h->hostname, "%.100s", u.nodename);
+    }
+    h->llc_bytes = cb_llc_bytes();
+}

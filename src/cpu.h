@@ -1,0 +1,60 @@
+/* cpu.h — what this CPU can run, and who it is.
+ *
+ * Variants are chosen at run time, never at build time: the binary must run
+ * on any x86-64, so each variant declares the features it needs and the
+ * registry checks them against cb_cpu_features(). */
+#ifndef CB_CPU_H
+#define CB_CPU_H
+
+#include <stddef.h>
+
+enum cb_cpu_feature {
+    CB_CPU_SSE2       = 1u << 0,
+    CB_CPU_SSE41      = 1u << 1,
+    CB_CPU_AVX        = 1u << 2,
+    CB_CPU_AVX2       = 1u << 3,
+    CB_CPU_AVX512F    = 1u << 4,
+    CB_CPU_AVX512BW   = 1u << 5,
+    CB_CPU_AVX512VL   = 1u << 6,
+    CB_CPU_ADX        = 1u << 7,
+    CB_CPU_BMI2       = 1u << 8,
+    CB_CPU_ERMS       = 1u << 9,  /* enhanced rep movsb/stosb */
+    CB_CPU_FSRM       = 1u << 10, /* fast short rep mov */
+    CB_CPU_CLFLUSHOPT = 1u << 11,
+    CB_CPU_RDTSCP     = 1u << 12,
+    CB_CPU_INVTSC     = 1u << 13, /* invariant TSC: constant rate, runs in C-states */
+    CB_CPU_PREFETCHW  = 1u << 14,
+    CB_CPU_HYPERVISOR = 1u << 15,
+};
+
+/* Features of the running CPU.  The environment variable CB_CPU_MASK (a list
+ * of feature names, e.g. "avx2,avx512f") hides features, so tests and users
+ * can exercise the fallback paths of a big machine. */
+unsigned cb_cpu_features(void);
+
+/* "avx2+adx" style list of the bits in mask; "" for none.  Returns buf. */
+const char *cb_cpu_feature_names(unsigned mask, char *buf, size_t len);
+
+/* Parse one feature name ("avx2"); 0 when unknown. */
+unsigned cb_cpu_feature_by_name(const char *name);
+
+struct cb_host {
+    char vendor[16];          /* "GenuineIntel", "AuthenticAMD" */
+    int family, model, stepping;
+    char model_name[128];
+    char microcode[32];       /* "" when unreadable */
+    unsigned features;
+    int ncpus;                /* online */
+    char kernel[128];         /* uname -r and -v, shortened */
+    char hostname[128];
+    size_t llc_bytes;         /* last-level cache size; 0 unknown */
+};
+
+/* Fill *h from cpuid, /proc/cpuinfo, uname and sysfs.  Never fails: unknown
+ * fields are left empty or 0. */
+void cb_host_probe(struct cb_host *h);
+
+/* Size of the last-level cache in bytes, 0 when unknown. */
+size_t cb_llc_bytes(void);
+
+#endif

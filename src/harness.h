@@ -1,0 +1,67 @@
+/* harness.h — how a case is run: pinned, warmed, batched, sampled.
+ *
+ * Each sample is one batch of iterations between two counter reads.  The
+ * batch is sized so the reads cost under 1% of it, the empty batch's cost is
+ * measured and kept (the store subtracts it), and sampling goes on until the
+ * median is known to +-1% (95% CI) or the case's time cap is reached.  Every
+ * sample is kept: the store gets all of them, never a mean. */
+#ifndef CB_HARNESS_H
+#define CB_HARNESS_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "counters.h"
+#include "probe.h"
+
+struct cb_harness_opts {
+    int reps;               /* > 0: exactly this many samples; 0: adaptive */
+    double case_seconds;    /* adaptive: time cap per case */
+    double target_ci_pct;   /* adaptive: stop when the median's 95% CI half-width is within this % */
+    int min_samples;        /* adaptive: never fewer */
+    int max_samples;        /* never more */
+    double min_batch_us;    /* a batch lasts at least this long */
+    size_t cold_bytes;      /* cold-mode working set; 0: cb_workset_cold_bytes() */
+};
+void cb_harness_defaults(struct cb_harness_opts *o);
+
+struct cb_harness {
+    struct cb_harness_opts o;
+    struct cb_counters *cs;
+    double read_ticks;      /* median cost of one cb_counters_read(), TSC ticks */
+    int primary;            /* counter index that drives the stopping rule */
+    volatile sig_atomic_t *stop; /* set by a signal handler: finish the sample, return -EINTR */
+};
+
+enum cb_stop_reason { CB_STOP_REPS, CB_STOP_CI, CB_STOP_TIME, CB_STOP_MAX };
+
+struct cb_measurement {
+    size_t n;                           /* samples taken */
+    uint64_t iters;                     /* iterations per batch */
+    double overhead[CB_MAX_COUNTERS];   /* median empty-batch delta per counter; NAN unsupported */
+    struct cb_delta *d;                 /* n deltas */
+    size_t cap;
+    enum cb_stop_reason why;
+    double ci_pct;                      /* the primary counter's CI half-width at the end, % */
+};
+
+/* Pin the calling thread to cpu (-1: the CPU it is on now).  On success
+ * *pinned gets the CPU.  -EINVAL with a message when the CPU does not exist
+ * or is not allowed for this process. */
+int cb_pin_cpu(int cpu, int *pinned, char *err, size_t errlen);
+
+/* Measure the cost of reading cs (for batch sizing).  Chooses the primary
+ * counter: PMU cycles when counted, else the TSC. */
+int cb_harness_init(struct cb_harness *h, struct cb_counters *cs, const struct cb_harness_opts *o);
+
+/* Set up c, warm up, size the batch, measure the empty batch, sample, tear
+ * down.  c->probe, variant, size and mode must be set.  Returns 0, -EINTR
+ * when *h->stop was raised (m holds what was taken), or the setup's error. */
+int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measurement *m);
+void cb_measurement_free(struct cb_measurement *m);
+
+/* Per-operation value of counter i in sample k: (delta - overhead) / iters. */
+double cb_measurement_per_op(const struct cb_measurement *m, size_t k, int i);
+
+#endif

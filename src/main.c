@@ -1,0 +1,107 @@
+/* main.c — cyclebudget's entry point: dispatch to a subcommand. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "cmd.h"
+#include "parse.h"
+#include "probe.h"
+#include "tsc.h"
+
+void cb_die_msg(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("cyclebudget: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void nearest(const char *bad, const char *const *names, size_t n, char *buf, size_t len)
+{
+    size_t best = (size_t)-1;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = cb_edit_distance(bad, names[i]);
+        if (d < best)
+            best = d;
+    }
+    size_t off = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && off + 2 < len; i++)
+        if (cb_edit_distance(bad, names[i]) <= best + 1)
+            off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", names[i]);
+}
+
+void cb_suggest_probes(const char *bad, char *buf, size_t len)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (size_t i = 0; i < cb_nprobes && n < 64; i++)
+        names[n++] = cb_probes[i]->name;
+    nearest(bad, names, n, buf, len);
+}
+
+void cb_suggest_variants(const char *bad, char *buf, size_t len)
+{
+    const char *names[512];
+    size_t n = 0;
+    for (size_t i = 0; i < cb_nprobes; i++)
+        for (size_t j = 0; j < cb_probes[i]->nvariants && n < 512; j++)
+            if (!(cb_probes[i]->variants[j].flags & CB_VARIANT_TESTONLY))
+                names[n++] = cb_probes[i]->variants[j].name;
+    nearest(bad, names, n, buf, len);
+}
+
+void cb_clocks_measure(struct cb_clocks *k)
+{
+    k->tsc_ghz = cb_tsc_ghz(&k->tsc_source);
+    k->core_ghz = k->tsc_ghz > 0 ? cb_core_ghz_estimate(k->tsc_ghz, 15, &k->core_spread) : 0;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: cyclebudget <command> [options]\n"
+            "\n"
+            "  run        collect measurements into the database (default ./" CB_DEFAULT_DB ")\n"
+            "  report     print the report of a run (default: the latest complete one)\n"
+            "  list       show probes, variants or events available on this machine\n"
+            "  budget     print the per-packet cycle budget for common link rates\n"
+            "  calibrate  measure counter read costs, the TSC and the core clock\n"
+            "\n"
+            "'cyclebudget <command> --help' describes each command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CB_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } cmds[] = {
+        {"run", cmd_run},         {"report", cmd_report},       {"list", cmd_list},
+        {"budget", cmd_budget},   {"calibrate", cmd_calibrate},
+    };
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("cyclebudget %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (strcmp(cmd, cmds[i].name) == 0)
+            return cmds[i].fn(argc - 1, argv + 1);
+    const char *names[] = {"run", "report", "list", "budget", "calibrate"};
+    char near[128];
+    nearest(cmd, names, sizeof names / sizeof names[0], near, sizeof near);
+    cb_die_msg("unknown command '%s' (did you mean: %s?); see 'cyclebudget --help'", cmd, near);
+    return CB_EXIT_USAGE;
+}

@@ -1,0 +1,33 @@
+/* parse.h — strict parsing of what users type on the command line.
+ *
+ * Every parser rejects the whole input on the first bad token and says which
+ * token and why: a benchmark that silently ran "4Q" as 4 bytes would store
+ * a run nobody asked for. */
+#ifndef CB_PARSE_H
+#define CB_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CB_SIZE_MAX_BYTES ((uint64_t)1 << 34)   /* 16 GiB: beyond any sane buffer */
+
+/* "64", "4K", "4KiB", "1M", "1MiB", "2G" (binary multiples).  Rejects 0,
+ * negatives, fractions, overflow, trailing junk.  0 or -EINVAL/-ERANGE with
+ * a message. */
+int cb_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+/* Comma-separated sizes; returns the count (>= 1) or a negative errno. */
+int cb_parse_size_list(const char *s, uint64_t *out, size_t max, char *err, size_t errlen);
+/* A decimal integer in [min, max]; what names the option in messages. */
+int cb_parse_long(const char *s, long min, long max, const char *what, long *out, char *err,
+                  size_t errlen);
+/* A positive finite decimal number ("0.5", "2"); what names the option. */
+int cb_parse_seconds(const char *s, const char *what, double *out, char *err, size_t errlen);
+/* Comma-separated names into a NULL-terminated array of pointers into a
+ * strdup'd buffer (*storage, to free).  Rejects empty lists and empty
+ * names.  Returns the count or a negative errno. */
+int cb_parse_name_list(const char *s, const char *what, char ***names, char **storage, char *err,
+                       size_t errlen);
+/* Levenshtein distance, for "did you mean" suggestions. */
+size_t cb_edit_distance(const char *a, const char *b);
+
+#endif

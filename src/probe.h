@@ -1,0 +1,94 @@
+/* probe.h — the one small interface a workload family implements.
+ *
+ * A family is a table of variants plus setup/run/verify/teardown.  The
+ * harness owns timing, counters and modes; a probe owns only its buffers and
+ * its loops.  Probes know nothing of SQLite or perf_event (DESIGN.md: one
+ * direction, probe -> harness -> counters -> store -> report). */
+#ifndef CB_PROBE_H
+#define CB_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum cb_mode {
+    CB_MODE_WARM = 0,   /* the same buffer every time: data hot in cache */
+    CB_MODE_COLD = 1,   /* a working set larger than the LLC, walked round-robin */
+};
+
+const char *cb_mode_name(enum cb_mode m);
+/* "warm" / "cold" -> mode; -1 when neither. */
+int cb_mode_parse(const char *s);
+
+enum cb_variant_flags {
+    CB_VARIANT_REFERENCE = 1u << 0, /* the family's reference implementation */
+    CB_VARIANT_TESTONLY  = 1u << 1, /* compiled into tests only; hidden from list/run */
+};
+
+struct cb_variant {
+    const char *name;     /* "adc-2chain": unique within its family */
+    const char *desc;     /* one line: what it is and where it comes from */
+    unsigned needs;       /* CB_CPU_* bits that must all be present */
+    const void *fn;       /* the family's own function type */
+    unsigned flags;       /* CB_VARIANT_* */
+    size_t only_size;     /* 0: any size.  Else the one size this variant
+                             handles (a fixed-size clear such as memset's
+                             "struct192"): the harness must not time it at
+                             other sizes, and setup refuses them (-EINVAL) */
+};
+
+struct cb_probe;
+
+/* One measurement case: a family, a variant, a size and a mode. */
+struct cb_case {
+    const struct cb_probe *probe;
+    const struct cb_variant *variant;
+    size_t size;          /* the size parameter; bytes when probe->unit is "B" */
+    enum cb_mode mode;
+    size_t cold_bytes;    /* cold mode: working set to spread over (> LLC) */
+    uint64_t bytes_per_op;/* bytes touched per operation, for B/cycle; 0 = n/a.
+                             Preset to size for byte probes; setup may change it */
+    void *priv;           /* the probe's state, owned by setup/teardown */
+    volatile uint64_t sink; /* fold results in here so no work is optimised away */
+};
+
+/* A verifier's finding.  ok is 1 only when every checked input matched. */
+struct cb_verdict {
+    int ok;
+    uint64_t checked;     /* how many inputs were compared */
+    char detail[256];     /* the first differing input, for the BAD line */
+};
+
+struct cb_probe {
+    const char *name;     /* "csum" */
+    const char *desc;
+    const char *unit;     /* what size counts: "B" for bytes, "obj" ... */
+    const char *op;       /* what one operation is: "call", "packet", "object" */
+    const struct cb_variant *variants;
+    size_t nvariants;
+    const size_t *sizes;  /* default sizes, 0-terminated */
+
+    /* Allocate and fill buffers for c->size and c->mode.  Returns 0 or a
+     * negative errno.  Not timed. */
+    int (*setup)(struct cb_case *c);
+    /* The timed batch: exactly iters operations of c->variant, no
+     * allocation, no I/O, no printing.  iters may be 0 (the empty batch
+     * the harness measures to subtract its own overhead). */
+    void (*run)(struct cb_case *c, uint64_t iters);
+    /* Compare variant v against the family's reference on its own inputs
+     * (random data, every length and misalignment the family defines).
+     * Fills *out; returns 0 when it ran (whatever the verdict), or a
+     * negative errno when it could not run (e.g. -ENOMEM). */
+    int (*verify)(const struct cb_variant *v, struct cb_verdict *out);
+    void (*teardown)(struct cb_case *c);
+};
+
+/* The registry: every family linked into the binary. */
+extern const struct cb_probe *const cb_probes[];
+extern const size_t cb_nprobes;
+
+const struct cb_probe *cb_probe_find(const char *name);
+const struct cb_variant *cb_variant_find(const struct cb_probe *p, const char *name);
+/* 1 when this CPU has everything v needs. */
+int cb_variant_runnable(const struct cb_variant *v, unsigned cpu_features);
+
+#endif

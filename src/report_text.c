@@ -1,0 +1,144 @@
+/* report_text.c — the text report: aligned, under 100 columns, best first.
+ *
+ * Grouped by probe, size and mode, so each block answers "which variant do I
+ * want for this size" and "does it fit my per-packet budget". */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define C_RED "\033[31m"
+#define C_GREEN "\033[32m"
+#define C_YELLOW "\033[33m"
+#define C_BOLD "\033[1m"
+#define C_OFF "\033[0m"
+
+static int cmp_case(const void *a, const void *b)
+{
+    const struct cb_report_case *x = *(const struct cb_report_case *const *)a;
+    const struct cb_report_case *y = *(const struct cb_report_case *const *)b;
+    if (x->measured != y->measured)
+        return y->measured - x->measured;
+    if (x->measured) {
+        if (x->cyc.median != y->cyc.median)
+            return x->cyc.median < y->cyc.median ? -1 : 1;
+    }
+    return strcmp(x->info.variant, y->info.variant);
+}
+
+static int same_group(const struct cb_report_case *a, const struct cb_report_case *b)
+{
+    return strcmp(a->info.probe, b->info.probe) == 0 && a->info.size == b->info.size &&
+           strcmp(a->info.mode, b->info.mode) == 0;
+}
+
+static void num(FILE *out, double v, int width, int prec)
+{
+    if (isnan(v) || isinf(v))
+        fprintf(out, " %*s", width, "-");
+    else if (fabs(v) >= 1e6)
+        fprintf(out, " %*.3g", width, v);
+    else
+        fprintf(out, " %*.*f", width, prec, v);
+}
+
+static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
+{
+    const struct cb_run_info *u = &r->run;
+    const char *b = o->color ? C_BOLD : "", *off = o->color ? C_OFF : "";
+    fprintf(out, "%scyclebudget run %" PRId64 "%s (%s)  started %s", b, u->id, off, u->status,
+            u->started);
+    if (u->tag[0])
+        fprintf(out, "  tag %s", u->tag);
+    fputc('\n', out);
+    fprintf(out, "host    %s, %d CPUs, pinned to CPU %d, %s\n", u->model_name, u->ncpus, u->cpu,
+            u->kernel);
+    fprintf(out, "clock   TSC %.3f GHz (%s); core %.2f GHz (%s)\n", u->tsc_ghz, u->tsc_source,
+            u->core_ghz, u->core_ghz_source[0] ? u->core_ghz_source : "unknown");
+    if (u->commit[0])
+        fprintf(out, "commit  %.12s%s %s\n", u->commit, u->dirty == 1 ? " (dirty)" : "",
+                u->subject);
+    fprintf(out, "cycles  %s\n", r->cyc_label);
+    fprintf(out, "events ");
+    for (size_t e = 0; e < r->nevents; e++) {
+        const struct cb_event_info *ev = &r->events[e];
+        fprintf(out, " %s[%s%s%s]", ev->part, ev->supported ? ev->source : "unsupported",
+                ev->supported ? "," : "", ev->supported ? ev->read_method : "");
+    }
+    fputc('\n', out);
+    for (size_t e = 0; e < r->nevents; e++)
+        if (!r->events[e].supported)
+            fprintf(out, "        %s: %s\n", r->events[e].part, r->events[e].why);
+    double bc = cb_budget_cycles(o->budget, r->core_ghz);
+    if (o->budget->cycles > 0)
+        fprintf(out, "budget  %.0f cycles per packet (given)\n", bc);
+    else
+        fprintf(out, "budget  %s: %.2f Mpps, %.1f ns per packet = %.0f cycles at %.2f GHz\n",
+                o->budget->label, cb_budget_pps(o->budget->gbps, o->budget->frame) / 1e6,
+                cb_budget_ns(o->budget->gbps, o->budget->frame), bc, r->core_ghz);
+}
+
+int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
+{
+    header(r, o, out);
+    double budget = cb_budget_cycles(o->budget, r->core_ghz);
+    const struct cb_report_case **v = malloc((r->ncases ? r->ncases : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    int measured_any = 0;
+    for (size_t i = 0; i < r->ncases;) {
+        size_t j = i;
+        while (j < r->ncases && same_group(&r->cases[i], &r->cases[j]))
+            j++;
+        size_t n = 0;
+        for (size_t k = i; k < j; k++)
+            v[n++] = &r->cases[k];
+        qsort(v, n, sizeof *v, cmp_case);
+        char sz[32];
+        const struct cb_case_info *g = &r->cases[i].info;
+        fprintf(out, "\n%s%s  %s  %s%s  (per %s)\n", o->color ? C_BOLD : "", g->probe,
+                cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode, o->color ? C_OFF : "",
+                g->op);
+        fprintf(out, "  %-20s %9s %9s %8s %7s %7s %8s %9s %5s\n", "variant", "cyc/op", "min",
+                "cyc/KB", "B/cyc", "spread%", "budget%", "ns/op", "n");
+        for (size_t k = 0; k < n; k++) {
+            const struct cb_report_case *c = v[k];
+            if (!c->measured) {
+                int bad = strcmp(c->info.verdict, "bad") == 0;
+                fprintf(out, "  %-20.20s %s%s%s %s\n", c->info.variant,
+                        o->color && bad ? C_RED : "", bad ? "BAD" : "skipped",
+                        o->color && bad ? C_OFF : "", c->info.detail);
+                continue;
+            }
+            measured_any = 1;
+            double bytes = (double)c->info.bytes_per_op;
+            fprintf(out, "  %-20.20s", c->info.variant);
+            num(out, c->cyc.median, 9, 1);
+            num(out, c->cyc.min, 9, 1);
+            num(out, bytes > 0 ? c->cyc.median * 1024.0 / bytes : NAN, 8, 0);
+            num(out, bytes > 0 && c->cyc.median > 0 ? bytes / c->cyc.median : NAN, 7, 2);
+            num(out, c->cyc.spread_pct, 7, 1);
+            double share = budget > 0 ? c->cyc.median / budget * 100.0 : NAN;
+            const char *col = "";
+            if (o->color)
+                col = share <= 100.0 ? C_GREEN : C_RED;
+            fprintf(out, "%s", col);
+            num(out, share, 8, 1);
+            fprintf(out, "%s", o->color ? C_OFF : "");
+            num(out, c->ns_per_op, 9, 2);
+            fprintf(out, " %5zu%s\n", c->cyc.n, c->scaled ? " scaled" : "");
+        }
+        i = j;
+    }
+    free(v);
+    fprintf(out, "\ncyc/op = median %s per operation, after subtracting the empty batch; "
+                 "spread%% = IQR/median;\nbudget%% = cyc/op as a share of the per-packet budget.\n",
+            strcmp(r->cyc_source, "pmu") == 0   ? "PMU core cycles"
+            : strcmp(r->cyc_source, "estimate") == 0 ? "ESTIMATED core cycles"
+                                                     : "TSC reference cycles");
+    if (!measured_any)
+        fprintf(out, "(no case of this run was measured)\n");
+    return 0;
+}

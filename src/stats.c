@@ -1,0 +1,133 @@
+/* stats.c — order statistics and rank tests (see stats.h). */
+#include "stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void cb_sort_doubles(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+}
+
+double cb_quantile_sorted(const double *v, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    if (q <= 0)
+        return v[0];
+    if (q >= 1)
+        return v[n - 1];
+    double h = (double)(n - 1) * q;
+    size_t lo = (size_t)floor(h);
+    double frac = h - (double)lo;
+    if (lo + 1 >= n)
+        return v[n - 1];
+    return v[lo] + frac * (v[lo + 1] - v[lo]);
+}
+
+void cb_median_ci(const double *sorted, size_t n, double *lo, double *hi)
+{
+    if (n < 6) {
+        *lo = n ? sorted[0] : NAN;
+        *hi = n ? sorted[n - 1] : NAN;
+        return;
+    }
+    double half = 1.96 * sqrt((double)n) / 2.0;
+    /* 1-based ranks of the bounds, clamped to the sample. */
+    long j = (long)floor((double)n / 2.0 - half);
+    long k = (long)ceil((double)n / 2.0 + 1.0 + half);
+    if (j < 1)
+        j = 1;
+    if (k > (long)n)
+        k = (long)n;
+    *lo = sorted[j - 1];
+    *hi = sorted[k - 1];
+}
+
+int cb_summarize(const double *v, size_t n, struct cb_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    if (n == 0)
+        return -EINVAL;
+    double *t = malloc(n * sizeof *t);
+    if (!t)
+        return -ENOMEM;
+    memcpy(t, v, n * sizeof *t);
+    cb_sort_doubles(t, n);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += t[i];
+    s->n = n;
+    s->min = t[0];
+    s->max = t[n - 1];
+    s->median = cb_quantile_sorted(t, n, 0.5);
+    s->p25 = cb_quantile_sorted(t, n, 0.25);
+    s->p75 = cb_quantile_sorted(t, n, 0.75);
+    s->mean = sum / (double)n;
+    cb_median_ci(t, n, &s->ci_lo, &s->ci_hi);
+    if (s->median != 0) {
+        s->spread_pct = (s->p75 - s->p25) / fabs(s->median) * 100.0;
+        s->ci_pct = (s->ci_hi - s->ci_lo) / 2.0 / fabs(s->median) * 100.0;
+    } else {
+        s->spread_pct = s->ci_pct = (s->p75 == s->p25 && s->ci_hi == s->ci_lo) ? 0 : INFINITY;
+    }
+    free(t);
+    return 0;
+}
+
+struct ranked {
+    double v;
+    int group;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    return cmp_double(&((const struct ranked *)a)->v, &((const struct ranked *)b)->v);
+}
+
+double cb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
+{
+    size_t n = na + nb;
+    if (na == 0 || nb == 0)
+        return NAN;
+    struct ranked *r = malloc(n * sizeof *r);
+    if (!r)
+        return NAN;
+    for (size_t i = 0; i < na; i++)
+        r[i] = (struct ranked){a[i], 0};
+    for (size_t i = 0; i < nb; i++)
+        r[na + i] = (struct ranked){b[i], 1};
+    qsort(r, n, sizeof *r, cmp_ranked);
+    double rank_sum_a = 0, tie_term = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && r[j + 1].v == r[i].v)
+            j++;
+        double avg = ((double)i + (double)j) / 2.0 + 1.0;
+        double t = (double)(j - i + 1);
+        tie_term += t * t * t - t;
+        for (size_t k = i; k <= j; k++)
+            if (r[k].group == 0)
+                rank_sum_a += avg;
+        i = j + 1;
+    }
+    free(r);
+    double n1 = (double)na, n2 = (double)nb, nn = (double)n;
+    double u = rank_sum_a - n1 * (n1 + 1) / 2.0;
+    double mu = n1 * n2 / 2.0;
+    double var = n1 * n2 / 12.0 * ((nn + 1) - tie_term / (nn * (nn - 1)));
+    if (var <= 0)
+        return 1.0;
+    double z = (fabs(u - mu) - 0.5) / sqrt(var);
+    if (z < 0)
+        z = 0;
+    return erfc(z / sqrt(2.0));
+}

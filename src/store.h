@@ -1,0 +1,162 @@
+/* store.h — every sample, with where it came from, in SQLite.
+ *
+ * The store knows runs, cases, events and samples; it knows nothing of
+ * checksums or perf_event.  Schema and migrations are the numbered .sql files
+ * in db/, embedded at build time (db_sql.c, generated) and applied in order
+ * under PRAGMA user_version.  A database written by a newer cyclebudget is
+ * refused and left untouched.  WAL mode and a busy timeout let collectors and
+ * readers share a file; each case is written with all its samples in one
+ * transaction, and a run is marked complete only after its last case. */
+#ifndef CB_STORE_H
+#define CB_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpu.h"
+
+struct cb_store;
+
+/* The migrations compiled in (db_sql.c). */
+struct cb_migration {
+    int version;          /* 1 for 0001_init.sql */
+    const char *name;     /* "0001_init.sql" */
+    const char *sql;
+};
+extern const struct cb_migration cb_migrations[];
+extern const size_t cb_nmigrations;
+/* The schema version this binary writes: the highest migration. */
+int cb_store_schema_latest(void);
+
+enum cb_store_mode {
+    CB_STORE_READ,        /* must exist; an older schema is migrated forward when the
+                             file is writable, else refused with -ESTALE */
+    CB_STORE_WRITE,       /* created when missing; migrated forward when older */
+};
+
+/* Open path.  On failure returns a negative errno and writes one line for
+ * the user into err, saying what was wrong and what to do:
+ *   -EISDIR     the path is a directory
+ *   -EACCES     cannot be read or written
+ *   -ENOENT     CB_STORE_READ and no such file
+ *   -EINVAL     not an SQLite database (or corrupt: integrity problems)
+ *   -EPROTO     written by a newer cyclebudget (schema N > ours M)
+ * The file is not modified by a failed open.
+ * upto_version (tests only; 0 = latest): migrate no further than this. */
+int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
+                  struct cb_store **out, char *err, size_t errlen);
+void cb_store_close(struct cb_store *st);
+int cb_store_schema_version(struct cb_store *st);   /* PRAGMA user_version */
+
+/* What a run knows about where it ran and what it measured. */
+struct cb_run_meta {
+    const struct cb_host *host;
+    double tsc_ghz;
+    const char *tsc_source;      /* "sysfs", "cpuid", "hypervisor", "calibrated" */
+    double core_ghz;             /* measured (pmu) or estimated core clock; 0 unknown */
+    double core_ghz_spread;      /* % */
+    const char *core_ghz_source; /* "pmu", "estimate", or "" */
+    const char *pmu;             /* libpfm4's view: "amd64_fam19h_zen4", "perf" */
+    const char *version;         /* cyclebudget PACKAGE_VERSION */
+    const char *compiler;        /* "gcc 12.2.0" */
+    const char *cflags;
+    const char *commit;          /* measured tree's hash, or "" when none */
+    const char *subject;         /* commit subject, or "" */
+    const char *commit_date;     /* author date ISO 8601, or "" */
+    int dirty;                   /* 1 uncommitted changes, 0 clean, -1 unknown */
+    const char *cmdline;
+    const char *tag;             /* may be NULL */
+    int cpu;                     /* the CPU the thread was pinned to */
+};
+
+struct cb_event_row {
+    const char *name;            /* as asked: "prefetch-drops" */
+    const char *part;            /* the component: "LOAD_HIT_PRE:SW_PF", or = name */
+    const char *pfm;             /* libpfm4 string, "" for pseudo-events */
+    const char *encoding;        /* "type=0 config=0x0", "" when unresolved */
+    const char *source;          /* "pmu", "software", "tsc", "estimate" */
+    const char *read_method;     /* "read", "rdpmc", "rdtsc", "derived", "none" */
+    int supported;               /* 0: unsupported, values are NULL */
+    const char *why;             /* reason when unsupported, else "" */
+};
+
+struct cb_case_row {
+    const char *probe, *variant;
+    uint64_t size;
+    const char *unit;            /* "B", "obj" */
+    const char *op;              /* "call", "packet", "object" */
+    const char *mode;            /* "warm", "cold" */
+    uint64_t bytes_per_op;       /* 0 when not byte-oriented */
+    const char *verdict;         /* "ok", "bad", "skipped" */
+    const char *detail;          /* first differing input for bad; why skipped; "" */
+};
+
+struct cb_sample_row {
+    int seq;                     /* 0.. within the case */
+    uint64_t iters;              /* operations in the batch */
+    int64_t event_id;
+    double value;                /* raw delta over the batch; NAN -> NULL (unsupported) */
+    double overhead;             /* the empty-batch value subtracted in views; NAN -> NULL */
+    uint64_t enabled, running;   /* ns, 0 for pseudo-events */
+    int scaled;                  /* 1 when multiplexed and scaled */
+};
+
+/* Insert host/build/commit rows as needed and a run with status 'running'. */
+int cb_store_run_begin(struct cb_store *st, const struct cb_run_meta *m, int64_t *run_id);
+int cb_store_event_add(struct cb_store *st, int64_t run_id, const struct cb_event_row *e,
+                       int64_t *event_id);
+/* The case and all its samples in one transaction (retried when busy). */
+int cb_store_case_add(struct cb_store *st, int64_t run_id, const struct cb_case_row *c,
+                      const struct cb_sample_row *s, size_t ns, int64_t *case_id);
+/* status: "complete" or "aborted"; sets the end time. */
+int cb_store_run_finish(struct cb_store *st, int64_t run_id, const char *status);
+
+/* Mark runs left 'running' by a process that no longer exists on this host
+ * as 'aborted'.  Called by cb_store_open in write mode.  Returns how many. */
+int cb_store_reap_aborted(struct cb_store *st);
+
+/* Reading, for reports. */
+struct cb_run_info {
+    int64_t id;
+    char status[16], started[32], finished[32];
+    char cmdline[1024], tag[128];
+    int cpu;
+    char commit[64], subject[256], commit_date[40];
+    int dirty;
+    char hostname[128], vendor[16], model_name[128], microcode[32], kernel[128];
+    int family, model, stepping, ncpus;
+    char features[256];
+    double tsc_ghz; char tsc_source[16];
+    double core_ghz, core_ghz_spread; char core_ghz_source[16];
+    char pmu[64];
+    char version[32], compiler[64], cflags[256];
+};
+
+struct cb_event_info {
+    int64_t id;
+    char name[64], part[64], pfm[256], encoding[96], source[16], read_method[16], why[256];
+    int supported;
+};
+
+struct cb_case_info {
+    int64_t id;
+    char probe[32], variant[64], unit[8], op[16], mode[8], verdict[16], detail[256];
+    uint64_t size, bytes_per_op;
+    int nsamples;                /* sample batches (distinct seq) */
+};
+
+/* spec: "latest" (newest complete run), a run id, or a tag (newest complete
+ * run with it).  -ENOENT with a message in err when nothing matches. */
+int cb_store_run_resolve(struct cb_store *st, const char *spec, int64_t *run_id,
+                         char *err, size_t errlen);
+int cb_store_run_get(struct cb_store *st, int64_t run_id, struct cb_run_info *out);
+/* Arrays allocated with malloc; the caller frees them.  Ordered by id. */
+int cb_store_events(struct cb_store *st, int64_t run_id, struct cb_event_info **out, size_t *n);
+int cb_store_cases(struct cb_store *st, int64_t run_id, struct cb_case_info **out, size_t *n);
+/* Per-operation values of one event for one case: (value - overhead) / iters,
+ * in sample order; samples with NULL value are skipped.  Also the scaled
+ * flag per value when scaled != NULL. */
+int cb_store_case_values(struct cb_store *st, int64_t case_id, int64_t event_id,
+                         double **values, int **scaled, size_t *n);
+
+#endif

@@ -1,0 +1,45 @@
+/* tsc.h — the time-stamp counter, and what it can tell about core cycles.
+ *
+ * On a machine without a usable PMU (VMs, clouds, CI) the TSC is the only
+ * cycle-like clock left.  It ticks at a fixed reference rate, not the core
+ * clock, so its figures are labelled "TSC reference cycles".  The core clock
+ * is estimated separately by timing a chain of dependent adds (one add per
+ * core cycle on every x86 since the P6) against the TSC; figures converted
+ * with it are labelled "estimated". */
+#ifndef CB_TSC_H
+#define CB_TSC_H
+
+#include <stdint.h>
+
+/* Read the TSC at the start of a timed region: nothing before it may still
+ * be in flight, nothing after it may start early (lfence; rdtsc; lfence). */
+static inline uint64_t cb_tsc_begin(void)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) :: "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* Read the TSC at the end of a timed region: rdtscp waits for everything
+ * before it to finish; the lfence keeps later work out. */
+static inline uint64_t cb_tsc_end(void)
+{
+    uint32_t lo, hi, aux;
+    __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) :: "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* TSC frequency in GHz: from the kernel (sysfs tsc_freq_khz) or cpuid leaf
+ * 0x15 / the hypervisor leaf 0x40000010 when they give one, else calibrated
+ * against CLOCK_MONOTONIC_RAW over about 100 ms.  *how (may be NULL) gets
+ * "sysfs", "cpuid", "hypervisor" or "calibrated".  Cached after the first
+ * call.  Returns <= 0 only when nothing worked. */
+double cb_tsc_ghz(const char **how);
+
+/* Estimate the core clock (GHz) by timing dependent add chains against the
+ * TSC: rounds repetitions, median taken.  *spread_pct (may be NULL) gets
+ * (max-min)/median of the middle half, in percent.  tsc_ghz as from
+ * cb_tsc_ghz(). */
+double cb_core_ghz_estimate(double tsc_ghz, int rounds, double *spread_pct);
+
+#endif
