@@ -367,7 +367,7 @@ int cmd_run(int argc, char **argv)
         for (size_t j = 0; j < probes[i]->nvariants; j++)
             if (!(probes[i]->variants[j].flags & CB_VARIANT_TESTONLY) &&
                 glob_match_any(vglobs, probes[i]->variants[j].name))
-                total += ns * (size_t)nm;
+                total += (probes[i]->variants[j].only_size ? 1 : ns) * (size_t)nm;
     }
     vc = calloc(total ? total : 1, sizeof *vc);
     int interactive = !quiet && isatty(2);
@@ -391,6 +391,10 @@ int cmd_run(int argc, char **argv)
                 for (size_t j = 0; j < p->nvariants && !interrupted; j++) {
                     const struct cb_variant *v = &p->variants[j];
                     if ((v->flags & CB_VARIANT_TESTONLY) || !glob_match_any(vglobs, v->name))
+                        continue;
+                    /* A fixed-size variant (memset's struct192) belongs only
+                     * to its own size: at others there is no case at all. */
+                    if (v->only_size && v->only_size != szs[si])
                         continue;
                     done++;
                     char szbuf[32];

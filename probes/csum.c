@@ -1,0 +1,702 @@
+/* csum.c — the Internet checksum family: csum_partial as it evolved in
+ * Linux's arch/x86/lib/csum-partial_64.c, plus ADX and SIMD variants.
+ *
+ * Every variant keeps a 64-bit ones'-complement accumulator (or exact sums in
+ * 64-bit SIMD lanes) and folds it to 32 bits at the end.  This is sound
+ * because 2^64 and 2^32 are both 1 modulo 0xffff, so an end-around carry at
+ * any width is the same ones'-complement sum of the 16-bit words; and an
+ * end-around-carry sum is zero only when every input is, so all variants
+ * agree on the folded value exactly (never 0x0000 against 0xffff).
+ *
+ * Odd addresses: x86 loads need no alignment, and a load taken at buf + 2k
+ * puts every byte in the same half of a 16-bit word as a byte loop would, so
+ * the variants simply load from buf as given.  The pre-2021 kernel aligned
+ * the pointer first (and rotated the result back for odd addresses); that
+ * prologue is left out here, so the old-loop variants measure their loops,
+ * not the kernel's alignment handling.
+ *
+ * No variant reads outside [buf, buf + len): the 2021 kernel's last-bytes
+ * load_unaligned_zeropad() may read past the end and relies on the kernel's
+ * fault fixup, which user space has not; here the last 1-7 bytes come from
+ * one load that ends at buf + len (when at least 8 bytes precede it), or
+ * from a 4/2/1 split, or (AVX-512) from a masked load. */
+#include "csum.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <immintrin.h>
+
+#include "cpu.h"
+#include "probe.h"
+#include "workset.h"
+
+/* ---- shared helpers ---------------------------------------------------- */
+
+static inline uint64_t ld64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* a + b with end-around carry. */
+static inline uint64_t addc64(uint64_t a, uint64_t b)
+{
+    a += b;
+    return a + (a < b);
+}
+
+/* 64 -> 32 bits with end-around carry: the same residue mod 0xffff. */
+static inline uint32_t fold64(uint64_t x)
+{
+    x = (x & 0xffffffffu) + (x >> 32);
+    x = (x & 0xffffffffu) + (x >> 32);
+    return (uint32_t)x;
+}
+
+/* The last n (< 8) bytes as one little-endian value, without reading past
+ * p + n. */
+static inline uint64_t tail_lt8(const unsigned char *p, size_t n)
+{
+    uint64_t t = 0;
+    unsigned sh = 0;
+    if (n & 4) {
+        uint32_t x;
+        memcpy(&x, p, 4);
+        t = x;
+        p += 4;
+        sh = 32;
+    }
+    if (n & 2) {
+        uint16_t x;
+        memcpy(&x, p, 2);
+        t |= (uint64_t)x << sh;
+        p += 2;
+        sh += 16;
+    }
+    if (n & 1)
+        t |= (uint64_t)*p << sh;
+    return t;
+}
+
+/* The last n (1..7) bytes at p with one load: the 8 bytes ending at p + n,
+ * shifted down.  Only valid when at least 8 - n bytes precede p.  p is an
+ * even distance from buf, so the shifted bytes keep their word halves. */
+static inline uint64_t tail_1load(const unsigned char *p, size_t n)
+{
+    return ld64(p + n - 8) >> (64 - 8 * n);
+}
+
+/* ---- ref: RFC 1071 ------------------------------------------------------ */
+
+/* RFC 1071 section 4.1, with the words taken little-endian (x86) and a
+ * 64-bit accumulator so that no carry is lost even for 4 MiB buffers (the
+ * RFC's 32-bit one would overflow past 128 KiB). */
+uint32_t cb_csum_ref(const void *buf, size_t len, uint32_t sum)
+{
+    const unsigned char *p = buf;
+    uint64_t acc = sum;
+    while (len > 1) {
+        acc += (uint64_t)p[0] | (uint64_t)p[1] << 8;
+        p += 2;
+        len -= 2;
+    }
+    if (len)
+        acc += p[0];
+    return fold64(acc);
+}
+
+/* ---- adc-1chain: the pre-2021 kernel loop ------------------------------ */
+
+/* nblk 64-byte blocks on one add-with-carry chain: every adcq waits for the
+ * previous one's carry, so at most 8 bytes per cycle. */
+static inline uint64_t adc_blocks_1chain(const unsigned char *p, size_t nblk, uint64_t acc)
+{
+    if (!nblk)
+        return acc;
+    __asm__("1:\n\t"
+            "addq 0*8(%[p]), %[a]\n\t"
+            "adcq 1*8(%[p]), %[a]\n\t"
+            "adcq 2*8(%[p]), %[a]\n\t"
+            "adcq 3*8(%[p]), %[a]\n\t"
+            "adcq 4*8(%[p]), %[a]\n\t"
+            "adcq 5*8(%[p]), %[a]\n\t"
+            "adcq 6*8(%[p]), %[a]\n\t"
+            "adcq 7*8(%[p]), %[a]\n\t"
+            "adcq $0, %[a]\n\t"
+            "leaq 64(%[p]), %[p]\n\t"
+            "decq %[n]\n\t"
+            "jnz 1b"
+            : [a] "+r"(acc), [p] "+r"(p), [n] "+r"(nblk)
+            :
+            : "cc", "memory");
+    return acc;
+}
+
+/* The pre-2021 tail: 8-byte words one by one, then what is left. */
+static inline uint64_t tail_words(const unsigned char *p, size_t len, uint64_t acc)
+{
+    for (; len >= 8; p += 8, len -= 8)
+        acc = addc64(acc, ld64(p));
+    return addc64(acc, tail_lt8(p, len));
+}
+
+static uint32_t csum_adc_1chain(const void *buf, size_t len, uint32_t sum)
+{
+    const unsigned char *p = buf;
+    size_t nblk = len / 64;
+    uint64_t acc = adc_blocks_1chain(p, nblk, sum);
+    return fold64(tail_words(p + nblk * 64, len % 64, acc));
+}
+
+/* ---- adc-2chain: Horman 2013 ------------------------------------------- */
+
+/* Even and odd quadwords on two chains.  Both chains run through the one
+ * carry flag, but each starts with a plain addq (no flag input), so renaming
+ * lets the two proceed in parallel. */
+static uint32_t csum_adc_2chain(const void *buf, size_t len, uint32_t sum)
+{
+    const unsigned char *p = buf;
+    size_t nblk = len / 64;
+    uint64_t a = sum, b = 0;
+    if (nblk)
+        __asm__("1:\n\t"
+                "addq 0*8(%[p]), %[a]\n\t"
+                "adcq 2*8(%[p]), %[a]\n\t"
+                "adcq 4*8(%[p]), %[a]\n\t"
+                "adcq 6*8(%[p]), %[a]\n\t"
+                "adcq $0, %[a]\n\t"
+                "addq 1*8(%[p]), %[b]\n\t"
+                "adcq 3*8(%[p]), %[b]\n\t"
+                "adcq 5*8(%[p]), %[b]\n\t"
+                "adcq 7*8(%[p]), %[b]\n\t"
+                "adcq $0, %[b]\n\t"
+                "leaq 64(%[p]), %[p]\n\t"
+                "decq %[n]\n\t"
+                "jnz 1b"
+                : [a] "+r"(a), [b] "+r"(b), [p] "+r"(p), [n] "+r"(nblk)
+                :
+                : "cc", "memory");
+    return fold64(tail_words(p, len % 64, addc64(a, b)));
+}
+
+/* ---- adc-1chain-pf: Dumazet's reply ------------------------------------ */
+
+/* The single chain with a prefetch 5 lines ahead.  Dumazet's patch used the
+ * 3DNow! "prefetch"; prefetcht0 is the baseline x86-64 equivalent.  A
+ * prefetch past the end of the buffer cannot fault. */
+static uint32_t csum_adc_1chain_pf(const void *buf, size_t len, uint32_t sum)
+{
+    const unsigned char *p = buf;
+    size_t nblk = len / 64;
+    uint64_t acc = sum;
+    if (nblk)
+        __asm__("1:\n\t"
+                "prefetcht0 5*64(%[p])\n\t"
+                "addq 0*8(%[p]), %[a]\n\t"
+                "adcq 1*8(%[p]), %[a]\n\t"
+                "adcq 2*8(%[p]), %[a]\n\t"
+                "adcq 3*8(%[p]), %[a]\n\t"
+                "adcq 4*8(%[p]), %[a]\n\t"
+                "adcq 5*8(%[p]), %[a]\n\t"
+                "adcq 6*8(%[p]), %[a]\n\t"
+                "adcq 7*8(%[p]), %[a]\n\t"
+                "adcq $0, %[a]\n\t"
+                "leaq 64(%[p]), %[p]\n\t"
+                "decq %[n]\n\t"
+                "jnz 1b"
+                : [a] "+r"(acc), [p] "+r"(p), [n] "+r"(nblk)
+                :
+                : "cc", "memory");
+    return fold64(tail_words(p, len % 64, acc));
+}
+
+/* ---- kernel-2021 / kernel-2023 ----------------------------------------- */
+
+/* What is left after the 64-byte loop (len < 64): halve down through
+ * 32/16/8-byte steps, then the last 1-7 bytes with one load.  consumed says
+ * whether at least 8 bytes precede p (the one-load tail reads backwards). */
+static inline uint64_t tail_bisect(const unsigned char *p, size_t len, uint64_t acc,
+                                   int consumed)
+{
+    if (len & 32) {
+        __asm__("addq 0*8(%[p]), %[a]\n\t"
+                "adcq 1*8(%[p]), %[a]\n\t"
+                "adcq 2*8(%[p]), %[a]\n\t"
+                "adcq 3*8(%[p]), %[a]\n\t"
+                "adcq $0, %[a]"
+                : [a] "+r"(acc)
+                : [p] "r"(p)
+                : "cc", "memory");
+        p += 32;
+        consumed = 1;
+    }
+    if (len & 16) {
+        __asm__("addq 0*8(%[p]), %[a]\n\t"
+                "adcq 1*8(%[p]), %[a]\n\t"
+                "adcq $0, %[a]"
+                : [a] "+r"(acc)
+                : [p] "r"(p)
+                : "cc", "memory");
+        p += 16;
+        consumed = 1;
+    }
+    if (len & 8) {
+        acc = addc64(acc, ld64(p));
+        p += 8;
+        consumed = 1;
+    }
+    len &= 7;
+    if (len)
+        acc = addc64(acc, consumed ? tail_1load(p, len) : tail_lt8(p, len));
+    return acc;
+}
+
+static uint32_t csum_kernel_2021(const void *buf, size_t len, uint32_t sum)
+{
+    const unsigned char *p = buf;
+    size_t nblk = len / 64;
+    uint64_t acc = adc_blocks_1chain(p, nblk, sum);
+    return fold64(tail_bisect(p + nblk * 64, len % 64, acc, nblk != 0));
+}
+
+/* Goldstein 2023: 40 bytes (an IPv6 header, the hottest length) in one
+ * straight chain; in the 64-byte loop the two halves go to two
+ * accumulators, their carry-outs counted in a third register, which halves
+ * the carry chain's length per block. */
+static uint32_t csum_kernel_2023(const void *buf, size_t len, uint32_t sum)
+{
+    const unsigned char *p = buf;
+    uint64_t acc = sum;
+    if (len == 40) {
+        __asm__("addq 0*8(%[p]), %[a]\n\t"
+                "adcq 1*8(%[p]), %[a]\n\t"
+                "adcq 2*8(%[p]), %[a]\n\t"
+                "adcq 3*8(%[p]), %[a]\n\t"
+                "adcq 4*8(%[p]), %[a]\n\t"
+                "adcq $0, %[a]"
+                : [a] "+r"(acc)
+                : [p] "r"(p)
+                : "cc", "memory");
+        return fold64(acc);
+    }
+    size_t nblk = len / 64;
+    if (nblk) {
+        uint64_t b = 0, carries = 0, n = nblk;
+        __asm__("1:\n\t"
+                "addq 0*8(%[p]), %[a]\n\t"
+                "adcq 1*8(%[p]), %[a]\n\t"
+                "adcq 2*8(%[p]), %[a]\n\t"
+                "adcq 3*8(%[p]), %[a]\n\t"
+                "adcq $0, %[c]\n\t"
+                "addq 4*8(%[p]), %[b]\n\t"
+                "adcq 5*8(%[p]), %[b]\n\t"
+                "adcq 6*8(%[p]), %[b]\n\t"
+                "adcq 7*8(%[p]), %[b]\n\t"
+                "adcq $0, %[c]\n\t"
+                "leaq 64(%[p]), %[p]\n\t"
+                "decq %[n]\n\t"
+                "jnz 1b\n\t"
+                "addq %[b], %[a]\n\t"
+                "adcq %[c], %[a]\n\t"
+                "adcq $0, %[a]"
+                : [a] "+r"(acc), [b] "+r"(b), [c] "+r"(carries), [p] "+r"(p), [n] "+r"(n)
+                :
+                : "cc", "memory");
+    }
+    return fold64(tail_bisect(p, len % 64, acc, nblk != 0));
+}
+
+/* ---- adx: two flag chains ---------------------------------------------- */
+
+#define ADX_64B(off)                                                          \
+    "adcxq " #off "+0*8(%[p]), %[a]\n\t"                                     \
+    "adoxq " #off "+1*8(%[p]), %[b]\n\t"                                     \
+    "adcxq " #off "+2*8(%[p]), %[a]\n\t"                                     \
+    "adoxq " #off "+3*8(%[p]), %[b]\n\t"                                     \
+    "adcxq " #off "+4*8(%[p]), %[a]\n\t"                                     \
+    "adoxq " #off "+5*8(%[p]), %[b]\n\t"                                     \
+    "adcxq " #off "+6*8(%[p]), %[a]\n\t"                                     \
+    "adoxq " #off "+7*8(%[p]), %[b]\n\t"
+
+/* adcx carries through CF only and adox through OF only, so two chains
+ * really are independent (adc-2chain's share CF and rely on renaming).  The
+ * loop counter's dec would clobber OF, so each 128-byte step starts by
+ * clearing both flags (xor) and ends by adding them back in; 128 rather
+ * than 64 bytes per step halves that overhead on the chains. */
+static uint32_t csum_adx(const void *buf, size_t len, uint32_t sum)
+{
+    const unsigned char *p = buf;
+    uint64_t a = sum, b = 0, zero = 0;
+    size_t n = len / 128;
+    if (n)
+        __asm__("1:\n\t"
+                "xorl %k[z], %k[z]\n\t"
+                ADX_64B(0)
+                ADX_64B(64)
+                "adcxq %[z], %[a]\n\t"
+                "adoxq %[z], %[b]\n\t"
+                "leaq 128(%[p]), %[p]\n\t"
+                "decq %[n]\n\t"
+                "jnz 1b"
+                : [a] "+r"(a), [b] "+r"(b), [p] "+r"(p), [n] "+r"(n), [z] "+r"(zero)
+                :
+                : "cc", "memory");
+    if (len & 64) {
+        __asm__("xorl %k[z], %k[z]\n\t"
+                ADX_64B(0)
+                "adcxq %[z], %[a]\n\t"
+                "adoxq %[z], %[b]"
+                : [a] "+r"(a), [b] "+r"(b), [z] "+r"(zero)
+                : [p] "r"(p)
+                : "cc", "memory");
+        p += 64;
+    }
+    return fold64(tail_bisect(p, len % 64, addc64(a, b), len >= 64));
+}
+
+/* ---- avx2 / avx512 ------------------------------------------------------ */
+
+/* SIMD has no carry flag, so sum exact 32-bit words in 64-bit lanes
+ * instead; summing 32-bit words is the same ones'-complement sum, because
+ * 2^16 == 1 mod 0xffff.  Per vector only one shift is needed: a0 adds the
+ * whole 64-bit lanes (wrapping: it keeps lo + 2^32 * hi mod 2^64) and a1
+ * adds the high halves exactly; at the end lo = a0 - (a1 << 32) is exact,
+ * because the true sum of the low halves stays far below 2^64.  That is
+ * 3 vector ALU ops per vector where masking both halves would take 4. */
+/* GCC likes to fold a loaded vector into both of its uses as a memory
+ * operand, loading every byte twice; the loop is then bound by the load
+ * ports at half speed.  An empty asm pins the value in a register. */
+#define IN_REG(v) __asm__("" : "+x"(v))
+
+__attribute__((target("avx2"))) static uint32_t csum_avx2(const void *buf, size_t len,
+                                                          uint32_t sum)
+{
+    const unsigned char *p = buf;
+    __m256i a0 = _mm256_setzero_si256(), a1 = _mm256_setzero_si256();
+    for (; len >= 128; p += 128, len -= 128) {
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)p);
+        __m256i v1 = _mm256_loadu_si256((const __m256i *)(p + 32));
+        __m256i v2 = _mm256_loadu_si256((const __m256i *)(p + 64));
+        __m256i v3 = _mm256_loadu_si256((const __m256i *)(p + 96));
+        IN_REG(v0);
+        IN_REG(v1);
+        IN_REG(v2);
+        IN_REG(v3);
+        __m256i w = _mm256_add_epi64(_mm256_add_epi64(v0, v1), _mm256_add_epi64(v2, v3));
+        __m256i h = _mm256_add_epi64(
+            _mm256_add_epi64(_mm256_srli_epi64(v0, 32), _mm256_srli_epi64(v1, 32)),
+            _mm256_add_epi64(_mm256_srli_epi64(v2, 32), _mm256_srli_epi64(v3, 32)));
+        a0 = _mm256_add_epi64(a0, w);
+        a1 = _mm256_add_epi64(a1, h);
+    }
+    for (; len >= 32; p += 32, len -= 32) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)p);
+        IN_REG(v);
+        a0 = _mm256_add_epi64(a0, v);
+        a1 = _mm256_add_epi64(a1, _mm256_srli_epi64(v, 32));
+    }
+    /* per lane: low halves + high halves */
+    __m256i t = _mm256_add_epi64(_mm256_sub_epi64(a0, _mm256_slli_epi64(a1, 32)), a1);
+    __m128i h = _mm_add_epi64(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+    uint64_t acc = (uint64_t)_mm_cvtsi128_si64(h) + (uint64_t)_mm_extract_epi64(h, 1);
+    acc = addc64(acc, sum);
+    /* < 32 bytes left: 16/8 steps and the one-load tail (p > buf when the
+     * loops above ran, i.e. when the original length was >= 32). */
+    const unsigned char *start = buf;
+    int consumed = p != start;
+    if (len & 16) {
+        acc = addc64(acc, ld64(p));
+        acc = addc64(acc, ld64(p + 8));
+        p += 16;
+        consumed = 1;
+    }
+    if (len & 8) {
+        acc = addc64(acc, ld64(p));
+        p += 8;
+        consumed = 1;
+    }
+    len &= 7;
+    if (len)
+        acc = addc64(acc, consumed ? tail_1load(p, len) : tail_lt8(p, len));
+    return fold64(acc);
+}
+
+/* The same with 64-byte vectors; the last 1-63 bytes come from one masked
+ * load (masked-off bytes are neither read nor able to fault), which is what
+ * the BW requirement is for. */
+__attribute__((target("avx512f,avx512bw"))) static uint32_t csum_avx512(const void *buf,
+                                                                        size_t len,
+                                                                        uint32_t sum)
+{
+    const unsigned char *p = buf;
+    __m512i a0 = _mm512_setzero_si512(), a1 = _mm512_setzero_si512();
+    for (; len >= 256; p += 256, len -= 256) {
+        __m512i v0 = _mm512_loadu_si512(p);
+        __m512i v1 = _mm512_loadu_si512(p + 64);
+        __m512i v2 = _mm512_loadu_si512(p + 128);
+        __m512i v3 = _mm512_loadu_si512(p + 192);
+        IN_REG(v0);
+        IN_REG(v1);
+        IN_REG(v2);
+        IN_REG(v3);
+        __m512i w = _mm512_add_epi64(_mm512_add_epi64(v0, v1), _mm512_add_epi64(v2, v3));
+        __m512i h = _mm512_add_epi64(
+            _mm512_add_epi64(_mm512_srli_epi64(v0, 32), _mm512_srli_epi64(v1, 32)),
+            _mm512_add_epi64(_mm512_srli_epi64(v2, 32), _mm512_srli_epi64(v3, 32)));
+        a0 = _mm512_add_epi64(a0, w);
+        a1 = _mm512_add_epi64(a1, h);
+    }
+    for (; len >= 64; p += 64, len -= 64) {
+        __m512i v = _mm512_loadu_si512(p);
+        IN_REG(v);
+        a0 = _mm512_add_epi64(a0, v);
+        a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v, 32));
+    }
+    if (len) {
+        __mmask64 m = _cvtu64_mask64(~0ull >> (64 - len));
+        __m512i v = _mm512_maskz_loadu_epi8(m, p);
+        a0 = _mm512_add_epi64(a0, v);
+        a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v, 32));
+    }
+    __m512i t = _mm512_add_epi64(_mm512_sub_epi64(a0, _mm512_slli_epi64(a1, 32)), a1);
+    /* Lanes are sums of < 2^32 values, far from 2^64: the reduction's plain
+     * adds cannot wrap. */
+    uint64_t acc = (uint64_t)_mm512_reduce_add_epi64(t);
+    return fold64(addc64(acc, sum));
+}
+
+/* ---- the family table --------------------------------------------------- */
+
+static const struct cb_variant csum_variants[] = {
+    {.name = "ref",
+     .desc = "byte-pair loop, 64-bit accumulator (RFC 1071 section 4.1)",
+     .fn = (const void *)cb_csum_ref,
+     .flags = CB_VARIANT_REFERENCE},
+    {.name = "adc-1chain",
+     .desc = "one adcq chain, 8 per 64 bytes (Linux csum-partial_64.c before 2021)",
+     .fn = (const void *)csum_adc_1chain},
+    {.name = "adc-2chain",
+     .desc = "two independent adcq chains (Neil Horman's 2013 parallel-ALU patch)",
+     .fn = (const void *)csum_adc_2chain},
+    {.name = "adc-1chain-pf",
+     .desc = "one adcq chain, prefetch 5*64 ahead (Eric Dumazet's 2013 reply)",
+     .fn = (const void *)csum_adc_1chain_pf},
+    {.name = "kernel-2021",
+     .desc = "64-byte loop, 32/16/8 bisection, one load for 1-7 bytes (Dumazet 2021)",
+     .fn = (const void *)csum_kernel_2021},
+    {.name = "kernel-2023",
+     .desc = "two accumulators in the 64-byte loop, 40-byte case (Goldstein, Linux 6.5)",
+     .fn = (const void *)csum_kernel_2023},
+    {.name = "adx",
+     .desc = "adcx/adox on two flag chains (the fastcsum idea)",
+     .needs = CB_CPU_ADX,
+     .fn = (const void *)csum_adx},
+    {.name = "avx2",
+     .desc = "32-bit halves summed exactly in 64-bit lanes, 128 B per loop",
+     .needs = CB_CPU_AVX2,
+     .fn = (const void *)csum_avx2},
+    {.name = "avx512",
+     .desc = "as avx2 with zmm, 256 B per loop, masked load for the tail",
+     .needs = CB_CPU_AVX512F | CB_CPU_AVX512BW,
+     .fn = (const void *)csum_avx512},
+};
+
+/* ---- setup / run / teardown -------------------------------------------- */
+
+struct csum_state {
+    struct cb_workset ws;
+    cb_csum_fn fn;
+};
+
+static inline uint64_t xorshift64(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+static void fill_random(unsigned char *p, size_t n, uint64_t *seed)
+{
+    while (n >= 8) {
+        uint64_t r = xorshift64(seed);
+        memcpy(p, &r, 8);
+        p += 8;
+        n -= 8;
+    }
+    if (n) {
+        uint64_t r = xorshift64(seed);
+        memcpy(p, &r, n);
+    }
+}
+
+static int runnable_here(const struct cb_variant *v)
+{
+    return (v->needs & cb_cpu_features()) == v->needs;
+}
+
+static int csum_setup(struct cb_case *c)
+{
+    if (!c->variant || !c->variant->fn)
+        return -EINVAL;
+    if (c->variant->only_size && c->size != c->variant->only_size)
+        return -EINVAL;
+    /* The harness checks this too; an unsupported variant must never get
+     * as far as an illegal instruction. */
+    if (!runnable_here(c->variant))
+        return -ENOTSUP;
+    struct csum_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return -ENOMEM;
+    /* Offset 0: buffers start on a cache line, as skb data does on x86
+     * (NET_IP_ALIGN is 0 there).  Misaligned starts are verify's job. */
+    int rc = cb_workset_init(&s->ws, c->size, 0, c->mode, c->cold_bytes);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    uint64_t seed = 0x9e3779b97f4a7c15ull ^ c->size;
+    for (size_t i = 0; i < s->ws.count; i++)
+        fill_random(cb_workset_at(&s->ws, i), c->size, &seed);
+    s->fn = (cb_csum_fn)c->variant->fn;
+    c->priv = s;
+    return 0;
+}
+
+/* The calls are independent (initial sum 0 each time), as the kernel's are:
+ * chaining one result into the next call's sum would serialise them and
+ * measure latency instead.  The results are folded and summed into a local,
+ * stored once; the call through a function pointer keeps every call. */
+static void csum_run(struct cb_case *c, uint64_t iters)
+{
+    if (!iters)
+        return;
+    struct csum_state *s = c->priv;
+    cb_csum_fn fn = s->fn;
+    size_t len = c->size;
+    uint64_t acc = 0;
+    for (uint64_t i = 0; i < iters; i++)
+        acc += cb_csum_fold(fn(cb_workset_next(&s->ws), len, 0));
+    c->sink += acc;
+}
+
+static void csum_teardown(struct cb_case *c)
+{
+    struct csum_state *s = c->priv;
+    if (s) {
+        cb_workset_free(&s->ws);
+        free(s);
+    }
+    c->priv = NULL;
+}
+
+/* ---- verify ------------------------------------------------------------- */
+
+#define VERIFY_MAXLEN 2048
+#define VERIFY_ALIGNS 64
+
+/* One comparison; returns 0 on a match, else fills out and returns 1. */
+static int verify_one(cb_csum_fn fn, const unsigned char *base, size_t align, size_t len,
+                      uint32_t sum0, uint16_t want, const char *what, struct cb_verdict *out)
+{
+    uint16_t got = cb_csum_fold(fn(base + align, len, sum0));
+    out->checked++;
+    if (got == want)
+        return 0;
+    out->ok = 0;
+    snprintf(out->detail, sizeof out->detail,
+             "len=%zu align=%zu sum0=0x%08x%s: got 0x%04x, want 0x%04x", len, align,
+             (unsigned)sum0, what, (unsigned)got, (unsigned)want);
+    return 1;
+}
+
+/* Every length 0..2048 at every start offset 0..63 from a cache line, with
+ * initial sums 0, a random one and 0xffffffff; then all-0xff and all-zero
+ * data (the carry-heavy and the zero-sum edges) and a few long buffers.
+ * The reference runs once per (length, offset) with sum 0; adding an initial
+ * sum with end-around carry is exactly what the reference's accumulator
+ * would have done with it, and saves two thirds of the slow byte loop. */
+static int csum_verify(const struct cb_variant *v, struct cb_verdict *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ok = 1;
+    if (!v || !v->fn)
+        return -EINVAL;
+    if (!runnable_here(v))
+        return -ENOTSUP;
+    cb_csum_fn fn = (cb_csum_fn)v->fn;
+
+    const size_t big = 65536 + 3;
+    size_t cap = big + VERIFY_ALIGNS + 64;
+    unsigned char *raw = malloc(cap + 64);
+    if (!raw)
+        return -ENOMEM;
+    unsigned char *base = (unsigned char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    fill_random(base, cap, &seed);
+    const uint32_t sums[3] = {0, (uint32_t)xorshift64(&seed) | 1u, 0xffffffffu};
+
+    for (size_t len = 0; len <= VERIFY_MAXLEN; len++)
+        for (size_t al = 0; al < VERIFY_ALIGNS; al++) {
+            uint32_t r = cb_csum_ref(base + al, len, 0);
+            for (int k = 0; k < 3; k++) {
+                uint16_t want = cb_csum_fold(fold64((uint64_t)r + sums[k]));
+                if (verify_one(fn, base, al, len, sums[k], want, "", out))
+                    goto done;
+            }
+        }
+
+    static const size_t bigs[] = {4096, 4096 + 1, 65536 + 3};
+    for (size_t i = 0; i < sizeof bigs / sizeof bigs[0]; i++)
+        for (size_t al = 0; al < 8; al++)
+            for (int k = 0; k < 3; k++)
+                if (verify_one(fn, base, al, bigs[i], sums[k],
+                               cb_csum_fold(cb_csum_ref(base + al, bigs[i], sums[k])), "", out))
+                    goto done;
+
+    static const struct {
+        unsigned char byte;
+        const char *what;
+    } fills[] = {{0xff, " (all 0xff)"}, {0x00, " (all zero)"}};
+    for (size_t f = 0; f < 2; f++) {
+        memset(base, fills[f].byte, cap);
+        for (size_t len = 0; len <= 300; len++)
+            for (size_t al = 0; al < 8; al++)
+                for (int k = 0; k < 3; k++)
+                    if (verify_one(fn, base, al, len, sums[k],
+                                   cb_csum_fold(cb_csum_ref(base + al, len, sums[k])),
+                                   fills[f].what, out))
+                        goto done;
+        for (int k = 0; k < 3; k++)
+            if (verify_one(fn, base, 1, big, sums[k],
+                           cb_csum_fold(cb_csum_ref(base + 1, big, sums[k])), fills[f].what,
+                           out))
+                goto done;
+    }
+done:
+    free(raw);
+    return 0;
+}
+
+/* Header sizes (20: IPv4, 40: IPv6), a minimum-MTU and a full Ethernet
+ * frame, a page, a GSO super-packet, and one far beyond any cache. */
+static const size_t csum_sizes[] = {20, 40, 64, 576, 1500, 4096, 65536, 4u << 20, 0};
+
+const struct cb_probe cb_probe_csum = {
+    .name = "csum",
+    .desc = "Internet checksum (csum_partial): RFC 1071 ones'-complement sum",
+    .unit = "B",
+    .op = "call",
+    .variants = csum_variants,
+    .nvariants = sizeof csum_variants / sizeof csum_variants[0],
+    .sizes = csum_sizes,
+    .setup = csum_setup,
+    .run = csum_run,
+    .verify = csum_verify,
+    .teardown = csum_teardown,
+};

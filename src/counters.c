@@ -1,0 +1,532 @@
+/* counters.c — one perf_event group per measurement, plus the TSC.
+ *
+ * Hardware and software events go through the same perf_event_open path;
+ * what fails to open stays in the set as unsupported with the reason, so a
+ * VM's missing PMU shows up as "unsupported: why", never as a zero.  The
+ * TSC and the core-cycle estimate are always there as the fallback. */
+#define _GNU_SOURCE
+#include "counters.h"
+
+#include <cpuid.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tsc.h"
+
+const char *cb_read_method_name(enum cb_read_method m)
+{
+    switch (m) {
+    case CB_READ_NONE:    return "none";
+    case CB_READ_SYSCALL: return "read";
+    case CB_READ_RDPMC:   return "rdpmc";
+    case CB_READ_RDTSC:   return "rdtsc";
+    case CB_READ_DERIVED: return "derived";
+    }
+    return "?";
+}
+
+#define READ_FMT (PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | \
+                  PERF_FORMAT_TOTAL_TIME_RUNNING)
+
+static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+                           unsigned long flags)
+{
+    return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+static int read_paranoid(void)
+{
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+    int v = 2;
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = 2;
+        fclose(f);
+    }
+    return v;
+}
+
+static int in_vm(void)
+{
+    unsigned a, b, c, d;
+    __cpuid(1, a, b, c, d);
+    return (c >> 31) & 1;
+}
+
+/* The reason an event did not open, by cause and with what to do. */
+static void open_failure(struct cb_counter *c, int err, int paranoid)
+{
+    const char *hint;
+    char buf[128];
+    switch (err) {
+    case ENOENT:
+    case EOPNOTSUPP:
+        hint = c->spec.source == CB_SRC_SOFTWARE
+                   ? "this kernel has no such software event"
+                   : in_vm() ? "no hardware PMU: this looks like a VM, cpuid says hypervisor"
+                             : "the kernel has no PMU driver for this event";
+        break;
+    case ENODEV:
+        hint = "no such PMU in this kernel";
+        break;
+    case EACCES:
+    case EPERM:
+        snprintf(buf, sizeof(buf),
+                 "perf_event_paranoid is %d: set kernel.perf_event_paranoid<=2 "
+                 "(<=1 to count the kernel) or grant CAP_PERFMON", paranoid);
+        hint = buf;
+        break;
+    case EMFILE:
+    case ENFILE:
+        hint = "too many open files: raise ulimit -n";
+        break;
+    case E2BIG:
+        hint = "the kernel rejects this perf_event_attr size: kernel older than the headers";
+        break;
+    case EBUSY:
+        hint = "the counter is taken (another tool, or the NMI watchdog: kernel.nmi_watchdog=0)";
+        break;
+    case EINVAL:
+        hint = "the kernel rejected the attributes, or the event cannot join this group";
+        break;
+    case ENOSPC:
+        hint = "no counter left for it in the group";
+        break;
+    default:
+        hint = "unexpected error";
+        break;
+    }
+    char part[CB_EVENT_NAME_MAX];
+    snprintf(part, sizeof(part), "%s", c->spec.part);
+    snprintf(c->why, sizeof(c->why), "%.60s: perf_event_open: %.40s (%.140s)", part,
+             strerror(err), hint);
+}
+
+static int page_rdpmc_ok(const struct cb_counter *c)
+{
+    const volatile struct perf_event_mmap_page *pc = c->page;
+    return pc && pc->cap_user_rdpmc && pc->index != 0;
+}
+
+static inline uint64_t rdpmc(uint32_t idx)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(idx));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t rdtsc_plain(void)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* User-space read through the mmap page, as perf_event.h describes it: the
+ * kernel bumps lock around every update, so retry until it held still.
+ * The counter is offset + the hardware value, sign-extended from pmc_width
+ * bits; enabled/running are brought up to now with the page's TSC
+ * conversion.  Returns 0, or -EAGAIN when the event is not on a counter
+ * now (index 0) so the caller falls back to read(). */
+static int rdpmc_read(const struct cb_counter *c, uint64_t *value, uint64_t *enabled,
+                      uint64_t *running)
+{
+    const volatile struct perf_event_mmap_page *pc = c->page;
+    uint32_t seq, idx;
+    uint64_t count, ena, run, cyc = 0, offset = 0;
+    uint32_t mult = 0;
+    uint16_t shift = 0;
+    int user_time;
+
+    do {
+        seq = pc->lock;
+        __asm__ __volatile__("" ::: "memory");
+        ena = pc->time_enabled;
+        run = pc->time_running;
+        user_time = pc->cap_user_time;
+        if (user_time) {
+            cyc = rdtsc_plain();
+            offset = pc->time_offset;
+            mult = pc->time_mult;
+            shift = pc->time_shift;
+        }
+        idx = pc->index;
+        count = (uint64_t)pc->offset;
+        if (pc->cap_user_rdpmc && idx) {
+            unsigned width = pc->pmc_width;
+            uint64_t pmc = rdpmc(idx - 1);
+            if (width > 0 && width < 64) {
+                pmc <<= 64 - width;
+                pmc = (uint64_t)((int64_t)pmc >> (64 - width));
+            }
+            count += pmc;
+        }
+        __asm__ __volatile__("" ::: "memory");
+    } while (pc->lock != seq);
+
+    if (!idx)
+        return -EAGAIN;
+    if (user_time) {
+        uint64_t quot = cyc >> shift;
+        uint64_t rem = cyc & (((uint64_t)1 << shift) - 1);
+        uint64_t delta = offset + quot * mult + ((rem * mult) >> shift);
+        ena += delta;
+        run += delta;
+    }
+    *value = count;
+    *enabled = ena;
+    *running = run;
+    return 0;
+}
+
+int cb_counters_open(struct cb_counters *cs, const struct cb_event_spec *specs, int n,
+                     double tsc_ghz, double core_ghz)
+{
+    long pagesz = sysconf(_SC_PAGESIZE);
+    int paranoid = read_paranoid();
+    int hw_asked = 0, hw_open = 0;
+    const char *first_hw_why = NULL;
+
+    if (!cs || n < 0 || (n > 0 && !specs))
+        return -EINVAL;
+    memset(cs, 0, sizeof(*cs));
+    cs->leader = -1;
+    cs->tsc_ghz = tsc_ghz;
+    cs->core_ghz = core_ghz;
+    for (int i = 0; i < CB_MAX_COUNTERS; i++)
+        cs->c[i].fd = -1;
+    if (n + 2 > CB_MAX_COUNTERS)
+        return -E2BIG;
+
+    for (int i = 0; i < n; i++) {
+        struct cb_counter *c = &cs->c[cs->n++];
+        c->spec = specs[i];
+        c->fd = -1;
+        int hw = specs[i].source == CB_SRC_PMU;
+        hw_asked |= hw;
+        if (specs[i].status < 0) {
+            snprintf(c->why, sizeof(c->why), "%s",
+                     specs[i].why[0] ? specs[i].why : "event did not resolve");
+            if (hw && !first_hw_why)
+                first_hw_why = c->why;
+            continue;
+        }
+        struct perf_event_attr attr = specs[i].attr;
+        attr.size = sizeof(attr);
+        attr.read_format = READ_FMT;
+        /* only the leader starts disabled: the others follow it, so one
+         * ioctl starts and stops the whole group at the same instant */
+        attr.disabled = cs->leader < 0;
+        attr.inherit = 0;
+        /* hypervisor time is not ours to count, and guests may not */
+        attr.exclude_hv = 1;
+        /* perf_event_paranoid >= 2 forbids kernel counting to the
+         * unprivileged: ask for user space only rather than fail.  The
+         * probes run in user space, so little is lost. */
+        if (paranoid >= 2 && geteuid() != 0)
+            attr.exclude_kernel = 1;
+        int group = cs->leader >= 0 ? cs->c[cs->leader].fd : -1;
+        int fd = perf_event_open(&attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
+        if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel) {
+            /* CAP_PERFMON-less root in a container, or a stricter LSM */
+            attr.exclude_kernel = 1;
+            fd = perf_event_open(&attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
+        }
+        if (fd < 0) {
+            open_failure(c, errno, paranoid);
+            if (hw && !first_hw_why)
+                first_hw_why = c->why;
+            continue;
+        }
+        c->spec.attr = attr;
+        c->fd = fd;
+        c->supported = 1;
+        c->method = CB_READ_SYSCALL;
+        if (ioctl(fd, PERF_EVENT_IOC_ID, &c->id) < 0) {
+            /* without its id its value cannot be found in the group read */
+            int err = errno;
+            char part[CB_EVENT_NAME_MAX];
+            snprintf(part, sizeof(part), "%s", c->spec.part);
+            snprintf(c->why, sizeof(c->why), "%.60s: PERF_EVENT_IOC_ID: %.60s", part, strerror(err));
+            close(fd);
+            c->fd = -1;
+            c->supported = 0;
+            c->method = CB_READ_NONE;
+            if (hw && !first_hw_why)
+                first_hw_why = c->why;
+            continue;
+        }
+        void *p = mmap(NULL, (size_t)pagesz, PROT_READ, MAP_SHARED, fd, 0);
+        c->page = p == MAP_FAILED ? NULL : p;
+        if (cs->leader < 0)
+            cs->leader = cs->n - 1;
+        hw_open |= hw;
+    }
+
+    /* the pseudo-events */
+    struct cb_counter *t = &cs->c[cs->n++];
+    snprintf(t->spec.name, sizeof(t->spec.name), "tsc");
+    snprintf(t->spec.part, sizeof(t->spec.part), "tsc");
+    snprintf(t->spec.encoding, sizeof(t->spec.encoding), "rdtsc");
+    snprintf(t->spec.pmu, sizeof(t->spec.pmu), "tsc");
+    t->spec.source = CB_SRC_TSC;
+    t->supported = 1;
+    t->method = CB_READ_RDTSC;
+    t->fd = -1;
+
+    struct cb_counter *e = &cs->c[cs->n++];
+    snprintf(e->spec.name, sizeof(e->spec.name), "cycles-est");
+    snprintf(e->spec.part, sizeof(e->spec.part), "cycles-est");
+    snprintf(e->spec.encoding, sizeof(e->spec.encoding), "tsc*core_ghz/tsc_ghz");
+    snprintf(e->spec.pmu, sizeof(e->spec.pmu), "tsc");
+    e->spec.source = CB_SRC_ESTIMATE;
+    e->fd = -1;
+    if (core_ghz > 0 && tsc_ghz > 0 && isfinite(core_ghz) && isfinite(tsc_ghz)) {
+        e->supported = 1;
+        e->method = CB_READ_DERIVED;
+    } else {
+        snprintf(e->why, sizeof(e->why), "cycles-est: no core clock estimate (core_ghz=%g, tsc_ghz=%g)",
+                 core_ghz, tsc_ghz);
+    }
+
+    if (cs->leader >= 0) {
+        int lfd = cs->c[cs->leader].fd;
+        if (ioctl(lfd, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) < 0 ||
+            ioctl(lfd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
+            int err = errno;
+            cb_counters_close(cs);
+            return -err;
+        }
+        /* rdpmc only when every open event allows it: one group read()
+         * gives them all anyway, so mixing would only add cost */
+        int all = 1;
+        for (int i = 0; i < cs->n; i++)
+            if (cs->c[i].fd >= 0 && cs->c[i].supported && !page_rdpmc_ok(&cs->c[i]))
+                all = 0;
+        if (all)
+            for (int i = 0; i < cs->n; i++)
+                if (cs->c[i].fd >= 0 && cs->c[i].supported)
+                    cs->c[i].method = CB_READ_RDPMC;
+    }
+
+    if (hw_asked && !hw_open)
+        snprintf(cs->notice, sizeof(cs->notice),
+                 "no PMU counters here (%.300s): cycles come from the TSC (reference cycles) and an "
+                 "estimate of core cycles",
+                 first_hw_why ? first_hw_why : "none opened");
+    return 0;
+}
+
+/* One read() of the group into r, matched by id. */
+static int read_group(const struct cb_counters *cs, struct cb_reading *r)
+{
+    uint64_t buf[3 + 2 * CB_MAX_COUNTERS];
+    ssize_t got = read(cs->c[cs->leader].fd, buf, sizeof(buf));
+    if (got < 0)
+        return -errno;
+    if (got < (ssize_t)(3 * sizeof(uint64_t)))
+        return -EIO;
+    uint64_t nr = buf[0];
+    if (nr > CB_MAX_COUNTERS || (size_t)got < (3 + 2 * nr) * sizeof(uint64_t))
+        return -EIO;
+    for (uint64_t j = 0; j < nr; j++) {
+        uint64_t v = buf[3 + 2 * j], id = buf[4 + 2 * j];
+        for (int i = 0; i < cs->n; i++) {
+            if (cs->c[i].fd >= 0 && cs->c[i].id == id) {
+                r->value[i] = v;
+                r->enabled[i] = buf[1];
+                r->running[i] = buf[2];
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+int cb_counters_read(struct cb_counters *cs, struct cb_reading *r)
+{
+    int rc = 0;
+    if (!cs || !r)
+        return -EINVAL;
+    for (int i = 0; i < cs->n; i++) {
+        r->value[i] = 0;
+        r->enabled[i] = 0;
+        r->running[i] = 0;
+    }
+    if (cs->leader >= 0) {
+        int done = 0;
+        if (cs->c[cs->leader].method == CB_READ_RDPMC) {
+            done = 1;
+            for (int i = 0; i < cs->n && done; i++) {
+                struct cb_counter *c = &cs->c[i];
+                if (c->method == CB_READ_RDPMC &&
+                    rdpmc_read(c, &r->value[i], &r->enabled[i], &r->running[i]) < 0)
+                    done = 0; /* descheduled right now: read() knows */
+            }
+        }
+        if (!done)
+            rc = read_group(cs, r);
+    }
+    /* The TSC last, fenced on both sides, at the same place in every
+     * reading: before/after pairs then share the same offset, which the
+     * harness's overhead measurement removes. */
+    uint64_t tsc = cb_tsc_begin();
+    for (int i = 0; i < cs->n; i++)
+        if (cs->c[i].method == CB_READ_RDTSC || cs->c[i].method == CB_READ_DERIVED)
+            r->value[i] = tsc;
+    return rc;
+}
+
+void cb_counters_delta(const struct cb_counters *cs, const struct cb_reading *before,
+                       const struct cb_reading *after, struct cb_delta *d)
+{
+    for (int i = 0; i < CB_MAX_COUNTERS; i++) {
+        d->value[i] = NAN;
+        d->enabled[i] = 0;
+        d->running[i] = 0;
+        d->scaled[i] = 0;
+    }
+    for (int i = 0; i < cs->n; i++) {
+        const struct cb_counter *c = &cs->c[i];
+        if (!c->supported)
+            continue;
+        uint64_t dv = after->value[i] - before->value[i];
+        switch (c->method) {
+        case CB_READ_RDTSC:
+            d->value[i] = (double)dv;
+            break;
+        case CB_READ_DERIVED:
+            d->value[i] = (double)dv * cs->core_ghz / cs->tsc_ghz;
+            break;
+        case CB_READ_SYSCALL:
+        case CB_READ_RDPMC: {
+            uint64_t de = after->enabled[i] - before->enabled[i];
+            uint64_t dr = after->running[i] - before->running[i];
+            d->enabled[i] = de;
+            d->running[i] = dr;
+            if (dr < de) {
+                /* multiplexed: on a counter only dr of de ns; scale as perf
+                 * stat does, and say so.  Never on: unknown, not zero. */
+                d->scaled[i] = 1;
+                d->value[i] = dr ? (double)dv * ((double)de / (double)dr) : NAN;
+            } else {
+                d->value[i] = (double)dv;
+            }
+            break;
+        }
+        case CB_READ_NONE:
+            break;
+        }
+    }
+}
+
+int cb_counters_find(const struct cb_counters *cs, const char *name)
+{
+    for (int i = 0; i < cs->n; i++)
+        if (strcmp(cs->c[i].spec.part, name) == 0)
+            return i;
+    return -1;
+}
+
+void cb_counters_close(struct cb_counters *cs)
+{
+    long pagesz = sysconf(_SC_PAGESIZE);
+    if (!cs)
+        return;
+    if (cs->leader >= 0 && cs->c[cs->leader].fd >= 0)
+        ioctl(cs->c[cs->leader].fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+    /* members first, the leader last */
+    for (int i = cs->n - 1; i >= 0; i--) {
+        struct cb_counter *c = &cs->c[i];
+        if (c->page) {
+            munmap(c->page, (size_t)pagesz);
+            c->page = NULL;
+        }
+        if (c->fd >= 0 && i != cs->leader) {
+            close(c->fd);
+            c->fd = -1;
+        }
+    }
+    if (cs->leader >= 0 && cs->c[cs->leader].fd >= 0) {
+        close(cs->c[cs->leader].fd);
+        cs->c[cs->leader].fd = -1;
+    }
+    cs->leader = -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+    return (n & 1) ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Each figure is the median of reps timed calls minus the median cost of
+ * the begin/end TSC pair around it (clamped at 0), so it is the read alone. */
+int cb_counters_read_cost(struct cb_counters *cs, int reps, struct cb_read_cost *out)
+{
+    struct cb_reading r;
+    if (!cs || !out || reps <= 0)
+        return -EINVAL;
+    double *v = malloc(sizeof(double) * (size_t)reps);
+    if (!v)
+        return -ENOMEM;
+
+    for (int i = 0; i < reps; i++) {
+        uint64_t t0 = cb_tsc_begin();
+        uint64_t t1 = cb_tsc_end();
+        v[i] = (double)(t1 - t0);
+    }
+    double pair = median(v, reps);
+    out->rdtsc_ticks = pair;
+
+    cb_counters_read(cs, &r); /* warm the path */
+    for (int i = 0; i < reps; i++) {
+        uint64_t t0 = cb_tsc_begin();
+        cb_counters_read(cs, &r);
+        uint64_t t1 = cb_tsc_end();
+        v[i] = (double)(t1 - t0);
+    }
+    out->read_ticks = fmax(median(v, reps) - pair, 0);
+
+    out->syscall_ticks = NAN;
+    if (cs->leader >= 0) {
+        for (int i = 0; i < reps; i++) {
+            uint64_t t0 = cb_tsc_begin();
+            read_group(cs, &r);
+            uint64_t t1 = cb_tsc_end();
+            v[i] = (double)(t1 - t0);
+        }
+        out->syscall_ticks = fmax(median(v, reps) - pair, 0);
+    }
+
+    out->rdpmc_ticks = NAN;
+    int any = 0;
+    for (int i = 0; i < cs->n; i++)
+        any |= cs->c[i].fd >= 0 && page_rdpmc_ok(&cs->c[i]);
+    if (any) {
+        for (int k = 0; k < reps; k++) {
+            uint64_t t0 = cb_tsc_begin();
+            for (int i = 0; i < cs->n; i++)
+                if (cs->c[i].fd >= 0 && page_rdpmc_ok(&cs->c[i]))
+                    rdpmc_read(&cs->c[i], &r.value[i], &r.enabled[i], &r.running[i]);
+            uint64_t t1 = cb_tsc_end();
+            v[k] = (double)(t1 - t0);
+        }
+        out->rdpmc_ticks = fmax(median(v, reps) - pair, 0);
+    }
+    free(v);
+    return 0;
+}

@@ -1,0 +1,178 @@
+/* test_harness.c — the harness's bookkeeping, checked with a counting probe.
+ *
+ * The probe below records every call the harness makes, so the test can
+ * check what the harness did (batch sizes, sample counts, setup/teardown,
+ * the empty batch) against what it says it did, without asserting anything
+ * about how fast this machine is. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "counters.h"
+#include "events.h"
+#include "harness.h"
+#include "probe.h"
+#include "tap.h"
+#include "tsc.h"
+
+struct counting {
+    int setups, teardowns;
+    uint64_t calls, empty_calls, total_iters;
+    uint64_t last_iters;
+    int stop_after;          /* raise *stop after this many non-empty calls; 0 never */
+    volatile sig_atomic_t *stop;
+    size_t cold_bytes_seen;
+};
+
+static struct counting *state_of(struct cb_case *c)
+{
+    return c->priv;
+}
+
+static struct counting g_state;   /* the test's probe; reset per case */
+
+static int t_setup(struct cb_case *c)
+{
+    c->priv = &g_state;
+    g_state.setups++;
+    g_state.cold_bytes_seen = c->cold_bytes;
+    return c->size == 13 ? -ENOMEM : 0;   /* size 13: a setup that fails */
+}
+
+static void t_run(struct cb_case *c, uint64_t iters)
+{
+    struct counting *s = state_of(c);
+    if (iters == 0) {
+        s->empty_calls++;
+        return;
+    }
+    s->calls++;
+    s->total_iters += iters;
+    s->last_iters = iters;
+    uint64_t acc = c->sink;
+    for (uint64_t i = 0; i < iters; i++)
+        for (size_t k = 0; k < c->size; k++)
+            __asm__ __volatile__("add $1, %0" : "+r"(acc));
+    c->sink = acc;
+    if (s->stop_after && s->calls >= (uint64_t)s->stop_after && s->stop)
+        *s->stop = 1;
+}
+
+static int t_verify(const struct cb_variant *v, struct cb_verdict *out)
+{
+    (void)v;
+    out->ok = 1;
+    return 0;
+}
+
+static void t_teardown(struct cb_case *c)
+{
+    state_of(c)->teardowns++;
+}
+
+static const struct cb_variant t_variants[] = {{"count", "counts calls", 0, NULL, CB_VARIANT_TESTONLY}};
+static const size_t t_sizes[] = {100, 0};
+static const struct cb_probe t_probe = {
+    "count", "test probe", "B", "call", t_variants, 1, t_sizes,
+    t_setup, t_run, t_verify, t_teardown,
+};
+
+int main(void)
+{
+    cb_events_init();
+    struct cb_event_spec spec[2];
+    size_t n = 0;
+    cb_events_resolve("task-clock", spec, 2, &n);
+    struct cb_counters cs;
+    double tsc = cb_tsc_ghz(NULL);
+    is_int(cb_counters_open(&cs, spec, (int)n, tsc, 0), 0, "open task-clock + tsc");
+
+    struct cb_harness_opts o;
+    cb_harness_defaults(&o);
+    o.reps = 7;
+    o.min_batch_us = 50;
+    struct cb_harness h;
+    is_int(cb_harness_init(&h, &cs, &o), 0, "harness init");
+    ok(h.read_ticks > 0 && isfinite(h.read_ticks), "read cost measured (%.0f ticks)", h.read_ticks);
+    int t = cb_counters_find(&cs, "tsc");
+    is_int(h.primary, t, "without PMU cycles the TSC drives the stopping rule");
+
+    struct cb_case c = {.probe = &t_probe, .variant = &t_variants[0], .size = 100,
+                        .mode = CB_MODE_WARM, .cold_bytes = 1 << 20};
+    struct cb_measurement m;
+    memset(&g_state, 0, sizeof g_state);
+    is_int(cb_harness_measure(&h, &c, &m), 0, "measure with --reps 7");
+    is_int(m.n, 7, "exactly 7 samples");
+    is_int(m.why, CB_STOP_REPS, "stopped because of --reps");
+    is_int(g_state.setups, 1, "setup called once");
+    is_int(g_state.teardowns, 1, "teardown called once");
+    ok(g_state.empty_calls >= 11, "the empty batch was measured (%llu times)",
+       (unsigned long long)g_state.empty_calls);
+    is_uint(g_state.last_iters, m.iters, "the last batch had the reported iteration count");
+    is_int(c.bytes_per_op, 100, "bytes per op defaults to the size for a byte probe");
+    is_int(g_state.cold_bytes_seen, 1 << 20, "cold_bytes passed through to setup");
+
+    /* Every sample's TSC delta covers at least the minimum batch time. */
+    double min_ticks = INFINITY;
+    for (size_t k = 0; k < m.n; k++)
+        if (m.d[k].value[t] < min_ticks)
+            min_ticks = m.d[k].value[t];
+    ok(min_ticks >= 0.5 * o.min_batch_us * 1e3 * tsc,
+       "batches last about the minimum batch time or more (%.0f ticks)", min_ticks);
+    /* The per-op value is (delta - overhead) / iters. */
+    double want = (m.d[3].value[t] - m.overhead[t]) / (double)m.iters;
+    is_near(cb_measurement_per_op(&m, 3, t), want, 1e-9, "per-op = (delta - overhead) / iters");
+    ok(m.overhead[t] > 0 && m.overhead[t] < m.d[3].value[t], "empty-batch overhead is positive and below a batch");
+    int tc = cb_counters_find(&cs, "task-clock");
+    if (tc >= 0 && cs.c[tc].supported)
+        ok(m.d[0].value[tc] > 0, "task-clock counted in the samples");
+    else
+        ok(isnan(m.d[0].value[tc]), "unsupported task-clock is NaN, not 0");
+    cb_measurement_free(&m);
+
+    /* Adaptive mode: at least min_samples, at most max_samples, and a reason. */
+    o.reps = 0;
+    o.min_samples = 10;
+    o.max_samples = 40;
+    o.case_seconds = 0.2;
+    cb_harness_init(&h, &cs, &o);
+    memset(&g_state, 0, sizeof g_state);
+    is_int(cb_harness_measure(&h, &c, &m), 0, "adaptive measure");
+    ok(m.n >= 10 && m.n <= 40, "adaptive sample count within bounds (%zu)", m.n);
+    ok(m.why == CB_STOP_CI || m.why == CB_STOP_TIME || m.why == CB_STOP_MAX, "a stop reason is given");
+    if (m.why == CB_STOP_CI)
+        ok(m.ci_pct <= 1.0, "stopped on CI only when within 1%% (%.2f%%)", m.ci_pct);
+    else
+        ok(m.ci_pct > 1.0 || m.n == 40, "went on while the CI was wider than 1%% (%.2f%%)", m.ci_pct);
+    cb_measurement_free(&m);
+
+    /* A signal mid-case stops it with -EINTR and keeps what was taken. */
+    volatile sig_atomic_t stop = 0;
+    h.stop = &stop;
+    o.reps = 50;
+    h.o.reps = 50;
+    memset(&g_state, 0, sizeof g_state);
+    g_state.stop = &stop;
+    g_state.stop_after = 8;   /* warm-up and sizing calls come first */
+    int rc = cb_harness_measure(&h, &c, &m);
+    is_int(rc, -EINTR, "an interrupt ends the case with -EINTR");
+    ok(m.n < 50, "fewer samples than asked after the interrupt (%zu)", m.n);
+    is_int(g_state.teardowns, 1, "teardown still ran");
+    cb_measurement_free(&m);
+    h.stop = NULL;
+
+    /* A failing setup is reported and nothing runs. */
+    memset(&g_state, 0, sizeof g_state);
+    c.size = 13;
+    is_int(cb_harness_measure(&h, &c, &m), -ENOMEM, "setup failure is returned");
+    is_int(g_state.calls, 0, "nothing ran after a failed setup");
+
+    char err[256];
+    int pinned;
+    ok(cb_pin_cpu(4000, &pinned, err, sizeof err) == -EINVAL && strstr(err, "4000"),
+       "pinning to a CPU that does not exist is refused: %s", err);
+    ok(cb_pin_cpu(-1, &pinned, err, sizeof err) == 0 && pinned >= 0, "pin to the current CPU (%d)",
+       pinned);
+    cb_counters_close(&cs);
+    return tap_done();
+}

@@ -1,0 +1,68 @@
+/* test_tsc.c — the TSC rate against CLOCK_MONOTONIC, and the core-clock
+ * estimate's sanity.  The reference is the kernel's clock, read here
+ * independently of tsc.c's own calibration. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "tap.h"
+#include "tsc.h"
+
+static double mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+int main(void)
+{
+    const char *how = NULL;
+    double ghz = cb_tsc_ghz(&how);
+
+    ok(ghz > 0.2 && ghz < 10.0, "tsc_ghz %.4f is a plausible clock rate", ghz);
+    ok(how && (!strcmp(how, "sysfs") || !strcmp(how, "cpuid") || !strcmp(how, "hypervisor") ||
+               !strcmp(how, "calibrated")),
+       "tsc_ghz says where it came from (%s)", how ? how : "(null)");
+
+    const char *how2 = NULL;
+    double again = cb_tsc_ghz(&how2);
+    ok(again == ghz && how2 && how && !strcmp(how, how2), "second call returns the cached value");
+    ok(cb_tsc_ghz(NULL) == ghz, "how may be NULL");
+
+    /* 50 ms busy wait timed by both clocks.  The monotonic clock is read
+     * on both sides of each TSC read: the inner pair lies inside the TSC
+     * interval, the outer pair contains it, so a preemption between the
+     * paired reads on this VM cannot fail a correct rate.  1% for the rate
+     * itself. */
+    double t0o = mono_ns();
+    uint64_t c0 = cb_tsc_begin();
+    double t0i = mono_ns();
+    while (mono_ns() - t0i < 50e6)
+        ;
+    double t1i = mono_ns();
+    uint64_t c1 = cb_tsc_end();
+    double t1o = mono_ns();
+    double ns_tsc = (double)(c1 - c0) / ghz;
+    ok(ns_tsc >= (t1i - t0i) * 0.99 && ns_tsc <= (t1o - t0o) * 1.01,
+       "TSC ticks / tsc_ghz = %.0f ns lies within CLOCK_MONOTONIC's [%.0f, %.0f] ns over 50 ms", ns_tsc,
+       t1i - t0i, t1o - t0o);
+
+    double spread = -1;
+    double core = cb_core_ghz_estimate(ghz, 11, &spread);
+    ok(isfinite(core) && core > 0, "core clock estimate is positive and finite (%.3f GHz)", core);
+    ok(core > 0.2 && core < 10.0, "core clock estimate is a plausible clock rate");
+    ok(isfinite(spread) && spread >= 0, "spread is a finite percentage (%.2f%%)", spread);
+
+    /* The estimate scales with the TSC rate it is given: the same add chain
+     * timed against a "TSC" twice as fast must come out about twice as
+     * high.  Independent of the machine's actual clock. */
+    double core2 = cb_core_ghz_estimate(2 * ghz, 11, NULL);
+    is_near(core2 / core, 2.0, 0.5, "estimate is proportional to the TSC rate given (ratio %.3f)",
+            core2 / core);
+
+    ok(cb_core_ghz_estimate(0, 11, NULL) == 0, "no TSC rate: no estimate");
+    ok(cb_core_ghz_estimate(ghz, 0, NULL) == 0, "no rounds: no estimate");
+    return tap_done();
+}
