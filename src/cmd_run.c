@@ -236,9 +236,16 @@ int cmd_run(int argc, char **argv)
     for (int i = 0; i < ne; i++) {
         struct cb_event_spec part[CB_EVENT_MAX_PARTS];
         size_t got = 0;
+        /* The TSC and the estimate are always recorded; naming them is fine. */
+        if (strcmp(enames[i], "tsc") == 0 || strcmp(enames[i], "cycles-est") == 0)
+            continue;
         rc = cb_events_resolve(enames[i], part, CB_EVENT_MAX_PARTS, &got);
         if (rc == -ENOENT) {
             snprintf(err, sizeof err, "unknown event '%.60s': %.400s", enames[i], part[0].why);
+            goto usage_err;
+        }
+        if (rc < 0 && rc != -EOPNOTSUPP) {
+            snprintf(err, sizeof err, "event '%.60s' does not resolve: %.400s", enames[i], part[0].why);
             goto usage_err;
         }
         if (got == 0)

@@ -70,7 +70,7 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
     fputc('\n', out);
     for (size_t e = 0; e < r->nevents; e++)
         if (!r->events[e].supported)
-            fprintf(out, "        %s: %s\n", r->events[e].part, r->events[e].why);
+            fprintf(out, "        %s\n", r->events[e].why);
     double bc = cb_budget_cycles(o->budget, r->core_ghz);
     if (o->budget->cycles > 0)
         fprintf(out, "budget  %.0f cycles per packet (given)\n", bc);

@@ -21,16 +21,6 @@ size_t cb_workset_cold_bytes(void)
     return want;
 }
 
-static size_t gcd(size_t a, size_t b)
-{
-    while (b) {
-        size_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 int cb_workset_init(struct cb_workset *w, size_t len, size_t offset, enum cb_mode mode,
                     size_t cold_bytes)
 {
@@ -42,22 +32,13 @@ int cb_workset_init(struct cb_workset *w, size_t len, size_t offset, enum cb_mod
     w->len = len;
     w->offset = offset;
     w->count = 1;
-    w->step = 1;
     if (mode == CB_MODE_COLD) {
         if (!cold_bytes)
             cold_bytes = cb_workset_cold_bytes();
-        w->count = (cold_bytes + w->stride - 1) / w->stride;
-        if (w->count < 2)
-            w->count = 2;
-        /* Jump at least a page (plus a line, so successive visits do not
-         * land on the same page offset) between consecutive buffers: the L2
-         * streamer follows accesses within a 4 KiB page only. */
-        size_t step = (4096 + 64 + w->stride - 1) / w->stride;
-        if (step < 1)
-            step = 1;
-        while (w->count > 1 && gcd(step, w->count) != 1)
-            step++;
-        w->step = step % w->count ? step % w->count : 1;
+        size_t want = (cold_bytes + w->stride - 1) / w->stride;
+        w->count = 2;
+        while (w->count < want)
+            w->count <<= 1;
     }
     w->map_len = w->count * w->stride + 64;
     void *m = mmap(NULL, w->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -2,9 +2,13 @@
  *
  * "Could you try again with data out of cache?" (Dumazet, 2013).  In cold
  * mode a case walks a set of buffers whose total exceeds the last-level
- * cache.  The walk jumps by more than a page between consecutive buffers, so
- * the hardware's streaming prefetchers (which work within a 4 KiB page)
- * cannot hide the misses.  In warm mode there is one buffer, reused. */
+ * cache.  The walk visits the buffers in a pseudo-random order (a full-period
+ * linear congruential sequence over a power-of-two count), so neither the
+ * streaming prefetchers (which follow a page) nor the stride prefetchers
+ * (which learn a constant distance, even across pages) can hide the misses.
+ * A first version walked with a constant page-plus-a-line stride, and AMD's
+ * stride prefetcher turned "cold" 20-byte checksums into L2 hits.  In warm
+ * mode there is one buffer, reused. */
 #ifndef CB_WORKSET_H
 #define CB_WORKSET_H
 
@@ -19,8 +23,7 @@ struct cb_workset {
     size_t len;           /* usable bytes per buffer */
     size_t offset;        /* byte offset of each buffer from its 64-byte-aligned slot */
     size_t stride;        /* distance between slots */
-    size_t count;         /* number of buffers: 1 in warm mode */
-    size_t step;          /* slots advanced per next(); coprime with count */
+    size_t count;         /* number of buffers: 1 in warm mode, else a power of two */
     size_t cur;
 };
 
@@ -29,18 +32,18 @@ size_t cb_workset_cold_bytes(void);
 
 /* Set up buffers of len bytes, each starting offset bytes past a 64-byte
  * boundary.  mode WARM: one buffer.  mode COLD: enough buffers to cover
- * cold_bytes (at least 2), visited in a page-jumping order.  The memory is
+ * cold_bytes (a power of two, at least 2), visited in pseudo-random order.  The memory is
  * touched (faulted in) and zero-filled.  Returns 0 or -ENOMEM. */
 int cb_workset_init(struct cb_workset *w, size_t len, size_t offset,
                     enum cb_mode mode, size_t cold_bytes);
 
-/* The next buffer to use; in warm mode always the same one. */
+/* The next buffer to use; in warm mode always the same one.  The sequence
+ * x -> (a*x + c) mod 2^k with a = 1 (mod 4) and c odd visits every slot once
+ * per period (Hull-Dobell); count - 1 is the mask (0 in warm mode). */
 static inline unsigned char *cb_workset_next(struct cb_workset *w)
 {
     unsigned char *p = w->mem + w->cur * w->stride + w->offset;
-    w->cur += w->step;
-    if (w->cur >= w->count)
-        w->cur -= w->count;
+    w->cur = (w->cur * 0x5851f42d4c957f2dull + 0x14057b7ef767814full) & (w->count - 1);
     return p;
 }
 
