@@ -516,11 +516,12 @@ int cmd_run(int argc, char **argv)
         struct cb_report rep;
         if (cb_report_load(st, run_id, &rep) == 0) {
             struct cb_text_opts to = {.budget = &budget, .color = isatty(1) && !getenv("NO_COLOR")};
-            cb_report_text(&rep, &to, stdout);
+            cb_report_summary(&rep, &to, stdout);
             cb_report_free(&rep);
         }
-        printf("\nstored as run %lld in %s; 'cyclebudget report %lld' prints this again\n",
-               (long long)run_id, db, (long long)run_id);
+        printf("\nstored as run %lld in %s; 'cyclebudget report %lld%s%s' shows every variant\n",
+               (long long)run_id, db, (long long)run_id, strcmp(db, CB_DEFAULT_DB) ? " --db " : "",
+               strcmp(db, CB_DEFAULT_DB) ? db : "");
     }
     goto out;
 

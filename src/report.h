@@ -49,5 +49,7 @@ struct cb_text_opts {
     int color;                   /* ANSI colour: only for a terminal, never with NO_COLOR */
 };
 int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE *out);
+/* One line per probe, size and mode: the best variant and the runner-up. */
+int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, FILE *out);
 
 #endif

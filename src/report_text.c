@@ -142,3 +142,54 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
         fprintf(out, "(no case of this run was measured)\n");
     return 0;
 }
+
+/* The one-screen summary `run` ends with: one line per probe, size and mode,
+ * naming the best variant, its cost and budget share, and the runner-up. */
+int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
+{
+    double budget = cb_budget_cycles(o->budget, r->core_ghz);
+    fprintf(out, "run %" PRId64 ": %s\n", r->run.id, r->cyc_label);
+    fprintf(out, "budget %s = %.0f cycles per packet at %.2f GHz\n\n", o->budget->label, budget,
+            r->core_ghz);
+    fprintf(out, "%-10s %8s %-5s %-18s %9s %7s %8s  %s\n", "probe", "size", "mode", "best", "cyc/op",
+            "B/cyc", "budget%", "runner-up (cyc/op)");
+    for (size_t i = 0; i < r->ncases;) {
+        size_t j = i;
+        const struct cb_report_case *best = NULL, *second = NULL;
+        int bad = 0;
+        while (j < r->ncases && same_group(&r->cases[i], &r->cases[j])) {
+            const struct cb_report_case *c = &r->cases[j++];
+            bad += strcmp(c->info.verdict, "bad") == 0;
+            if (!c->measured)
+                continue;
+            if (!best || c->cyc.median < best->cyc.median) {
+                second = best;
+                best = c;
+            } else if (!second || c->cyc.median < second->cyc.median) {
+                second = c;
+            }
+        }
+        const struct cb_case_info *g = &r->cases[i].info;
+        char sz[32];
+        fprintf(out, "%-10.10s %8s %-5s", g->probe, cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode);
+        if (best) {
+            double bytes = (double)best->info.bytes_per_op;
+            double share = budget > 0 ? best->cyc.median / budget * 100.0 : NAN;
+            fprintf(out, " %-18.18s", best->info.variant);
+            num(out, best->cyc.median, 9, 1);
+            num(out, bytes > 0 ? bytes / best->cyc.median : NAN, 7, 2);
+            fprintf(out, "%s", o->color ? (share <= 100.0 ? C_GREEN : C_RED) : "");
+            num(out, share, 8, 1);
+            fprintf(out, "%s", o->color ? C_OFF : "");
+            if (second)
+                fprintf(out, "  %s (%.1f)", second->info.variant, second->cyc.median);
+        } else {
+            fprintf(out, " %-18s", "(nothing measured)");
+        }
+        if (bad)
+            fprintf(out, "  %s%d BAD%s", o->color ? C_RED : "", bad, o->color ? C_OFF : "");
+        fputc('\n', out);
+        i = j;
+    }
+    return 0;
+}

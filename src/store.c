@@ -106,17 +106,6 @@ struct cb_store {
     char why[512];            /* a transaction body's own reason to fail, or "" */
 };
 
-/* The CB_CPU_* names, as cb_cpu_feature_names() spells them; kept here so
- * the store links without the CPU probing code. */
-static const struct { unsigned bit; const char *name; } store_features[] = {
-    {CB_CPU_SSE2, "sse2"},         {CB_CPU_SSE41, "sse4.1"},   {CB_CPU_AVX, "avx"},
-    {CB_CPU_AVX2, "avx2"},         {CB_CPU_AVX512F, "avx512f"}, {CB_CPU_AVX512BW, "avx512bw"},
-    {CB_CPU_AVX512VL, "avx512vl"}, {CB_CPU_ADX, "adx"},         {CB_CPU_BMI2, "bmi2"},
-    {CB_CPU_ERMS, "erms"},         {CB_CPU_FSRM, "fsrm"},       {CB_CPU_CLFLUSHOPT, "clflushopt"},
-    {CB_CPU_RDTSCP, "rdtscp"},     {CB_CPU_INVTSC, "invtsc"},   {CB_CPU_PREFETCHW, "prefetchw"},
-    {CB_CPU_HYPERVISOR, "hypervisor"},
-};
-
 static void msg(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void msg(char *err, size_t errlen, const char *fmt, ...)
@@ -686,17 +675,8 @@ static int bind_host(sqlite3_stmt *s, const void *arg)
 {
     const struct cb_run_meta *m = arg;
     const struct cb_host *h = m->host;
-    char feat[256] = "";
-    size_t off = 0;
-    for (size_t i = 0; i < sizeof store_features / sizeof store_features[0]; i++) {
-        if (!(h->features & store_features[i].bit))
-            continue;
-        int w = snprintf(feat + off, sizeof feat - off, "%s%s", off ? "+" : "",
-                         store_features[i].name);
-        if (w < 0 || (size_t)w >= sizeof feat - off)
-            break;
-        off += (size_t)w;
-    }
+    char feat[256];
+    cb_cpu_feature_names(h->features, feat, sizeof feat);
     /* Rounded to 1 MHz: see hosts.tsc_ghz in 0001_init.sql. */
     double tsc = isfinite(m->tsc_ghz) && m->tsc_ghz > 0 ? (double)(long long)(m->tsc_ghz * 1000.0 + 0.5) / 1000.0 : 0;
     int rc = SQLITE_OK;
