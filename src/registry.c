@@ -7,10 +7,16 @@
 
 #include "cpu.h"
 #include "probe.h"
+#include "copy.h"
 #include "csum.h"
+#include "csum_copy.h"
+#include "memset.h"
 
 const struct cb_probe *const cb_probes[] = {
     &cb_probe_csum,
+    &cb_probe_copy,
+    &cb_probe_csum_copy,
+    &cb_probe_memset,
 };
 const size_t cb_nprobes = sizeof cb_probes / sizeof cb_probes[0];
 
