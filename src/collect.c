@@ -1,0 +1,293 @@
+/* collect.c — a collecting session (see collect.h). */
+#include "collect.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "events.h"
+#include "gitinfo.h"
+#include "tsc.h"
+
+struct cb_verdict_cache {
+    const struct cb_variant *v;
+    struct cb_verdict verdict;
+};
+
+int cb_collect_resolve_events(const char *csv, struct cb_event_spec *specs, int max, int *n,
+                              char *err, size_t errlen)
+{
+    int rc = cb_events_init();
+    if (rc < 0) {
+        snprintf(err, errlen, "libpfm4 failed to initialise (%s): check the libpfm4 installation",
+                 strerror(-rc));
+        return rc;
+    }
+    char names[CB_MAX_COUNTERS][CB_EVENT_NAME_MAX];
+    int ne = cb_events_split(csv ? csv : CB_DEFAULT_EVENTS, names, CB_MAX_COUNTERS);
+    if (ne < 0) {
+        snprintf(err, errlen, "--events: '%s' is not a comma-separated list of event names", csv);
+        return -EINVAL;
+    }
+    *n = 0;
+    for (int i = 0; i < ne; i++) {
+        struct cb_event_spec part[CB_EVENT_MAX_PARTS];
+        size_t got = 0;
+        if (strcmp(names[i], "tsc") == 0 || strcmp(names[i], "cycles-est") == 0)
+            continue;
+        rc = cb_events_resolve(names[i], part, CB_EVENT_MAX_PARTS, &got);
+        if (rc == -ENOENT) {
+            snprintf(err, errlen, "unknown event '%.60s': %.400s", names[i], part[0].why);
+            return rc;
+        }
+        if (rc < 0 && rc != -EOPNOTSUPP) {
+            snprintf(err, errlen, "event '%.60s' does not resolve: %.400s", names[i], part[0].why);
+            return -EINVAL;
+        }
+        if (got == 0)
+            got = 1; /* an alias this PMU lacks: kept as unsupported */
+        for (size_t k = 0; k < got; k++) {
+            if (*n >= max) {
+                snprintf(err, errlen, "--events: too many events (at most %d)", max);
+                return -E2BIG;
+            }
+            specs[(*n)++] = part[k];
+        }
+    }
+    return 0;
+}
+
+/* With real core cycles, measure the clock instead of estimating it. */
+static void measure_core_clock(struct cb_collector *col)
+{
+    col->core_ghz = col->clk.core_ghz;
+    col->core_source = "estimate";
+    int cyc = cb_counters_find(&col->cs, "cycles");
+    int t = cb_counters_find(&col->cs, "tsc");
+    if (cyc < 0 || t < 0 || !col->cs.c[cyc].supported || col->cs.c[cyc].spec.source != CB_SRC_PMU)
+        return;
+    struct cb_reading r0, r1;
+    struct cb_delta d;
+    cb_counters_read(&col->cs, &r0);
+    uint64_t t0 = cb_tsc_begin();
+    while (cb_tsc_end() - t0 < (uint64_t)(20e6 * col->clk.tsc_ghz))
+        ;
+    cb_counters_read(&col->cs, &r1);
+    cb_counters_delta(&col->cs, &r0, &r1, &d);
+    if (d.value[t] > 0 && d.value[cyc] > 0) {
+        col->core_ghz = d.value[cyc] / d.value[t] * col->clk.tsc_ghz;
+        col->clk.core_spread = 0;
+        col->core_source = "pmu";
+    }
+}
+
+int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o, char *err,
+                      size_t errlen, int *usage)
+{
+    memset(col, 0, sizeof *col);
+    col->quiet = o->quiet;
+    snprintf(col->db, sizeof col->db, "%s", o->db);
+    *usage = 1;
+    struct cb_event_spec specs[CB_MAX_COUNTERS - 2];
+    int nspec;
+    int rc = cb_collect_resolve_events(o->events, specs, CB_MAX_COUNTERS - 2, &nspec, err, errlen);
+    if (rc < 0)
+        return rc;
+    if ((rc = cb_pin_cpu(o->cpu, &col->pinned, err, errlen)) < 0)
+        return rc;
+    struct cb_gitinfo git;
+    rc = cb_gitinfo_read(o->repo, o->commit, &git);
+    if (rc == -EINVAL) {
+        snprintf(err, errlen, "--commit %s does not name a commit in %s", o->commit,
+                 o->repo ? o->repo : "the current git tree");
+        return rc;
+    }
+    if (rc == -ENOENT && o->repo) {
+        snprintf(err, errlen, "--repo %s is not a git work tree with commits", o->repo);
+        return rc;
+    }
+    /* The database last among the checks, so a refusal writes nothing. */
+    rc = cb_store_open(o->db, CB_STORE_WRITE, 0, &col->st, err, errlen);
+    if (rc < 0) {
+        *usage = rc == -EPROTO || rc == -EINVAL || rc == -EISDIR || rc == -EACCES || rc == -ENOENT;
+        return rc;
+    }
+    *usage = 0;
+    cb_host_probe(&col->host);
+    cb_clocks_measure(&col->clk);
+    rc = cb_counters_open(&col->cs, specs, nspec, col->clk.tsc_ghz, col->clk.core_ghz);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot set up counters: %s", strerror(-rc));
+        goto fail_store;
+    }
+    measure_core_clock(col);
+    if (!o->quiet && col->cs.notice[0])
+        fprintf(stderr, "cyclebudget: %s\n", col->cs.notice);
+    if ((rc = cb_harness_init(&col->h, &col->cs, &o->harness)) < 0) {
+        snprintf(err, errlen, "cannot calibrate the harness: %s", strerror(-rc));
+        goto fail_counters;
+    }
+    struct cb_run_meta meta = {
+        .host = &col->host, .tsc_ghz = col->clk.tsc_ghz, .tsc_source = col->clk.tsc_source,
+        .core_ghz = col->core_ghz, .core_ghz_spread = col->clk.core_spread,
+        .core_ghz_source = col->core_source, .pmu = cb_events_pmu(),
+        .version = PACKAGE_VERSION, .compiler = CB_CC_VERSION, .cflags = CB_CFLAGS,
+        .commit = git.commit, .subject = git.subject, .commit_date = git.date,
+        .dirty = git.dirty, .cmdline = o->cmdline, .tag = o->tag, .cpu = col->pinned,
+    };
+    if ((rc = cb_store_run_begin(col->st, &meta, &col->run_id)) < 0) {
+        snprintf(err, errlen, "cannot record the run in %s: %s", o->db, strerror(-rc));
+        goto fail_counters;
+    }
+    for (int i = 0; i < col->cs.n; i++) {
+        const struct cb_counter *c = &col->cs.c[i];
+        struct cb_event_row row = {
+            .name = c->spec.name, .part = c->spec.part, .pfm = c->spec.pfm,
+            .encoding = c->spec.encoding, .source = cb_source_name(c->spec.source),
+            .read_method = cb_read_method_name(c->method), .supported = c->supported,
+            .why = c->supported ? "" : c->why,
+        };
+        if ((rc = cb_store_event_add(col->st, col->run_id, &row, &col->event_ids[i])) < 0) {
+            snprintf(err, errlen, "cannot record events in %s: %s", o->db, strerror(-rc));
+            cb_store_run_finish(col->st, col->run_id, "aborted");
+            goto fail_counters;
+        }
+    }
+    return 0;
+
+fail_counters:
+    cb_counters_close(&col->cs);
+fail_store:
+    cb_store_close(col->st);
+    col->st = NULL;
+    return rc;
+}
+
+const struct cb_verdict *cb_collector_verdict(struct cb_collector *col, const struct cb_probe *p,
+                                              const struct cb_variant *v)
+{
+    for (size_t k = 0; k < col->nvc; k++)
+        if (col->vc[k].v == v)
+            return &col->vc[k].verdict;
+    if (col->nvc == col->capvc) {
+        size_t cap = col->capvc ? col->capvc * 2 : 32;
+        struct cb_verdict_cache *n = realloc(col->vc, cap * sizeof *n);
+        if (!n)
+            return NULL;
+        col->vc = n;
+        col->capvc = cap;
+    }
+    struct cb_verdict_cache *cv = &col->vc[col->nvc++];
+    memset(cv, 0, sizeof *cv);
+    cv->v = v;
+    int rc = p->verify(v, &cv->verdict);
+    if (rc < 0) {
+        cv->verdict.ok = 0;
+        snprintf(cv->verdict.detail, sizeof cv->verdict.detail, "verification could not run: %s",
+                 strerror(-rc));
+    }
+    if (!cv->verdict.ok && !col->quiet)
+        fprintf(stderr, "\ncyclebudget: BAD %s %s: %s (not timed)\n", p->name, v->name,
+                cv->verdict.detail);
+    return &cv->verdict;
+}
+
+static int store_unmeasured(struct cb_collector *col, struct cb_case_row *row, const char *verdict,
+                            const char *detail, int64_t *case_id)
+{
+    row->verdict = verdict;
+    row->detail = detail;
+    return cb_store_case_add(col->st, col->run_id, row, NULL, 0, case_id);
+}
+
+int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
+                      const struct cb_variant *v, uint64_t size, enum cb_mode mode,
+                      volatile sig_atomic_t *stop, int64_t *case_id, struct cb_measurement *out)
+{
+    struct cb_case_row row = {
+        .probe = p->name, .variant = v->name, .size = size, .unit = p->unit, .op = p->op,
+        .mode = cb_mode_name(mode), .verdict = "ok", .detail = "",
+    };
+    char detail[300];
+    int rc;
+    int64_t id;
+    if (!case_id)
+        case_id = &id;
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!cb_variant_runnable(v, col->host.features)) {
+        char need[128], lack[128];
+        cb_cpu_feature_names(v->needs, need, sizeof need);
+        cb_cpu_feature_names(v->needs & ~col->host.features, lack, sizeof lack);
+        snprintf(detail, sizeof detail, "needs %s; this CPU lacks %s", need, lack);
+        rc = store_unmeasured(col, &row, "skipped", detail, case_id);
+        return rc < 0 ? rc : CB_CASE_SKIPPED;
+    }
+    /* Verify once per variant, before it is ever timed. */
+    const struct cb_verdict *vd = cb_collector_verdict(col, p, v);
+    if (!vd)
+        return -ENOMEM;
+    if (!vd->ok) {
+        rc = store_unmeasured(col, &row, "bad", vd->detail, case_id);
+        return rc < 0 ? rc : CB_CASE_BAD;
+    }
+    struct cb_case c = {
+        .probe = p, .variant = v, .size = size, .mode = mode,
+        .cold_bytes = col->h.o.cold_bytes,
+    };
+    struct cb_measurement m;
+    col->h.stop = stop;
+    rc = cb_harness_measure(&col->h, &c, &m);
+    if (rc == -EINTR) {
+        cb_measurement_free(&m);
+        return rc;
+    }
+    if (rc < 0) {
+        snprintf(detail, sizeof detail, "setup failed: %s", strerror(-rc));
+        cb_measurement_free(&m);
+        rc = store_unmeasured(col, &row, "skipped", detail, case_id);
+        return rc < 0 ? rc : CB_CASE_SKIPPED;
+    }
+    row.bytes_per_op = c.bytes_per_op;
+    int ne = col->cs.n;
+    size_t nrows = m.n * (size_t)ne;
+    struct cb_sample_row *rows = malloc((nrows ? nrows : 1) * sizeof *rows);
+    if (!rows) {
+        cb_measurement_free(&m);
+        return -ENOMEM;
+    }
+    size_t r = 0;
+    for (size_t k = 0; k < m.n; k++)
+        for (int e = 0; e < ne; e++)
+            rows[r++] = (struct cb_sample_row){
+                .seq = (int)k, .iters = m.iters, .event_id = col->event_ids[e],
+                .value = m.d[k].value[e], .overhead = m.overhead[e],
+                .enabled = m.d[k].enabled[e], .running = m.d[k].running[e],
+                .scaled = m.d[k].scaled[e],
+            };
+    rc = cb_store_case_add(col->st, col->run_id, &row, rows, nrows, case_id);
+    free(rows);
+    if (out && rc >= 0)
+        *out = m;
+    else
+        cb_measurement_free(&m);
+    return rc < 0 ? rc : CB_CASE_MEASURED;
+}
+
+int cb_collector_finish(struct cb_collector *col, const char *status)
+{
+    int rc = 0;
+    if (col->st) {
+        rc = cb_store_run_finish(col->st, col->run_id, status);
+        cb_store_close(col->st);
+        col->st = NULL;
+    }
+    cb_counters_close(&col->cs);
+    free(col->vc);
+    col->vc = NULL;
+    col->nvc = col->capvc = 0;
+    return rc;
+}

@@ -1,0 +1,85 @@
+/* collect.h — one collecting session: counters, harness and a stored run.
+ *
+ * `run` collects a suite, `compare --rerun` re-measures two sides
+ * interleaved, and `race` runs contenders in random order: all of them open a
+ * collector, measure cases one at a time, and finish the run.  The collector
+ * owns the order of things that must not be got wrong: resolve events before
+ * touching the database, verify a variant before it is ever timed, write each
+ * case with all its samples, mark the run complete only at the end. */
+#ifndef CB_COLLECT_H
+#define CB_COLLECT_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "cmd.h"
+#include "counters.h"
+#include "cpu.h"
+#include "harness.h"
+#include "probe.h"
+#include "store.h"
+
+#define CB_DEFAULT_EVENTS "cycles,instructions,cache-misses,task-clock"
+
+struct cb_collect_opts {
+    const char *db;
+    const char *events;          /* comma-separated; NULL: CB_DEFAULT_EVENTS */
+    const char *tag;             /* may be NULL */
+    const char *commit, *repo;   /* may be NULL: HEAD of the current directory */
+    const char *cmdline;
+    int cpu;                     /* -1: the current CPU */
+    int quiet;
+    struct cb_harness_opts harness;
+};
+
+struct cb_verdict_cache;
+
+struct cb_collector {
+    struct cb_store *st;
+    int64_t run_id;
+    struct cb_counters cs;
+    struct cb_harness h;
+    int64_t event_ids[CB_MAX_COUNTERS];
+    struct cb_host host;
+    struct cb_clocks clk;
+    double core_ghz;
+    const char *core_source;     /* "pmu" or "estimate" */
+    int pinned;
+    int quiet;
+    struct cb_verdict_cache *vc; /* verdicts so far, one per variant */
+    size_t nvc, capvc;
+    char db[1024];
+};
+
+/* Resolve a comma-separated event list (aliases, libpfm4 strings; "tsc" and
+ * "cycles-est" are accepted and ignored, being always recorded).  Unknown
+ * names: -ENOENT with a "did you mean" message; an alias this PMU lacks is
+ * kept as unsupported.  Calls cb_events_init(). */
+int cb_collect_resolve_events(const char *csv, struct cb_event_spec *specs, int max, int *n,
+                              char *err, size_t errlen);
+
+/* Pin, probe the host and clocks, open counters, open the store and begin a
+ * run.  On failure returns a negative errno with a message in err, and
+ * *usage is 1 when the fault is in what the user gave (exit status 2). */
+int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o, char *err,
+                      size_t errlen, int *usage);
+
+enum cb_case_outcome { CB_CASE_MEASURED, CB_CASE_SKIPPED, CB_CASE_BAD };
+
+/* Measure one case into the run: skipped (CPU lacks a feature, or setup
+ * failed), BAD (verification failed: never timed), or measured.  m (may be
+ * NULL) receives the measurement, to be freed by the caller.  Returns the
+ * outcome (>= 0), -EINTR when *stop was raised, or a negative errno from the
+ * store. */
+int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
+                      const struct cb_variant *v, uint64_t size, enum cb_mode mode,
+                      volatile sig_atomic_t *stop, int64_t *case_id, struct cb_measurement *m);
+
+/* The verdict of v (verifying it on first use). */
+const struct cb_verdict *cb_collector_verdict(struct cb_collector *col, const struct cb_probe *p,
+                                              const struct cb_variant *v);
+
+/* Mark the run "complete" or "aborted", close everything. */
+int cb_collector_finish(struct cb_collector *col, const char *status);
+
+#endif
