@@ -11,12 +11,16 @@
 #include "csum.h"
 #include "csum_copy.h"
 #include "memset.h"
+#include "rxring.h"
+#include "slab.h"
 
 const struct cb_probe *const cb_probes[] = {
     &cb_probe_csum,
     &cb_probe_copy,
     &cb_probe_csum_copy,
     &cb_probe_memset,
+    &cb_probe_slab,
+    &cb_probe_rx_prefetch,
 };
 const size_t cb_nprobes = sizeof cb_probes / sizeof cb_probes[0];
 

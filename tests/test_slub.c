@@ -275,7 +275,10 @@ static void test_alloc_clear(void)
         is_uint(cb_slab_clear_bytes(c.variant, c.size), cases[t].want, "%s size %zu clears %zu",
                 cases[t].v, c.size, cases[t].want);
         struct cb_slub_cache *sc = cb_slab_cache(&c);
-        size_t n = 2 * sc->objects;
+        struct cb_slub_report r;
+        cb_slub_check(sc, NULL, 0, &r);
+        /* Take every free object (no new slab), dirty it, give it back. */
+        size_t n = r.free_objects + sc->objects;
         void **p = calloc(n, sizeof *p);
         for (size_t i = 0; i < n; i++) {
             p[i] = cb_slub_alloc(sc);
@@ -284,6 +287,9 @@ static void test_alloc_clear(void)
         for (size_t i = 0; i < n; i++)
             cb_slub_free(sc, p[i]);
         cb_probe_slab.run(&c, 1);
+        cb_slub_check(sc, NULL, 0, &r);
+        ok(r.free_objects == n && r.used_objects == 0, "%s size %zu: %zu objects, all free again",
+           cases[t].v, c.size, n);
         size_t zeroed = 0, dirty = 0, other = 0;
         for (size_t i = 0; i < n; i++) {
             const unsigned char *o = p[i] = cb_slub_alloc(sc);

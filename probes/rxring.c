@@ -1,0 +1,573 @@
+/* rxring.c — the e1000 RX clean loop with every prefetch combination (see
+ * rxring.h for the model and the 2005 thread behind it).
+ *
+ * Each variant is the same always-inline loop, rx_clean(), instantiated
+ * with constant parameters by the RX_VARIANTS table, so every variant
+ * compiles to its own loop with no per-packet test of which prefetches are
+ * on.  The variant's fn points at a const rx_params holding that loop. */
+#include "rxring.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cpu.h"
+#include "workset.h"
+
+enum { PF_T0, PF_NTA, PF_W };
+/* Where a "next packet" address comes from: ADDR_DEP follows the driver's
+ * pointers (buffer_info -> skb -> skb->data: prefetch(*ptr), the loads
+ * must complete first); ADDR_KNOWN reads it from rx_data[], a side array
+ * the refill wrote (prefetch(ptr): the address is at hand). */
+enum { ADDR_DEP, ADDR_KNOWN };
+
+#define PT1 1u  /* skb->data of this packet */
+#define PT2 2u  /* next descriptor */
+#define PT3 4u  /* next buffer_info */
+#define PT4 8u  /* next skb */
+#define PT5 16u /* next skb->data */
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+typedef void (*rx_loop_fn)(struct cb_rx_ring *r, uint64_t n);
+
+struct rx_params {
+    rx_loop_fn loop;
+    unsigned points;  /* PT* */
+    unsigned dist;    /* packets ahead for #2..#5 */
+    unsigned kind;    /* PF_* */
+    unsigned addr;    /* ADDR_* */
+    unsigned burst;   /* >0: data lines of the next burst packets at once */
+};
+
+static ALWAYS_INLINE void pf(const void *p, unsigned kind)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (kind == PF_NTA)
+        __asm__ __volatile__("prefetchnta %0" : : "m"(*(const char *)p));
+    else if (kind == PF_W)
+        __asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
+    else
+        __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)p));
+#else
+    __builtin_prefetch(p, kind == PF_W, kind == PF_NTA ? 0 : 3);
+#endif
+}
+
+static ALWAYS_INLINE uint32_t ld32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static ALWAYS_INLINE unsigned be16(const unsigned char *p)
+{
+    return (unsigned)p[0] << 8 | p[1];
+}
+
+/* Header checksum by 32-bit words with end-around carry: the ones'
+ * complement sum is the same at any word width, and a valid header sums
+ * to 0xffff. */
+static ALWAYS_INLINE int ipv4_csum_ok(const unsigned char *ip, unsigned ihl)
+{
+    uint64_t s = 0;
+    for (unsigned w = 0; w < ihl; w++)
+        s += ld32(ip + 4 * w);
+    s = (s & 0xffffffffu) + (s >> 32);
+    s = (s & 0xffffffffu) + (s >> 32);
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    return s == 0xffff;
+}
+
+static ALWAYS_INLINE void rx_clean(struct cb_rx_ring *r, uint64_t iters, const unsigned pts,
+                                   const unsigned dist, const unsigned kind, const unsigned addr,
+                                   const unsigned burst)
+{
+    struct cb_rx_desc *const ring = r->desc;
+    struct cb_rx_buffer *const bi = r->binfo;
+    unsigned char **const rx_data = r->rx_data;
+    struct cb_skb *const *const pool_skb = r->pool_skb;
+    unsigned char *const *const pool_data = r->pool_data;
+    const uint16_t *const pool_len = r->pool_len;
+    const size_t n = r->ndesc, np = r->npool;
+    const size_t d = dist < n ? dist : dist % n;
+    size_t i = r->next, cur = r->pool_cur, phase = r->burst_phase;
+    struct cb_rx_result a = r->res;
+
+    for (uint64_t it = 0; it < iters; it++) {
+        struct cb_rx_desc *rxd = &ring[i];
+        if (burst) {
+            /* Ask for the next group's data lines all at once: more
+             * outstanding lines than the miss buffers hold. */
+            if (phase == 0)
+                for (unsigned k = 0; k < burst; k++) {
+                    size_t j = i + burst + k;
+                    while (j >= n)
+                        j -= n;
+                    pf(rx_data[j] - CB_RX_NET_IP_ALIGN, kind);
+                }
+            if (++phase == burst)
+                phase = 0;
+        }
+        if (!(rxd->status & CB_RX_DD)) {
+            /* Never taken: refill sets DD.  Counted rather than stopped on,
+             * so an operation is always one packet. */
+            a.non_ip++;
+        }
+        struct cb_skb *skb = bi[i].skb;
+        if (pts & PT1)
+            pf((addr == ADDR_KNOWN ? rx_data[i] : skb->data) - CB_RX_NET_IP_ALIGN, kind);
+        if (pts & (PT2 | PT3 | PT4 | PT5)) {
+            size_t j = i + d;
+            if (j >= n)
+                j -= n;
+            if (pts & PT2)
+                pf(&ring[j], kind);
+            if (pts & PT3)
+                pf(&bi[j], kind);
+            if (pts & (PT4 | PT5)) {
+                if (addr == ADDR_KNOWN) {
+                    if (pts & PT4)
+                        pf(bi[j].skb, kind);
+                    if (pts & PT5)
+                        pf(rx_data[j] - CB_RX_NET_IP_ALIGN, kind);
+                } else {
+                    struct cb_skb *next_skb = bi[j].skb;
+                    if (pts & PT4)
+                        pf(next_skb, kind);
+                    if (pts & PT5)
+                        pf(next_skb->data - CB_RX_NET_IP_ALIGN, kind);
+                }
+            }
+        }
+
+        unsigned len = rxd->length;
+        const unsigned char *eth = skb->data;
+        const unsigned char *ip = eth + 14;
+        unsigned proto = be16(eth + 12);
+        unsigned vihl = ip[0];
+        a.packets++;
+        if (proto == 0x0800 && (vihl >> 4) == 4 && (vihl & 15) >= 5 &&
+            be16(ip + 2) + 14 <= len && be16(ip + 2) >= 4 * (vihl & 15)) {
+            if (ipv4_csum_ok(ip, vihl & 15)) {
+                a.ipv4_ok++;
+                a.bytes += len;
+                a.addr_sum += ld32(ip + 12) ^ ld32(ip + 16);
+            } else {
+                a.bad_csum++;
+            }
+        } else {
+            a.non_ip++;
+        }
+        skb->len = len;
+        skb->protocol = (uint16_t)proto;
+
+        /* Refill this slot with the next pool packet. */
+        unsigned char *nd = pool_data[cur];
+        rxd->buffer_addr = (uintptr_t)nd;
+        rxd->length = pool_len[cur];
+        rxd->status = CB_RX_DD;
+        bi[i].skb = pool_skb[cur];
+        bi[i].dma = (uintptr_t)nd;
+        rx_data[i] = nd;
+        if (++cur == np)
+            cur = 0;
+        if (++i == n)
+            i = 0;
+    }
+    r->next = i;
+    r->pool_cur = cur;
+    r->burst_phase = phase;
+    r->res = a;
+}
+
+/* id, name, points, distance, kind, address source, burst, needs, desc */
+#define RX_VARIANTS(X) \
+    X(c0, "none", 0, 1, PF_T0, ADDR_DEP, 0, 0, "no prefetch: the e1000 RX clean loop as is (2005: 517,500 pps)")                                 \
+    X(c1, "pf-1", 1, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data (2005: 539,000 pps)")                                                               \
+    X(c2, "pf-2", 2, 1, PF_T0, ADDR_DEP, 0, 0, "#2 next desc")                                                                                   \
+    X(c3, "pf-1+2", 3, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #2 next desc (2005: 547,500 pps)")                                               \
+    X(c4, "pf-3", 4, 1, PF_T0, ADDR_DEP, 0, 0, "#3 next buffer_info")                                                                            \
+    X(c5, "pf-1+3", 5, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #3 next buffer_info")                                                            \
+    X(c6, "pf-2+3", 6, 1, PF_T0, ADDR_DEP, 0, 0, "#2 next desc, #3 next buffer_info")                                                            \
+    X(c7, "pf-1+2+3", 7, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #2 next desc, #3 next buffer_info (2005: 545,500 pps)")                        \
+    X(c8, "pf-4", 8, 1, PF_T0, ADDR_DEP, 0, 0, "#4 next skb")                                                                                    \
+    X(c9, "pf-1+4", 9, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #4 next skb")                                                                    \
+    X(c10, "pf-2+4", 10, 1, PF_T0, ADDR_DEP, 0, 0, "#2 next desc, #4 next skb")                                                                  \
+    X(c11, "pf-1+2+4", 11, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #2 next desc, #4 next skb")                                                  \
+    X(c12, "pf-3+4", 12, 1, PF_T0, ADDR_DEP, 0, 0, "#3 next buffer_info, #4 next skb")                                                           \
+    X(c13, "pf-1+3+4", 13, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #3 next buffer_info, #4 next skb")                                           \
+    X(c14, "pf-2+3+4", 14, 1, PF_T0, ADDR_DEP, 0, 0, "#2 next desc, #3 next buffer_info, #4 next skb")                                           \
+    X(c15, "pf-1+2+3+4", 15, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #2 next desc, #3 next buffer_info, #4 next skb (2005: 544,200 pps)")       \
+    X(c16, "pf-5", 16, 1, PF_T0, ADDR_DEP, 0, 0, "#5 next skb->data")                                                                            \
+    X(c17, "pf-1+5", 17, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #5 next skb->data")                                                            \
+    X(c18, "pf-2+5", 18, 1, PF_T0, ADDR_DEP, 0, 0, "#2 next desc, #5 next skb->data")                                                            \
+    X(c19, "pf-1+2+5", 19, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #2 next desc, #5 next skb->data (2005: 565,500 pps)")                        \
+    X(c20, "pf-3+5", 20, 1, PF_T0, ADDR_DEP, 0, 0, "#3 next buffer_info, #5 next skb->data")                                                     \
+    X(c21, "pf-1+3+5", 21, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #3 next buffer_info, #5 next skb->data")                                     \
+    X(c22, "pf-2+3+5", 22, 1, PF_T0, ADDR_DEP, 0, 0, "#2 next desc, #3 next buffer_info, #5 next skb->data")                                     \
+    X(c23, "pf-1+2+3+5", 23, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #2 next desc, #3 next buffer_info, #5 next skb->data (2005: 565,100 pps)") \
+    X(c24, "pf-4+5", 24, 1, PF_T0, ADDR_DEP, 0, 0, "#4 next skb, #5 next skb->data")                                                             \
+    X(c25, "pf-1+4+5", 25, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #4 next skb, #5 next skb->data")                                             \
+    X(c26, "pf-2+4+5", 26, 1, PF_T0, ADDR_DEP, 0, 0, "#2 next desc, #4 next skb, #5 next skb->data")                                             \
+    X(c27, "pf-1+2+4+5", 27, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #2 next desc, #4 next skb, #5 next skb->data")                             \
+    X(c28, "pf-3+4+5", 28, 1, PF_T0, ADDR_DEP, 0, 0, "#3 next buffer_info, #4 next skb, #5 next skb->data")                                      \
+    X(c29, "pf-1+3+4+5", 29, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #3 next buffer_info, #4 next skb, #5 next skb->data")                      \
+    X(c30, "pf-2+3+4+5", 30, 1, PF_T0, ADDR_DEP, 0, 0, "#2 next desc, #3 next buffer_info, #4 next skb, #5 next skb->data")                      \
+    X(c31, "pf-1+2+3+4+5", 31, 1, PF_T0, ADDR_DEP, 0, 0, "#1 skb->data, #2 next desc, #3 next buffer_info, #4 next skb, #5 next skb->data")      \
+    X(k1, "pf-1+2+5-known", 19, 1, PF_T0, ADDR_KNOWN, 0, 0,                                       \
+      "#1 #2 #5 with #1/#5 addresses from a side array: prefetch(ptr), not prefetch(*ptr)")      \
+    X(d2, "pf-1+2+5-d2", 19, 2, PF_T0, ADDR_DEP, 0, 0, "#1 #2 #5, 2 packets ahead")             \
+    X(d4, "pf-1+2+5-d4", 19, 4, PF_T0, ADDR_DEP, 0, 0, "#1 #2 #5, 4 packets ahead")             \
+    X(d8, "pf-1+2+5-d8", 19, 8, PF_T0, ADDR_DEP, 0, 0, "#1 #2 #5, 8 packets ahead")             \
+    X(d16, "pf-1+2+5-d16", 19, 16, PF_T0, ADDR_DEP, 0, 0, "#1 #2 #5, 16 packets ahead")         \
+    X(kd2, "pf-1+2+5-known-d2", 19, 2, PF_T0, ADDR_KNOWN, 0, 0,                                 \
+      "#1 #2 #5 from the side array, 2 packets ahead")                                          \
+    X(kd4, "pf-1+2+5-known-d4", 19, 4, PF_T0, ADDR_KNOWN, 0, 0,                                 \
+      "#1 #2 #5 from the side array, 4 packets ahead")                                          \
+    X(kd8, "pf-1+2+5-known-d8", 19, 8, PF_T0, ADDR_KNOWN, 0, 0,                                 \
+      "#1 #2 #5 from the side array, 8 packets ahead")                                          \
+    X(kd16, "pf-1+2+5-known-d16", 19, 16, PF_T0, ADDR_KNOWN, 0, 0,                              \
+      "#1 #2 #5 from the side array, 16 packets ahead")                                         \
+    X(nta, "pf-1+2+5-nta", 19, 1, PF_NTA, ADDR_DEP, 0, 0, "#1 #2 #5 with prefetchnta")         \
+    X(w, "pf-1+2+5-w", 19, 1, PF_W, ADDR_DEP, 0, CB_CPU_PREFETCHW,                              \
+      "#1 #2 #5 with prefetchw (the loop writes skb->len; headers are only read)")              \
+    X(b8, "burst-8", 0, 1, PF_T0, ADDR_KNOWN, 8, 0,                                             \
+      "every 8 packets, the next 8 packets' data lines at once (fits the miss buffers)")        \
+    X(b16, "burst-16", 0, 1, PF_T0, ADDR_KNOWN, 16, 0,                                          \
+      "every 16 packets, the next 16 data lines at once (about the miss buffers' size)")        \
+    X(b32, "burst-32", 0, 1, PF_T0, ADDR_KNOWN, 32, 0,                                          \
+      "every 32 packets, the next 32 data lines at once (overflows 10-24 miss buffers)")        \
+    X(b64, "burst-64", 0, 1, PF_T0, ADDR_KNOWN, 64, 0,                                          \
+      "every 64 packets, the next 64 data lines at once (overflows the miss buffers)")
+
+#define RX_DEFINE(id, nm, pts, dist, kind, addr, burst, needs, dsc)                             \
+    static void rx_loop_##id(struct cb_rx_ring *r, uint64_t n)                                 \
+    {                                                                                          \
+        rx_clean(r, n, pts, dist, kind, addr, burst);                                          \
+    }                                                                                          \
+    static const struct rx_params rx_par_##id = {rx_loop_##id, pts, dist, kind, addr, burst};
+RX_VARIANTS(RX_DEFINE)
+#undef RX_DEFINE
+
+#define RX_ROW(id, nm, pts, dist, kind, addr, burst, nd, dsc)                                   \
+    {.name = nm, .desc = dsc, .needs = nd, .fn = &rx_par_##id,                                 \
+     .flags = (pts) == 0 && (burst) == 0 ? CB_VARIANT_REFERENCE : 0},
+static const struct cb_variant rx_variants[] = {RX_VARIANTS(RX_ROW)};
+#undef RX_ROW
+
+/* ---- setup ------------------------------------------------------------------ */
+
+static uint64_t rnd(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+static void shuffle(uint32_t *a, size_t n, uint64_t *seed)
+{
+    for (size_t i = 0; i < n; i++)
+        a[i] = (uint32_t)i;
+    for (size_t i = n; i > 1; i--) {
+        size_t j = rnd(seed) % i;
+        uint32_t t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
+    }
+}
+
+/* The header checksum written by setup: RFC 1071 over big-endian pairs. */
+static uint16_t hdr_csum(const unsigned char *ip, size_t len)
+{
+    uint32_t s = 0;
+    for (size_t k = 0; k < len; k += 2)
+        s += (uint32_t)ip[k] << 8 | ip[k + 1];
+    while (s >> 16)
+        s = (s & 0xffff) + (s >> 16);
+    return (uint16_t)~s;
+}
+
+static void write_packet(struct cb_rx_ring *r, unsigned char *eth, size_t k, unsigned len,
+                         uint64_t *seed)
+{
+    uint64_t x = rnd(seed);
+    int bad = k == 1 || (k > 2 && x % 37 == 0);
+    int arp = k == 2 || (k > 2 && !bad && (x >> 8) % 53 == 0);
+    unsigned ihl = (x >> 16) % 11 == 0 ? 6 : 5;
+    for (int b = 0; b < 6; b++) {
+        eth[b] = (unsigned char)(0x02 + b);          /* dst: a local MAC */
+        eth[6 + b] = (unsigned char)(rnd(seed) | 2); /* src */
+    }
+    eth[6] &= 0xfe;
+    unsigned type = arp ? 0x0806 : 0x0800;
+    eth[12] = (unsigned char)(type >> 8);
+    eth[13] = (unsigned char)type;
+    unsigned char *ip = eth + 14;
+    unsigned tot = len - 14;
+    uint64_t y = rnd(seed);
+    ip[0] = (unsigned char)(0x40 | ihl);
+    ip[1] = 0;
+    ip[2] = (unsigned char)(tot >> 8);
+    ip[3] = (unsigned char)tot;
+    ip[4] = (unsigned char)(y >> 8);
+    ip[5] = (unsigned char)y;
+    ip[6] = 0x40; /* DF */
+    ip[7] = 0;
+    ip[8] = 64;
+    ip[9] = 17;
+    ip[10] = ip[11] = 0;
+    for (int b = 0; b < 8; b++)
+        ip[12 + b] = (unsigned char)(y >> (16 + 5 * b));
+    if (ihl == 6) {
+        ip[20] = 0x94; /* router alert */
+        ip[21] = 4;
+        ip[22] = ip[23] = 0;
+    }
+    uint16_t cs = hdr_csum(ip, 4 * ihl);
+    if (bad)
+        cs ^= (uint16_t)(1u << (y % 16));
+    ip[10] = (unsigned char)(cs >> 8);
+    ip[11] = (unsigned char)cs;
+    if (arp)
+        r->planted_non_ip++;
+    else if (bad)
+        r->planted_bad_csum++;
+}
+
+size_t cb_rx_pool_size(enum cb_mode mode, size_t cold_bytes)
+{
+    if (mode != CB_MODE_COLD)
+        return CB_RX_WARM_POOL;
+    /* Lines touched per packet: skb lines 0 and 2, and the header line. */
+    size_t p = cold_bytes / 192;
+    return p < 2 ? 2 : p;
+}
+
+void cb_rx_ring_free(struct cb_rx_ring *r)
+{
+    if (r->mem)
+        munmap(r->mem, r->mem_len);
+    free(r->desc);
+    free(r->binfo);
+    free(r->rx_data);
+    free(r->pool_skb);
+    free(r->pool_data);
+    free(r->pool_len);
+    memset(r, 0, sizeof *r);
+}
+
+int cb_rx_ring_init(struct cb_rx_ring *r, size_t ndesc, size_t npool, uint64_t seed, int cold)
+{
+    memset(r, 0, sizeof *r);
+    if (ndesc < 2 || npool < 2 || npool > UINT32_MAX)
+        return -EINVAL;
+    r->ndesc = ndesc;
+    r->npool = npool;
+    r->desc = aligned_alloc(64, (ndesc * sizeof *r->desc + 63) & ~(size_t)63);
+    r->binfo = aligned_alloc(64, (ndesc * sizeof *r->binfo + 63) & ~(size_t)63);
+    r->rx_data = calloc(ndesc, sizeof *r->rx_data);
+    r->pool_skb = calloc(npool, sizeof *r->pool_skb);
+    r->pool_data = calloc(npool, sizeof *r->pool_data);
+    r->pool_len = calloc(npool, sizeof *r->pool_len);
+    uint32_t *perm = calloc(npool, sizeof *perm);
+    r->mem_len = npool * (sizeof(struct cb_skb) + CB_RX_BUF_STRIDE);
+    void *m = mmap(NULL, r->mem_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        m = NULL;
+        r->mem_len = 0;
+    }
+    r->mem = m;
+    if (!r->desc || !r->binfo || !r->rx_data || !r->pool_skb || !r->pool_data || !r->pool_len ||
+        !perm || !r->mem) {
+        free(perm);
+        cb_rx_ring_free(r);
+        return -ENOMEM;
+    }
+#ifdef MADV_HUGEPAGE
+    /* As workset.c: kernel packet memory sits in the huge-page direct map;
+     * the cold case should pay cache misses, not a TLB miss per page. */
+    if (cold)
+        (void)madvise(r->mem, r->mem_len, MADV_HUGEPAGE);
+#else
+    (void)cold;
+#endif
+    memset(r->mem, 0, r->mem_len);
+    memset(r->desc, 0, ndesc * sizeof *r->desc);
+    memset(r->binfo, 0, ndesc * sizeof *r->binfo);
+
+    /* Shuffled placement: consecutive packets live at unrelated addresses. */
+    struct cb_skb *skbs = (struct cb_skb *)r->mem;
+    unsigned char *bufs = r->mem + npool * sizeof(struct cb_skb);
+    shuffle(perm, npool, &seed);
+    for (size_t k = 0; k < npool; k++)
+        r->pool_skb[k] = &skbs[perm[k]];
+    shuffle(perm, npool, &seed);
+    for (size_t k = 0; k < npool; k++) {
+        unsigned char *buf = bufs + (size_t)perm[k] * CB_RX_BUF_STRIDE;
+        unsigned char *data = buf + CB_RX_HEADROOM + CB_RX_NET_IP_ALIGN;
+        unsigned len = 60 + (unsigned)(rnd(&seed) % (1514 - 60 + 1));
+        struct cb_skb *skb = r->pool_skb[k];
+        skb->head = buf;
+        skb->data = data;
+        skb->tail = data;
+        skb->end = buf + CB_RX_BUF_STRIDE;
+        skb->truesize = CB_RX_BUF_STRIDE + sizeof *skb;
+        r->pool_data[k] = data;
+        r->pool_len[k] = (uint16_t)len;
+        write_packet(r, data, k, len, &seed);
+    }
+    free(perm);
+
+    /* Arm every slot, as the driver does at open. */
+    for (size_t i = 0; i < ndesc; i++) {
+        size_t k = r->pool_cur;
+        r->desc[i].buffer_addr = (uintptr_t)r->pool_data[k];
+        r->desc[i].length = r->pool_len[k];
+        r->desc[i].status = CB_RX_DD;
+        r->binfo[i].skb = r->pool_skb[k];
+        r->binfo[i].dma = (uintptr_t)r->pool_data[k];
+        r->rx_data[i] = r->pool_data[k];
+        if (++r->pool_cur == npool)
+            r->pool_cur = 0;
+    }
+    return 0;
+}
+
+/* ---- the family ---------------------------------------------------------- */
+
+#define RX_SEED 0x5eed2005e1000ULL
+
+static int rx_setup(struct cb_case *c)
+{
+    struct cb_rx_ring *r = malloc(sizeof *r);
+    if (!r)
+        return -ENOMEM;
+    size_t cold = c->cold_bytes ? c->cold_bytes : cb_workset_cold_bytes();
+    int rc = cb_rx_ring_init(r, c->size, cb_rx_pool_size(c->mode, cold), RX_SEED,
+                             c->mode == CB_MODE_COLD);
+    if (rc) {
+        free(r);
+        return rc;
+    }
+    c->priv = r;
+    c->bytes_per_op = 0;
+    return 0;
+}
+
+static void rx_run(struct cb_case *c, uint64_t iters)
+{
+    struct cb_rx_ring *r = c->priv;
+    const struct rx_params *p = c->variant->fn;
+    p->loop(r, iters);
+    c->sink += r->res.ipv4_ok + r->res.bytes;
+}
+
+static void rx_teardown(struct cb_case *c)
+{
+    struct cb_rx_ring *r = c->priv;
+    if (r) {
+        cb_rx_ring_free(r);
+        free(r);
+    }
+    c->priv = NULL;
+}
+
+struct cb_rx_ring *cb_rx_case_ring(struct cb_case *c)
+{
+    return c->priv;
+}
+
+static int res_eq(const struct cb_rx_result *a, const struct cb_rx_result *b)
+{
+    return a->packets == b->packets && a->ipv4_ok == b->ipv4_ok && a->bad_csum == b->bad_csum &&
+           a->non_ip == b->non_ip && a->bytes == b->bytes && a->addr_sum == b->addr_sum;
+}
+
+/* Same packets through the variant and through "none", on two rings built
+ * from the same seed: after one ring pass and after several wraps (run in
+ * uneven pieces), every count must agree. */
+static int rx_verify(const struct cb_variant *v, struct cb_verdict *out)
+{
+    static const struct {
+        size_t ndesc, npool;
+    } shapes[] = {{64, 64}, {256, 64}, {100, 307}, {256, 1031}, {4096, 97}};
+    const struct rx_params *p = v->fn;
+    memset(out, 0, sizeof *out);
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        struct cb_rx_ring a, b;
+        int rc = cb_rx_ring_init(&a, shapes[s].ndesc, shapes[s].npool, RX_SEED + s, 0);
+        if (rc)
+            return rc;
+        if ((rc = cb_rx_ring_init(&b, shapes[s].ndesc, shapes[s].npool, RX_SEED + s, 0))) {
+            cb_rx_ring_free(&a);
+            return rc;
+        }
+        size_t n = shapes[s].ndesc;
+        rx_loop_c0(&a, n);
+        p->loop(&b, n);
+        int good = res_eq(&a.res, &b.res);
+        if (!good)
+            snprintf(out->detail, sizeof out->detail,
+                     "ring %zu pool %zu, one pass: ok/bad/other/bytes %llu/%llu/%llu/%llu, "
+                     "reference %llu/%llu/%llu/%llu",
+                     n, shapes[s].npool, (unsigned long long)b.res.ipv4_ok,
+                     (unsigned long long)b.res.bad_csum, (unsigned long long)b.res.non_ip,
+                     (unsigned long long)b.res.bytes, (unsigned long long)a.res.ipv4_ok,
+                     (unsigned long long)a.res.bad_csum, (unsigned long long)a.res.non_ip,
+                     (unsigned long long)a.res.bytes);
+        uint64_t more = 4 * (uint64_t)n + 3;
+        rx_loop_c0(&a, more);
+        for (uint64_t done = 0, step = 1; good && done < more; step = step * 3 + 1) {
+            uint64_t k = step < more - done ? step : more - done;
+            p->loop(&b, k);
+            done += k;
+        }
+        if (good && !res_eq(&a.res, &b.res)) {
+            good = 0;
+            snprintf(out->detail, sizeof out->detail,
+                     "ring %zu pool %zu, after %llu packets: ok/bad/other/bytes %llu/%llu/%llu/"
+                     "%llu, reference %llu/%llu/%llu/%llu",
+                     n, shapes[s].npool, (unsigned long long)a.res.packets,
+                     (unsigned long long)b.res.ipv4_ok, (unsigned long long)b.res.bad_csum,
+                     (unsigned long long)b.res.non_ip, (unsigned long long)b.res.bytes,
+                     (unsigned long long)a.res.ipv4_ok, (unsigned long long)a.res.bad_csum,
+                     (unsigned long long)a.res.non_ip, (unsigned long long)a.res.bytes);
+        }
+        if (good && (a.res.bad_csum == 0 || a.res.non_ip == 0)) {
+            good = 0;
+            snprintf(out->detail, sizeof out->detail, "ring %zu: no planted bad packet seen", n);
+        }
+        out->checked += b.res.packets;
+        cb_rx_ring_free(&a);
+        cb_rx_ring_free(&b);
+        if (!good)
+            return 0;
+    }
+    out->ok = 1;
+    return 0;
+}
+
+static const size_t rx_sizes[] = {256, 1024, 4096, 0};
+
+const struct cb_probe cb_probe_rx_prefetch = {
+    .name = "rx_prefetch",
+    .desc = "e1000 RX clean loop with the 2005 thread's prefetch points #1..#5; "
+            "size = ring descriptors, cold: shuffled packet pool over cold_bytes",
+    .unit = "desc",
+    .op = "packet",
+    .variants = rx_variants,
+    .nvariants = sizeof rx_variants / sizeof rx_variants[0],
+    .sizes = rx_sizes,
+    .setup = rx_setup,
+    .run = rx_run,
+    .verify = rx_verify,
+    .teardown = rx_teardown,
+};

@@ -1,0 +1,653 @@
+/* slab.c — the "slab" family: the SLUB-shaped allocator of slub.c driven
+ * single, on its slow path and in bulk, against glibc malloc (see slab.h for
+ * what warm and cold mean here). */
+#include "slab.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workset.h"
+
+enum slab_kind { K_SINGLE, K_SLOWPATH, K_BULK, K_MALLOC, K_CLEAR };
+
+struct slab_params {
+    enum slab_kind kind;
+    unsigned batch;   /* bulk size */
+    unsigned clear;   /* bytes zeroed per alloc (alloc-clear), before clamping */
+};
+
+#define MAX_BULK 250u
+/* The slow-path row allocates this many slabs' worth before freeing. */
+#define SLOW_SLABS 3u
+
+struct slab_state {
+    const struct slab_params *par;
+    struct cb_slub_cache cache;
+    size_t size;
+    size_t clear;       /* clamped */
+    void **ptrs;        /* scratch for one batch (warm mode) */
+    unsigned *perm;     /* slow path: free order, a permutation of 0..slow_n-1 */
+    size_t slow_n;
+    void **ring;        /* cold mode: the live window */
+    size_t window;
+    size_t pos;
+    uint64_t acc;
+};
+
+/* xorshift64*: setup-time shuffles only. */
+static uint64_t rnd(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* The allocation must be observable, or the compiler may drop a
+ * malloc/free pair whose memory is never read. */
+static inline void keep(void *p)
+{
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
+static inline void touch(struct slab_state *st, void *p, uint64_t v)
+{
+    *(uint64_t *)p = v;
+    st->acc += (uintptr_t)p;
+    keep(p);
+}
+
+/* ---- warm: alloc and free back to back ----------------------------------- */
+
+static void run_warm(struct slab_state *st, uint64_t iters)
+{
+    const struct slab_params *par = st->par;
+    struct cb_slub_cache *c = &st->cache;
+    switch (par->kind) {
+    case K_SINGLE:
+        for (uint64_t i = 0; i < iters; i++) {
+            void *p = cb_slub_alloc(c);
+            touch(st, p, i);
+            cb_slub_free(c, p);
+        }
+        break;
+    case K_MALLOC:
+        for (uint64_t i = 0; i < iters; i++) {
+            void *p = malloc(st->size);
+            touch(st, p, i);
+            free(p);
+        }
+        break;
+    case K_CLEAR:
+        for (uint64_t i = 0; i < iters; i++) {
+            void *p = cb_slub_alloc(c);
+            /* Constant sizes let the compiler inline the clear, as the
+             * kernel's memset of an skb head is. */
+            if (st->clear == 256)
+                memset(p, 0, 256);
+            else if (st->clear == 192)
+                memset(p, 0, 192);
+            else
+                memset(p, 0, st->clear);
+            touch(st, p, i);
+            cb_slub_free(c, p);
+        }
+        break;
+    case K_BULK:
+        while (iters) {
+            size_t k = iters < par->batch ? (size_t)iters : par->batch;
+            cb_slub_alloc_bulk(c, k, st->ptrs);
+            for (size_t j = 0; j < k; j++)
+                touch(st, st->ptrs[j], j);
+            cb_slub_free_bulk(c, k, st->ptrs);
+            iters -= k;
+        }
+        break;
+    case K_SLOWPATH:
+        while (iters) {
+            size_t k = iters < st->slow_n ? (size_t)iters : st->slow_n;
+            for (size_t j = 0; j < k; j++) {
+                void *p = cb_slub_alloc(c);
+                touch(st, p, j);
+                st->ptrs[j] = p;
+            }
+            if (k == st->slow_n) {
+                for (size_t j = 0; j < k; j++)
+                    cb_slub_free(c, st->ptrs[st->perm[j]]);
+            } else {
+                for (size_t j = 0; j < st->slow_n; j++)
+                    if (st->perm[j] < k)
+                        cb_slub_free(c, st->ptrs[st->perm[j]]);
+            }
+            iters -= k;
+        }
+        break;
+    }
+}
+
+/* ---- cold: free the oldest of the window, allocate into its place -------- */
+
+static void run_cold(struct slab_state *st, uint64_t iters)
+{
+    const struct slab_params *par = st->par;
+    struct cb_slub_cache *c = &st->cache;
+    size_t pos = st->pos, w = st->window;
+    while (iters) {
+        size_t k;
+        void **slot = st->ring + pos;
+        switch (par->kind) {
+        case K_BULK:
+            k = par->batch;
+            break;
+        case K_SLOWPATH:
+            k = st->slow_n;
+            break;
+        default:
+            k = 64; /* only to bound the inner loop; each op is still single */
+            break;
+        }
+        if (k > iters)
+            k = (size_t)iters;
+        if (k > w - pos)
+            k = w - pos;
+        switch (par->kind) {
+        case K_BULK:
+            cb_slub_free_bulk(c, k, slot);
+            cb_slub_alloc_bulk(c, k, slot);
+            for (size_t j = 0; j < k; j++)
+                touch(st, slot[j], j);
+            break;
+        case K_SLOWPATH:
+            /* Free the oldest k in the shuffled order, then refill. */
+            for (size_t j = 0; j < st->slow_n; j++)
+                if (st->perm[j] < k)
+                    cb_slub_free(c, slot[st->perm[j]]);
+            for (size_t j = 0; j < k; j++) {
+                slot[j] = cb_slub_alloc(c);
+                touch(st, slot[j], j);
+            }
+            break;
+        case K_MALLOC:
+            for (size_t j = 0; j < k; j++) {
+                free(slot[j]);
+                slot[j] = malloc(st->size);
+                touch(st, slot[j], j);
+            }
+            break;
+        case K_CLEAR:
+            for (size_t j = 0; j < k; j++) {
+                cb_slub_free(c, slot[j]);
+                slot[j] = cb_slub_alloc(c);
+                memset(slot[j], 0, st->clear);
+                touch(st, slot[j], j);
+            }
+            break;
+        case K_SINGLE:
+            for (size_t j = 0; j < k; j++) {
+                cb_slub_free(c, slot[j]);
+                slot[j] = cb_slub_alloc(c);
+                touch(st, slot[j], j);
+            }
+            break;
+        }
+        pos += k;
+        if (pos == w)
+            pos = 0;
+        iters -= k;
+    }
+    st->pos = pos;
+}
+
+static void run_state(struct slab_state *st, uint64_t iters)
+{
+    if (st->ring)
+        run_cold(st, iters);
+    else
+        run_warm(st, iters);
+}
+
+/* ---- setup / teardown ----------------------------------------------------- */
+
+static void state_free(struct slab_state *st)
+{
+    if (st->ring) {
+        if (st->par->kind == K_MALLOC)
+            for (size_t i = 0; i < st->window; i++)
+                free(st->ring[i]);
+        free(st->ring);
+    }
+    if (st->par->kind != K_MALLOC)
+        cb_slub_destroy(&st->cache);
+    free(st->ptrs);
+    free(st->perm);
+    memset(st, 0, sizeof *st);
+}
+
+/* window 0: warm mode; else cold mode with that many live objects. */
+static int state_init(struct slab_state *st, const struct slab_params *par, size_t size,
+                      size_t window, unsigned slub_flags)
+{
+    memset(st, 0, sizeof *st);
+    st->par = par;
+    st->size = size;
+    if (par->kind != K_MALLOC) {
+        int rc = cb_slub_create(&st->cache, size, slub_flags);
+        if (rc)
+            return rc;
+    }
+    st->clear = par->clear < size ? par->clear : size;
+    st->slow_n = par->kind == K_MALLOC ? 1 : SLOW_SLABS * st->cache.objects + 1;
+    size_t nptrs = st->slow_n > MAX_BULK ? st->slow_n : MAX_BULK;
+    st->ptrs = calloc(nptrs, sizeof *st->ptrs);
+    st->perm = calloc(st->slow_n, sizeof *st->perm);
+    if (!st->ptrs || !st->perm)
+        goto nomem;
+    /* The slow-path free order: shuffled, so frees land on slabs other than
+     * the cpu slab and partial slabs are refilled in a mixed order. */
+    uint64_t seed = 0x9e3779b97f4a7c15ULL;
+    for (size_t i = 0; i < st->slow_n; i++)
+        st->perm[i] = (unsigned)i;
+    for (size_t i = st->slow_n; i > 1; i--) {
+        size_t j = rnd(&seed) % i;
+        unsigned t = st->perm[i - 1];
+        st->perm[i - 1] = st->perm[j];
+        st->perm[j] = t;
+    }
+    if (par->kind != K_MALLOC) {
+        /* Keep the slabs a batch needs (cold mode: every slab, the window's
+         * slabs are the working set): run() should time SLUB's lists, not
+         * glibc standing in for the kernel's page allocator. */
+        size_t keep = (nptrs + st->cache.objects - 1) / st->cache.objects + 2;
+        if (keep > st->cache.min_partial)
+            st->cache.min_partial = keep;
+        if (window)
+            st->cache.min_partial = (size_t)-1;
+        /* Warm mode: create those slabs now, not in the first timed batch. */
+        for (size_t i = 0; !window && i < nptrs; i++)
+            if (!(st->ptrs[i] = cb_slub_alloc(&st->cache)))
+                goto nomem;
+        for (size_t i = 0; !window && i < nptrs; i++)
+            cb_slub_free(&st->cache, st->ptrs[i]);
+    }
+    if (window) {
+        st->ring = calloc(window, sizeof *st->ring);
+        if (!st->ring)
+            goto nomem;
+        st->window = window;
+        for (size_t i = 0; i < window; i++) {
+            st->ring[i] = par->kind == K_MALLOC ? malloc(size) : cb_slub_alloc(&st->cache);
+            if (!st->ring[i]) {
+                st->window = i;
+                goto nomem;
+            }
+            *(uint64_t *)st->ring[i] = i;
+        }
+        /* Shuffle the window, so the frees jump between slabs (and pages)
+         * instead of walking them in allocation order, which the hardware
+         * prefetchers would follow. */
+        for (size_t i = window; i > 1; i--) {
+            size_t j = rnd(&seed) % i;
+            void *t = st->ring[i - 1];
+            st->ring[i - 1] = st->ring[j];
+            st->ring[j] = t;
+        }
+    }
+    return 0;
+nomem:
+    state_free(st);
+    return -ENOMEM;
+}
+
+static int slab_setup(struct cb_case *c)
+{
+    const struct slab_params *par = c->variant->fn;
+    struct slab_state *st = malloc(sizeof *st);
+    if (!st)
+        return -ENOMEM;
+    size_t window = 0;
+    if (c->mode == CB_MODE_COLD) {
+        size_t stride = c->size;
+        if (par->kind != K_MALLOC) {
+            struct cb_slub_cache probe;
+            int rc = cb_slub_create(&probe, c->size, 0);
+            if (rc) {
+                free(st);
+                return rc;
+            }
+            /* Whole slabs: the window's memory is the slabs it lives in. */
+            stride = probe.slab_bytes / probe.objects;
+            cb_slub_destroy(&probe);
+        }
+        size_t cold = c->cold_bytes ? c->cold_bytes : cb_workset_cold_bytes();
+        window = cold / (stride ? stride : 1);
+        if (window < 2)
+            window = 2;
+    }
+    int rc = state_init(st, par, c->size, window, 0);
+    if (rc) {
+        free(st);
+        return rc;
+    }
+    c->priv = st;
+    c->bytes_per_op = st->clear;
+    return 0;
+}
+
+static void slab_run(struct cb_case *c, uint64_t iters)
+{
+    struct slab_state *st = c->priv;
+    run_state(st, iters);
+    c->sink += st->acc;
+}
+
+static void slab_teardown(struct cb_case *c)
+{
+    struct slab_state *st = c->priv;
+    if (st) {
+        state_free(st);
+        free(st);
+    }
+    c->priv = NULL;
+}
+
+struct cb_slub_cache *cb_slab_cache(struct cb_case *c)
+{
+    struct slab_state *st = c->priv;
+    return st && st->par->kind != K_MALLOC ? &st->cache : NULL;
+}
+
+void **cb_slab_window(struct cb_case *c, size_t *n)
+{
+    struct slab_state *st = c->priv;
+    *n = st ? st->window : 0;
+    return st ? st->ring : NULL;
+}
+
+size_t cb_slab_clear_bytes(const struct cb_variant *v, size_t size)
+{
+    const struct slab_params *par = v->fn;
+    if (par->kind != K_CLEAR)
+        return 0;
+    return par->clear < size ? par->clear : size;
+}
+
+/* ---- verification ---------------------------------------------------------- */
+
+static int ptr_cmp(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+struct objid {
+    unsigned serial, index;
+};
+
+static int id_cmp(const void *a, const void *b)
+{
+    const struct objid *x = a, *y = b;
+    if (x->serial != y->serial)
+        return x->serial < y->serial ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+#define VFAIL(...)                                                      \
+    do {                                                                \
+        snprintf(out->detail, sizeof out->detail, __VA_ARGS__);         \
+        goto done;                                                      \
+    } while (0)
+
+/* malloc: objects of a live window are distinct, do not overlap, and hold
+ * what was written over their whole size. */
+static int verify_malloc(const struct slab_params *par, size_t size, struct cb_verdict *out)
+{
+    struct slab_state st;
+    const size_t w = 97;
+    int rc = state_init(&st, par, size, w, 0);
+    if (rc)
+        return rc;
+    run_state(&st, 3 * w + 5);
+    void **sorted = malloc(w * sizeof *sorted);
+    if (!sorted) {
+        state_free(&st);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < w; i++)
+        memset(st.ring[i], (int)(i * 7 + 1), size);
+    for (size_t i = 0; i < w; i++) {
+        const unsigned char *p = st.ring[i];
+        for (size_t b = 0; b < size; b++)
+            if (p[b] != (unsigned char)(i * 7 + 1))
+                VFAIL("malloc size %zu: object %zu byte %zu overwritten", size, i, b);
+        out->checked++;
+    }
+    memcpy(sorted, st.ring, w * sizeof *sorted);
+    qsort(sorted, w, sizeof *sorted, ptr_cmp);
+    for (size_t i = 1; i < w; i++)
+        if ((uintptr_t)sorted[i] - (uintptr_t)sorted[i - 1] < size)
+            VFAIL("malloc size %zu: objects %p and %p overlap", size, sorted[i - 1], sorted[i]);
+    rc = 1;
+done:
+    free(sorted);
+    state_free(&st);
+    return rc == 1 ? 0 : 1;
+}
+
+/* Single calls and bulk calls of batch b, same sequence, same state. */
+static int verify_bulk_state(unsigned b, size_t size, struct cb_verdict *out)
+{
+    struct cb_slub_cache cs, cb;
+    struct cb_slub_report rs, rb;
+    int bad = 1;
+    if (cb_slub_create(&cs, size, CB_SLUB_DEBUG) || cb_slub_create(&cb, size, CB_SLUB_DEBUG))
+        return -ENOMEM;
+    size_t n = 3 * cs.objects + 5;
+    void **ps = calloc(n, sizeof *ps), **pb = calloc(n, sizeof *pb), **tmp = calloc(n, sizeof *tmp);
+    struct objid *is = calloc(n, sizeof *is), *ib = calloc(n, sizeof *ib);
+    size_t *order = calloc(n, sizeof *order);
+    if (!ps || !pb || !tmp || !is || !ib || !order) {
+        bad = -ENOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        ps[i] = cb_slub_alloc(&cs);
+    for (size_t i = 0; i < n; i += b)
+        cb_slub_alloc_bulk(&cb, n - i < b ? n - i : b, pb + i);
+    for (size_t i = 0; i < n; i++) {
+        cb_slub_locate(&cs, ps[i], &is[i].serial, &is[i].index);
+        cb_slub_locate(&cb, pb[i], &ib[i].serial, &ib[i].index);
+        if (is[i].serial != ib[i].serial || is[i].index != ib[i].index)
+            VFAIL("bulk-%u size %zu: allocation %zu is slab %u object %u, single gave %u/%u", b,
+                  size, i, ib[i].serial, ib[i].index, is[i].serial, is[i].index);
+    }
+    /* Free about two thirds, in a shuffled order. */
+    uint64_t seed = 12345 + b;
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    for (size_t i = n; i > 1; i--) {
+        size_t j = rnd(&seed) % i, t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
+    size_t nfree = 2 * n / 3;
+    for (size_t i = 0; i < nfree; i++)
+        cb_slub_free(&cs, ps[order[i]]);
+    for (size_t i = 0; i < nfree; i += b) {
+        size_t k = nfree - i < b ? nfree - i : b;
+        for (size_t j = 0; j < k; j++)
+            tmp[j] = pb[order[i + j]];
+        cb_slub_free_bulk(&cb, k, tmp);
+    }
+    /* Keep the survivors at the front, in allocation order. */
+    size_t nl = 0;
+    for (size_t i = 0; i < nfree; i++)
+        ps[order[i]] = pb[order[i]] = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (ps[i]) {
+            ps[nl] = ps[i];
+            pb[nl] = pb[i];
+            nl++;
+        }
+    if (cb_slub_check(&cs, ps, nl, &rs) || cb_slub_check(&cb, pb, nl, &rb))
+        VFAIL("bulk-%u size %zu after frees: %.100s%.100s", b, size, rs.msg, rb.msg);
+    for (size_t i = 0; i < nl; i++) {
+        cb_slub_locate(&cs, ps[i], &is[i].serial, &is[i].index);
+        cb_slub_locate(&cb, pb[i], &ib[i].serial, &ib[i].index);
+    }
+    qsort(is, nl, sizeof *is, id_cmp);
+    qsort(ib, nl, sizeof *ib, id_cmp);
+    for (size_t i = 0; i < nl; i++)
+        if (is[i].serial != ib[i].serial || is[i].index != ib[i].index)
+            VFAIL("bulk-%u size %zu: live sets differ after frees (slab %u object %u vs %u/%u)",
+                  b, size, ib[i].serial, ib[i].index, is[i].serial, is[i].index);
+    out->checked += nl;
+    for (size_t i = 0; i < nl; i++)
+        cb_slub_free(&cs, ps[i]);
+    for (size_t i = 0; i < nl; i += b)
+        cb_slub_free_bulk(&cb, nl - i < b ? nl - i : b, pb + i);
+    if (cb_slub_check(&cs, NULL, 0, &rs) || cb_slub_check(&cb, NULL, 0, &rb))
+        VFAIL("bulk-%u size %zu after freeing all: %.100s%.100s", b, size, rs.msg, rb.msg);
+    if (rs.used_objects || rb.used_objects)
+        VFAIL("bulk-%u size %zu: %zu / %zu objects still in use after freeing all", b, size,
+              rs.used_objects, rb.used_objects);
+    bad = 0;
+done:
+    free(ps);
+    free(pb);
+    free(tmp);
+    free(is);
+    free(ib);
+    free(order);
+    cb_slub_destroy(&cs);
+    cb_slub_destroy(&cb);
+    return bad;
+}
+
+/* The variant's own run() sequence on a debug cache, warm then cold. */
+static int verify_slub(const struct slab_params *par, size_t size, struct cb_verdict *out)
+{
+    struct slab_state st;
+    struct cb_slub_report r;
+    int rc = state_init(&st, par, size, 0, CB_SLUB_DEBUG);
+    if (rc)
+        return rc;
+    uint64_t iters = 3 * (uint64_t)st.cache.objects + 7;
+    run_state(&st, iters);
+    rc = cb_slub_check(&st.cache, NULL, 0, &r);
+    if (rc == -ENOMEM)
+        goto done;
+    if (rc)
+        VFAIL("size %zu warm: %s", size, r.msg);
+    if (r.used_objects)
+        VFAIL("size %zu warm: %zu objects still in use after run", size, r.used_objects);
+    out->checked += iters;
+    state_free(&st);
+
+    /* Cold: a window of a few slabs' worth, not a multiple of any batch. */
+    size_t w;
+    {
+        struct cb_slub_cache g;
+        if ((rc = cb_slub_create(&g, size, CB_SLUB_DEBUG)))
+            return rc;
+        w = 4 * (size_t)g.objects + 5;
+        cb_slub_destroy(&g);
+    }
+    if ((rc = state_init(&st, par, size, w, CB_SLUB_DEBUG)))
+        return rc;
+    for (int round = 0; round < 3; round++) {
+        run_state(&st, w + 11 + (uint64_t)round * 17);
+        rc = cb_slub_check(&st.cache, st.ring, w, &r);
+        if (rc == -ENOMEM)
+            goto done;
+        if (rc)
+            VFAIL("size %zu cold round %d: %s", size, round, r.msg);
+        out->checked += w;
+    }
+    for (size_t i = 0; i < w; i++)
+        cb_slub_free(&st.cache, st.ring[i]);
+    rc = cb_slub_check(&st.cache, NULL, 0, &r);
+    if (rc == -ENOMEM)
+        goto done;
+    if (rc)
+        VFAIL("size %zu cold, after freeing the window: %s", size, r.msg);
+    if (r.used_objects)
+        VFAIL("size %zu cold: %zu objects in use after freeing the window", size,
+              r.used_objects);
+    state_free(&st);
+    if (par->kind == K_BULK)
+        return verify_bulk_state(par->batch, size, out);
+    return 0;
+done:
+    state_free(&st);
+    return rc == -ENOMEM ? rc : 1;
+}
+
+static int slab_verify(const struct cb_variant *v, struct cb_verdict *out)
+{
+    static const size_t sizes[] = {64, 256, 2048, 40, 8, 1000};
+    const struct slab_params *par = v->fn;
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int rc = par->kind == K_MALLOC ? verify_malloc(par, sizes[i], out)
+                                       : verify_slub(par, sizes[i], out);
+        if (rc < 0)
+            return rc;
+        if (rc)
+            return 0; /* out->detail says what */
+    }
+    out->ok = 1;
+    return 0;
+}
+
+/* ---- the table --------------------------------------------------------------- */
+
+static const struct slab_params p_single = {K_SINGLE, 1, 0};
+static const struct slab_params p_slow = {K_SLOWPATH, 1, 0};
+static const struct slab_params p_malloc = {K_MALLOC, 1, 0};
+static const struct slab_params p_clear3 = {K_CLEAR, 1, 192};
+static const struct slab_params p_clear4 = {K_CLEAR, 1, 256};
+#define BULK(n) static const struct slab_params p_bulk##n = {K_BULK, n, 0};
+BULK(1) BULK(2) BULK(4) BULK(8) BULK(16) BULK(32) BULK(64) BULK(128) BULK(250)
+#undef BULK
+
+#define ROW(nm, dsc, par, fl) {.name = nm, .desc = dsc, .fn = par, .flags = fl}
+#define BULKROW(n) \
+    ROW("bulk-" #n, "kmem_cache_alloc_bulk/free_bulk shape, " #n " objects per call", &p_bulk##n, 0)
+
+static const struct cb_variant slab_variants[] = {
+    ROW("single", "alloc+free pairs on the cpu freelist: the fast path (2016: 53 cycles)",
+        &p_single, CB_VARIANT_REFERENCE),
+    ROW("slowpath",
+        "allocate 3 slabs' worth, free shuffled: refills and frees to non-cpu slabs (2016: ~100)",
+        &p_slow, 0),
+    BULKROW(1), BULKROW(2), BULKROW(4), BULKROW(8), BULKROW(16), BULKROW(32), BULKROW(64),
+    BULKROW(128), BULKROW(250),
+    ROW("malloc", "glibc malloc/free: the user-space baseline", &p_malloc, 0),
+    ROW("alloc-clear3", "alloc + zero 3 cache lines (192 B, clamped to size) + free: an skb head",
+        &p_clear3, 0),
+    ROW("alloc-clear4", "alloc + zero 4 cache lines (256 B, clamped to size) + free: an skb head",
+        &p_clear4, 0),
+};
+#undef BULKROW
+#undef ROW
+
+static const size_t slab_sizes[] = {64, 256, 2048, 0};
+
+const struct cb_probe cb_probe_slab = {
+    .name = "slab",
+    .desc = "SLUB-shaped object alloc+free, single and bulk (2016 TXDP thread); "
+            "cold: free the oldest of a shuffled live window covering cold_bytes",
+    .unit = "B",
+    .op = "object",
+    .variants = slab_variants,
+    .nvariants = sizeof slab_variants / sizeof slab_variants[0],
+    .sizes = slab_sizes,
+    .setup = slab_setup,
+    .run = slab_run,
+    .verify = slab_verify,
+    .teardown = slab_teardown,
+};

@@ -1,0 +1,575 @@
+/* slub.c — SLUB's structure in user space (see slub.h for why).
+ *
+ * Names follow mm/slub.c where a reader may want to compare: the cpu
+ * freelist, ___slab_alloc's refill, __slab_free's partial-list handling,
+ * build_detached_freelist for free_bulk.  None of its code is copied; the
+ * locking (irq-off, cmpxchg_double with a tid, node list_lock) collapses to
+ * nothing here because one cache is used by one thread. */
+#include "slub.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLUB_MAX_OBJ    8192u
+#define SLUB_MIN_BLOCK  4096u
+#define SLUB_MAX_BLOCK  32768u
+#define SLUB_MIN_OBJS   16u
+
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+static inline void *get_fp(const void *obj)
+{
+    return *(void *const *)obj;
+}
+
+static inline void set_fp(void *obj, void *next)
+{
+    *(void **)obj = next;
+}
+
+/* The fast path commits with a cmpxchg on the cpu freelist, as the kernel's
+ * this_cpu_cmpxchg_double does (REFERENCE: about 5 cycles, no lock prefix:
+ * only this cpu touches it).  The kernel also swaps the tid in the same
+ * instruction (cmpxchg16b); that needs CX16, which this build must not
+ * assume, so the tid is bumped with a plain add.  The exchange cannot fail
+ * with one thread, but its cost is part of what the fast path is. */
+static inline void cpu_freelist_commit(struct cb_slub_cache *c, void *old, void *new_head)
+{
+#if defined(__x86_64__)
+    void *prev;
+    __asm__ __volatile__("cmpxchgq %2, %1"
+                         : "=a"(prev), "+m"(c->freelist)
+                         : "r"(new_head), "0"(old)
+                         : "cc", "memory");
+    (void)prev;
+#else
+    (void)old;
+    c->freelist = new_head;
+#endif
+    c->tid++;
+}
+
+/* ---- debug: red zones, poison, live count --------------------------------- */
+
+static inline unsigned char *slot_of(const struct cb_slub_cache *c, const struct cb_slub_slab *s,
+                                     unsigned i)
+{
+    return (unsigned char *)s + c->first + (size_t)i * c->stride;
+}
+
+static inline void *obj_at(const struct cb_slub_cache *c, const struct cb_slub_slab *s, unsigned i)
+{
+    return slot_of(c, s, i) + c->red;
+}
+
+static void debug_on_alloc(struct cb_slub_cache *c, void *obj)
+{
+    (void)obj;
+    c->live++;
+}
+
+static void debug_on_free(struct cb_slub_cache *c, void *obj)
+{
+    /* Poison everything after the free pointer, so a write after free is
+     * visible to cb_slub_check (slub_debug=P). */
+    memset((unsigned char *)obj + sizeof(void *), CB_SLUB_POISON, c->obj_size - sizeof(void *));
+    c->live--;
+}
+
+/* ---- lists ------------------------------------------------------------------ */
+
+static void add_partial(struct cb_slub_cache *c, struct cb_slub_slab *s)
+{
+    /* To the tail, as __slab_free does (DEACTIVATE_TO_TAIL): slabs that just
+     * got a free object are not the first choice for the next refill. */
+    s->next = NULL;
+    s->prev = NULL;
+    if (!c->partial) {
+        c->partial = s;
+        s->prev = s; /* head's prev is the tail */
+    } else {
+        struct cb_slub_slab *tail = c->partial->prev;
+        tail->next = s;
+        s->prev = tail;
+        c->partial->prev = s;
+    }
+    s->on_partial = 1;
+    c->nr_partial++;
+}
+
+static void remove_partial(struct cb_slub_cache *c, struct cb_slub_slab *s)
+{
+    struct cb_slub_slab *head = c->partial;
+    if (s == head) {
+        c->partial = s->next;
+        if (c->partial)
+            c->partial->prev = head->prev;
+    } else {
+        s->prev->next = s->next;
+        if (s->next)
+            s->next->prev = s->prev;
+        else
+            head->prev = s->prev;
+    }
+    s->next = s->prev = NULL;
+    s->on_partial = 0;
+    c->nr_partial--;
+}
+
+static struct cb_slub_slab *new_slab(struct cb_slub_cache *c)
+{
+    /* Naturally aligned, so slab_of() is a mask (virt_to_slab). */
+    struct cb_slub_slab *s = aligned_alloc(c->slab_bytes, c->slab_bytes);
+    if (!s)
+        return NULL;
+    memset(s, 0, sizeof *s);
+    s->objects = c->objects;
+    s->serial = c->next_serial++;
+    if (c->flags & CB_SLUB_DEBUG) {
+        unsigned char *area = (unsigned char *)s + c->first;
+        memset(area, CB_SLUB_RED, (size_t)c->objects * c->stride);
+        for (unsigned i = 0; i < c->objects; i++)
+            memset(obj_at(c, s, i), CB_SLUB_POISON, c->obj_size);
+    }
+    for (unsigned i = 0; i < c->objects; i++)
+        set_fp(obj_at(c, s, i), i + 1 < c->objects ? obj_at(c, s, i + 1) : NULL);
+    s->freelist = obj_at(c, s, 0);
+    s->inuse = 0;
+    s->all_prev = NULL;
+    s->all_next = c->all;
+    if (c->all)
+        c->all->all_prev = s;
+    c->all = s;
+    c->nr_slabs++;
+    return s;
+}
+
+static void discard_slab(struct cb_slub_cache *c, struct cb_slub_slab *s)
+{
+    if (s->all_prev)
+        s->all_prev->all_next = s->all_next;
+    else
+        c->all = s->all_next;
+    if (s->all_next)
+        s->all_next->all_prev = s->all_prev;
+    c->nr_slabs--;
+    free(s);
+}
+
+/* ---- create / destroy ----------------------------------------------------- */
+
+int cb_slub_create(struct cb_slub_cache *c, size_t size, unsigned flags)
+{
+    memset(c, 0, sizeof *c);
+    if (size == 0 || size > SLUB_MAX_OBJ)
+        return -EINVAL;
+    c->size = size;
+    c->flags = flags;
+    /* SLAB_HWCACHE_ALIGN for objects of a line or more: two objects never
+     * share a line, so a free on one CPU never bounces another's object. */
+    c->align = size >= 64 ? 64 : 8;
+    c->obj_size = (size + c->align - 1) & ~(c->align - 1);
+    if (c->obj_size < sizeof(void *))
+        c->obj_size = sizeof(void *);
+    c->red = (flags & CB_SLUB_DEBUG) ? c->align : 0;
+    c->stride = c->obj_size + 2 * c->red;
+    c->first = (sizeof(struct cb_slub_slab) + 63) & ~(size_t)63;
+    c->slab_bytes = SLUB_MIN_BLOCK;
+    while (c->slab_bytes < SLUB_MAX_BLOCK &&
+           (c->slab_bytes - c->first) / c->stride < SLUB_MIN_OBJS)
+        c->slab_bytes *= 2;
+    c->objects = (unsigned)((c->slab_bytes - c->first) / c->stride);
+    if (c->objects < 2)
+        return -EINVAL;
+    /* mm/slub.c set_min_partial(): between 5 and 10 empty-or-partial slabs
+     * kept per node before empty ones go back to the page allocator. */
+    c->min_partial = 8;
+    return 0;
+}
+
+void cb_slub_destroy(struct cb_slub_cache *c)
+{
+    struct cb_slub_slab *s = c->all;
+    while (s) {
+        struct cb_slub_slab *next = s->all_next;
+        free(s);
+        s = next;
+    }
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- allocation ------------------------------------------------------------- */
+
+/* ___slab_alloc: the cpu freelist is empty.  With one thread every free to
+ * the cpu slab went to the cpu freelist, so the cpu slab is full: it is
+ * simply forgotten (a full slab is on no list), and the first partial slab,
+ * or a new one, is frozen as the new cpu slab by taking its whole freelist. */
+static void *slab_alloc_slow(struct cb_slub_cache *c)
+{
+    struct cb_slub_slab *s = c->cpu_slab;
+    if (s && s->freelist) {
+        /* Objects freed to the cpu slab through the slab path (not done by
+         * this implementation, kept for the shape of get_freelist()). */
+        c->freelist = s->freelist;
+        s->freelist = NULL;
+    } else {
+        c->cpu_slab = NULL;
+        s = c->partial;
+        if (s)
+            remove_partial(c, s);
+        else if (!(s = new_slab(c)))
+            return NULL;
+        c->freelist = s->freelist;
+        s->freelist = NULL;
+        s->inuse = s->objects; /* frozen: the cpu owns every free object */
+        c->cpu_slab = s;
+    }
+    void *obj = c->freelist;
+    c->freelist = get_fp(obj);
+    c->tid++;
+    return obj;
+}
+
+void *cb_slub_alloc(struct cb_slub_cache *c)
+{
+    void *obj = c->freelist;
+    if (likely(obj))
+        cpu_freelist_commit(c, obj, get_fp(obj));
+    else if (!(obj = slab_alloc_slow(c)))
+        return NULL;
+    if (unlikely(c->flags & CB_SLUB_DEBUG))
+        debug_on_alloc(c, obj);
+    return obj;
+}
+
+size_t cb_slub_alloc_bulk(struct cb_slub_cache *c, size_t n, void **p)
+{
+    size_t i = 0;
+    while (i < n) {
+        void *obj = c->freelist;
+        if (unlikely(!obj)) {
+            obj = slab_alloc_slow(c);
+            if (!obj) {
+                if (c->flags & CB_SLUB_DEBUG)
+                    for (size_t k = 0; k < i; k++)
+                        debug_on_alloc(c, p[k]);
+                cb_slub_free_bulk(c, i, p);
+                return 0;
+            }
+            p[i++] = obj;
+            continue;
+        }
+        /* Take a run of the cpu freelist in one go: no per-object commit,
+         * the whole batch is one transaction (the kernel disables irqs
+         * once for the batch instead of a cmpxchg per object). */
+        do {
+            p[i++] = obj;
+            obj = get_fp(obj);
+        } while (i < n && obj);
+        c->freelist = obj;
+    }
+    c->tid++;
+    if (unlikely(c->flags & CB_SLUB_DEBUG))
+        for (size_t k = 0; k < n; k++)
+            debug_on_alloc(c, p[k]);
+    return n;
+}
+
+/* ---- free ------------------------------------------------------------------- */
+
+/* __slab_free: head..tail (cnt objects, already linked) go back to slab s,
+ * which is not the cpu slab. */
+static void slab_free_slow(struct cb_slub_cache *c, struct cb_slub_slab *s, void *head, void *tail,
+                           unsigned cnt)
+{
+    int was_full = !s->on_partial;
+    set_fp(tail, s->freelist);
+    s->freelist = head;
+    s->inuse -= cnt;
+    if (s->inuse == 0 && c->nr_partial >= c->min_partial) {
+        if (s->on_partial)
+            remove_partial(c, s);
+        discard_slab(c, s);
+        return;
+    }
+    if (was_full)
+        add_partial(c, s);
+}
+
+static inline void do_slab_free(struct cb_slub_cache *c, struct cb_slub_slab *s, void *head,
+                                void *tail, unsigned cnt)
+{
+    if (likely(s == c->cpu_slab)) {
+        void *old = c->freelist;
+        set_fp(tail, old);
+        cpu_freelist_commit(c, old, head);
+    } else {
+        slab_free_slow(c, s, head, tail, cnt);
+    }
+}
+
+void cb_slub_free(struct cb_slub_cache *c, void *obj)
+{
+    if (unlikely(c->flags & CB_SLUB_DEBUG))
+        debug_on_free(c, obj);
+    do_slab_free(c, cb_slub_slab_of(c, obj), obj, obj, 1);
+}
+
+void cb_slub_free_bulk(struct cb_slub_cache *c, size_t n, void **p)
+{
+    if (unlikely(c->flags & CB_SLUB_DEBUG))
+        for (size_t k = 0; k < n; k++)
+            if (p[k])
+                debug_on_free(c, p[k]);
+    /* build_detached_freelist: take the last object, then look back through
+     * the array for others of the same slab, linking them into a private
+     * ("detached") freelist; give up on a slab after 3 objects of other
+     * slabs, resuming later from the first one skipped.  Each group then
+     * costs one splice instead of one free per object. */
+    while (n) {
+        void *obj;
+        do
+            obj = p[--n];
+        while (!obj && n);
+        if (!obj)
+            break;
+        struct cb_slub_slab *s = cb_slub_slab_of(c, obj);
+        void *head = obj, *tail = obj;
+        unsigned cnt = 1, lookahead = 3;
+        size_t first_skipped = 0;
+        set_fp(obj, NULL);
+        size_t k = n;
+        while (k) {
+            void *o = p[--k];
+            if (!o)
+                continue;
+            if (cb_slub_slab_of(c, o) == s) {
+                set_fp(o, head);
+                head = o;
+                cnt++;
+                p[k] = NULL;
+                continue;
+            }
+            if (!--lookahead)
+                break;
+            if (!first_skipped)
+                first_skipped = k + 1;
+        }
+        n = first_skipped; /* 0: every entry left was consumed */
+        do_slab_free(c, s, head, tail, cnt);
+    }
+}
+
+/* ---- invariants ------------------------------------------------------------- */
+
+int cb_slub_locate(const struct cb_slub_cache *c, const void *obj, unsigned *serial,
+                   unsigned *index)
+{
+    const struct cb_slub_slab *s = cb_slub_slab_of(c, obj);
+    uintptr_t off = (uintptr_t)obj - (uintptr_t)s;
+    if (!obj || off < c->first + c->red)
+        return -EINVAL;
+    off -= c->first + c->red;
+    if (off % c->stride || off / c->stride >= c->objects)
+        return -EINVAL;
+    if (serial)
+        *serial = s->serial;
+    if (index)
+        *index = (unsigned)(off / c->stride);
+    return 0;
+}
+
+struct slab_ref {
+    const struct cb_slub_slab *s;
+    unsigned char *mark;  /* per object: 1 free, 2 live (caller's) */
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const struct slab_ref *)a)->s;
+    uintptr_t y = (uintptr_t)((const struct slab_ref *)b)->s;
+    return x < y ? -1 : x > y;
+}
+
+static struct slab_ref *find_ref(struct slab_ref *refs, size_t n, const void *slab)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((uintptr_t)refs[mid].s < (uintptr_t)slab)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && refs[lo].s == slab ? &refs[lo] : NULL;
+}
+
+#define FAIL(...)                                                      \
+    do {                                                               \
+        if (r)                                                         \
+            snprintf(r->msg, sizeof r->msg, __VA_ARGS__);              \
+        rc = -EFAULT;                                                  \
+        goto out;                                                      \
+    } while (0)
+
+/* Walk one freelist of slab ref, marking its objects free. */
+static int walk_freelist(const struct cb_slub_cache *c, struct slab_ref *ref, const void *head,
+                         size_t *count, char *msg, size_t msglen)
+{
+    size_t n = 0;
+    for (const void *o = head; o; o = get_fp(o)) {
+        unsigned idx;
+        if (cb_slub_slab_of(c, o) != ref->s || cb_slub_locate(c, o, NULL, &idx)) {
+            snprintf(msg, msglen, "slab %u: freelist entry %p is not an object of it",
+                     ref->s->serial, o);
+            return -1;
+        }
+        if (ref->mark[idx]) {
+            snprintf(msg, msglen, "slab %u: object %u is on a freelist twice (double free?)",
+                     ref->s->serial, idx);
+            return -1;
+        }
+        ref->mark[idx] = 1;
+        n++;
+    }
+    *count += n;
+    return 0;
+}
+
+int cb_slub_check(const struct cb_slub_cache *c, void *const *live, size_t nlive,
+                  struct cb_slub_report *r)
+{
+    int rc = 0;
+    char tmp[160];
+    struct slab_ref *refs = NULL;
+    unsigned char *marks = NULL;
+    size_t nslabs = 0, used = 0, freeobj = 0;
+
+    if (r)
+        memset(r, 0, sizeof *r);
+    for (const struct cb_slub_slab *s = c->all; s; s = s->all_next)
+        if (++nslabs > c->nr_slabs)
+            break;
+    if (nslabs != c->nr_slabs) {
+        if (r)
+            snprintf(r->msg, sizeof r->msg, "slab list holds %s%zu slabs, count says %zu",
+                     nslabs > c->nr_slabs ? "more than " : "", nslabs, c->nr_slabs);
+        return -EFAULT;
+    }
+    refs = calloc(nslabs ? nslabs : 1, sizeof *refs);
+    marks = calloc(nslabs ? nslabs * c->objects : 1, 1);
+    if (!refs || !marks) {
+        free(refs);
+        free(marks);
+        return -ENOMEM;
+    }
+    size_t i = 0;
+    for (const struct cb_slub_slab *s = c->all; s; s = s->all_next, i++) {
+        refs[i].s = s;
+        refs[i].mark = marks + i * c->objects;
+    }
+    qsort(refs, nslabs, sizeof *refs, ref_cmp);
+
+    if (!c->cpu_slab && c->freelist)
+        FAIL("cpu freelist %p without a cpu slab", c->freelist);
+    if (c->cpu_slab && !find_ref(refs, nslabs, c->cpu_slab))
+        FAIL("cpu slab %p is not a slab of this cache", (void *)c->cpu_slab);
+
+    /* Partial list: linked, counted, flagged. */
+    {
+        size_t np = 0;
+        const struct cb_slub_slab *prev = NULL;
+        for (const struct cb_slub_slab *s = c->partial; s; prev = s, s = s->next) {
+            if (++np > nslabs)
+                FAIL("partial list loops");
+            if (!find_ref(refs, nslabs, s))
+                FAIL("partial list holds %p, not a slab of this cache", (void *)s);
+            if (!s->on_partial)
+                FAIL("slab %u on the partial list is not flagged so", s->serial);
+            if (prev && s->prev != prev)
+                FAIL("partial list back link broken at slab %u", s->serial);
+        }
+        if (c->partial && c->partial->prev != prev)
+            FAIL("partial list head does not point at its tail");
+        if (np != c->nr_partial)
+            FAIL("partial list holds %zu slabs, count says %zu", np, c->nr_partial);
+    }
+
+    for (i = 0; i < nslabs; i++) {
+        struct slab_ref *ref = &refs[i];
+        const struct cb_slub_slab *s = ref->s;
+        size_t own = 0, cpu = 0;
+        if (s->objects != c->objects)
+            FAIL("slab %u: capacity %u, cache says %u", s->serial, s->objects, c->objects);
+        if (walk_freelist(c, ref, s->freelist, &own, tmp, sizeof tmp))
+            FAIL("%s", tmp);
+        if (s == c->cpu_slab && walk_freelist(c, ref, c->freelist, &cpu, tmp, sizeof tmp))
+            FAIL("cpu freelist: %s", tmp);
+        if (s->inuse + own != s->objects)
+            FAIL("slab %u: inuse %u + free %zu != capacity %u", s->serial, s->inuse, own,
+                 s->objects);
+        if (s == c->cpu_slab) {
+            if (s->on_partial)
+                FAIL("cpu slab %u is on the partial list", s->serial);
+        } else if (!!s->on_partial != (s->inuse < s->objects)) {
+            FAIL("slab %u: inuse %u of %u but %s the partial list", s->serial, s->inuse,
+                 s->objects, s->on_partial ? "on" : "not on");
+        }
+        freeobj += own + cpu;
+        used += s->objects - own - cpu;
+        if (c->flags & CB_SLUB_DEBUG) {
+            for (unsigned k = 0; k < s->objects; k++) {
+                const unsigned char *slot = slot_of(c, s, k);
+                const unsigned char *obj = slot + c->red;
+                for (size_t b = 0; b < c->red; b++) {
+                    if (slot[b] != CB_SLUB_RED)
+                        FAIL("slab %u object %u: red zone before it overwritten at -%zu",
+                             s->serial, k, c->red - b);
+                    if (obj[c->obj_size + b] != CB_SLUB_RED)
+                        FAIL("slab %u object %u: red zone after it overwritten at +%zu",
+                             s->serial, k, c->obj_size + b);
+                }
+                if (ref->mark[k] == 1)
+                    for (size_t b = sizeof(void *); b < c->obj_size; b++)
+                        if (obj[b] != CB_SLUB_POISON)
+                            FAIL("slab %u object %u: free object written at byte %zu",
+                                 s->serial, k, b);
+            }
+        }
+    }
+    if ((c->flags & CB_SLUB_DEBUG) && c->live != (int64_t)used)
+        FAIL("live count %lld, but %zu objects are handed out", (long long)c->live, used);
+
+    if (live) {
+        for (size_t k = 0; k < nlive; k++) {
+            const void *o = live[k];
+            unsigned idx;
+            struct slab_ref *ref = o ? find_ref(refs, nslabs, cb_slub_slab_of(c, o)) : NULL;
+            if (!ref || cb_slub_locate(c, o, NULL, &idx))
+                FAIL("live[%zu] = %p is not an object of this cache", k, o);
+            if (ref->mark[idx] == 1)
+                FAIL("live[%zu] = %p (slab %u object %u) is on a freelist", k, o,
+                     ref->s->serial, idx);
+            if (ref->mark[idx] == 2)
+                FAIL("live[%zu] = %p (slab %u object %u) is listed twice", k, o,
+                     ref->s->serial, idx);
+            ref->mark[idx] = 2;
+        }
+        if (nlive != used)
+            FAIL("%zu objects handed out, caller holds %zu", used, nlive);
+    }
+
+out:
+    if (r) {
+        r->slabs = nslabs;
+        r->free_objects = freeobj;
+        r->used_objects = used;
+        r->partial = c->nr_partial;
+    }
+    free(refs);
+    free(marks);
+    return rc;
+}
