@@ -7,6 +7,10 @@
 # Plain sed, so a fresh Debian needs nothing beyond the build essentials.
 set -eu
 kind=$1; out=$2; shift 2
+# Migrations apply in version order whatever order make lists them in.
+if [ "$kind" = sql ]; then
+    set -- $(for f in "$@"; do echo "$f"; done | awk -F/ '{print $NF "\t" $0}' | sort | cut -f2)
+fi
 tmp="$out.tmp"
 lit() {
     sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$/\\n"/' "$1"

@@ -5,6 +5,8 @@
 #ifndef CB_CMD_H
 #define CB_CMD_H
 
+#include <stddef.h>
+
 #define CB_DEFAULT_DB "cyclebudget.db"
 #define CB_EXIT_USAGE 2
 
@@ -13,6 +15,11 @@ int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_budget(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_ack(int argc, char **argv);
+int cmd_bisect_check(int argc, char **argv);
+int cmd_race(int argc, char **argv);
 
 /* One line to stderr: "cyclebudget: <what>", for usage and runtime errors. */
 void cb_die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -70,6 +70,11 @@ static void usage(FILE *out)
             "  list       show probes, variants or events available on this machine\n"
             "  budget     print the per-packet cycle budget for common link rates\n"
             "  calibrate  measure counter read costs, the TSC and the core clock\n"
+            "  compare    compare two runs (or commits, tags) case by case: a CI gate\n"
+            "  history    each case's series over commits, with the change points\n"
+            "  ack        acknowledge a known change so it stops alerting\n"
+            "  bisect-check  measure HEAD against a base, for 'git bisect run'\n"
+            "  race       race the variants per size bucket and emit the winners\n"
             "\n"
             "'cyclebudget <command> --help' describes each command's options.\n");
 }
@@ -86,7 +91,9 @@ int main(int argc, char **argv)
         int (*fn)(int, char **);
     } cmds[] = {
         {"run", cmd_run},         {"report", cmd_report},       {"list", cmd_list},
-        {"budget", cmd_budget},   {"calibrate", cmd_calibrate},
+        {"budget", cmd_budget},   {"calibrate", cmd_calibrate}, {"compare", cmd_compare},
+        {"history", cmd_history}, {"ack", cmd_ack},               {"bisect-check", cmd_bisect_check},
+        {"race", cmd_race},
     };
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
@@ -99,7 +106,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0)
             return cmds[i].fn(argc - 1, argv + 1);
-    const char *names[] = {"run", "report", "list", "budget", "calibrate"};
+    const char *names[] = {"run", "report", "list", "budget", "calibrate", "compare",
+                           "history", "ack", "bisect-check", "race"};
     char near[128];
     nearest(cmd, names, sizeof names / sizeof names[0], near, sizeof near);
     cb_die_msg("unknown command '%s' (did you mean: %s?); see 'cyclebudget --help'", cmd, near);

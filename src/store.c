@@ -1291,3 +1291,8 @@ int cb_store_case_values(struct cb_store *st, int64_t case_id, int64_t event_id,
     *n = k;
     return 0;
 }
+
+sqlite3 *cb_store_sqlite(struct cb_store *st)
+{
+    return st->db;
+}
