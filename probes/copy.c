@@ -473,6 +473,9 @@ static void copy_run(struct cb_case *c, uint64_t iters)
     }
 }
 
+/* The quick suite: the sizes that show where the winner changes. */
+static const size_t copy_suite_sizes[] = {64, 1500, 4096, 65536, 1 << 20, 16 << 20, 0};
+
 const struct cb_probe cb_probe_copy = {
     .name = "copy",
     .desc = "memcpy strategies: glibc, rep movs, unrolled movq, SIMD, non-temporal",
@@ -485,4 +488,5 @@ const struct cb_probe cb_probe_copy = {
     .run = copy_run,
     .verify = copy_verify,
     .teardown = cb_copy_teardown,
+    .suite_sizes = copy_suite_sizes,
 };

@@ -254,6 +254,9 @@ static void csum_copy_run(struct cb_case *c, uint64_t iters)
     c->sink += acc;
 }
 
+/* The quick suite: the sizes that show where the winner changes. */
+static const size_t csum_copy_suite_sizes[] = {1500, 4096, 65536, 0};
+
 const struct cb_probe cb_probe_csum_copy = {
     .name = "csum_copy",
     .desc = "copy + Internet checksum: fused one pass vs copy then csum",
@@ -266,4 +269,5 @@ const struct cb_probe cb_probe_csum_copy = {
     .run = csum_copy_run,
     .verify = csum_copy_verify,
     .teardown = cb_copy_teardown,
+    .suite_sizes = csum_copy_suite_sizes,
 };

@@ -557,6 +557,9 @@ static int rx_verify(const struct cb_variant *v, struct cb_verdict *out)
 
 static const size_t rx_sizes[] = {256, 1024, 4096, 0};
 
+/* The quick suite: the sizes that show where the winner changes. */
+static const size_t rx_suite_sizes[] = {1024, 0};
+
 const struct cb_probe cb_probe_rx_prefetch = {
     .name = "rx_prefetch",
     .desc = "e1000 RX clean loop with the 2005 thread's prefetch points #1..#5; "
@@ -570,4 +573,6 @@ const struct cb_probe cb_probe_rx_prefetch = {
     .run = rx_run,
     .verify = rx_verify,
     .teardown = rx_teardown,
+    .suite_sizes = rx_suite_sizes,
+    .suite_variants = "none,pf-1,pf-1+2,pf-1+2+5,pf-1+2+3+5,pf-1+2+3,pf-1+2+3+4,pf-1+2+5-d4,burst-32",
 };

@@ -637,6 +637,9 @@ static const struct cb_variant slab_variants[] = {
 
 static const size_t slab_sizes[] = {64, 256, 2048, 0};
 
+/* The quick suite: the sizes that show where the winner changes. */
+static const size_t slab_suite_sizes[] = {256, 0};
+
 const struct cb_probe cb_probe_slab = {
     .name = "slab",
     .desc = "SLUB-shaped object alloc+free, single and bulk (2016 TXDP thread); "
@@ -650,4 +653,6 @@ const struct cb_probe cb_probe_slab = {
     .run = slab_run,
     .verify = slab_verify,
     .teardown = slab_teardown,
+    .suite_sizes = slab_suite_sizes,
+    .suite_variants = "single,slowpath,bulk-*,malloc,alloc-clear*",
 };

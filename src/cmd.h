@@ -28,13 +28,5 @@ void cb_die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cb_suggest_probes(const char *bad, char *buf, size_t len);
 void cb_suggest_variants(const char *bad, char *buf, size_t len);
 
-/* Estimate the clocks once: TSC GHz and its source, core GHz and spread. */
-struct cb_clocks {
-    double tsc_ghz;
-    const char *tsc_source;
-    double core_ghz;
-    double core_spread;
-};
-void cb_clocks_measure(struct cb_clocks *k);
 
 #endif

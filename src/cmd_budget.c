@@ -6,6 +6,7 @@
 #include "budget.h"
 #include "cmd.h"
 #include "parse.h"
+#include "tsc.h"
 
 int cmd_budget(int argc, char **argv)
 {

@@ -34,7 +34,8 @@ static void run_usage(FILE *out)
 {
     fprintf(out,
             "usage: cyclebudget run [options]\n"
-            "  -p, --probes LIST      families to run (default: csum); see 'cyclebudget list'\n"
+            "  -p, --probes LIST      families to run, at all their sizes (default: the quick\n"
+            "                         suite of every family; see 'cyclebudget list probes')\n"
             "  -V, --variants GLOBS   variant name globs, comma-separated (default: all)\n"
             "  -s, --sizes LIST       sizes in bytes, e.g. 64,1500,4K,4M (default: each family's)\n"
             "  -e, --events LIST      events: aliases or libpfm4 names\n"
@@ -46,7 +47,7 @@ static void run_usage(FILE *out)
             "      --repo DIR         the measured git tree (default: the current directory)\n"
             "      --reps N           exactly N samples per case (default: until the median's\n"
             "                         95%% CI is within +-1%%, or --max-time)\n"
-            "      --max-time SEC     time cap per case when adaptive (default: 0.25)\n"
+            "      --max-time SEC     time cap per case when adaptive (default: 0.1)\n"
             "      --cpu N            pin to CPU N (default: the current one)\n"
             "      --cold-bytes SIZE  cold-mode working set (default: 2x LLC, 64M..128M)\n"
             "      --budget B         budget for the summary: 10G, 40G, 100G or cycles (default 10G)\n"
@@ -61,6 +62,42 @@ static int glob_match_any(char **globs, const char *name)
         if (fnmatch(*g, name, 0) == 0)
             return 1;
     return 0;
+}
+
+/* Is v of p selected: by -V globs when given, else by the quick suite's
+ * globs when running the quick suite, else every variant. */
+static int selected(const struct cb_probe *p, const struct cb_variant *v, char **vglobs, int suite)
+{
+    if (v->flags & CB_VARIANT_TESTONLY)
+        return 0;
+    if (vglobs)
+        return glob_match_any(vglobs, v->name);
+    if (!suite || !p->suite_variants)
+        return 1;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", p->suite_variants);
+    for (char *save = NULL, *g = strtok_r(buf, ",", &save); g; g = strtok_r(NULL, ",", &save))
+        if (fnmatch(g, v->name, 0) == 0)
+            return 1;
+    return 0;
+}
+
+/* The sizes of p in this run: -s, else the quick suite's, else all. */
+static size_t sizes_of(const struct cb_probe *p, int suite, const uint64_t *given, int ngiven,
+                       uint64_t *out, size_t max)
+{
+    if (ngiven) {
+        for (int i = 0; i < ngiven; i++)
+            out[i] = given[i];
+        return (size_t)ngiven;
+    }
+    const size_t *src = suite && p->suite_sizes ? p->suite_sizes : p->sizes;
+    size_t n = 0;
+    while (src[n] && n < max) {
+        out[n] = src[n];
+        n++;
+    }
+    return n;
 }
 
 static void quote_cmdline(int argc, char **argv, char *buf, size_t len)
@@ -83,7 +120,7 @@ int cmd_run(int argc, char **argv)
         {"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    const char *probes_arg = "csum", *variants_arg = NULL, *sizes_arg = NULL;
+    const char *probes_arg = NULL, *variants_arg = NULL, *sizes_arg = NULL;
     const char *events_arg = CB_DEFAULT_EVENTS, *mode_arg = "warm,cold", *db = CB_DEFAULT_DB;
     const char *tag = NULL, *commit = NULL, *repo = NULL, *budget_arg = "10G";
     int quiet = 0, cpu = -1;
@@ -93,6 +130,8 @@ int cmd_run(int argc, char **argv)
     long lv;
     uint64_t u64;
     char cmdline[2048];
+    /* Declared before the first goto usage_err, which frees them. */
+    char **pnames = NULL, *pstore = NULL, **vglobs = NULL, *vstore = NULL, **mnames = NULL, *mstore = NULL;
     quote_cmdline(argc, argv, cmdline, sizeof cmdline);
 
     optind = 1;
@@ -147,16 +186,20 @@ int cmd_run(int argc, char **argv)
     if (cb_budget_parse(budget_arg, CB_MIN_FRAME, &budget, err, sizeof err) < 0)
         goto usage_err;
 
-    char **pnames = NULL, *pstore = NULL, **vglobs = NULL, *vstore = NULL, **mnames = NULL, *mstore = NULL;
-    int np = cb_parse_name_list(probes_arg, "--probes", &pnames, &pstore, err, sizeof err);
-    if (np < 0)
-        goto usage_err;
     const struct cb_probe *probes[32];
+    int suite = probes_arg == NULL, np = 0;
+    if (suite) {
+        for (size_t i = 0; i < cb_nprobes && np < 32; i++)
+            if (cb_probes[i]->suite_sizes)
+                probes[np++] = cb_probes[i];
+    } else if ((np = cb_parse_name_list(probes_arg, "--probes", &pnames, &pstore, err, sizeof err)) < 0) {
+        goto usage_err;
+    }
     if (np > 32) {
         snprintf(err, sizeof err, "--probes: too many names");
         goto usage_err;
     }
-    for (int i = 0; i < np; i++) {
+    for (int i = 0; i < np && !suite; i++) {
         probes[i] = cb_probe_find(pnames[i]);
         if (!probes[i]) {
             char near[256];
@@ -177,7 +220,7 @@ int cmd_run(int argc, char **argv)
             if (!hit) {
                 char near[256];
                 cb_suggest_variants(*g, near, sizeof near);
-                snprintf(err, sizeof err, "no variant of %s matches '%s': did you mean %s? ('cyclebudget list variants')", probes_arg, *g, near);
+                snprintf(err, sizeof err, "no variant of %s matches '%s': did you mean %s? ('cyclebudget list variants')", suite ? "the quick suite's families" : probes_arg, *g, near);
                 goto usage_err;
             }
         }
@@ -210,6 +253,13 @@ int cmd_run(int argc, char **argv)
     };
     struct cb_collector col;
     int usage = 0;
+    /* Caught from before the run is begun, so no window leaves it
+     * 'running'; a second signal kills at once (SA_RESETHAND), and the
+     * next open reaps the run as aborted. */
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     int rc = cb_collector_open(&col, &co, err, sizeof err, &usage);
     if (rc < 0) {
         if (usage)
@@ -217,46 +267,29 @@ int cmd_run(int argc, char **argv)
         cb_die_msg("%s", err);
         return 1;
     }
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
 
     /* ---- the cases: per probe, size, mode, every matching variant ---- */
     size_t total = 0, done = 0;
     for (int i = 0; i < np; i++) {
-        size_t ns = 0;
-        if (nsizes)
-            ns = (size_t)nsizes;
-        else
-            while (probes[i]->sizes[ns])
-                ns++;
+        uint64_t szs[MAX_SIZES];
+        size_t ns = sizes_of(probes[i], suite, sizes, nsizes, szs, MAX_SIZES);
         for (size_t j = 0; j < probes[i]->nvariants; j++)
-            if (!(probes[i]->variants[j].flags & CB_VARIANT_TESTONLY) &&
-                glob_match_any(vglobs, probes[i]->variants[j].name))
-                total += (probes[i]->variants[j].only_size ? 1 : ns) * (size_t)nm;
+            if (selected(probes[i], &probes[i]->variants[j], vglobs, suite))
+                for (size_t si = 0; si < ns; si++)
+                    total += (!probes[i]->variants[j].only_size ||
+                              probes[i]->variants[j].only_size == szs[si]) * (size_t)nm;
     }
     int interactive = !quiet && isatty(2);
-    int interrupted = 0;
+    int interrupted = stop_flag != 0;
     for (int i = 0; i < np && !interrupted; i++) {
         const struct cb_probe *p = probes[i];
-        size_t ns = 0;
-        const uint64_t *szs = sizes;
-        uint64_t defsz[MAX_SIZES];
-        if (nsizes)
-            ns = (size_t)nsizes;
-        else {
-            while (p->sizes[ns] && ns < MAX_SIZES) {
-                defsz[ns] = p->sizes[ns];
-                ns++;
-            }
-            szs = defsz;
-        }
+        uint64_t szs[MAX_SIZES];
+        size_t ns = sizes_of(p, suite, sizes, nsizes, szs, MAX_SIZES);
         for (size_t si = 0; si < ns && !interrupted; si++) {
             for (int mi = 0; mi < nm && !interrupted; mi++) {
                 for (size_t j = 0; j < p->nvariants && !interrupted; j++) {
                     const struct cb_variant *v = &p->variants[j];
-                    if ((v->flags & CB_VARIANT_TESTONLY) || !glob_match_any(vglobs, v->name))
+                    if (!selected(p, v, vglobs, suite))
                         continue;
                     /* A fixed-size variant (memset's struct192) belongs only
                      * to its own size: at others there is no case at all. */
@@ -325,5 +358,11 @@ out:
 
 usage_err:
     cb_die_msg("%s", err);
+    free(pnames);
+    free(pstore);
+    free(vglobs);
+    free(vstore);
+    free(mnames);
+    free(mstore);
     return CB_EXIT_USAGE;
 }

@@ -18,6 +18,7 @@
 #include "harness.h"
 #include "probe.h"
 #include "store.h"
+#include "tsc.h"
 
 #define CB_DEFAULT_EVENTS "cycles,instructions,cache-misses,task-clock"
 

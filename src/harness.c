@@ -16,7 +16,7 @@
 void cb_harness_defaults(struct cb_harness_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->case_seconds = 0.25;
+    o->case_seconds = 0.1;
     o->target_ci_pct = 1.0;
     o->min_samples = 10;
     o->max_samples = 5000;

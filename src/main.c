@@ -7,7 +7,6 @@
 #include "cmd.h"
 #include "parse.h"
 #include "probe.h"
-#include "tsc.h"
 
 void cb_die_msg(const char *fmt, ...)
 {
@@ -52,12 +51,6 @@ void cb_suggest_variants(const char *bad, char *buf, size_t len)
             if (!(cb_probes[i]->variants[j].flags & CB_VARIANT_TESTONLY))
                 names[n++] = cb_probes[i]->variants[j].name;
     nearest(bad, names, n, buf, len);
-}
-
-void cb_clocks_measure(struct cb_clocks *k)
-{
-    k->tsc_ghz = cb_tsc_ghz(&k->tsc_source);
-    k->core_ghz = k->tsc_ghz > 0 ? cb_core_ghz_estimate(k->tsc_ghz, 15, &k->core_spread) : 0;
 }
 
 static void usage(FILE *out)

@@ -80,6 +80,13 @@ struct cb_probe {
      * negative errno when it could not run (e.g. -ENOMEM). */
     int (*verify)(const struct cb_variant *v, struct cb_verdict *out);
     void (*teardown)(struct cb_case *c);
+
+    /* The quick suite `cyclebudget run` collects with no -p: the sizes and
+     * variant globs (comma-separated; NULL: all variants) that answer the
+     * family's main question in a few seconds.  A family with no
+     * suite_sizes is not in the quick suite.  -p FAMILY runs all of .sizes. */
+    const size_t *suite_sizes;
+    const char *suite_variants;
 };
 
 /* The registry: every family linked into the binary. */

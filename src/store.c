@@ -104,7 +104,19 @@ struct cb_store {
     sqlite3 *db;
     sqlite3_stmt *q[Q__N];
     char why[512];            /* a transaction body's own reason to fail, or "" */
+    /* Tests only (CB_STORE_TEST_KILL_IN_CASE=N): SIGKILL this process in the
+     * middle of writing its Nth case, inside the open transaction, to show
+     * that a collector dying there loses only that case.  0: never. */
+    int kill_in_case, cases_written;
 };
+
+/* Files up to this size are checked with PRAGMA quick_check when opened:
+ * SQLite notices damage only on the pages a query happens to touch, and a
+ * collector appending to a damaged b-tree could spread the damage into the
+ * runs it writes.  quick_check reads every page, a cost that grows with the
+ * file, so larger files are checked only for truncation; `sqlite3 FILE
+ * 'PRAGMA integrity_check'` checks them fully. */
+#define CB_QUICK_CHECK_MAX ((off_t)512 << 20)
 
 static void msg(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -340,13 +352,14 @@ static int newer_msg(const char *path, long have, int latest, char *err, size_t 
  * empty (SQLite will make it a database; nothing to refuse); *writable: we
  * may write it. */
 static int precheck(const char *path, enum cb_store_mode mode, int latest, int *fresh,
-                    int *writable, char *err, size_t errlen)
+                    int *writable, off_t *size, char *err, size_t errlen)
 {
     struct stat sb;
     char dir[PATH_MAX];
     dir_of(path, dir, sizeof dir);
     *fresh = 0;
     *writable = 0;
+    *size = 0;
 
     if (stat(path, &sb) != 0) {
         int e = errno;
@@ -422,11 +435,86 @@ static int precheck(const char *path, enum cb_store_mode mode, int latest, int *
             "0x%08x), not cyclebudget's", path, app);
         return -EINVAL;
     }
+    /* Truncated: the header's page count (valid when "version-valid-for"
+     * matches the change counter) says the file should be longer.  Not
+     * while a -wal file has frames: a checkpoint cut short by a crash can
+     * leave the main file short, and SQLite finishes it from the WAL. */
+    uint32_t pgsz = (uint32_t)h[16] << 8 | h[17], npages = be32(h + 28);
+    if (pgsz == 1)
+        pgsz = 65536;
+    if (npages && be32(h + 24) == be32(h + 92) && (off_t)pgsz * npages > sb.st_size) {
+        char wal[PATH_MAX + 8];
+        struct stat wb;
+        snprintf(wal, sizeof wal, "%s-wal", path);
+        if (stat(wal, &wb) != 0 || wb.st_size == 0) {
+            msg(err, errlen, "%s is truncated (%lld of %lld bytes): restore it from a backup; "
+                "'sqlite3 %s .recover' may save the rows left", path, (long long)sb.st_size,
+                (long long)pgsz * npages, path);
+            return -EINVAL;
+        }
+    }
+    *size = sb.st_size;
     /* The header's copy of user_version: current unless a WAL holds newer
      * pages, which the check after opening covers. */
     int32_t uv = (int32_t)be32(h + 60);
     if (uv > latest)
         return newer_msg(path, uv, latest, err, errlen);
+    return 0;
+}
+
+/* PRAGMA quick_check: every page read, b-tree structure and free list
+ * checked (not the index contents, which integrity_check adds at several
+ * times the cost). */
+static int quick_check(struct cb_store *st, const char *path, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    int rc = sqlite3_prepare_v2(st->db, "PRAGMA quick_check(1)", -1, &s, NULL);
+    char first[200] = "";
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(s);
+        if (rc == SQLITE_ROW) {
+            const unsigned char *t = sqlite3_column_text(s, 0);
+            snprintf(first, sizeof first, "%s", t ? (const char *)t : "");
+            rc = SQLITE_OK;
+        }
+        sqlite3_finalize(s);
+    }
+    if (rc == SQLITE_OK && strcmp(first, "ok") == 0)
+        return 0;
+    if (rc != SQLITE_OK && !is_busy(rc) && (rc & 0xff) != SQLITE_CORRUPT &&
+        (rc & 0xff) != SQLITE_NOTADB && (rc & 0xff) != SQLITE_IOERR) {
+        msg(err, errlen, "%s: cannot check it: %s", path, sqlite3_errmsg(st->db));
+        return errno_of(rc) ? errno_of(rc) : -EIO;
+    }
+    if (is_busy(rc)) {
+        msg(err, errlen, "%s: cannot check it: busy for %d s (a stuck writer?)", path,
+            CB_BUSY_MS / 1000);
+        return -EBUSY;
+    }
+    /* One line: SQLite's first complaint can span several. */
+    if (!first[0])
+        snprintf(first, sizeof first, "%s", sqlite3_errmsg(st->db));
+    first[strcspn(first, "\n")] = '\0';
+    msg(err, errlen, "%s is damaged (%s): restore it from a backup; 'sqlite3 %s .recover' "
+        "may save its rows", path, first, path);
+    return -EINVAL;
+}
+
+/* "file:PATH?immutable=1", PATH %-escaped where URIs need it. */
+static int immutable_uri(const char *path, char *uri, size_t len)
+{
+    size_t o = (size_t)snprintf(uri, len, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (o + 4 >= len)
+            return -ENAMETOOLONG;
+        if (*p == '%' || *p == '?' || *p == '#' || *p < 0x20 || *p >= 0x7f)
+            o += (size_t)snprintf(uri + o, len - o, "%%%02X", *p);
+        else
+            uri[o++] = (char)*p;
+    }
+    if (o + 16 >= len)
+        return -ENAMETOOLONG;
+    snprintf(uri + o, len - o, "?immutable=1");
     return 0;
 }
 
@@ -463,7 +551,8 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
         return -EINVAL;
     }
 
-    r = precheck(path, mode, latest, &fresh, &writable, err, errlen);
+    off_t size;
+    r = precheck(path, mode, latest, &fresh, &writable, &size, err, errlen);
     if (r < 0)
         return r;
     (void)fresh;
@@ -476,7 +565,23 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
     int flags = SQLITE_OPEN_NOMUTEX |
                 (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) |
                 (mode == CB_STORE_WRITE ? SQLITE_OPEN_CREATE : 0);
-    int rc = sqlite3_open_v2(path, &st->db, flags, NULL);
+    /* A WAL database is read through its -shm file, which a reader must be
+     * able to create.  Where nobody can have written a -wal and we cannot
+     * create the -shm (a read-only directory: an archive, a CD, someone
+     * else's home), the file is as it will stay: open it immutable. */
+    char wal[PATH_MAX + 8], dir[PATH_MAX];
+    struct stat wb;
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    int wal_frames = stat(wal, &wb) == 0 && wb.st_size > 0;
+    dir_of(path, dir, sizeof dir);
+    char uri[3 * PATH_MAX + 32];
+    const char *name = path;
+    if (!writable && !wal_frames && stat(wal, &wb) != 0 && access(dir, W_OK) != 0 &&
+        immutable_uri(path, uri, sizeof uri) == 0) {
+        name = uri;
+        flags |= SQLITE_OPEN_URI;
+    }
+    int rc = sqlite3_open_v2(name, &st->db, flags, NULL);
     if (rc != SQLITE_OK) {
         msg(err, errlen, "%s: cannot open: %s", path,
             st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
@@ -546,6 +651,11 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
         r = -ESTALE;
         goto fail;
     }
+    if (nobj > 0 && size <= CB_QUICK_CHECK_MAX) {
+        r = quick_check(st, path, err, errlen);
+        if (r < 0)
+            goto fail;
+    }
     /* From here on we may write. */
     if (mode == CB_STORE_WRITE) {
         rc = set_wal(st);
@@ -565,6 +675,8 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
             goto fail;
     }
     sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
+    const char *kill_at = getenv("CB_STORE_TEST_KILL_IN_CASE");
+    st->kill_in_case = kill_at ? atoi(kill_at) : 0;
 
     if (mode == CB_STORE_WRITE) {
         r = cb_store_reap_aborted(st);
@@ -577,6 +689,11 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
     return 0;
 
 fail:
+    /* A WAL that had no frames has nothing to write back: let close remove
+     * the empty -wal and the -shm that opening made, so a refused file is
+     * left as it was found, without litter. */
+    if (st->db && !wal_frames)
+        sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
     cb_store_close(st);
     return r;
 }
@@ -895,6 +1012,8 @@ static int case_fn(struct cb_store *st, void *vctx)
         rc = step_done(s);
         if (rc != SQLITE_OK)
             return rc;
+        if (i == x->ns / 2 && st->kill_in_case && ++st->cases_written == st->kill_in_case)
+            raise(SIGKILL);
     }
     return SQLITE_OK;
 }
@@ -1038,6 +1157,12 @@ static int one_id(struct cb_store *st, const char *sql, const char *text, int64_
 int cb_store_run_resolve(struct cb_store *st, const char *spec, int64_t *run_id,
                          char *err, size_t errlen)
 {
+    return cb_store_run_resolve_status(st, spec, 0, run_id, err, errlen);
+}
+
+int cb_store_run_resolve_status(struct cb_store *st, const char *spec, int include_aborted,
+                                int64_t *run_id, char *err, size_t errlen)
+{
     int64_t id = 0, other = 0;
     int rc;
     if (err && errlen)
@@ -1047,8 +1172,11 @@ int cb_store_run_resolve(struct cb_store *st, const char *spec, int64_t *run_id,
         return -EINVAL;
     }
     if (strcmp(spec, "latest") == 0) {
-        rc = one_id(st, "SELECT id FROM runs WHERE status = 'complete'"
-                        " ORDER BY started DESC, id DESC LIMIT 1", NULL, &id);
+        rc = one_id(st, include_aborted
+                        ? "SELECT id FROM runs WHERE status IN ('complete', 'aborted')"
+                          " ORDER BY started DESC, id DESC LIMIT 1"
+                        : "SELECT id FROM runs WHERE status = 'complete'"
+                          " ORDER BY started DESC, id DESC LIMIT 1", NULL, &id);
         if (rc == SQLITE_ROW) {
             *run_id = id;
             return 0;
@@ -1085,8 +1213,11 @@ int cb_store_run_resolve(struct cb_store *st, const char *spec, int64_t *run_id,
             msg(err, errlen, "no run %s (the database has no runs)", spec);
         return -ENOENT;
     }
-    rc = one_id(st, "SELECT id FROM runs WHERE tag = ?1 AND status = 'complete'"
-                    " ORDER BY started DESC, id DESC LIMIT 1", spec, &id);
+    rc = one_id(st, include_aborted
+                    ? "SELECT id FROM runs WHERE tag = ?1 AND status IN ('complete', 'aborted')"
+                      " ORDER BY started DESC, id DESC LIMIT 1"
+                    : "SELECT id FROM runs WHERE tag = ?1 AND status = 'complete'"
+                      " ORDER BY started DESC, id DESC LIMIT 1", spec, &id);
     if (rc == SQLITE_ROW) {
         *run_id = id;
         return 0;

@@ -153,6 +153,10 @@ struct cb_case_info {
  * run with it).  -ENOENT with a message in err when nothing matches. */
 int cb_store_run_resolve(struct cb_store *st, const char *spec, int64_t *run_id,
                          char *err, size_t errlen);
+/* The same, and with include_aborted set "latest" and a tag may also name an
+ * aborted run (report --include-aborted); a run still running never. */
+int cb_store_run_resolve_status(struct cb_store *st, const char *spec, int include_aborted,
+                                int64_t *run_id, char *err, size_t errlen);
 int cb_store_run_get(struct cb_store *st, int64_t run_id, struct cb_run_info *out);
 /* Arrays allocated with malloc; the caller frees them.  Ordered by id. */
 int cb_store_events(struct cb_store *st, int64_t run_id, struct cb_event_info **out, size_t *n);

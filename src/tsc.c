@@ -176,3 +176,11 @@ double cb_core_ghz_estimate(double tsc_ghz, int rounds, double *spread_pct)
     }
     return med;
 }
+
+void cb_clocks_measure(struct cb_clocks *k)
+{
+    k->tsc_ghz = cb_tsc_ghz(&k->tsc_source);
+    k->core_ghz = k->tsc_ghz > 0 ? cb_core_ghz_estimate(k->tsc_ghz, 15, &k->core_spread) : 0;
+    if (k->core_ghz <= 0)
+        k->core_spread = 0;
+}

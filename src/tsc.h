@@ -24,8 +24,15 @@ static inline uint64_t cb_tsc_begin(void)
  * before it to finish; the lfence keeps later work out. */
 static inline uint64_t cb_tsc_end(void)
 {
-    uint32_t lo, hi, aux;
+    uint32_t lo, hi;
+#ifdef CB_TSC_NO_RDTSCP
+    /* valgrind does not decode rdtscp: `make check-valgrind` builds with
+     * this, and lfence before rdtsc gives the same ordering. */
+    __asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) :: "memory");
+#else
+    uint32_t aux;
     __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) :: "memory");
+#endif
     return ((uint64_t)hi << 32) | lo;
 }
 
@@ -41,5 +48,15 @@ double cb_tsc_ghz(const char **how);
  * (max-min)/median of the middle half, in percent.  tsc_ghz as from
  * cb_tsc_ghz(). */
 double cb_core_ghz_estimate(double tsc_ghz, int rounds, double *spread_pct);
+
+/* Both clocks, measured once per session: the TSC rate and where it came
+ * from, and the estimated core clock with its spread (%). */
+struct cb_clocks {
+    double tsc_ghz;
+    const char *tsc_source;
+    double core_ghz;
+    double core_spread;
+};
+void cb_clocks_measure(struct cb_clocks *k);
 
 #endif
