@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
 const char *cb_fmt_size(uint64_t size, const char *unit, char *buf, size_t len)
 {
     if (unit && strcmp(unit, "B") != 0)
@@ -28,28 +30,94 @@ static int find_event(const struct cb_report *r, const char *part, int need_supp
     return -1;
 }
 
-static int summarize_event(struct cb_store *st, int64_t case_id, int64_t event_id,
-                           struct cb_summary *s, int *scaled_any)
+int cb_report_event(const struct cb_report *r, const char *part)
 {
-    double *v = NULL;
-    int *sc = NULL;
-    size_t n = 0;
-    int rc = cb_store_case_values(st, case_id, event_id, &v, &sc, &n);
-    if (rc < 0)
-        return rc;
-    if (n == 0) {
-        memset(s, 0, sizeof *s);
-        free(v);
-        free(sc);
-        return -ENODATA;
+    int e = find_event(r, part, 1);
+    if (e < 0)
+        for (size_t i = 0; i < r->nevents; i++)
+            if (strcmp(r->events[i].name, part) == 0 && r->events[i].supported)
+                return (int)i;
+    return e;
+}
+
+double cb_report_bpc(const struct cb_report_case *c)
+{
+    if (!c->measured || c->info.bytes_per_op == 0 || !(c->cyc.median > 0))
+        return NAN;
+    return (double)c->info.bytes_per_op / c->cyc.median;
+}
+
+double cb_report_budget_cycles(const struct cb_report *r, double gbps)
+{
+    return cb_budget_ns(gbps, CB_MIN_FRAME) * r->core_ghz;
+}
+
+static int series_push(struct cb_report_series *s, size_t *cap, double v, uint64_t iters)
+{
+    if (s->n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        double *nv = realloc(s->v, nc * sizeof *nv);
+        if (!nv)
+            return -ENOMEM;
+        s->v = nv;
+        uint64_t *ni = realloc(s->iters, nc * sizeof *ni);
+        if (!ni)
+            return -ENOMEM;
+        s->iters = ni;
+        *cap = nc;
     }
-    rc = cb_summarize(v, n, s);
-    if (scaled_any)
-        for (size_t i = 0; i < n; i++)
-            *scaled_any |= sc[i];
-    free(v);
-    free(sc);
-    return rc;
+    s->v[s->n] = v;
+    s->iters[s->n++] = iters;
+    return 0;
+}
+
+/* Every sample of the run in one ordered scan: per case, per event, in
+ * sample order.  One query per run keeps a 200-run report to seconds; the
+ * per-op formula is the one the sample_values view uses. */
+static int load_samples(struct cb_store *st, struct cb_report *r)
+{
+    static const char q[] =
+        "SELECT s.case_id, s.event_id, s.iters,"
+        "       (s.value - COALESCE(s.overhead, 0.0)) / CAST(s.iters AS REAL), s.scaled"
+        "  FROM cases c JOIN samples s ON s.case_id = c.id"
+        " WHERE c.run_id = ?1 AND s.value IS NOT NULL"
+        " ORDER BY s.case_id, s.event_id, s.seq";
+    sqlite3_stmt *stmt;
+    if (sqlite3_prepare_v2(cb_store_sqlite(st), q, -1, &stmt, NULL) != SQLITE_OK)
+        return -EIO;
+    sqlite3_bind_int64(stmt, 1, r->run.id);
+    size_t k = 0, e = 0, cap = 0;
+    int64_t last_case = -1, last_ev = -1;
+    int rc, err = 0;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        int64_t cid = sqlite3_column_int64(stmt, 0), eid = sqlite3_column_int64(stmt, 1);
+        if (cid != last_case || eid != last_ev) {
+            while (k < r->ncases && r->cases[k].info.id != cid)
+                k++;
+            if (k == r->ncases) {
+                err = -EPROTO;
+                break;
+            }
+            for (e = 0; e < r->nevents && r->events[e].id != eid; e++)
+                ;
+            if (e == r->nevents) {
+                err = -EPROTO;
+                break;
+            }
+            last_case = cid;
+            last_ev = eid;
+            cap = r->cases[k].ev[e].n;  /* fresh series: n == 0 */
+        }
+        struct cb_report_series *sr = &r->cases[k].ev[e];
+        if ((err = series_push(sr, &cap, sqlite3_column_double(stmt, 3),
+                               (uint64_t)sqlite3_column_int64(stmt, 2))) < 0)
+            break;
+        sr->scaled |= sqlite3_column_int(stmt, 4);
+    }
+    if (!err && rc != SQLITE_DONE)
+        err = -EIO;
+    sqlite3_finalize(stmt);
+    return err;
 }
 
 int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
@@ -90,44 +158,114 @@ int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
     }
     r->core_ghz = r->run.core_ghz > 0 ? r->run.core_ghz : r->run.tsc_ghz;
 
+    size_t ne = r->nevents ? r->nevents : 1;
     for (size_t k = 0; k < r->ncases; k++) {
         struct cb_report_case *c = &r->cases[k];
         c->info = ci[k];
-        c->ev_median = malloc((r->nevents ? r->nevents : 1) * sizeof(double));
-        if (!c->ev_median) {
+        c->ns_per_op = NAN;
+        c->ev_median = malloc(ne * sizeof(double));
+        c->ev = calloc(ne, sizeof *c->ev);
+        if (!c->ev_median || !c->ev) {
             free(ci);
             return -ENOMEM;
         }
         for (size_t e = 0; e < r->nevents; e++)
             c->ev_median[e] = NAN;
+    }
+    free(ci);
+    if ((rc = load_samples(st, r)) < 0)
+        return rc;
+
+    for (size_t k = 0; k < r->ncases; k++) {
+        struct cb_report_case *c = &r->cases[k];
         if (strcmp(c->info.verdict, "ok") != 0 || c->info.nsamples == 0)
             continue;
         for (size_t e = 0; e < r->nevents; e++) {
             struct cb_summary s;
-            if (!r->events[e].supported)
+            if (c->ev[e].n == 0 || cb_summarize(c->ev[e].v, c->ev[e].n, &s) < 0)
                 continue;
-            if (summarize_event(st, c->info.id, r->events[e].id, &s, NULL) == 0)
-                c->ev_median[e] = s.median;
+            c->ev_median[e] = s.median;
+            if ((int)e == r->cyc_event) {
+                c->cyc = s;
+                c->measured = 1;
+                c->scaled = c->ev[e].scaled;
+            }
+            if ((int)e == r->tsc_event) {
+                c->tsc = s;
+                if (r->run.tsc_ghz > 0)
+                    c->ns_per_op = s.median / r->run.tsc_ghz;
+            }
         }
-        if (r->cyc_event >= 0 &&
-            summarize_event(st, c->info.id, r->events[r->cyc_event].id, &c->cyc, &c->scaled) == 0)
-            c->measured = 1;
-        if (r->tsc_event >= 0 &&
-            summarize_event(st, c->info.id, r->events[r->tsc_event].id, &c->tsc, NULL) == 0 &&
-            r->run.tsc_ghz > 0)
-            c->ns_per_op = c->tsc.median / r->run.tsc_ghz;
-        else
-            c->ns_per_op = NAN;
     }
-    free(ci);
     return 0;
 }
 
 void cb_report_free(struct cb_report *r)
 {
-    for (size_t k = 0; k < r->ncases; k++)
-        free(r->cases[k].ev_median);
+    for (size_t k = 0; k < r->ncases; k++) {
+        struct cb_report_case *c = &r->cases[k];
+        for (size_t e = 0; c->ev && e < r->nevents; e++) {
+            free(c->ev[e].v);
+            free(c->ev[e].iters);
+        }
+        free(c->ev);
+        free(c->ev_median);
+    }
     free(r->cases);
     free(r->events);
     memset(r, 0, sizeof *r);
+}
+
+void cb_html_esc(FILE *out, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default:
+            /* Control characters other than tab and newline have no business in
+             * a page; show them as U+FFFD rather than pass them through. */
+            if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
+                fputs("&#xFFFD;", out);
+            else
+                fputc(*s, out);
+        }
+    }
+}
+
+void cb_json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    unsigned char prev = 0;
+    for (; s && *s; prev = (unsigned char)*s++) {
+        unsigned char ch = (unsigned char)*s;
+        switch (ch) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\t': fputs("\\t", out); break;
+        case '\r': fputs("\\r", out); break;
+        default:
+            /* "</" is escaped too, so that JSON pasted into a <script> block
+             * cannot close it. */
+            if (ch < 0x20 || ch == 0x7f)
+                fprintf(out, "\\u%04x", ch);
+            else if (ch == '/' && prev == '<')
+                fputs("\\/", out);
+            else
+                fputc(ch, out);
+        }
+    }
+    fputc('"', out);
+}
+
+void cb_json_num(FILE *out, double v)
+{
+    if (isnan(v) || isinf(v))
+        fputs("null", out);
+    else
+        fprintf(out, "%.10g", v);
 }

@@ -15,8 +15,18 @@
 #include "stats.h"
 #include "store.h"
 
+/* One event's samples for one case, in sample order: per-op values
+ * ((value - overhead) / iters) and each batch's iteration count. */
+struct cb_report_series {
+    size_t n;
+    double *v;
+    uint64_t *iters;
+    int scaled;                  /* some sample was multiplexed and scaled */
+};
+
 struct cb_report_case {
     struct cb_case_info info;
+    struct cb_report_series *ev; /* per event (r->nevents); n = 0 when not counted */
     int measured;                /* verdict ok and samples present */
     struct cb_summary cyc;       /* cycles per op, from r->cyc_source */
     struct cb_summary tsc;       /* TSC ticks per op */
@@ -41,6 +51,21 @@ struct cb_report {
 int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r);
 void cb_report_free(struct cb_report *r);
 
+/* The event whose name or component is part among the supported ones, or -1. */
+int cb_report_event(const struct cb_report *r, const char *part);
+/* Bytes per cycle of a measured case, NAN when not byte-oriented. */
+double cb_report_bpc(const struct cb_report_case *c);
+/* Cycles per packet of a 64-byte frame at gbps on this run's core clock. */
+double cb_report_budget_cycles(const struct cb_report *r, double gbps);
+
+/* Writers for outside text: HTML element/attribute text and JSON strings.
+ * Everything that came from outside the binary (tags, commit subjects, host
+ * names, command lines, variant names from plugins) goes through these. */
+void cb_html_esc(FILE *out, const char *s);
+void cb_json_str(FILE *out, const char *s);
+/* A number for JSON: null for NaN and infinities. */
+void cb_json_num(FILE *out, double v);
+
 /* "1500 B", "4 KiB", "4 MiB" */
 const char *cb_fmt_size(uint64_t size, const char *unit, char *buf, size_t len);
 
@@ -51,5 +76,17 @@ struct cb_text_opts {
 int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE *out);
 /* One line per probe, size and mode: the best variant and the runner-up. */
 int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, FILE *out);
+/* NO_COLOR (set and non-empty) wins; otherwise colour only for a terminal. */
+int cb_report_want_color(int fd);
+
+/* The exports: every run given, in order.  Formats are documented in
+ * README.md ("Reports and exports"). */
+int cb_report_html(const struct cb_report *runs, size_t nruns, const struct cb_budget *budget,
+                   FILE *out);
+int cb_report_csv(const struct cb_report *runs, size_t nruns, int samples, FILE *out);
+int cb_report_json(const struct cb_report *runs, size_t nruns, FILE *out);
+/* Google Benchmark's JSON (context + benchmarks), for compare.py and the
+ * trackers that read it: one run. */
+int cb_report_gbench(const struct cb_report *r, FILE *out);
 
 #endif

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report.h"
 
@@ -44,33 +45,82 @@ static void num(FILE *out, double v, int width, int prec)
         fprintf(out, " %*.*f", width, prec, v);
 }
 
+/* "label   text", word-wrapped to the report's 100 columns with the
+ * continuation indented under the text: long host names, labels and
+ * reasons must not break the layout. */
+#define TEXT_WIDTH 100
+#define LABEL_WIDTH 8
+static void wrapped(FILE *out, const char *label, const char *text)
+{
+    fprintf(out, "%-*s", LABEL_WIDTH, label);
+    size_t col = LABEL_WIDTH;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        size_t w = strcspn(p, " ");
+        if (w == 0)
+            break;
+        if (col > LABEL_WIDTH && col + 1 + w > TEXT_WIDTH) {
+            fprintf(out, "\n%*s", LABEL_WIDTH, "");
+            col = LABEL_WIDTH;
+        } else if (col > LABEL_WIDTH) {
+            fputc(' ', out);
+            col++;
+        }
+        /* A single word longer than the line is cut rather than let through. */
+        int take = (int)(w > TEXT_WIDTH - LABEL_WIDTH ? TEXT_WIDTH - LABEL_WIDTH : w);
+        fprintf(out, "%.*s", take, p);
+        col += (size_t)take;
+        p += w;
+    }
+    fputc('\n', out);
+}
+
+int cb_report_want_color(int fd)
+{
+    const char *nc = getenv("NO_COLOR");
+    if (nc && *nc)
+        return 0;
+    return isatty(fd);
+}
+
 static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
 {
     const struct cb_run_info *u = &r->run;
     const char *b = o->color ? C_BOLD : "", *off = o->color ? C_OFF : "";
+    char line[2048];
     fprintf(out, "%scyclebudget run %" PRId64 "%s (%s)  started %s", b, u->id, off, u->status,
             u->started);
     if (u->tag[0])
-        fprintf(out, "  tag %s", u->tag);
+        fprintf(out, "  tag %.40s", u->tag);
     fputc('\n', out);
-    fprintf(out, "host    %s, %d CPUs, pinned to CPU %d, %s\n", u->model_name, u->ncpus, u->cpu,
-            u->kernel);
-    fprintf(out, "clock   TSC %.3f GHz (%s); core %.2f GHz (%s)\n", u->tsc_ghz, u->tsc_source,
-            u->core_ghz, u->core_ghz_source[0] ? u->core_ghz_source : "unknown");
-    if (u->commit[0])
-        fprintf(out, "commit  %.12s%s %s\n", u->commit, u->dirty == 1 ? " (dirty)" : "",
-                u->subject);
-    fprintf(out, "cycles  %s\n", r->cyc_label);
-    fprintf(out, "events ");
-    for (size_t e = 0; e < r->nevents; e++) {
-        const struct cb_event_info *ev = &r->events[e];
-        fprintf(out, " %s[%s%s%s]", ev->part, ev->supported ? ev->source : "unsupported",
-                ev->supported ? "," : "", ev->supported ? ev->read_method : "");
+    snprintf(line, sizeof line, "%s, %d CPUs, pinned to CPU %d, %s, PMU %s", u->model_name,
+             u->ncpus, u->cpu, u->kernel, u->pmu[0] ? u->pmu : "none");
+    wrapped(out, "host", line);
+    snprintf(line, sizeof line, "TSC %.3f GHz (%s); core %.2f GHz (%s)", u->tsc_ghz, u->tsc_source,
+             u->core_ghz, u->core_ghz_source[0] ? u->core_ghz_source : "unknown");
+    wrapped(out, "clock", line);
+    snprintf(line, sizeof line, "cyclebudget %s, %s, %s", u->version, u->compiler, u->cflags);
+    wrapped(out, "build", line);
+    if (u->commit[0]) {
+        snprintf(line, sizeof line, "%.12s%s %s", u->commit, u->dirty == 1 ? " (dirty)" : "",
+                 u->subject);
+        wrapped(out, "commit", line);
     }
-    fputc('\n', out);
+    wrapped(out, "cycles", r->cyc_label);
+    size_t len = 0;
+    line[0] = 0;
+    for (size_t e = 0; e < r->nevents && len < sizeof line; e++) {
+        const struct cb_event_info *ev = &r->events[e];
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s[%s%s%s]", e ? " " : "",
+                                ev->part, ev->supported ? ev->source : "unsupported",
+                                ev->supported ? "," : "", ev->supported ? ev->read_method : "");
+    }
+    wrapped(out, "events", line);
     for (size_t e = 0; e < r->nevents; e++)
         if (!r->events[e].supported)
-            fprintf(out, "        %s\n", r->events[e].why);
+            wrapped(out, "", r->events[e].why);
     double bc = cb_budget_cycles(o->budget, r->core_ghz);
     if (o->budget->cycles > 0)
         fprintf(out, "budget  %.0f cycles per packet (given)\n", bc);
@@ -101,8 +151,8 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
         fprintf(out, "\n%s%s  %s  %s%s  (per %s)\n", o->color ? C_BOLD : "", g->probe,
                 cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode, o->color ? C_OFF : "",
                 g->op);
-        fprintf(out, "  %-20s %9s %9s %8s %7s %7s %8s %9s %5s\n", "variant", "cyc/op", "min",
-                "cyc/KB", "B/cyc", "spread%", "budget%", "ns/op", "n");
+        fprintf(out, "  %-20s %9s %9s %9s %7s %8s %8s %8s %5s\n", "variant", "cyc/op", "min cyc",
+                "cyc/KB", "B/cyc", "spread %", "budget %", "ns/op", "n");
         for (size_t k = 0; k < n; k++) {
             const struct cb_report_case *c = v[k];
             if (!c->measured) {
@@ -114,12 +164,14 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             }
             measured_any = 1;
             double bytes = (double)c->info.bytes_per_op;
-            fprintf(out, "  %-20.20s", c->info.variant);
+            /* The best variant of the group leads, in bold on a terminal. */
+            fprintf(out, "  %s%-20.20s%s", o->color && k == 0 ? C_BOLD : "", c->info.variant,
+                    o->color && k == 0 ? C_OFF : "");
             num(out, c->cyc.median, 9, 1);
             num(out, c->cyc.min, 9, 1);
-            num(out, bytes > 0 ? c->cyc.median * 1024.0 / bytes : NAN, 8, 0);
+            num(out, bytes > 0 ? c->cyc.median * 1024.0 / bytes : NAN, 9, 0);
             num(out, bytes > 0 && c->cyc.median > 0 ? bytes / c->cyc.median : NAN, 7, 2);
-            num(out, c->cyc.spread_pct, 7, 1);
+            num(out, c->cyc.spread_pct, 8, 1);
             double share = budget > 0 ? c->cyc.median / budget * 100.0 : NAN;
             const char *col = "";
             if (o->color)
@@ -127,14 +179,15 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             fprintf(out, "%s", col);
             num(out, share, 8, 1);
             fprintf(out, "%s", o->color ? C_OFF : "");
-            num(out, c->ns_per_op, 9, 2);
+            num(out, c->ns_per_op, 8, 2);
             fprintf(out, " %5zu%s\n", c->cyc.n, c->scaled ? " scaled" : "");
         }
         i = j;
     }
     free(v);
-    fprintf(out, "\ncyc/op = median %s per operation, after subtracting the empty batch; "
-                 "spread%% = IQR/median;\nbudget%% = cyc/op as a share of the per-packet budget.\n",
+    fprintf(out, "\ncyc/op = median %s per operation, after subtracting the empty batch;\n"
+                 "spread %% = IQR / median; budget %% = cyc/op as a share of the per-packet budget;\n"
+                 "ns/op from the TSC; B/cyc = bytes per cycle; best variant first.\n",
             strcmp(r->cyc_source, "pmu") == 0   ? "PMU core cycles"
             : strcmp(r->cyc_source, "estimate") == 0 ? "ESTIMATED core cycles"
                                                      : "TSC reference cycles");

@@ -1,0 +1,34 @@
+/* analysis.h — what a run's cases say together.
+ *
+ * One case answers "what does this cost"; the questions the seed threads
+ * asked need several: where does the winner change with size (the 2016
+ * thread found rep stos winning from about 512 bytes), and is fusing the
+ * checksum into the copy worth it against copy alone plus csum alone (the
+ * 2002 thread).  These read only a loaded report. */
+#ifndef CB_ANALYSIS_H
+#define CB_ANALYSIS_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+/* A crossover: at size `at` the winner became `to` (it was `from` at the
+ * size before, `below`). */
+struct cb_crossover {
+    const char *probe, *mode;
+    uint64_t below, at;
+    const char *from, *to;
+};
+
+/* The crossovers of r, in probe/mode/size order: up to max written to out,
+ * the total returned. */
+size_t cb_crossovers(const struct cb_report *r, struct cb_crossover *out, size_t max);
+
+/* Bytes per cycle by variant and size for each byte-oriented probe and mode
+ * (the 2016 table), then the crossover sizes. */
+int cb_report_crossover_text(const struct cb_report *r, FILE *out);
+
+/* csum_copy against copy alone and csum alone at the same size and mode. */
+int cb_report_fusion_text(const struct cb_report *r, FILE *out);
+
+#endif

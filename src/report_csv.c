@@ -1,0 +1,120 @@
+/* report_csv.c — one row per case (or per sample), RFC 4180.
+ *
+ * Columns are fixed whatever the run counted, so that the rows of many runs
+ * share one header and load straight into a spreadsheet or pandas.  Cycle
+ * figures say their source in a column of their own (pmu, estimate, tsc). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "report.h"
+
+/* Quote when needed: a field with a comma, quote or line break. */
+static void field(FILE *out, const char *s)
+{
+    if (strpbrk(s, ",\"\r\n") == NULL) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void numf(FILE *out, double v)
+{
+    fputc(',', out);
+    if (!isnan(v) && !isinf(v))
+        fprintf(out, "%.6g", v);
+}
+
+static void textf(FILE *out, const char *s)
+{
+    fputc(',', out);
+    field(out, s);
+}
+
+static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
+{
+    fputs("run,started,tag,commit,dirty,host,probe,variant,size,unit,mode,op,bytes_per_op,"
+          "verdict,cycles_source,n,cycles_median,cycles_min,cycles_p25,cycles_p75,cycles_max,"
+          "cycles_ci_lo,cycles_ci_hi,spread_pct,bytes_per_cycle,ns_per_op,budget_10g_pct,"
+          "scaled\r\n",
+          out);
+    for (size_t i = 0; i < nruns; i++) {
+        const struct cb_report *r = &runs[i];
+        double b10 = cb_report_budget_cycles(r, 10.0);
+        for (size_t k = 0; k < r->ncases; k++) {
+            const struct cb_report_case *c = &r->cases[k];
+            const struct cb_summary *s = &c->cyc;
+            double nan = NAN;
+            fprintf(out, "%" PRId64, r->run.id);
+            textf(out, r->run.started);
+            textf(out, r->run.tag);
+            textf(out, r->run.commit);
+            fprintf(out, ",%s", r->run.commit[0] ? (r->run.dirty == 1 ? "1" : r->run.dirty == 0 ? "0" : "") : "");
+            textf(out, r->run.hostname);
+            textf(out, c->info.probe);
+            textf(out, c->info.variant);
+            fprintf(out, ",%" PRIu64, c->info.size);
+            textf(out, c->info.unit);
+            textf(out, c->info.mode);
+            textf(out, c->info.op);
+            fprintf(out, ",%" PRIu64, c->info.bytes_per_op);
+            textf(out, c->info.verdict);
+            textf(out, r->cyc_source);
+            fprintf(out, ",%zu", c->measured ? s->n : 0);
+            numf(out, c->measured ? s->median : nan);
+            numf(out, c->measured ? s->min : nan);
+            numf(out, c->measured ? s->p25 : nan);
+            numf(out, c->measured ? s->p75 : nan);
+            numf(out, c->measured ? s->max : nan);
+            numf(out, c->measured ? s->ci_lo : nan);
+            numf(out, c->measured ? s->ci_hi : nan);
+            numf(out, c->measured ? s->spread_pct : nan);
+            numf(out, cb_report_bpc(c));
+            numf(out, c->ns_per_op);
+            numf(out, c->measured && b10 > 0 ? s->median / b10 * 100.0 : nan);
+            fprintf(out, ",%d\r\n", c->scaled);
+        }
+    }
+    return ferror(out) ? -EIO : 0;
+}
+
+static int csv_samples(const struct cb_report *runs, size_t nruns, FILE *out)
+{
+    fputs("run,case,probe,variant,size,mode,event,part,source,seq,iters,per_op\r\n", out);
+    for (size_t i = 0; i < nruns; i++) {
+        const struct cb_report *r = &runs[i];
+        for (size_t k = 0; k < r->ncases; k++) {
+            const struct cb_report_case *c = &r->cases[k];
+            for (size_t e = 0; e < r->nevents; e++) {
+                const struct cb_event_info *ev = &r->events[e];
+                for (size_t j = 0; j < c->ev[e].n; j++) {
+                    fprintf(out, "%" PRId64 ",%" PRId64, r->run.id, c->info.id);
+                    textf(out, c->info.probe);
+                    textf(out, c->info.variant);
+                    fprintf(out, ",%" PRIu64, c->info.size);
+                    textf(out, c->info.mode);
+                    textf(out, ev->name);
+                    textf(out, ev->part);
+                    textf(out, ev->source);
+                    fprintf(out, ",%zu,%" PRIu64, j, c->ev[e].iters[j]);
+                    numf(out, c->ev[e].v[j]);
+                    fputs("\r\n", out);
+                }
+            }
+        }
+    }
+    return ferror(out) ? -EIO : 0;
+}
+
+int cb_report_csv(const struct cb_report *runs, size_t nruns, int samples, FILE *out)
+{
+    return samples ? csv_samples(runs, nruns, out) : csv_cases(runs, nruns, out);
+}

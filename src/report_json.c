@@ -1,0 +1,274 @@
+/* report_json.c — the JSON export and Google Benchmark's JSON.
+ *
+ * The cyclebudget JSON is the whole story of each run: host and build
+ * metadata, every event with its source, and every sample, so that nothing
+ * a report shows needs the database.  The Google Benchmark file is what its
+ * compare.py and the trackers that ingest that format read: one entry per
+ * sample ("iteration") plus mean/median/stddev aggregates, times in ns from
+ * the TSC, and cycles per op as a user counter. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static void kv_str(FILE *out, const char *k, const char *v, int comma)
+{
+    fprintf(out, "%s\"%s\": ", comma ? ", " : "", k);
+    cb_json_str(out, v);
+}
+
+static void kv_num(FILE *out, const char *k, double v)
+{
+    fprintf(out, ", \"%s\": ", k);
+    cb_json_num(out, v);
+}
+
+static void summary(FILE *out, const struct cb_summary *s)
+{
+    fprintf(out, "{\"n\": %zu", s->n);
+    kv_num(out, "median", s->median);
+    kv_num(out, "min", s->min);
+    kv_num(out, "max", s->max);
+    kv_num(out, "p25", s->p25);
+    kv_num(out, "p75", s->p75);
+    kv_num(out, "mean", s->mean);
+    kv_num(out, "ci_lo", s->ci_lo);
+    kv_num(out, "ci_hi", s->ci_hi);
+    kv_num(out, "spread_pct", s->spread_pct);
+    fputc('}', out);
+}
+
+static void run_json(const struct cb_report *r, FILE *out)
+{
+    const struct cb_run_info *u = &r->run;
+    fprintf(out, "{\"id\": %" PRId64, u->id);
+    kv_str(out, "status", u->status, 1);
+    kv_str(out, "started", u->started, 1);
+    kv_str(out, "finished", u->finished, 1);
+    kv_str(out, "cmdline", u->cmdline, 1);
+    fputs(", \"tag\": ", out);
+    if (u->tag[0])
+        cb_json_str(out, u->tag);
+    else
+        fputs("null", out);
+    fprintf(out, ", \"cpu\": %d,\n  \"host\": {", u->cpu);
+    kv_str(out, "hostname", u->hostname, 0);
+    kv_str(out, "vendor", u->vendor, 1);
+    fprintf(out, ", \"family\": %d, \"model\": %d, \"stepping\": %d", u->family, u->model,
+            u->stepping);
+    kv_str(out, "model_name", u->model_name, 1);
+    kv_str(out, "microcode", u->microcode, 1);
+    kv_str(out, "features", u->features, 1);
+    fprintf(out, ", \"ncpus\": %d", u->ncpus);
+    kv_str(out, "kernel", u->kernel, 1);
+    kv_str(out, "pmu", u->pmu, 1);
+    fputs("},\n  \"build\": {", out);
+    kv_str(out, "version", u->version, 0);
+    kv_str(out, "compiler", u->compiler, 1);
+    kv_str(out, "cflags", u->cflags, 1);
+    fputs("},\n  \"commit\": ", out);
+    if (u->commit[0]) {
+        fputc('{', out);
+        kv_str(out, "hash", u->commit, 0);
+        kv_str(out, "subject", u->subject, 1);
+        kv_str(out, "date", u->commit_date, 1);
+        fprintf(out, ", \"dirty\": %s}", u->dirty == 1 ? "true" : u->dirty == 0 ? "false" : "null");
+    } else {
+        fputs("null", out);
+    }
+    fputs(",\n  \"clocks\": {", out);
+    fprintf(out, "\"tsc_ghz\": ");
+    cb_json_num(out, u->tsc_ghz);
+    kv_str(out, "tsc_source", u->tsc_source, 1);
+    kv_num(out, "core_ghz", u->core_ghz);
+    kv_num(out, "core_ghz_spread_pct", u->core_ghz_spread);
+    kv_str(out, "core_ghz_source", u->core_ghz_source, 1);
+    fputs("},\n  \"cycles\": {", out);
+    kv_str(out, "source", r->cyc_source, 0);
+    kv_str(out, "event", r->cyc_event >= 0 ? r->events[r->cyc_event].name : "", 1);
+    kv_str(out, "label", r->cyc_label, 1);
+    fputs("},\n  \"budget_cycles\": {", out);
+    fputs("\"10G\": ", out);
+    cb_json_num(out, cb_report_budget_cycles(r, 10));
+    kv_num(out, "40G", cb_report_budget_cycles(r, 40));
+    kv_num(out, "100G", cb_report_budget_cycles(r, 100));
+    fputs("},\n  \"events\": [", out);
+    for (size_t e = 0; e < r->nevents; e++) {
+        const struct cb_event_info *ev = &r->events[e];
+        fprintf(out, "%s\n    {", e ? "," : "");
+        kv_str(out, "name", ev->name, 0);
+        kv_str(out, "part", ev->part, 1);
+        kv_str(out, "pfm", ev->pfm, 1);
+        kv_str(out, "encoding", ev->encoding, 1);
+        kv_str(out, "source", ev->source, 1);
+        kv_str(out, "read_method", ev->read_method, 1);
+        fprintf(out, ", \"supported\": %s", ev->supported ? "true" : "false");
+        kv_str(out, "why", ev->why, 1);
+        fputc('}', out);
+    }
+    fputs("],\n  \"cases\": [", out);
+    for (size_t k = 0; k < r->ncases; k++) {
+        const struct cb_report_case *c = &r->cases[k];
+        fprintf(out, "%s\n    {\"id\": %" PRId64, k ? "," : "", c->info.id);
+        kv_str(out, "probe", c->info.probe, 1);
+        kv_str(out, "variant", c->info.variant, 1);
+        fprintf(out, ", \"size\": %" PRIu64, c->info.size);
+        kv_str(out, "unit", c->info.unit, 1);
+        kv_str(out, "mode", c->info.mode, 1);
+        kv_str(out, "op", c->info.op, 1);
+        fprintf(out, ", \"bytes_per_op\": %" PRIu64, c->info.bytes_per_op);
+        kv_str(out, "verdict", c->info.verdict, 1);
+        kv_str(out, "detail", c->info.detail, 1);
+        fputs(",\n     \"cycles\": ", out);
+        if (c->measured)
+            summary(out, &c->cyc);
+        else
+            fputs("null", out);
+        kv_num(out, "ns_per_op", c->ns_per_op);
+        kv_num(out, "bytes_per_cycle", cb_report_bpc(c));
+        fprintf(out, ", \"scaled\": %s", c->scaled ? "true" : "false");
+        fputs(",\n     \"median_per_op\": {", out);
+        int first = 1;
+        for (size_t e = 0; e < r->nevents; e++) {
+            if (c->ev[e].n == 0)
+                continue;
+            fputs(first ? "" : ", ", out);
+            cb_json_str(out, r->events[e].part);
+            fputs(": ", out);
+            cb_json_num(out, c->ev_median[e]);
+            first = 0;
+        }
+        fputs("},\n     \"samples\": {", out);
+        first = 1;
+        for (size_t e = 0; e < r->nevents; e++) {
+            const struct cb_report_series *s = &c->ev[e];
+            if (s->n == 0)
+                continue;
+            fputs(first ? "" : ",\n       ", out);
+            cb_json_str(out, r->events[e].part);
+            fputs(": {\"iters\": [", out);
+            for (size_t j = 0; j < s->n; j++)
+                fprintf(out, "%s%" PRIu64, j ? "," : "", s->iters[j]);
+            fputs("], \"per_op\": [", out);
+            for (size_t j = 0; j < s->n; j++) {
+                if (j)
+                    fputc(',', out);
+                cb_json_num(out, s->v[j]);
+            }
+            fputs("]}", out);
+            first = 0;
+        }
+        fputs("}}", out);
+    }
+    fputs("]}", out);
+}
+
+int cb_report_json(const struct cb_report *runs, size_t nruns, FILE *out)
+{
+    fputs("{\"format\": \"cyclebudget-report\", \"format_version\": 1, \"runs\": [\n", out);
+    for (size_t i = 0; i < nruns; i++) {
+        if (i)
+            fputs(",\n", out);
+        run_json(&runs[i], out);
+    }
+    fputs("\n]}\n", out);
+    return ferror(out) ? -EIO : 0;
+}
+
+/* ---- Google Benchmark ---------------------------------------------------- */
+
+static void gb_entry(FILE *out, int *first, const char *name, const char *run_name, size_t family,
+                     const char *agg, size_t reps, size_t rep_index, uint64_t iters, double ns,
+                     double cycles, uint64_t bytes)
+{
+    fputs(*first ? "\n    {" : ",\n    {", out);
+    *first = 0;
+    kv_str(out, "name", name, 0);
+    fprintf(out, ", \"family_index\": %zu, \"per_family_instance_index\": 0", family);
+    kv_str(out, "run_name", run_name, 1);
+    kv_str(out, "run_type", agg ? "aggregate" : "iteration", 1);
+    fprintf(out, ", \"repetitions\": %zu", reps);
+    if (!agg)
+        fprintf(out, ", \"repetition_index\": %zu", rep_index);
+    fputs(", \"threads\": 1", out);
+    if (agg) {
+        kv_str(out, "aggregate_name", agg, 1);
+        kv_str(out, "aggregate_unit", "time", 1);
+    }
+    fprintf(out, ", \"iterations\": %" PRIu64, iters);
+    kv_num(out, "real_time", ns);
+    kv_num(out, "cpu_time", ns);
+    kv_str(out, "time_unit", "ns", 1);
+    if (bytes > 0)
+        kv_num(out, "bytes_per_second", ns > 0 ? (double)bytes / (ns * 1e-9) : NAN);
+    kv_num(out, "cycles_per_op", cycles);
+    fputc('}', out);
+}
+
+static void mean_sd(const double *v, size_t n, double *mean, double *sd)
+{
+    double s = 0, q = 0;
+    for (size_t i = 0; i < n; i++)
+        s += v[i];
+    *mean = n ? s / (double)n : NAN;
+    for (size_t i = 0; i < n; i++)
+        q += (v[i] - *mean) * (v[i] - *mean);
+    *sd = n > 1 ? sqrt(q / (double)(n - 1)) : 0.0;
+}
+
+int cb_report_gbench(const struct cb_report *r, FILE *out)
+{
+    const struct cb_run_info *u = &r->run;
+    fputs("{\n  \"context\": {", out);
+    kv_str(out, "date", u->started, 0);
+    kv_str(out, "host_name", u->hostname, 1);
+    kv_str(out, "executable", "cyclebudget", 1);
+    fprintf(out, ", \"num_cpus\": %d, \"mhz_per_cpu\": %.0f, \"cpu_scaling_enabled\": false",
+            u->ncpus, u->tsc_ghz * 1000.0);
+    fputs(", \"caches\": [], \"load_avg\": [], \"library_build_type\": \"release\"", out);
+    fprintf(out, ", \"cyclebudget_run\": %" PRId64, u->id);
+    kv_str(out, "cyclebudget_cycles_source", r->cyc_source, 1);
+    kv_str(out, "cyclebudget_cycles", r->cyc_label, 1);
+    kv_str(out, "cyclebudget_commit", u->commit, 1);
+    fputs("},\n  \"benchmarks\": [", out);
+    int first = 1;
+    size_t family = 0;
+    for (size_t k = 0; k < r->ncases; k++) {
+        const struct cb_report_case *c = &r->cases[k];
+        if (!c->measured || r->tsc_event < 0)
+            continue;
+        const struct cb_report_series *t = &c->ev[r->tsc_event], *y = &c->ev[r->cyc_event];
+        size_t n = t->n < y->n ? t->n : y->n;
+        if (n == 0 || !(u->tsc_ghz > 0))
+            continue;
+        char name[256], agg[300];
+        snprintf(name, sizeof name, "%s/%s/%" PRIu64 "/%s", c->info.probe, c->info.variant,
+                 c->info.size, c->info.mode);
+        double *ns = malloc(n * sizeof *ns);
+        if (!ns)
+            return -ENOMEM;
+        for (size_t j = 0; j < n; j++) {
+            ns[j] = t->v[j] / u->tsc_ghz;
+            gb_entry(out, &first, name, name, family, NULL, n, j, t->iters[j], ns[j], y->v[j],
+                     c->info.bytes_per_op);
+        }
+        double m, sd, cm, csd;
+        mean_sd(ns, n, &m, &sd);
+        mean_sd(y->v, n, &cm, &csd);
+        snprintf(agg, sizeof agg, "%s_mean", name);
+        gb_entry(out, &first, agg, name, family, "mean", n, 0, n, m, cm, c->info.bytes_per_op);
+        snprintf(agg, sizeof agg, "%s_median", name);
+        gb_entry(out, &first, agg, name, family, "median", n, 0, n, c->tsc.median / u->tsc_ghz,
+                 c->cyc.median,
+                 c->info.bytes_per_op);
+        snprintf(agg, sizeof agg, "%s_stddev", name);
+        gb_entry(out, &first, agg, name, family, "stddev", n, 0, n, sd, csd, 0);
+        free(ns);
+        family++;
+    }
+    fputs("\n  ]\n}\n", out);
+    return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,209 @@
+/* test_report.c — the report model and its writers.
+ *
+ * A store is written through the store API with samples whose per-op values
+ * are known, read back with cb_report_load, and checked against values
+ * worked out here by hand; then the escaping of outside text (HTML, JSON,
+ * CSV) is checked on hostile strings, and the embedded assets are present. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "assets.h"
+#include "budget.h"
+#include "report.h"
+#include "store.h"
+#include "tap.h"
+
+static char *capture_html(const char *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cb_html_esc(f, s);
+    fclose(f);
+    return buf;
+}
+
+static char *capture_json(const char *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cb_json_str(f, s);
+    fclose(f);
+    return buf;
+}
+
+static void escapes(void)
+{
+    char *h = capture_html("<script>alert(\"x\" & 'y')</script>");
+    is_str(h, "&lt;script&gt;alert(&quot;x&quot; &amp; &#39;y&#39;)&lt;/script&gt;",
+           "HTML escaping of a script tag, quotes and ampersand");
+    free(h);
+    h = capture_html("a\x01" "b");
+    is_str(h, "a&#xFFFD;b", "control characters become U+FFFD in HTML");
+    free(h);
+    char *j = capture_json("q\"b\\n\nt\t\x02</script>");
+    is_str(j, "\"q\\\"b\\\\n\\nt\\t\\u0002<\\/script>\"", "JSON string escaping");
+    free(j);
+    j = capture_json("/x");
+    is_str(j, "\"/x\"", "a leading slash is left alone");
+    free(j);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cb_json_num(f, NAN);
+    fputc(' ', f);
+    cb_json_num(f, INFINITY);
+    fputc(' ', f);
+    cb_json_num(f, 1.5);
+    fclose(f);
+    is_str(buf, "null null 1.5", "JSON numbers: NaN and infinity are null");
+    free(buf);
+}
+
+static void assets(void)
+{
+    const char *t = cb_asset_find("report.html.in");
+    ok(t && strstr(t, "@@BODY@@") && strstr(t, "@@STYLE@@") && strstr(t, "@@SCRIPT@@"),
+       "the page template is embedded with its markers");
+    ok(t && strstr(t, "Content-Security-Policy") && strstr(t, "default-src 'none'"),
+       "the template forbids every fetch");
+    ok(cb_asset_find("report.css") != NULL, "the style sheet is embedded");
+    ok(cb_asset_find("report.js") != NULL, "the script is embedded");
+    ok(cb_asset_find("nope.txt") == NULL, "an unknown asset is NULL");
+}
+
+static void model(void)
+{
+    char dir[] = "/tmp/test_report.XXXXXX", path[128], err[256];
+    if (!mkdtemp(dir)) {
+        ok(0, "mkdtemp");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/r.db", dir);
+    struct cb_store *st;
+    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err), 0, "open store");
+    struct cb_host h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.vendor, sizeof h.vendor, "GenuineIntel");
+    snprintf(h.model_name, sizeof h.model_name, "Test <CPU>");
+    snprintf(h.hostname, sizeof h.hostname, "box");
+    snprintf(h.kernel, sizeof h.kernel, "6.1");
+    h.ncpus = 4;
+    struct cb_run_meta m = {
+        .host = &h, .tsc_ghz = 2.0, .tsc_source = "sysfs", .core_ghz = 3.0,
+        .core_ghz_spread = 1.0, .core_ghz_source = "estimate", .pmu = "perf",
+        .version = "0.1.0", .compiler = "gcc", .cflags = "-O2", .commit = "",
+        .subject = "", .commit_date = "", .dirty = -1, .cmdline = "cyclebudget run",
+        .tag = "t,\"q\"", .cpu = 0,
+    };
+    int64_t run, ev_tsc, ev_est, ev_cyc, case_id;
+    is_int(cb_store_run_begin(st, &m, &run), 0, "run begins");
+    struct cb_event_row tsc = {"tsc", "tsc", "", "", "tsc", "rdtsc", 1, ""};
+    struct cb_event_row est = {"cycles-est", "cycles-est", "", "", "estimate", "derived", 1, ""};
+    struct cb_event_row cyc = {"cycles", "cycles", "perf::CYCLES", "", "pmu", "none", 0, "no PMU"};
+    cb_store_event_add(st, run, &tsc, &ev_tsc);
+    cb_store_event_add(st, run, &est, &ev_est);
+    cb_store_event_add(st, run, &cyc, &ev_cyc);
+    /* Per-op estimate values: (v - 100) / iters = 10, 30, 20, 40, 50 -> median 30,
+     * p25 20, p75 40 (type 7); tsc values: (v - 50) / iters = 5, 6, 7, 8, 9. */
+    struct cb_case_row c = {"csum", "x,y", 1500, "B", "call", "warm", 1500, "ok", ""};
+    struct cb_sample_row s[15];
+    const double est_v[5] = {10, 30, 20, 40, 50}, tsc_v[5] = {5, 6, 7, 8, 9};
+    for (int i = 0; i < 5; i++) {
+        uint64_t it = 10 * (uint64_t)(i + 1);
+        s[3 * i] = (struct cb_sample_row){i, it, ev_est, est_v[i] * (double)it + 100, 100, 0, 0, 0};
+        s[3 * i + 1] = (struct cb_sample_row){i, it, ev_tsc, tsc_v[i] * (double)it + 50, 50, 0, 0, 0};
+        s[3 * i + 2] = (struct cb_sample_row){i, it, ev_cyc, NAN, NAN, 0, 0, 0};
+    }
+    is_int(cb_store_case_add(st, run, &c, s, 15, &case_id), 0, "case stored");
+    struct cb_case_row bad = {"csum", "broken", 1500, "B", "call", "warm", 1500, "bad",
+                              "len 3: got 0x1 want 0x2"};
+    int64_t bad_id;
+    is_int(cb_store_case_add(st, run, &bad, NULL, 0, &bad_id), 0, "bad case stored");
+    cb_store_run_finish(st, run, "complete");
+    cb_store_close(st);
+
+    is_int(cb_store_open(path, CB_STORE_READ, 0, &st, err, sizeof err), 0, "reopen to read");
+    struct cb_report r;
+    is_int(cb_report_load(st, run, &r), 0, "report loads");
+    is_str(r.cyc_source, "estimate", "no PMU cycles: the estimate is used");
+    is_uint(r.ncases, 2, "two cases");
+    const struct cb_report_case *k = &r.cases[0];
+    ok(k->measured, "the ok case is measured");
+    ok(!r.cases[1].measured, "the bad case is not");
+    is_near(k->cyc.median, 30, 1e-9, "median of (value - overhead) / iters");
+    is_near(k->cyc.p25, 20, 1e-9, "p25");
+    is_near(k->cyc.p75, 40, 1e-9, "p75");
+    is_near(k->ns_per_op, 7.0 / 2.0, 1e-9, "ns/op = median TSC ticks / TSC GHz");
+    is_near(cb_report_bpc(k), 1500.0 / 30, 1e-9, "bytes per cycle");
+    is_uint(k->ev[r.cyc_event].n, 5, "five samples of the cycle event");
+    is_near(k->ev[r.cyc_event].v[1], 30, 1e-9, "samples keep their order");
+    is_uint(k->ev[r.cyc_event].iters[4], 50, "and their iteration counts");
+    is_uint(k->ev[2].n, 0, "the unsupported event has no samples");
+    ok(isnan(k->ev_median[2]), "and no median (not zero)");
+    is_near(cb_report_budget_cycles(&r, 10), 67.2 * 3.0, 1e-9, "10G budget at 3 GHz");
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cb_report_csv(&r, 1, 0, f);
+    fclose(f);
+    ok(strstr(buf, ",\"t,\"\"q\"\"\",") != NULL, "CSV quotes a tag with a comma and quotes");
+    ok(strstr(buf, ",\"x,y\",1500,B,warm,call,1500,ok,estimate,5,30,") != NULL,
+       "CSV case row: quoted variant, n and median");
+    int lines = 0;
+    for (char *p = buf; *p; p++)
+        lines += *p == '\n';
+    is_int(lines, 3, "CSV: header and one row per case");
+    free(buf);
+
+    f = open_memstream(&buf, &len);
+    cb_report_csv(&r, 1, 1, f);
+    fclose(f);
+    lines = 0;
+    for (char *p = buf; *p; p++)
+        lines += *p == '\n';
+    is_int(lines, 11, "CSV samples: header and 5 x 2 supported-event rows");
+    free(buf);
+
+    struct cb_budget b;
+    cb_budget_parse("10G", 64, &b, err, sizeof err);
+    f = open_memstream(&buf, &len);
+    cb_report_html(&r, 1, &b, f);
+    fclose(f);
+    ok(strstr(buf, "Test &lt;CPU&gt;") && !strstr(buf, "Test <CPU>"), "the CPU name is escaped in HTML");
+    ok(strstr(buf, "len 3: got 0x1 want 0x2") != NULL, "the BAD case's detail is shown");
+    ok(strstr(buf, "@@") == NULL, "every template marker was replaced");
+    free(buf);
+
+    f = open_memstream(&buf, &len);
+    cb_report_gbench(&r, f);
+    fclose(f);
+    ok(strstr(buf, "\"name\": \"csum/x,y/1500/warm\"") != NULL, "gbench name probe/variant/size/mode");
+    ok(strstr(buf, "\"name\": \"csum/x,y/1500/warm_median\"") != NULL, "gbench median aggregate");
+    ok(strstr(buf, "\"real_time\": 3.5, \"cpu_time\": 3.5") != NULL, "gbench median real_time in ns");
+    ok(strstr(buf, "\"cycles_per_op\": 30}") != NULL, "gbench cycles_per_op counter");
+    free(buf);
+
+    cb_report_free(&r);
+    cb_store_close(st);
+    unlink(path);
+    char wal[160];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    unlink(wal);
+    snprintf(wal, sizeof wal, "%s-shm", path);
+    unlink(wal);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    escapes();
+    assets();
+    model();
+    return tap_done();
+}
