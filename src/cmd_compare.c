@@ -1,12 +1,904 @@
-/* cmd_compare.c — placeholder until regression tracking lands. */
-#include "cmd.h"
+/* cmd_compare.c — `compare`, `ack` and `bisect-check`: the CI gate.
+ *
+ * compare's exit status is the contract: 0 no regression, 1 a regression
+ * that nobody acknowledged, 2 a usage or tool error.  It fails only for the
+ * right reason: a regression needs a corrected p-value below --alpha and a
+ * bootstrap interval wholly beyond --threshold; runs from different
+ * environments are refused rather than compared; aborted and running runs
+ * count only when asked.  bisect-check speaks git bisect run's language
+ * instead: 0 good, 1 bad, 125 cannot tell, and 128 (abort the bisection)
+ * for errors, because git would read exit 2 as "bad". */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
-static int later(const char *what)
+#include "cmd.h"
+#include "collect.h"
+#include "compare.h"
+#include "parse.h"
+#include "probe.h"
+#include "sides.h"
+#include "tsc.h"
+
+#define BISECT_ERROR 128
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
 {
-    cb_die_msg("'%s' is not built yet", what);
+    stop_flag = sig;
+}
+
+enum fmt { FMT_TEXT, FMT_MARKDOWN, FMT_JSON };
+enum corr { CORR_HOLM, CORR_BH };
+
+struct cmp_opts {
+    double alpha, threshold;      /* threshold as a fraction */
+    enum corr corr;
+    enum fmt fmt;
+    const char *glob;             /* restrict to cases matching; NULL all */
+};
+
+struct cmp_row {
+    const struct cb_side_case *a, *b;
+    struct cb_cmp_stats s;
+    double p_adj;
+    enum cb_cmp_verdict v;
+    int acked;
+    char why[256];
+};
+
+struct cmp_result {
+    struct cmp_row *rows;
+    size_t n;
+    int count[4];                 /* per verdict */
+    int acked;                    /* regressions acknowledged */
+};
+
+/* "2", "2%", "0.5%": a percentage in [0, 100], as a fraction. */
+static int parse_pct(const char *s, const char *what, double *out, char *err, size_t errlen)
+{
+    char buf[64];
+    size_t n = strlen(s);
+    if (n == 0 || n >= sizeof buf)
+        goto bad;
+    memcpy(buf, s, n + 1);
+    if (buf[n - 1] == '%')
+        buf[--n] = '\0';
+    if (n == 0 || strspn(buf, "0123456789.") != n)
+        goto bad;
+    char *end;
+    double v = strtod(buf, &end);
+    if (*end || !isfinite(v) || v < 0 || v > 100)
+        goto bad;
+    *out = v / 100.0;
+    return 0;
+bad:
+    snprintf(err, errlen, "%s '%s': give a percentage between 0 and 100, e.g. 2 or 2%%", what, s);
+    return -EINVAL;
+}
+
+static int parse_alpha(const char *s, double *out, char *err, size_t errlen)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || *end || strspn(s, "0123456789.") != strlen(s) || !(v > 0 && v < 1)) {
+        snprintf(err, errlen, "--alpha '%s': give a probability strictly between 0 and 1, e.g. 0.01", s);
+        return -EINVAL;
+    }
+    *out = v;
+    return 0;
+}
+
+static int evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                    const struct cmp_opts *o, struct cmp_result *res)
+{
+    free(res->rows);
+    memset(res, 0, sizeof *res);
+    res->rows = calloc(A->ncases ? A->ncases : 1, sizeof *res->rows);
+    if (!res->rows)
+        return -ENOMEM;
+    for (size_t i = 0; i < A->ncases; i++) {
+        const struct cb_side_case *a = &A->cases[i];
+        const struct cb_side_case *b = cb_side_find(B, a->key);
+        if (!b || (o->glob && fnmatch(o->glob, a->key, 0) != 0))
+            continue;
+        struct cmp_row *r = &res->rows[res->n++];
+        r->a = a;
+        r->b = b;
+        int rc = cb_cmp_stats(a->v, a->n, b->v, b->n, &r->s);
+        if (rc < 0)
+            return rc;
+    }
+    double *p = malloc((res->n ? res->n : 1) * sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    for (size_t i = 0; i < res->n; i++)
+        p[i] = res->rows[i].s.p;
+    int rc = o->corr == CORR_HOLM ? cb_p_adjust_holm(p, res->n, p) : cb_p_adjust_bh(p, res->n, p);
+    for (size_t i = 0; rc == 0 && i < res->n; i++) {
+        struct cmp_row *r = &res->rows[i];
+        r->p_adj = p[i];
+        r->v = cb_cmp_decide(r->p_adj, r->s.lo, r->s.hi, o->alpha, o->threshold);
+        res->count[r->v]++;
+        if (r->v == CB_CMP_REGRESSED &&
+            cb_ack_lookup(st, r->a->key, (const char(*)[64])B->commits, B->ncommits, r->why,
+                          sizeof r->why)) {
+            r->acked = 1;
+            res->acked++;
+        }
+    }
+    free(p);
+    return rc;
+}
+
+static void describe_side(struct cb_store *st, const struct cb_side *s, char *buf, size_t len)
+{
+    size_t off = (size_t)snprintf(buf, len, "%s = run%s ", s->spec, s->nruns > 1 ? "s" : "");
+    for (size_t i = 0; i < s->nruns && off < len; i++) {
+        if (i == 8) {
+            off += (size_t)snprintf(buf + off, len - off, ",...");
+            break;
+        }
+        off += (size_t)snprintf(buf + off, len - off, "%s%lld", i ? "," : "", (long long)s->runs[i]);
+    }
+    (void)st;
+    if (s->ncommits == 1 && off < len)
+        snprintf(buf + off, len - off, " (commit %.12s)", s->commits[0]);
+    else if (s->ncommits > 1 && off < len)
+        snprintf(buf + off, len - off, " (%zu commits)", s->ncommits);
+}
+
+static void fmt_pct(double x, char *buf, size_t len)
+{
+    if (isnan(x))
+        snprintf(buf, len, "n/a");
+    else
+        snprintf(buf, len, "%+.1f%%", 100.0 * x);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.6g", x);
+    else
+        fputs("null", f);
+}
+
+struct cmp_ctx {
+    const char *metric;
+    const char *crosses;          /* NULL: same environment; else the difference */
+    char base_desc[512], head_desc[512];
+};
+
+static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
+                         const struct cmp_result *res, int exit_status, FILE *f)
+{
+    const char *unit = strcmp(x->metric, "cycles") == 0 ? "core cycles (PMU) per op"
+                                                        : "TSC ticks per op (no PMU cycles on every run)";
+    const char *corr = o->corr == CORR_HOLM ? "Holm" : "Benjamini-Hochberg";
+    if (o->fmt == FMT_JSON) {
+        fputs("{\"base\":", f);
+        json_str(f, x->base_desc);
+        fputs(",\"head\":", f);
+        json_str(f, x->head_desc);
+        fputs(",\"metric\":", f);
+        json_str(f, x->metric);
+        fprintf(f, ",\"alpha\":%g,\"threshold_pct\":%g,\"correction\":\"%s\",\"crosses_environments\":%s",
+                o->alpha, 100 * o->threshold, o->corr == CORR_HOLM ? "holm" : "bh",
+                x->crosses ? "true" : "false");
+        if (x->crosses) {
+            fputs(",\"environment_diff\":", f);
+            json_str(f, x->crosses);
+        }
+        fputs(",\"cases\":[", f);
+        for (size_t i = 0; i < res->n; i++) {
+            const struct cmp_row *r = &res->rows[i];
+            fputs(i ? ",{\"case\":" : "{\"case\":", f);
+            json_str(f, r->a->key);
+            fprintf(f, ",\"n_base\":%zu,\"n_head\":%zu,\"median_base\":", r->s.na, r->s.nb);
+            json_num(f, r->s.med_a);
+            fputs(",\"median_head\":", f);
+            json_num(f, r->s.med_b);
+            fputs(",\"change_pct\":", f);
+            json_num(f, 100 * r->s.change);
+            fputs(",\"ci_lo_pct\":", f);
+            json_num(f, 100 * r->s.lo);
+            fputs(",\"ci_hi_pct\":", f);
+            json_num(f, 100 * r->s.hi);
+            fputs(",\"p\":", f);
+            json_num(f, r->s.p);
+            fputs(",\"p_adj\":", f);
+            json_num(f, r->p_adj);
+            fprintf(f, ",\"verdict\":\"%s\",\"acked\":%s", cb_cmp_verdict_name(r->v),
+                    r->acked ? "true" : "false");
+            if (r->acked) {
+                fputs(",\"ack_why\":", f);
+                json_str(f, r->why);
+            }
+            fputc('}', f);
+        }
+        fprintf(f, "],\"summary\":{\"regressed\":%d,\"improved\":%d,\"unchanged\":%d,\"unsure\":%d,"
+                   "\"acknowledged\":%d},\"exit\":%d}\n",
+                res->count[CB_CMP_REGRESSED], res->count[CB_CMP_IMPROVED],
+                res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE], res->acked, exit_status);
+        return;
+    }
+    int md = o->fmt == FMT_MARKDOWN;
+    if (md) {
+        fprintf(f, "### cyclebudget compare\n\n- base: `%s`\n- head: `%s`\n- metric: %s\n", x->base_desc,
+                x->head_desc, unit);
+        fprintf(f, "- regression: %s-corrected Mann-Whitney p < %g and the whole 95%% bootstrap CI above +%g%%\n",
+                corr, o->alpha, 100 * o->threshold);
+        if (x->crosses)
+            fprintf(f, "- **this comparison crosses environments** (--force): %s\n", x->crosses);
+        fputs("\n| case | base | head | change | 95% CI | p (adj) | verdict |\n"
+              "|---|---:|---:|---:|---|---:|---|\n", f);
+    } else {
+        fprintf(f, "base         %s\nhead         %s\nmetric       %s\n", x->base_desc, x->head_desc, unit);
+        fprintf(f, "test         Mann-Whitney U, %s over %zu cases, alpha %g; change beyond %g%% over the whole 95%% bootstrap CI\n",
+                corr, res->n, o->alpha, 100 * o->threshold);
+        if (x->crosses)
+            fprintf(f, "environment  CROSSES ENVIRONMENTS (--force): %s\n", x->crosses);
+        else
+            fprintf(f, "environment  same fingerprint on both sides\n");
+        fprintf(f, "\n%-34s %10s %10s %8s  %-18s %9s  %s\n", "case", "base", "head", "change",
+                "95% CI", "p (adj)", "verdict");
+    }
+    for (size_t i = 0; i < res->n; i++) {
+        const struct cmp_row *r = &res->rows[i];
+        char ch[32], lo[32], hi[32], ci[80], verdict[64];
+        fmt_pct(r->s.change, ch, sizeof ch);
+        fmt_pct(r->s.lo, lo, sizeof lo);
+        fmt_pct(r->s.hi, hi, sizeof hi);
+        snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
+        snprintf(verdict, sizeof verdict, "%s%s", cb_cmp_verdict_name(r->v), r->acked ? " (acknowledged)" : "");
+        if (md)
+            fprintf(f, "| `%s` | %.1f | %.1f | %s | %s | %.2g | %s%s%s |\n", r->a->key, r->s.med_a,
+                    r->s.med_b, ch, ci, r->p_adj, r->v == CB_CMP_REGRESSED && !r->acked ? "**" : "",
+                    verdict, r->v == CB_CMP_REGRESSED && !r->acked ? "**" : "");
+        else
+            fprintf(f, "%-34s %10.1f %10.1f %8s  %-18s %9.2g  %s\n", r->a->key, r->s.med_a, r->s.med_b,
+                    ch, ci, r->p_adj, verdict);
+        if (r->acked)
+            fprintf(f, md ? "|  | | | | | | acknowledged: %s |\n" : "%-34s acknowledged: %s\n", md ? r->why : "",
+                    r->why);
+    }
+    fprintf(f, "\n%s%d regressed%s, %d improved, %d unchanged, %d unsure", md ? "**" : "",
+            res->count[CB_CMP_REGRESSED], md ? "**" : "", res->count[CB_CMP_IMPROVED],
+            res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE]);
+    if (res->acked)
+        fprintf(f, " (%d regression%s acknowledged)", res->acked, res->acked > 1 ? "s" : "");
+    if (res->n == 0)
+        fprintf(f, " (no case in common)");
+    fputc('\n', f);
+}
+
+static int exit_of(const struct cmp_result *res)
+{
+    return res->count[CB_CMP_REGRESSED] > res->acked ? 1 : 0;
+}
+
+/* ---- shared option parsing for compare and bisect-check ---- */
+
+struct common {
+    const char *db, *repo;
+    int force, include_aborted;
+    struct cmp_opts o;
+};
+
+static int common_opt(int ch, struct common *c, char *err, size_t errlen)
+{
+    switch (ch) {
+    case 'D': c->db = optarg; return 0;
+    case 'R': c->repo = optarg; return 0;
+    case 'F': c->force = 1; return 0;
+    case 'I': c->include_aborted = 1; return 0;
+    case 'a': return parse_alpha(optarg, &c->o.alpha, err, errlen);
+    case 't': return parse_pct(optarg, "--threshold", &c->o.threshold, err, errlen);
+    case 'c':
+        if (strcmp(optarg, "holm") == 0)
+            c->o.corr = CORR_HOLM;
+        else if (strcmp(optarg, "bh") == 0)
+            c->o.corr = CORR_BH;
+        else {
+            snprintf(err, errlen, "--correction '%s': give holm or bh", optarg);
+            return -EINVAL;
+        }
+        return 0;
+    case 'G': c->o.glob = optarg; return 0;
+    }
     return 1;
 }
-int cmd_compare(int argc, char **argv) { (void)argc; (void)argv; return later("compare"); }
-int cmd_history(int argc, char **argv) { (void)argc; (void)argv; return later("history"); }
-int cmd_ack(int argc, char **argv) { (void)argc; (void)argv; return later("ack"); }
-int cmd_bisect_check(int argc, char **argv) { (void)argc; (void)argv; return later("bisect-check"); }
+
+#define COMMON_LONGOPTS                                                                  \
+    {"db", required_argument, 0, 'D'}, {"repo", required_argument, 0, 'R'},              \
+    {"force", no_argument, 0, 'F'}, {"include-aborted", no_argument, 0, 'I'},            \
+    {"alpha", required_argument, 0, 'a'}, {"threshold", required_argument, 0, 't'},      \
+    {"correction", required_argument, 0, 'c'}, {"cases", required_argument, 0, 'G'}
+
+#define COMMON_HELP                                                                                   \
+    "      --db PATH          database (default ./" CB_DEFAULT_DB ")\n"                               \
+    "      --alpha P          significance after correction (default 0.01)\n"                         \
+    "      --threshold PCT    a change must exceed this over the whole 95%% CI (default 2%%)\n"       \
+    "      --correction C     holm (default: no false alarm in the family) or bh (false\n"            \
+    "                         discovery rate)\n"                                                      \
+    "      --cases GLOB       only cases whose name probe/variant/size/mode matches\n"                \
+    "      --force            compare runs from different environments (the output says so)\n"      \
+    "      --include-aborted  let aborted and running runs count\n"                                   \
+    "      --repo DIR         git tree for resolving revisions such as HEAD~1 (default .)\n"
+
+static void common_defaults(struct common *c)
+{
+    memset(c, 0, sizeof *c);
+    c->db = CB_DEFAULT_DB;
+    c->o.alpha = 0.01;
+    c->o.threshold = 0.02;
+    c->o.corr = CORR_HOLM;
+    c->o.fmt = FMT_TEXT;
+}
+
+/* Check the fingerprints: within each side and across.  Returns 0, or
+ * -EXDEV with the message in err when refused. */
+static int check_env(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                     int force, char *crosses, size_t clen, char *err, size_t errlen)
+{
+    char fa[2048], fb[2048], why[900];
+    crosses[0] = '\0';
+    int rc = cb_side_fingerprint(st, A, fa, sizeof fa, why, sizeof why);
+    if (rc == -EXDEV)
+        snprintf(crosses, clen, "%s", why);
+    else if (rc < 0)
+        return rc;
+    rc = cb_side_fingerprint(st, B, fb, sizeof fb, why, sizeof why);
+    if (rc == -EXDEV && !crosses[0])
+        snprintf(crosses, clen, "%s", why);
+    else if (rc < 0 && rc != -EXDEV)
+        return rc;
+    if (!crosses[0] && cb_fingerprint_diff(fa, fb, why, sizeof why))
+        snprintf(crosses, clen, "base vs head: %s", why);
+    if (crosses[0] && !force) {
+        snprintf(err, errlen, "refusing to compare across environments (%.900s): measure both sides on the same "
+                 "machine, kernel, build and pinned CPU (run --cpu N), or pass --force", crosses);
+        return -EXDEV;
+    }
+    return 0;
+}
+
+static void quote_cmdline(const char *cmd, int argc, char **argv, char *buf, size_t len)
+{
+    size_t off = (size_t)snprintf(buf, len, "cyclebudget %s", cmd);
+    for (int i = 1; i < argc && off < len; i++)
+        off += (size_t)snprintf(buf + off, len - off, " %s", argv[i]);
+}
+
+static int run_cpu(struct cb_store *st, int64_t run)
+{
+    sqlite3_stmt *q;
+    int cpu = -1;
+    if (sqlite3_prepare_v2(cb_store_sqlite(st), "SELECT cpu FROM runs WHERE id = ?1", -1, &q, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(q, 1, run);
+    if (sqlite3_step(q) == SQLITE_ROW)
+        cpu = sqlite3_column_int(q, 0);
+    sqlite3_finalize(q);
+    return cpu;
+}
+
+/* Measure one case of a side's key in col; its per-op metric values are
+ * appended to side.  Returns 0, 1 when the case cannot be measured here, or
+ * a negative errno (-EINTR on a signal). */
+static int measure_into(struct cb_collector *col, const struct cb_side_case *k, const char *metric,
+                        struct cb_side *side)
+{
+    const struct cb_probe *p = cb_probe_find(k->probe);
+    const struct cb_variant *v = p ? cb_variant_find(p, k->variant) : NULL;
+    int mode = cb_mode_parse(k->mode);
+    if (!v || mode < 0)
+        return 1;
+    struct cb_measurement m;
+    int rc = cb_collector_case(col, p, v, k->size, (enum cb_mode)mode, &stop_flag, NULL, &m);
+    if (rc < 0)
+        return rc;
+    if (rc != CB_CASE_MEASURED)
+        return 1;
+    int idx = cb_counters_find(&col->cs, metric);
+    rc = 1;
+    if (idx >= 0 && m.n) {
+        double *vals = malloc(m.n * sizeof *vals);
+        size_t n = 0;
+        for (size_t s = 0; vals && s < m.n; s++) {
+            double x = cb_measurement_per_op(&m, s, idx);
+            if (isfinite(x))
+                vals[n++] = x;
+        }
+        rc = vals ? cb_side_append(side, k->probe, k->variant, k->size, k->mode, k->unit, vals, n) : -ENOMEM;
+        free(vals);
+    }
+    cb_measurement_free(&m);
+    return rc;
+}
+
+/* --rerun: measure the undecided cases again with this binary, both sides
+ * in turn (ABBA order, so a drift in the machine hits both alike), each into
+ * a new stored run, until every case is decided or the time cap. */
+static int rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
+                 const struct common *c, double cap_s, const char *cmdline, struct cmp_result *res,
+                 char *err, size_t errlen)
+{
+    struct cb_collector cols[2];
+    struct cb_harness_opts h;
+    cb_harness_defaults(&h);
+    const char *tags[2] = {"rerun-base", "rerun-head"};
+    int usage = 0;
+    for (int s = 0; s < 2; s++) {
+        struct cb_collect_opts co = {
+            .db = c->db, .events = NULL, .tag = tags[s], .repo = c->repo, .cmdline = cmdline,
+            .cpu = run_cpu(st, A->runs[0]), .quiet = 1, .harness = h,
+        };
+        int rc = cb_collector_open(&cols[s], &co, err, errlen, &usage);
+        if (rc < 0) {
+            if (s)
+                cb_collector_finish(&cols[0], "aborted");
+            return rc;
+        }
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct cb_side *sides[2] = {A, B};
+    int rc = 0, round = 0;
+    for (;;) {
+        char keys[256][CB_CASE_KEY_MAX];
+        size_t nk = 0;
+        for (size_t i = 0; i < res->n && nk < 256; i++)
+            if (res->rows[i].v == CB_CMP_UNSURE)
+                snprintf(keys[nk++], CB_CASE_KEY_MAX, "%s", res->rows[i].a->key);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double el = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        if (nk == 0 || el >= cap_s || stop_flag)
+            break;
+        fprintf(stderr, "cyclebudget: rerun round %d: %zu undecided case%s (%.0f s of %.0f s)\n",
+                round + 1, nk, nk > 1 ? "s" : "", el, cap_s);
+        for (size_t i = 0; i < nk && rc >= 0; i++) {
+            for (int k = 0; k < 2 && rc >= 0; k++) {
+                int s = (int)((round + i + (size_t)k) % 2);
+                struct cb_side_case key = *cb_side_find(sides[s], keys[i]);
+                rc = measure_into(&cols[s], &key, metric, sides[s]);
+            }
+        }
+        if (rc < 0)
+            break;
+        round++;
+        if ((rc = evaluate(st, A, B, &c->o, res)) < 0)
+            break;
+    }
+    const char *status = rc < 0 ? "aborted" : "complete";
+    for (int s = 0; s < 2; s++) {
+        if (rc >= 0 && round > 0)
+            cb_side_add_run(sides[s], cols[s].run_id);   /* so the output names them */
+        cb_collector_finish(&cols[s], status);
+    }
+    if (rc == -EINTR || stop_flag) {
+        snprintf(err, errlen, "interrupted: the rerun runs were marked aborted");
+        return -EINTR;
+    }
+    if (rc < 0)
+        snprintf(err, errlen, "rerun failed: %s", strerror(-rc));
+    return rc;
+}
+
+static void compare_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: cyclebudget compare BASE HEAD [options]\n"
+            "  BASE, HEAD: a run id, 'latest', a tag (all its runs), a commit (hash prefix or\n"
+            "  git revision: all its runs), or a comma list of those (pooled)\n"
+            COMMON_HELP
+            "      --format F         text (default), markdown (for a pull request) or json\n"
+            "      --rerun            measure the undecided cases again with this binary,\n"
+            "                         both sides interleaved, until decided or --rerun-time\n"
+            "      --rerun-time SEC   the time cap of --rerun (default 60)\n"
+            "exit status: 0 no regression, 1 an unacknowledged regression, 2 usage or tool error\n");
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        COMMON_LONGOPTS,
+        {"format", required_argument, 0, 'f'}, {"rerun", no_argument, 0, 'r'},
+        {"rerun-time", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    struct common c;
+    common_defaults(&c);
+    int do_rerun = 0;
+    double cap_s = 60;
+    char err[1536];
+    char cmdline[2048];
+    quote_cmdline("compare", argc, argv, cmdline, sizeof cmdline);
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int r = common_opt(ch, &c, err, sizeof err);
+        if (r < 0)
+            goto usage_err;
+        if (r == 0)
+            continue;
+        switch (ch) {
+        case 'f':
+            if (strcmp(optarg, "text") == 0)
+                c.o.fmt = FMT_TEXT;
+            else if (strcmp(optarg, "markdown") == 0 || strcmp(optarg, "md") == 0)
+                c.o.fmt = FMT_MARKDOWN;
+            else if (strcmp(optarg, "json") == 0)
+                c.o.fmt = FMT_JSON;
+            else {
+                snprintf(err, sizeof err, "--format '%s': give text, markdown or json", optarg);
+                goto usage_err;
+            }
+            break;
+        case 'r': do_rerun = 1; break;
+        case 'T':
+            if (cb_parse_seconds(optarg, "--rerun-time", &cap_s, err, sizeof err) < 0)
+                goto usage_err;
+            break;
+        case 'h': compare_usage(stdout); return 0;
+        default: compare_usage(stderr); return CB_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 2) {
+        snprintf(err, sizeof err, "compare needs exactly two sides, BASE and HEAD (got %d); see 'cyclebudget compare --help'",
+                 argc - optind);
+        goto usage_err;
+    }
+    struct cb_store *st;
+    int rc = cb_store_open(c.db, CB_STORE_READ, 0, &st, err, sizeof err);
+    if (rc < 0)
+        goto usage_err;
+    struct cb_side A, B;
+    memset(&B, 0, sizeof B);
+    struct cmp_result res = {0};
+    struct cmp_ctx x = {0};
+    char crosses[1024];
+    int status = CB_EXIT_USAGE;
+    if ((rc = cb_side_resolve(st, argv[optind], c.include_aborted, c.repo, &A, err, sizeof err)) < 0 ||
+        (rc = cb_side_resolve(st, argv[optind + 1], c.include_aborted, c.repo, &B, err, sizeof err)) < 0 ||
+        (rc = check_env(st, &A, &B, c.force, crosses, sizeof crosses, err, sizeof err)) < 0) {
+        cb_die_msg("%s", err);
+        goto out;
+    }
+    x.crosses = crosses[0] ? crosses : NULL;
+    x.metric = cb_sides_metric(st, &A, &B);
+    if ((rc = cb_side_load(st, &A, x.metric)) < 0 || (rc = cb_side_load(st, &B, x.metric)) < 0 ||
+        (rc = evaluate(st, &A, &B, &c.o, &res)) < 0) {
+        cb_die_msg("cannot read the samples from %s: %s", c.db, strerror(-rc));
+        goto out;
+    }
+    if (c.o.glob && res.n == 0) {
+        cb_die_msg("--cases '%s' matches no case common to both sides (names look like csum/adc-1chain/1500/warm)",
+                   c.o.glob);
+        goto out;
+    }
+    if (do_rerun && res.count[CB_CMP_UNSURE] > 0) {
+        rc = rerun(st, &A, &B, x.metric, &c, cap_s, cmdline, &res, err, sizeof err);
+        if (rc < 0) {
+            cb_die_msg("%s", err);
+            status = rc == -EINTR ? 130 : CB_EXIT_USAGE;
+            goto out;
+        }
+    }
+    describe_side(st, &A, x.base_desc, sizeof x.base_desc);
+    describe_side(st, &B, x.head_desc, sizeof x.head_desc);
+    status = exit_of(&res);
+    print_result(&x, &c.o, &res, status, stdout);
+out:
+    free(res.rows);
+    cb_side_free(&A);
+    cb_side_free(&B);
+    cb_store_close(st);
+    return status;
+usage_err:
+    cb_die_msg("%s", err);
+    return CB_EXIT_USAGE;
+}
+
+/* ---- ack ---- */
+
+static void ack_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: cyclebudget ack CASE COMMIT --why TEXT [--db PATH] [--repo DIR]\n"
+            "       cyclebudget ack --list [--db PATH]\n"
+            "  CASE    a case name probe/variant/size/mode, or a glob (csum/*/1500/warm)\n"
+            "  COMMIT  the commit that made the change: a hash prefix or a git revision\n"
+            "An acknowledged regression stays in compare and history, marked, but no longer\n"
+            "fails compare.\n");
+}
+
+int cmd_ack(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"why", required_argument, 0, 'w'}, {"db", required_argument, 0, 'D'},
+        {"repo", required_argument, 0, 'R'}, {"list", no_argument, 0, 'l'},
+        {"help", no_argument, 0, 'h'},      {0, 0, 0, 0},
+    };
+    const char *why = NULL, *db = CB_DEFAULT_DB, *repo = NULL;
+    int list = 0;
+    char err[1024];
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'w': why = optarg; break;
+        case 'D': db = optarg; break;
+        case 'R': repo = optarg; break;
+        case 'l': list = 1; break;
+        case 'h': ack_usage(stdout); return 0;
+        default: ack_usage(stderr); return CB_EXIT_USAGE;
+        }
+    }
+    if (!list && argc - optind != 2) {
+        snprintf(err, sizeof err, "ack needs a CASE and a COMMIT (got %d arguments); see 'cyclebudget ack --help'",
+                 argc - optind);
+        goto usage_err;
+    }
+    if (!list && (!why || strspn(why, " \t\n") == strlen(why))) {
+        snprintf(err, sizeof err, "ack needs --why \"...\": say why the change is expected, for whoever sees it next");
+        goto usage_err;
+    }
+    struct cb_store *st;
+    if (cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) < 0)
+        goto usage_err;
+    sqlite3 *h = cb_store_sqlite(st);
+    sqlite3_stmt *q;
+    int status = 1;
+    if (list) {
+        if (sqlite3_prepare_v2(h, "SELECT case_glob, substr(commit_hash, 1, 12), created, why FROM acks ORDER BY id",
+                               -1, &q, NULL) != SQLITE_OK)
+            goto sqlfail;
+        while (sqlite3_step(q) == SQLITE_ROW)
+            printf("%-34s %s  %.19s  %s\n", sqlite3_column_text(q, 0), sqlite3_column_text(q, 1),
+                   sqlite3_column_text(q, 2), sqlite3_column_text(q, 3));
+        sqlite3_finalize(q);
+        cb_store_close(st);
+        return 0;
+    }
+    const char *glob = argv[optind];
+    /* A glob that matches nothing is a typo, not an acknowledgement. */
+    if (sqlite3_prepare_v2(h, "SELECT DISTINCT probe, variant, size, mode FROM cases", -1, &q, NULL) != SQLITE_OK)
+        goto sqlfail;
+    int hits = 0;
+    while (!hits && sqlite3_step(q) == SQLITE_ROW) {
+        char key[CB_CASE_KEY_MAX];
+        cb_case_key(key, sizeof key, (const char *)sqlite3_column_text(q, 0),
+                    (const char *)sqlite3_column_text(q, 1), (uint64_t)sqlite3_column_int64(q, 2),
+                    (const char *)sqlite3_column_text(q, 3));
+        hits = fnmatch(glob, key, 0) == 0;
+    }
+    sqlite3_finalize(q);
+    if (!hits) {
+        snprintf(err, sizeof err, "case '%s' matches no case in %s (names look like csum/adc-1chain/1500/warm)", glob, db);
+        cb_store_close(st);
+        goto usage_err;
+    }
+    char hash[64];
+    if (cb_commit_resolve(st, argv[optind + 1], repo, hash, sizeof hash, err, sizeof err) < 0) {
+        cb_store_close(st);
+        goto usage_err;
+    }
+    if (sqlite3_prepare_v2(h, "INSERT INTO acks (case_glob, commit_hash, why) VALUES (?1, ?2, ?3) "
+                              "ON CONFLICT (case_glob, commit_hash) DO UPDATE SET why = excluded.why, "
+                              "created = excluded.created",
+                           -1, &q, NULL) != SQLITE_OK)
+        goto sqlfail;
+    sqlite3_bind_text(q, 1, glob, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 2, hash, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 3, why, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(q);
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE)
+        goto sqlfail;
+    printf("acknowledged %s at %.12s: %s\n", glob, hash, why);
+    cb_store_close(st);
+    return 0;
+sqlfail:
+    cb_die_msg("cannot record the acknowledgement in %s: %s", db, sqlite3_errmsg(h));
+    cb_store_close(st);
+    return status;
+usage_err:
+    cb_die_msg("%s", err);
+    return CB_EXIT_USAGE;
+}
+
+/* ---- bisect-check ---- */
+
+static void bisect_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: cyclebudget bisect-check --against BASE [options]\n"
+            "  measures this binary's cases that BASE has (stored as a new run tagged 'bisect')\n"
+            "  and compares BASE with them, for 'git bisect run'\n"
+            COMMON_HELP
+            "      --reps N           exactly N samples per case (default: adaptive)\n"
+            "      --max-time SEC     time cap per case when adaptive (default 0.25)\n"
+            "      --cold-bytes SIZE  cold-mode working set\n"
+            "  -q, --quiet            no table, only the verdict line\n"
+            "exit status: 0 good, 1 bad (regressed against BASE), 125 cannot tell (skip),\n"
+            "128 error (aborts git bisect run, which would read 1..127 as bad)\n");
+}
+
+int cmd_bisect_check(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        COMMON_LONGOPTS,
+        {"against", required_argument, 0, 'A'}, {"reps", required_argument, 0, 'n'},
+        {"max-time", required_argument, 0, 'm'}, {"cold-bytes", required_argument, 0, 'C'},
+        {"quiet", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    struct common c;
+    common_defaults(&c);
+    const char *against = NULL;
+    int quiet = 0;
+    struct cb_harness_opts h;
+    cb_harness_defaults(&h);
+    char err[1536];
+    long lv;
+    uint64_t u64;
+    char cmdline[2048];
+    quote_cmdline("bisect-check", argc, argv, cmdline, sizeof cmdline);
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+        int r = common_opt(ch, &c, err, sizeof err);
+        if (r < 0)
+            goto usage_err;
+        if (r == 0)
+            continue;
+        switch (ch) {
+        case 'A': against = optarg; break;
+        case 'n':
+            if (cb_parse_long(optarg, 1, 1000000, "--reps", &lv, err, sizeof err) < 0)
+                goto usage_err;
+            h.reps = (int)lv;
+            break;
+        case 'm':
+            if (cb_parse_seconds(optarg, "--max-time", &h.case_seconds, err, sizeof err) < 0)
+                goto usage_err;
+            break;
+        case 'C':
+            if (cb_parse_size(optarg, &u64, err, sizeof err) < 0)
+                goto usage_err;
+            h.cold_bytes = u64;
+            break;
+        case 'q': quiet = 1; break;
+        case 'h': bisect_usage(stdout); return 0;
+        default: bisect_usage(stderr); return BISECT_ERROR;
+        }
+    }
+    if (!against || optind < argc) {
+        snprintf(err, sizeof err, "bisect-check needs --against BASE and nothing else; see 'cyclebudget bisect-check --help'");
+        goto usage_err;
+    }
+    struct cb_store *st;
+    if (cb_store_open(c.db, CB_STORE_READ, 0, &st, err, sizeof err) < 0)
+        goto usage_err;
+    struct cb_side A, B, keys;
+    memset(&B, 0, sizeof B);
+    memset(&keys, 0, sizeof keys);
+    int status = BISECT_ERROR, rc;
+    if ((rc = cb_side_resolve(st, against, c.include_aborted, c.repo, &A, err, sizeof err)) < 0 ||
+        (rc = cb_side_load(st, &A, "tsc")) < 0) {
+        if (rc != -ENOENT && rc != -EINVAL)
+            snprintf(err, sizeof err, "cannot read %s: %s", c.db, strerror(-rc));
+        cb_store_close(st);
+        cb_side_free(&A);
+        goto usage_err;
+    }
+    int cpu = run_cpu(st, A.runs[0]);
+    cb_store_close(st);
+    /* Measure every case the base has (that this binary knows). */
+    struct cb_collect_opts co = {
+        .db = c.db, .tag = "bisect", .repo = c.repo, .cmdline = cmdline, .cpu = cpu, .quiet = 1,
+        .harness = h,
+    };
+    struct cb_collector col;
+    int usage = 0;
+    if ((rc = cb_collector_open(&col, &co, err, sizeof err, &usage)) < 0) {
+        cb_side_free(&A);
+        goto usage_err;
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    size_t measured = 0;
+    for (size_t i = 0; i < A.ncases && rc >= 0; i++) {
+        if (c.o.glob && fnmatch(c.o.glob, A.cases[i].key, 0) != 0)
+            continue;
+        rc = measure_into(&col, &A.cases[i], "tsc", &keys);
+        if (rc == 0)
+            measured++;
+    }
+    int64_t run_id = col.run_id;
+    cb_collector_finish(&col, rc < 0 ? "aborted" : "complete");
+    if (rc < 0) {
+        cb_die_msg("measuring failed (%s): run %lld marked aborted", strerror(-rc), (long long)run_id);
+        cb_side_free(&A);
+        cb_side_free(&keys);
+        return rc == -EINTR ? 130 : BISECT_ERROR;
+    }
+    cb_side_free(&keys);
+    cb_side_free(&A);
+    /* Compare from the store, exactly as 'compare BASE RUN' would. */
+    if (cb_store_open(c.db, CB_STORE_READ, 0, &st, err, sizeof err) < 0)
+        goto usage_err;
+    struct cmp_result res = {0};
+    char crosses[1024];
+    char runspec[32];
+    snprintf(runspec, sizeof runspec, "%lld", (long long)run_id);
+    struct cmp_ctx x = {0};
+    if (measured == 0) {
+        cb_die_msg("none of the cases of '%s' can be measured by this binary: cannot tell", against);
+        status = 125;
+        goto out;
+    }
+    if ((rc = cb_side_resolve(st, against, c.include_aborted, c.repo, &A, err, sizeof err)) < 0 ||
+        (rc = cb_side_resolve(st, runspec, 1, c.repo, &B, err, sizeof err)) < 0 ||
+        (rc = check_env(st, &A, &B, c.force, crosses, sizeof crosses, err, sizeof err)) < 0) {
+        cb_die_msg("%s", err);
+        goto out;
+    }
+    x.crosses = crosses[0] ? crosses : NULL;
+    x.metric = cb_sides_metric(st, &A, &B);
+    describe_side(st, &A, x.base_desc, sizeof x.base_desc);
+    snprintf(x.head_desc, sizeof x.head_desc, "this tree = run %lld", (long long)run_id);
+    if ((rc = cb_side_load(st, &A, x.metric)) < 0 || (rc = cb_side_load(st, &B, x.metric)) < 0 ||
+        (rc = evaluate(st, &A, &B, &c.o, &res)) < 0) {
+        cb_die_msg("cannot read the samples from %s: %s", c.db, strerror(-rc));
+        goto out;
+    }
+    status = exit_of(&res) ? 1 : res.count[CB_CMP_UNSURE] ? 125 : 0;
+    if (!quiet)
+        print_result(&x, &c.o, &res, status, stdout);
+    printf("bisect-check: %s (run %lld against %s)\n",
+           status == 0 ? "good" : status == 1 ? "bad: regressed" : "cannot tell (skip)",
+           (long long)run_id, against);
+out:
+    free(res.rows);
+    cb_side_free(&A);
+    cb_side_free(&B);
+    cb_store_close(st);
+    return status;
+usage_err:
+    cb_die_msg("%s", err);
+    return BISECT_ERROR;
+}

@@ -13,6 +13,7 @@
 #include "memset.h"
 #include "rxring.h"
 #include "slab.h"
+#include "synthetic.h"
 
 const struct cb_probe *const cb_probes[] = {
     &cb_probe_csum,
@@ -21,6 +22,7 @@ const struct cb_probe *const cb_probes[] = {
     &cb_probe_memset,
     &cb_probe_slab,
     &cb_probe_rx_prefetch,
+    &cb_probe_synthetic,
 };
 const size_t cb_nprobes = sizeof cb_probes / sizeof cb_probes[0];
 

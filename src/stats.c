@@ -131,3 +131,33 @@ double cb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
         z = 0;
     return erfc(z / sqrt(2.0));
 }
+
+double cb_mann_whitney_u(const double *a, size_t na, const double *b, size_t nb)
+{
+    if (na == 0 || nb == 0)
+        return NAN;
+    double *sb = malloc(nb * sizeof *sb);
+    if (!sb)
+        return NAN;
+    memcpy(sb, b, nb * sizeof *sb);
+    cb_sort_doubles(sb, nb);
+    /* For each a_i: how many b are below it, and how many equal, by binary
+     * search in sorted b: O((na + nb) log nb) instead of all pairs. */
+    double u = 0;
+    for (size_t i = 0; i < na; i++) {
+        size_t lo = 0, hi = nb;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (sb[mid] < a[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        size_t below = lo, eq_end = lo;
+        while (eq_end < nb && sb[eq_end] == a[i])
+            eq_end++;
+        u += (double)below + 0.5 * (double)(eq_end - below);
+    }
+    free(sb);
+    return u;
+}

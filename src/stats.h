@@ -29,4 +29,9 @@ void cb_median_ci(const double *sorted, size_t n, double *lo, double *hi);
  * tie correction and continuity correction). */
 double cb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb);
 
+/* The Mann-Whitney U statistic of a: the number of pairs (a_i, b_j) with
+ * a_i > b_j, ties counting one half.  NAN when a side is empty.  (Appended
+ * for compare: the test checks U against published worked examples.) */
+double cb_mann_whitney_u(const double *a, size_t na, const double *b, size_t nb);
+
 #endif

@@ -1,0 +1,73 @@
+#!/bin/bash
+# detection.sh — how often compare raises a false alarm, and how often it
+# finds a planted slowdown.  Prints figures; asserts nothing.
+#
+#   bench/detection.sh [CYCLEBUDGET] [A/A-TRIES] [A/B-TRIES] [REPS]
+#
+# Suite: the synthetic family (a dependent add chain; CB_SYNTH_SLOWDOWN
+# plants a slowdown of exactly that fraction), sizes 250, 1000 and 4000
+# adds, warm, pinned to CPU 0, REPS samples per case (default 30).  Every
+# try records a fresh base run and a fresh head run into a new database (in
+# alternating order) and runs `cyclebudget compare base head` with the
+# defaults (Holm, alpha 0.01, threshold 2%).  A try "alarms" when compare
+# exits 1.  Rates come with a 95% Wilson interval; CPU time is user+system
+# of the whole try (both runs and the compare), per try.
+set -u
+CB=${1:-./cyclebudget}
+NAA=${2:-30}
+NAB=${3:-15}
+REPS=${4:-30}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+unset CB_SYNTH_SLOWDOWN
+
+wilson() {  # wilson K N -> "lo..hi" in %
+    awk -v k="$1" -v n="$2" 'BEGIN { z = 1.96; p = k / n; d = 1 + z*z/n;
+        c = (p + z*z/(2*n)) / d; h = z * sqrt(p*(1-p)/n + z*z/(4*n*n)) / d;
+        lo = c - h; if (lo < 0) lo = 0; hi = c + h; if (hi > 1) hi = 1;
+        printf "%.0f%%..%.0f%%", 100*lo, 100*hi }'
+}
+
+cpu_now() {  # user+system seconds of this shell's children so far
+    times >"$T/times"
+    awk 'NR == 2 { split($1, u, "m"); split($2, s, "m");
+        printf "%.3f", u[1]*60 + u[2] + s[1]*60 + s[2] }' "$T/times" >"$T/cpu"
+}
+
+try_once() {  # try_once DELTA INDEX -> exit status of compare
+    local db=$T/t.db delta=$1 i=$2
+    rm -f "$db" "$db"-*
+    local args="-p synthetic -s 250,1000,4000 -m warm --reps $REPS --cpu 0 --db $db -q"
+    if [ $((i % 2)) = 0 ]; then
+        "$CB" run $args --tag base || return 2
+        CB_SYNTH_SLOWDOWN=$delta "$CB" run $args --tag head || return 2
+    else
+        CB_SYNTH_SLOWDOWN=$delta "$CB" run $args --tag head || return 2
+        "$CB" run $args --tag base || return 2
+    fi
+    "$CB" compare base head --db "$db" >"$T/out" 2>&1
+}
+
+series() {  # series LABEL DELTA N
+    local label=$1 delta=$2 n=$3 alarms=0 errors=0 unsure=0
+    local c0 c1
+    cpu_now; c0=$(cat "$T/cpu")
+    for i in $(seq 1 "$n"); do
+        try_once "$delta" "$i"
+        case $? in
+            1) alarms=$((alarms + 1)) ;;
+            0) grep -q ' unsure$' "$T/out" && unsure=$((unsure + 1)) ;;
+            *) errors=$((errors + 1)) ;;
+        esac
+    done
+    cpu_now; c1=$(cat "$T/cpu")
+    printf "%-22s %3d/%-3d = %5.1f%%  (95%% CI %s)  unsure in %d, errors %d, CPU %.2f s per try\n" \
+        "$label" "$alarms" "$n" "$(awk -v a=$alarms -v n=$n 'BEGIN{print 100*a/n}')" \
+        "$(wilson $alarms $n)" "$unsure" "$errors" "$(awk -v a=$c0 -v b=$c1 -v n=$n 'BEGIN{print (b-a)/n}')"
+}
+
+echo "detection power: synthetic 250/1000/4000 adds, warm, --reps $REPS, compare defaults"
+series "A/A false alarms" 0 "$NAA"
+for d in 0.01 0.02 0.05 0.10; do
+    series "A/B +$(awk -v d=$d 'BEGIN{print 100*d}')% detected" "$d" "$NAB"
+done

@@ -1,0 +1,276 @@
+/* compare.c — the statistics of a verdict (see compare.h). */
+#include "compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void cb_rng_seed(struct cb_rng *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&seed);
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+uint64_t cb_rng_next(struct cb_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t out = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return out;
+}
+
+uint64_t cb_rng_below(struct cb_rng *r, uint64_t n)
+{
+    /* Reject the top partial block so every residue is equally likely. */
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t x;
+    do
+        x = cb_rng_next(r);
+    while (x >= limit);
+    return x % n;
+}
+
+/* k-th smallest (0-based) of v[0..n), partially reordering v (Hoare's
+ * selection with a middle pivot: samples are often nearly sorted runs). */
+static double select_kth(double *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
+double cb_median_inplace(double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    size_t k = n / 2;
+    double upper = select_kth(v, n, k);
+    if (n % 2)
+        return upper;
+    /* After selection everything below index k is <= upper: the lower
+     * middle value is their maximum. */
+    double lower = v[0];
+    for (size_t i = 1; i < k; i++)
+        if (v[i] > lower)
+            lower = v[i];
+    return (lower + upper) / 2.0;
+}
+
+int cb_boot_rel_change(const double *a, size_t na, const double *b, size_t nb, int resamples,
+                       uint64_t seed, double level, double *est, double *lo, double *hi)
+{
+    *est = *lo = *hi = NAN;
+    if (na == 0 || nb == 0 || resamples < 10 || !(level > 0 && level < 1))
+        return -EINVAL;
+    double *ta = malloc(na * sizeof *ta), *tb = malloc(nb * sizeof *tb);
+    double *stat = malloc((size_t)resamples * sizeof *stat);
+    if (!ta || !tb || !stat) {
+        free(ta);
+        free(tb);
+        free(stat);
+        return -ENOMEM;
+    }
+    memcpy(ta, a, na * sizeof *ta);
+    memcpy(tb, b, nb * sizeof *tb);
+    double ma = cb_median_inplace(ta, na), mb = cb_median_inplace(tb, nb);
+    int rc = 0;
+    if (!(ma > 0) || !isfinite(mb)) {
+        rc = -EINVAL;
+        goto out;
+    }
+    *est = mb / ma - 1.0;
+    struct cb_rng r;
+    cb_rng_seed(&r, seed);
+    int kept = 0;
+    for (int k = 0; k < resamples; k++) {
+        for (size_t i = 0; i < na; i++)
+            ta[i] = a[cb_rng_below(&r, na)];
+        for (size_t i = 0; i < nb; i++)
+            tb[i] = b[cb_rng_below(&r, nb)];
+        double ra = cb_median_inplace(ta, na), rb = cb_median_inplace(tb, nb);
+        if (ra > 0)
+            stat[kept++] = rb / ra - 1.0;
+    }
+    if (kept < 10) {
+        rc = -EINVAL;
+        goto out;
+    }
+    cb_sort_doubles(stat, (size_t)kept);
+    *lo = cb_quantile_sorted(stat, (size_t)kept, (1.0 - level) / 2.0);
+    *hi = cb_quantile_sorted(stat, (size_t)kept, 1.0 - (1.0 - level) / 2.0);
+out:
+    free(ta);
+    free(tb);
+    free(stat);
+    return rc;
+}
+
+struct pidx {
+    double p;
+    size_t i;
+};
+
+static int cmp_pidx(const void *x, const void *y)
+{
+    const struct pidx *a = x, *b = y;
+    if (a->p != b->p)
+        return (a->p > b->p) - (a->p < b->p);
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+/* The finite p-values in ascending order; *k gets how many. */
+static struct pidx *sorted_p(const double *p, size_t m, size_t *k)
+{
+    struct pidx *s = malloc((m ? m : 1) * sizeof *s);
+    if (!s)
+        return NULL;
+    *k = 0;
+    for (size_t i = 0; i < m; i++)
+        if (!isnan(p[i]))
+            s[(*k)++] = (struct pidx){p[i], i};
+    qsort(s, *k, sizeof *s, cmp_pidx);
+    return s;
+}
+
+int cb_p_adjust_holm(const double *p, size_t m, double *adj)
+{
+    size_t k;
+    struct pidx *s = sorted_p(p, m, &k);
+    if (!s)
+        return -ENOMEM;
+    for (size_t i = 0; i < m; i++)
+        if (isnan(p[i]))
+            adj[i] = NAN;
+    /* Step-down: the j-th smallest is multiplied by (k - j), and the
+     * adjusted values are made monotone from the smallest upwards. */
+    double run = 0;
+    for (size_t j = 0; j < k; j++) {
+        double v = s[j].p * (double)(k - j);
+        if (v > 1)
+            v = 1;
+        if (v < run)
+            v = run;
+        run = v;
+        adj[s[j].i] = v;
+    }
+    free(s);
+    return 0;
+}
+
+int cb_p_adjust_bh(const double *p, size_t m, double *adj)
+{
+    size_t k;
+    struct pidx *s = sorted_p(p, m, &k);
+    if (!s)
+        return -ENOMEM;
+    for (size_t i = 0; i < m; i++)
+        if (isnan(p[i]))
+            adj[i] = NAN;
+    /* Step-up: the j-th smallest (1-based) is multiplied by k / j, and the
+     * adjusted values are made monotone from the largest downwards. */
+    double run = 1;
+    for (size_t j = k; j-- > 0;) {
+        double v = s[j].p * (double)k / (double)(j + 1);
+        if (v > run)
+            v = run;
+        run = v;
+        adj[s[j].i] = v;
+    }
+    free(s);
+    return 0;
+}
+
+const char *cb_cmp_verdict_name(enum cb_cmp_verdict v)
+{
+    switch (v) {
+    case CB_CMP_UNCHANGED: return "unchanged";
+    case CB_CMP_IMPROVED: return "improved";
+    case CB_CMP_REGRESSED: return "regressed";
+    default: return "unsure";
+    }
+}
+
+enum cb_cmp_verdict cb_cmp_decide(double p_adj, double lo, double hi, double alpha,
+                                  double threshold)
+{
+    if (isnan(lo) || isnan(hi))
+        return CB_CMP_UNSURE;
+    int significant = !isnan(p_adj) && p_adj < alpha;
+    if (significant && lo > threshold)
+        return CB_CMP_REGRESSED;
+    if (significant && hi < -threshold)
+        return CB_CMP_IMPROVED;
+    /* Equivalence: even the interval's ends are within the band, so any
+     * real change is too small to matter, significant or not. */
+    if (lo >= -threshold && hi <= threshold)
+        return CB_CMP_UNCHANGED;
+    return CB_CMP_UNSURE;
+}
+
+int cb_cmp_stats(const double *a, size_t na, const double *b, size_t nb, struct cb_cmp_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->na = na;
+    s->nb = nb;
+    s->med_a = s->med_b = s->change = s->lo = s->hi = s->p = NAN;
+    if (na == 0 || nb == 0)
+        return -EINVAL;
+    double *t = malloc((na > nb ? na : nb) * sizeof *t);
+    if (!t)
+        return -ENOMEM;
+    memcpy(t, a, na * sizeof *t);
+    s->med_a = cb_median_inplace(t, na);
+    memcpy(t, b, nb * sizeof *t);
+    s->med_b = cb_median_inplace(t, nb);
+    free(t);
+    s->p = cb_mann_whitney_p(a, na, b, nb);
+    int rc = cb_boot_rel_change(a, na, b, nb, CB_BOOT_RESAMPLES, CB_BOOT_SEED, 0.95, &s->change,
+                                &s->lo, &s->hi);
+    return rc == -EINVAL ? 0 : rc;
+}

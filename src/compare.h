@@ -1,0 +1,72 @@
+/* compare.h — is HEAD slower than BASE?  The statistics of one verdict.
+ *
+ * A verdict needs two kinds of evidence, because either alone misleads: a
+ * rank test (Mann-Whitney U) says whether the two sample sets differ at all,
+ * and a bootstrap confidence interval of the relative change of the medians
+ * says by how much.  With many cases compared at once, p-values are corrected
+ * (Holm, or Benjamini-Hochberg) so that a suite of 144 cases does not raise
+ * an alarm on noise alone (REFERENCE.md: none of the usual trackers does).
+ *
+ * Everything here is deterministic: the bootstrap uses a seeded PRNG, so the
+ * same samples always give the same interval and the same verdict. */
+#ifndef CB_COMPARE_H
+#define CB_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* xoshiro256** seeded through splitmix64: small, fast, well tested, and
+ * ours, so a libc change never moves a stored verdict. */
+struct cb_rng {
+    uint64_t s[4];
+};
+void cb_rng_seed(struct cb_rng *r, uint64_t seed);
+uint64_t cb_rng_next(struct cb_rng *r);
+/* Uniform in [0, n), n > 0, without modulo bias. */
+uint64_t cb_rng_below(struct cb_rng *r, uint64_t n);
+
+/* Median (type 7: the mean of the two middle values when n is even) of v,
+ * reordering v.  NAN for n == 0. */
+double cb_median_inplace(double *v, size_t n);
+
+#define CB_BOOT_RESAMPLES 2000
+#define CB_BOOT_SEED 0x6379636c65627564ull   /* "cyclebud" */
+
+/* Relative change of the medians, median(b)/median(a) - 1, and its
+ * percentile-bootstrap interval at the given level (0.95): both sides are
+ * resampled with replacement, resamples times.  Returns 0, -EINVAL when a
+ * side is empty or a median is not positive, -ENOMEM. */
+int cb_boot_rel_change(const double *a, size_t na, const double *b, size_t nb, int resamples,
+                       uint64_t seed, double level, double *est, double *lo, double *hi);
+
+/* Adjusted p-values for m tests (NAN entries are skipped and stay NAN; m
+ * counts only the others).  Holm's step-down adjustment controls the chance
+ * of any false alarm; Benjamini-Hochberg's step-up controls the expected
+ * share of false alarms among the alarms.  adj may alias p.  0 or -ENOMEM. */
+int cb_p_adjust_holm(const double *p, size_t m, double *adj);
+int cb_p_adjust_bh(const double *p, size_t m, double *adj);
+
+enum cb_cmp_verdict {
+    CB_CMP_UNCHANGED,   /* the whole interval lies within +-threshold */
+    CB_CMP_IMPROVED,    /* significant, and the whole interval below -threshold */
+    CB_CMP_REGRESSED,   /* significant, and the whole interval above +threshold */
+    CB_CMP_UNSURE,      /* anything else: the data cannot tell */
+};
+const char *cb_cmp_verdict_name(enum cb_cmp_verdict v);
+
+/* The verdict from a corrected p-value and an interval of the relative
+ * change (fractions: 0.02 is 2%).  Higher is worse (cycles per op). */
+enum cb_cmp_verdict cb_cmp_decide(double p_adj, double lo, double hi, double alpha,
+                                  double threshold);
+
+/* One case compared: medians, change with interval, raw p-value.  The
+ * verdict needs the corrected p-value, so it is set by the caller. */
+struct cb_cmp_stats {
+    size_t na, nb;
+    double med_a, med_b;
+    double change, lo, hi;        /* relative change and its 95% interval; NAN when unknown */
+    double p;                     /* Mann-Whitney two-sided p; NAN when unknown */
+};
+int cb_cmp_stats(const double *a, size_t na, const double *b, size_t nb, struct cb_cmp_stats *s);
+
+#endif

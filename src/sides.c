@@ -1,0 +1,486 @@
+/* sides.c — runs, pooled samples and fingerprints of a side (see sides.h). */
+#define _GNU_SOURCE
+#include "sides.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gitinfo.h"
+
+void cb_case_key(char *buf, size_t len, const char *probe, const char *variant, uint64_t size,
+                 const char *mode)
+{
+    snprintf(buf, len, "%s/%s/%" PRIu64 "/%s", probe, variant, size, mode);
+}
+
+static int sql_err(int rc)
+{
+    return rc == SQLITE_NOMEM ? -ENOMEM : rc == SQLITE_BUSY ? -EBUSY : -EIO;
+}
+
+int cb_side_add_run(struct cb_side *s, int64_t run_id)
+{
+    for (size_t i = 0; i < s->nruns; i++)
+        if (s->runs[i] == run_id)
+            return 0;
+    int64_t *n = realloc(s->runs, (s->nruns + 1) * sizeof *n);
+    if (!n)
+        return -ENOMEM;
+    s->runs = n;
+    s->runs[s->nruns++] = run_id;
+    return 0;
+}
+
+static int add_commit(struct cb_side *s, const char *hash)
+{
+    for (size_t i = 0; i < s->ncommits; i++)
+        if (strcmp(s->commits[i], hash) == 0)
+            return 0;
+    char(*n)[64] = realloc(s->commits, (s->ncommits + 1) * sizeof *n);
+    if (!n)
+        return -ENOMEM;
+    s->commits = n;
+    snprintf(s->commits[s->ncommits++], 64, "%s", hash);
+    return 0;
+}
+
+void cb_side_free(struct cb_side *s)
+{
+    for (size_t i = 0; i < s->ncases; i++)
+        free(s->cases[i].v);
+    free(s->cases);
+    free(s->runs);
+    free(s->commits);
+    memset(s, 0, sizeof *s);
+}
+
+/* Every run id the query yields (?1 bound to text when given). */
+static int add_runs(struct cb_store *st, struct cb_side *s, const char *sql, const char *text,
+                    int incl, size_t *added)
+{
+    sqlite3_stmt *q;
+    int rc = sqlite3_prepare_v2(cb_store_sqlite(st), sql, -1, &q, NULL);
+    if (rc != SQLITE_OK)
+        return sql_err(rc);
+    if (text)
+        sqlite3_bind_text(q, 1, text, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(q, 2, incl);
+    *added = 0;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (cb_side_add_run(s, sqlite3_column_int64(q, 0)) < 0) {
+            sqlite3_finalize(q);
+            return -ENOMEM;
+        }
+        (*added)++;
+    }
+    sqlite3_finalize(q);
+    return rc == SQLITE_DONE ? 0 : sql_err(rc);
+}
+
+static int is_hex(const char *s)
+{
+    return *s && strspn(s, "0123456789abcdefABCDEF") == strlen(s);
+}
+
+int cb_commit_resolve(struct cb_store *st, const char *rev, const char *repo, char *hash,
+                      size_t hashlen, char *err, size_t errlen)
+{
+    sqlite3 *db = cb_store_sqlite(st);
+    if (is_hex(rev) && strlen(rev) >= 4 && strlen(rev) <= 40) {
+        sqlite3_stmt *q;
+        int rc = sqlite3_prepare_v2(db,
+                                    "SELECT DISTINCT hash FROM commits WHERE substr(hash, 1, "
+                                    "length(?1)) = lower(?1) ORDER BY hash LIMIT 2",
+                                    -1, &q, NULL);
+        if (rc != SQLITE_OK)
+            return sql_err(rc);
+        sqlite3_bind_text(q, 1, rev, -1, SQLITE_TRANSIENT);
+        int found = 0;
+        char first[64] = "", second[64] = "";
+        while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+            snprintf(found ? second : first, 64, "%s", (const char *)sqlite3_column_text(q, 0));
+            found++;
+        }
+        sqlite3_finalize(q);
+        if (found > 1) {
+            snprintf(err, errlen, "commit prefix '%s' is ambiguous (%.12s, %.12s, ...): give more digits",
+                     rev, first, second);
+            return -EINVAL;
+        }
+        if (found == 1) {
+            snprintf(hash, hashlen, "%s", first);
+            return 0;
+        }
+    }
+    /* Not a stored hash prefix: maybe a name git knows (HEAD~2, v1.0). */
+    struct cb_gitinfo gi;
+    if (cb_gitinfo_read(repo, rev, &gi) == 0 && gi.commit[0]) {
+        sqlite3_stmt *q;
+        int rc = sqlite3_prepare_v2(db, "SELECT 1 FROM commits WHERE hash = ?1", -1, &q, NULL);
+        if (rc != SQLITE_OK)
+            return sql_err(rc);
+        sqlite3_bind_text(q, 1, gi.commit, -1, SQLITE_TRANSIENT);
+        rc = sqlite3_step(q);
+        sqlite3_finalize(q);
+        if (rc == SQLITE_ROW) {
+            snprintf(hash, hashlen, "%s", gi.commit);
+            return 0;
+        }
+        snprintf(err, errlen, "'%s' is commit %.12s, which has no runs in this database: record one with 'cyclebudget run --commit %s'",
+                 rev, gi.commit, rev);
+        return -ENOENT;
+    }
+    snprintf(err, errlen, "'%s' names no commit in this database (nor in the git tree at %s)", rev,
+             repo ? repo : ".");
+    return -ENOENT;
+}
+
+static int resolve_item(struct cb_store *st, const char *item, int incl, const char *repo,
+                        struct cb_side *s, char *err, size_t errlen)
+{
+    size_t added = 0;
+    int rc;
+    const char *status_ok = " AND (status = 'complete' OR ?2)";
+    char sql[512];
+    if (strcmp(item, "latest") == 0) {
+        snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE 1 %s ORDER BY started DESC, id DESC LIMIT 1",
+                 status_ok);
+        if ((rc = add_runs(st, s, sql, NULL, incl, &added)) < 0)
+            return rc;
+        if (!added) {
+            snprintf(err, errlen, "latest: no complete run in this database");
+            return -ENOENT;
+        }
+        return 0;
+    }
+    if (strspn(item, "0123456789") == strlen(item) && strlen(item) < 16) {
+        sqlite3_stmt *q;
+        rc = sqlite3_prepare_v2(cb_store_sqlite(st), "SELECT id, status FROM runs WHERE id = ?1",
+                                -1, &q, NULL);
+        if (rc != SQLITE_OK)
+            return sql_err(rc);
+        sqlite3_bind_int64(q, 1, strtoll(item, NULL, 10));
+        rc = sqlite3_step(q);
+        if (rc == SQLITE_ROW) {
+            char status[16];
+            snprintf(status, sizeof status, "%s", (const char *)sqlite3_column_text(q, 1));
+            int64_t id = sqlite3_column_int64(q, 0);
+            sqlite3_finalize(q);
+            if (strcmp(status, "complete") != 0 && !incl) {
+                snprintf(err, errlen, "run %s is %s, and only complete runs count: pass --include-aborted to use it anyway",
+                         item, status);
+                return -EINVAL;
+            }
+            return cb_side_add_run(s, id);
+        }
+        sqlite3_finalize(q);
+        /* All digits but no such run: it may still be a tag or a hash prefix. */
+    }
+    snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE tag = ?1 %s ORDER BY id", status_ok);
+    if ((rc = add_runs(st, s, sql, item, incl, &added)) < 0)
+        return rc;
+    if (added)
+        return 0;
+    char hash[64];
+    char cerr[512];
+    rc = cb_commit_resolve(st, item, repo, hash, sizeof hash, cerr, sizeof cerr);
+    if (rc == -EINVAL) {
+        snprintf(err, errlen, "%s", cerr);
+        return rc;
+    }
+    if (rc == 0) {
+        snprintf(sql, sizeof sql,
+                 "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
+                 "WHERE cm.hash = ?1 AND cm.dirty <> 1 %s ORDER BY r.id",
+                 " AND (r.status = 'complete' OR ?2)");
+        if ((rc = add_runs(st, s, sql, hash, incl, &added)) < 0)
+            return rc;
+        if (added)
+            return 0;
+        snprintf(err, errlen, "commit %.12s has no complete run of a clean tree (pass --include-aborted for aborted ones)",
+                 hash);
+        return -ENOENT;
+    }
+    snprintf(err, errlen, "'%s' is not a run id, a tag or a commit in this database ('sqlite3 DB \"select * from runs_overview\"' lists them)",
+             item);
+    return -ENOENT;
+}
+
+int cb_side_resolve(struct cb_store *st, const char *spec, int include_aborted, const char *repo,
+                    struct cb_side *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->spec, sizeof s->spec, "%s", spec);
+    if (!*spec) {
+        snprintf(err, errlen, "an empty side: give a run id, a tag, a commit, or a comma list");
+        return -EINVAL;
+    }
+    char *copy = strdup(spec);
+    if (!copy)
+        return -ENOMEM;
+    int rc = 0;
+    char *save = NULL;
+    for (char *it = strtok_r(copy, ",", &save); it && rc == 0; it = strtok_r(NULL, ",", &save))
+        rc = resolve_item(st, it, include_aborted, repo, s, err, errlen);
+    if (rc == 0 && s->nruns == 0) {
+        snprintf(err, errlen, "'%s' names no runs", spec);
+        rc = -EINVAL;
+    }
+    free(copy);
+    if (rc == 0) {
+        sqlite3_stmt *q;
+        int r2 = sqlite3_prepare_v2(cb_store_sqlite(st),
+                                    "SELECT cm.hash FROM runs r JOIN commits cm ON cm.id = r.commit_id "
+                                    "WHERE r.id = ?1 AND cm.dirty <> 1",
+                                    -1, &q, NULL);
+        if (r2 != SQLITE_OK)
+            return sql_err(r2);
+        for (size_t i = 0; i < s->nruns && rc == 0; i++) {
+            sqlite3_reset(q);
+            sqlite3_bind_int64(q, 1, s->runs[i]);
+            if (sqlite3_step(q) == SQLITE_ROW)
+                rc = add_commit(s, (const char *)sqlite3_column_text(q, 0));
+        }
+        sqlite3_finalize(q);
+    }
+    return rc;
+}
+
+static int run_has_pmu_cycles(struct cb_store *st, int64_t run)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(cb_store_sqlite(st),
+                           "SELECT 1 FROM events WHERE run_id = ?1 AND part = 'cycles' AND "
+                           "source = 'pmu' AND supported = 1",
+                           -1, &q, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(q, 1, run);
+    int yes = sqlite3_step(q) == SQLITE_ROW;
+    sqlite3_finalize(q);
+    return yes;
+}
+
+const char *cb_sides_metric(struct cb_store *st, const struct cb_side *a, const struct cb_side *b)
+{
+    const struct cb_side *sides[2] = {a, b};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; sides[k] && i < sides[k]->nruns; i++)
+            if (!run_has_pmu_cycles(st, sides[k]->runs[i]))
+                return "tsc";
+    return "cycles";
+}
+
+struct cb_side_case *cb_side_find(const struct cb_side *s, const char *key)
+{
+    for (size_t i = 0; i < s->ncases; i++)
+        if (strcmp(s->cases[i].key, key) == 0)
+            return &s->cases[i];
+    return NULL;
+}
+
+int cb_side_append(struct cb_side *s, const char *probe, const char *variant, uint64_t size,
+                   const char *mode, const char *unit, const double *v, size_t n)
+{
+    char key[CB_CASE_KEY_MAX];
+    cb_case_key(key, sizeof key, probe, variant, size, mode);
+    struct cb_side_case *c = cb_side_find(s, key);
+    if (!c) {
+        struct cb_side_case *nc = realloc(s->cases, (s->ncases + 1) * sizeof *nc);
+        if (!nc)
+            return -ENOMEM;
+        s->cases = nc;
+        c = &s->cases[s->ncases++];
+        memset(c, 0, sizeof *c);
+        snprintf(c->key, sizeof c->key, "%s", key);
+        snprintf(c->probe, sizeof c->probe, "%s", probe);
+        snprintf(c->variant, sizeof c->variant, "%s", variant);
+        snprintf(c->mode, sizeof c->mode, "%s", mode);
+        snprintf(c->unit, sizeof c->unit, "%s", unit);
+        c->size = size;
+    }
+    if (c->n + n > c->cap) {
+        size_t cap = c->cap ? c->cap : 64;
+        while (cap < c->n + n)
+            cap *= 2;
+        double *nv = realloc(c->v, cap * sizeof *nv);
+        if (!nv)
+            return -ENOMEM;
+        c->v = nv;
+        c->cap = cap;
+    }
+    memcpy(c->v + c->n, v, n * sizeof *v);
+    c->n += n;
+    return 0;
+}
+
+int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
+{
+    sqlite3_stmt *q;
+    int rc = sqlite3_prepare_v2(cb_store_sqlite(st),
+                                "SELECT c.id, c.probe, c.variant, c.size, c.mode, c.unit, e.id "
+                                "  FROM cases c JOIN events e ON e.run_id = c.run_id "
+                                " WHERE c.run_id = ?1 AND c.verdict = 'ok' AND e.part = ?2 "
+                                "   AND e.supported = 1 AND (?2 <> 'cycles' OR e.source = 'pmu') "
+                                " ORDER BY c.id",
+                                -1, &q, NULL);
+    if (rc != SQLITE_OK)
+        return sql_err(rc);
+    for (size_t r = 0; r < s->nruns; r++) {
+        sqlite3_reset(q);
+        sqlite3_bind_int64(q, 1, s->runs[r]);
+        sqlite3_bind_text(q, 2, metric, -1, SQLITE_STATIC);
+        /* Copy the rows out first: reading values runs other statements. */
+        struct row {
+            int64_t cid, eid;
+            char probe[32], variant[64], mode[8], unit[8];
+            uint64_t size;
+        } *rows = NULL;
+        size_t nrows = 0;
+        while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+            struct row *nr = realloc(rows, (nrows + 1) * sizeof *nr);
+            if (!nr) {
+                free(rows);
+                sqlite3_finalize(q);
+                return -ENOMEM;
+            }
+            rows = nr;
+            struct row *w = &rows[nrows++];
+            w->cid = sqlite3_column_int64(q, 0);
+            snprintf(w->probe, sizeof w->probe, "%s", (const char *)sqlite3_column_text(q, 1));
+            snprintf(w->variant, sizeof w->variant, "%s", (const char *)sqlite3_column_text(q, 2));
+            w->size = (uint64_t)sqlite3_column_int64(q, 3);
+            snprintf(w->mode, sizeof w->mode, "%s", (const char *)sqlite3_column_text(q, 4));
+            snprintf(w->unit, sizeof w->unit, "%s", (const char *)sqlite3_column_text(q, 5));
+            w->eid = sqlite3_column_int64(q, 6);
+        }
+        sqlite3_reset(q);
+        if (rc != SQLITE_DONE) {
+            free(rows);
+            sqlite3_finalize(q);
+            return sql_err(rc);
+        }
+        rc = 0;
+        for (size_t i = 0; i < nrows && rc == 0; i++) {
+            double *v = NULL;
+            size_t n = 0;
+            rc = cb_store_case_values(st, rows[i].cid, rows[i].eid, &v, NULL, &n);
+            if (rc == 0 && n)
+                rc = cb_side_append(s, rows[i].probe, rows[i].variant, rows[i].size, rows[i].mode,
+                                    rows[i].unit, v, n);
+            free(v);
+        }
+        free(rows);
+        if (rc < 0) {
+            sqlite3_finalize(q);
+            return rc;
+        }
+    }
+    sqlite3_finalize(q);
+    return 0;
+}
+
+int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t len)
+{
+    sqlite3_stmt *q;
+    int rc = sqlite3_prepare_v2(cb_store_sqlite(st),
+                                "SELECT vendor, family, model, stepping, model_name, microcode, "
+                                "kernel, pmu, compiler, cflags, cpu, cycles_source "
+                                "FROM run_fingerprint WHERE run_id = ?1",
+                                -1, &q, NULL);
+    if (rc != SQLITE_OK)
+        return sql_err(rc);
+    sqlite3_bind_int64(q, 1, run_id);
+    rc = sqlite3_step(q);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(q);
+        return rc == SQLITE_DONE ? -ENOENT : sql_err(rc);
+    }
+    static const char *const names[] = {"cpu vendor", "cpu family", "cpu model", "cpu stepping",
+                                        "cpu model name", "microcode", "kernel", "pmu",
+                                        "compiler", "cflags", "pinned cpu", "cycles source"};
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < 12 && off < len; i++) {
+        const unsigned char *t = sqlite3_column_text(q, i);
+        off += (size_t)snprintf(buf + off, len - off, "%s=%s\n", names[i], t ? (const char *)t : "");
+    }
+    sqlite3_finalize(q);
+    return 0;
+}
+
+int cb_fingerprint_diff(const char *a, const char *b, char *why, size_t whylen)
+{
+    size_t off = 0;
+    int differ = 0;
+    if (whylen)
+        why[0] = '\0';
+    const char *pa = a, *pb = b;
+    while (*pa && *pb) {
+        const char *ea = strchr(pa, '\n'), *eb = strchr(pb, '\n');
+        if (!ea || !eb)
+            break;
+        size_t la = (size_t)(ea - pa), lb = (size_t)(eb - pb);
+        if (la != lb || memcmp(pa, pb, la) != 0) {
+            const char *eq = memchr(pa, '=', la);
+            size_t nlen = eq ? (size_t)(eq - pa) : la;
+            if (off < whylen)
+                off += (size_t)snprintf(why + off, whylen - off, "%s%.*s: '%.*s' vs '%.*s'",
+                                        differ ? "; " : "", (int)nlen, pa,
+                                        (int)(la - nlen - (eq ? 1 : 0)), eq ? eq + 1 : "",
+                                        (int)(lb - nlen - (eq ? 1 : 0)), eq ? pb + nlen + 1 : "");
+            differ = 1;
+        }
+        pa = ea + 1;
+        pb = eb + 1;
+    }
+    if (*pa || *pb)
+        differ = 1;
+    return differ;
+}
+
+int cb_side_fingerprint(struct cb_store *st, const struct cb_side *s, char *buf, size_t len,
+                        char *why, size_t whylen)
+{
+    char other[2048];
+    int rc = cb_run_fingerprint(st, s->runs[0], buf, len);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 1; i < s->nruns; i++) {
+        if ((rc = cb_run_fingerprint(st, s->runs[i], other, sizeof other)) < 0)
+            return rc;
+        char d[700];
+        if (cb_fingerprint_diff(buf, other, d, sizeof d)) {
+            snprintf(why, whylen, "runs %lld and %lld of '%s' differ: %s", (long long)s->runs[0],
+                     (long long)s->runs[i], s->spec, d);
+            return -EXDEV;
+        }
+    }
+    return 0;
+}
+
+int cb_ack_lookup(struct cb_store *st, const char *key, const char (*commits)[64], size_t ncommits,
+                  char *why, size_t whylen)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(cb_store_sqlite(st),
+                           "SELECT case_glob, why FROM acks WHERE commit_hash = ?1 ORDER BY id DESC",
+                           -1, &q, NULL) != SQLITE_OK)
+        return 0;
+    int found = 0;
+    for (size_t i = 0; i < ncommits && !found; i++) {
+        sqlite3_reset(q);
+        sqlite3_bind_text(q, 1, commits[i], -1, SQLITE_TRANSIENT);
+        while (!found && sqlite3_step(q) == SQLITE_ROW)
+            if (fnmatch((const char *)sqlite3_column_text(q, 0), key, 0) == 0) {
+                snprintf(why, whylen, "%s", (const char *)sqlite3_column_text(q, 1));
+                found = 1;
+            }
+    }
+    sqlite3_finalize(q);
+    return found;
+}

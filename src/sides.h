@@ -1,0 +1,82 @@
+/* sides.h — what "BASE" and "HEAD" mean: runs, their samples, their setting.
+ *
+ * compare, history, ack and bisect-check all name sets of runs the way a
+ * user does (a run id, a tag, a commit, a comma list of those) and then need
+ * each case's samples pooled over those runs, in one metric, plus the
+ * environment each run was measured in.  This module turns those names into
+ * rows of the store; it only reads, through the store's SQLite handle. */
+#ifndef CB_SIDES_H
+#define CB_SIDES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+#define CB_CASE_KEY_MAX 160
+
+/* "probe/variant/size/mode", the name users give to ack and history. */
+void cb_case_key(char *buf, size_t len, const char *probe, const char *variant, uint64_t size,
+                 const char *mode);
+
+struct cb_side_case {
+    char key[CB_CASE_KEY_MAX];
+    char probe[32], variant[64], mode[8], unit[8];
+    uint64_t size;
+    double *v;                   /* per-op values of the metric, pooled over the side's runs */
+    size_t n, cap;
+};
+
+struct cb_side {
+    char spec[256];              /* as the user wrote it */
+    int64_t *runs;
+    size_t nruns;
+    char (*commits)[64];         /* distinct full hashes of the runs' clean commits */
+    size_t ncommits;
+    struct cb_side_case *cases;
+    size_t ncases;
+};
+
+/* Resolve spec into runs: comma-separated items, each "latest", a run id, a
+ * tag (every run with it), or a commit (a hash prefix of 4+ hex digits, or
+ * any revision git resolves in repo, NULL: the current directory; every run
+ * of that commit, dirty trees excluded).  Only complete runs count unless
+ * include_aborted.  -ENOENT/-EINVAL with a message when an item matches
+ * nothing usable; other negative errnos for store failures. */
+int cb_side_resolve(struct cb_store *st, const char *spec, int include_aborted, const char *repo,
+                    struct cb_side *s, char *err, size_t errlen);
+int cb_side_add_run(struct cb_side *s, int64_t run_id);
+void cb_side_free(struct cb_side *s);
+
+/* The metric both sides can be compared in: "cycles" when every run of both
+ * counted core cycles with the PMU, else "tsc" (TSC ticks).  Never the
+ * estimate: its core-clock factor is measured anew per run, and its jitter
+ * would be added to every comparison. */
+const char *cb_sides_metric(struct cb_store *st, const struct cb_side *a, const struct cb_side *b);
+
+/* Load every measured case of the side's runs in metric, pooling samples. */
+int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric);
+struct cb_side_case *cb_side_find(const struct cb_side *s, const char *key);
+/* Add values to a case (created when new). */
+int cb_side_append(struct cb_side *s, const char *probe, const char *variant, uint64_t size,
+                   const char *mode, const char *unit, const double *v, size_t n);
+
+/* A run's environment as "field=value" lines (see the run_fingerprint view). */
+int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t len);
+/* The fingerprint shared by all of a side's runs; 0, or -EXDEV with the
+ * first difference ("kernel: A vs B") in why. */
+int cb_side_fingerprint(struct cb_store *st, const struct cb_side *s, char *buf, size_t len,
+                        char *why, size_t whylen);
+/* 1 when two fingerprints differ, with "field: A vs B; ..." in why. */
+int cb_fingerprint_diff(const char *a, const char *b, char *why, size_t whylen);
+
+/* A commit of the store from a hash prefix or a git revision: the full hash.
+ * -ENOENT / -EINVAL (ambiguous) with a message. */
+int cb_commit_resolve(struct cb_store *st, const char *rev, const char *repo, char *hash,
+                      size_t hashlen, char *err, size_t errlen);
+
+/* 1 when an ack covers case key at one of the commits, with its reason. */
+int cb_ack_lookup(struct cb_store *st, const char *key, const char (*commits)[64], size_t ncommits,
+                  char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,276 @@
+/* test_compare.c — the statistics behind compare and history, against
+ * published values and independent computations. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "history.h"
+#include "stats.h"
+#include "synthetic.h"
+#include "tap.h"
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The plain textbook median: sort a copy, take the middle. */
+static double ref_median(const double *v, size_t n)
+{
+    double *t = malloc(n * sizeof *t);
+    memcpy(t, v, n * sizeof *t);
+    qsort(t, n, sizeof *t, cmp_d);
+    double m = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+    free(t);
+    return m;
+}
+
+/* U by counting every pair, the definition. */
+static double ref_u(const double *a, size_t na, const double *b, size_t nb)
+{
+    double u = 0;
+    for (size_t i = 0; i < na; i++)
+        for (size_t j = 0; j < nb; j++)
+            u += a[i] > b[j] ? 1 : a[i] == b[j] ? 0.5 : 0;
+    return u;
+}
+
+/* A deterministic normal deviate (Box-Muller over a separate LCG), so the
+ * coverage check does not share a generator with the code under test. */
+static uint64_t lcg_state = 12345;
+static double lcg_unif(void)
+{
+    lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+    return ((double)(lcg_state >> 11) + 0.5) / 9007199254740992.0;
+}
+static double lcg_normal(void)
+{
+    return sqrt(-2 * log(lcg_unif())) * cos(2 * M_PI * lcg_unif());
+}
+
+static void test_mann_whitney(void)
+{
+    /* scipy.stats.mannwhitneyu documentation example (males vs females):
+     * U1 = 17, asymptotic two-sided p with continuity correction
+     * 0.11134688653314041. */
+    const double males[] = {19, 22, 16, 29, 24}, females[] = {20, 11, 17, 12};
+    is_near(cb_mann_whitney_u(males, 5, females, 4), 17, 1e-12, "U of the scipy example is 17");
+    is_near(cb_mann_whitney_u(females, 4, males, 5), 3, 1e-12, "U of the other side is n1*n2 - 17 = 3");
+    is_near(cb_mann_whitney_p(males, 5, females, 4), 0.11134688653314041, 1e-12,
+            "p of the scipy example (asymptotic, continuity-corrected)");
+    /* Complete separation, 10 vs 10: U = 0; z = (50 - 0.5) / sqrt(175),
+     * p = erfc(z / sqrt 2), worked by hand. */
+    double a[10], b[10];
+    for (int i = 0; i < 10; i++) {
+        a[i] = i;
+        b[i] = 100 + i;
+    }
+    is_near(cb_mann_whitney_u(a, 10, b, 10), 0, 0, "separated samples: U = 0");
+    is_near(cb_mann_whitney_p(a, 10, b, 10), erfc(49.5 / sqrt(175.0) / sqrt(2.0)), 1e-12,
+            "separated samples: p from the normal approximation worked by hand");
+    /* Ties: U against the pair-counting definition, on data with many ties. */
+    int agree = 1;
+    for (int rep = 0; rep < 50; rep++) {
+        double x[23], y[17];
+        for (int i = 0; i < 23; i++)
+            x[i] = floor(lcg_unif() * 8);
+        for (int i = 0; i < 17; i++)
+            y[i] = floor(lcg_unif() * 8);
+        if (fabs(cb_mann_whitney_u(x, 23, y, 17) - ref_u(x, 23, y, 17)) > 1e-9)
+            agree = 0;
+    }
+    ok(agree, "U equals the pair count on 50 tied samples");
+    ok(isnan(cb_mann_whitney_u(a, 0, b, 10)), "U of an empty side is NAN");
+}
+
+static void test_rng_median(void)
+{
+    /* splitmix64 from seed 0 (Vigna's published reference output) seeds
+     * the state. */
+    struct cb_rng r;
+    cb_rng_seed(&r, 0);
+    is_uint(r.s[0], 0xe220a8397b1dcdafull, "splitmix64(0) first output");
+    is_uint(r.s[1], 0x6e789e6aa1b965f4ull, "splitmix64(0) second output");
+    is_uint(r.s[2], 0x06c45d188009454full, "splitmix64(0) third output");
+    int inrange = 1, seen[7] = {0};
+    for (int i = 0; i < 7000; i++) {
+        uint64_t x = cb_rng_below(&r, 7);
+        if (x >= 7)
+            inrange = 0;
+        else
+            seen[x]++;
+    }
+    int fair = 1;
+    for (int i = 0; i < 7; i++)
+        fair &= seen[i] > 850 && seen[i] < 1150;
+    ok(inrange && fair, "cb_rng_below(7) stays in range and hits every value about equally");
+
+    int same = 1;
+    for (size_t n = 1; n < 60; n++) {
+        double v[60], w[60];
+        for (size_t i = 0; i < n; i++)
+            v[i] = w[i] = floor(lcg_unif() * (n % 3 ? 1000 : 5)); /* some with many ties */
+        if (cb_median_inplace(v, n) != ref_median(w, n))
+            same = 0;
+    }
+    ok(same, "cb_median_inplace equals the sorted median for n = 1..59, with ties");
+    ok(isnan(cb_median_inplace(NULL, 0)), "median of nothing is NAN");
+}
+
+static void test_bootstrap(void)
+{
+    double a[40], b[40];
+    for (int i = 0; i < 40; i++) {
+        a[i] = 100;
+        b[i] = 120;
+    }
+    double est, lo, hi;
+    is_int(cb_boot_rel_change(a, 40, b, 40, 500, 1, 0.95, &est, &lo, &hi), 0, "constant samples");
+    ok(fabs(est - 0.2) < 1e-12 && fabs(lo - 0.2) < 1e-12 && fabs(hi - 0.2) < 1e-12,
+       "constant samples: change and both ends are exactly +20%%");
+
+    /* Fixed seed: an independent re-computation with the same draws (sort
+     * for the medians, the percentile by hand) gives the same interval. */
+    double x[15], y[11];
+    for (int i = 0; i < 15; i++)
+        x[i] = 1000 + 50 * lcg_normal();
+    for (int i = 0; i < 11; i++)
+        y[i] = 1100 + 50 * lcg_normal();
+    const int B = 400;
+    is_int(cb_boot_rel_change(x, 15, y, 11, B, 42, 0.95, &est, &lo, &hi), 0, "bootstrap runs");
+    struct cb_rng r;
+    cb_rng_seed(&r, 42);
+    double stat[400], ta[15], tb[11];
+    for (int k = 0; k < B; k++) {
+        for (int i = 0; i < 15; i++)
+            ta[i] = x[cb_rng_below(&r, 15)];
+        for (int i = 0; i < 11; i++)
+            tb[i] = y[cb_rng_below(&r, 11)];
+        stat[k] = ref_median(tb, 11) / ref_median(ta, 15) - 1;
+    }
+    qsort(stat, B, sizeof stat[0], cmp_d);
+    /* type 7 at q = 0.025 of 400: h = 399 * 0.025 = 9.975 */
+    double want_lo = stat[9] + 0.975 * (stat[10] - stat[9]);
+    double want_hi = stat[389] + 0.025 * (stat[390] - stat[389]);
+    is_near(est, ref_median(y, 11) / ref_median(x, 15) - 1, 1e-12, "estimate is the ratio of medians - 1");
+    is_near(lo, want_lo, 1e-12, "lower end equals the independent re-computation");
+    is_near(hi, want_hi, 1e-12, "upper end equals the independent re-computation");
+    double lo2, hi2, est2;
+    cb_boot_rel_change(x, 15, y, 11, B, 42, 0.95, &est2, &lo2, &hi2);
+    ok(lo2 == lo && hi2 == hi, "the same seed gives the same interval");
+
+    /* Coverage: 200 A/A data sets; the 95%% interval should hold 0 in about
+     * 95%% of them (binomial: 183..197 is the central 99.9%%-ish range). */
+    int cover = 0;
+    for (int rep = 0; rep < 200; rep++) {
+        double u[30], v[30];
+        for (int i = 0; i < 30; i++) {
+            u[i] = 1000 * exp(0.05 * lcg_normal());
+            v[i] = 1000 * exp(0.05 * lcg_normal());
+        }
+        cb_boot_rel_change(u, 30, v, 30, 500, CB_BOOT_SEED, 0.95, &est, &lo, &hi);
+        cover += lo <= 0 && hi >= 0;
+    }
+    ok(cover >= 180 && cover <= 199, "A/A coverage of the 95%% interval: %d of 200", cover);
+    is_int(cb_boot_rel_change(a, 0, b, 40, 500, 1, 0.95, &est, &lo, &hi), -EINVAL, "an empty side is refused");
+}
+
+static void test_adjust(void)
+{
+    /* Worked by hand, m = 4.  Holm: sorted 0.005 0.01 0.03 0.04 times
+     * 4 3 2 1 = 0.02 0.03 0.06 0.04, made monotone = 0.02 0.03 0.06 0.06.
+     * BH: times 4/1 4/2 4/3 4/4 = 0.02 0.02 0.04 0.04, monotone from the top. */
+    const double p[] = {0.01, 0.04, 0.03, 0.005};
+    double h[4], bh[4];
+    cb_p_adjust_holm(p, 4, h);
+    cb_p_adjust_bh(p, 4, bh);
+    const double wh[] = {0.03, 0.06, 0.06, 0.02}, wbh[] = {0.02, 0.04, 0.04, 0.02};
+    for (int i = 0; i < 4; i++) {
+        is_near(h[i], wh[i], 1e-12, "Holm p[%d]", i);
+        is_near(bh[i], wbh[i], 1e-12, "BH p[%d]", i);
+    }
+    /* NAN entries are not tests: m counts the others. */
+    const double q[] = {0.02, NAN, 0.5};
+    double hq[3];
+    cb_p_adjust_holm(q, 3, hq);
+    ok(fabs(hq[0] - 0.04) < 1e-12 && isnan(hq[1]) && fabs(hq[2] - 0.5) < 1e-12,
+       "Holm skips NAN: 0.02*2 = 0.04, NAN stays, 0.5");
+    const double big[] = {0.6, 0.9};
+    cb_p_adjust_holm(big, 2, hq);
+    is_near(hq[1], 1.0, 0, "Holm caps at 1");
+}
+
+static void test_decide(void)
+{
+    const double t = 0.02, al = 0.01;
+    is_str(cb_cmp_verdict_name(cb_cmp_decide(0.001, 0.15, 0.25, al, t)), "regressed", "significant, CI above +2%%");
+    is_str(cb_cmp_verdict_name(cb_cmp_decide(0.001, -0.25, -0.15, al, t)), "improved", "significant, CI below -2%%");
+    is_str(cb_cmp_verdict_name(cb_cmp_decide(0.5, -0.01, 0.015, al, t)), "unchanged", "CI within +-2%%");
+    is_str(cb_cmp_verdict_name(cb_cmp_decide(0.001, 0.005, 0.015, al, t)), "unchanged", "significant but tiny");
+    is_str(cb_cmp_verdict_name(cb_cmp_decide(0.001, 0.01, 0.05, al, t)), "unsure", "CI straddles the threshold");
+    is_str(cb_cmp_verdict_name(cb_cmp_decide(0.02, 0.05, 0.30, al, t)), "unsure", "large change, p above alpha");
+    is_str(cb_cmp_verdict_name(cb_cmp_decide(NAN, NAN, NAN, al, t)), "unsure", "nothing known");
+}
+
+static void test_steps(void)
+{
+    struct cb_step s[8];
+    const double step[] = {100, 101, 99, 100, 102, 120, 121, 119, 120, 122};
+    int n = cb_steps_detect(step, 10, 0.02, 2, s, 8);
+    is_int(n, 1, "a 20%% step is one step");
+    if (n == 1) {
+        is_int(s[0].at, 5, "at the sixth point");
+        is_near(s[0].before, 100, 0, "median before");
+        is_near(s[0].after, 120, 0, "median after");
+    }
+    const double spike[] = {100, 101, 99, 150, 100, 102, 99, 101};
+    is_int(cb_steps_detect(spike, 8, 0.02, 2, s, 8), 0, "one odd point is not a step");
+    const double last[] = {100, 101, 99, 100, 102, 100, 130};
+    is_int(cb_steps_detect(last, 7, 0.02, 2, s, 8), 0, "the newest point alone is not a step yet");
+    const double small[] = {100, 100.2, 99.9, 100.1, 101, 101.1, 100.9, 101};
+    is_int(cb_steps_detect(small, 8, 0.02, 2, s, 8), 0, "a 1%% step is below the 2%% minimum");
+    const double two[] = {100, 100, 100, 110, 110, 110, 95, 95, 95};
+    n = cb_steps_detect(two, 9, 0.02, 2, s, 8);
+    is_int(n, 2, "up then down: two steps");
+    if (n == 2)
+        ok(s[0].at == 3 && s[1].at == 6, "at the fourth and seventh points");
+    is_int(cb_steps_detect(step, 3, 0.02, 2, s, 8), 0, "too short for a step");
+    is_near(cb_series_noise(step, 5), 1.4826 * 1.5 / sqrt(2.0), 1e-9,
+            "noise: 1.4826 x median |diff| (1, 2, 1, 2 -> 1.5) / sqrt 2");
+}
+
+static void test_synth(void)
+{
+    double d;
+    is_int(cb_synth_parse_delta("0.05", &d), 0, "0.05 parses");
+    is_near(d, 0.05, 1e-15, "to 0.05");
+    is_int(cb_synth_parse_delta(NULL, &d), 0, "unset is 0");
+    const char *bad[] = {"1e3", "-0.1", "abc", "0.1x", " 0.1", "11", "0x1", "1..2", ".", "inf"};
+    int all = 1;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        all &= cb_synth_parse_delta(bad[i], &d) == -EINVAL;
+    ok(all, "junk, negatives, exponents, hex and > 10 are refused");
+    is_uint(cb_synth_work(1000, 0.05), 1050, "1000 adds with 5%% more are 1050");
+    is_uint(cb_synth_work(1000, 0), 1000, "no slowdown, no change");
+    /* The chain really computes x + n (so the asm is not folded away). */
+    const struct cb_variant *v = &cb_probe_synthetic.variants[0];
+    struct cb_verdict vd;
+    cb_probe_synthetic.verify(v, &vd);
+    ok(vd.ok, "the add chain verifies: %s", vd.detail);
+}
+
+int main(void)
+{
+    test_mann_whitney();
+    test_rng_median();
+    test_bootstrap();
+    test_adjust();
+    test_decide();
+    test_steps();
+    test_synth();
+    return tap_done();
+}
