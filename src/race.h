@@ -1,0 +1,153 @@
+/* race.h — race the variants of a family and pick one per size bucket.
+ *
+ * The 2002 thread ended with "make these functions race at kernel init and
+ * pick the best one"; the kernel does it for xor and RAID-6.  Here a race is
+ * a stored run whose cases are measured in rounds, in a freshly shuffled
+ * order each round, so that drift and frequency changes spread over every
+ * variant instead of favouring whoever ran first.  Each variant is verified
+ * before it is ever timed (a BAD variant never runs, so it can never win).
+ *
+ * A winner is declared only with confidence: the fastest variant (by median)
+ * must beat each other one by the Mann-Whitney rank test at alpha AND by a
+ * margin whose lower confidence bound is at least min_margin.  Variants it
+ * does not beat are tied with it, and the tie rule picks among them the
+ * simplest, most portable one:
+ *   1. the fewest CPU features needed (popcount of needs);
+ *   2. then the family's reference variant (CB_VARIANT_REFERENCE);
+ *   3. then the earlier one in the family's table (tables go from plain to
+ *      fancy).
+ * The results go into the store (db/0004_race.sql), and out as JSON or as a
+ * C header with a dispatch table per family. */
+#ifndef CB_RACE_H
+#define CB_RACE_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "collect.h"
+#include "probe.h"
+#include "store.h"
+
+#define CB_RACE_MAX_BUCKETS 16
+#define CB_RACE_UNBOUNDED UINT64_MAX
+
+/* Sizes (lo, hi] measured at size. */
+struct cb_race_bucket {
+    char name[24];        /* "small", or the size as given with -s */
+    uint64_t lo, hi;      /* hi = CB_RACE_UNBOUNDED for the last bucket */
+    uint64_t size;        /* the representative size that is measured */
+};
+
+/* The default buckets, where the winner is likely to change: small headers
+ * (<= 64, measured at 40: an IPv4+TCP header), packets (65..1500, at 1500:
+ * the MTU), pages (..4096, at 4096), large (..64K, at 64K: a GSO/GRO
+ * super-packet) and streaming (beyond, at stream_bytes: larger than the
+ * last-level cache).  Returns the count. */
+size_t cb_race_default_buckets(struct cb_race_bucket *b, uint64_t stream_bytes);
+/* Buckets from the sizes given with -s: sorted and deduplicated, bucket i is
+ * (size[i-1], size[i]] measured at size[i], and the last one also covers
+ * everything above it.  Returns the count, or -EINVAL when n is 0 or above
+ * CB_RACE_MAX_BUCKETS. */
+int cb_race_buckets_from_sizes(const uint64_t *sizes, size_t n, struct cb_race_bucket *b);
+
+enum cb_race_decision { CB_RACE_NONE, CB_RACE_ALONE, CB_RACE_TIE, CB_RACE_CONFIDENT };
+const char *cb_race_decision_name(enum cb_race_decision d);
+
+enum cb_race_verdict { CB_RACE_OK, CB_RACE_BAD, CB_RACE_SKIPPED };
+
+/* One variant in one (family, bucket). */
+struct cb_race_entrant {
+    const struct cb_variant *v;
+    enum cb_race_verdict verdict;
+    char detail[256];          /* why bad or skipped */
+    double *vals;              /* per-op values, one per round: that round's median */
+    size_t n, cap;
+    int64_t *case_ids;         /* the stored cases, with their round */
+    int *rounds;
+    size_t ncases, capcases;
+    /* filled by cb_race_decide */
+    double median;
+    double p;                  /* vs the fastest; NAN for the fastest itself */
+    double margin;             /* vs the fastest, as a fraction of its median */
+    int beaten;                /* the fastest beats it with confidence */
+};
+
+/* One family and size bucket. */
+struct cb_race_cell {
+    const struct cb_probe *probe;
+    struct cb_race_bucket bucket;
+    struct cb_race_entrant *e;
+    size_t ne;
+    /* filled by cb_race_decide */
+    enum cb_race_decision decision;
+    int winner, runner_up;       /* indices into e, -1 none */
+    double p;                    /* winner vs runner-up */
+    double margin, margin_lo, margin_hi;
+};
+
+struct cb_race_opts {
+    const struct cb_probe *const *probes;   /* the families to race: any cb_probe */
+    size_t nprobes;
+    const struct cb_race_bucket *buckets;
+    size_t nbuckets;
+    enum cb_mode mode;
+    int rounds;                  /* >= 1 (6 for a confident winner at alpha 0.01); each
+                                    round takes the collector's reps samples */
+    double alpha;                /* (0, 1) */
+    double min_margin;           /* fraction >= 0 */
+    uint64_t seed;               /* the shuffle's seed: equal seeds, equal orders */
+    int include_testonly;        /* race CB_VARIANT_TESTONLY variants too (tests) */
+    volatile sig_atomic_t *stop; /* raised by a signal: finish the sample, return -EINTR */
+    /* Called before each measured case, for a progress line; may be NULL. */
+    void (*progress)(void *arg, size_t done, size_t total, const struct cb_probe *p,
+                     const struct cb_variant *v, uint64_t size, int round);
+    void *progress_arg;
+};
+
+struct cb_race {
+    struct cb_race_opts o;
+    struct cb_race_cell *cells;  /* nprobes x nbuckets, family-major */
+    size_t ncells;
+    int reps;
+    char metric[32];             /* the counter ranked: "cycles" or "tsc" */
+    int64_t run_id, race_id;
+    uint64_t *order;             /* the schedule actually run (for tests): cell << 16 | entrant */
+    size_t norder;
+};
+
+/* Verify every variant first, then measure the correct ones in o->rounds
+ * shuffled rounds through col (whose harness must have reps > 0), then
+ * decide every cell.  Returns 0, -EINTR when stopped, -EINVAL for bad
+ * options, or a negative errno from the store; r is valid (to free) in every
+ * case. */
+int cb_race_run(struct cb_collector *col, const struct cb_race_opts *o, struct cb_race *r);
+
+/* Decide one cell from its entrants' samples: pure, no timing, so tests can
+ * feed it planted samples. */
+void cb_race_decide(struct cb_race_cell *c, double alpha, double min_margin);
+
+/* Hodges-Lehmann shift of b over a (median of all b[j] - a[i]) and its
+ * distribution-free CI at level 1 - alpha.  0, -EINVAL or -ENOMEM. */
+int cb_race_shift(const double *a, size_t na, const double *b, size_t nb, double alpha,
+                  double *est, double *lo, double *hi);
+
+/* Write the race rows into the collector's store (one transaction). */
+int cb_race_store(struct cb_collector *col, struct cb_race *r);
+
+/* Emit the decisions.  host: the machine's fingerprint. */
+int cb_race_emit_json(const struct cb_race *r, const struct cb_host *host, FILE *out);
+int cb_race_emit_header(const struct cb_race *r, const struct cb_host *host, FILE *out);
+
+void cb_race_free(struct cb_race *r);
+
+/* The table of one stored race: per family and bucket the winner, decision,
+ * margin with its CI, the runner-up, and the previous race's winner on the
+ * same host when it differs.  0, or -ENOENT when there is no such race. */
+int cb_race_print(struct cb_store *st, int64_t race_id, FILE *out);
+/* For `cyclebudget report`: the latest complete race of each host (and
+ * mode), each as cb_race_print's table.  Returns how many races it printed
+ * (0 when the store has none, or predates races), or a negative errno. */
+int cb_race_report_text(struct cb_store *st, FILE *out);
+
+#endif
