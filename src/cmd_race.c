@@ -201,12 +201,8 @@ int cmd_race(int argc, char **argv)
             cpu = (int)lv;
             break;
         case 10:
-            if (cb_parse_size(optarg, &u64, err, sizeof err) < 0)
+            if (cb_parse_cold_bytes(optarg, &u64, err, sizeof err) < 0)
                 goto usage_err;
-            if (u64 < (1u << 20)) {
-                snprintf(err, sizeof err, "--cold-bytes %s is too small to be out of cache: give at least 1M", optarg);
-                goto usage_err;
-            }
             hopt.cold_bytes = u64;
             break;
         case 'q': quiet = 1; break;

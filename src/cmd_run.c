@@ -162,12 +162,8 @@ int cmd_run(int argc, char **argv)
             cpu = (int)lv;
             break;
         case 8:
-            if (cb_parse_size(optarg, &u64, err, sizeof err) < 0)
+            if (cb_parse_cold_bytes(optarg, &u64, err, sizeof err) < 0)
                 goto usage_err;
-            if (u64 < (1u << 20)) {
-                snprintf(err, sizeof err, "--cold-bytes %s is too small to be out of cache: give at least 1M", optarg);
-                goto usage_err;
-            }
             hopt.cold_bytes = u64;
             break;
         case 9: budget_arg = optarg; break;
@@ -358,11 +354,6 @@ out:
 
 usage_err:
     cb_die_msg("%s", err);
-    free(pnames);
-    free(pstore);
-    free(vglobs);
-    free(vstore);
-    free(mnames);
-    free(mstore);
-    return CB_EXIT_USAGE;
+    rc = CB_EXIT_USAGE;
+    goto out;
 }

@@ -203,3 +203,15 @@ size_t cb_edit_distance(const char *a, const char *b)
     }
     return row[lb];
 }
+
+int cb_parse_cold_bytes(const char *s, uint64_t *out, char *err, size_t errlen)
+{
+    int rc = cb_parse_size(s, out, err, errlen);
+    if (rc < 0)
+        return rc;
+    if (*out < (1u << 20)) {
+        snprintf(err, errlen, "--cold-bytes %s is too small to be out of cache: give at least 1M", s);
+        return -EINVAL;
+    }
+    return 0;
+}

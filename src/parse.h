@@ -17,6 +17,8 @@
 int cb_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
 /* Comma-separated sizes; returns the count (>= 1) or a negative errno. */
 int cb_parse_size_list(const char *s, uint64_t *out, size_t max, char *err, size_t errlen);
+/* --cold-bytes: a size of at least 1 MiB, since less is not out of cache. */
+int cb_parse_cold_bytes(const char *s, uint64_t *out, char *err, size_t errlen);
 /* A decimal integer in [min, max]; what names the option in messages. */
 int cb_parse_long(const char *s, long min, long max, const char *what, long *out, char *err,
                   size_t errlen);

@@ -43,6 +43,11 @@ int main(void)
     ok(cb_parse_size_list("1,2,3", list, 2, err, sizeof err) == -E2BIG, "too many sizes refused");
     ok(cb_parse_size_list("64,4Q", list, 8, err, sizeof err) < 0, "one bad size refuses the list");
 
+    ok(cb_parse_cold_bytes("8M", &v, err, sizeof err) == 0 && v == 8u << 20, "--cold-bytes 8M");
+    ok(cb_parse_cold_bytes("512K", &v, err, sizeof err) < 0 && strstr(err, "too small"),
+       "--cold-bytes under 1M is refused: %s", err);
+    ok(cb_parse_cold_bytes("4Q", &v, err, sizeof err) < 0, "--cold-bytes 4Q is refused");
+
     long l;
     is_int(cb_parse_long("7", 1, 10, "--reps", &l, err, sizeof err), 0, "7 in [1,10]");
     is_int(l, 7, "value 7");
