@@ -204,7 +204,7 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
     fprintf(out, "run %" PRId64 ": %s\n", r->run.id, r->cyc_label);
     fprintf(out, "budget %s = %.0f cycles per packet at %.2f GHz\n\n", o->budget->label, budget,
             r->core_ghz);
-    fprintf(out, "%-10s %8s %-5s %-18s %9s %7s %8s  %s\n", "probe", "size", "mode", "best", "cyc/op",
+    fprintf(out, "%-11s %9s %-5s %-18s %9s %7s %8s  %s\n", "probe", "size", "mode", "best", "cyc/op",
             "B/cyc", "budget%", "runner-up (cyc/op)");
     for (size_t i = 0; i < r->ncases;) {
         size_t j = i;
@@ -224,7 +224,7 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
         }
         const struct cb_case_info *g = &r->cases[i].info;
         char sz[32];
-        fprintf(out, "%-10.10s %8s %-5s", g->probe, cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode);
+        fprintf(out, "%-11.11s %9s %-5s", g->probe, cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode);
         if (best) {
             double bytes = (double)best->info.bytes_per_op;
             double share = budget > 0 ? best->cyc.median / budget * 100.0 : NAN;
