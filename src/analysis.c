@@ -291,3 +291,88 @@ int cb_report_fusion_text(const struct cb_report *r, FILE *out)
                      "collect them together (-p csum,copy,csum_copy).\n");
     return 0;
 }
+
+/* Sum of the per-op medians of every supported part of event `name` (an
+ * alias may have several parts); NAN when no part was counted. */
+static double event_sum(const struct cb_report *r, const struct cb_report_case *c, const char *name)
+{
+    double sum = NAN;
+    for (size_t e = 0; e < r->nevents; e++) {
+        if (strcmp(r->events[e].name, name) != 0 || !r->events[e].supported ||
+            isnan(c->ev_median[e]))
+            continue;
+        sum = isnan(sum) ? c->ev_median[e] : sum + c->ev_median[e];
+    }
+    return sum;
+}
+
+/* text after lead, wrapped at 100 columns with continuation lines indented. */
+static void wrapped(FILE *out, const char *lead, const char *text)
+{
+    int col = fprintf(out, "%s", lead);
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        size_t w = strcspn(p, " ");
+        if (!w)
+            break;
+        if (col + 1 + (int)w > 100 && col > 6) {
+            fputs("\n     ", out);
+            col = 5;
+        }
+        col += fprintf(out, " %.*s", (int)w, p);
+        p += w;
+    }
+    fputc('\n', out);
+}
+
+static void why_not(const struct cb_report *r, const char *name, FILE *out)
+{
+    for (size_t e = 0; e < r->nevents; e++)
+        if (strcmp(r->events[e].name, name) == 0) {
+            if (!r->events[e].supported)
+                wrapped(out, "  not counted:", r->events[e].why);
+            return;
+        }
+    fprintf(out, "  %s not asked for: add -e %s to count it where the PMU has it\n", name, name);
+}
+
+int cb_report_packet_text(const struct cb_report *r, const struct cb_budget *b, FILE *out)
+{
+    double budget = cb_budget_cycles(b, r->core_ghz);
+    int header = 0, miss_any = 0, drop_any = 0;
+    for (size_t k = 0; k < r->ncases; k++) {
+        const struct cb_report_case *c = &r->cases[k];
+        if (!c->measured || strcmp(c->info.op, "packet") != 0)
+            continue;
+        if (!header) {
+            fprintf(out, "\nper packet (%s cycles; Mpps = what this one core sustains at that cost)\n",
+                    r->cyc_source);
+            fprintf(out, "  %-22s %-10s %-5s %9s %8s %8s %12s %12s\n", "variant", "ring", "mode",
+                    "cyc/pkt", "Mpps", "budget%", "misses/pkt", "pf-drops/pkt");
+            header = 1;
+        }
+        double miss = event_sum(r, c, "cache-misses"), drop = event_sum(r, c, "prefetch-drops");
+        miss_any |= !isnan(miss);
+        drop_any |= !isnan(drop);
+        char sz[32];
+        fprintf(out, "  %-22.22s %-10s %-5s %9.1f %8.2f %8.1f", c->info.variant,
+                cb_fmt_size(c->info.size, c->info.unit, sz, sizeof sz), c->info.mode, c->cyc.median,
+                c->ns_per_op > 0 ? 1e3 / c->ns_per_op : NAN,
+                budget > 0 ? c->cyc.median / budget * 100.0 : NAN);
+        if (isnan(miss))
+            fprintf(out, " %12s", "-");
+        else
+            fprintf(out, " %12.2f", miss);
+        if (isnan(drop))
+            fprintf(out, " %12s\n", "-");
+        else
+            fprintf(out, " %12.2f\n", drop);
+    }
+    if (header && !miss_any)
+        why_not(r, "cache-misses", out);
+    if (header && !drop_any)
+        why_not(r, "prefetch-drops", out);
+    return 0;
+}

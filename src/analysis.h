@@ -31,4 +31,9 @@ int cb_report_crossover_text(const struct cb_report *r, FILE *out);
 /* csum_copy against copy alone and csum alone at the same size and mode. */
 int cb_report_fusion_text(const struct cb_report *r, FILE *out);
 
+/* Per packet (rx_prefetch): cycles, packets per second on this core, the
+ * budget share, and cache misses and ineffective prefetches per packet
+ * where they were counted; where not, the reason. */
+int cb_report_packet_text(const struct cb_report *r, const struct cb_budget *b, FILE *out);
+
 #endif

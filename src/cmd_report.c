@@ -61,6 +61,8 @@ static int emit(struct cb_store *st, enum fmt f, const struct cb_report *runs, s
                 rc = cb_report_crossover_text(&runs[i], out);
             if (rc == 0)
                 rc = cb_report_fusion_text(&runs[i], out);
+            if (rc == 0)
+                rc = cb_report_packet_text(&runs[i], b, out);
         }
         /* The latest race per host: the decisions this machine's runs led to. */
         if (rc == 0 && cb_race_report_text(st, out) < 0)

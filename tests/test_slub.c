@@ -357,8 +357,98 @@ static void test_cold_and_empty(void)
     }
 }
 
+/* Randomised alloc/free/bulk sequences, thousands of operations, with the
+ * invariants checked after every one.  Independently of the checker, each
+ * live object carries a stamp of its own address across its whole size: an
+ * object handed out twice, or two that overlap, would overwrite one. */
+static uint64_t rnd(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static void stamp(void *p, size_t size)
+{
+    for (size_t k = 0; k + sizeof(uintptr_t) <= size; k += sizeof(uintptr_t))
+        memcpy((char *)p + k, &p, sizeof p);
+}
+
+static int stamped(void *p, size_t size)
+{
+    for (size_t k = 0; k + sizeof(uintptr_t) <= size; k += sizeof(uintptr_t)) {
+        void *q;
+        memcpy(&q, (char *)p + k, sizeof q);
+        if (q != p)
+            return 0;
+    }
+    return 1;
+}
+
+static void test_random_sequences(void)
+{
+    static const size_t sizes[] = {64, 256, 2048};
+    enum { OPS = 3000, MAXLIVE = 700 };
+    static void *live[MAXLIVE], *tmp[64];
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        struct cb_slub_cache c;
+        struct cb_slub_report r;
+        size_t size = sizes[si], n = 0;
+        uint64_t x = 0x9e3779b97f4a7c15ull + si;
+        int bad_check = -1, bad_stamp = -1;
+        cb_slub_create(&c, size, CB_SLUB_DEBUG);
+        for (int op = 0; op < OPS && bad_check < 0 && bad_stamp < 0; op++) {
+            unsigned what = (unsigned)(rnd(&x) % 4);
+            size_t k = 1 + (size_t)(rnd(&x) % 32);
+            if (what == 0 && n < MAXLIVE) {                 /* alloc one */
+                live[n] = cb_slub_alloc(&c);
+                stamp(live[n], size);
+                n++;
+            } else if (what == 1 && n + k <= MAXLIVE) {     /* alloc bulk */
+                if (cb_slub_alloc_bulk(&c, k, &live[n]) != k) {
+                    bad_check = op;
+                    snprintf(r.msg, sizeof r.msg, "alloc_bulk(%zu) failed", k);
+                    break;
+                }
+                for (size_t j = 0; j < k; j++)
+                    stamp(live[n + j], size);
+                n += k;
+            } else if (what == 2 && n) {                    /* free one, anywhere */
+                size_t j = (size_t)(rnd(&x) % n);
+                if (!stamped(live[j], size))
+                    bad_stamp = op;
+                cb_slub_free(&c, live[j]);
+                live[j] = live[--n];
+            } else if (n) {                                 /* free a random bulk */
+                size_t m = k < n ? k : n;
+                for (size_t j = 0; j < m; j++) {
+                    size_t pick = (size_t)(rnd(&x) % n);
+                    tmp[j] = live[pick];
+                    if (!stamped(tmp[j], size))
+                        bad_stamp = op;
+                    live[pick] = live[--n];
+                }
+                cb_slub_free_bulk(&c, m, tmp);
+            }
+            if (cb_slub_check(&c, live, n, &r) != 0)
+                bad_check = op;
+        }
+        ok(bad_check < 0, "%zu-byte objects: invariants hold after each of %d random operations%s%s",
+           size, OPS, bad_check < 0 ? "" : ": ", bad_check < 0 ? "" : r.msg);
+        ok(bad_stamp < 0, "%zu-byte objects: no live object was overwritten%s", size,
+           bad_stamp < 0 ? "" : " (see the first failing operation in the check above)");
+        cb_slub_free_bulk(&c, n, live);
+        int rc = cb_slub_check(&c, NULL, 0, &r);
+        ok(rc == 0 && r.used_objects == 0,
+           "%zu-byte objects: every object freed at the end (%zu in use)", size, r.used_objects);
+        cb_slub_destroy(&c);
+    }
+}
+
 int main(void)
 {
+    test_random_sequences();
     test_checker_catches();
     test_geometry();
     test_single_vs_bulk();
