@@ -199,7 +199,9 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
                          const struct cmp_result *res, int exit_status, FILE *f)
 {
     const char *unit = strcmp(x->metric, "cycles") == 0 ? "core cycles (PMU) per op"
-                                                        : "TSC ticks per op (no PMU cycles on every run)";
+                       : strcmp(x->metric, "cycles-est") == 0
+                           ? "ESTIMATED core cycles per op (no PMU cycles on every run)"
+                           : "TSC ticks per op (no PMU cycles and no estimate on every run)";
     const char *corr = o->corr == CORR_HOLM ? "Holm" : "Benjamini-Hochberg";
     if (o->fmt == FMT_JSON) {
         fputs("{\"base\":", f);

@@ -44,6 +44,8 @@ struct cb_measurement {
     size_t cap;
     enum cb_stop_reason why;
     double ci_pct;                      /* the primary counter's CI half-width at the end, % */
+    double core_per_tick;               /* core cycles per TSC tick measured beside the
+                                           samples (the case's estimate), 0 when none */
 };
 
 /* Pin the calling thread to cpu (-1: the CPU it is on now).  On success

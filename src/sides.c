@@ -251,15 +251,17 @@ int cb_side_resolve(struct cb_store *st, const char *spec, int include_aborted, 
     return rc;
 }
 
-static int run_has_pmu_cycles(struct cb_store *st, int64_t run)
+static int run_has(struct cb_store *st, int64_t run, const char *part, const char *source)
 {
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(cb_store_sqlite(st),
-                           "SELECT 1 FROM events WHERE run_id = ?1 AND part = 'cycles' AND "
-                           "source = 'pmu' AND supported = 1",
+                           "SELECT 1 FROM events WHERE run_id = ?1 AND part = ?2 AND "
+                           "source = ?3 AND supported = 1",
                            -1, &q, NULL) != SQLITE_OK)
         return 0;
     sqlite3_bind_int64(q, 1, run);
+    sqlite3_bind_text(q, 2, part, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 3, source, -1, SQLITE_STATIC);
     int yes = sqlite3_step(q) == SQLITE_ROW;
     sqlite3_finalize(q);
     return yes;
@@ -268,11 +270,13 @@ static int run_has_pmu_cycles(struct cb_store *st, int64_t run)
 const char *cb_sides_metric(struct cb_store *st, const struct cb_side *a, const struct cb_side *b)
 {
     const struct cb_side *sides[2] = {a, b};
+    int pmu = 1, est = 1;
     for (int k = 0; k < 2; k++)
-        for (size_t i = 0; sides[k] && i < sides[k]->nruns; i++)
-            if (!run_has_pmu_cycles(st, sides[k]->runs[i]))
-                return "tsc";
-    return "cycles";
+        for (size_t i = 0; sides[k] && i < sides[k]->nruns; i++) {
+            pmu &= run_has(st, sides[k]->runs[i], "cycles", "pmu");
+            est &= run_has(st, sides[k]->runs[i], "cycles-est", "estimate");
+        }
+    return pmu ? "cycles" : est ? "cycles-est" : "tsc";
 }
 
 struct cb_side_case *cb_side_find(const struct cb_side *s, const char *key)

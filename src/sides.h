@@ -49,9 +49,12 @@ int cb_side_add_run(struct cb_side *s, int64_t run_id);
 void cb_side_free(struct cb_side *s);
 
 /* The metric both sides can be compared in: "cycles" when every run of both
- * counted core cycles with the PMU, else "tsc" (TSC ticks).  Never the
- * estimate: its core-clock factor is measured anew per run, and its jitter
- * would be added to every comparison. */
+ * counted core cycles with the PMU; else "cycles-est" when every run has the
+ * estimate; else "tsc" (TSC ticks).  The estimate beats raw TSC ticks here:
+ * on this project's VM the core clock moved by up to 7% between consecutive
+ * runs (TSC medians of one A/A series 605..647 ticks, each run's IQR 0.2%),
+ * and the per-run core-clock estimate followed it (estimated cycles
+ * 963..975), so TSC ticks turned clock changes into false alarms. */
 const char *cb_sides_metric(struct cb_store *st, const struct cb_side *a, const struct cb_side *b);
 
 /* Load every measured case of the side's runs in metric, pooling samples. */

@@ -146,6 +146,16 @@ static uint64_t add_chain(uint64_t iters)
     return acc;
 }
 
+double cb_core_per_tick(uint64_t iters)
+{
+    uint64_t t0 = cb_tsc_begin();
+    uint64_t acc = add_chain(iters);
+    uint64_t t1 = cb_tsc_end();
+    if (acc != iters * ADDS_PER_ITER || t1 <= t0)
+        return 0;
+    return (double)acc / (double)(t1 - t0);
+}
+
 double cb_core_ghz_estimate(double tsc_ghz, int rounds, double *spread_pct)
 {
     enum { MAXR = 101 };

@@ -49,6 +49,12 @@ double cb_tsc_ghz(const char **how);
  * cb_tsc_ghz(). */
 double cb_core_ghz_estimate(double tsc_ghz, int rounds, double *spread_pct);
 
+/* Core cycles per TSC tick right now: one timed chain of iters * 1000
+ * dependent adds.  0 when the chain came out wrong.  The harness takes one
+ * after every sample, so that estimated cycles follow the core clock case
+ * by case instead of trusting one estimate made at the start of a run. */
+double cb_core_per_tick(uint64_t iters);
+
 /* Both clocks, measured once per session: the TSC rate and where it came
  * from, and the estimated core clock with its spread (%). */
 struct cb_clocks {

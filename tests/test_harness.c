@@ -70,11 +70,14 @@ static void t_teardown(struct cb_case *c)
     state_of(c)->teardowns++;
 }
 
-static const struct cb_variant t_variants[] = {{"count", "counts calls", 0, NULL, CB_VARIANT_TESTONLY}};
+static const struct cb_variant t_variants[] = {
+    {.name = "count", .desc = "counts calls", .flags = CB_VARIANT_TESTONLY},
+};
 static const size_t t_sizes[] = {100, 0};
 static const struct cb_probe t_probe = {
-    "count", "test probe", "B", "call", t_variants, 1, t_sizes,
-    t_setup, t_run, t_verify, t_teardown,
+    .name = "count", .desc = "test probe", .unit = "B", .op = "call", .variants = t_variants,
+    .nvariants = 1, .sizes = t_sizes, .setup = t_setup, .run = t_run, .verify = t_verify,
+    .teardown = t_teardown,
 };
 
 int main(void)
@@ -166,6 +169,30 @@ int main(void)
     c.size = 13;
     is_int(cb_harness_measure(&h, &c, &m), -ENOMEM, "setup failure is returned");
     is_int(g_state.calls, 0, "nothing ran after a failed setup");
+
+    /* With a core-clock estimate, each case's estimated cycles are its TSC
+     * ticks times the core/TSC ratio measured beside its samples. */
+    cb_counters_close(&cs);
+    is_int(cb_counters_open(&cs, spec, (int)n, tsc, cb_core_ghz_estimate(tsc, 5, NULL)), 0,
+           "open with a core-clock estimate");
+    cb_harness_defaults(&o);
+    o.reps = 9;
+    cb_harness_init(&h, &cs, &o);
+    int est = cb_counters_find(&cs, "cycles-est");
+    t = cb_counters_find(&cs, "tsc");
+    c.size = 100;
+    memset(&g_state, 0, sizeof g_state);
+    is_int(cb_harness_measure(&h, &c, &m), 0, "measure with the estimate");
+    ok(m.core_per_tick > 0.2 && m.core_per_tick < 10, "a plausible core/TSC ratio (%.3f)",
+       m.core_per_tick);
+    int same = 1;
+    for (size_t k = 0; k < m.n; k++)
+        same &= fabs(m.d[k].value[est] - m.d[k].value[t] * m.core_per_tick) <=
+                1e-9 * m.d[k].value[est];
+    ok(same, "every sample's estimate is its TSC ticks x the case's ratio");
+    is_near(m.overhead[est], m.overhead[t] * m.core_per_tick, 1e-6 * m.overhead[est] + 1e-9,
+            "and so is the empty-batch overhead");
+    cb_measurement_free(&m);
 
     char err[256];
     int pinned;
