@@ -2,14 +2,16 @@
 # detection.sh — how often compare raises a false alarm, and how often it
 # finds a planted slowdown.  Prints figures; asserts nothing.
 #
-#   bench/detection.sh [CYCLEBUDGET] [A/A-TRIES] [A/B-TRIES] [REPS]
+#   bench/detection.sh [CYCLEBUDGET] [A/A-TRIES] [A/B-TRIES] [REPS] [RUNS]
 #
 # Suite: the synthetic family (a dependent add chain; CB_SYNTH_SLOWDOWN
 # plants a slowdown of exactly that fraction), sizes 250, 1000 and 4000
 # adds, warm, pinned to CPU 0, REPS samples per case (default 30).  Every
-# try records a fresh base run and a fresh head run into a new database (in
-# alternating order) and runs `cyclebudget compare base head` with the
-# defaults (Holm, alpha 0.01, threshold 2%).  A try "alarms" when compare
+# try records RUNS base runs and RUNS head runs (default 3), interleaved
+# (base, head, base, head, ... starting with the other side every other
+# try), into a new database and runs `cyclebudget compare base head` with
+# the defaults (Holm, alpha 0.01, threshold 2%).  With RUNS >= 2 compare
+# takes runs as the unit; RUNS=1 shows what one run per side gives.  A try "alarms" when compare
 # exits 1.  Rates come with a 95% Wilson interval; CPU time is user+system
 # of the whole try (both runs and the compare), per try.
 set -u
@@ -17,6 +19,7 @@ CB=${1:-./cyclebudget}
 NAA=${2:-30}
 NAB=${3:-15}
 REPS=${4:-30}
+RUNS=${5:-3}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 unset CB_SYNTH_SLOWDOWN
@@ -38,13 +41,15 @@ try_once() {  # try_once DELTA INDEX -> exit status of compare
     local db=$T/t.db delta=$1 i=$2
     rm -f "$db" "$db"-*
     local args="-p synthetic -s 250,1000,4000 -m warm --reps $REPS --cpu 0 --db $db -q"
-    if [ $((i % 2)) = 0 ]; then
-        "$CB" run $args --tag base || return 2
-        CB_SYNTH_SLOWDOWN=$delta "$CB" run $args --tag head || return 2
-    else
-        CB_SYNTH_SLOWDOWN=$delta "$CB" run $args --tag head || return 2
-        "$CB" run $args --tag base || return 2
-    fi
+    for j in $(seq 1 "$RUNS"); do
+        if [ $((i % 2)) = 0 ]; then
+            "$CB" run $args --tag base || return 2
+            CB_SYNTH_SLOWDOWN=$delta "$CB" run $args --tag head || return 2
+        else
+            CB_SYNTH_SLOWDOWN=$delta "$CB" run $args --tag head || return 2
+            "$CB" run $args --tag base || return 2
+        fi
+    done
     "$CB" compare base head --db "$db" >"$T/out" 2>&1
 }
 
@@ -66,7 +71,7 @@ series() {  # series LABEL DELTA N
         "$(wilson $alarms $n)" "$unsure" "$errors" "$(awk -v a=$c0 -v b=$c1 -v n=$n 'BEGIN{print (b-a)/n}')"
 }
 
-echo "detection power: synthetic 250/1000/4000 adds, warm, --reps $REPS, compare defaults"
+echo "detection power: synthetic 250/1000/4000 adds, warm, --reps $REPS, $RUNS run(s) per side, compare defaults"
 series "A/A false alarms" 0 "$NAA"
 for d in 0.01 0.02 0.05 0.10; do
     series "A/B +$(awk -v d=$d 'BEGIN{print 100*d}')% detected" "$d" "$NAB"

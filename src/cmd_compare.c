@@ -115,7 +115,9 @@ static int evaluate(struct cb_store *st, const struct cb_side *A, const struct c
         struct cmp_row *r = &res->rows[res->n++];
         r->a = a;
         r->b = b;
-        int rc = cb_cmp_stats(a->v, a->n, b->v, b->n, &r->s);
+        int rc = a->nruns >= 2 && b->nruns >= 2
+                     ? cb_cmp_stats_runs(a->v, a->ends, a->nruns, b->v, b->ends, b->nruns, &r->s)
+                     : cb_cmp_stats(a->v, a->n, b->v, b->n, &r->s);
         if (rc < 0)
             return rc;
     }
@@ -262,8 +264,19 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
               "|---|---:|---:|---:|---|---:|---|\n", f);
     } else {
         fprintf(f, "base         %s\nhead         %s\nmetric       %s\n", x->base_desc, x->head_desc, unit);
-        fprintf(f, "test         Mann-Whitney U, %s over %zu cases, alpha %g; change beyond %g%% over the whole 95%% bootstrap CI\n",
-                corr, res->n, o->alpha, 100 * o->threshold);
+        size_t clustered = 0;
+        for (size_t i = 0; i < res->n; i++)
+            clustered += res->rows[i].s.runs_a >= 2 && res->rows[i].s.runs_b >= 2;
+        if (clustered == res->n && res->n)
+            fprintf(f, "test         runs as the unit: bootstrap over whole runs, %s over %zu cases, alpha %g; change beyond %g%% over the whole 95%% CI\n",
+                    corr, res->n, o->alpha, 100 * o->threshold);
+        else
+            fprintf(f, "test         Mann-Whitney U, %s over %zu cases, alpha %g; change beyond %g%% over the whole 95%% bootstrap CI\n",
+                    corr, res->n, o->alpha, 100 * o->threshold);
+        if (clustered < res->n)
+            fprintf(f, "caveat       %zu case%s with a single run on a side: a shift between runs (core clock,\n"
+                       "             load) looks like a change; record 3+ runs per side, interleaved, to gate on it\n",
+                    res->n - clustered, res->n - clustered > 1 ? "s" : "");
         if (x->crosses)
             fprintf(f, "environment  CROSSES ENVIRONMENTS (--force): %s\n", x->crosses);
         else

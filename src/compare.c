@@ -274,3 +274,78 @@ int cb_cmp_stats(const double *a, size_t na, const double *b, size_t nb, struct 
                                 &s->lo, &s->hi);
     return rc == -EINVAL ? 0 : rc;
 }
+
+/* Concatenate `runs` runs of v picked with replacement into out; returns
+ * how many values that is. */
+static size_t pick_runs(struct cb_rng *r, const double *v, const size_t *end, size_t runs,
+                        double *out)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < runs; k++) {
+        size_t i = (size_t)cb_rng_below(r, runs);
+        size_t from = i ? end[i - 1] : 0;
+        memcpy(out + n, v + from, (end[i] - from) * sizeof *v);
+        n += end[i] - from;
+    }
+    return n;
+}
+
+static size_t longest_run(const size_t *end, size_t runs)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < runs; i++) {
+        size_t len = end[i] - (i ? end[i - 1] : 0);
+        if (len > m)
+            m = len;
+    }
+    return m;
+}
+
+int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const double *b,
+                      const size_t *b_end, size_t b_runs, struct cb_cmp_stats *s)
+{
+    if (a_runs < 2 || b_runs < 2)
+        return -EINVAL;
+    size_t na = a_end[a_runs - 1], nb = b_end[b_runs - 1];
+    int rc = cb_cmp_stats(a, na, b, nb, s);
+    s->runs_a = a_runs;
+    s->runs_b = b_runs;
+    if (rc < 0 || !(s->med_a > 0))
+        return rc;
+    size_t ca = a_runs * longest_run(a_end, a_runs), cbn = b_runs * longest_run(b_end, b_runs);
+    double *ta = malloc(ca * sizeof *ta), *tb = malloc(cbn * sizeof *tb);
+    double *stat = malloc(CB_BOOT_RESAMPLES * sizeof *stat);
+    if (!ta || !tb || !stat) {
+        free(ta);
+        free(tb);
+        free(stat);
+        return -ENOMEM;
+    }
+    struct cb_rng r;
+    cb_rng_seed(&r, CB_BOOT_SEED);
+    size_t kept = 0, le = 0, ge = 0;
+    for (int k = 0; k < CB_BOOT_RESAMPLES; k++) {
+        size_t n1 = pick_runs(&r, a, a_end, a_runs, ta);
+        size_t n2 = pick_runs(&r, b, b_end, b_runs, tb);
+        double ra = cb_median_inplace(ta, n1), rb = cb_median_inplace(tb, n2);
+        if (!(ra > 0))
+            continue;
+        double d = rb / ra - 1.0;
+        stat[kept++] = d;
+        le += d <= 0;
+        ge += d >= 0;
+    }
+    if (kept >= 10) {
+        cb_sort_doubles(stat, kept);
+        s->lo = cb_quantile_sorted(stat, kept, 0.025);
+        s->hi = cb_quantile_sorted(stat, kept, 0.975);
+        double tail = (double)(le < ge ? le : ge);
+        s->p = 2.0 * (tail + 1.0) / ((double)kept + 1.0);
+        if (s->p > 1)
+            s->p = 1;
+    }
+    free(ta);
+    free(tb);
+    free(stat);
+    return 0;
+}

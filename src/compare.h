@@ -65,8 +65,20 @@ struct cb_cmp_stats {
     size_t na, nb;
     double med_a, med_b;
     double change, lo, hi;        /* relative change and its 95% interval; NAN when unknown */
-    double p;                     /* Mann-Whitney two-sided p; NAN when unknown */
+    double p;                     /* two-sided p; NAN when unknown */
+    size_t runs_a, runs_b;        /* runs behind each side; the unit of the test when both >= 2 */
 };
 int cb_cmp_stats(const double *a, size_t na, const double *b, size_t nb, struct cb_cmp_stats *s);
+
+/* The same with runs as the unit, for sides of two or more runs each:
+ * a_end[r] is where run r's samples end in a (cumulative).  Samples within
+ * one run are far closer to each other than runs are to one another (the
+ * core clock and the machine's load move between runs), so the interval
+ * comes from a cluster bootstrap that resamples whole runs, and the p-value
+ * is that bootstrap's two-sided tail share.  Pooling the samples instead
+ * would take a run-to-run shift for a change: with one run per side, A/A
+ * compares on this project's VM alarmed one time in five. */
+int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const double *b,
+                      const size_t *b_end, size_t b_runs, struct cb_cmp_stats *s);
 
 #endif

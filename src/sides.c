@@ -51,8 +51,10 @@ static int add_commit(struct cb_side *s, const char *hash)
 
 void cb_side_free(struct cb_side *s)
 {
-    for (size_t i = 0; i < s->ncases; i++)
+    for (size_t i = 0; i < s->ncases; i++) {
         free(s->cases[i].v);
+        free(s->cases[i].ends);
+    }
     free(s->cases);
     free(s->runs);
     free(s->commits);
@@ -317,8 +319,17 @@ int cb_side_append(struct cb_side *s, const char *probe, const char *variant, ui
         c->v = nv;
         c->cap = cap;
     }
+    if (c->nruns == c->capruns) {
+        size_t cap = c->capruns ? c->capruns * 2 : 8;
+        size_t *ne = realloc(c->ends, cap * sizeof *ne);
+        if (!ne)
+            return -ENOMEM;
+        c->ends = ne;
+        c->capruns = cap;
+    }
     memcpy(c->v + c->n, v, n * sizeof *v);
     c->n += n;
+    c->ends[c->nruns++] = c->n;
     return 0;
 }
 

@@ -25,6 +25,8 @@ struct cb_side_case {
     uint64_t size;
     double *v;                   /* per-op values of the metric, pooled over the side's runs */
     size_t n, cap;
+    size_t *ends;                /* where each run's values end in v (cumulative) */
+    size_t nruns, capruns;
 };
 
 struct cb_side {

@@ -263,8 +263,43 @@ static void test_synth(void)
     ok(vd.ok, "the add chain verifies: %s", vd.detail);
 }
 
+/* Runs as the unit: a run-to-run wobble of +-4% must not read as a change,
+ * and a real 30% shift must still be found.  Each run is 20 values within +-0.1% of its
+ * level, as on this project's VM. */
+static void fill_runs(double *v, size_t *end, const double *level, size_t runs)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < runs; r++) {
+        for (int k = 0; k < 20; k++)
+            v[n++] = level[r] * (1.0 + 0.001 * ((k % 5) - 2) / 2.0);
+        end[r] = n;
+    }
+}
+
+static void test_runs_as_unit(void)
+{
+    double a[60], b[60];
+    size_t ea[3], eb[3];
+    static const double la[3] = {100, 104, 96}, lb[3] = {101, 99, 103}, lc[3] = {130, 131, 129};
+    struct cb_cmp_stats s;
+    fill_runs(a, ea, la, 3);
+    fill_runs(b, eb, lb, 3);
+    is_int(cb_cmp_stats_runs(a, ea, 3, b, eb, 3, &s), 0, "runs: A/A with run wobble");
+    ok(s.lo < 0 && s.hi > 0, "runs: the interval covers 0 [%+.1f%%, %+.1f%%]", 100 * s.lo, 100 * s.hi);
+    ok(s.p > 0.05, "runs: not significant (p = %.3f)", s.p);
+    ok(s.runs_a == 3 && s.runs_b == 3, "runs: both sides counted 3 runs");
+    is_int(cb_cmp_decide(s.p, s.lo, s.hi, 0.01, 0.02) == CB_CMP_REGRESSED, 0, "runs: A/A is no regression");
+    fill_runs(b, eb, lc, 3);
+    is_int(cb_cmp_stats_runs(a, ea, 3, b, eb, 3, &s), 0, "runs: a 30%% shift");
+    ok(s.lo > 0.2 && s.hi < 0.4, "runs: interval around +30%% [%+.1f%%, %+.1f%%]", 100 * s.lo, 100 * s.hi);
+    is_near(s.p, 2.0 / (CB_BOOT_RESAMPLES + 1), 1e-12, "runs: p is the smallest the bootstrap can give");
+    is_int(cb_cmp_decide(s.p, s.lo, s.hi, 0.01, 0.02), CB_CMP_REGRESSED, "runs: +30%% is regressed");
+    is_int(cb_cmp_stats_runs(a, ea, 1, b, eb, 3, &s), -EINVAL, "runs: one run on a side is refused");
+}
+
 int main(void)
 {
+    test_runs_as_unit();
     test_mann_whitney();
     test_rng_median();
     test_bootstrap();
