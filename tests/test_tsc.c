@@ -55,12 +55,12 @@ int main(void)
     ok(core > 0.2 && core < 10.0, "core clock estimate is a plausible clock rate");
     ok(isfinite(spread) && spread >= 0, "spread is a finite percentage (%.2f%%)", spread);
 
-    /* The estimate scales with the TSC rate it is given: the same add chain
-     * timed against a "TSC" twice as fast must come out about twice as
-     * high.  Independent of the machine's actual clock. */
-    double core2 = cb_core_ghz_estimate(2 * ghz, 11, NULL);
-    is_near(core2 / core, 2.0, 0.5, "estimate is proportional to the TSC rate given (ratio %.3f)",
-            core2 / core);
+    /* The per-case ratio the harness uses agrees in kind with the estimate:
+     * core cycles per TSC tick, positive and plausible.  (Comparing two
+     * timed estimates with each other would be a timing assertion, and
+     * make check runs other tests on the same cores.) */
+    double per_tick = cb_core_per_tick(10);
+    ok(per_tick > 0.1 && per_tick < 10, "core cycles per TSC tick is plausible (%.3f)", per_tick);
 
     ok(cb_core_ghz_estimate(0, 11, NULL) == 0, "no TSC rate: no estimate");
     ok(cb_core_ghz_estimate(ghz, 0, NULL) == 0, "no rounds: no estimate");
