@@ -2,7 +2,7 @@
 # detection.sh — how often compare raises a false alarm, and how often it
 # finds a planted slowdown.  Prints figures; asserts nothing.
 #
-#   bench/detection.sh [CYCLEBUDGET] [A/A-TRIES] [A/B-TRIES] [REPS] [RUNS]
+#   bench/detection.sh [CYCLEBUDGET] [A/A-TRIES] [A/B-TRIES] [REPS] [RUNS] [THRESHOLD%]
 #
 # Suite: the synthetic family (a dependent add chain; CB_SYNTH_SLOWDOWN
 # plants a slowdown of exactly that fraction), sizes 250, 1000 and 4000
@@ -20,6 +20,7 @@ NAA=${2:-30}
 NAB=${3:-15}
 REPS=${4:-30}
 RUNS=${5:-3}
+THRESHOLD=${6:-2}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 unset CB_SYNTH_SLOWDOWN
@@ -50,7 +51,7 @@ try_once() {  # try_once DELTA INDEX -> exit status of compare
             "$CB" run $args --tag base || return 2
         fi
     done
-    "$CB" compare base head --db "$db" >"$T/out" 2>&1
+    "$CB" compare base head --threshold "$THRESHOLD" --db "$db" >"$T/out" 2>&1
 }
 
 series() {  # series LABEL DELTA N
@@ -71,7 +72,7 @@ series() {  # series LABEL DELTA N
         "$(wilson $alarms $n)" "$unsure" "$errors" "$(awk -v a=$c0 -v b=$c1 -v n=$n 'BEGIN{print (b-a)/n}')"
 }
 
-echo "detection power: synthetic 250/1000/4000 adds, warm, --reps $REPS, $RUNS run(s) per side, compare defaults"
+echo "detection power: synthetic 250/1000/4000 adds, warm, --reps $REPS, $RUNS run(s) per side, --threshold $THRESHOLD%, Holm, alpha 0.01"
 series "A/A false alarms" 0 "$NAA"
 for d in 0.01 0.02 0.05 0.10; do
     series "A/B +$(awk -v d=$d 'BEGIN{print 100*d}')% detected" "$d" "$NAB"

@@ -284,7 +284,7 @@ int cb_counters_open(struct cb_counters *cs, const struct cb_event_spec *specs, 
     struct cb_counter *e = &cs->c[cs->n++];
     snprintf(e->spec.name, sizeof(e->spec.name), "cycles-est");
     snprintf(e->spec.part, sizeof(e->spec.part), "cycles-est");
-    snprintf(e->spec.encoding, sizeof(e->spec.encoding), "tsc*core_ghz/tsc_ghz");
+    snprintf(e->spec.encoding, sizeof(e->spec.encoding), "tsc*(core/tsc ratio of an add chain, per case)");
     snprintf(e->spec.pmu, sizeof(e->spec.pmu), "tsc");
     e->spec.source = CB_SRC_ESTIMATE;
     e->fd = -1;

@@ -145,8 +145,9 @@ int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
     } else if ((r->cyc_event = find_event(r, "cycles-est", 1)) >= 0) {
         snprintf(r->cyc_source, sizeof r->cyc_source, "estimate");
         snprintf(r->cyc_label, sizeof r->cyc_label,
-                 "ESTIMATED core cycles: TSC ticks x %.3f (core clock %.2f GHz from a dependent-add "
-                 "chain, spread %.1f%%; no PMU cycles)",
+                 "ESTIMATED core cycles: TSC ticks x the core/TSC ratio of a dependent-add chain "
+                 "timed beside each case's samples (about x%.3f; %.2f GHz at the start, spread "
+                 "%.1f%%); no PMU cycles",
                  r->run.tsc_ghz > 0 ? r->run.core_ghz / r->run.tsc_ghz : NAN, r->run.core_ghz,
                  r->run.core_ghz_spread);
     } else {

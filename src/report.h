@@ -44,7 +44,7 @@ struct cb_report {
     int cyc_event;               /* index into events for cycles per op */
     int tsc_event;
     char cyc_source[16];         /* "pmu", "estimate", "tsc" */
-    char cyc_label[160];         /* one line for people: what these cycles are */
+    char cyc_label[256];         /* one line for people: what these cycles are */
     double core_ghz;             /* clock for budget conversions */
 };
 
