@@ -24,6 +24,11 @@ int cmd_race(int argc, char **argv);
 /* One line to stderr: "cyclebudget: <what>", for usage and runtime errors. */
 void cb_die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* getopt found an unknown option or one missing its value: one line naming
+ * it and where to look, exit status 2 (usage).  main() turns getopt's own
+ * message off, so this is the only line. */
+int cb_option_error(const char *cmd, char **argv);
+
 /* The probes, variants or events nearest to a bad name, as "a, b, c". */
 void cb_suggest_probes(const char *bad, char *buf, size_t len);
 void cb_suggest_variants(const char *bad, char *buf, size_t len);

@@ -39,7 +39,7 @@ int cmd_budget(int argc, char **argv)
                    "  --frame  frame size in bytes incl. FCS (default 64; +20 bytes on the wire)\n"
                    "  --ghz    core clock (default: this machine's, estimated)\n");
             return 0;
-        default: return CB_EXIT_USAGE;
+        default: return cb_option_error("budget", argv);
         }
     }
     double links[6] = {1, 10, 25, 40, 100, 400};

@@ -586,7 +586,7 @@ int cmd_compare(int argc, char **argv)
                 goto usage_err;
             break;
         case 'h': compare_usage(stdout); return 0;
-        default: compare_usage(stderr); return CB_EXIT_USAGE;
+        default: return cb_option_error("compare", argv);
         }
     }
     if (argc - optind != 2) {
@@ -677,7 +677,7 @@ int cmd_ack(int argc, char **argv)
         case 'R': repo = optarg; break;
         case 'l': list = 1; break;
         case 'h': ack_usage(stdout); return 0;
-        default: ack_usage(stderr); return CB_EXIT_USAGE;
+        default: return cb_option_error("ack", argv);
         }
     }
     if (!list && argc - optind != 2) {
@@ -816,7 +816,7 @@ int cmd_bisect_check(int argc, char **argv)
             break;
         case 'q': quiet = 1; break;
         case 'h': bisect_usage(stdout); return 0;
-        default: bisect_usage(stderr); return BISECT_ERROR;
+        default: cb_option_error("bisect-check", argv); return BISECT_ERROR;
         }
     }
     if (!against || optind < argc) {

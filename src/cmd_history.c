@@ -109,7 +109,7 @@ int cmd_history(int argc, char **argv)
         case 'D': db = optarg; break;
         case 'R': repo = optarg; break;
         case 'h': history_usage(stdout); return 0;
-        default: history_usage(stderr); return CB_EXIT_USAGE;
+        default: return cb_option_error("history", argv);
         }
     }
     if (argc - optind > 1) {

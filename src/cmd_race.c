@@ -207,7 +207,7 @@ int cmd_race(int argc, char **argv)
             break;
         case 'q': quiet = 1; break;
         case 'h': race_usage(stdout); return 0;
-        default: race_usage(stderr); return CB_EXIT_USAGE;
+        default: return cb_option_error("race", argv);
         }
     }
     if (optind < argc) {

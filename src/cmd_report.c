@@ -118,7 +118,7 @@ int cmd_report(int argc, char **argv)
         case 5: samples = 1; break;
         case 6: include_aborted = 1; break;
         case 'h': report_usage(stdout); return 0;
-        default: report_usage(stderr); return CB_EXIT_USAGE;
+        default: return cb_option_error("report", argv);
         }
     }
     if (samples && fmt != F_CSV) {

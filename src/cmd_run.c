@@ -169,7 +169,7 @@ int cmd_run(int argc, char **argv)
         case 9: budget_arg = optarg; break;
         case 'q': quiet = 1; break;
         case 'h': run_usage(stdout); return 0;
-        default: run_usage(stderr); return CB_EXIT_USAGE;
+        default: return cb_option_error("run", argv);
         }
     }
     if (optind < argc) {

@@ -1,4 +1,5 @@
 /* main.c — cyclebudget's entry point: dispatch to a subcommand. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +17,18 @@ void cb_die_msg(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+int cb_option_error(const char *cmd, char **argv)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "?";
+    if (optopt && optopt < 256 && arg[0] == '-' && arg[1] != '-')
+        cb_die_msg("%s: option -%c is unknown or needs a value; see 'cyclebudget %s --help'", cmd,
+                   optopt, cmd);
+    else
+        cb_die_msg("%s: option '%s' is unknown or needs a value; see 'cyclebudget %s --help'", cmd,
+                   arg, cmd);
+    return CB_EXIT_USAGE;
 }
 
 static void nearest(const char *bad, const char *const *names, size_t n, char *buf, size_t len)
@@ -79,6 +92,7 @@ int main(int argc, char **argv)
         return CB_EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    opterr = 0; /* cb_option_error says it in one line */
     static const struct {
         const char *name;
         int (*fn)(int, char **);
