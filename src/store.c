@@ -1301,84 +1301,81 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
     return 0;
 }
 
-int cb_store_events(struct cb_store *st, int64_t run_id, struct cb_event_info **out, size_t *n)
+/* Every row query q yields for run_id, each filled into one element of a
+ * malloc'd array by fill.  The events and cases readers differ only in fill. */
+static int read_run_rows(struct cb_store *st, int q, int64_t run_id, const char *what,
+                         size_t elem, void (*fill)(sqlite3_stmt *s, void *row), void **out,
+                         size_t *n)
 {
     int rc;
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *s = stmt(st, Q_EVENTS, &rc);
+    sqlite3_stmt *s = stmt(st, q, &rc);
     if (!s)
-        return fail(st, rc, "reading events");
+        return fail(st, rc, what);
     sqlite3_bind_int64(s, 1, run_id);
-    struct cb_event_info *a = NULL;
+    void *a = NULL;
     size_t cap = 0, k = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (grow((void **)&a, &cap, k, sizeof *a) < 0) {
+        if (grow(&a, &cap, k, elem) < 0) {
             sqlite3_reset(s);
             free(a);
             return -ENOMEM;
         }
-        struct cb_event_info *e = &a[k++];
-        memset(e, 0, sizeof *e);
-        e->id = sqlite3_column_int64(s, 0);
-        col_str(s, 1, e->name, sizeof e->name);
-        col_str(s, 2, e->part, sizeof e->part);
-        col_str(s, 3, e->pfm, sizeof e->pfm);
-        col_str(s, 4, e->encoding, sizeof e->encoding);
-        col_str(s, 5, e->source, sizeof e->source);
-        col_str(s, 6, e->read_method, sizeof e->read_method);
-        col_str(s, 7, e->why, sizeof e->why);
-        e->supported = sqlite3_column_int(s, 8);
+        void *row = (char *)a + k++ * elem;
+        memset(row, 0, elem);
+        fill(s, row);
     }
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) {
         free(a);
-        return fail(st, rc, "reading events");
+        return fail(st, rc, what);
     }
     *out = a;
     *n = k;
     return 0;
 }
 
+static void fill_event(sqlite3_stmt *s, void *row)
+{
+    struct cb_event_info *e = row;
+    e->id = sqlite3_column_int64(s, 0);
+    col_str(s, 1, e->name, sizeof e->name);
+    col_str(s, 2, e->part, sizeof e->part);
+    col_str(s, 3, e->pfm, sizeof e->pfm);
+    col_str(s, 4, e->encoding, sizeof e->encoding);
+    col_str(s, 5, e->source, sizeof e->source);
+    col_str(s, 6, e->read_method, sizeof e->read_method);
+    col_str(s, 7, e->why, sizeof e->why);
+    e->supported = sqlite3_column_int(s, 8);
+}
+
+static void fill_case(sqlite3_stmt *s, void *row)
+{
+    struct cb_case_info *c = row;
+    c->id = sqlite3_column_int64(s, 0);
+    col_str(s, 1, c->probe, sizeof c->probe);
+    col_str(s, 2, c->variant, sizeof c->variant);
+    col_str(s, 3, c->unit, sizeof c->unit);
+    col_str(s, 4, c->op, sizeof c->op);
+    col_str(s, 5, c->mode, sizeof c->mode);
+    col_str(s, 6, c->verdict, sizeof c->verdict);
+    col_str(s, 7, c->detail, sizeof c->detail);
+    c->size = (uint64_t)sqlite3_column_int64(s, 8);
+    c->bytes_per_op = (uint64_t)sqlite3_column_int64(s, 9);
+    c->nsamples = sqlite3_column_int(s, 10);
+}
+
+int cb_store_events(struct cb_store *st, int64_t run_id, struct cb_event_info **out, size_t *n)
+{
+    return read_run_rows(st, Q_EVENTS, run_id, "reading events", sizeof **out, fill_event,
+                         (void **)out, n);
+}
+
 int cb_store_cases(struct cb_store *st, int64_t run_id, struct cb_case_info **out, size_t *n)
 {
-    int rc;
-    *out = NULL;
-    *n = 0;
-    sqlite3_stmt *s = stmt(st, Q_CASES, &rc);
-    if (!s)
-        return fail(st, rc, "reading cases");
-    sqlite3_bind_int64(s, 1, run_id);
-    struct cb_case_info *a = NULL;
-    size_t cap = 0, k = 0;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (grow((void **)&a, &cap, k, sizeof *a) < 0) {
-            sqlite3_reset(s);
-            free(a);
-            return -ENOMEM;
-        }
-        struct cb_case_info *c = &a[k++];
-        memset(c, 0, sizeof *c);
-        c->id = sqlite3_column_int64(s, 0);
-        col_str(s, 1, c->probe, sizeof c->probe);
-        col_str(s, 2, c->variant, sizeof c->variant);
-        col_str(s, 3, c->unit, sizeof c->unit);
-        col_str(s, 4, c->op, sizeof c->op);
-        col_str(s, 5, c->mode, sizeof c->mode);
-        col_str(s, 6, c->verdict, sizeof c->verdict);
-        col_str(s, 7, c->detail, sizeof c->detail);
-        c->size = (uint64_t)sqlite3_column_int64(s, 8);
-        c->bytes_per_op = (uint64_t)sqlite3_column_int64(s, 9);
-        c->nsamples = sqlite3_column_int(s, 10);
-    }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) {
-        free(a);
-        return fail(st, rc, "reading cases");
-    }
-    *out = a;
-    *n = k;
-    return 0;
+    return read_run_rows(st, Q_CASES, run_id, "reading cases", sizeof **out, fill_case,
+                         (void **)out, n);
 }
 
 int cb_store_case_values(struct cb_store *st, int64_t case_id, int64_t event_id,
