@@ -2,8 +2,8 @@
  *
  * compare's exit status is the contract: 0 no regression, 1 a regression
  * that nobody acknowledged, 2 a usage or tool error.  It fails only for the
- * right reason: a regression needs a corrected p-value below --alpha and a
- * bootstrap interval wholly beyond --threshold; runs from different
+ * right reason: a regression needs a corrected p-value below --alpha and an
+ * interval wholly beyond --threshold; runs from different
  * environments are refused rather than compared; aborted and running runs
  * count only when asked.  bisect-check speaks git bisect run's language
  * instead: 0 good, 1 bad, 125 cannot tell, and 128 (abort the bisection)
@@ -191,6 +191,29 @@ static void json_num(FILE *f, double x)
         fputs("null", f);
 }
 
+static int row_by_runs(const struct cmp_row *r)
+{
+    return r->s.runs_a >= 2 && r->s.runs_b >= 2;
+}
+
+static size_t by_runs(const struct cmp_result *res)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < res->n; i++)
+        k += (size_t)row_by_runs(&res->rows[i]);
+    return k;
+}
+
+static const char *test_name(const struct cmp_result *res)
+{
+    size_t k = by_runs(res);
+    if (k == res->n && k)
+        return "runs as the unit: Yuen's 20%-trimmed t on the log of each run's median";
+    if (k == 0)
+        return "samples as the unit: Mann-Whitney U, bootstrap CI of the medians' ratio";
+    return "runs as the unit (Yuen) where both sides have 2+ runs, else samples (Mann-Whitney)";
+}
+
 struct cmp_ctx {
     const char *metric;
     const char *crosses;          /* NULL: same environment; else the difference */
@@ -224,7 +247,9 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
             const struct cmp_row *r = &res->rows[i];
             fputs(i ? ",{\"case\":" : "{\"case\":", f);
             json_str(f, r->a->key);
-            fprintf(f, ",\"n_base\":%zu,\"n_head\":%zu,\"median_base\":", r->s.na, r->s.nb);
+            fprintf(f, ",\"n_base\":%zu,\"n_head\":%zu,\"runs_base\":%zu,\"runs_head\":%zu,"
+                       "\"test\":\"%s\",\"median_base\":",
+                    r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, row_by_runs(r) ? "yuen-runs" : "mann-whitney");
             json_num(f, r->s.med_a);
             fputs(",\"median_head\":", f);
             json_num(f, r->s.med_b);
@@ -256,23 +281,17 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
     if (md) {
         fprintf(f, "### cyclebudget compare\n\n- base: `%s`\n- head: `%s`\n- metric: %s\n", x->base_desc,
                 x->head_desc, unit);
-        fprintf(f, "- regression: %s-corrected Mann-Whitney p < %g and the whole 95%% bootstrap CI above +%g%%\n",
-                corr, o->alpha, 100 * o->threshold);
+        fprintf(f, "- test: %s\n- regression: %s-corrected p < %g and the whole 95%% CI above +%g%%\n",
+                test_name(res), corr, o->alpha, 100 * o->threshold);
         if (x->crosses)
             fprintf(f, "- **this comparison crosses environments** (--force): %s\n", x->crosses);
         fputs("\n| case | base | head | change | 95% CI | p (adj) | verdict |\n"
               "|---|---:|---:|---:|---|---:|---|\n", f);
     } else {
         fprintf(f, "base         %s\nhead         %s\nmetric       %s\n", x->base_desc, x->head_desc, unit);
-        size_t clustered = 0;
-        for (size_t i = 0; i < res->n; i++)
-            clustered += res->rows[i].s.runs_a >= 2 && res->rows[i].s.runs_b >= 2;
-        if (clustered == res->n && res->n)
-            fprintf(f, "test         runs as the unit: bootstrap over whole runs, %s over %zu cases, alpha %g; change beyond %g%% over the whole 95%% CI\n",
-                    corr, res->n, o->alpha, 100 * o->threshold);
-        else
-            fprintf(f, "test         Mann-Whitney U, %s over %zu cases, alpha %g; change beyond %g%% over the whole 95%% bootstrap CI\n",
-                    corr, res->n, o->alpha, 100 * o->threshold);
+        size_t clustered = by_runs(res);
+        fprintf(f, "test         %s;\n             %s over %zu cases, alpha %g; change beyond %g%% over the whole 95%% CI\n",
+                test_name(res), corr, res->n, o->alpha, 100 * o->threshold);
         if (clustered < res->n)
             fprintf(f, "caveat       %zu case%s with a single run on a side: a shift between runs (core clock,\n"
                        "             load) looks like a change; record 3+ runs per side, interleaved, to gate on it\n",

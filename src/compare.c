@@ -275,77 +275,137 @@ int cb_cmp_stats(const double *a, size_t na, const double *b, size_t nb, struct 
     return rc == -EINVAL ? 0 : rc;
 }
 
-/* Concatenate `runs` runs of v picked with replacement into out; returns
- * how many values that is. */
-static size_t pick_runs(struct cb_rng *r, const double *v, const size_t *end, size_t runs,
-                        double *out)
+/* Trimmed mean and Yuen's squared standard error term of sorted v. */
+static void trimmed(const double *v, size_t n, double trim, double *tm, double *d, size_t *h)
 {
-    size_t n = 0;
-    for (size_t k = 0; k < runs; k++) {
-        size_t i = (size_t)cb_rng_below(r, runs);
-        size_t from = i ? end[i - 1] : 0;
-        memcpy(out + n, v + from, (end[i] - from) * sizeof *v);
-        n += end[i] - from;
+    size_t g = (size_t)floor(trim * (double)n);
+    *h = n - 2 * g;
+    double sum = 0;
+    for (size_t i = g; i < n - g; i++)
+        sum += v[i];
+    *tm = sum / (double)*h;
+    /* The winsorised variance: the g smallest become v[g], the g largest
+     * v[n-g-1]. */
+    double wsum = 0, wsq = 0;
+    for (size_t i = 0; i < n; i++) {
+        double w = i < g ? v[g] : i >= n - g ? v[n - g - 1] : v[i];
+        wsum += w;
     }
-    return n;
+    double wmean = wsum / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double w = i < g ? v[g] : i >= n - g ? v[n - g - 1] : v[i];
+        wsq += (w - wmean) * (w - wmean);
+    }
+    double s2 = wsq / (double)(n - 1);
+    *d = (double)(n - 1) * s2 / ((double)*h * (double)(*h - 1));
 }
 
-static size_t longest_run(const size_t *end, size_t runs)
+int cb_yuen(const double *x, size_t nx, const double *y, size_t ny, double trim, double level,
+            struct cb_yuen *out)
 {
-    size_t m = 0;
-    for (size_t i = 0; i < runs; i++) {
-        size_t len = end[i] - (i ? end[i - 1] : 0);
-        if (len > m)
-            m = len;
+    out->tm_x = out->tm_y = out->est = out->lo = out->hi = out->t = out->df = out->p = NAN;
+    if (!(trim >= 0 && trim < 0.5) || !(level > 0 && level < 1))
+        return -EINVAL;
+    size_t gx = (size_t)floor(trim * (double)nx), gy = (size_t)floor(trim * (double)ny);
+    if (nx < 2 || ny < 2 || nx - 2 * gx < 2 || ny - 2 * gy < 2)
+        return -EINVAL;
+    double *sx = malloc(nx * sizeof *sx), *sy = malloc(ny * sizeof *sy);
+    if (!sx || !sy) {
+        free(sx);
+        free(sy);
+        return -ENOMEM;
     }
-    return m;
+    memcpy(sx, x, nx * sizeof *sx);
+    memcpy(sy, y, ny * sizeof *sy);
+    cb_sort_doubles(sx, nx);
+    cb_sort_doubles(sy, ny);
+    double dx, dy;
+    size_t hx, hy;
+    trimmed(sx, nx, trim, &out->tm_x, &dx, &hx);
+    trimmed(sy, ny, trim, &out->tm_y, &dy, &hy);
+    free(sx);
+    free(sy);
+    out->est = out->tm_y - out->tm_x;
+    double se2 = dx + dy;
+    if (!(se2 > 0)) {
+        /* No spread on either side: the difference is exact. */
+        out->lo = out->hi = out->est;
+        out->p = out->est == 0 ? 1.0 : 0.0;
+        out->t = out->est == 0 ? 0 : copysign(INFINITY, out->est);
+        return 0;
+    }
+    double se = sqrt(se2);
+    out->df = se2 * se2 / (dx * dx / (double)(hx - 1) + dy * dy / (double)(hy - 1));
+    out->t = out->est / se;
+    double q = cb_t_quantile(0.5 + level / 2.0, out->df);
+    out->lo = out->est - q * se;
+    out->hi = out->est + q * se;
+    out->p = 2.0 * cb_t_cdf(-fabs(out->t), out->df);
+    if (out->p > 1)
+        out->p = 1;
+    return 0;
+}
+
+/* The log of each run's median into out; -EINVAL when one is not positive. */
+static int run_log_medians(const double *v, const size_t *end, size_t runs, double *out)
+{
+    size_t longest = 0;
+    for (size_t r = 0; r < runs; r++) {
+        size_t len = end[r] - (r ? end[r - 1] : 0);
+        if (len > longest)
+            longest = len;
+    }
+    double *t = malloc((longest ? longest : 1) * sizeof *t);
+    if (!t)
+        return -ENOMEM;
+    int rc = 0;
+    for (size_t r = 0; r < runs && rc == 0; r++) {
+        size_t from = r ? end[r - 1] : 0;
+        memcpy(t, v + from, (end[r] - from) * sizeof *t);
+        double m = cb_median_inplace(t, end[r] - from);
+        if (!(m > 0) || !isfinite(m))
+            rc = -EINVAL;
+        else
+            out[r] = log(m);
+    }
+    free(t);
+    return rc;
 }
 
 int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const double *b,
                       const size_t *b_end, size_t b_runs, struct cb_cmp_stats *s)
 {
+    memset(s, 0, sizeof *s);
+    s->med_a = s->med_b = s->change = s->lo = s->hi = s->p = NAN;
     if (a_runs < 2 || b_runs < 2)
         return -EINVAL;
-    size_t na = a_end[a_runs - 1], nb = b_end[b_runs - 1];
-    int rc = cb_cmp_stats(a, na, b, nb, s);
+    s->na = a_end[a_runs - 1];
+    s->nb = b_end[b_runs - 1];
     s->runs_a = a_runs;
     s->runs_b = b_runs;
-    if (rc < 0 || !(s->med_a > 0))
-        return rc;
-    size_t ca = a_runs * longest_run(a_end, a_runs), cbn = b_runs * longest_run(b_end, b_runs);
-    double *ta = malloc(ca * sizeof *ta), *tb = malloc(cbn * sizeof *tb);
-    double *stat = malloc(CB_BOOT_RESAMPLES * sizeof *stat);
-    if (!ta || !tb || !stat) {
-        free(ta);
-        free(tb);
-        free(stat);
+    double *la = malloc(a_runs * sizeof *la), *lb = malloc(b_runs * sizeof *lb);
+    if (!la || !lb) {
+        free(la);
+        free(lb);
         return -ENOMEM;
     }
-    struct cb_rng r;
-    cb_rng_seed(&r, CB_BOOT_SEED);
-    size_t kept = 0, le = 0, ge = 0;
-    for (int k = 0; k < CB_BOOT_RESAMPLES; k++) {
-        size_t n1 = pick_runs(&r, a, a_end, a_runs, ta);
-        size_t n2 = pick_runs(&r, b, b_end, b_runs, tb);
-        double ra = cb_median_inplace(ta, n1), rb = cb_median_inplace(tb, n2);
-        if (!(ra > 0))
-            continue;
-        double d = rb / ra - 1.0;
-        stat[kept++] = d;
-        le += d <= 0;
-        ge += d >= 0;
-    }
-    if (kept >= 10) {
-        cb_sort_doubles(stat, kept);
-        s->lo = cb_quantile_sorted(stat, kept, 0.025);
-        s->hi = cb_quantile_sorted(stat, kept, 0.975);
-        double tail = (double)(le < ge ? le : ge);
-        s->p = 2.0 * (tail + 1.0) / ((double)kept + 1.0);
-        if (s->p > 1)
-            s->p = 1;
-    }
-    free(ta);
-    free(tb);
-    free(stat);
+    int rc = run_log_medians(a, a_end, a_runs, la);
+    if (rc == 0)
+        rc = run_log_medians(b, b_end, b_runs, lb);
+    struct cb_yuen y;
+    if (rc == 0)
+        rc = cb_yuen(la, a_runs, lb, b_runs, CB_RUNS_TRIM, 0.95, &y);
+    free(la);
+    free(lb);
+    if (rc == -EINVAL)
+        return 0;   /* a non-positive median: no verdict but "unsure" */
+    if (rc < 0)
+        return rc;
+    s->med_a = exp(y.tm_x);
+    s->med_b = exp(y.tm_y);
+    s->change = expm1(y.est);
+    s->lo = expm1(y.lo);
+    s->hi = expm1(y.hi);
+    s->p = y.p;
     return 0;
 }

@@ -161,3 +161,77 @@ double cb_mann_whitney_u(const double *a, size_t na, const double *b, size_t nb)
     free(sb);
     return u;
 }
+
+/* The continued fraction of the incomplete beta function, evaluated by the
+ * modified Lentz method: converges fast for x < (a + 1) / (a + b + 2). */
+static double beta_cf(double a, double b, double x)
+{
+    const double tiny = 1e-300;
+    double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
+    if (fabs(d) < tiny)
+        d = tiny;
+    d = 1.0 / d;
+    double f = d;
+    for (int m = 1; m <= 500; m++) {
+        for (int half = 0; half < 2; half++) {
+            double num = half == 0 ? m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m))
+                                   : -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0));
+            d = 1.0 + num * d;
+            if (fabs(d) < tiny)
+                d = tiny;
+            c = 1.0 + num / c;
+            if (fabs(c) < tiny)
+                c = tiny;
+            d = 1.0 / d;
+            f *= c * d;
+            if (half == 1 && fabs(c * d - 1.0) < 1e-15)
+                return f;
+        }
+    }
+    return f;
+}
+
+/* I_x(a, b), the regularised incomplete beta function. */
+static double inc_beta(double a, double b, double x)
+{
+    if (x <= 0)
+        return 0;
+    if (x >= 1)
+        return 1;
+    double lfront = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+    if (x < (a + 1.0) / (a + b + 2.0))
+        return exp(lfront) * beta_cf(a, b, x) / a;
+    return 1.0 - exp(lfront) * beta_cf(b, a, 1.0 - x) / b;
+}
+
+double cb_t_cdf(double t, double df)
+{
+    if (!(df > 0) || isnan(t))
+        return NAN;
+    if (isinf(t))
+        return t > 0 ? 1.0 : 0.0;
+    /* P(|T| > |t|) = I_{df/(df+t^2)}(df/2, 1/2). */
+    double tail = 0.5 * inc_beta(df / 2.0, 0.5, df / (df + t * t));
+    return t > 0 ? 1.0 - tail : tail;
+}
+
+double cb_t_quantile(double p, double df)
+{
+    if (!(df > 0) || !(p > 0 && p < 1))
+        return NAN;
+    if (p == 0.5)
+        return 0;
+    if (p < 0.5)
+        return -cb_t_quantile(1.0 - p, df);
+    double lo = 0, hi = 1;
+    while (cb_t_cdf(hi, df) < p && hi < 1e300)
+        hi *= 2;
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (cb_t_cdf(mid, df) < p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}

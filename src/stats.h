@@ -34,4 +34,12 @@ double cb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
  * for compare: the test checks U against published worked examples.) */
 double cb_mann_whitney_u(const double *a, size_t na, const double *b, size_t nb);
 
+/* Student's t distribution with df > 0 degrees of freedom (df need not be
+ * an integer: Welch's and Yuen's tests give fractional ones).  The CDF
+ * comes from the regularised incomplete beta function; the quantile
+ * inverts it by bisection.  NAN for a bad df or p outside (0, 1).
+ * (Appended for compare's runs-as-the-unit test.) */
+double cb_t_cdf(double t, double df);
+double cb_t_quantile(double p, double df);
+
 #endif

@@ -263,9 +263,44 @@ static void test_synth(void)
     ok(vd.ok, "the add chain verifies: %s", vd.detail);
 }
 
+/* Yuen's trimmed t-test against values computed by an independent Python
+ * implementation (trimmed means by slicing, the t CDF by Simpson's rule on
+ * the density) and, for Welch, by hand. */
+static void test_yuen(void)
+{
+    static const double x[10] = {10.1, 10.3, 9.8, 10.0, 10.2, 10.4, 9.9, 30.0, 10.1, 10.0};
+    static const double y[10] = {10.6, 10.9, 10.5, 10.7, 10.8, 1.0, 10.6, 10.4, 10.7, 10.5};
+    struct cb_yuen r;
+    is_int(cb_yuen(x, 10, y, 10, 0.2, 0.95, &r), 0, "yuen: 10 vs 10, one wild value each");
+    /* sorted x without 2 each end: 10.0 10.0 10.1 10.1 10.2 10.3 */
+    is_near(r.tm_x, 60.7 / 6, 1e-12, "yuen: x's 20%% trimmed mean ignores the 30.0");
+    is_near(r.est, 0.48333333333333, 1e-9, "yuen: difference of trimmed means");
+    is_near(r.lo, 0.28052723327286, 1e-7, "yuen: 95%% interval, low end");
+    is_near(r.hi, 0.68613943339381, 1e-7, "yuen: 95%% interval, high end");
+    is_near(r.p, 0.00043970669419, 1e-8, "yuen: two-sided p");
+    is_int(cb_yuen(x, 10, y, 10, 0.0, 0.95, &r), 0, "welch: the same without trimming");
+    is_near(r.est, -2.41, 1e-9, "welch: the wild values swing the means");
+    is_near(r.p, 0.29594989783247, 1e-7, "welch: and the variance hides it (p = 0.30)");
+    static const double w1[4] = {1, 2, 3, 4}, w2[5] = {2, 4, 6, 8, 10};
+    is_int(cb_yuen(w1, 4, w2, 5, 0.0, 0.95, &r), 0, "welch: 4 vs 5");
+    /* By hand: variances 5/3 and 10, se^2 = 5/12 + 2, df = se^4 / ((5/12)^2/3 + 2^2/4). */
+    is_near(r.df, (29.0 / 12) * (29.0 / 12) / (25.0 / 432 + 1.0), 1e-9, "welch: Welch-Satterthwaite df");
+    is_near(r.t, 3.5 / sqrt(29.0 / 12), 1e-12, "welch: t");
+    is_near(r.p, 0.06913359319240, 1e-8, "welch: p");
+    is_near(r.lo, -0.38536808051403, 1e-7, "welch: interval low end");
+    static const double c1[3] = {5, 5, 5}, c2[3] = {6, 6, 6};
+    is_int(cb_yuen(c1, 3, c2, 3, 0.2, 0.95, &r), 0, "yuen: no spread at all");
+    ok(r.est == 1 && r.lo == 1 && r.hi == 1 && r.p == 0, "yuen: an exact difference is certain");
+    is_int(cb_yuen(c1, 3, c1, 3, 0.2, 0.95, &r), 0, "yuen: identical constants");
+    ok(r.est == 0 && r.p == 1, "yuen: identical constants differ by nothing (p = 1)");
+    is_int(cb_yuen(c1, 1, c2, 3, 0.2, 0.95, &r), -EINVAL, "yuen: one value on a side is refused");
+    is_int(cb_yuen(c1, 3, c2, 3, 0.5, 0.95, &r), -EINVAL, "yuen: trimming half is refused");
+}
+
 /* Runs as the unit: a run-to-run wobble of +-4% must not read as a change,
- * and a real 30% shift must still be found.  Each run is 20 values within +-0.1% of its
- * level, as on this project's VM. */
+ * a real 30% shift must still be found, and a wild run on a side must not
+ * hide a 5% one.  Each run is 20 values within +-0.1% of its level, whose
+ * median is the level itself. */
 static void fill_runs(double *v, size_t *end, const double *level, size_t runs)
 {
     size_t n = 0;
@@ -278,27 +313,51 @@ static void fill_runs(double *v, size_t *end, const double *level, size_t runs)
 
 static void test_runs_as_unit(void)
 {
-    double a[60], b[60];
-    size_t ea[3], eb[3];
+    double a[200], b[200];
+    size_t ea[10], eb[10];
     static const double la[3] = {100, 104, 96}, lb[3] = {101, 99, 103}, lc[3] = {130, 131, 129};
     struct cb_cmp_stats s;
     fill_runs(a, ea, la, 3);
     fill_runs(b, eb, lb, 3);
     is_int(cb_cmp_stats_runs(a, ea, 3, b, eb, 3, &s), 0, "runs: A/A with run wobble");
     ok(s.lo < 0 && s.hi > 0, "runs: the interval covers 0 [%+.1f%%, %+.1f%%]", 100 * s.lo, 100 * s.hi);
-    ok(s.p > 0.05, "runs: not significant (p = %.3f)", s.p);
-    ok(s.runs_a == 3 && s.runs_b == 3, "runs: both sides counted 3 runs");
+    is_near(s.p, 0.71554152749223, 1e-7, "runs: p (Python reference)");
+    ok(s.runs_a == 3 && s.runs_b == 3 && s.na == 60 && s.nb == 60, "runs: 3 runs, 60 samples a side");
     is_int(cb_cmp_decide(s.p, s.lo, s.hi, 0.01, 0.02) == CB_CMP_REGRESSED, 0, "runs: A/A is no regression");
     fill_runs(b, eb, lc, 3);
     is_int(cb_cmp_stats_runs(a, ea, 3, b, eb, 3, &s), 0, "runs: a 30%% shift");
-    ok(s.lo > 0.2 && s.hi < 0.4, "runs: interval around +30%% [%+.1f%%, %+.1f%%]", 100 * s.lo, 100 * s.hi);
-    is_near(s.p, 2.0 / (CB_BOOT_RESAMPLES + 1), 1e-12, "runs: p is the smallest the bootstrap can give");
+    is_near(s.change, 0.30066841858897, 1e-9, "runs: change is the ratio of geometric means");
+    is_near(s.lo, 0.18295560348695, 1e-7, "runs: interval low end");
+    is_near(s.hi, 0.43009452774732, 1e-7, "runs: interval high end");
+    is_near(s.p, 0.00611538465666, 1e-8, "runs: p");
+    is_near(s.med_a, exp((log(100) + log(104) + log(96)) / 3), 1e-9, "runs: base is the geometric mean of run medians");
     is_int(cb_cmp_decide(s.p, s.lo, s.hi, 0.01, 0.02), CB_CMP_REGRESSED, "runs: +30%% is regressed");
+    static const double wa[10] = {100, 100.2, 99.9, 100.1, 100, 99.8, 100.3, 100.1, 240, 99.9};
+    double wb[10];
+    static const double wbase[10] = {100.1, 99.9, 100, 100.2, 108, 100, 99.8, 100.1, 100, 100.2};
+    for (int i = 0; i < 10; i++)
+        wb[i] = wbase[i] * 1.05;
+    fill_runs(a, ea, wa, 10);
+    fill_runs(b, eb, wb, 10);
+    is_int(cb_cmp_stats_runs(a, ea, 10, b, eb, 10, &s), 0, "runs: 5%% with a 2.4x run and an 8%% run");
+    is_near(s.change, 0.05017510215712, 1e-9, "runs: the wild runs are trimmed away");
+    is_near(s.lo, 0.04814313669319, 1e-7, "runs: and the interval stays tight (low)");
+    is_near(s.hi, 0.05221100685749, 1e-7, "runs: and the interval stays tight (high)");
+    ok(s.p < 1e-10, "runs: p has no floor (%.3g): Holm over 470 cases still passes", s.p);
+    is_int(cb_cmp_decide(s.p * 470, s.lo, s.hi, 0.01, 0.02), CB_CMP_REGRESSED, "runs: regressed");
     is_int(cb_cmp_stats_runs(a, ea, 1, b, eb, 3, &s), -EINVAL, "runs: one run on a side is refused");
+    double z[40];
+    size_t ez[2];
+    static const double lz[2] = {100, 100};
+    fill_runs(z, ez, lz, 2);
+    z[0] = z[1] = z[2] = z[3] = z[4] = z[5] = z[6] = z[7] = z[8] = z[9] = z[10] = -1;
+    is_int(cb_cmp_stats_runs(z, ez, 2, b, eb, 10, &s), 0, "runs: a run with a negative median");
+    ok(isnan(s.change) && isnan(s.p), "runs: gives no figures, so the verdict is unsure");
 }
 
 int main(void)
 {
+    test_yuen();
     test_runs_as_unit();
     test_mann_whitney();
     test_rng_median();

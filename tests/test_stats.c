@@ -70,5 +70,26 @@ int main(void)
     double same[] = {5, 5, 5, 5};
     is_near(cb_mann_whitney_p(same, 4, same, 4), 1.0, 1e-12, "identical constant samples: p = 1");
     ok(isnan(cb_mann_whitney_p(ma, 0, mb, 5)), "empty side gives NaN");
+
+    /* Student's t: closed forms for 1 and 2 degrees of freedom (Cauchy:
+     * 1/2 + atan(t)/pi; df 2: 1/2 + t / (2 sqrt(2 + t^2))), published table
+     * quantiles, and a fractional df checked by Simpson's rule in Python. */
+    for (double t = -6; t <= 6; t += 0.75) {
+        is_near(cb_t_cdf(t, 1), 0.5 + atan(t) / M_PI, 1e-12, "t CDF, df 1, at %.2f", t);
+        is_near(cb_t_cdf(t, 2), 0.5 + t / (2 * sqrt(2 + t * t)), 1e-12, "t CDF, df 2, at %.2f", t);
+    }
+    is_near(cb_t_cdf(2.0, 3.5), 0.93693073871204, 1e-9, "t CDF, df 3.5");
+    is_near(cb_t_cdf(0, 7), 0.5, 1e-15, "t CDF at 0");
+    is_near(cb_t_quantile(0.975, 1), 12.7062, 1e-4, "t quantile 0.975, df 1 (table)");
+    is_near(cb_t_quantile(0.975, 2), 4.3027, 1e-4, "t quantile 0.975, df 2 (table)");
+    is_near(cb_t_quantile(0.975, 5), 2.5706, 1e-4, "t quantile 0.975, df 5 (table)");
+    is_near(cb_t_quantile(0.975, 10), 2.2281, 1e-4, "t quantile 0.975, df 10 (table)");
+    is_near(cb_t_quantile(0.995, 10), 3.1693, 1e-4, "t quantile 0.995, df 10 (table)");
+    is_near(cb_t_quantile(0.975, 30), 2.0423, 1e-4, "t quantile 0.975, df 30 (table)");
+    is_near(cb_t_quantile(0.95, 20), 1.7247, 1e-4, "t quantile 0.95, df 20 (table)");
+    is_near(cb_t_quantile(0.025, 10), -2.2281, 1e-4, "t quantile is symmetric");
+    is_near(cb_t_cdf(cb_t_quantile(0.9999, 4.2), 4.2), 0.9999, 1e-12, "quantile inverts the CDF");
+    ok(isnan(cb_t_cdf(1, 0)) && isnan(cb_t_quantile(1, 5)) && isnan(cb_t_quantile(0.5, -1)),
+       "t: a bad df or p gives NAN");
     return tap_done();
 }
