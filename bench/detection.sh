@@ -2,28 +2,30 @@
 # detection.sh — how often compare raises a false alarm, and how often it
 # finds a planted slowdown.  Prints figures; asserts nothing.
 #
-#   bench/detection.sh [CYCLEBUDGET] [A/A-TRIES] [A/B-TRIES] [REPS] [RUNS] [THRESHOLD%]
+#   bench/detection.sh [CYCLEBUDGET] [A/A-TRIES] [A/B-TRIES] [REPS] [RUNS] [THRESHOLDS]
 #
 # Suite: the synthetic family (a dependent add chain; CB_SYNTH_SLOWDOWN
 # plants a slowdown of exactly that fraction), sizes 250, 1000 and 4000
 # adds, warm, pinned to CPU 0, REPS samples per case (default 30).  Every
-# try records RUNS base runs and RUNS head runs (default 3), interleaved
+# try records RUNS base runs and RUNS head runs (default 5), interleaved
 # (base, head, base, head, ... starting with the other side every other
-# try), into a new database and runs `cyclebudget compare base head` with
-# the defaults (Holm, alpha 0.01, threshold 2%).  With RUNS >= 2 compare
-# takes runs as the unit; RUNS=1 shows what one run per side gives.  A try "alarms" when compare
-# exits 1.  Rates come with a 95% Wilson interval; CPU time is user+system
-# of the whole try (both runs and the compare), per try.
+# try), into a new database, and runs `cyclebudget compare base head` on it
+# once per threshold in THRESHOLDS (percent, comma-separated; default 2,1)
+# with the other defaults (Holm, alpha 0.01).  With RUNS >= 2 compare takes
+# runs as the unit; RUNS=1 shows what one run per side gives.  A compare
+# "alarms" when it exits 1.  Rates come with a 95% Wilson interval; CPU time
+# is user+system of the whole try (all runs and compares), per try.
 set -u
 CB=${1:-./cyclebudget}
-NAA=${2:-30}
-NAB=${3:-15}
+NAA=${2:-100}
+NAB=${3:-40}
 REPS=${4:-30}
-RUNS=${5:-3}
-THRESHOLD=${6:-2}
+RUNS=${5:-5}
+THRESHOLDS=${6:-2,1}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 unset CB_SYNTH_SLOWDOWN
+IFS=, read -r -a THR <<<"$THRESHOLDS"
 
 wilson() {  # wilson K N -> "lo..hi" in %
     awk -v k="$1" -v n="$2" 'BEGIN { z = 1.96; p = k / n; d = 1 + z*z/n;
@@ -38,12 +40,12 @@ cpu_now() {  # user+system seconds of this shell's children so far
         printf "%.3f", u[1]*60 + u[2] + s[1]*60 + s[2] }' "$T/times" >"$T/cpu"
 }
 
-try_once() {  # try_once DELTA INDEX -> exit status of compare
+record() {  # record DELTA INDEX: RUNS runs a side, interleaved, into $T/t.db
     local db=$T/t.db delta=$1 i=$2
     rm -f "$db" "$db"-*
     local args="-p synthetic -s 250,1000,4000 -m warm --reps $REPS --cpu 0 --db $db -q"
     for j in $(seq 1 "$RUNS"); do
-        if [ $((i % 2)) = 0 ]; then
+        if [ $(((i + j) % 2)) = 0 ]; then
             "$CB" run $args --tag base || return 2
             CB_SYNTH_SLOWDOWN=$delta "$CB" run $args --tag head || return 2
         else
@@ -51,28 +53,40 @@ try_once() {  # try_once DELTA INDEX -> exit status of compare
             "$CB" run $args --tag base || return 2
         fi
     done
-    "$CB" compare base head --threshold "$THRESHOLD" --db "$db" >"$T/out" 2>&1
 }
 
 series() {  # series LABEL DELTA N
-    local label=$1 delta=$2 n=$3 alarms=0 errors=0 unsure=0
-    local c0 c1
+    local label=$1 delta=$2 n=$3 errors=0 c0 c1 k st
+    local -a alarms unsure
+    for k in "${!THR[@]}"; do alarms[$k]=0; unsure[$k]=0; done
     cpu_now; c0=$(cat "$T/cpu")
     for i in $(seq 1 "$n"); do
-        try_once "$delta" "$i"
-        case $? in
-            1) alarms=$((alarms + 1)) ;;
-            0) grep -q ' unsure$' "$T/out" && unsure=$((unsure + 1)) ;;
-            *) errors=$((errors + 1)) ;;
-        esac
+        if ! record "$delta" "$i"; then
+            errors=$((errors + 1))
+            continue
+        fi
+        for k in "${!THR[@]}"; do
+            "$CB" compare base head --threshold "${THR[$k]}" --db "$T/t.db" >"$T/out" 2>&1
+            st=$?
+            case $st in
+                1) alarms[$k]=$((alarms[$k] + 1)) ;;
+                0) grep -q ' unsure$' "$T/out" && unsure[$k]=$((unsure[$k] + 1)) ;;
+                *) errors=$((errors + 1)) ;;
+            esac
+        done
     done
     cpu_now; c1=$(cat "$T/cpu")
-    printf "%-22s %3d/%-3d = %5.1f%%  (95%% CI %s)  unsure in %d, errors %d, CPU %.2f s per try\n" \
-        "$label" "$alarms" "$n" "$(awk -v a=$alarms -v n=$n 'BEGIN{print 100*a/n}')" \
-        "$(wilson $alarms $n)" "$unsure" "$errors" "$(awk -v a=$c0 -v b=$c1 -v n=$n 'BEGIN{print (b-a)/n}')"
+    for k in "${!THR[@]}"; do
+        printf "%-20s threshold %s%%: %3d/%-3d = %5.1f%%  (95%% CI %s)  unsure in %d\n" \
+            "$label" "${THR[$k]}" "${alarms[$k]}" "$n" \
+            "$(awk -v a="${alarms[$k]}" -v n="$n" 'BEGIN{print 100*a/n}')" \
+            "$(wilson "${alarms[$k]}" "$n")" "${unsure[$k]}"
+    done
+    printf "%-20s errors %d, CPU %.2f s per try\n" "$label" "$errors" \
+        "$(awk -v a="$c0" -v b="$c1" -v n="$n" 'BEGIN{print (b-a)/n}')"
 }
 
-echo "detection power: synthetic 250/1000/4000 adds, warm, --reps $REPS, $RUNS run(s) per side, --threshold $THRESHOLD%, Holm, alpha 0.01"
+echo "detection power: synthetic 250/1000/4000 adds, warm, --reps $REPS, $RUNS run(s) per side interleaved, Holm, alpha 0.01"
 series "A/A false alarms" 0 "$NAA"
 for d in 0.01 0.02 0.05 0.10; do
     series "A/B +$(awk -v d=$d 'BEGIN{print 100*d}')% detected" "$d" "$NAB"

@@ -43,6 +43,7 @@ enum corr { CORR_HOLM, CORR_BH };
 
 struct cmp_opts {
     double alpha, threshold;      /* threshold as a fraction */
+    double run_q;                 /* each run's figure when runs are the unit */
     enum corr corr;
     enum fmt fmt;
     const char *glob;             /* restrict to cases matching; NULL all */
@@ -87,6 +88,20 @@ bad:
     return -EINVAL;
 }
 
+static int parse_run_quantile(const char *s, double *out, char *err, size_t errlen)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || *end || strspn(s, "0123456789.") != strlen(s) || !(v >= 0 && v <= 0.5)) {
+        snprintf(err, errlen,
+                 "--run-quantile '%s': give a quantile from 0 (each run's fastest sample) to 0.5 "
+                 "(its median), e.g. 0.1", s);
+        return -EINVAL;
+    }
+    *out = v;
+    return 0;
+}
+
 static int parse_alpha(const char *s, double *out, char *err, size_t errlen)
 {
     char *end;
@@ -116,7 +131,8 @@ static int evaluate(struct cb_store *st, const struct cb_side *A, const struct c
         r->a = a;
         r->b = b;
         int rc = a->nruns >= 2 && b->nruns >= 2
-                     ? cb_cmp_stats_runs(a->v, a->ends, a->nruns, b->v, b->ends, b->nruns, &r->s)
+                     ? cb_cmp_stats_runs(a->v, a->ends, a->nruns, b->v, b->ends, b->nruns,
+                                         o->run_q, &r->s)
                      : cb_cmp_stats(a->v, a->n, b->v, b->n, &r->s);
         if (rc < 0)
             return rc;
@@ -204,14 +220,25 @@ static size_t by_runs(const struct cmp_result *res)
     return k;
 }
 
-static const char *test_name(const struct cmp_result *res)
+static const char *test_name(const struct cmp_result *res, const struct cmp_opts *o, char *buf,
+                             size_t len)
 {
     size_t k = by_runs(res);
+    char q[32];
+    if (o->run_q == 0.5)
+        snprintf(q, sizeof q, "median");
+    else if (o->run_q == 0)
+        snprintf(q, sizeof q, "fastest sample");
+    else
+        snprintf(q, sizeof q, "%g-quantile", o->run_q);
     if (k == res->n && k)
-        return "runs as the unit: Yuen's 20%-trimmed t on the log of each run's median";
-    if (k == 0)
-        return "samples as the unit: Mann-Whitney U, bootstrap CI of the medians' ratio";
-    return "runs as the unit (Yuen) where both sides have 2+ runs, else samples (Mann-Whitney)";
+        snprintf(buf, len, "runs as the unit: Yuen's 20%%-trimmed t on the log of each run's %s", q);
+    else if (k == 0)
+        snprintf(buf, len, "samples as the unit: Mann-Whitney U, bootstrap CI of the medians' ratio");
+    else
+        snprintf(buf, len, "runs as the unit (Yuen, each run's %s) where both sides have 2+ runs, "
+                 "else samples (Mann-Whitney)", q);
+    return buf;
 }
 
 struct cmp_ctx {
@@ -235,6 +262,7 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
         json_str(f, x->head_desc);
         fputs(",\"metric\":", f);
         json_str(f, x->metric);
+        fprintf(f, ",\"run_quantile\":%g", o->run_q);
         fprintf(f, ",\"alpha\":%g,\"threshold_pct\":%g,\"correction\":\"%s\",\"crosses_environments\":%s",
                 o->alpha, 100 * o->threshold, o->corr == CORR_HOLM ? "holm" : "bh",
                 x->crosses ? "true" : "false");
@@ -278,11 +306,12 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
         return;
     }
     int md = o->fmt == FMT_MARKDOWN;
+    char tn[160];
     if (md) {
         fprintf(f, "### cyclebudget compare\n\n- base: `%s`\n- head: `%s`\n- metric: %s\n", x->base_desc,
                 x->head_desc, unit);
         fprintf(f, "- test: %s\n- regression: %s-corrected p < %g and the whole 95%% CI above +%g%%\n",
-                test_name(res), corr, o->alpha, 100 * o->threshold);
+                test_name(res, o, tn, sizeof tn), corr, o->alpha, 100 * o->threshold);
         if (x->crosses)
             fprintf(f, "- **this comparison crosses environments** (--force): %s\n", x->crosses);
         fputs("\n| case | base | head | change | 95% CI | p (adj) | verdict |\n"
@@ -290,8 +319,9 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
     } else {
         fprintf(f, "base         %s\nhead         %s\nmetric       %s\n", x->base_desc, x->head_desc, unit);
         size_t clustered = by_runs(res);
-        fprintf(f, "test         %s;\n             %s over %zu cases, alpha %g; change beyond %g%% over the whole 95%% CI\n",
-                test_name(res), corr, res->n, o->alpha, 100 * o->threshold);
+        fprintf(f, "test         %s;\n             %s over %zu case%s, alpha %g; change beyond %g%% over the whole 95%% CI\n",
+                test_name(res, o, tn, sizeof tn), corr, res->n, res->n == 1 ? "" : "s", o->alpha,
+                100 * o->threshold);
         if (clustered < res->n)
             fprintf(f, "caveat       %zu case%s with a single run on a side: a shift between runs (core clock,\n"
                        "             load) looks like a change; record 3+ runs per side, interleaved, to gate on it\n",
@@ -365,6 +395,7 @@ static int common_opt(int ch, struct common *c, char *err, size_t errlen)
         }
         return 0;
     case 'G': c->o.glob = optarg; return 0;
+    case 'Q': return parse_run_quantile(optarg, &c->o.run_q, err, errlen);
     }
     return 1;
 }
@@ -373,7 +404,8 @@ static int common_opt(int ch, struct common *c, char *err, size_t errlen)
     {"db", required_argument, 0, 'D'}, {"repo", required_argument, 0, 'R'},              \
     {"force", no_argument, 0, 'F'}, {"include-aborted", no_argument, 0, 'I'},            \
     {"alpha", required_argument, 0, 'a'}, {"threshold", required_argument, 0, 't'},      \
-    {"correction", required_argument, 0, 'c'}, {"cases", required_argument, 0, 'G'}
+    {"correction", required_argument, 0, 'c'}, {"cases", required_argument, 0, 'G'},     \
+    {"run-quantile", required_argument, 0, 'Q'}
 
 #define COMMON_HELP                                                                                   \
     "      --db PATH          database (default ./" CB_DEFAULT_DB ")\n"                               \
@@ -382,6 +414,8 @@ static int common_opt(int ch, struct common *c, char *err, size_t errlen)
     "      --correction C     holm (default: no false alarm in the family) or bh (false\n"            \
     "                         discovery rate)\n"                                                      \
     "      --cases GLOB       only cases whose name probe/variant/size/mode matches\n"                \
+    "      --run-quantile Q   with 2+ runs a side, each run counts as its Q-quantile sample\n"       \
+    "                         (default 0.1: robust to a shared host; 0.5 is the median)\n"          \
     "      --force            compare runs from different environments (the output says so)\n"      \
     "      --include-aborted  let aborted and running runs count\n"                                   \
     "      --repo DIR         git tree for resolving revisions such as HEAD~1 (default .)\n"
@@ -392,6 +426,7 @@ static void common_defaults(struct common *c)
     c->db = CB_DEFAULT_DB;
     c->o.alpha = 0.01;
     c->o.threshold = 0.02;
+    c->o.run_q = CB_RUN_QUANTILE_DEFAULT;
     c->o.corr = CORR_HOLM;
     c->o.fmt = FMT_TEXT;
 }

@@ -346,8 +346,9 @@ int cb_yuen(const double *x, size_t nx, const double *y, size_t ny, double trim,
     return 0;
 }
 
-/* The log of each run's median into out; -EINVAL when one is not positive. */
-static int run_log_medians(const double *v, const size_t *end, size_t runs, double *out)
+/* The log of each run's q-quantile into out; -EINVAL when one is not
+ * positive. */
+static int run_log_quantiles(const double *v, const size_t *end, size_t runs, double q, double *out)
 {
     size_t longest = 0;
     for (size_t r = 0; r < runs; r++) {
@@ -360,9 +361,10 @@ static int run_log_medians(const double *v, const size_t *end, size_t runs, doub
         return -ENOMEM;
     int rc = 0;
     for (size_t r = 0; r < runs && rc == 0; r++) {
-        size_t from = r ? end[r - 1] : 0;
-        memcpy(t, v + from, (end[r] - from) * sizeof *t);
-        double m = cb_median_inplace(t, end[r] - from);
+        size_t from = r ? end[r - 1] : 0, len = end[r] - from;
+        memcpy(t, v + from, len * sizeof *t);
+        cb_sort_doubles(t, len);
+        double m = cb_quantile_sorted(t, len, q);
         if (!(m > 0) || !isfinite(m))
             rc = -EINVAL;
         else
@@ -373,11 +375,11 @@ static int run_log_medians(const double *v, const size_t *end, size_t runs, doub
 }
 
 int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const double *b,
-                      const size_t *b_end, size_t b_runs, struct cb_cmp_stats *s)
+                      const size_t *b_end, size_t b_runs, double q, struct cb_cmp_stats *s)
 {
     memset(s, 0, sizeof *s);
     s->med_a = s->med_b = s->change = s->lo = s->hi = s->p = NAN;
-    if (a_runs < 2 || b_runs < 2)
+    if (a_runs < 2 || b_runs < 2 || !(q >= 0 && q <= 1))
         return -EINVAL;
     s->na = a_end[a_runs - 1];
     s->nb = b_end[b_runs - 1];
@@ -389,16 +391,16 @@ int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const
         free(lb);
         return -ENOMEM;
     }
-    int rc = run_log_medians(a, a_end, a_runs, la);
+    int rc = run_log_quantiles(a, a_end, a_runs, q, la);
     if (rc == 0)
-        rc = run_log_medians(b, b_end, b_runs, lb);
+        rc = run_log_quantiles(b, b_end, b_runs, q, lb);
     struct cb_yuen y;
     if (rc == 0)
         rc = cb_yuen(la, a_runs, lb, b_runs, CB_RUNS_TRIM, 0.95, &y);
     free(la);
     free(lb);
     if (rc == -EINVAL)
-        return 0;   /* a non-positive median: no verdict but "unsure" */
+        return 0;   /* a non-positive run figure: no verdict but "unsure" */
     if (rc < 0)
         return rc;
     s->med_a = exp(y.tm_x);

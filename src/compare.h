@@ -85,20 +85,28 @@ int cb_yuen(const double *x, size_t nx, const double *y, size_t ny, double trim,
             struct cb_yuen *out);
 
 #define CB_RUNS_TRIM 0.2
+#define CB_RUN_QUANTILE_DEFAULT 0.1
 
 /* The same with runs as the unit, for sides of two or more runs each:
  * a_end[r] is where run r's samples end in a (cumulative).  Samples within
  * one run are far closer to each other than runs are to one another (the
  * core clock and the machine's load move between runs), so each run gives
- * one value, its median, and Yuen's test compares the logs of those: the
- * change is the ratio of the sides' trimmed geometric means (med_a and
- * med_b), its interval and p-value Yuen's.  Pooling the samples instead
- * would take a run-to-run shift for a change (with one run per side, A/A
- * compares on this project's VM alarmed one time in five), and the 20%
- * trim lets one run in five on a side be a wild one (seen here: a whole
- * run 8% slow, or 2.4x slow while the host was busy) without either an
- * alarm or a wide interval. */
+ * one value, its q-quantile (type 7), and Yuen's test compares the logs of
+ * those: the change is the ratio of the sides' trimmed geometric means
+ * (med_a and med_b), its interval and p-value Yuen's.
+ *
+ * Why not pool the samples: that takes a run-to-run shift for a change
+ * (with one run per side, A/A compares on this project's VM alarmed one
+ * time in five).  Why trim: one run in five on a side may be a wild one
+ * (seen here: a whole run 8% slow, or 2.4x slow while the host was busy).
+ * Why a low quantile (0.1 by default) rather than the median: on a shared
+ * host the interference is bimodal.  In one series an add chain ran at 0.598
+ * TSC ticks per add most of the time and 0.676 (+13%) in the rest, and
+ * which mode held the median flipped between runs, so run medians of the
+ * same code moved by 5%; their 10th percentiles moved by 0.3%.  Interference
+ * only ever adds time to CPU-bound code, so the low quantile is the code's
+ * own cost.  0.5 gives the median. */
 int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const double *b,
-                      const size_t *b_end, size_t b_runs, struct cb_cmp_stats *s);
+                      const size_t *b_end, size_t b_runs, double q, struct cb_cmp_stats *s);
 
 #endif
