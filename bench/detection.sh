@@ -70,7 +70,7 @@ series() {  # series LABEL DELTA N
             st=$?
             case $st in
                 1) alarms[$k]=$((alarms[$k] + 1)) ;;
-                0) grep -q ' unsure$' "$T/out" && unsure[$k]=$((unsure[$k] + 1)) ;;
+                0) grep -q '^[a-z_]*/.* unsure$' "$T/out" && unsure[$k]=$((unsure[$k] + 1)) ;;
                 *) errors=$((errors + 1)) ;;
             esac
         done

@@ -44,6 +44,7 @@ enum corr { CORR_HOLM, CORR_BH };
 struct cmp_opts {
     double alpha, threshold;      /* threshold as a fraction */
     double run_q;                 /* each run's figure when runs are the unit */
+    int keep_contended;           /* 1: do not leave out runs measured on a shared core */
     enum corr corr;
     enum fmt fmt;
     const char *glob;             /* restrict to cases matching; NULL all */
@@ -54,6 +55,8 @@ struct cmp_row {
     struct cb_cmp_stats s;
     double p_adj;
     enum cb_cmp_verdict v;
+    size_t left_out;              /* runs left out as measured on a shared core */
+    int all_contended;            /* too few quiet runs on a side: every run was used */
     int acked;
     char why[256];
 };
@@ -114,6 +117,34 @@ static int parse_alpha(const char *s, double *out, char *err, size_t errlen)
     return 0;
 }
 
+/* Runs as the unit, leaving out the runs measured on a shared core when
+ * each side still has two quiet ones. */
+static int runs_stats(const struct cb_side_case *a, const struct cb_side_case *b,
+                      const struct cmp_opts *o, struct cmp_row *r)
+{
+    double *va = malloc(a->n * sizeof *va), *vb = malloc(b->n * sizeof *vb);
+    size_t *ea = malloc(a->nruns * sizeof *ea), *eb = malloc(b->nruns * sizeof *eb);
+    int rc = -ENOMEM;
+    if (va && vb && ea && eb) {
+        size_t ka = cb_runs_keep_quiet(a->v, a->ends, o->keep_contended ? NULL : a->shared, a->nruns,
+                                       o->run_q, va, ea);
+        size_t kb = cb_runs_keep_quiet(b->v, b->ends, o->keep_contended ? NULL : b->shared, b->nruns,
+                                       o->run_q, vb, eb);
+        if (ka >= 2 && kb >= 2) {
+            r->left_out = (a->nruns - ka) + (b->nruns - kb);
+            rc = cb_cmp_stats_runs(va, ea, ka, vb, eb, kb, o->run_q, &r->s);
+        } else {
+            r->all_contended = 1;
+            rc = cb_cmp_stats_runs(a->v, a->ends, a->nruns, b->v, b->ends, b->nruns, o->run_q, &r->s);
+        }
+    }
+    free(va);
+    free(vb);
+    free(ea);
+    free(eb);
+    return rc;
+}
+
 static int evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
                     const struct cmp_opts *o, struct cmp_result *res)
 {
@@ -130,10 +161,8 @@ static int evaluate(struct cb_store *st, const struct cb_side *A, const struct c
         struct cmp_row *r = &res->rows[res->n++];
         r->a = a;
         r->b = b;
-        int rc = a->nruns >= 2 && b->nruns >= 2
-                     ? cb_cmp_stats_runs(a->v, a->ends, a->nruns, b->v, b->ends, b->nruns,
-                                         o->run_q, &r->s)
-                     : cb_cmp_stats(a->v, a->n, b->v, b->n, &r->s);
+        int rc = a->nruns >= 2 && b->nruns >= 2 ? runs_stats(a, b, o, r)
+                                                : cb_cmp_stats(a->v, a->n, b->v, b->n, &r->s);
         if (rc < 0)
             return rc;
     }
@@ -207,6 +236,28 @@ static void json_num(FILE *f, double x)
         fputs("null", f);
 }
 
+/* What the SMT contention meter made compare do: text in two lines at
+ * most, markdown as bullets. */
+static void print_contention(FILE *f, const struct cmp_result *res, const struct cmp_opts *o, int md)
+{
+    size_t left = 0, cases = 0, stuck = 0;
+    for (size_t i = 0; i < res->n; i++) {
+        left += res->rows[i].left_out;
+        cases += res->rows[i].left_out > 0;
+        stuck += (size_t)res->rows[i].all_contended;
+    }
+    const char *lead = md ? "- contention: " : "contention   ", *wrap = md ? " " : "\n             ";
+    if (left)
+        fprintf(f, "%sleft out %zu run%s of %zu case%s, measured on a shared core (over %g%% of%s"
+                   "samples with the SMT sibling busy; --keep-contended keeps them)\n",
+                lead, left, left == 1 ? "" : "s", cases, cases == 1 ? "" : "s", 100.0 * (1.0 - o->run_q),
+                wrap);
+    if (stuck)
+        fprintf(f, "%s%zu case%s had fewer than 2 quiet runs a side, so all were used: the core was%s"
+                   "shared for most of the recording; record again, or on another CPU\n",
+                lead, stuck, stuck == 1 ? "" : "s", wrap);
+}
+
 static int row_by_runs(const struct cmp_row *r)
 {
     return r->s.runs_a >= 2 && r->s.runs_b >= 2;
@@ -276,8 +327,9 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
             fputs(i ? ",{\"case\":" : "{\"case\":", f);
             json_str(f, r->a->key);
             fprintf(f, ",\"n_base\":%zu,\"n_head\":%zu,\"runs_base\":%zu,\"runs_head\":%zu,"
-                       "\"test\":\"%s\",\"median_base\":",
-                    r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, row_by_runs(r) ? "yuen-runs" : "mann-whitney");
+                       "\"runs_left_out\":%zu,\"all_runs_contended\":%s,\"test\":\"%s\",\"median_base\":",
+                    r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, r->left_out,
+                    r->all_contended ? "true" : "false", row_by_runs(r) ? "yuen-runs" : "mann-whitney");
             json_num(f, r->s.med_a);
             fputs(",\"median_head\":", f);
             json_num(f, r->s.med_b);
@@ -314,6 +366,7 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
                 test_name(res, o, tn, sizeof tn), corr, o->alpha, 100 * o->threshold);
         if (x->crosses)
             fprintf(f, "- **this comparison crosses environments** (--force): %s\n", x->crosses);
+        print_contention(f, res, o, 1);
         fputs("\n| case | base | head | change | 95% CI | p (adj) | verdict |\n"
               "|---|---:|---:|---:|---|---:|---|\n", f);
     } else {
@@ -324,12 +377,13 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
                 100 * o->threshold);
         if (clustered < res->n)
             fprintf(f, "caveat       %zu case%s with a single run on a side: a shift between runs (core clock,\n"
-                       "             load) looks like a change; record 3+ runs per side, interleaved, to gate on it\n",
+                       "             load) looks like a change; record 5+ runs per side, interleaved, to gate on it\n",
                     res->n - clustered, res->n - clustered > 1 ? "s" : "");
         if (x->crosses)
             fprintf(f, "environment  CROSSES ENVIRONMENTS (--force): %s\n", x->crosses);
         else
             fprintf(f, "environment  same fingerprint on both sides\n");
+        print_contention(f, res, o, 0);
         fprintf(f, "\n%-34s %10s %10s %8s  %-18s %9s  %s\n", "case", "base", "head", "change",
                 "95% CI", "p (adj)", "verdict");
     }
@@ -396,6 +450,7 @@ static int common_opt(int ch, struct common *c, char *err, size_t errlen)
         return 0;
     case 'G': c->o.glob = optarg; return 0;
     case 'Q': return parse_run_quantile(optarg, &c->o.run_q, err, errlen);
+    case 'K': c->o.keep_contended = 1; return 0;
     }
     return 1;
 }
@@ -405,7 +460,7 @@ static int common_opt(int ch, struct common *c, char *err, size_t errlen)
     {"force", no_argument, 0, 'F'}, {"include-aborted", no_argument, 0, 'I'},            \
     {"alpha", required_argument, 0, 'a'}, {"threshold", required_argument, 0, 't'},      \
     {"correction", required_argument, 0, 'c'}, {"cases", required_argument, 0, 'G'},     \
-    {"run-quantile", required_argument, 0, 'Q'}
+    {"run-quantile", required_argument, 0, 'Q'}, {"keep-contended", no_argument, 0, 'K'}
 
 #define COMMON_HELP                                                                                   \
     "      --db PATH          database (default ./" CB_DEFAULT_DB ")\n"                               \
@@ -416,6 +471,8 @@ static int common_opt(int ch, struct common *c, char *err, size_t errlen)
     "      --cases GLOB       only cases whose name probe/variant/size/mode matches\n"                \
     "      --run-quantile Q   with 2+ runs a side, each run counts as its Q-quantile sample\n"       \
     "                         (default 0.1: robust to a shared host; 0.5 is the median)\n"          \
+    "      --keep-contended   keep runs whose case was measured on a shared core (by\n"             \
+    "                         default left out while 2+ quiet runs a side remain)\n"               \
     "      --force            compare runs from different environments (the output says so)\n"      \
     "      --include-aborted  let aborted and running runs count\n"                                   \
     "      --repo DIR         git tree for resolving revisions such as HEAD~1 (default .)\n"
@@ -505,7 +562,9 @@ static int measure_into(struct cb_collector *col, const struct cb_side_case *k, 
             if (isfinite(x))
                 vals[n++] = x;
         }
-        rc = vals ? cb_side_append(side, k->probe, k->variant, k->size, k->mode, k->unit, vals, n) : -ENOMEM;
+        rc = vals ? cb_side_append(side, k->probe, k->variant, k->size, k->mode, k->unit, vals, n,
+                                        m.contended_share)
+                   : -ENOMEM;
         free(vals);
     }
     cb_measurement_free(&m);

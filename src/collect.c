@@ -268,6 +268,9 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
                 .enabled = m.d[k].enabled[e], .running = m.d[k].running[e],
                 .scaled = m.d[k].scaled[e],
             };
+    row.metered = !isnan(m.contention) && !isnan(m.contended_share);
+    row.contention = m.contention;
+    row.contended_share = m.contended_share;
     rc = cb_store_case_add(col->st, col->run_id, &row, rows, nrows, case_id);
     free(rows);
     if (out && rc >= 0)

@@ -374,6 +374,21 @@ static int run_log_quantiles(const double *v, const size_t *end, size_t runs, do
     return rc;
 }
 
+size_t cb_runs_keep_quiet(const double *v, const size_t *end, const double *shared, size_t runs,
+                          double q, double *out_v, size_t *out_end)
+{
+    size_t kept = 0, n = 0;
+    for (size_t r = 0; r < runs; r++) {
+        if (shared && !isnan(shared[r]) && shared[r] > 1.0 - q)
+            continue;
+        size_t from = r ? end[r - 1] : 0;
+        memcpy(out_v + n, v + from, (end[r] - from) * sizeof *v);
+        n += end[r] - from;
+        out_end[kept++] = n;
+    }
+    return kept;
+}
+
 int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const double *b,
                       const size_t *b_end, size_t b_runs, double q, struct cb_cmp_stats *s)
 {

@@ -109,4 +109,13 @@ int cb_yuen(const double *x, size_t nx, const double *y, size_t ny, double trim,
 int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const double *b,
                       const size_t *b_end, size_t b_runs, double q, struct cb_cmp_stats *s);
 
+/* Copy the runs of v whose contended share (shared[r], the share of its
+ * samples taken on a shared core; NAN: not measured) is at most 1 - q into
+ * out_v and out_end, in order, and return how many were kept.  A run over
+ * that share probably had its q-quantile sample taken while the host ran
+ * something on the core's other thread, so it measures the neighbour as
+ * much as the code.  shared may be NULL (keep all). */
+size_t cb_runs_keep_quiet(const double *v, const size_t *end, const double *shared, size_t runs,
+                          double q, double *out_v, size_t *out_end);
+
 #endif

@@ -148,14 +148,15 @@ int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measur
     struct cb_counters *cs = h->cs;
     struct cb_reading r0, r1;
     struct cb_delta d;
-    double *scratch = NULL, *ratio = NULL;
-    size_t nratio = 0;
+    double *scratch = NULL, *ratio = NULL, *cont = NULL;
+    size_t nratio = 0, ncont = 0;
     int rc;
     int est = cb_counters_find(cs, "cycles-est");
     if (est >= 0 && !cs->c[est].supported)
         est = -1;
 
     memset(m, 0, sizeof *m);
+    m->contention = m->contended_share = NAN;
     if (!c->cold_bytes)
         c->cold_bytes = h->o.cold_bytes ? h->o.cold_bytes : cb_workset_cold_bytes();
     if (!c->bytes_per_op && p->unit && strcmp(p->unit, "B") == 0)
@@ -214,7 +215,8 @@ int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measur
     int want = h->o.reps > 0 ? h->o.reps : h->o.max_samples;
     scratch = malloc((size_t)want * sizeof *scratch);
     ratio = malloc((size_t)want * sizeof *ratio);
-    if (!scratch || !ratio) {
+    cont = malloc((size_t)want * sizeof *cont);
+    if (!scratch || !ratio || !cont) {
         rc = -ENOMEM;
         goto out;
     }
@@ -236,6 +238,9 @@ int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measur
          * batch), for the case's estimated cycles. */
         if (est >= 0)
             ratio[nratio++] = cb_core_per_tick(10);
+        double k_cont = cb_smt_contention();
+        if (k_cont > 0)
+            cont[ncont++] = k_cont;
         if (h->o.reps > 0)
             continue;
         int n = (int)m->n;
@@ -254,9 +259,18 @@ int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measur
     if (m->n)
         m->ci_pct = ci_pct(m, h->primary, scratch);
     rescale_estimate(m, cs, est, ratio, nratio);
+    if (ncont) {
+        size_t over = 0;
+        for (size_t k = 0; k < ncont; k++)
+            over += cont[k] > CB_CONTENDED_RATIO;
+        m->contended_share = (double)over / (double)ncont;
+        qsort(cont, ncont, sizeof *cont, cmp_d);
+        m->contention = ncont & 1 ? cont[ncont / 2] : (cont[ncont / 2 - 1] + cont[ncont / 2]) / 2;
+    }
 out:
     free(scratch);
     free(ratio);
+    free(cont);
     p->teardown(c);
     return rc;
 }

@@ -46,6 +46,9 @@ struct cb_measurement {
     double ci_pct;                      /* the primary counter's CI half-width at the end, % */
     double core_per_tick;               /* core cycles per TSC tick measured beside the
                                            samples (the case's estimate), 0 when none */
+    double contention;                  /* median cb_smt_contention() beside the samples; NAN none */
+    double contended_share;             /* share of samples whose meter read over
+                                           CB_CONTENDED_RATIO; NAN none */
 };
 
 /* Pin the calling thread to cpu (-1: the CPU it is on now).  On success

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,7 @@ void cb_side_free(struct cb_side *s)
     for (size_t i = 0; i < s->ncases; i++) {
         free(s->cases[i].v);
         free(s->cases[i].ends);
+        free(s->cases[i].shared);
     }
     free(s->cases);
     free(s->runs);
@@ -290,7 +292,7 @@ struct cb_side_case *cb_side_find(const struct cb_side *s, const char *key)
 }
 
 int cb_side_append(struct cb_side *s, const char *probe, const char *variant, uint64_t size,
-                   const char *mode, const char *unit, const double *v, size_t n)
+                   const char *mode, const char *unit, const double *v, size_t n, double shared)
 {
     char key[CB_CASE_KEY_MAX];
     cb_case_key(key, sizeof key, probe, variant, size, mode);
@@ -325,10 +327,15 @@ int cb_side_append(struct cb_side *s, const char *probe, const char *variant, ui
         if (!ne)
             return -ENOMEM;
         c->ends = ne;
+        double *ns = realloc(c->shared, cap * sizeof *ns);
+        if (!ns)
+            return -ENOMEM;
+        c->shared = ns;
         c->capruns = cap;
     }
     memcpy(c->v + c->n, v, n * sizeof *v);
     c->n += n;
+    c->shared[c->nruns] = shared;
     c->ends[c->nruns++] = c->n;
     return 0;
 }
@@ -337,7 +344,8 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
 {
     sqlite3_stmt *q;
     int rc = sqlite3_prepare_v2(cb_store_sqlite(st),
-                                "SELECT c.id, c.probe, c.variant, c.size, c.mode, c.unit, e.id "
+                                "SELECT c.id, c.probe, c.variant, c.size, c.mode, c.unit, e.id, "
+                                "       c.contended_share "
                                 "  FROM cases c JOIN events e ON e.run_id = c.run_id "
                                 " WHERE c.run_id = ?1 AND c.verdict = 'ok' AND e.part = ?2 "
                                 "   AND e.supported = 1 AND (?2 <> 'cycles' OR e.source = 'pmu') "
@@ -354,6 +362,7 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
             int64_t cid, eid;
             char probe[32], variant[64], mode[8], unit[8];
             uint64_t size;
+            double shared;
         } *rows = NULL;
         size_t nrows = 0;
         while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
@@ -372,6 +381,7 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
             snprintf(w->mode, sizeof w->mode, "%s", (const char *)sqlite3_column_text(q, 4));
             snprintf(w->unit, sizeof w->unit, "%s", (const char *)sqlite3_column_text(q, 5));
             w->eid = sqlite3_column_int64(q, 6);
+            w->shared = sqlite3_column_type(q, 7) == SQLITE_NULL ? NAN : sqlite3_column_double(q, 7);
         }
         sqlite3_reset(q);
         if (rc != SQLITE_DONE) {
@@ -386,7 +396,7 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
             rc = cb_store_case_values(st, rows[i].cid, rows[i].eid, &v, NULL, &n);
             if (rc == 0 && n)
                 rc = cb_side_append(s, rows[i].probe, rows[i].variant, rows[i].size, rows[i].mode,
-                                    rows[i].unit, v, n);
+                                    rows[i].unit, v, n, rows[i].shared);
             free(v);
         }
         free(rows);

@@ -71,7 +71,8 @@ static const char *const q_sql[Q__N] = {
         " supported, why) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
     [Q_CASE_INS] =
         "INSERT INTO cases (run_id, probe, variant, size, unit, op, mode, bytes_per_op,"
-        " verdict, detail) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+        " verdict, detail, contention, contended_share) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,"
+        "?11,?12)",
     [Q_SAMPLE_INS] =
         "INSERT INTO samples (case_id, event_id, seq, iters, value, overhead, enabled,"
         " running, scaled) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
@@ -989,6 +990,8 @@ static int case_fn(struct cb_store *st, void *vctx)
     sqlite3_bind_int64(s, 8, (int64_t)c->bytes_per_op);
     bind_str(s, 9, c->verdict);
     bind_str(s, 10, c->detail);
+    bind_real_or_null(s, 11, c->metered ? c->contention : NAN);
+    bind_real_or_null(s, 12, c->metered ? c->contended_share : NAN);
     rc = step_done(s);
     if (rc != SQLITE_OK)
         return rc;

@@ -93,6 +93,9 @@ struct cb_case_row {
     uint64_t bytes_per_op;       /* 0 when not byte-oriented */
     const char *verdict;         /* "ok", "bad", "skipped" */
     const char *detail;          /* first differing input for bad; why skipped; "" */
+    int metered;                 /* 1: the two figures below were measured (else NULL) */
+    double contention;           /* median SMT contention meter (tsc.h) beside the samples */
+    double contended_share;      /* share of samples taken on a shared core */
 };
 
 struct cb_sample_row {

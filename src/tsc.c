@@ -156,6 +156,35 @@ double cb_core_per_tick(uint64_t iters)
     return (double)acc / (double)(t1 - t0);
 }
 
+/* ADDS_PER_ITER adds as a loop of add; dec; jnz: the shape whose speed an
+ * SMT sibling steals. */
+static uint64_t add_loop(uint64_t n)
+{
+    uint64_t acc = 0;
+    __asm__ __volatile__("1:\n\t"
+                         "add $1, %0\n\t"
+                         "dec %1\n\t"
+                         "jnz 1b"
+                         : "+r"(acc), "+r"(n)
+                         :
+                         : "cc");
+    return acc;
+}
+
+double cb_smt_contention(void)
+{
+    enum { ITERS = 5 };
+    uint64_t t0 = cb_tsc_begin();
+    uint64_t a = add_chain(ITERS);
+    uint64_t t1 = cb_tsc_end();
+    uint64_t t2 = cb_tsc_begin();
+    uint64_t b = add_loop(ITERS * ADDS_PER_ITER);
+    uint64_t t3 = cb_tsc_end();
+    if (a != ITERS * ADDS_PER_ITER || b != a || t1 <= t0 || t3 <= t2)
+        return 0;
+    return (double)(t3 - t2) / (double)(t1 - t0);
+}
+
 double cb_core_ghz_estimate(double tsc_ghz, int rounds, double *spread_pct)
 {
     enum { MAXR = 101 };

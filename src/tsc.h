@@ -55,6 +55,20 @@ double cb_core_ghz_estimate(double tsc_ghz, int rounds, double *spread_pct);
  * by case instead of trusting one estimate made at the start of a run. */
 double cb_core_per_tick(uint64_t iters);
 
+/* Is another hardware thread using this core?  The ratio of the time per
+ * add of a tight add/dec/jnz loop (two uops an add) to that of the
+ * unrolled chain (one uop an add), each about 5,000 adds timed back to
+ * back.  Alone on a core both run one add a cycle: about 1.0.  When the
+ * host runs something on the SMT sibling of this vCPU's core, the loop
+ * competes for issue slots and branch units and the unrolled chain barely
+ * does: on this project's VM the ratio went from 1.0 to 1.45..3 while the
+ * loop's own time tripled, for minutes at a time, on one vCPU and not the
+ * other.  Such a phase adds cycles to real code too (they are real core
+ * cycles: a PMU would count them), so samples taken in it do not measure
+ * the code alone.  0 when the timing failed. */
+double cb_smt_contention(void);
+#define CB_CONTENDED_RATIO 1.15
+
 /* Both clocks, measured once per session: the TSC rate and where it came
  * from, and the estimated core clock with its spread (%). */
 struct cb_clocks {

@@ -392,11 +392,30 @@ static void test_run_quantile(void)
     is_int(cb_cmp_stats_runs(a, ea, 6, b, eb, 6, 1.5, &s), -EINVAL, "a quantile above 1 is refused");
 }
 
+/* Runs measured on a shared core are left out: a run whose contended share
+ * is over 1 - q, and only such a run. */
+static void test_keep_quiet(void)
+{
+    static const double v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    static const size_t end[4] = {2, 4, 6, 8};
+    const double shared[4] = {0, 0.95, NAN, 0.5};
+    double out[8];
+    size_t oe[4];
+    is_uint(cb_runs_keep_quiet(v, end, shared, 4, 0.1, out, oe), 3, "q 0.1: the run over 90%% is left out");
+    ok(oe[0] == 2 && oe[1] == 4 && oe[2] == 6, "the kept runs' ends are cumulative");
+    ok(out[0] == 1 && out[1] == 2 && out[2] == 5 && out[3] == 6 && out[4] == 7 && out[5] == 8,
+       "run 2's values are gone, the others in order");
+    is_uint(cb_runs_keep_quiet(v, end, shared, 4, 0.5, out, oe), 3, "q 0.5: a share of exactly 0.5 stays");
+    is_uint(cb_runs_keep_quiet(v, end, shared, 4, 0.6, out, oe), 2, "q 0.6: over 40%% is left out");
+    is_uint(cb_runs_keep_quiet(v, end, NULL, 4, 0.1, out, oe), 4, "no shares: every run is kept");
+}
+
 int main(void)
 {
     test_yuen();
     test_runs_as_unit();
     test_run_quantile();
+    test_keep_quiet();
     test_mann_whitney();
     test_rng_median();
     test_bootstrap();

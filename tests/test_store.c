@@ -178,9 +178,9 @@ static void test_round_trip(void)
     make_batches(b2, NB2, 99);
     b2[3].value = NAN;        /* a supported event that lost one reading */
 
-    struct cb_case_row c1 = {"csum", "adc-2chain", 1500, "B", "packet", "warm", 1500, "ok", ""};
+    struct cb_case_row c1 = {"csum", "adc-2chain", 1500, "B", "packet", "warm", 1500, "ok", "", 1, 1.5, 0.25};
     struct cb_case_row c2 = {"csum", "generic", 64, "B", "packet", "cold", 64, "bad",
-                             "len 3 offset 1: got 0x1234 want 0x4321"};
+                             "len 3 offset 1: got 0x1234 want 0x4321", 0, 0, 0};
     struct cb_sample_row s[2 * NB1];
     int64_t case1, case2;
 
@@ -199,10 +199,14 @@ static void test_round_trip(void)
         s[k++] = (struct cb_sample_row){b2[i].seq, b2[i].iters, ev_cyc, NAN, NAN, 0, 0, 0};
     }
     is_int(cb_store_case_add(st, run, &c2, s, k, &case2), 0, "case_add case 2");
+    is_int(sql_int(path, "SELECT contention * 100 + contended_share * 4 FROM cases WHERE variant = 'adc-2chain'"),
+           151, "a metered case stores its contention meter and contended share");
+    is_int(sql_int(path, "SELECT COUNT(*) FROM cases WHERE variant = 'generic' AND contention IS NULL"
+                         " AND contended_share IS NULL"), 1, "an unmetered case stores NULL, not 0");
 
     /* A value for an unsupported event is refused, and the whole case with it. */
     struct cb_sample_row badrow = {0, 10, ev_cyc, 123.0, NAN, 0, 0, 0};
-    struct cb_case_row c3 = {"csum", "x", 1, "B", "packet", "warm", 1, "ok", ""};
+    struct cb_case_row c3 = {"csum", "x", 1, "B", "packet", "warm", 1, "ok", "", 0, 0, 0};
     int64_t case3 = 0;
     ok(cb_store_case_add(st, run, &c3, &badrow, 1, &case3) < 0,
        "a value for an unsupported event is refused");
@@ -419,12 +423,19 @@ static void test_migration(void)
     cb_store_run_begin(st, &m, &run);
     struct cb_event_row e = {"tsc", "tsc", "", "", "tsc", "rdtsc", 1, ""};
     cb_store_event_add(st, run, &e, &ev);
-    struct cb_case_row c = {"memset", "erms", 256, "B", "call", "warm", 256, "ok", ""};
-    struct cb_sample_row s[3] = {
-        {0, 100, ev, 5000, 40, 0, 0, 0}, {1, 100, ev, 5200, 40, 0, 0, 0},
-        {2, 200, ev, 9000, 40, 0, 0, 0},
-    };
-    is_int(cb_store_case_add(st, run, &c, s, 3, &cs), 0, "old schema: case written");
+    /* The case and its samples as a version-1 writer wrote them: this
+     * library's INSERT names columns added later (0005's contention). */
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO cases (run_id, probe, variant, size, unit, op, mode, bytes_per_op, verdict,"
+             " detail) VALUES (%lld, 'memset', 'erms', 256, 'B', 'call', 'warm', 256, 'ok', '');"
+             "INSERT INTO samples (case_id, event_id, seq, iters, value, overhead, enabled, running,"
+             " scaled) SELECT max(id), %lld, 0, 100, 5000, 40, 0, 0, 0 FROM cases"
+             " UNION ALL SELECT max(id), %lld, 1, 100, 5200, 40, 0, 0, 0 FROM cases"
+             " UNION ALL SELECT max(id), %lld, 2, 200, 9000, 40, 0, 0, 0 FROM cases;",
+             (long long)run, (long long)ev, (long long)ev, (long long)ev);
+    is_int(sql_exec(path, sql, 0), 0, "old schema: case written");
+    cs = sql_int(path, "SELECT max(id) FROM cases");
     is_int(cb_store_run_finish(st, run, "complete"), 0, "old schema: run finished");
     cb_store_close(st);
     is_int(sql_int(path, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'view'"), 0,
@@ -750,7 +761,7 @@ static int writer(const char *path, int who, int go)
         return r == -EBUSY ? 2 : 4;
     for (int i = 0; i < CW_CASES; i++) {
         struct cb_case_row c = {"copy", who ? "rep-movsb" : "memcpy", (uint64_t)64 << (i % 8), "B",
-                                "call", i % 2 ? "cold" : "warm", 64, "ok", ""};
+                                "call", i % 2 ? "cold" : "warm", 64, "ok", "", 0, 0, 0};
         struct cb_sample_row s[2 * CW_BATCHES];
         for (int b = 0; b < CW_BATCHES; b++)
             for (int e = 0; e < 2; e++)

@@ -62,6 +62,15 @@ int main(void)
     double per_tick = cb_core_per_tick(10);
     ok(per_tick > 0.1 && per_tick < 10, "core cycles per TSC tick is plausible (%.3f)", per_tick);
 
+    /* The SMT meter: both chains run 5,000 adds and must finish, so the
+     * ratio is positive and finite.  Its value depends on what the host
+     * runs beside us (1.0 alone, up to 3 seen here), so only its kind is
+     * asserted, and that it has a floor: a loop cannot do an add in less
+     * than a third of the unrolled chain's time (the adds depend on each
+     * other in both). */
+    double k = cb_smt_contention();
+    ok(isfinite(k) && k > 0.33 && k < 100, "SMT contention meter reads a plausible ratio (%.2f)", k);
+
     ok(cb_core_ghz_estimate(0, 11, NULL) == 0, "no TSC rate: no estimate");
     ok(cb_core_ghz_estimate(ghz, 0, NULL) == 0, "no rounds: no estimate");
     return tap_done();
