@@ -14,7 +14,10 @@
 # with the other defaults (Holm, alpha 0.01).  With RUNS >= 2 compare takes
 # runs as the unit; RUNS=1 shows what one run per side gives.  A compare
 # "alarms" when it exits 1.  Rates come with a 95% Wilson interval; CPU time
-# is user+system of the whole try (all runs and compares), per try.
+# is user+system of the whole try (all runs and compares), per try.  The
+# last line of a series counts the tries in which compare left out runs
+# measured on a shared core, and those with too few quiet runs to do so.
+# LOG=FILE appends every compare's output (first threshold) for diagnosis.
 set -u
 CB=${1:-./cyclebudget}
 NAA=${2:-100}
@@ -56,7 +59,7 @@ record() {  # record DELTA INDEX: RUNS runs a side, interleaved, into $T/t.db
 }
 
 series() {  # series LABEL DELTA N
-    local label=$1 delta=$2 n=$3 errors=0 c0 c1 k st
+    local label=$1 delta=$2 n=$3 errors=0 c0 c1 k st left=0 stuck=0
     local -a alarms unsure
     for k in "${!THR[@]}"; do alarms[$k]=0; unsure[$k]=0; done
     cpu_now; c0=$(cat "$T/cpu")
@@ -68,6 +71,11 @@ series() {  # series LABEL DELTA N
         for k in "${!THR[@]}"; do
             "$CB" compare base head --threshold "${THR[$k]}" --db "$T/t.db" >"$T/out" 2>&1
             st=$?
+            if [ "$k" = 0 ]; then
+                grep -q '^contention   left out' "$T/out" && left=$((left + 1))
+                grep -q '^contention   .* fewer than 2 quiet' "$T/out" && stuck=$((stuck + 1))
+                [ -n "${LOG:-}" ] && { echo "== $label try $i"; cat "$T/out"; } >>"$LOG"
+            fi
             case $st in
                 1) alarms[$k]=$((alarms[$k] + 1)) ;;
                 0) grep -q '^[a-z_]*/.* unsure$' "$T/out" && unsure[$k]=$((unsure[$k] + 1)) ;;
@@ -82,8 +90,8 @@ series() {  # series LABEL DELTA N
             "$(awk -v a="${alarms[$k]}" -v n="$n" 'BEGIN{print 100*a/n}')" \
             "$(wilson "${alarms[$k]}" "$n")" "${unsure[$k]}"
     done
-    printf "%-20s errors %d, CPU %.2f s per try\n" "$label" "$errors" \
-        "$(awk -v a="$c0" -v b="$c1" -v n="$n" 'BEGIN{print (b-a)/n}')"
+    printf "%-20s errors %d, CPU %.2f s per try; shared core: runs left out in %d tries, too few quiet runs in %d\n" \
+        "$label" "$errors" "$(awk -v a="$c0" -v b="$c1" -v n="$n" 'BEGIN{print (b-a)/n}')" "$left" "$stuck"
 }
 
 echo "detection power: synthetic 250/1000/4000 adds, warm, --reps $REPS, $RUNS run(s) per side interleaved, Holm, alpha 0.01"

@@ -55,7 +55,8 @@ struct cmp_row {
     struct cb_cmp_stats s;
     double p_adj;
     enum cb_cmp_verdict v;
-    size_t left_out;              /* runs left out as measured on a shared core */
+    size_t left_out;              /* runs left out: too few samples on a quiet core */
+    size_t samples_left_out;      /* samples of kept runs taken on a shared core */
     int all_contended;            /* too few quiet runs on a side: every run was used */
     int acked;
     char why[256];
@@ -117,8 +118,8 @@ static int parse_alpha(const char *s, double *out, char *err, size_t errlen)
     return 0;
 }
 
-/* Runs as the unit, leaving out the runs measured on a shared core when
- * each side still has two quiet ones. */
+/* Runs as the unit, on the quiet samples of each run (cb_runs_quiet) while
+ * each side keeps two runs with enough of them. */
 static int runs_stats(const struct cb_side_case *a, const struct cb_side_case *b,
                       const struct cmp_opts *o, struct cmp_row *r)
 {
@@ -126,12 +127,14 @@ static int runs_stats(const struct cb_side_case *a, const struct cb_side_case *b
     size_t *ea = malloc(a->nruns * sizeof *ea), *eb = malloc(b->nruns * sizeof *eb);
     int rc = -ENOMEM;
     if (va && vb && ea && eb) {
-        size_t ka = cb_runs_keep_quiet(a->v, a->ends, o->keep_contended ? NULL : a->shared, a->nruns,
-                                       o->run_q, va, ea);
-        size_t kb = cb_runs_keep_quiet(b->v, b->ends, o->keep_contended ? NULL : b->shared, b->nruns,
-                                       o->run_q, vb, eb);
+        size_t da, db;
+        size_t ka = cb_runs_quiet(a->v, o->keep_contended ? NULL : a->smt, a->ends, a->nruns,
+                                  CB_QUIET_MIN, va, ea, &da);
+        size_t kb = cb_runs_quiet(b->v, o->keep_contended ? NULL : b->smt, b->ends, b->nruns,
+                                  CB_QUIET_MIN, vb, eb, &db);
         if (ka >= 2 && kb >= 2) {
             r->left_out = (a->nruns - ka) + (b->nruns - kb);
+            r->samples_left_out = da + db;
             rc = cb_cmp_stats_runs(va, ea, ka, vb, eb, kb, o->run_q, &r->s);
         } else {
             r->all_contended = 1;
@@ -238,23 +241,23 @@ static void json_num(FILE *f, double x)
 
 /* What the SMT contention meter made compare do: text in two lines at
  * most, markdown as bullets. */
-static void print_contention(FILE *f, const struct cmp_result *res, const struct cmp_opts *o, int md)
+static void print_contention(FILE *f, const struct cmp_result *res, int md)
 {
-    size_t left = 0, cases = 0, stuck = 0;
+    size_t runs = 0, samples = 0, total = 0, stuck = 0;
     for (size_t i = 0; i < res->n; i++) {
-        left += res->rows[i].left_out;
-        cases += res->rows[i].left_out > 0;
+        runs += res->rows[i].left_out;
+        samples += res->rows[i].samples_left_out;
+        total += res->rows[i].a->n + res->rows[i].b->n;
         stuck += (size_t)res->rows[i].all_contended;
     }
     const char *lead = md ? "- contention: " : "contention   ", *wrap = md ? " " : "\n             ";
-    if (left)
-        fprintf(f, "%sleft out %zu run%s of %zu case%s, measured on a shared core (over %g%% of%s"
-                   "samples with the SMT sibling busy; --keep-contended keeps them)\n",
-                lead, left, left == 1 ? "" : "s", cases, cases == 1 ? "" : "s", 100.0 * (1.0 - o->run_q),
-                wrap);
+    if (runs || samples)
+        fprintf(f, "%sleft out %zu of %zu samples, taken with the core's SMT sibling busy, and %zu run%s%s"
+                   "with fewer than %d quiet samples (--keep-contended keeps them)\n",
+                lead, samples, total, runs, runs == 1 ? "" : "s", wrap, CB_QUIET_MIN);
     if (stuck)
-        fprintf(f, "%s%zu case%s had fewer than 2 quiet runs a side, so all were used: the core was%s"
-                   "shared for most of the recording; record again, or on another CPU\n",
+        fprintf(f, "%s%zu case%s had fewer than 2 quiet runs a side, so every sample was used: the core%s"
+                   "was shared for most of the recording; record again, or on another CPU\n",
                 lead, stuck, stuck == 1 ? "" : "s", wrap);
 }
 
@@ -327,8 +330,9 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
             fputs(i ? ",{\"case\":" : "{\"case\":", f);
             json_str(f, r->a->key);
             fprintf(f, ",\"n_base\":%zu,\"n_head\":%zu,\"runs_base\":%zu,\"runs_head\":%zu,"
-                       "\"runs_left_out\":%zu,\"all_runs_contended\":%s,\"test\":\"%s\",\"median_base\":",
-                    r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, r->left_out,
+                       "\"runs_left_out\":%zu,\"samples_left_out\":%zu,\"all_runs_contended\":%s,"
+                       "\"test\":\"%s\",\"median_base\":",
+                    r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, r->left_out, r->samples_left_out,
                     r->all_contended ? "true" : "false", row_by_runs(r) ? "yuen-runs" : "mann-whitney");
             json_num(f, r->s.med_a);
             fputs(",\"median_head\":", f);
@@ -366,7 +370,7 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
                 test_name(res, o, tn, sizeof tn), corr, o->alpha, 100 * o->threshold);
         if (x->crosses)
             fprintf(f, "- **this comparison crosses environments** (--force): %s\n", x->crosses);
-        print_contention(f, res, o, 1);
+        print_contention(f, res, 1);
         fputs("\n| case | base | head | change | 95% CI | p (adj) | verdict |\n"
               "|---|---:|---:|---:|---|---:|---|\n", f);
     } else {
@@ -383,7 +387,7 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
             fprintf(f, "environment  CROSSES ENVIRONMENTS (--force): %s\n", x->crosses);
         else
             fprintf(f, "environment  same fingerprint on both sides\n");
-        print_contention(f, res, o, 0);
+        print_contention(f, res, 0);
         fprintf(f, "\n%-34s %10s %10s %8s  %-18s %9s  %s\n", "case", "base", "head", "change",
                 "95% CI", "p (adj)", "verdict");
     }
@@ -471,8 +475,8 @@ static int common_opt(int ch, struct common *c, char *err, size_t errlen)
     "      --cases GLOB       only cases whose name probe/variant/size/mode matches\n"                \
     "      --run-quantile Q   with 2+ runs a side, each run counts as its Q-quantile sample\n"       \
     "                         (default 0.1: robust to a shared host; 0.5 is the median)\n"          \
-    "      --keep-contended   keep runs whose case was measured on a shared core (by\n"             \
-    "                         default left out while 2+ quiet runs a side remain)\n"               \
+    "      --keep-contended   keep samples taken on a shared core (by default left out\n"          \
+    "                         while 2+ runs a side keep 5+ quiet samples)\n"                      \
     "      --force            compare runs from different environments (the output says so)\n"      \
     "      --include-aborted  let aborted and running runs count\n"                                   \
     "      --repo DIR         git tree for resolving revisions such as HEAD~1 (default .)\n"
@@ -555,17 +559,20 @@ static int measure_into(struct cb_collector *col, const struct cb_side_case *k, 
     int idx = cb_counters_find(&col->cs, metric);
     rc = 1;
     if (idx >= 0 && m.n) {
-        double *vals = malloc(m.n * sizeof *vals);
+        double *vals = malloc(m.n * sizeof *vals), *smt = malloc(m.n * sizeof *smt);
         size_t n = 0;
-        for (size_t s = 0; vals && s < m.n; s++) {
+        for (size_t s = 0; vals && smt && s < m.n; s++) {
             double x = cb_measurement_per_op(&m, s, idx);
-            if (isfinite(x))
+            if (isfinite(x)) {
+                smt[n] = m.smt[s];
                 vals[n++] = x;
+            }
         }
-        rc = vals ? cb_side_append(side, k->probe, k->variant, k->size, k->mode, k->unit, vals, n,
-                                        m.contended_share)
-                   : -ENOMEM;
+        rc = vals && smt ? cb_side_append(side, k->probe, k->variant, k->size, k->mode, k->unit, vals,
+                                          smt, n)
+                         : -ENOMEM;
         free(vals);
+        free(smt);
     }
     cb_measurement_free(&m);
     return rc;

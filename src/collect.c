@@ -266,7 +266,7 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
                 .seq = (int)k, .iters = m.iters, .event_id = col->event_ids[e],
                 .value = m.d[k].value[e], .overhead = m.overhead[e],
                 .enabled = m.d[k].enabled[e], .running = m.d[k].running[e],
-                .scaled = m.d[k].scaled[e],
+                .scaled = m.d[k].scaled[e], .smt = m.smt[k],
             };
     row.metered = !isnan(m.contention) && !isnan(m.contended_share);
     row.contention = m.contention;

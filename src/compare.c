@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "tsc.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -374,16 +375,28 @@ static int run_log_quantiles(const double *v, const size_t *end, size_t runs, do
     return rc;
 }
 
-size_t cb_runs_keep_quiet(const double *v, const size_t *end, const double *shared, size_t runs,
-                          double q, double *out_v, size_t *out_end)
+size_t cb_runs_quiet(const double *v, const double *smt, const size_t *end, size_t runs,
+                     size_t min_quiet, double *out_v, size_t *out_end, size_t *dropped)
 {
     size_t kept = 0, n = 0;
+    *dropped = 0;
     for (size_t r = 0; r < runs; r++) {
-        if (shared && !isnan(shared[r]) && shared[r] > 1.0 - q)
+        size_t from = r ? end[r - 1] : 0, quiet = 0, known = 0;
+        for (size_t i = from; smt && i < end[r]; i++) {
+            known += !isnan(smt[i]);
+            quiet += smt[i] <= CB_CONTENDED_RATIO;
+        }
+        if (!known) {
+            memcpy(out_v + n, v + from, (end[r] - from) * sizeof *v);
+            n += end[r] - from;
+        } else if (quiet >= min_quiet) {
+            for (size_t i = from; i < end[r]; i++)
+                if (smt[i] <= CB_CONTENDED_RATIO)
+                    out_v[n++] = v[i];
+            *dropped += end[r] - from - quiet;
+        } else {
             continue;
-        size_t from = r ? end[r - 1] : 0;
-        memcpy(out_v + n, v + from, (end[r] - from) * sizeof *v);
-        n += end[r] - from;
+        }
         out_end[kept++] = n;
     }
     return kept;

@@ -109,13 +109,20 @@ int cb_yuen(const double *x, size_t nx, const double *y, size_t ny, double trim,
 int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const double *b,
                       const size_t *b_end, size_t b_runs, double q, struct cb_cmp_stats *s);
 
-/* Copy the runs of v whose contended share (shared[r], the share of its
- * samples taken on a shared core; NAN: not measured) is at most 1 - q into
- * out_v and out_end, in order, and return how many were kept.  A run over
- * that share probably had its q-quantile sample taken while the host ran
- * something on the core's other thread, so it measures the neighbour as
- * much as the code.  shared may be NULL (keep all). */
-size_t cb_runs_keep_quiet(const double *v, const size_t *end, const double *shared, size_t runs,
-                          double q, double *out_v, size_t *out_end);
+/* The quiet samples of each run: those whose SMT meter reading (smt[i],
+ * beside value v[i]; tsc.h) is at most CB_CONTENDED_RATIO.  A run with
+ * min_quiet or more quiet samples keeps just those; a run with no reading
+ * at all (recorded before the meter existed) keeps every sample; any other
+ * run was measured on a shared core and is left out.  The kept values go to
+ * out_v and the kept runs' cumulative ends to out_end; the count of kept
+ * runs is returned, and *dropped gets the samples left out of kept runs.
+ * Why: the host's load on the SMT sibling comes and goes within
+ * milliseconds (over 100 ms windows, 0..100% of readings were contended,
+ * typically 20..60%), and in it the same code took up to 3x the cycles, so
+ * the samples taken alone on the core are the code's own cost.  smt NULL:
+ * every run is kept whole. */
+#define CB_QUIET_MIN 5
+size_t cb_runs_quiet(const double *v, const double *smt, const size_t *end, size_t runs,
+                     size_t min_quiet, double *out_v, size_t *out_end, size_t *dropped);
 
 #endif

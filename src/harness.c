@@ -90,8 +90,13 @@ static int push(struct cb_measurement *m, const struct cb_delta *d)
         if (!nd)
             return -ENOMEM;
         m->d = nd;
+        double *ns = realloc(m->smt, cap * sizeof *ns);
+        if (!ns)
+            return -ENOMEM;
+        m->smt = ns;
         m->cap = cap;
     }
+    m->smt[m->n] = NAN;
     m->d[m->n++] = *d;
     return 0;
 }
@@ -221,6 +226,9 @@ int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measur
         goto out;
     }
     uint64_t cap_ticks = (uint64_t)(h->o.case_seconds * 1e9 * tsc_ghz);
+    /* The meter is read between samples: a sample's reading is the larger
+     * of the one just before it and the one just after. */
+    double prev_meter = cb_smt_contention();
     uint64_t start = cb_tsc_begin();
     m->why = h->o.reps > 0 ? CB_STOP_REPS : CB_STOP_MAX;
     for (int k = 0; k < want; k++) {
@@ -239,8 +247,12 @@ int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measur
         if (est >= 0)
             ratio[nratio++] = cb_core_per_tick(10);
         double k_cont = cb_smt_contention();
-        if (k_cont > 0)
-            cont[ncont++] = k_cont;
+        if (k_cont > 0 && prev_meter > 0) {
+            double r = k_cont > prev_meter ? k_cont : prev_meter;
+            m->smt[m->n - 1] = r;
+            cont[ncont++] = r;
+        }
+        prev_meter = k_cont;
         if (h->o.reps > 0)
             continue;
         int n = (int)m->n;
@@ -278,5 +290,6 @@ out:
 void cb_measurement_free(struct cb_measurement *m)
 {
     free(m->d);
+    free(m->smt);
     memset(m, 0, sizeof *m);
 }

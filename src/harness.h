@@ -46,7 +46,9 @@ struct cb_measurement {
     double ci_pct;                      /* the primary counter's CI half-width at the end, % */
     double core_per_tick;               /* core cycles per TSC tick measured beside the
                                            samples (the case's estimate), 0 when none */
-    double contention;                  /* median cb_smt_contention() beside the samples; NAN none */
+    double *smt;                        /* n: the SMT meter beside each sample (the larger
+                                           reading of just before and just after); NAN none */
+    double contention;                  /* median of smt; NAN none */
     double contended_share;             /* share of samples whose meter read over
                                            CB_CONTENDED_RATIO; NAN none */
 };

@@ -55,7 +55,7 @@ void cb_side_free(struct cb_side *s)
     for (size_t i = 0; i < s->ncases; i++) {
         free(s->cases[i].v);
         free(s->cases[i].ends);
-        free(s->cases[i].shared);
+        free(s->cases[i].smt);
     }
     free(s->cases);
     free(s->runs);
@@ -292,7 +292,7 @@ struct cb_side_case *cb_side_find(const struct cb_side *s, const char *key)
 }
 
 int cb_side_append(struct cb_side *s, const char *probe, const char *variant, uint64_t size,
-                   const char *mode, const char *unit, const double *v, size_t n, double shared)
+                   const char *mode, const char *unit, const double *v, const double *smt, size_t n)
 {
     char key[CB_CASE_KEY_MAX];
     cb_case_key(key, sizeof key, probe, variant, size, mode);
@@ -319,6 +319,10 @@ int cb_side_append(struct cb_side *s, const char *probe, const char *variant, ui
         if (!nv)
             return -ENOMEM;
         c->v = nv;
+        double *ns = realloc(c->smt, cap * sizeof *ns);
+        if (!ns)
+            return -ENOMEM;
+        c->smt = ns;
         c->cap = cap;
     }
     if (c->nruns == c->capruns) {
@@ -327,15 +331,12 @@ int cb_side_append(struct cb_side *s, const char *probe, const char *variant, ui
         if (!ne)
             return -ENOMEM;
         c->ends = ne;
-        double *ns = realloc(c->shared, cap * sizeof *ns);
-        if (!ns)
-            return -ENOMEM;
-        c->shared = ns;
         c->capruns = cap;
     }
     memcpy(c->v + c->n, v, n * sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        c->smt[c->n + i] = smt ? smt[i] : NAN;
     c->n += n;
-    c->shared[c->nruns] = shared;
     c->ends[c->nruns++] = c->n;
     return 0;
 }
@@ -344,8 +345,7 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
 {
     sqlite3_stmt *q;
     int rc = sqlite3_prepare_v2(cb_store_sqlite(st),
-                                "SELECT c.id, c.probe, c.variant, c.size, c.mode, c.unit, e.id, "
-                                "       c.contended_share "
+                                "SELECT c.id, c.probe, c.variant, c.size, c.mode, c.unit, e.id "
                                 "  FROM cases c JOIN events e ON e.run_id = c.run_id "
                                 " WHERE c.run_id = ?1 AND c.verdict = 'ok' AND e.part = ?2 "
                                 "   AND e.supported = 1 AND (?2 <> 'cycles' OR e.source = 'pmu') "
@@ -362,7 +362,6 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
             int64_t cid, eid;
             char probe[32], variant[64], mode[8], unit[8];
             uint64_t size;
-            double shared;
         } *rows = NULL;
         size_t nrows = 0;
         while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
@@ -381,7 +380,6 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
             snprintf(w->mode, sizeof w->mode, "%s", (const char *)sqlite3_column_text(q, 4));
             snprintf(w->unit, sizeof w->unit, "%s", (const char *)sqlite3_column_text(q, 5));
             w->eid = sqlite3_column_int64(q, 6);
-            w->shared = sqlite3_column_type(q, 7) == SQLITE_NULL ? NAN : sqlite3_column_double(q, 7);
         }
         sqlite3_reset(q);
         if (rc != SQLITE_DONE) {
@@ -391,13 +389,14 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
         }
         rc = 0;
         for (size_t i = 0; i < nrows && rc == 0; i++) {
-            double *v = NULL;
+            double *v = NULL, *sm = NULL;
             size_t n = 0;
-            rc = cb_store_case_values(st, rows[i].cid, rows[i].eid, &v, NULL, &n);
+            rc = cb_store_case_values(st, rows[i].cid, rows[i].eid, &v, NULL, &sm, &n);
             if (rc == 0 && n)
                 rc = cb_side_append(s, rows[i].probe, rows[i].variant, rows[i].size, rows[i].mode,
-                                    rows[i].unit, v, n, rows[i].shared);
+                                    rows[i].unit, v, sm, n);
             free(v);
+            free(sm);
         }
         free(rows);
         if (rc < 0) {

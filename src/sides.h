@@ -26,8 +26,7 @@ struct cb_side_case {
     double *v;                   /* per-op values of the metric, pooled over the side's runs */
     size_t n, cap;
     size_t *ends;                /* where each run's values end in v (cumulative) */
-    double *shared;              /* per run: share of its samples taken on a shared core
-                                    (cases.contended_share); NAN when not measured */
+    double *smt;                 /* per value: the SMT meter beside its sample, NAN unknown */
     size_t nruns, capruns;
 };
 
@@ -64,10 +63,10 @@ const char *cb_sides_metric(struct cb_store *st, const struct cb_side *a, const 
 /* Load every measured case of the side's runs in metric, pooling samples. */
 int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric);
 struct cb_side_case *cb_side_find(const struct cb_side *s, const char *key);
-/* Add one run's values of a case (created when new); shared is that run's
- * contended share of the case, NAN when not measured. */
+/* Add one run's values of a case (created when new), with the SMT meter
+ * reading beside each (smt NULL: none measured). */
 int cb_side_append(struct cb_side *s, const char *probe, const char *variant, uint64_t size,
-                   const char *mode, const char *unit, const double *v, size_t n, double shared);
+                   const char *mode, const char *unit, const double *v, const double *smt, size_t n);
 
 /* A run's environment as "field=value" lines (see the run_fingerprint view). */
 int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t len);

@@ -75,7 +75,7 @@ static const char *const q_sql[Q__N] = {
         "?11,?12)",
     [Q_SAMPLE_INS] =
         "INSERT INTO samples (case_id, event_id, seq, iters, value, overhead, enabled,"
-        " running, scaled) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+        " running, scaled, smt) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
     [Q_REAP_SEL] =
         "SELECT r.id, r.pid, r.pid_start, r.boot_id FROM runs r JOIN hosts h ON h.id = r.host_id"
         " WHERE r.status = 'running' AND h.hostname = ?1",
@@ -97,7 +97,7 @@ static const char *const q_sql[Q__N] = {
         " c.bytes_per_op, (SELECT COUNT(DISTINCT s.seq) FROM samples s WHERE s.case_id = c.id)"
         " FROM cases c WHERE c.run_id=?1 ORDER BY c.id",
     [Q_VALUES] =
-        "SELECT (value - COALESCE(overhead, 0.0)) / CAST(iters AS REAL), scaled FROM samples"
+        "SELECT (value - COALESCE(overhead, 0.0)) / CAST(iters AS REAL), scaled, smt FROM samples"
         " WHERE case_id=?1 AND event_id=?2 AND value IS NOT NULL ORDER BY seq",
 };
 
@@ -1012,6 +1012,7 @@ static int case_fn(struct cb_store *st, void *vctx)
         sqlite3_bind_int64(s, 7, (int64_t)r->enabled);
         sqlite3_bind_int64(s, 8, (int64_t)r->running);
         sqlite3_bind_int(s, 9, r->scaled ? 1 : 0);
+        bind_real_or_null(s, 10, r->smt > 0 ? r->smt : NAN);
         rc = step_done(s);
         if (rc != SQLITE_OK)
             return rc;
@@ -1382,43 +1383,52 @@ int cb_store_cases(struct cb_store *st, int64_t run_id, struct cb_case_info **ou
 }
 
 int cb_store_case_values(struct cb_store *st, int64_t case_id, int64_t event_id,
-                         double **values, int **scaled, size_t *n)
+                         double **values, int **scaled, double **smt, size_t *n)
 {
     int rc;
     *values = NULL;
     if (scaled)
         *scaled = NULL;
+    if (smt)
+        *smt = NULL;
     *n = 0;
     sqlite3_stmt *s = stmt(st, Q_VALUES, &rc);
     if (!s)
         return fail(st, rc, "reading samples");
     sqlite3_bind_int64(s, 1, case_id);
     sqlite3_bind_int64(s, 2, event_id);
-    double *v = NULL;
+    double *v = NULL, *sm = NULL;
     int *sc = NULL;
-    size_t cap = 0, capsc = 0, k = 0;
+    size_t cap = 0, capsc = 0, capsm = 0, k = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         if (grow((void **)&v, &cap, k, sizeof *v) < 0 ||
-            (scaled && grow((void **)&sc, &capsc, k, sizeof *sc) < 0)) {
+            (scaled && grow((void **)&sc, &capsc, k, sizeof *sc) < 0) ||
+            (smt && grow((void **)&sm, &capsm, k, sizeof *sm) < 0)) {
             sqlite3_reset(s);
             free(v);
             free(sc);
+            free(sm);
             return -ENOMEM;
         }
         v[k] = sqlite3_column_double(s, 0);
         if (scaled)
             sc[k] = sqlite3_column_int(s, 1);
+        if (smt)
+            sm[k] = sqlite3_column_type(s, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 2);
         k++;
     }
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) {
         free(v);
         free(sc);
+        free(sm);
         return fail(st, rc, "reading samples");
     }
     *values = v;
     if (scaled)
         *scaled = sc;
+    if (smt)
+        *smt = sm;
     *n = k;
     return 0;
 }

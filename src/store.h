@@ -106,6 +106,8 @@ struct cb_sample_row {
     double overhead;             /* the empty-batch value subtracted in views; NAN -> NULL */
     uint64_t enabled, running;   /* ns, 0 for pseudo-events */
     int scaled;                  /* 1 when multiplexed and scaled */
+    double smt;                  /* SMT contention meter beside the sample (tsc.h); <= 0 or NAN:
+                                    not measured -> NULL */
 };
 
 /* Insert host/build/commit rows as needed and a run with status 'running'. */
@@ -166,8 +168,9 @@ int cb_store_events(struct cb_store *st, int64_t run_id, struct cb_event_info **
 int cb_store_cases(struct cb_store *st, int64_t run_id, struct cb_case_info **out, size_t *n);
 /* Per-operation values of one event for one case: (value - overhead) / iters,
  * in sample order; samples with NULL value are skipped.  Also the scaled
- * flag per value when scaled != NULL. */
+ * flag per value when scaled != NULL, and the SMT meter reading beside it
+ * (NAN when not measured) when smt != NULL. */
 int cb_store_case_values(struct cb_store *st, int64_t case_id, int64_t event_id,
-                         double **values, int **scaled, size_t *n);
+                         double **values, int **scaled, double **smt, size_t *n);
 
 #endif

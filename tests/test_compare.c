@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "tsc.h"
 #include "history.h"
 #include "stats.h"
 #include "synthetic.h"
@@ -392,22 +393,33 @@ static void test_run_quantile(void)
     is_int(cb_cmp_stats_runs(a, ea, 6, b, eb, 6, 1.5, &s), -EINVAL, "a quantile above 1 is refused");
 }
 
-/* Runs measured on a shared core are left out: a run whose contended share
- * is over 1 - q, and only such a run. */
-static void test_keep_quiet(void)
+/* Quiet samples: a run keeps the samples its meter read as quiet when it
+ * has CB_QUIET_MIN of them, keeps everything when it has no readings, and
+ * is left out otherwise. */
+static void test_runs_quiet(void)
 {
-    static const double v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-    static const size_t end[4] = {2, 4, 6, 8};
-    const double shared[4] = {0, 0.95, NAN, 0.5};
-    double out[8];
-    size_t oe[4];
-    is_uint(cb_runs_keep_quiet(v, end, shared, 4, 0.1, out, oe), 3, "q 0.1: the run over 90%% is left out");
-    ok(oe[0] == 2 && oe[1] == 4 && oe[2] == 6, "the kept runs' ends are cumulative");
-    ok(out[0] == 1 && out[1] == 2 && out[2] == 5 && out[3] == 6 && out[4] == 7 && out[5] == 8,
-       "run 2's values are gone, the others in order");
-    is_uint(cb_runs_keep_quiet(v, end, shared, 4, 0.5, out, oe), 3, "q 0.5: a share of exactly 0.5 stays");
-    is_uint(cb_runs_keep_quiet(v, end, shared, 4, 0.6, out, oe), 2, "q 0.6: over 40%% is left out");
-    is_uint(cb_runs_keep_quiet(v, end, NULL, 4, 0.1, out, oe), 4, "no shares: every run is kept");
+    enum { L = 8 };
+    double v[4 * L], smt[4 * L], out[4 * L];
+    size_t end[4], oe[4], dropped;
+    for (int r = 0; r < 4; r++) {
+        for (int i = 0; i < L; i++) {
+            v[r * L + i] = 100 * r + i;
+            /* run 0: all quiet; run 1: 6 quiet, 2 contended; run 2: 4 quiet
+             * (too few); run 3: not metered */
+            smt[r * L + i] = r == 0 ? 1.0 : r == 1 ? (i < 2 ? 2.5 : 1.1) : r == 2 ? (i < 4 ? 1.0 : 1.6) : NAN;
+        }
+        end[r] = (size_t)(r + 1) * L;
+    }
+    is_uint(cb_runs_quiet(v, smt, end, 4, CB_QUIET_MIN, out, oe, &dropped), 3,
+            "a run with 4 quiet samples of 8 is left out");
+    ok(oe[0] == 8 && oe[1] == 14 && oe[2] == 22, "kept: 8 quiet, 6 quiet, 8 unmetered (ends 8, 14, 22)");
+    ok(out[8] == 102 && out[13] == 107 && out[14] == 300, "run 1 lost its 2 contended samples, in order");
+    is_uint(dropped, 2, "2 samples of kept runs were left out");
+    ok(smt[8] == 2.5 && CB_CONTENDED_RATIO < 1.16 && 1.1 <= CB_CONTENDED_RATIO, "1.1 is quiet, 2.5 is not");
+    is_uint(cb_runs_quiet(v, smt, end, 4, 4, out, oe, &dropped), 4, "with min 4, run 2 is kept");
+    is_uint(oe[2], 18, "run 2 keeps its 4 quiet samples");
+    is_uint(cb_runs_quiet(v, NULL, end, 4, CB_QUIET_MIN, out, oe, &dropped), 4, "no meter: every run whole");
+    ok(oe[3] == 32 && dropped == 0, "all 32 samples");
 }
 
 int main(void)
@@ -415,7 +427,7 @@ int main(void)
     test_yuen();
     test_runs_as_unit();
     test_run_quantile();
-    test_keep_quiet();
+    test_runs_quiet();
     test_mann_whitney();
     test_rng_median();
     test_bootstrap();

@@ -188,15 +188,15 @@ static void test_round_trip(void)
     int k = 0;
     for (int i = NB1 - 1; i >= 0; i--) {
         s[k++] = (struct cb_sample_row){b1[i].seq, b1[i].iters, ev_task, b1[i].value,
-                                        b1[i].overhead, 5000 + i, 5000 + i, i == 4};
-        s[k++] = (struct cb_sample_row){b1[i].seq, b1[i].iters, ev_cyc, NAN, NAN, 0, 0, 0};
+                                        b1[i].overhead, 5000 + i, 5000 + i, i == 4, 1.0 + 0.25 * i};
+        s[k++] = (struct cb_sample_row){b1[i].seq, b1[i].iters, ev_cyc, NAN, NAN, 0, 0, 0, NAN};
     }
     is_int(cb_store_case_add(st, run, &c1, s, k, &case1), 0, "case_add case 1 (%d samples)", k);
     k = 0;
     for (int i = NB2 - 1; i >= 0; i--) {
         s[k++] = (struct cb_sample_row){b2[i].seq, b2[i].iters, ev_task, b2[i].value,
-                                        b2[i].overhead, 7000, 6000, 1};
-        s[k++] = (struct cb_sample_row){b2[i].seq, b2[i].iters, ev_cyc, NAN, NAN, 0, 0, 0};
+                                        b2[i].overhead, 7000, 6000, 1, 0};
+        s[k++] = (struct cb_sample_row){b2[i].seq, b2[i].iters, ev_cyc, NAN, NAN, 0, 0, 0, NAN};
     }
     is_int(cb_store_case_add(st, run, &c2, s, k, &case2), 0, "case_add case 2");
     is_int(sql_int(path, "SELECT contention * 100 + contended_share * 4 FROM cases WHERE variant = 'adc-2chain'"),
@@ -205,7 +205,7 @@ static void test_round_trip(void)
                          " AND contended_share IS NULL"), 1, "an unmetered case stores NULL, not 0");
 
     /* A value for an unsupported event is refused, and the whole case with it. */
-    struct cb_sample_row badrow = {0, 10, ev_cyc, 123.0, NAN, 0, 0, 0};
+    struct cb_sample_row badrow = {0, 10, ev_cyc, 123.0, NAN, 0, 0, 0, NAN};
     struct cb_case_row c3 = {"csum", "x", 1, "B", "packet", "warm", 1, "ok", "", 0, 0, 0};
     int64_t case3 = 0;
     ok(cb_store_case_add(st, run, &c3, &badrow, 1, &case3) < 0,
@@ -316,7 +316,19 @@ static void test_round_trip(void)
         double *v;
         int *sc;
         size_t nv;
-        is_int(cb_store_case_values(st, cids[c], ev_task, &v, &sc, &nv), 0, "case_values %d", c);
+        double *sm;
+        is_int(cb_store_case_values(st, cids[c], ev_task, &v, &sc, &sm, &nv), 0, "case_values %d", c);
+        /* The meter: case 1 stored 1.0 + 0.25 * seq on every value, case 2
+         * stored 0 (not measured), which reads back as NAN. */
+        int smt_ok = 1;
+        for (size_t i = 0, j = 0; i < (size_t)nbs[c] && j < nv; i++) {
+            if (isnan(bs[c][i].value))
+                continue;
+            smt_ok &= c == 0 ? sm[j] == 1.0 + 0.25 * bs[c][i].seq : isnan(sm[j]);
+            j++;
+        }
+        ok(smt_ok, "case %d: the SMT meter reading comes back with each value", c);
+        free(sm);
         is_int(nv, nw, "case %d: NULL values skipped (%zu values)", c, nw);
         int same = nv == nw;
         for (size_t i = 0; same && i < nv; i++)
@@ -326,7 +338,7 @@ static void test_round_trip(void)
             ok(sc[4] == 1 && sc[3] == 0, "scaled flag per value");
         free(v);
         free(sc);
-        is_int(cb_store_case_values(st, cids[c], ev_cyc, &v, NULL, &nv), 0, "unsupported values");
+        is_int(cb_store_case_values(st, cids[c], ev_cyc, &v, NULL, NULL, &nv), 0, "unsupported values");
         is_int(nv, 0, "case %d: unsupported event has no values", c);
         free(v);
 
@@ -452,7 +464,7 @@ static void test_migration(void)
     is_str(ri.status, "complete", "old run's status intact");
     double *v;
     size_t n;
-    cb_store_case_values(st, cs, ev, &v, NULL, &n);
+    cb_store_case_values(st, cs, ev, &v, NULL, NULL, &n);
     is_int(n, 3, "old samples intact");
     if (n == 3)
         ok(v[0] == (5000.0 - 40) / 100 && v[1] == (5200.0 - 40) / 100 && v[2] == (9000.0 - 40) / 200,
@@ -766,7 +778,7 @@ static int writer(const char *path, int who, int go)
         for (int b = 0; b < CW_BATCHES; b++)
             for (int e = 0; e < 2; e++)
                 s[2 * b + e] = (struct cb_sample_row){b, 100, ev[e], 1000.0 + who * 100 + b, NAN,
-                                                      0, 0, 0};
+                                                      0, 0, 0, NAN};
         if ((r = cb_store_case_add(st, run, &c, s, 2 * CW_BATCHES, NULL)))
             return r == -EBUSY ? 2 : 5;
     }
