@@ -122,6 +122,8 @@ static void run_json(const struct cb_report *r, FILE *out)
         fprintf(out, ", \"bytes_per_op\": %" PRIu64, c->info.bytes_per_op);
         kv_str(out, "verdict", c->info.verdict, 1);
         kv_str(out, "detail", c->info.detail, 1);
+        kv_num(out, "smt_contention", c->info.contention);
+        kv_num(out, "contended_share", c->info.contended_share);
         fputs(",\n     \"cycles\": ", out);
         if (c->measured)
             summary(out, &c->cyc);

@@ -130,6 +130,24 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
                 cb_budget_ns(o->budget->gbps, o->budget->frame), bc, r->core_ghz);
 }
 
+/* Cases measured mostly with the core's SMT sibling busy cost more for a
+ * reason that is not the code's: say how many, and what to do. */
+static void shared_note(const struct cb_report *r, size_t shared, FILE *out)
+{
+    fprintf(out, "shared: %zu of %zu cases had over half their samples taken with this core's SMT sibling\n"
+                 "busy (another tenant's load), which adds cycles that are not the code's: rerun, or\n"
+                 "compare with runs as the unit, which counts only the quiet samples\n",
+            shared, r->ncases);
+}
+
+static size_t count_shared(const struct cb_report *r)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->ncases; i++)
+        k += r->cases[i].measured && r->cases[i].info.contended_share > CB_SHARED_CASE_SHARE;
+    return k;
+}
+
 int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
 {
     header(r, o, out);
@@ -138,6 +156,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
     if (!v)
         return -1;
     int measured_any = 0;
+    size_t shared = 0;
     for (size_t i = 0; i < r->ncases;) {
         size_t j = i;
         while (j < r->ncases && same_group(&r->cases[i], &r->cases[j]))
@@ -180,7 +199,9 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             num(out, share, 8, 1);
             fprintf(out, "%s", o->color ? C_OFF : "");
             num(out, c->ns_per_op, 8, 2);
-            fprintf(out, " %5zu%s\n", c->cyc.n, c->scaled ? " scaled" : "");
+            fprintf(out, " %5zu%s%s\n", c->cyc.n, c->scaled ? " scaled" : "",
+                    c->info.contended_share > CB_SHARED_CASE_SHARE ? " shared" : "");
+            shared += c->info.contended_share > CB_SHARED_CASE_SHARE;
         }
         i = j;
     }
@@ -191,6 +212,8 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             strcmp(r->cyc_source, "pmu") == 0   ? "PMU core cycles"
             : strcmp(r->cyc_source, "estimate") == 0 ? "ESTIMATED core cycles"
                                                      : "TSC reference cycles");
+    if (shared)
+        shared_note(r, shared, out);
     if (!measured_any)
         fprintf(out, "(no case of this run was measured)\n");
     return 0;
@@ -243,6 +266,11 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
             fprintf(out, "  %s%d BAD%s", o->color ? C_RED : "", bad, o->color ? C_OFF : "");
         fputc('\n', out);
         i = j;
+    }
+    size_t shared = count_shared(r);
+    if (shared) {
+        fputc('\n', out);
+        shared_note(r, shared, out);
     }
     return 0;
 }

@@ -94,8 +94,8 @@ static const char *const q_sql[Q__N] = {
         " FROM events WHERE run_id=?1 ORDER BY id",
     [Q_CASES] =
         "SELECT c.id, c.probe, c.variant, c.unit, c.op, c.mode, c.verdict, c.detail, c.size,"
-        " c.bytes_per_op, (SELECT COUNT(DISTINCT s.seq) FROM samples s WHERE s.case_id = c.id)"
-        " FROM cases c WHERE c.run_id=?1 ORDER BY c.id",
+        " c.bytes_per_op, (SELECT COUNT(DISTINCT s.seq) FROM samples s WHERE s.case_id = c.id),"
+        " c.contention, c.contended_share FROM cases c WHERE c.run_id=?1 ORDER BY c.id",
     [Q_VALUES] =
         "SELECT (value - COALESCE(overhead, 0.0)) / CAST(iters AS REAL), scaled, smt FROM samples"
         " WHERE case_id=?1 AND event_id=?2 AND value IS NOT NULL ORDER BY seq",
@@ -1368,6 +1368,8 @@ static void fill_case(sqlite3_stmt *s, void *row)
     c->size = (uint64_t)sqlite3_column_int64(s, 8);
     c->bytes_per_op = (uint64_t)sqlite3_column_int64(s, 9);
     c->nsamples = sqlite3_column_int(s, 10);
+    c->contention = sqlite3_column_type(s, 11) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 11);
+    c->contended_share = sqlite3_column_type(s, 12) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 12);
 }
 
 int cb_store_events(struct cb_store *st, int64_t run_id, struct cb_event_info **out, size_t *n)

@@ -152,7 +152,12 @@ struct cb_case_info {
     char probe[32], variant[64], unit[8], op[16], mode[8], verdict[16], detail[256];
     uint64_t size, bytes_per_op;
     int nsamples;                /* sample batches (distinct seq) */
+    double contention;           /* median SMT meter reading; NAN when not measured */
+    double contended_share;      /* share of samples on a shared core; NAN when not measured */
 };
+/* A case counts as measured on a shared core when over half its samples
+ * were (the median sample then carries the neighbour's load). */
+#define CB_SHARED_CASE_SHARE 0.5
 
 /* spec: "latest" (newest complete run), a run id, or a tag (newest complete
  * run with it).  -ENOENT with a message in err when nothing matches. */
