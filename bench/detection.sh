@@ -6,7 +6,10 @@
 #
 # Suite: the synthetic family (a dependent add chain; CB_SYNTH_SLOWDOWN
 # plants a slowdown of exactly that fraction), sizes 250, 1000 and 4000
-# adds, warm, pinned to CPU 0, REPS samples per case (default 30).  Every
+# adds, warm, REPS samples per case (default 30), pinned to CPU $CPU: by
+# default (CPU=auto) the one whose SMT meter reads lowest just before each
+# try (`cyclebudget calibrate --smt`; the host's load on the sibling thread
+# moves between vCPUs), both sides of a try on the same one.  Every
 # try records RUNS base runs and RUNS head runs (default 5), interleaved
 # (base, head, base, head, ... starting with the other side every other
 # try), into a new database, and runs `cyclebudget compare base head` on it
@@ -43,10 +46,19 @@ cpu_now() {  # user+system seconds of this shell's children so far
         printf "%.3f", u[1]*60 + u[2] + s[1]*60 + s[2] }' "$T/times" >"$T/cpu"
 }
 
+pick_cpu() {  # the CPU to pin this try to
+    if [ "${CPU:-auto}" != auto ]; then
+        echo "$CPU"
+        return
+    fi
+    "$CB" calibrate --smt 2>/dev/null | awk '$1 == "cpu" && (best == "" || $4 < low) { best = $2; low = $4 }
+        END { print (best == "" ? 0 : best) }'
+}
+
 record() {  # record DELTA INDEX: RUNS runs a side, interleaved, into $T/t.db
     local db=$T/t.db delta=$1 i=$2
     rm -f "$db" "$db"-*
-    local args="-p synthetic -s 250,1000,4000 -m warm --reps $REPS --cpu 0 --db $db -q"
+    local args="-p synthetic -s 250,1000,4000 -m warm --reps $REPS --cpu $(pick_cpu) --db $db -q"
     for j in $(seq 1 "$RUNS"); do
         if [ $(((i + j) % 2)) = 0 ]; then
             "$CB" run $args --tag base || return 2
@@ -94,7 +106,7 @@ series() {  # series LABEL DELTA N
         "$label" "$errors" "$(awk -v a="$c0" -v b="$c1" -v n="$n" 'BEGIN{print (b-a)/n}')" "$left" "$stuck"
 }
 
-echo "detection power: synthetic 250/1000/4000 adds, warm, --reps $REPS, $RUNS run(s) per side interleaved, Holm, alpha 0.01"
+echo "detection power: synthetic 250/1000/4000 adds, warm, --reps $REPS, $RUNS run(s) per side interleaved, CPU ${CPU:-auto}, Holm, alpha 0.01"
 series "A/A false alarms" 0 "$NAA"
 for d in 0.01 0.02 0.05 0.10; do
     series "A/B +$(awk -v d=$d 'BEGIN{print 100*d}')% detected" "$d" "$NAB"

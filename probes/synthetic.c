@@ -15,8 +15,10 @@ static uint64_t chain_asm(uint64_t x, uint64_t n)
     if (n == 0)
         return x;
     /* add depends on the previous add: one per cycle, whatever the width
-     * of the core.  dec/jnz runs beside it on another port. */
-    __asm__ volatile("1:\n\t"
+     * of the core.  dec/jnz runs beside it on another port.  Aligned to a
+     * cache line so that no build's layout makes the loop straddle two. */
+    __asm__ volatile(".p2align 6\n"
+                     "1:\n\t"
                      "add $1, %0\n\t"
                      "dec %1\n\t"
                      "jnz 1b"

@@ -161,7 +161,16 @@ double cb_core_per_tick(uint64_t iters)
 static uint64_t add_loop(uint64_t n)
 {
     uint64_t acc = 0;
-    __asm__ __volatile__("1:\n\t"
+    /* The loop deliberately straddles two cache lines (it starts 2 bytes
+     * before a line's end), so it fetches from both every iteration: the
+     * most sensitive shape to a busy sibling, and the same in every build.
+     * Measured on this VM, ticks per add: alone on the core, unrolled,
+     * line-aligned loop and straddling loop all 0.617; with the sibling
+     * busy 0.63, 0.67..1.55 and 1.38..3.8.  An earlier build that left the
+     * placement to the linker read 2.3 on one core where another read 1.5. */
+    __asm__ __volatile__(".p2align 6\n\t"
+                         ".skip 62, 0x90\n"
+                         "1:\n\t"
                          "add $1, %0\n\t"
                          "dec %1\n\t"
                          "jnz 1b"
