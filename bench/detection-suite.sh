@@ -29,10 +29,18 @@ q() { sqlite3 -batch -noheader "$DB" "$1"; }
 
 have=0
 [ -f "$DB" ] && have=$(q "select count(*) from runs where status = 'complete'")
+if [ "$have" -gt 0 ]; then
+    cpu=$(q "select cpu from runs where status = 'complete' order by id limit 1")
+elif [ "${CPU:-auto}" != auto ]; then
+    cpu=$CPU
+else
+    cpu=$("$CB" calibrate --smt 2>/dev/null | awk '$1 == "cpu" && (best == "" || $4 < low) { best = $2; low = $4 }
+        END { print (best == "" ? 0 : best) }')
+fi
 if [ "$have" -lt "$RUNS" ]; then
     for i in $(seq $((have + 1)) "$RUNS"); do
         s=$(date +%s)
-        "$CB" run --cpu 0 --db "$DB" -q --tag suite || { echo "run $i failed" >&2; exit 1; }
+        "$CB" run --cpu "$cpu" --db "$DB" -q --tag suite || { echo "run $i failed" >&2; exit 1; }
         echo "recorded run $i of $RUNS ($(($(date +%s) - s)) s)"
     done
 fi
@@ -40,7 +48,7 @@ mapfile -t ids < <(q "select id from runs where status = 'complete' order by id"
 [ "${#ids[@]}" -ge $((2 * K)) ] || { echo "need at least $((2 * K)) runs, have ${#ids[@]}" >&2; exit 1; }
 ncases=$(q "select count(*) from cases where run_id = ${ids[0]}")
 
-alarms=0 alarmed_cases=0 unsure=0 unchanged=0 errors=0
+alarms=0 alarmed_cases=0 unsure=0 unchanged=0 errors=0 contended=0
 for s in $(seq 1 "$SPLITS"); do
     # Shuffle the run ids with awk's seeded generator: split s is the same
     # every time.
@@ -55,9 +63,11 @@ for s in $(seq 1 "$SPLITS"); do
         *) errors=$((errors + 1)); head -3 "$T/out" ;;
     esac
     alarmed_cases=$((alarmed_cases + $(grep -c ' regressed$' "$T/out")))
-    unsure=$((unsure + $(grep -c ' unsure$' "$T/out")))
+    grep -q '^contention' "$T/out" && contended=$((contended + 1))
+    unsure=$((unsure + $(grep -c '^[a-z_]*/.* unsure$' "$T/out")))
     unchanged=$((unchanged + $(grep -c ' unchanged$' "$T/out")))
 done
 total=$((SPLITS * ncases))
-echo "default suite: ${#ids[@]} runs of $ncases cases, $SPLITS random A/A splits of $K vs $K runs, threshold $THR%, Holm, alpha 0.01"
+echo "default suite: ${#ids[@]} runs of $ncases cases on CPU $cpu, $SPLITS random A/A splits of $K vs $K runs, threshold $THR%, Holm, alpha 0.01"
 echo "splits with a false alarm: $alarms/$SPLITS; case verdicts: $alarmed_cases regressed, $unsure unsure, $unchanged unchanged of $total; errors $errors"
+echo "splits in which compare left out samples taken on a shared core: $contended"

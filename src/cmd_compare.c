@@ -118,11 +118,16 @@ static int parse_alpha(const char *s, double *out, char *err, size_t errlen)
     return 0;
 }
 
-/* Runs as the unit, on the quiet samples of each run (cb_runs_quiet) while
- * each side keeps two runs with enough of them. */
-static int runs_stats(const struct cb_side_case *a, const struct cb_side_case *b,
+/* One case's statistics on the quiet samples (cb_runs_quiet) of each side.
+ * With two or more runs a side, runs are the unit and each side must keep
+ * two runs with enough quiet samples; otherwise samples are the unit and
+ * each side must keep one.  When a side keeps too few, every sample is used
+ * and the row says so. */
+static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b,
                       const struct cmp_opts *o, struct cmp_row *r)
 {
+    int by_runs = a->nruns >= 2 && b->nruns >= 2;
+    size_t need = by_runs ? 2 : 1;
     double *va = malloc(a->n * sizeof *va), *vb = malloc(b->n * sizeof *vb);
     size_t *ea = malloc(a->nruns * sizeof *ea), *eb = malloc(b->nruns * sizeof *eb);
     int rc = -ENOMEM;
@@ -132,14 +137,20 @@ static int runs_stats(const struct cb_side_case *a, const struct cb_side_case *b
                                   CB_QUIET_MIN, va, ea, &da);
         size_t kb = cb_runs_quiet(b->v, o->keep_contended ? NULL : b->smt, b->ends, b->nruns,
                                   CB_QUIET_MIN, vb, eb, &db);
-        if (ka >= 2 && kb >= 2) {
+        if (ka >= need && kb >= need) {
             r->left_out = (a->nruns - ka) + (b->nruns - kb);
             r->samples_left_out = da + db;
-            rc = cb_cmp_stats_runs(va, ea, ka, vb, eb, kb, o->run_q, &r->s);
         } else {
             r->all_contended = 1;
-            rc = cb_cmp_stats_runs(a->v, a->ends, a->nruns, b->v, b->ends, b->nruns, o->run_q, &r->s);
+            memcpy(va, a->v, a->n * sizeof *va);
+            memcpy(vb, b->v, b->n * sizeof *vb);
+            memcpy(ea, a->ends, a->nruns * sizeof *ea);
+            memcpy(eb, b->ends, b->nruns * sizeof *eb);
+            ka = a->nruns;
+            kb = b->nruns;
         }
+        rc = by_runs ? cb_cmp_stats_runs(va, ea, ka, vb, eb, kb, o->run_q, &r->s)
+                     : cb_cmp_stats(va, ea[ka - 1], vb, eb[kb - 1], &r->s);
     }
     free(va);
     free(vb);
@@ -164,8 +175,7 @@ static int evaluate(struct cb_store *st, const struct cb_side *A, const struct c
         struct cmp_row *r = &res->rows[res->n++];
         r->a = a;
         r->b = b;
-        int rc = a->nruns >= 2 && b->nruns >= 2 ? runs_stats(a, b, o, r)
-                                                : cb_cmp_stats(a->v, a->n, b->v, b->n, &r->s);
+        int rc = case_stats(a, b, o, r);
         if (rc < 0)
             return rc;
     }
@@ -256,9 +266,10 @@ static void print_contention(FILE *f, const struct cmp_result *res, int md)
                    "with fewer than %d quiet samples (--keep-contended keeps them)\n",
                 lead, samples, total, runs, runs == 1 ? "" : "s", wrap, CB_QUIET_MIN);
     if (stuck)
-        fprintf(f, "%s%zu case%s had fewer than 2 quiet runs a side, so every sample was used: the core%s"
-                   "was shared for most of the recording; record again, or on another CPU\n",
-                lead, stuck, stuck == 1 ? "" : "s", wrap);
+        fprintf(f, "%s%zu case%s had fewer quiet runs on a side than the test needs (2 with runs as the%s"
+                   "unit, else 1), so every sample was used: the core was shared; record again,%s"
+                   "or on another CPU (cyclebudget calibrate --smt)\n",
+                lead, stuck, stuck == 1 ? "" : "s", wrap, wrap);
 }
 
 static int row_by_runs(const struct cmp_row *r)

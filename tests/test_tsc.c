@@ -59,7 +59,14 @@ int main(void)
      * core cycles per TSC tick, positive and plausible.  (Comparing two
      * timed estimates with each other would be a timing assertion, and
      * make check runs other tests on the same cores.) */
-    double per_tick = cb_core_per_tick(10);
+    /* The best of 5: make check runs other tests beside this one, and a
+     * preemption inside the chain can only make one reading smaller. */
+    double per_tick = 0;
+    for (int i = 0; i < 5; i++) {
+        double t = cb_core_per_tick(10);
+        if (t > per_tick)
+            per_tick = t;
+    }
     ok(per_tick > 0.1 && per_tick < 10, "core cycles per TSC tick is plausible (%.3f)", per_tick);
 
     /* The SMT meter: both chains run 5,000 adds and must finish, so the
@@ -68,7 +75,17 @@ int main(void)
      * asserted, and that it has a floor: a loop cannot do an add in less
      * than a third of the unrolled chain's time (the adds depend on each
      * other in both). */
-    double k = cb_smt_contention();
+    double kk[11];
+    for (int i = 0; i < 11; i++)
+        kk[i] = cb_smt_contention();
+    /* The median of 11: a preemption inside either chain moves one reading. */
+    for (int i = 1; i < 11; i++)
+        for (int j = i; j > 0 && kk[j - 1] > kk[j]; j--) {
+            double t = kk[j];
+            kk[j] = kk[j - 1];
+            kk[j - 1] = t;
+        }
+    double k = kk[5];
     ok(isfinite(k) && k > 0.33 && k < 100, "SMT contention meter reads a plausible ratio (%.2f)", k);
 
     ok(cb_core_ghz_estimate(0, 11, NULL) == 0, "no TSC rate: no estimate");
