@@ -44,6 +44,7 @@ enum corr { CORR_HOLM, CORR_BH };
 struct cmp_opts {
     double alpha, threshold;      /* threshold as a fraction */
     double run_q;                 /* each run's figure when runs are the unit */
+    double trim;                  /* Yuen's trimming fraction (0: Welch) */
     int keep_contended;           /* 1: do not leave out runs measured on a shared core */
     enum corr corr;
     enum fmt fmt;
@@ -106,6 +107,18 @@ static int parse_run_quantile(const char *s, double *out, char *err, size_t errl
     return 0;
 }
 
+static int parse_trim(const char *s, double *out, char *err, size_t errlen)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || *end || strspn(s, "0123456789.") != strlen(s) || !(v >= 0 && v <= 0.4)) {
+        snprintf(err, errlen, "--trim '%s': give the share of runs to trim from each end, 0 to 0.4, e.g. 0.2", s);
+        return -EINVAL;
+    }
+    *out = v;
+    return 0;
+}
+
 static int parse_alpha(const char *s, double *out, char *err, size_t errlen)
 {
     char *end;
@@ -149,7 +162,7 @@ static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b
             ka = a->nruns;
             kb = b->nruns;
         }
-        rc = by_runs ? cb_cmp_stats_runs(va, ea, ka, vb, eb, kb, o->run_q, &r->s)
+        rc = by_runs ? cb_cmp_stats_runs(va, ea, ka, vb, eb, kb, o->run_q, o->trim, &r->s)
                      : cb_cmp_stats(va, ea[ka - 1], vb, eb[kb - 1], &r->s);
     }
     free(va);
@@ -289,7 +302,11 @@ static const char *test_name(const struct cmp_result *res, const struct cmp_opts
                              size_t len)
 {
     size_t k = by_runs(res);
-    char q[32];
+    char q[32], t[48];
+    if (o->trim > 0)
+        snprintf(t, sizeof t, "Yuen's %g%%-trimmed t", 100 * o->trim);
+    else
+        snprintf(t, sizeof t, "Welch's t");
     if (o->run_q == 0.5)
         snprintf(q, sizeof q, "median");
     else if (o->run_q == 0)
@@ -297,12 +314,12 @@ static const char *test_name(const struct cmp_result *res, const struct cmp_opts
     else
         snprintf(q, sizeof q, "%g-quantile", o->run_q);
     if (k == res->n && k)
-        snprintf(buf, len, "runs as the unit: Yuen's 20%%-trimmed t on the log of each run's %s", q);
+        snprintf(buf, len, "runs as the unit: %s on the log of each run's %s", t, q);
     else if (k == 0)
         snprintf(buf, len, "samples as the unit: Mann-Whitney U, bootstrap CI of the medians' ratio");
     else
-        snprintf(buf, len, "runs as the unit (Yuen, each run's %s) where both sides have 2+ runs, "
-                 "else samples (Mann-Whitney)", q);
+        snprintf(buf, len, "runs as the unit (%s, each run's %s) where both sides have 2+ runs, "
+                 "else samples (Mann-Whitney)", t, q);
     return buf;
 }
 
@@ -344,7 +361,7 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
                        "\"runs_left_out\":%zu,\"samples_left_out\":%zu,\"all_runs_contended\":%s,"
                        "\"test\":\"%s\",\"median_base\":",
                     r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, r->left_out, r->samples_left_out,
-                    r->all_contended ? "true" : "false", row_by_runs(r) ? "yuen-runs" : "mann-whitney");
+                    r->all_contended ? "true" : "false", row_by_runs(r) ? "t-runs" : "mann-whitney");
             json_num(f, r->s.med_a);
             fputs(",\"median_head\":", f);
             json_num(f, r->s.med_b);
@@ -373,7 +390,7 @@ static void print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
         return;
     }
     int md = o->fmt == FMT_MARKDOWN;
-    char tn[160];
+    char tn[320];
     if (md) {
         fprintf(f, "### cyclebudget compare\n\n- base: `%s`\n- head: `%s`\n- metric: %s\n", x->base_desc,
                 x->head_desc, unit);
@@ -466,6 +483,7 @@ static int common_opt(int ch, struct common *c, char *err, size_t errlen)
     case 'G': c->o.glob = optarg; return 0;
     case 'Q': return parse_run_quantile(optarg, &c->o.run_q, err, errlen);
     case 'K': c->o.keep_contended = 1; return 0;
+    case 'T': return parse_trim(optarg, &c->o.trim, err, errlen);
     }
     return 1;
 }
@@ -475,7 +493,8 @@ static int common_opt(int ch, struct common *c, char *err, size_t errlen)
     {"force", no_argument, 0, 'F'}, {"include-aborted", no_argument, 0, 'I'},            \
     {"alpha", required_argument, 0, 'a'}, {"threshold", required_argument, 0, 't'},      \
     {"correction", required_argument, 0, 'c'}, {"cases", required_argument, 0, 'G'},     \
-    {"run-quantile", required_argument, 0, 'Q'}, {"keep-contended", no_argument, 0, 'K'}
+    {"run-quantile", required_argument, 0, 'Q'}, {"keep-contended", no_argument, 0, 'K'},   \
+    {"trim", required_argument, 0, 'T'}
 
 #define COMMON_HELP                                                                                   \
     "      --db PATH          database (default ./" CB_DEFAULT_DB ")\n"                               \
@@ -486,6 +505,8 @@ static int common_opt(int ch, struct common *c, char *err, size_t errlen)
     "      --cases GLOB       only cases whose name probe/variant/size/mode matches\n"                \
     "      --run-quantile Q   with 2+ runs a side, each run counts as its Q-quantile sample\n"       \
     "                         (default 0.1: robust to a shared host; 0.5 is the median)\n"          \
+    "      --trim T           with 2+ runs a side, trim this share of runs from each end\n"       \
+    "                         (Yuen's test; default 0: Welch's)\n"                               \
     "      --keep-contended   keep samples taken on a shared core (by default left out\n"          \
     "                         while 2+ runs a side keep 5+ quiet samples)\n"                      \
     "      --force            compare runs from different environments (the output says so)\n"      \
@@ -499,6 +520,7 @@ static void common_defaults(struct common *c)
     c->o.alpha = 0.01;
     c->o.threshold = 0.02;
     c->o.run_q = CB_RUN_QUANTILE_DEFAULT;
+    c->o.trim = CB_RUNS_TRIM;
     c->o.corr = CORR_HOLM;
     c->o.fmt = FMT_TEXT;
 }

@@ -403,11 +403,12 @@ size_t cb_runs_quiet(const double *v, const double *smt, const size_t *end, size
 }
 
 int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const double *b,
-                      const size_t *b_end, size_t b_runs, double q, struct cb_cmp_stats *s)
+                      const size_t *b_end, size_t b_runs, double q, double trim,
+                      struct cb_cmp_stats *s)
 {
     memset(s, 0, sizeof *s);
     s->med_a = s->med_b = s->change = s->lo = s->hi = s->p = NAN;
-    if (a_runs < 2 || b_runs < 2 || !(q >= 0 && q <= 1))
+    if (a_runs < 2 || b_runs < 2 || !(q >= 0 && q <= 1) || !(trim >= 0 && trim < 0.5))
         return -EINVAL;
     s->na = a_end[a_runs - 1];
     s->nb = b_end[b_runs - 1];
@@ -424,7 +425,7 @@ int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const
         rc = run_log_quantiles(b, b_end, b_runs, q, lb);
     struct cb_yuen y;
     if (rc == 0)
-        rc = cb_yuen(la, a_runs, lb, b_runs, CB_RUNS_TRIM, 0.95, &y);
+        rc = cb_yuen(la, a_runs, lb, b_runs, trim, 0.95, &y);
     free(la);
     free(lb);
     if (rc == -EINVAL)

@@ -84,21 +84,26 @@ struct cb_yuen {
 int cb_yuen(const double *x, size_t nx, const double *y, size_t ny, double trim, double level,
             struct cb_yuen *out);
 
-#define CB_RUNS_TRIM 0.2
+/* compare's default trim: none (Welch).  A 20% trim hid per-process
+ * bimodal cases (two layout states, 550 or 800 cycles) behind two tight
+ * groups and raised 2 false alarms in 100 A/A splits of the default suite;
+ * wild runs from a busy host are left to the SMT meter instead. */
+#define CB_RUNS_TRIM 0.0
 #define CB_RUN_QUANTILE_DEFAULT 0.1
 
 /* The same with runs as the unit, for sides of two or more runs each:
  * a_end[r] is where run r's samples end in a (cumulative).  Samples within
  * one run are far closer to each other than runs are to one another (the
  * core clock and the machine's load move between runs), so each run gives
- * one value, its q-quantile (type 7), and Yuen's test compares the logs of
- * those: the change is the ratio of the sides' trimmed geometric means
- * (med_a and med_b), its interval and p-value Yuen's.
+ * one value, its q-quantile (type 7), and Yuen's test with the given trim
+ * (0: Welch's) compares the logs of those: the change is the ratio of the
+ * sides' trimmed geometric means (med_a and med_b), its interval and
+ * p-value Yuen's.
  *
  * Why not pool the samples: that takes a run-to-run shift for a change
  * (with one run per side, A/A compares on this project's VM alarmed one
- * time in five).  Why trim: one run in five on a side may be a wild one
- * (seen here: a whole run 8% slow, or 2.4x slow while the host was busy).
+ * time in five).  Why trim, when asked: one run in five on a side may be a
+ * wild one (seen here: a run 8% slow, or 2.4x slow while the host was busy).
  * Why a low quantile (0.1 by default) rather than the median: on a shared
  * host the interference is bimodal.  In one series an add chain ran at 0.598
  * TSC ticks per add most of the time and 0.676 (+13%) in the rest, and
@@ -107,7 +112,8 @@ int cb_yuen(const double *x, size_t nx, const double *y, size_t ny, double trim,
  * only ever adds time to CPU-bound code, so the low quantile is the code's
  * own cost.  0.5 gives the median. */
 int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const double *b,
-                      const size_t *b_end, size_t b_runs, double q, struct cb_cmp_stats *s);
+                      const size_t *b_end, size_t b_runs, double q, double trim,
+                      struct cb_cmp_stats *s);
 
 /* The quiet samples of each run: those whose SMT meter reading (smt[i],
  * beside value v[i]; tsc.h) is at most CB_CONTENDED_RATIO.  A run with

@@ -320,13 +320,13 @@ static void test_runs_as_unit(void)
     struct cb_cmp_stats s;
     fill_runs(a, ea, la, 3);
     fill_runs(b, eb, lb, 3);
-    is_int(cb_cmp_stats_runs(a, ea, 3, b, eb, 3, 0.5, &s), 0, "runs: A/A with run wobble");
+    is_int(cb_cmp_stats_runs(a, ea, 3, b, eb, 3, 0.5, 0.2, &s), 0, "runs: A/A with run wobble");
     ok(s.lo < 0 && s.hi > 0, "runs: the interval covers 0 [%+.1f%%, %+.1f%%]", 100 * s.lo, 100 * s.hi);
     is_near(s.p, 0.71554152749223, 1e-7, "runs: p (Python reference)");
     ok(s.runs_a == 3 && s.runs_b == 3 && s.na == 60 && s.nb == 60, "runs: 3 runs, 60 samples a side");
     is_int(cb_cmp_decide(s.p, s.lo, s.hi, 0.01, 0.02) == CB_CMP_REGRESSED, 0, "runs: A/A is no regression");
     fill_runs(b, eb, lc, 3);
-    is_int(cb_cmp_stats_runs(a, ea, 3, b, eb, 3, 0.5, &s), 0, "runs: a 30%% shift");
+    is_int(cb_cmp_stats_runs(a, ea, 3, b, eb, 3, 0.5, 0.2, &s), 0, "runs: a 30%% shift");
     is_near(s.change, 0.30066841858897, 1e-9, "runs: change is the ratio of geometric means");
     is_near(s.lo, 0.18295560348695, 1e-7, "runs: interval low end");
     is_near(s.hi, 0.43009452774732, 1e-7, "runs: interval high end");
@@ -340,19 +340,19 @@ static void test_runs_as_unit(void)
         wb[i] = wbase[i] * 1.05;
     fill_runs(a, ea, wa, 10);
     fill_runs(b, eb, wb, 10);
-    is_int(cb_cmp_stats_runs(a, ea, 10, b, eb, 10, 0.5, &s), 0, "runs: 5%% with a 2.4x run and an 8%% run");
+    is_int(cb_cmp_stats_runs(a, ea, 10, b, eb, 10, 0.5, 0.2, &s), 0, "runs: 5%% with a 2.4x run and an 8%% run");
     is_near(s.change, 0.05017510215712, 1e-9, "runs: the wild runs are trimmed away");
     is_near(s.lo, 0.04814313669319, 1e-7, "runs: and the interval stays tight (low)");
     is_near(s.hi, 0.05221100685749, 1e-7, "runs: and the interval stays tight (high)");
     ok(s.p < 1e-10, "runs: p has no floor (%.3g): Holm over 470 cases still passes", s.p);
     is_int(cb_cmp_decide(s.p * 470, s.lo, s.hi, 0.01, 0.02), CB_CMP_REGRESSED, "runs: regressed");
-    is_int(cb_cmp_stats_runs(a, ea, 1, b, eb, 3, 0.5, &s), -EINVAL, "runs: one run on a side is refused");
+    is_int(cb_cmp_stats_runs(a, ea, 1, b, eb, 3, 0.5, 0.2, &s), -EINVAL, "runs: one run on a side is refused");
     double z[40];
     size_t ez[2];
     static const double lz[2] = {100, 100};
     fill_runs(z, ez, lz, 2);
     z[0] = z[1] = z[2] = z[3] = z[4] = z[5] = z[6] = z[7] = z[8] = z[9] = z[10] = -1;
-    is_int(cb_cmp_stats_runs(z, ez, 2, b, eb, 10, 0.5, &s), 0, "runs: a run with a negative median");
+    is_int(cb_cmp_stats_runs(z, ez, 2, b, eb, 10, 0.5, 0.2, &s), 0, "runs: a run with a negative median");
     ok(isnan(s.change) && isnan(s.p), "runs: gives no figures, so the verdict is unsure");
 }
 
@@ -379,18 +379,18 @@ static void test_run_quantile(void)
     struct cb_cmp_stats s;
     fill_bimodal(a, ea, 1000, sa, 6);
     fill_bimodal(b, eb, 1000, sb, 6);
-    is_int(cb_cmp_stats_runs(a, ea, 6, b, eb, 6, 0.5, &s), 0, "bimodal A/A by run medians");
+    is_int(cb_cmp_stats_runs(a, ea, 6, b, eb, 6, 0.5, 0.2, &s), 0, "bimodal A/A by run medians");
     ok(s.hi - s.lo > 0.05, "run medians flip between modes: a wide interval [%+.1f%%, %+.1f%%]",
        100 * s.lo, 100 * s.hi);
     ok(cb_cmp_decide(s.p, s.lo, s.hi, 0.01, 0.02) == CB_CMP_UNSURE, "so A/A by medians is unsure");
-    is_int(cb_cmp_stats_runs(a, ea, 6, b, eb, 6, 0.1, &s), 0, "bimodal A/A by 0.1-quantiles");
+    is_int(cb_cmp_stats_runs(a, ea, 6, b, eb, 6, 0.1, 0.2, &s), 0, "bimodal A/A by 0.1-quantiles");
     ok(s.change == 0 && s.lo == 0 && s.hi == 0, "the 0.1-quantile is the code's cost in every run");
     is_int(cb_cmp_decide(s.p, s.lo, s.hi, 0.01, 0.02), CB_CMP_UNCHANGED, "so A/A is unchanged");
     fill_bimodal(b, eb, 1050, sb, 6);
-    is_int(cb_cmp_stats_runs(a, ea, 6, b, eb, 6, 0.1, &s), 0, "bimodal, head 5%% slower");
+    is_int(cb_cmp_stats_runs(a, ea, 6, b, eb, 6, 0.1, 0.2, &s), 0, "bimodal, head 5%% slower");
     is_near(s.change, 0.05, 1e-12, "the change is exactly 5%%");
     is_int(cb_cmp_decide(s.p, s.lo, s.hi, 0.01, 0.02), CB_CMP_REGRESSED, "and regressed");
-    is_int(cb_cmp_stats_runs(a, ea, 6, b, eb, 6, 1.5, &s), -EINVAL, "a quantile above 1 is refused");
+    is_int(cb_cmp_stats_runs(a, ea, 6, b, eb, 6, 1.5, 0.2, &s), -EINVAL, "a quantile above 1 is refused");
 }
 
 /* Quiet samples: a run keeps the samples its meter read as quiet when it
