@@ -15,6 +15,7 @@
 #include "counters.h"
 #include "events.h"
 #include "harness.h"
+#include "stats.h"
 #include "tsc.h"
 
 static void ticks_line(const char *what, double ticks, double ratio)
@@ -23,12 +24,6 @@ static void ticks_line(const char *what, double ticks, double ratio)
         printf("  %-26s %s\n", what, "not available");
     else
         printf("  %-26s %8.0f TSC ticks  (~%.0f core cycles, estimated)\n", what, ticks, ticks * ratio);
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* The SMT contention meter on the calling thread's CPU: 200 readings over
@@ -51,8 +46,8 @@ static void smt_reading(double tsc_ghz, double *median, double *shared)
         while (cb_tsc_end() - t0 < gap)
             ;
     }
-    qsort(r, (size_t)n, sizeof *r, cmp_dbl);
-    *median = n ? r[n / 2] : NAN;
+    cb_sort_doubles(r, (size_t)n);
+    *median = n ? cb_quantile_sorted(r, (size_t)n, 0.5) : NAN;
     *shared = n ? (double)over / n : NAN;
 }
 

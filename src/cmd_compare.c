@@ -93,11 +93,19 @@ bad:
     return -EINVAL;
 }
 
-static int parse_run_quantile(const char *s, double *out, char *err, size_t errlen)
+/* s as a plain decimal (digits and at most the point strtod takes: no sign,
+ * exponent, "inf" or hex) into *v; 0 when it parses whole, else -EINVAL. */
+static int plain_decimal(const char *s, double *v)
 {
     char *end;
-    double v = strtod(s, &end);
-    if (!*s || *end || strspn(s, "0123456789.") != strlen(s) || !(v >= 0 && v <= 0.5)) {
+    *v = strtod(s, &end);
+    return *s && !*end && strspn(s, "0123456789.") == strlen(s) ? 0 : -EINVAL;
+}
+
+static int parse_run_quantile(const char *s, double *out, char *err, size_t errlen)
+{
+    double v;
+    if (plain_decimal(s, &v) < 0 || !(v >= 0 && v <= 0.5)) {
         snprintf(err, errlen,
                  "--run-quantile '%s': give a quantile from 0 (each run's fastest sample) to 0.5 "
                  "(its median), e.g. 0.1", s);
@@ -109,9 +117,8 @@ static int parse_run_quantile(const char *s, double *out, char *err, size_t errl
 
 static int parse_trim(const char *s, double *out, char *err, size_t errlen)
 {
-    char *end;
-    double v = strtod(s, &end);
-    if (!*s || *end || strspn(s, "0123456789.") != strlen(s) || !(v >= 0 && v <= 0.4)) {
+    double v;
+    if (plain_decimal(s, &v) < 0 || !(v >= 0 && v <= 0.4)) {
         snprintf(err, errlen, "--trim '%s': give the share of runs to trim from each end, 0 to 0.4, e.g. 0.2", s);
         return -EINVAL;
     }
@@ -121,9 +128,8 @@ static int parse_trim(const char *s, double *out, char *err, size_t errlen)
 
 static int parse_alpha(const char *s, double *out, char *err, size_t errlen)
 {
-    char *end;
-    double v = strtod(s, &end);
-    if (!*s || *end || strspn(s, "0123456789.") != strlen(s) || !(v > 0 && v < 1)) {
+    double v;
+    if (plain_decimal(s, &v) < 0 || !(v > 0 && v < 1)) {
         snprintf(err, errlen, "--alpha '%s': give a probability strictly between 0 and 1, e.g. 0.01", s);
         return -EINVAL;
     }
@@ -150,20 +156,22 @@ static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b
                                   CB_QUIET_MIN, va, ea, &da);
         size_t kb = cb_runs_quiet(b->v, o->keep_contended ? NULL : b->smt, b->ends, b->nruns,
                                   CB_QUIET_MIN, vb, eb, &db);
+        const double *ua = va, *ub = vb;
+        const size_t *ua_end = ea, *ub_end = eb;
         if (ka >= need && kb >= need) {
             r->left_out = (a->nruns - ka) + (b->nruns - kb);
             r->samples_left_out = da + db;
         } else {
             r->all_contended = 1;
-            memcpy(va, a->v, a->n * sizeof *va);
-            memcpy(vb, b->v, b->n * sizeof *vb);
-            memcpy(ea, a->ends, a->nruns * sizeof *ea);
-            memcpy(eb, b->ends, b->nruns * sizeof *eb);
+            ua = a->v;
+            ub = b->v;
+            ua_end = a->ends;
+            ub_end = b->ends;
             ka = a->nruns;
             kb = b->nruns;
         }
-        rc = by_runs ? cb_cmp_stats_runs(va, ea, ka, vb, eb, kb, o->run_q, o->trim, &r->s)
-                     : cb_cmp_stats(va, ea[ka - 1], vb, eb[kb - 1], &r->s);
+        rc = by_runs ? cb_cmp_stats_runs(ua, ua_end, ka, ub, ub_end, kb, o->run_q, o->trim, &r->s)
+                     : cb_cmp_stats(ua, ua_end[ka - 1], ub, ub_end[kb - 1], &r->s);
     }
     free(va);
     free(vb);

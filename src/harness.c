@@ -276,8 +276,8 @@ int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measur
         for (size_t k = 0; k < ncont; k++)
             over += cont[k] > CB_CONTENDED_RATIO;
         m->contended_share = (double)over / (double)ncont;
-        qsort(cont, ncont, sizeof *cont, cmp_d);
-        m->contention = ncont & 1 ? cont[ncont / 2] : (cont[ncont / 2 - 1] + cont[ncont / 2]) / 2;
+        cb_sort_doubles(cont, ncont);
+        m->contention = cb_quantile_sorted(cont, ncont, 0.5);
     }
 out:
     free(scratch);
