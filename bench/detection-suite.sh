@@ -14,7 +14,8 @@
 # split is a genuine A/A compare of the whole suite, but the splits share
 # runs, so they are not independent tries: read the count as "how often"
 # rather than a rate with an interval.  An existing DB with RUNS or more
-# complete runs is reused as it is.
+# complete runs is reused as it is.  ROUNDS (default 1) is `run --rounds`
+# (README, "Rounds").
 set -u
 CB=${1:-./cyclebudget}
 RUNS=${2:-12}
@@ -24,6 +25,7 @@ THR=${5:-2}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 DB=${6:-$T/suite.db}
+ROUNDS=${ROUNDS:-1}
 unset CB_SYNTH_SLOWDOWN
 q() { sqlite3 -batch -noheader "$DB" "$1"; }
 
@@ -40,7 +42,8 @@ fi
 if [ "$have" -lt "$RUNS" ]; then
     for i in $(seq $((have + 1)) "$RUNS"); do
         s=$(date +%s)
-        "$CB" run --cpu "$cpu" --db "$DB" -q --tag suite || { echo "run $i failed" >&2; exit 1; }
+        "$CB" run --rounds "$ROUNDS" --cpu "$cpu" --db "$DB" -q --tag suite ||
+            { echo "run $i failed" >&2; exit 1; }
         echo "recorded run $i of $RUNS ($(($(date +%s) - s)) s)"
     done
 fi
@@ -68,6 +71,7 @@ for s in $(seq 1 "$SPLITS"); do
     unchanged=$((unchanged + $(grep -c ' unchanged$' "$T/out")))
 done
 total=$((SPLITS * ncases))
-echo "default suite: ${#ids[@]} runs of $ncases cases on CPU $cpu, $SPLITS random A/A splits of $K vs $K runs, threshold $THR%, Holm, alpha 0.01"
+rounds=$(q "select max(1, count(distinct round)) from samples where case_id = (select min(id) from cases where run_id = ${ids[0]} and verdict = 'ok')")
+echo "default suite: ${#ids[@]} runs of $ncases cases on CPU $cpu (rounds per case: ${rounds:-1}), $SPLITS random A/A splits of $K vs $K runs, threshold $THR%, Holm, alpha 0.01"
 echo "splits with a false alarm: $alarms/$SPLITS; case verdicts: $alarmed_cases regressed, $unsure unsure, $unchanged unchanged of $total; errors $errors"
 echo "splits in which compare left out samples taken on a shared core: $contended"

@@ -21,6 +21,10 @@
 # last line of a series counts the tries in which compare left out runs
 # measured on a shared core, and those with too few quiet runs to do so.
 # LOG=FILE appends every compare's output (first threshold) for diagnosis.
+# ROUNDS (default 1) is `run --rounds`: each run measures each case in that
+# many rounds, REPS/ROUNDS samples each, with an idle pause of PAUSE ms
+# (default 20) between them, so a run sees several host states (README,
+# "Rounds").
 set -u
 CB=${1:-./cyclebudget}
 NAA=${2:-100}
@@ -28,6 +32,8 @@ NAB=${3:-40}
 REPS=${4:-30}
 RUNS=${5:-8}
 THRESHOLDS=${6:-2,1}
+ROUNDS=${ROUNDS:-1}
+PAUSE=${PAUSE:-20}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 unset CB_SYNTH_SLOWDOWN
@@ -58,7 +64,8 @@ pick_cpu() {  # the CPU to pin this try to
 record() {  # record DELTA INDEX: RUNS runs a side, interleaved, into $T/t.db
     local db=$T/t.db delta=$1 i=$2
     rm -f "$db" "$db"-*
-    local args="-p synthetic -s 250,1000,4000 -m warm --reps $REPS --cpu $(pick_cpu) --db $db -q"
+    local args="-p synthetic -s 250,1000,4000 -m warm --reps $REPS --rounds $ROUNDS"
+    args="$args --round-pause $PAUSE --cpu $(pick_cpu) --db $db -q"
     for j in $(seq 1 "$RUNS"); do
         # Both sides get the variable, with values of the same length: the
         # environment's size moves the stack, and with it the timing of
@@ -110,7 +117,7 @@ series() {  # series LABEL DELTA N
         "$label" "$errors" "$(awk -v a="$c0" -v b="$c1" -v n="$n" 'BEGIN{print (b-a)/n}')" "$left" "$stuck"
 }
 
-echo "detection power: synthetic 250/1000/4000 adds, warm, --reps $REPS, $RUNS run(s) per side interleaved, CPU ${CPU:-auto}, Holm, alpha 0.01"
+echo "detection power: synthetic 250/1000/4000 adds, warm, --reps $REPS --rounds $ROUNDS --round-pause $PAUSE, $RUNS run(s) per side interleaved, CPU ${CPU:-auto}, Holm, alpha 0.01"
 series "A/A false alarms" 0.00 "$NAA"
 for d in 0.01 0.02 0.05 0.10; do
     series "A/B +$(awk -v d=$d 'BEGIN{print 100*d}')% detected" "$d" "$NAB"

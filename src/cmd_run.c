@@ -48,6 +48,10 @@ static void run_usage(FILE *out)
             "      --reps N           exactly N samples per case (default: until the median's\n"
             "                         95%% CI is within +-1%%, or --max-time)\n"
             "      --max-time SEC     time cap per case when adaptive (default: 0.1)\n"
+            "      --rounds N         measure each case in N rounds, each set up anew, with an\n"
+            "                         idle pause between them; --reps and --max-time are split\n"
+            "                         over the rounds (default: 1; 5 for compare, see README)\n"
+            "      --round-pause MS   that pause, in milliseconds (default: 20)\n"
             "      --cpu N            pin to CPU N (default: the current one)\n"
             "      --cold-bytes SIZE  cold-mode working set (default: 2x LLC, 64M..128M)\n"
             "      --budget B         budget for the summary: 10G, 40G, 100G or cycles (default 10G)\n"
@@ -117,6 +121,7 @@ int cmd_run(int argc, char **argv)
         {"repo", required_argument, 0, 4},       {"reps", required_argument, 0, 5},
         {"max-time", required_argument, 0, 6},   {"cpu", required_argument, 0, 7},
         {"cold-bytes", required_argument, 0, 8}, {"budget", required_argument, 0, 9},
+        {"rounds", required_argument, 0, 10},    {"round-pause", required_argument, 0, 11},
         {"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -167,6 +172,16 @@ int cmd_run(int argc, char **argv)
             hopt.cold_bytes = u64;
             break;
         case 9: budget_arg = optarg; break;
+        case 10:
+            if (cb_parse_long(optarg, 1, CB_MAX_ROUNDS, "--rounds", &lv, err, sizeof err) < 0)
+                goto usage_err;
+            hopt.rounds = (int)lv;
+            break;
+        case 11:
+            if (cb_parse_long(optarg, 0, 10000, "--round-pause", &lv, err, sizeof err) < 0)
+                goto usage_err;
+            hopt.pause_ms = (double)lv;
+            break;
         case 'q': quiet = 1; break;
         case 'h': run_usage(stdout); return 0;
         default: return cb_option_error("run", argv);

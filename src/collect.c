@@ -117,6 +117,11 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
     }
     *usage = 0;
     cb_host_probe(&col->host);
+    /* A machine that does not report its TSC rate is calibrated once per
+     * boot, by the first run that this database sees. */
+    double boot_ghz;
+    if (cb_tsc_ghz_reported(NULL) <= 0 && cb_store_boot_tsc(col->st, &boot_ghz) == 0)
+        cb_tsc_ghz_adopt(boot_ghz);
     cb_clocks_measure(&col->clk);
     rc = cb_counters_open(&col->cs, specs, nspec, col->clk.tsc_ghz, col->clk.core_ghz);
     if (rc < 0) {
@@ -263,10 +268,11 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     for (size_t k = 0; k < m.n; k++)
         for (int e = 0; e < ne; e++)
             rows[r++] = (struct cb_sample_row){
-                .seq = (int)k, .iters = m.iters, .event_id = col->event_ids[e],
-                .value = m.d[k].value[e], .overhead = m.overhead[e],
-                .enabled = m.d[k].enabled[e], .running = m.d[k].running[e],
-                .scaled = m.d[k].scaled[e], .smt = m.smt[k],
+                .seq = (int)k, .iters = cb_measurement_iters(&m, k),
+                .event_id = col->event_ids[e], .value = m.d[k].value[e],
+                .overhead = cb_measurement_overhead(&m, k, e), .enabled = m.d[k].enabled[e],
+                .running = m.d[k].running[e], .scaled = m.d[k].scaled[e], .smt = m.smt[k],
+                .round = m.round[k],
             };
     row.metered = !isnan(m.contention) && !isnan(m.contended_share);
     row.contention = m.contention;

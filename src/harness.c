@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "stats.h"
 #include "tsc.h"
@@ -21,6 +22,8 @@ void cb_harness_defaults(struct cb_harness_opts *o)
     o->min_samples = 10;
     o->max_samples = 5000;
     o->min_batch_us = 20.0;
+    o->rounds = 1;
+    o->pause_ms = CB_ROUND_PAUSE_MS;
 }
 
 int cb_pin_cpu(int cpu, int *pinned, char *err, size_t errlen)
@@ -82,7 +85,7 @@ int cb_harness_init(struct cb_harness *h, struct cb_counters *cs, const struct c
     return h->primary < 0 ? -EINVAL : 0;
 }
 
-static int push(struct cb_measurement *m, const struct cb_delta *d)
+static int push(struct cb_measurement *m, const struct cb_delta *d, int round)
 {
     if (m->n == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 64;
@@ -94,43 +97,62 @@ static int push(struct cb_measurement *m, const struct cb_delta *d)
         if (!ns)
             return -ENOMEM;
         m->smt = ns;
+        int *nr = realloc(m->round, cap * sizeof *nr);
+        if (!nr)
+            return -ENOMEM;
+        m->round = nr;
         m->cap = cap;
     }
     m->smt[m->n] = NAN;
+    m->round[m->n] = round;
     m->d[m->n++] = *d;
     return 0;
+}
+
+uint64_t cb_measurement_iters(const struct cb_measurement *m, size_t k)
+{
+    return m->iters[m->round[k]];
+}
+
+double cb_measurement_overhead(const struct cb_measurement *m, size_t k, int i)
+{
+    return m->overhead[m->round[k]][i];
 }
 
 double cb_measurement_per_op(const struct cb_measurement *m, size_t k, int i)
 {
     double v = m->d[k].value[i];
-    double o = m->overhead[i];
+    double o = cb_measurement_overhead(m, k, i);
+    uint64_t it = cb_measurement_iters(m, k);
     if (isnan(v))
         return NAN;
     if (!isnan(o))
         v -= o;
-    return m->iters ? v / (double)m->iters : NAN;
+    return it ? v / (double)it : NAN;
 }
 
-/* Half-width of the primary counter's median CI, in % of the median. */
-static double ci_pct(const struct cb_measurement *m, int primary, double *scratch)
+/* Half-width of the primary counter's median CI over samples [from, n), in
+ * % of the median. */
+static double ci_pct(const struct cb_measurement *m, size_t from, int primary, double *scratch)
 {
-    for (size_t k = 0; k < m->n; k++)
-        scratch[k] = cb_measurement_per_op(m, k, primary);
-    qsort(scratch, m->n, sizeof *scratch, cmp_d);
-    double lo, hi, med = cb_quantile_sorted(scratch, m->n, 0.5);
-    cb_median_ci(scratch, m->n, &lo, &hi);
+    size_t n = m->n - from;
+    for (size_t k = 0; k < n; k++)
+        scratch[k] = cb_measurement_per_op(m, from + k, primary);
+    qsort(scratch, n, sizeof *scratch, cmp_d);
+    double lo, hi, med = cb_quantile_sorted(scratch, n, 0.5);
+    cb_median_ci(scratch, n, &lo, &hi);
     if (!(med > 0))
         return INFINITY;
     return (hi - lo) / 2.0 / med * 100.0;
 }
 
-/* Estimated cycles of a case = its TSC ticks x the median core/TSC ratio
- * measured beside its samples.  One estimate per run (made at the start)
- * was not enough: on this project's VM the core clock moved by up to 7%
- * between runs, and A/A compares raised false alarms. */
-static void rescale_estimate(struct cb_measurement *m, const struct cb_counters *cs, int est,
-                             double *ratio, size_t n)
+/* Estimated cycles of a round's samples [from, n) = their TSC ticks x the
+ * median core/TSC ratio measured beside them.  One estimate per run (made
+ * at the start) was not enough: on this project's VM the core clock moved
+ * by up to 7% between runs, and A/A compares raised false alarms.  Returns
+ * the ratio, 0 when none. */
+static double rescale_estimate(struct cb_measurement *m, size_t from, int round,
+                               const struct cb_counters *cs, int est, double *ratio, size_t n)
 {
     int tsc = cb_counters_find(cs, "tsc");
     size_t good = 0;
@@ -138,35 +160,34 @@ static void rescale_estimate(struct cb_measurement *m, const struct cb_counters 
         if (ratio[k] > 0)
             ratio[good++] = ratio[k];
     if (est < 0 || tsc < 0 || good == 0)
-        return;
+        return 0;
     qsort(ratio, good, sizeof *ratio, cmp_d);
     double f = good & 1 ? ratio[good / 2] : (ratio[good / 2 - 1] + ratio[good / 2]) / 2;
-    for (size_t k = 0; k < m->n; k++)
+    for (size_t k = from; k < m->n; k++)
         m->d[k].value[est] = m->d[k].value[tsc] * f;
-    m->overhead[est] = isnan(m->overhead[tsc]) ? NAN : m->overhead[tsc] * f;
-    m->core_per_tick = f;
+    double o = m->overhead[round][tsc];
+    m->overhead[round][est] = isnan(o) ? NAN : o * f;
+    return f;
 }
 
-int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measurement *m)
+/* Scratch space for one round, sized for its sample limit. */
+struct round_buf {
+    double *scratch, *ratio, *cont;
+    size_t nratio, ncont;
+};
+
+/* One round: set up, warm up, size the batch, measure the empty batch,
+ * sample, tear down.  want: the round's sample limit; cap_ticks and
+ * min_samples: its adaptive limits. */
+static int measure_round(struct cb_harness *h, struct cb_case *c, struct cb_measurement *m,
+                         int round, int want, int min_samples, uint64_t cap_ticks, int est,
+                         struct round_buf *b, double *core_per_tick)
 {
     const struct cb_probe *p = c->probe;
     struct cb_counters *cs = h->cs;
     struct cb_reading r0, r1;
     struct cb_delta d;
-    double *scratch = NULL, *ratio = NULL, *cont = NULL;
-    size_t nratio = 0, ncont = 0;
-    int rc;
-    int est = cb_counters_find(cs, "cycles-est");
-    if (est >= 0 && !cs->c[est].supported)
-        est = -1;
-
-    memset(m, 0, sizeof *m);
-    m->contention = m->contended_share = NAN;
-    if (!c->cold_bytes)
-        c->cold_bytes = h->o.cold_bytes ? h->o.cold_bytes : cb_workset_cold_bytes();
-    if (!c->bytes_per_op && p->unit && strcmp(p->unit, "B") == 0)
-        c->bytes_per_op = c->size;
-    rc = p->setup(c);
+    int rc = p->setup(c);
     if (rc < 0)
         return rc;
 
@@ -194,7 +215,7 @@ int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measur
             grow = 2.0;
         iters = (uint64_t)((double)iters * grow);
     }
-    m->iters = iters;
+    m->iters[round] = iters;
     p->run(c, iters);
 
     /* The empty batch: the cost of the reads and the call itself. */
@@ -210,22 +231,16 @@ int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measur
     }
     for (int i = 0; i < cs->n; i++) {
         if (isnan(empty[i][0])) {
-            m->overhead[i] = NAN;
+            m->overhead[round][i] = NAN;
             continue;
         }
         qsort(empty[i], EMPTY, sizeof(double), cmp_d);
-        m->overhead[i] = empty[i][EMPTY / 2];
+        m->overhead[round][i] = empty[i][EMPTY / 2];
     }
+    m->rounds = round + 1;
 
-    int want = h->o.reps > 0 ? h->o.reps : h->o.max_samples;
-    scratch = malloc((size_t)want * sizeof *scratch);
-    ratio = malloc((size_t)want * sizeof *ratio);
-    cont = malloc((size_t)want * sizeof *cont);
-    if (!scratch || !ratio || !cont) {
-        rc = -ENOMEM;
-        goto out;
-    }
-    uint64_t cap_ticks = (uint64_t)(h->o.case_seconds * 1e9 * tsc_ghz);
+    size_t from = m->n;
+    b->nratio = 0;
     /* The meter is read between samples: a sample's reading is the larger
      * of the one just before it and the one just after. */
     double prev_meter = cb_smt_contention();
@@ -240,50 +255,125 @@ int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measur
         p->run(c, iters);
         cb_counters_read(cs, &r1);
         cb_counters_delta(cs, &r0, &r1, &d);
-        if ((rc = push(m, &d)) < 0)
+        if ((rc = push(m, &d, round)) < 0)
             goto out;
         /* The core clock beside this sample (~10k adds, about 1.5% of a
          * batch), for the case's estimated cycles. */
         if (est >= 0)
-            ratio[nratio++] = cb_core_per_tick(10);
+            b->ratio[b->nratio++] = cb_core_per_tick(10);
         double k_cont = cb_smt_contention();
         if (k_cont > 0 && prev_meter > 0) {
             double r = k_cont > prev_meter ? k_cont : prev_meter;
             m->smt[m->n - 1] = r;
-            cont[ncont++] = r;
+            b->cont[b->ncont++] = r;
         }
         prev_meter = k_cont;
         if (h->o.reps > 0)
             continue;
-        int n = (int)m->n;
-        if (n >= h->o.min_samples && (n % 8 == 0 || n == h->o.min_samples)) {
-            m->ci_pct = ci_pct(m, h->primary, scratch);
-            if (m->ci_pct <= h->o.target_ci_pct) {
+        int n = (int)(m->n - from);
+        if (n >= min_samples && (n % 8 == 0 || n == min_samples)) {
+            if (ci_pct(m, from, h->primary, b->scratch) <= h->o.target_ci_pct) {
                 m->why = CB_STOP_CI;
                 break;
             }
         }
-        if (n >= h->o.min_samples && cb_tsc_end() - start > cap_ticks) {
+        if (n >= min_samples && cb_tsc_end() - start > cap_ticks) {
             m->why = CB_STOP_TIME;
             break;
         }
     }
-    if (m->n)
-        m->ci_pct = ci_pct(m, h->primary, scratch);
-    rescale_estimate(m, cs, est, ratio, nratio);
-    if (ncont) {
+    *core_per_tick = rescale_estimate(m, from, round, cs, est, b->ratio, b->nratio);
+out:
+    p->teardown(c);
+    return rc;
+}
+
+static void pause_ms(double ms)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ms / 1e3),
+                          .tv_nsec = (long)(fmod(ms, 1e3) * 1e6)};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measurement *m)
+{
+    const struct cb_probe *p = c->probe;
+    struct cb_counters *cs = h->cs;
+    struct round_buf b = {0};
+    int rc = 0;
+    int est = cb_counters_find(cs, "cycles-est");
+    if (est >= 0 && !cs->c[est].supported)
+        est = -1;
+
+    memset(m, 0, sizeof *m);
+    m->contention = m->contended_share = NAN;
+    if (!c->cold_bytes)
+        c->cold_bytes = h->o.cold_bytes ? h->o.cold_bytes : cb_workset_cold_bytes();
+    if (!c->bytes_per_op && p->unit && strcmp(p->unit, "B") == 0)
+        c->bytes_per_op = c->size;
+
+    int rounds = h->o.rounds < 1 ? 1 : h->o.rounds > CB_MAX_ROUNDS ? CB_MAX_ROUNDS : h->o.rounds;
+    int want, min_samples = h->o.min_samples;
+    if (h->o.reps > 0) {
+        want = (h->o.reps + rounds - 1) / rounds;
+    } else {
+        want = h->o.max_samples / rounds;
+        min_samples = (h->o.min_samples + rounds - 1) / rounds;
+        if (min_samples < 3)
+            min_samples = 3;
+        if (want < min_samples)
+            want = min_samples;
+    }
+    double tsc_ghz = cs->tsc_ghz > 0 ? cs->tsc_ghz : 1.0;
+    uint64_t cap_ticks = (uint64_t)(h->o.case_seconds / rounds * 1e9 * tsc_ghz);
+    size_t total = (size_t)want * (size_t)rounds;
+    b.scratch = malloc((size_t)want * sizeof *b.scratch);
+    b.ratio = malloc((size_t)want * sizeof *b.ratio);
+    b.cont = malloc(total * sizeof *b.cont);
+    double ratios[CB_MAX_ROUNDS];
+    int nratios = 0;
+    if (!b.scratch || !b.ratio || !b.cont) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    for (int r = 0; r < rounds; r++) {
+        if (r > 0)
+            pause_ms(h->o.pause_ms);
+        double f = 0;
+        rc = measure_round(h, c, m, r, want, min_samples, cap_ticks, est, &b, &f);
+        if (f > 0)
+            ratios[nratios++] = f;
+        if (rc < 0)
+            break;
+    }
+    if (rc < 0 && !(rc == -EINTR && m->n))
+        goto out;
+    if (m->n) {
+        double *all = realloc(b.scratch, m->n * sizeof *all);
+        if (!all) {
+            rc = -ENOMEM;
+            goto out;
+        }
+        b.scratch = all;
+        m->ci_pct = ci_pct(m, 0, h->primary, b.scratch);
+    }
+    if (nratios) {
+        cb_sort_doubles(ratios, (size_t)nratios);
+        m->core_per_tick = cb_quantile_sorted(ratios, (size_t)nratios, 0.5);
+    }
+    if (b.ncont) {
         size_t over = 0;
-        for (size_t k = 0; k < ncont; k++)
-            over += cont[k] > CB_CONTENDED_RATIO;
-        m->contended_share = (double)over / (double)ncont;
-        cb_sort_doubles(cont, ncont);
-        m->contention = cb_quantile_sorted(cont, ncont, 0.5);
+        for (size_t k = 0; k < b.ncont; k++)
+            over += b.cont[k] > CB_CONTENDED_RATIO;
+        m->contended_share = (double)over / (double)b.ncont;
+        cb_sort_doubles(b.cont, b.ncont);
+        m->contention = cb_quantile_sorted(b.cont, b.ncont, 0.5);
     }
 out:
-    free(scratch);
-    free(ratio);
-    free(cont);
-    p->teardown(c);
+    free(b.scratch);
+    free(b.ratio);
+    free(b.cont);
     return rc;
 }
 
@@ -291,5 +381,6 @@ void cb_measurement_free(struct cb_measurement *m)
 {
     free(m->d);
     free(m->smt);
+    free(m->round);
     memset(m, 0, sizeof *m);
 }

@@ -15,6 +15,15 @@
 #include "counters.h"
 #include "probe.h"
 
+/* Rounds: on this project's VM a process draws a host state (which host
+ * core, what its other thread runs) that adds a fixed 0, 35 or 70 cycles to
+ * every call of even a plain add loop, and keeps it until the vCPU idles.
+ * Samples taken back to back all see the same state, so more of them do not
+ * help; an idle pause of ~20 ms lets the host place the vCPU again.  Each
+ * round re-runs setup too, so buffers are placed anew. */
+#define CB_MAX_ROUNDS 64
+#define CB_ROUND_PAUSE_MS 20.0
+
 struct cb_harness_opts {
     int reps;               /* > 0: exactly this many samples; 0: adaptive */
     double case_seconds;    /* adaptive: time cap per case */
@@ -23,6 +32,9 @@ struct cb_harness_opts {
     int max_samples;        /* never more */
     double min_batch_us;    /* a batch lasts at least this long */
     size_t cold_bytes;      /* cold-mode working set; 0: cb_workset_cold_bytes() */
+    int rounds;             /* 1..CB_MAX_ROUNDS: the case is set up and sampled this many
+                               times, with an idle pause before each round after the first */
+    double pause_ms;        /* that pause */
 };
 void cb_harness_defaults(struct cb_harness_opts *o);
 
@@ -37,15 +49,19 @@ struct cb_harness {
 enum cb_stop_reason { CB_STOP_REPS, CB_STOP_CI, CB_STOP_TIME, CB_STOP_MAX };
 
 struct cb_measurement {
-    size_t n;                           /* samples taken */
-    uint64_t iters;                     /* iterations per batch */
-    double overhead[CB_MAX_COUNTERS];   /* median empty-batch delta per counter; NAN unsupported */
+    size_t n;                           /* samples taken, all rounds */
+    int rounds;                         /* rounds taken */
+    uint64_t iters[CB_MAX_ROUNDS];      /* iterations per batch, per round */
+    double overhead[CB_MAX_ROUNDS][CB_MAX_COUNTERS]; /* per round: median empty-batch delta
+                                           per counter; NAN unsupported */
     struct cb_delta *d;                 /* n deltas */
+    int *round;                         /* n: the round each sample belongs to */
     size_t cap;
     enum cb_stop_reason why;
     double ci_pct;                      /* the primary counter's CI half-width at the end, % */
     double core_per_tick;               /* core cycles per TSC tick measured beside the
-                                           samples (the case's estimate), 0 when none */
+                                           samples (median over rounds; each round's samples
+                                           are scaled by their own round's), 0 when none */
     double *smt;                        /* n: the SMT meter beside each sample (the larger
                                            reading of just before and just after); NAN none */
     double contention;                  /* median of smt; NAN none */
@@ -62,13 +78,19 @@ int cb_pin_cpu(int cpu, int *pinned, char *err, size_t errlen);
  * counter: PMU cycles when counted, else the TSC. */
 int cb_harness_init(struct cb_harness *h, struct cb_counters *cs, const struct cb_harness_opts *o);
 
-/* Set up c, warm up, size the batch, measure the empty batch, sample, tear
- * down.  c->probe, variant, size and mode must be set.  Returns 0, -EINTR
- * when *h->stop was raised (m holds what was taken), or the setup's error. */
+/* Per round: set up c, warm up, size the batch, measure the empty batch,
+ * sample, tear down; pause between rounds.  With reps, each round takes
+ * ceil(reps / rounds) samples; adaptive, each round gets 1/rounds of the
+ * time cap and of the sample limits, and stops on its own CI.  c->probe,
+ * variant, size and mode must be set.  Returns 0, -EINTR when *h->stop was
+ * raised (m holds what was taken), or the setup's error. */
 int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measurement *m);
 void cb_measurement_free(struct cb_measurement *m);
 
-/* Per-operation value of counter i in sample k: (delta - overhead) / iters. */
+/* Per-operation value of counter i in sample k: (delta - overhead) / iters,
+ * with the overhead and iters of the sample's round. */
 double cb_measurement_per_op(const struct cb_measurement *m, size_t k, int i);
+uint64_t cb_measurement_iters(const struct cb_measurement *m, size_t k);
+double cb_measurement_overhead(const struct cb_measurement *m, size_t k, int i);
 
 #endif

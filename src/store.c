@@ -75,7 +75,7 @@ static const char *const q_sql[Q__N] = {
         "?11,?12)",
     [Q_SAMPLE_INS] =
         "INSERT INTO samples (case_id, event_id, seq, iters, value, overhead, enabled,"
-        " running, scaled, smt) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+        " running, scaled, smt, round) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
     [Q_REAP_SEL] =
         "SELECT r.id, r.pid, r.pid_start, r.boot_id FROM runs r JOIN hosts h ON h.id = r.host_id"
         " WHERE r.status = 'running' AND h.hostname = ?1",
@@ -755,6 +755,32 @@ static void my_hostname(char *buf, size_t len)
     buf[len - 1] = '\0';
 }
 
+int cb_store_boot_tsc(struct cb_store *st, double *ghz)
+{
+    char host[256], boot[64];
+    my_hostname(host, sizeof host);
+    boot_id(boot, sizeof boot);
+    *ghz = 0;
+    if (!boot[0])
+        return -ENOENT;
+    sqlite3_stmt *s;
+    int rc = sqlite3_prepare_v2(st->db,
+                                "SELECT r.tsc_ghz FROM runs r JOIN hosts h ON h.id = r.host_id"
+                                " WHERE h.hostname = ?1 AND r.boot_id = ?2"
+                                "   AND h.tsc_source = 'calibrated' AND r.tsc_ghz > 0"
+                                " ORDER BY r.id DESC LIMIT 1",
+                                -1, &s, NULL);
+    if (rc != SQLITE_OK)
+        return -EIO;
+    sqlite3_bind_text(s, 1, host, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, boot, -1, SQLITE_TRANSIENT);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *ghz = sqlite3_column_double(s, 0);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : -EIO;
+}
+
 /* ---- writing ------------------------------------------------------------ */
 
 struct begin_ctx {
@@ -1013,6 +1039,7 @@ static int case_fn(struct cb_store *st, void *vctx)
         sqlite3_bind_int64(s, 8, (int64_t)r->running);
         sqlite3_bind_int(s, 9, r->scaled ? 1 : 0);
         bind_real_or_null(s, 10, r->smt > 0 ? r->smt : NAN);
+        sqlite3_bind_int(s, 11, r->round);
         rc = step_done(s);
         if (rc != SQLITE_OK)
             return rc;

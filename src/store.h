@@ -108,6 +108,7 @@ struct cb_sample_row {
     int scaled;                  /* 1 when multiplexed and scaled */
     double smt;                  /* SMT contention meter beside the sample (tsc.h); <= 0 or NAN:
                                     not measured -> NULL */
+    int round;                   /* the round of the case it was taken in (harness.h), 0.. */
 };
 
 /* Insert host/build/commit rows as needed and a run with status 'running'. */
@@ -119,6 +120,10 @@ int cb_store_case_add(struct cb_store *st, int64_t run_id, const struct cb_case_
                       const struct cb_sample_row *s, size_t ns, int64_t *case_id);
 /* status: "complete" or "aborted"; sets the end time. */
 int cb_store_run_finish(struct cb_store *st, int64_t run_id, const char *status);
+
+/* The TSC rate (GHz) that the newest run of this host and boot calibrated,
+ * for cb_tsc_ghz_adopt().  -ENOENT when there is none. */
+int cb_store_boot_tsc(struct cb_store *st, double *ghz);
 
 /* Mark runs left 'running' by a process that no longer exists on this host
  * as 'aborted'.  Called by cb_store_open in write mode.  Returns how many. */

@@ -8,6 +8,7 @@
 #include "tsc.h"
 
 #include <cpuid.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,23 +93,43 @@ static double calibrate_ghz(void)
     return g[N / 2];
 }
 
+/* The one piece of process state in cyclebudget: the TSC rate does not
+ * change while the process runs, and calibrating costs 100 ms. */
+static double cached;
+static const char *cached_how;
+
+double cb_tsc_ghz_reported(const char **how)
+{
+    double g;
+    const char *h = "none";
+    if ((g = sysfs_ghz()) > 0)
+        h = "sysfs";
+    else if ((g = cpuid15_ghz()) > 0)
+        h = "cpuid";
+    else if ((g = hypervisor_ghz()) > 0)
+        h = "hypervisor";
+    if (!(g > 0 && isfinite(g)))
+        g = 0, h = "none";
+    if (how)
+        *how = h;
+    return g;
+}
+
+int cb_tsc_ghz_adopt(double ghz)
+{
+    if (!(ghz > 0 && isfinite(ghz)) || cached > 0)
+        return -EINVAL;
+    cached = ghz;
+    cached_how = "calibrated";
+    return 0;
+}
+
 double cb_tsc_ghz(const char **how)
 {
-    /* The one piece of process state in cyclebudget: the TSC rate does not
-     * change while the process runs, and calibrating costs 100 ms. */
-    static double cached;
-    static const char *cached_how;
-
     if (cached <= 0) {
-        double g;
         const char *h;
-        if ((g = sysfs_ghz()) > 0)
-            h = "sysfs";
-        else if ((g = cpuid15_ghz()) > 0)
-            h = "cpuid";
-        else if ((g = hypervisor_ghz()) > 0)
-            h = "hypervisor";
-        else {
+        double g = cb_tsc_ghz_reported(&h);
+        if (g <= 0) {
             g = calibrate_ghz();
             h = "calibrated";
         }

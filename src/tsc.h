@@ -43,6 +43,16 @@ static inline uint64_t cb_tsc_end(void)
  * call.  Returns <= 0 only when nothing worked. */
 double cb_tsc_ghz(const char **how);
 
+/* What the kernel or the CPU says, without calibrating (0 and "none" when
+ * nobody says). */
+double cb_tsc_ghz_reported(const char **how);
+
+/* Take ghz, calibrated earlier in this boot (the store keeps it), as this
+ * process's rate instead of calibrating again: the rate is fixed from boot,
+ * and each calibration spends 100 ms, most of a short run's CPU time.
+ * -EINVAL when ghz is not a rate or a rate is already in use. */
+int cb_tsc_ghz_adopt(double ghz);
+
 /* Estimate the core clock (GHz) by timing dependent add chains against the
  * TSC: rounds repetitions, median taken.  *spread_pct (may be NULL) gets
  * (max-min)/median of the middle half, in percent.  tsc_ghz as from

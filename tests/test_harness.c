@@ -111,7 +111,7 @@ int main(void)
     is_int(g_state.teardowns, 1, "teardown called once");
     ok(g_state.empty_calls >= 11, "the empty batch was measured (%llu times)",
        (unsigned long long)g_state.empty_calls);
-    is_uint(g_state.last_iters, m.iters, "the last batch had the reported iteration count");
+    is_uint(g_state.last_iters, m.iters[0], "the last batch had the reported iteration count");
     is_int(c.bytes_per_op, 100, "bytes per op defaults to the size for a byte probe");
     is_int(g_state.cold_bytes_seen, 1 << 20, "cold_bytes passed through to setup");
 
@@ -123,9 +123,9 @@ int main(void)
     ok(min_ticks >= 0.5 * o.min_batch_us * 1e3 * tsc,
        "batches last about the minimum batch time or more (%.0f ticks)", min_ticks);
     /* The per-op value is (delta - overhead) / iters. */
-    double want = (m.d[3].value[t] - m.overhead[t]) / (double)m.iters;
+    double want = (m.d[3].value[t] - m.overhead[0][t]) / (double)m.iters[0];
     is_near(cb_measurement_per_op(&m, 3, t), want, 1e-9, "per-op = (delta - overhead) / iters");
-    ok(m.overhead[t] > 0 && m.overhead[t] < m.d[3].value[t], "empty-batch overhead is positive and below a batch");
+    ok(m.overhead[0][t] > 0 && m.overhead[0][t] < m.d[3].value[t], "empty-batch overhead is positive and below a batch");
     int tc = cb_counters_find(&cs, "task-clock");
     if (tc >= 0 && cs.c[tc].supported)
         ok(m.d[0].value[tc] > 0, "task-clock counted in the samples");
@@ -190,8 +190,66 @@ int main(void)
         same &= fabs(m.d[k].value[est] - m.d[k].value[t] * m.core_per_tick) <=
                 1e-9 * m.d[k].value[est];
     ok(same, "every sample's estimate is its TSC ticks x the case's ratio");
-    is_near(m.overhead[est], m.overhead[t] * m.core_per_tick, 1e-6 * m.overhead[est] + 1e-9,
+    is_near(m.overhead[0][est], m.overhead[0][t] * m.core_per_tick, 1e-6 * m.overhead[0][est] + 1e-9,
             "and so is the empty-batch overhead");
+    cb_measurement_free(&m);
+
+    /* Rounds: each sets the case up anew, sizes its own batch, measures its
+     * own empty batch, and takes ceil(reps / rounds) samples; the pause
+     * comes between rounds. */
+    o.reps = 7;
+    o.rounds = 3;
+    o.pause_ms = 30;
+    cb_harness_init(&h, &cs, &o);
+    memset(&g_state, 0, sizeof g_state);
+    uint64_t t0 = cb_tsc_begin();
+    is_int(cb_harness_measure(&h, &c, &m), 0, "measure in 3 rounds of ceil(7/3) samples");
+    double wall_ms = (double)(cb_tsc_end() - t0) / (tsc * 1e6);
+    is_int(m.n, 9, "3 rounds x 3 samples");
+    is_int(m.rounds, 3, "3 rounds recorded");
+    is_int(g_state.setups, 3, "setup once per round");
+    is_int(g_state.teardowns, 3, "teardown once per round");
+    int order = 1;
+    for (size_t k = 0; k < m.n; k++)
+        order &= m.round[k] == (int)(k / 3);
+    ok(order, "each sample knows its round, in order");
+    ok(wall_ms >= 2 * 30.0, "two pauses of 30 ms between the rounds (%.0f ms in all)", wall_ms);
+    int per_round = 1;
+    for (size_t k = 0; k < m.n; k++) {
+        int r = m.round[k];
+        double w = (m.d[k].value[est] - m.overhead[r][est]) / (double)m.iters[r];
+        per_round &= cb_measurement_iters(&m, k) == m.iters[r] &&
+                     fabs(cb_measurement_per_op(&m, k, est) - w) <= 1e-9 * fabs(w) &&
+                     m.overhead[r][est] > 0 && m.iters[r] > 0;
+    }
+    ok(per_round, "per-op values use their own round's batch size and overhead");
+    /* Each round's estimate is scaled by that round's own ratio: within a
+     * round one factor relates every sample's estimate to its ticks. */
+    int scaled = 1;
+    for (size_t k = 1; k < m.n; k++)
+        if (m.round[k] == m.round[k - 1])
+            scaled &= fabs(m.d[k].value[est] / m.d[k].value[t] -
+                           m.d[k - 1].value[est] / m.d[k - 1].value[t]) < 1e-9;
+    ok(scaled, "within a round, one core/TSC ratio scales every sample");
+    cb_measurement_free(&m);
+
+    /* Adaptive with rounds: each round gets its share of the sample limits. */
+    o.reps = 0;
+    o.rounds = 4;
+    o.min_samples = 10;
+    o.max_samples = 40;
+    o.case_seconds = 0.2;
+    cb_harness_init(&h, &cs, &o);
+    memset(&g_state, 0, sizeof g_state);
+    is_int(cb_harness_measure(&h, &c, &m), 0, "adaptive measure in 4 rounds");
+    int bounds = m.rounds == 4;
+    for (int r = 0; r < 4; r++) {
+        int nr = 0;
+        for (size_t k = 0; k < m.n; k++)
+            nr += m.round[k] == r;
+        bounds &= nr >= 3 && nr <= 10;
+    }
+    ok(bounds, "every round took between ceil(10/4) and 40/4 samples (%zu in all)", m.n);
     cb_measurement_free(&m);
 
     char err[256];

@@ -115,9 +115,9 @@ static void model(void)
     const double est_v[5] = {10, 30, 20, 40, 50}, tsc_v[5] = {5, 6, 7, 8, 9};
     for (int i = 0; i < 5; i++) {
         uint64_t it = 10 * (uint64_t)(i + 1);
-        s[3 * i] = (struct cb_sample_row){i, it, ev_est, est_v[i] * (double)it + 100, 100, 0, 0, 0, NAN};
-        s[3 * i + 1] = (struct cb_sample_row){i, it, ev_tsc, tsc_v[i] * (double)it + 50, 50, 0, 0, 0, NAN};
-        s[3 * i + 2] = (struct cb_sample_row){i, it, ev_cyc, NAN, NAN, 0, 0, 0, NAN};
+        s[3 * i] = (struct cb_sample_row){i, it, ev_est, est_v[i] * (double)it + 100, 100, 0, 0, 0, NAN, 0};
+        s[3 * i + 1] = (struct cb_sample_row){i, it, ev_tsc, tsc_v[i] * (double)it + 50, 50, 0, 0, 0, NAN, 0};
+        s[3 * i + 2] = (struct cb_sample_row){i, it, ev_cyc, NAN, NAN, 0, 0, 0, NAN, 0};
     }
     is_int(cb_store_case_add(st, run, &c, s, 15, &case_id), 0, "case stored");
     struct cb_case_row bad = {"csum", "broken", 1500, "B", "call", "warm", 1500, "bad",

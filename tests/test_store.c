@@ -188,24 +188,28 @@ static void test_round_trip(void)
     int k = 0;
     for (int i = NB1 - 1; i >= 0; i--) {
         s[k++] = (struct cb_sample_row){b1[i].seq, b1[i].iters, ev_task, b1[i].value,
-                                        b1[i].overhead, 5000 + i, 5000 + i, i == 4, 1.0 + 0.25 * i};
-        s[k++] = (struct cb_sample_row){b1[i].seq, b1[i].iters, ev_cyc, NAN, NAN, 0, 0, 0, NAN};
+                                        b1[i].overhead, 5000 + i, 5000 + i, i == 4, 1.0 + 0.25 * i,
+                                        i % 3};
+        s[k++] = (struct cb_sample_row){b1[i].seq, b1[i].iters, ev_cyc, NAN, NAN, 0, 0, 0, NAN,
+                                        i % 3};
     }
     is_int(cb_store_case_add(st, run, &c1, s, k, &case1), 0, "case_add case 1 (%d samples)", k);
     k = 0;
     for (int i = NB2 - 1; i >= 0; i--) {
         s[k++] = (struct cb_sample_row){b2[i].seq, b2[i].iters, ev_task, b2[i].value,
-                                        b2[i].overhead, 7000, 6000, 1, 0};
-        s[k++] = (struct cb_sample_row){b2[i].seq, b2[i].iters, ev_cyc, NAN, NAN, 0, 0, 0, NAN};
+                                        b2[i].overhead, 7000, 6000, 1, 0, 0};
+        s[k++] = (struct cb_sample_row){b2[i].seq, b2[i].iters, ev_cyc, NAN, NAN, 0, 0, 0, NAN, 0};
     }
     is_int(cb_store_case_add(st, run, &c2, s, k, &case2), 0, "case_add case 2");
+    is_int(sql_int(path, "SELECT SUM(round = seq % 3) FROM samples WHERE case_id = 1"), 2 * NB1,
+           "every sample row keeps its round");
     is_int(sql_int(path, "SELECT contention * 100 + contended_share * 4 FROM cases WHERE variant = 'adc-2chain'"),
            151, "a metered case stores its contention meter and contended share");
     is_int(sql_int(path, "SELECT COUNT(*) FROM cases WHERE variant = 'generic' AND contention IS NULL"
                          " AND contended_share IS NULL"), 1, "an unmetered case stores NULL, not 0");
 
     /* A value for an unsupported event is refused, and the whole case with it. */
-    struct cb_sample_row badrow = {0, 10, ev_cyc, 123.0, NAN, 0, 0, 0, NAN};
+    struct cb_sample_row badrow = {0, 10, ev_cyc, 123.0, NAN, 0, 0, 0, NAN, 0};
     struct cb_case_row c3 = {"csum", "x", 1, "B", "packet", "warm", 1, "ok", "", 0, 0, 0};
     int64_t case3 = 0;
     ok(cb_store_case_add(st, run, &c3, &badrow, 1, &case3) < 0,
@@ -413,6 +417,47 @@ static void test_round_trip(void)
     is_int(sql_int(path, "SELECT COUNT(*) FROM commits"), 1, "commits deduplicated");
     is_int(sql_int(path, "SELECT COUNT(DISTINCT host_id) FROM runs WHERE id IN (1, 2)"), 1,
            "runs 1 and 2 share a host row");
+}
+
+/* ---- the TSC rate calibrated earlier in this boot ----------------------- */
+
+static void test_boot_tsc(void)
+{
+    char path[512], err[512];
+    path_in(path, sizeof path, "boot.db");
+    struct cb_store *st;
+    if (cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err) != 0) {
+        ok(0, "open boot.db: %s", err);
+        return;
+    }
+    double g = -1;
+    is_int(cb_store_boot_tsc(st, &g), -ENOENT, "no runs: no rate to reuse");
+    struct cb_host h = test_host();
+    struct cb_run_meta m = test_meta(&h, NULL);
+    int64_t run;
+    m.tsc_source = "sysfs";
+    m.tsc_ghz = 2.4;
+    cb_store_run_begin(st, &m, &run);
+    is_int(cb_store_boot_tsc(st, &g), -ENOENT, "a rate the kernel reported is not a calibration");
+    m.tsc_source = "calibrated";
+    m.tsc_ghz = 2.0960140951993;
+    cb_store_run_begin(st, &m, &run);
+    is_int(cb_store_boot_tsc(st, &g), 0, "a calibrated run of this boot");
+    ok(g == 2.0960140951993, "its exact rate comes back (%.13f)", g);
+    m.tsc_ghz = 2.0961;
+    int64_t newest;
+    cb_store_run_begin(st, &m, &newest);
+    cb_store_boot_tsc(st, &g);
+    ok(g == 2.0961, "the newest calibration wins (%.4f)", g);
+    cb_store_close(st);
+    char sql[128];
+    snprintf(sql, sizeof sql, "UPDATE runs SET boot_id = 'another-boot' WHERE id >= %lld",
+             (long long)run);
+    sql_exec(path, sql, 0);
+    if (cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err) != 0)
+        return;
+    is_int(cb_store_boot_tsc(st, &g), -ENOENT, "a calibration from another boot is not reused");
+    cb_store_close(st);
 }
 
 /* ---- migration ---------------------------------------------------------- */
@@ -778,7 +823,7 @@ static int writer(const char *path, int who, int go)
         for (int b = 0; b < CW_BATCHES; b++)
             for (int e = 0; e < 2; e++)
                 s[2 * b + e] = (struct cb_sample_row){b, 100, ev[e], 1000.0 + who * 100 + b, NAN,
-                                                      0, 0, 0, NAN};
+                                                      0, 0, 0, NAN, 0};
         if ((r = cb_store_case_add(st, run, &c, s, 2 * CW_BATCHES, NULL)))
             return r == -EBUSY ? 2 : 5;
     }
@@ -846,6 +891,7 @@ int main(void)
     test_paths();
     test_reap();
     test_resolve();
+    test_boot_tsc();
     test_concurrent();
 
     char cmd[128];

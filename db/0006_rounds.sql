@@ -1,0 +1,14 @@
+-- 0006_rounds.sql — which round of its case each sample was taken in.
+--
+-- Applied by src/store.c like every migration (one transaction, with
+-- PRAGMA user_version = 6).  No PRAGMAs or BEGIN/COMMIT here.
+--
+-- `run --rounds N` sets a case up and samples it N times, with an idle pause
+-- before each round after the first (src/harness.h).  On this project's VM a
+-- process keeps one host state (0, 35 or 70 extra cycles on every call of a
+-- plain add loop) until its vCPU idles, so the samples of one round share a
+-- state and only rounds draw new ones.  Each round has its own batch size
+-- and empty-batch overhead, which samples.iters and samples.overhead already
+-- hold per sample; samples.round says which round a sample came from.
+-- NULL: recorded before this migration (one round).
+ALTER TABLE samples ADD COLUMN round INTEGER CHECK (round IS NULL OR round >= 0);
