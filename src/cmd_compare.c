@@ -925,6 +925,8 @@ static void bisect_usage(FILE *out)
             COMMON_HELP
             "      --reps N           exactly N samples per case (default: adaptive)\n"
             "      --max-time SEC     time cap per case when adaptive (default 0.25)\n"
+            "      --rounds N         measure each case in N rounds with an idle pause between\n"
+            "                         (as 'run --rounds'; default 1)\n"
             "      --cold-bytes SIZE  cold-mode working set\n"
             "  -q, --quiet            no table, only the verdict line\n"
             "exit status: 0 good, 1 bad (regressed against BASE), 125 cannot tell (skip),\n"
@@ -937,7 +939,8 @@ int cmd_bisect_check(int argc, char **argv)
         COMMON_LONGOPTS,
         {"against", required_argument, 0, 'A'}, {"reps", required_argument, 0, 'n'},
         {"max-time", required_argument, 0, 'm'}, {"cold-bytes", required_argument, 0, 'C'},
-        {"quiet", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
+        {"rounds", required_argument, 0, 'N'},  {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     struct common c;
@@ -974,6 +977,11 @@ int cmd_bisect_check(int argc, char **argv)
             if (cb_parse_size(optarg, &u64, err, sizeof err) < 0)
                 goto usage_err;
             h.cold_bytes = u64;
+            break;
+        case 'N':
+            if (cb_parse_long(optarg, 1, CB_MAX_ROUNDS, "--rounds", &lv, err, sizeof err) < 0)
+                goto usage_err;
+            h.rounds = (int)lv;
             break;
         case 'q': quiet = 1; break;
         case 'h': bisect_usage(stdout); return 0;

@@ -52,6 +52,19 @@ double cb_report_budget_cycles(const struct cb_report *r, double gbps)
     return cb_budget_ns(gbps, CB_MIN_FRAME) * r->core_ghz;
 }
 
+int cb_report_case_shared(const struct cb_report_case *c)
+{
+    return c->measured && c->info.contended_share > CB_SHARED_CASE_SHARE;
+}
+
+size_t cb_report_count_shared(const struct cb_report *r)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->ncases; i++)
+        k += (size_t)cb_report_case_shared(&r->cases[i]);
+    return k;
+}
+
 static int series_push(struct cb_report_series *s, size_t *cap, double v, uint64_t iters)
 {
     if (s->n == *cap) {

@@ -57,6 +57,10 @@ int cb_report_event(const struct cb_report *r, const char *part);
 double cb_report_bpc(const struct cb_report_case *c);
 /* Cycles per packet of a 64-byte frame at gbps on this run's core clock. */
 double cb_report_budget_cycles(const struct cb_report *r, double gbps);
+/* A measured case with over CB_SHARED_CASE_SHARE of its samples taken with
+ * the core's SMT sibling busy; and how many of a run's cases are. */
+int cb_report_case_shared(const struct cb_report_case *c);
+size_t cb_report_count_shared(const struct cb_report *r);
 
 /* Writers for outside text: HTML element/attribute text and JSON strings.
  * Everything that came from outside the binary (tags, commit subjects, host

@@ -638,8 +638,9 @@ static void cases_table(FILE *out, const struct cb_report *r)
             tdnum(out, share);
         else
             fprintf(out, "<td class=\"num %s\" data-v=\"%.6g\">%.1f</td>", share <= 100 ? "fit" : "over", share, share);
-        fprintf(out, "<td class=\"num\" data-v=\"%zu\">%zu%s</td>", c->measured ? s->n : 0,
-                c->measured ? s->n : 0, c->scaled ? " scaled" : "");
+        fprintf(out, "<td class=\"num\" data-v=\"%zu\">%zu%s%s</td>", c->measured ? s->n : 0,
+                c->measured ? s->n : 0, c->scaled ? " scaled" : "",
+                cb_report_case_shared(c) ? " shared" : "");
         int bad = strcmp(c->info.verdict, "bad") == 0;
         fprintf(out, "<td class=\"wrap%s\">", bad ? " bad" : "");
         cb_html_esc(out, bad ? "BAD" : c->info.verdict);
@@ -725,6 +726,14 @@ static void header(FILE *out, const struct cb_report *r, const struct cb_budget 
         fputs("These are TSC reference ticks at a fixed rate, not core cycles: they do not follow "
               "the core clock.", out);
     fputs(" Times (ns/op) come from the TSC.</div>", out);
+    size_t shared = cb_report_count_shared(r);
+    if (shared)
+        fprintf(out, "<div class=\"callout\"><strong>A shared core.</strong> %zu of %zu cases had over "
+                     "half their samples taken with this core's SMT sibling busy (another tenant's "
+                     "load), which adds cycles that are not the code's; they are marked "
+                     "<em>shared</em> in the n column. Rerun, or compare with runs as the unit, which "
+                     "counts only the quiet samples.</div>",
+                shared, r->ncases);
     fputs("<div class=\"tablewrap\"><table class=\"events\"><thead><tr><th>event</th><th>counted as</th>"
           "<th>source</th><th>read</th><th>status</th></tr></thead><tbody>", out);
     for (size_t e = 0; e < r->nevents; e++) {

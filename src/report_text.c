@@ -140,13 +140,6 @@ static void shared_note(const struct cb_report *r, size_t shared, FILE *out)
             shared, r->ncases);
 }
 
-static size_t count_shared(const struct cb_report *r)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < r->ncases; i++)
-        k += r->cases[i].measured && r->cases[i].info.contended_share > CB_SHARED_CASE_SHARE;
-    return k;
-}
 
 int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
 {
@@ -200,8 +193,8 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             fprintf(out, "%s", o->color ? C_OFF : "");
             num(out, c->ns_per_op, 8, 2);
             fprintf(out, " %5zu%s%s\n", c->cyc.n, c->scaled ? " scaled" : "",
-                    c->info.contended_share > CB_SHARED_CASE_SHARE ? " shared" : "");
-            shared += c->info.contended_share > CB_SHARED_CASE_SHARE;
+                    cb_report_case_shared(c) ? " shared" : "");
+            shared += (size_t)cb_report_case_shared(c);
         }
         i = j;
     }
@@ -267,7 +260,7 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
         fputc('\n', out);
         i = j;
     }
-    size_t shared = count_shared(r);
+    size_t shared = cb_report_count_shared(r);
     if (shared) {
         fputc('\n', out);
         shared_note(r, shared, out);
