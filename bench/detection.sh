@@ -10,7 +10,7 @@
 # default (CPU=auto) the one whose SMT meter reads lowest just before each
 # try (`cyclebudget calibrate --smt`; the host's load on the sibling thread
 # moves between vCPUs), both sides of a try on the same one.  Every
-# try records RUNS base runs and RUNS head runs (default 8), interleaved
+# try records RUNS base runs and RUNS head runs (default 16), interleaved
 # (base, head, base, head, ... starting with the other side every other
 # try), into a new database, and runs `cyclebudget compare base head` on it
 # once per threshold in THRESHOLDS (percent, comma-separated; default 2,1)
@@ -30,7 +30,7 @@ CB=${1:-./cyclebudget}
 NAA=${2:-100}
 NAB=${3:-40}
 REPS=${4:-30}
-RUNS=${5:-8}
+RUNS=${5:-16}
 THRESHOLDS=${6:-2,1}
 ROUNDS=${ROUNDS:-1}
 PAUSE=${PAUSE:-20}
