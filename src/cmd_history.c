@@ -1,11 +1,13 @@
 /* cmd_history.c — `cyclebudget history`: each case over commits, its steps.
  *
  * The series is one point per measured commit (every complete run of a
- * clean tree at that commit, pooled), in commit order (the commit_order
- * view: author date, then the first run).  Steps come from history.c's step
- * fit; each is reported with the bootstrap interval of the change between
- * the samples of the segment before and the segment after, and only when
- * that interval excludes zero. */
+ * clean tree at that commit), in commit order (the commit_order view:
+ * author date, then the first run).  A point is what compare makes of a
+ * side: each run counts as the 0.1-quantile of its quiet samples, and the
+ * point is their geometric mean.  Steps come from history.c's step fit;
+ * each is reported with Welch's interval of the change between the runs of
+ * the segment before and those of the segment after, and only when that
+ * interval excludes zero. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
@@ -60,21 +62,60 @@ static int parse_pct(const char *s, double *out)
     return 0;
 }
 
-/* Pool case key's samples of points [from, to). */
-static double *pool(struct point *pts, const size_t *idx, size_t from, size_t to, const char *key,
-                    size_t *n)
+/* Each point's run figures (compare's: the log of each run's 0.1-quantile
+ * of its quiet samples), point after point; start[i] is where point i's
+ * begin, start[n] the total; quiet[j] whether run j had enough quiet
+ * samples. */
+struct runvals {
+    double *lv;
+    int *quiet;
+    size_t *start;
+};
+
+static void runvals_free(struct runvals *rv)
+{
+    free(rv->lv);
+    free(rv->quiet);
+    free(rv->start);
+}
+
+static int run_values(struct point *pts, const size_t *idx, size_t n, const char *key,
+                      struct runvals *rv)
 {
     size_t total = 0;
-    for (size_t i = from; i < to; i++)
-        total += cb_side_find(&pts[idx[i]].side, key)->n;
-    double *v = malloc((total ? total : 1) * sizeof *v);
-    *n = 0;
-    for (size_t i = from; v && i < to; i++) {
+    for (size_t i = 0; i < n; i++)
+        total += cb_side_find(&pts[idx[i]].side, key)->nruns;
+    rv->lv = malloc((total ? total : 1) * sizeof *rv->lv);
+    rv->quiet = malloc((total ? total : 1) * sizeof *rv->quiet);
+    rv->start = malloc((n + 1) * sizeof *rv->start);
+    if (!rv->lv || !rv->quiet || !rv->start)
+        return -ENOMEM;
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
         const struct cb_side_case *c = cb_side_find(&pts[idx[i]].side, key);
-        memcpy(v + *n, c->v, c->n * sizeof *v);
-        *n += c->n;
+        rv->start[i] = at;
+        int rc = cb_run_log_values(c->v, c->smt, c->ends, c->nruns, CB_RUN_QUANTILE_DEFAULT,
+                                   rv->lv + at, rv->quiet + at);
+        if (rc < 0)
+            return rc;
+        at += c->nruns;
     }
-    return v;
+    rv->start[n] = at;
+    return 0;
+}
+
+/* The figures of runs [from, to) into out: the quiet runs when at least
+ * need of them, else all, as compare leaves out runs taken on a shared
+ * core only while enough others remain. */
+static size_t pick_runs(const struct runvals *rv, size_t from, size_t to, size_t need, double *out)
+{
+    size_t nq = 0, n = 0;
+    for (size_t j = from; j < to; j++)
+        nq += (size_t)rv->quiet[j];
+    for (size_t j = from; j < to; j++)
+        if (rv->quiet[j] || nq < need)
+            out[n++] = rv->lv[j];
+    return n;
 }
 
 int cmd_history(int argc, char **argv)
@@ -217,9 +258,12 @@ int cmd_history(int argc, char **argv)
     }
     printf("history: %zu commit%s, %zu case%s; metric %s; a step needs %.1f%% and %ld commits on each side\n",
            np, np == 1 ? "" : "s", nk, nk == 1 ? "" : "s",
-           strcmp(metric, "cycles") == 0 ? "core cycles (PMU) per op" : "TSC ticks per op",
+           strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
+           : strcmp(metric, "cycles-est") == 0 ? "ESTIMATED core cycles per op"
+                                               : "TSC ticks per op",
            100 * min_change, persist);
     size_t nsteps = 0, nreg = 0, nack = 0;
+    int failed = 0;
     size_t *idx = malloc((np ? np : 1) * sizeof *idx);
     double *y = malloc((np ? np : 1) * sizeof *y);
     struct cb_step *steps = malloc((np ? np : 1) * sizeof *steps);
@@ -227,15 +271,29 @@ int cmd_history(int argc, char **argv)
         size_t n = 0;
         for (size_t i = 0; i < np && n < CB_HISTORY_MAX_POINTS; i++) {
             struct cb_side_case *c = cb_side_find(&pts[i].side, keys[k]);
-            if (!c || c->n == 0)
-                continue;
-            double *t = malloc(c->n * sizeof *t);
-            if (!t)
-                break;
-            memcpy(t, c->v, c->n * sizeof *t);
-            y[n] = cb_median_inplace(t, c->n);
-            free(t);
-            idx[n++] = i;
+            if (c && c->n)
+                idx[n++] = i;
+        }
+        /* A commit's point is the geometric mean of its runs' figures, as
+         * compare's side is: run medians of all samples moved with the
+         * host's load and state, and made steps of it. */
+        struct runvals rv = {0};
+        double *a = NULL, *b = NULL;
+        if (run_values(pts, idx, n, keys[k], &rv) < 0 ||
+            !(a = malloc((rv.start[n] + 1) * sizeof *a)) ||
+            !(b = malloc((rv.start[n] + 1) * sizeof *b))) {
+            runvals_free(&rv);
+            free(a);
+            cb_die_msg("cannot summarise %s: a run figure is not positive, or out of memory", keys[k]);
+            failed = 1;
+            break;
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t m = pick_runs(&rv, rv.start[i], rv.start[i + 1], 1, a);
+            double sum = 0;
+            for (size_t j = 0; j < m; j++)
+                sum += a[j];
+            y[i] = exp(sum / (double)m);
         }
         if (series) {
             printf("\n%s:\n", keys[k]);
@@ -244,14 +302,17 @@ int cmd_history(int argc, char **argv)
         }
         int ns = cb_steps_detect(y, n, min_change, (size_t)persist, steps, np);
         for (int s = 0; s < ns; s++) {
-            size_t na, nb;
-            double *a = pool(pts, idx, steps[s].from, steps[s].at, keys[k], &na);
-            double *b = pool(pts, idx, steps[s].at, steps[s].to, keys[k], &nb);
+            /* Welch's interval over the runs of the segment before and the
+             * segment after, as compare's with runs as the unit. */
+            size_t na = pick_runs(&rv, rv.start[steps[s].from], rv.start[steps[s].at], 2, a);
+            size_t nb = pick_runs(&rv, rv.start[steps[s].at], rv.start[steps[s].to], 2, b);
+            struct cb_yuen w;
             double est = NAN, lo = NAN, hi = NAN;
-            if (a && b)
-                cb_boot_rel_change(a, na, b, nb, CB_BOOT_RESAMPLES, CB_BOOT_SEED, 0.95, &est, &lo, &hi);
-            free(a);
-            free(b);
+            if (na >= 2 && nb >= 2 && cb_yuen(a, na, b, nb, 0.0, 0.95, &w) == 0) {
+                est = expm1(w.est);
+                lo = expm1(w.lo);
+                hi = expm1(w.hi);
+            }
             if (isnan(lo) || (lo <= 0 && hi >= 0))
                 continue;     /* the interval does not exclude no change */
             const struct point *p = &pts[idx[steps[s].at]];
@@ -274,11 +335,16 @@ int cmd_history(int argc, char **argv)
             if (cb_fingerprint_diff(prev->fp, p->fp, envd, sizeof envd))
                 printf("%-34s note: the environment changed here too: %s\n", "", envd);
         }
+        runvals_free(&rv);
+        free(a);
+        free(b);
     }
     free(idx);
     free(y);
     free(steps);
     free(keys);
+    if (failed)
+        goto out;
     printf("%zu step%s: %zu unacknowledged regression%s, %zu acknowledged\n", nsteps, nsteps == 1 ? "" : "s",
            nreg, nreg == 1 ? "" : "s", nack);
     status = 0;

@@ -402,6 +402,25 @@ size_t cb_runs_quiet(const double *v, const double *smt, const size_t *end, size
     return kept;
 }
 
+int cb_run_log_values(const double *v, const double *smt, const size_t *end, size_t runs,
+                      double q, double *out, int *quiet)
+{
+    int rc = 0;
+    for (size_t r = 0; r < runs && rc == 0; r++) {
+        size_t from = r ? end[r - 1] : 0, len = end[r] - from;
+        double *qv = malloc((len ? len : 1) * sizeof *qv);
+        if (!qv)
+            return -ENOMEM;
+        size_t qe, dropped;
+        quiet[r] = cb_runs_quiet(v + from, smt ? smt + from : NULL, &len, 1, CB_QUIET_MIN, qv, &qe,
+                                 &dropped) == 1;
+        rc = quiet[r] ? run_log_quantiles(qv, &qe, 1, q, &out[r])
+                      : run_log_quantiles(v + from, &len, 1, q, &out[r]);
+        free(qv);
+    }
+    return rc;
+}
+
 int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const double *b,
                       const size_t *b_end, size_t b_runs, double q, double trim,
                       struct cb_cmp_stats *s)

@@ -131,4 +131,12 @@ int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const
 size_t cb_runs_quiet(const double *v, const double *smt, const size_t *end, size_t runs,
                      size_t min_quiet, double *out_v, size_t *out_end, size_t *dropped);
 
+/* One figure per run, as compare counts it: out[r] is the log of the
+ * q-quantile of run r's quiet samples when it has CB_QUIET_MIN of them (or
+ * was never metered; quiet[r] = 1), else of all its samples (quiet[r] = 0:
+ * a caller leaves such runs out when enough others remain).  -EINVAL for a
+ * non-positive run figure. */
+int cb_run_log_values(const double *v, const double *smt, const size_t *end, size_t runs,
+                      double q, double *out, int *quiet);
+
 #endif
