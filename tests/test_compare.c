@@ -420,6 +420,22 @@ static void test_runs_quiet(void)
     is_uint(oe[2], 18, "run 2 keeps its 4 quiet samples");
     is_uint(cb_runs_quiet(v, NULL, end, 4, CB_QUIET_MIN, out, oe, &dropped), 4, "no meter: every run whole");
     ok(oe[3] == 32 && dropped == 0, "all 32 samples");
+
+    /* history's per-run figures: every run gets one, the quiet ones from
+     * their quiet samples.  Type-7 0.1-quantiles by hand: run 0 over 0..7 is
+     * 0.7; run 1 over its quiet 102..107 is 102.5; run 2 (too few quiet)
+     * over all of 200..207 is 200.7; run 3 (unmetered) over 300..307 is 300.7. */
+    double lv[4];
+    int quiet[4];
+    v[0] = 0.5;   /* a run figure must be positive: 0.5, 1..7 -> 0.5 + 0.7 x 0.5 = 0.85 */
+    is_int(cb_run_log_values(v, smt, end, 4, 0.1, lv, quiet), 0, "per-run figures");
+    ok(quiet[0] && quiet[1] && !quiet[2] && quiet[3], "quiet: runs 0, 1 and the unmetered 3; not run 2");
+    ok(fabs(exp(lv[0]) - 0.85) < 1e-12 && fabs(exp(lv[1]) - 102.5) < 1e-12 &&
+           fabs(exp(lv[2]) - 200.7) < 1e-12 && fabs(exp(lv[3]) - 300.7) < 1e-12,
+       "figures 0.85, 102.5 (quiet samples only), 200.7 and 300.7 (%.4g %.4g %.4g %.4g)",
+       exp(lv[0]), exp(lv[1]), exp(lv[2]), exp(lv[3]));
+    v[0] = 0;
+    is_int(cb_run_log_values(v, smt, end, 1, 0.0, lv, quiet), -EINVAL, "a run figure of 0 has no log: -EINVAL");
 }
 
 int main(void)
