@@ -405,19 +405,22 @@ size_t cb_runs_quiet(const double *v, const double *smt, const size_t *end, size
 int cb_run_log_values(const double *v, const double *smt, const size_t *end, size_t runs,
                       double q, double *out, int *quiet)
 {
+    size_t longest = 0;
+    for (size_t r = 0; r < runs; r++)
+        if (end[r] - (r ? end[r - 1] : 0) > longest)
+            longest = end[r] - (r ? end[r - 1] : 0);
+    double *qv = malloc((longest ? longest : 1) * sizeof *qv);
+    if (!qv)
+        return -ENOMEM;
     int rc = 0;
     for (size_t r = 0; r < runs && rc == 0; r++) {
-        size_t from = r ? end[r - 1] : 0, len = end[r] - from;
-        double *qv = malloc((len ? len : 1) * sizeof *qv);
-        if (!qv)
-            return -ENOMEM;
-        size_t qe, dropped;
+        size_t from = r ? end[r - 1] : 0, len = end[r] - from, qe, dropped;
         quiet[r] = cb_runs_quiet(v + from, smt ? smt + from : NULL, &len, 1, CB_QUIET_MIN, qv, &qe,
                                  &dropped) == 1;
         rc = quiet[r] ? run_log_quantiles(qv, &qe, 1, q, &out[r])
                       : run_log_quantiles(v + from, &len, 1, q, &out[r]);
-        free(qv);
     }
+    free(qv);
     return rc;
 }
 

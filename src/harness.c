@@ -161,8 +161,8 @@ static double rescale_estimate(struct cb_measurement *m, size_t from, int round,
             ratio[good++] = ratio[k];
     if (est < 0 || tsc < 0 || good == 0)
         return 0;
-    qsort(ratio, good, sizeof *ratio, cmp_d);
-    double f = good & 1 ? ratio[good / 2] : (ratio[good / 2 - 1] + ratio[good / 2]) / 2;
+    cb_sort_doubles(ratio, good);
+    double f = cb_quantile_sorted(ratio, good, 0.5);
     for (size_t k = from; k < m->n; k++)
         m->d[k].value[est] = m->d[k].value[tsc] * f;
     double o = m->overhead[round][tsc];
