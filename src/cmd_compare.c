@@ -26,6 +26,7 @@
 #include "compare.h"
 #include "parse.h"
 #include "probe.h"
+#include "shell.h"
 #include "sides.h"
 #include "tsc.h"
 
@@ -691,6 +692,129 @@ static int rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, cons
     return rc;
 }
 
+/* The newest complete run with tag that is newer than after; 0 when none. */
+static int64_t newest_run(struct cb_store *st, const char *tag, int64_t after)
+{
+    sqlite3_stmt *q;
+    int64_t id = 0;
+    if (sqlite3_prepare_v2(cb_store_sqlite(st),
+                           "SELECT max(id) FROM runs WHERE id > ?1 AND tag = ?2 AND status = 'complete'",
+                           -1, &q, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(q, 1, after);
+    sqlite3_bind_text(q, 2, tag, -1, SQLITE_STATIC);
+    if (sqlite3_step(q) == SQLITE_ROW)
+        id = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    return id;
+}
+
+/* Append run's values of every case to side, as one more run. */
+static int take_run(struct cb_store *st, int64_t run, const char *metric, struct cb_side *side)
+{
+    struct cb_side one;
+    memset(&one, 0, sizeof one);
+    int rc = cb_side_add_run(&one, run);
+    if (rc == 0)
+        rc = cb_side_load(st, &one, metric);
+    for (size_t i = 0; rc >= 0 && i < one.ncases; i++) {
+        const struct cb_side_case *k = &one.cases[i];
+        if (k->n)
+            rc = cb_side_append(side, k->probe, k->variant, k->size, k->mode, k->unit, k->v, k->smt,
+                                k->n);
+    }
+    if (rc >= 0)
+        rc = cb_side_add_run(side, run);
+    cb_side_free(&one);
+    return rc;
+}
+
+/* --rerun with --base-exec/--head-exec: each round records one new run per
+ * side of the undecided cases, by running the user's command for that side
+ * (BASE's binary, HEAD's binary) as a process of its own.  A process, not
+ * this one: on a VM a process draws its own host state (README, "Rounds"),
+ * and only more processes average over those states; and only the user's
+ * binaries hold the two sides' code.  ABBA order, as above. */
+static int rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
+                      const struct common *c, double cap_s, const char *const exec[2],
+                      struct cmp_result *res, char *err, size_t errlen)
+{
+    static const char *const tags[2] = {"rerun-base", "rerun-head"};
+    struct cb_side *sides[2] = {A, B};
+    int cpu = run_cpu(st, A->runs[0]);
+    char cpubuf[16];
+    snprintf(cpubuf, sizeof cpubuf, "%d", cpu);
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = 0;
+    for (int round = 0;; round++) {
+        size_t nk = 0, len = 1;
+        for (size_t i = 0; i < res->n; i++)
+            if (res->rows[i].v == CB_CMP_UNSURE) {
+                nk++;
+                len += strlen(res->rows[i].a->key) + 1;
+            }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double el = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        if (nk == 0 || el >= cap_s || stop_flag)
+            break;
+        char *list = malloc(len);
+        if (!list)
+            return -ENOMEM;
+        list[0] = '\0';
+        for (size_t i = 0; i < res->n; i++)
+            if (res->rows[i].v == CB_CMP_UNSURE) {
+                if (list[0])
+                    strcat(list, ",");
+                strcat(list, res->rows[i].a->key);
+            }
+        fprintf(stderr, "cyclebudget: rerun round %d: %zu undecided case%s (%.0f s of %.0f s)\n",
+                round + 1, nk, nk > 1 ? "s" : "", el, cap_s);
+        for (int k = 0; k < 2 && rc >= 0 && !stop_flag; k++) {
+            int s = (round + k) % 2;
+            const char *args[] = {"--cases", list, "--tag", tags[s], "--db", c->db, "-q", "--cpu", cpubuf};
+            char *cmd = cb_shell_join(exec[s], args, cpu >= 0 ? 9 : 7);
+            if (!cmd) {
+                rc = -ENOMEM;
+                break;
+            }
+            int64_t before = newest_run(st, tags[s], 0);
+            int status = cb_shell_run(cmd);
+            int64_t run = status == 0 ? newest_run(st, tags[s], before) : 0;
+            if (status != 0 || run == 0) {
+                if (stop_flag || status == 130)
+                    rc = -EINTR;
+                else {
+                    snprintf(err, errlen, "rerun: the %s command %s (%s); it must record a run, e.g. "
+                             "--%s-exec 'path/to/cyclebudget run --reps 30'", s ? "head" : "base",
+                             status < 0 ? "could not start" : status ? "failed" : "stored no complete run",
+                             status < 0 ? strerror(-status) : exec[s], s ? "head" : "base");
+                    rc = -ECHILD;
+                }
+            } else {
+                rc = take_run(st, run, metric, sides[s]);
+            }
+            free(cmd);
+        }
+        free(list);
+        if (rc < 0 || stop_flag)
+            break;
+        if ((rc = evaluate(st, A, B, &c->o, res)) < 0)
+            break;
+    }
+    if (rc == -EINTR || stop_flag) {
+        snprintf(err, errlen, "interrupted: the runs recorded so far stay in %s", c->db);
+        return -EINTR;
+    }
+    if (rc < 0 && rc != -ECHILD)
+        snprintf(err, errlen, "rerun failed: %s", strerror(-rc));
+    return rc;
+}
+
 static void compare_usage(FILE *out)
 {
     fprintf(out,
@@ -702,6 +826,11 @@ static void compare_usage(FILE *out)
             "      --rerun            measure the undecided cases again with this binary,\n"
             "                         both sides interleaved, until decided or --rerun-time\n"
             "      --rerun-time SEC   the time cap of --rerun (default 60)\n"
+            "      --base-exec CMD    with --rerun: record BASE's new runs by running CMD (a\n"
+            "      --head-exec CMD    shell command that records a run, e.g. 'base/cyclebudget\n"
+            "                         run --reps 30'), each run a process of its own; both\n"
+            "                         or neither.  Without them, this binary measures both\n"
+            "                         sides, for A/A checks only\n"
             "exit status: 0 no regression, 1 an unacknowledged regression, 2 usage or tool error\n");
 }
 
@@ -710,13 +839,15 @@ int cmd_compare(int argc, char **argv)
     static const struct option opts[] = {
         COMMON_LONGOPTS,
         {"format", required_argument, 0, 'f'}, {"rerun", no_argument, 0, 'r'},
-        {"rerun-time", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'},
+        {"rerun-time", required_argument, 0, 'X'}, {"base-exec", required_argument, 0, 'B'},
+        {"head-exec", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     struct common c;
     common_defaults(&c);
     int do_rerun = 0;
     double cap_s = 60;
+    const char *exec[2] = {NULL, NULL};
     char err[1536];
     char cmdline[2048];
     quote_cmdline("compare", argc, argv, cmdline, sizeof cmdline);
@@ -742,13 +873,20 @@ int cmd_compare(int argc, char **argv)
             }
             break;
         case 'r': do_rerun = 1; break;
-        case 'T':
+        case 'X':
             if (cb_parse_seconds(optarg, "--rerun-time", &cap_s, err, sizeof err) < 0)
                 goto usage_err;
             break;
+        case 'B': exec[0] = optarg; break;
+        case 'H': exec[1] = optarg; break;
         case 'h': compare_usage(stdout); return 0;
         default: return cb_option_error("compare", argv);
         }
+    }
+    if ((exec[0] || exec[1]) && (!exec[0] || !exec[1] || !do_rerun || !*exec[0] || !*exec[1])) {
+        snprintf(err, sizeof err, "--base-exec and --head-exec go together, with --rerun: give both "
+                 "commands (e.g. --base-exec 'base/cyclebudget run --reps 30')");
+        goto usage_err;
     }
     if (argc - optind != 2) {
         snprintf(err, sizeof err, "compare needs exactly two sides, BASE and HEAD (got %d); see 'cyclebudget compare --help'",
@@ -784,12 +922,17 @@ int cmd_compare(int argc, char **argv)
         goto out;
     }
     if (do_rerun && res.count[CB_CMP_UNSURE] > 0) {
-        rc = rerun(st, &A, &B, x.metric, &c, cap_s, cmdline, &res, err, sizeof err);
+        rc = exec[0] ? rerun_exec(st, &A, &B, x.metric, &c, cap_s, exec, &res, err, sizeof err)
+                     : rerun(st, &A, &B, x.metric, &c, cap_s, cmdline, &res, err, sizeof err);
+        /* The new runs must share the old ones' environment, like any. */
+        if (rc >= 0 && exec[0])
+            rc = check_env(st, &A, &B, c.force, crosses, sizeof crosses, err, sizeof err);
         if (rc < 0) {
             cb_die_msg("%s", err);
             status = rc == -EINTR ? 130 : CB_EXIT_USAGE;
             goto out;
         }
+        x.crosses = crosses[0] ? crosses : NULL;
     }
     describe_side(st, &A, x.base_desc, sizeof x.base_desc);
     describe_side(st, &B, x.head_desc, sizeof x.head_desc);

@@ -20,6 +20,7 @@
 #include "parse.h"
 #include "probe.h"
 #include "report.h"
+#include "sides.h"
 
 #define MAX_SIZES 64
 
@@ -41,6 +42,8 @@ static void run_usage(FILE *out)
             "  -e, --events LIST      events: aliases or libpfm4 names\n"
             "                         (default: " CB_DEFAULT_EVENTS ")\n"
             "  -m, --mode MODE        warm, cold, or warm,cold (default: warm,cold)\n"
+            "      --cases LIST       exactly these cases, named probe/variant/size/mode as\n"
+            "                         compare prints them, comma-separated (not with -p/-V/-s/-m)\n"
             "      --db PATH          database (default: ./" CB_DEFAULT_DB ")\n"
             "      --tag TAG          label the run, for report/compare\n"
             "      --commit REV       the measured commit (default: HEAD of --repo)\n"
@@ -104,6 +107,75 @@ static size_t sizes_of(const struct cb_probe *p, int suite, const uint64_t *give
     return n;
 }
 
+/* One case named as compare, history and ack name it. */
+struct named_case {
+    const struct cb_probe *p;
+    const struct cb_variant *v;
+    uint64_t size;
+    enum cb_mode mode;
+};
+
+/* --cases: every name must be a case this binary can measure, so that
+ * compare --rerun, which writes these lists, fails loudly when BASE's
+ * binary lacks a case rather than recording a run without it. */
+static int parse_cases(char **names, int n, struct named_case *out, char *err, size_t errlen)
+{
+    for (int i = 0; i < n; i++) {
+        char buf[CB_CASE_KEY_MAX], *f[4], *save = NULL;
+        int nf = 0;
+        snprintf(buf, sizeof buf, "%s", names[i]);
+        for (char *t = strtok_r(buf, "/", &save); t && nf < 4; t = strtok_r(NULL, "/", &save))
+            f[nf++] = t;
+        if (nf != 4 || strtok_r(NULL, "/", &save)) {
+            snprintf(err, errlen, "--cases: '%s' is not a case name: give probe/variant/size/mode, "
+                     "e.g. csum/adc-2chain/1500/warm", names[i]);
+            return -EINVAL;
+        }
+        out[i].p = cb_probe_find(f[0]);
+        out[i].v = out[i].p ? cb_variant_find(out[i].p, f[1]) : NULL;
+        if (!out[i].v || (out[i].v->flags & CB_VARIANT_TESTONLY)) {
+            char near[256];
+            if (out[i].p)
+                cb_suggest_variants(f[1], near, sizeof near);
+            else
+                cb_suggest_probes(f[0], near, sizeof near);
+            snprintf(err, errlen, "--cases: '%s': no %s '%s' here: did you mean %s?", names[i],
+                     out[i].p ? "variant" : "probe", out[i].p ? f[1] : f[0], near);
+            return -ENOENT;
+        }
+        int m = cb_mode_parse(f[3]);
+        char why[256];
+        if (cb_parse_size(f[2], &out[i].size, why, sizeof why) < 0) {
+            snprintf(err, errlen, "--cases: '%s': %s", names[i], why);
+            return -EINVAL;
+        }
+        if (m < 0 || out[i].size == 0 || (out[i].v->only_size && out[i].v->only_size != out[i].size)) {
+            snprintf(err, errlen, "--cases: '%s': %s", names[i],
+                     m < 0 ? "the mode must be warm or cold" : "not a size this variant measures");
+            return -EINVAL;
+        }
+        out[i].mode = (enum cb_mode)m;
+    }
+    return 0;
+}
+
+/* Measure one case into the run.  0 to go on (*interrupted set on a
+ * signal); 1 when the store failed: the run is then marked aborted. */
+static int measure_one(struct cb_collector *col, const struct cb_probe *p, const struct cb_variant *v,
+                       uint64_t size, enum cb_mode mode, const char *db, int *interrupted)
+{
+    int rc = cb_collector_case(col, p, v, size, mode, &stop_flag, NULL, NULL);
+    if (rc == -EINTR) {
+        *interrupted = 1;
+    } else if (rc < 0) {
+        cb_die_msg("cannot store a case in %s: %s; run %lld marked aborted", db, strerror(-rc),
+                   (long long)col->run_id);
+        cb_collector_finish(col, "aborted");
+        return 1;
+    }
+    return 0;
+}
+
 static void quote_cmdline(int argc, char **argv, char *buf, size_t len)
 {
     size_t off = (size_t)snprintf(buf, len, "cyclebudget");
@@ -122,11 +194,11 @@ int cmd_run(int argc, char **argv)
         {"max-time", required_argument, 0, 6},   {"cpu", required_argument, 0, 7},
         {"cold-bytes", required_argument, 0, 8}, {"budget", required_argument, 0, 9},
         {"rounds", required_argument, 0, 10},    {"round-pause", required_argument, 0, 11},
-        {"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"cases", required_argument, 0, 12},     {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
     };
-    const char *probes_arg = NULL, *variants_arg = NULL, *sizes_arg = NULL;
-    const char *events_arg = CB_DEFAULT_EVENTS, *mode_arg = "warm,cold", *db = CB_DEFAULT_DB;
+    const char *probes_arg = NULL, *variants_arg = NULL, *sizes_arg = NULL, *cases_arg = NULL;
+    const char *events_arg = CB_DEFAULT_EVENTS, *mode_arg = NULL, *db = CB_DEFAULT_DB;
     const char *tag = NULL, *commit = NULL, *repo = NULL, *budget_arg = "10G";
     int quiet = 0, cpu = -1;
     char err[512];
@@ -137,6 +209,10 @@ int cmd_run(int argc, char **argv)
     char cmdline[2048];
     /* Declared before the first goto usage_err, which frees them. */
     char **pnames = NULL, *pstore = NULL, **vglobs = NULL, *vstore = NULL, **mnames = NULL, *mstore = NULL;
+    char **cnames = NULL, *cstore = NULL;
+    int rc;
+    struct named_case *named = NULL;
+    int nnamed = 0;
     quote_cmdline(argc, argv, cmdline, sizeof cmdline);
 
     optind = 1;
@@ -182,6 +258,7 @@ int cmd_run(int argc, char **argv)
                 goto usage_err;
             hopt.pause_ms = (double)lv;
             break;
+        case 12: cases_arg = optarg; break;
         case 'q': quiet = 1; break;
         case 'h': run_usage(stdout); return 0;
         default: return cb_option_error("run", argv);
@@ -196,10 +273,28 @@ int cmd_run(int argc, char **argv)
     struct cb_budget budget;
     if (cb_budget_parse(budget_arg, CB_MIN_FRAME, &budget, err, sizeof err) < 0)
         goto usage_err;
+    if (cases_arg) {
+        if (probes_arg || variants_arg || sizes_arg || mode_arg) {
+            snprintf(err, sizeof err, "--cases names whole cases: leave out -p, -V, -s and -m");
+            goto usage_err;
+        }
+        if ((nnamed = cb_parse_name_list(cases_arg, "--cases", &cnames, &cstore, err, sizeof err)) < 0)
+            goto usage_err;
+        if (!(named = calloc((size_t)nnamed, sizeof *named))) {
+            snprintf(err, sizeof err, "out of memory");
+            goto usage_err;
+        }
+        if (parse_cases(cnames, nnamed, named, err, sizeof err) < 0)
+            goto usage_err;
+    }
+    if (!mode_arg)
+        mode_arg = "warm,cold";
 
     const struct cb_probe *probes[32];
-    int suite = probes_arg == NULL, np = 0;
-    if (suite) {
+    int suite = probes_arg == NULL && !cases_arg, np = 0;
+    if (cases_arg) {
+        /* the named cases only: no family loop below */
+    } else if (suite) {
         for (size_t i = 0; i < cb_nprobes && np < 32; i++)
             if (cb_probes[i]->suite_sizes)
                 probes[np++] = cb_probes[i];
@@ -271,7 +366,7 @@ int cmd_run(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    int rc = cb_collector_open(&col, &co, err, sizeof err, &usage);
+    rc = cb_collector_open(&col, &co, err, sizeof err, &usage);
     if (rc < 0) {
         if (usage)
             goto usage_err;
@@ -290,8 +385,17 @@ int cmd_run(int argc, char **argv)
                     total += (!probes[i]->variants[j].only_size ||
                               probes[i]->variants[j].only_size == szs[si]) * (size_t)nm;
     }
+    total += (size_t)nnamed;
     int interactive = !quiet && isatty(2);
     int interrupted = stop_flag != 0;
+    for (int i = 0; i < nnamed && !interrupted; i++) {
+        done++;
+        if (interactive)
+            fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, cnames[i]);
+        if ((rc = measure_one(&col, named[i].p, named[i].v, named[i].size, named[i].mode, db,
+                              &interrupted)) != 0)
+            goto out;
+    }
     for (int i = 0; i < np && !interrupted; i++) {
         const struct cb_probe *p = probes[i];
         uint64_t szs[MAX_SIZES];
@@ -313,16 +417,8 @@ int cmd_run(int argc, char **argv)
                                 v->name, cb_fmt_size(szs[si], p->unit, szbuf, sizeof szbuf),
                                 cb_mode_name(modes[mi]));
                     }
-                    rc = cb_collector_case(&col, p, v, szs[si], modes[mi], &stop_flag, NULL, NULL);
-                    if (rc == -EINTR) {
-                        interrupted = 1;
-                    } else if (rc < 0) {
-                        cb_die_msg("cannot store a case in %s: %s; run %lld marked aborted", db,
-                                   strerror(-rc), (long long)col.run_id);
-                        cb_collector_finish(&col, "aborted");
-                        rc = 1;
+                    if ((rc = measure_one(&col, p, v, szs[si], modes[mi], db, &interrupted)) != 0)
                         goto out;
-                    }
                 }
             }
         }
@@ -365,6 +461,9 @@ out:
     free(vstore);
     free(mnames);
     free(mstore);
+    free(cnames);
+    free(cstore);
+    free(named);
     return rc;
 
 usage_err:
