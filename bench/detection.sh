@@ -25,6 +25,15 @@
 # many rounds, REPS/ROUNDS samples each, with an idle pause of PAUSE ms
 # (default 20) between them, so a run sees several host states (README,
 # "Rounds").
+# RERUN=S makes each compare sequential, as a CI gate can be: after the RUNS
+# runs a side, `compare --rerun --rerun-time S` records one more run a side
+# of the undecided cases with each side's own command (--base-exec,
+# --head-exec), until every case is decided or S seconds are spent.  Each
+# threshold gets its own copy of the try's database, so one threshold's
+# reruns never feed another's.  The CPU time then counts the recording and
+# that threshold's reruns, and the runs a side are reported (mean, max).
+# DELTAS (default 0.01,0.02,0.05,0.10) are the planted slowdowns; a count of
+# 0 tries skips the A/A or the A/B series.
 set -u
 CB=${1:-./cyclebudget}
 NAA=${2:-100}
@@ -34,6 +43,8 @@ RUNS=${5:-16}
 THRESHOLDS=${6:-2,1}
 ROUNDS=${ROUNDS:-1}
 PAUSE=${PAUSE:-20}
+RERUN=${RERUN:-}
+DELTAS=${DELTAS:-0.01,0.02,0.05,0.10}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 unset CB_SYNTH_SLOWDOWN
@@ -81,10 +92,26 @@ record() {  # record DELTA INDEX: RUNS runs a side, interleaved, into $T/t.db
     done
 }
 
+compare() {  # compare K DELTA: compare the try at threshold K, with reruns when RERUN is set
+    if [ -z "$RERUN" ]; then
+        "$CB" compare base head --threshold "${THR[$1]}" --db "$T/t.db" >"$T/out" 2>&1
+        return
+    fi
+    local st run="run --reps $REPS --rounds $ROUNDS --round-pause $PAUSE"
+    cp "$T/t.db" "$T/r.db"
+    "$CB" compare base head --threshold "${THR[$1]}" --db "$T/r.db" --rerun --rerun-time "$RERUN" \
+        --base-exec "CB_SYNTH_SLOWDOWN=0.00 '$CB' $run" --head-exec "CB_SYNTH_SLOWDOWN=$2 '$CB' $run" \
+        >"$T/out" 2>"$T/err"
+    st=$?
+    sqlite3 "$T/r.db" "select count(*) from runs where tag = 'rerun-base' and status = 'complete'" >"$T/added"
+    [ "$st" = 2 ] && cat "$T/err" >&2
+    return $st
+}
+
 series() {  # series LABEL DELTA N
-    local label=$1 delta=$2 n=$3 errors=0 c0 c1 k st left=0 stuck=0
-    local -a alarms unsure
-    for k in "${!THR[@]}"; do alarms[$k]=0; unsure[$k]=0; done
+    local label=$1 delta=$2 n=$3 errors=0 c0 c1 ck k st left=0 stuck=0
+    local -a alarms unsure cpu added maxadd
+    for k in "${!THR[@]}"; do alarms[$k]=0; unsure[$k]=0; cpu[$k]=0; added[$k]=0; maxadd[$k]=0; done
     cpu_now; c0=$(cat "$T/cpu")
     for i in $(seq 1 "$n"); do
         if ! record "$delta" "$i"; then
@@ -92,8 +119,14 @@ series() {  # series LABEL DELTA N
             continue
         fi
         for k in "${!THR[@]}"; do
-            "$CB" compare base head --threshold "${THR[$k]}" --db "$T/t.db" >"$T/out" 2>&1
+            cpu_now; ck=$(cat "$T/cpu")
+            compare "$k" "$delta"
             st=$?
+            cpu_now; cpu[$k]=$(awk -v a="${cpu[$k]}" -v b="$ck" -v c="$(cat "$T/cpu")" 'BEGIN { print a + c - b }')
+            if [ -n "$RERUN" ]; then
+                added[$k]=$((added[$k] + $(cat "$T/added")))
+                [ "$(cat "$T/added")" -gt "${maxadd[$k]}" ] && maxadd[$k]=$(cat "$T/added")
+            fi
             if [ "$k" = 0 ]; then
                 grep -q '^contention   left out' "$T/out" && left=$((left + 1))
                 grep -q '^contention   .* fewer quiet runs' "$T/out" && stuck=$((stuck + 1))
@@ -107,18 +140,30 @@ series() {  # series LABEL DELTA N
         done
     done
     cpu_now; c1=$(cat "$T/cpu")
+    local cmp_all
+    cmp_all=$(awk -v s="${cpu[*]}" 'BEGIN { n = split(s, a, " "); for (i = 1; i <= n; i++) t += a[i]; print t }')
     for k in "${!THR[@]}"; do
-        printf "%-20s threshold %s%%: %3d/%-3d = %5.1f%%  (95%% CI %s)  unsure in %d\n" \
+        printf "%-20s threshold %s%%: %3d/%-3d = %5.1f%%  (95%% CI %s)  unsure in %d" \
             "$label" "${THR[$k]}" "${alarms[$k]}" "$n" \
             "$(awk -v a="${alarms[$k]}" -v n="$n" 'BEGIN{print 100*a/n}')" \
             "$(wilson "${alarms[$k]}" "$n")" "${unsure[$k]}"
+        if [ -n "$RERUN" ]; then
+            # this threshold's CPU: the try's recording plus its own compare and reruns
+            printf "; CPU %.2f s per try, runs a side %.1f on average (at most %d)" \
+                "$(awk -v a="$c0" -v b="$c1" -v all="$cmp_all" -v me="${cpu[$k]}" -v n="$n" 'BEGIN { print (b - a - all + me) / n }')" \
+                "$(awk -v r="$RUNS" -v a="${added[$k]}" -v n="$n" 'BEGIN { print r + a / n }')" \
+                "$((RUNS + maxadd[$k]))"
+        fi
+        echo
     done
     printf "%-20s errors %d, CPU %.2f s per try; shared core: runs left out in %d tries, too few quiet runs in %d\n" \
         "$label" "$errors" "$(awk -v a="$c0" -v b="$c1" -v n="$n" 'BEGIN{print (b-a)/n}')" "$left" "$stuck"
 }
 
-echo "detection power: synthetic 250/1000/4000 adds, warm, --reps $REPS --rounds $ROUNDS --round-pause $PAUSE, $RUNS run(s) per side interleaved, CPU ${CPU:-auto}, Holm, alpha 0.01"
-series "A/A false alarms" 0.00 "$NAA"
-for d in 0.01 0.02 0.05 0.10; do
+echo "detection power: synthetic 250/1000/4000 adds, warm, --reps $REPS --rounds $ROUNDS --round-pause $PAUSE, $RUNS run(s) per side interleaved${RERUN:+, then --rerun for up to $RERUN s}, CPU ${CPU:-auto}, Holm, alpha 0.01"
+[ "$NAA" -gt 0 ] && series "A/A false alarms" 0.00 "$NAA"
+[ "$NAB" -gt 0 ] || exit 0
+IFS=, read -r -a DLIST <<<"$DELTAS"
+for d in "${DLIST[@]}"; do
     series "A/B +$(awk -v d=$d 'BEGIN{print 100*d}')% detected" "$d" "$NAB"
 done

@@ -581,6 +581,22 @@ static int run_cpu(struct cb_store *st, int64_t run)
     return cpu;
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+/* A rerun is stopped by SIGINT/SIGTERM between measurements, never mid-way. */
+static void catch_stop_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 /* Measure one case of a side's key in col; its per-op metric values are
  * appended to side.  Returns 0, 1 when the case cannot be measured here, or
  * a negative errno (-EINTR on a signal). */
@@ -644,11 +660,8 @@ static int rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, cons
             return rc;
         }
     }
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    struct timespec t0, t1;
+    catch_stop_signals();
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     struct cb_side *sides[2] = {A, B};
     int rc = 0, round = 0;
@@ -658,8 +671,7 @@ static int rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, cons
         for (size_t i = 0; i < res->n && nk < 256; i++)
             if (res->rows[i].v == CB_CMP_UNSURE)
                 snprintf(keys[nk++], CB_CASE_KEY_MAX, "%s", res->rows[i].a->key);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        double el = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        double el = seconds_since(&t0);
         if (nk == 0 || el >= cap_s || stop_flag)
             break;
         fprintf(stderr, "cyclebudget: rerun round %d: %zu undecided case%s (%.0f s of %.0f s)\n",
@@ -744,11 +756,8 @@ static int rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B,
     int cpu = run_cpu(st, A->runs[0]);
     char cpubuf[16];
     snprintf(cpubuf, sizeof cpubuf, "%d", cpu);
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    struct timespec t0, t1;
+    catch_stop_signals();
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = 0;
     for (int round = 0;; round++) {
@@ -758,8 +767,7 @@ static int rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B,
                 nk++;
                 len += strlen(res->rows[i].a->key) + 1;
             }
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        double el = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        double el = seconds_since(&t0);
         if (nk == 0 || el >= cap_s || stop_flag)
             break;
         char *list = malloc(len);
@@ -803,6 +811,15 @@ static int rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B,
         free(list);
         if (rc < 0 || stop_flag)
             break;
+        /* A side's command that measures in another environment (another
+         * build's flags, CPU) is refused after its first run, not after the
+         * whole time cap. */
+        char crosses[1024];
+        if ((rc = check_env(st, A, B, c->force, crosses, sizeof crosses, err, errlen)) < 0) {
+            if (rc != -EXDEV)
+                snprintf(err, errlen, "rerun: cannot read the new runs' environment: %s", strerror(-rc));
+            return rc;
+        }
         if ((rc = evaluate(st, A, B, &c->o, res)) < 0)
             break;
     }
