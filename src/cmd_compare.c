@@ -797,10 +797,17 @@ static int rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B,
                 if (stop_flag || status == 130)
                     rc = -EINTR;
                 else {
-                    snprintf(err, errlen, "rerun: the %s command %s (%s); it must record a run, e.g. "
-                             "--%s-exec 'path/to/cyclebudget run --reps 30'", s ? "head" : "base",
-                             status < 0 ? "could not start" : status ? "failed" : "stored no complete run",
-                             status < 0 ? strerror(-status) : exec[s], s ? "head" : "base");
+                    const char *side = s ? "head" : "base";
+                    char what[64];
+                    if (status < 0)
+                        snprintf(what, sizeof what, "could not start (%s)", strerror(-status));
+                    else if (status)
+                        snprintf(what, sizeof what, "exited with status %d", status);
+                    else
+                        snprintf(what, sizeof what, "stored no complete run tagged %s", tags[s]);
+                    snprintf(err, errlen, "rerun: the %s command %s: %.400s; it must record a run "
+                             "(compare appends --cases, --tag, --db, -q), e.g. --%s-exec "
+                             "'path/to/cyclebudget run'", side, what, exec[s], side);
                     rc = -ECHILD;
                 }
             } else {
@@ -840,8 +847,8 @@ static void compare_usage(FILE *out)
             "  git revision: all its runs), or a comma list of those (pooled)\n"
             COMMON_HELP
             "      --format F         text (default), markdown (for a pull request) or json\n"
-            "      --rerun            measure the undecided cases again with this binary,\n"
-            "                         both sides interleaved, until decided or --rerun-time\n"
+            "      --rerun            measure the undecided cases again, both sides\n"
+            "                         interleaved, until decided or --rerun-time\n"
             "      --rerun-time SEC   the time cap of --rerun (default 60)\n"
             "      --base-exec CMD    with --rerun: record BASE's new runs by running CMD (a\n"
             "      --head-exec CMD    shell command that records a run, e.g. 'base/cyclebudget\n"
