@@ -146,8 +146,8 @@ static int parse_alpha(const char *s, double *out, char *err, size_t errlen)
 static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b,
                       const struct cmp_opts *o, struct cmp_row *r)
 {
-    int by_runs = a->nruns >= 2 && b->nruns >= 2;
-    size_t need = by_runs ? 2 : 1;
+    int runs_unit = a->nruns >= 2 && b->nruns >= 2;
+    size_t need = runs_unit ? 2 : 1;
     double *va = malloc(a->n * sizeof *va), *vb = malloc(b->n * sizeof *vb);
     size_t *ea = malloc(a->nruns * sizeof *ea), *eb = malloc(b->nruns * sizeof *eb);
     int rc = -ENOMEM;
@@ -171,7 +171,7 @@ static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b
             ka = a->nruns;
             kb = b->nruns;
         }
-        rc = by_runs ? cb_cmp_stats_runs(ua, ua_end, ka, ub, ub_end, kb, o->run_q, o->trim, &r->s)
+        rc = runs_unit ? cb_cmp_stats_runs(ua, ua_end, ka, ub, ub_end, kb, o->run_q, o->trim, &r->s)
                      : cb_cmp_stats(ua, ua_end[ka - 1], ub, ub_end[kb - 1], &r->s);
     }
     free(va);

@@ -100,7 +100,7 @@ static size_t sizes_of(const struct cb_probe *p, int suite, const uint64_t *give
     }
     const size_t *src = suite && p->suite_sizes ? p->suite_sizes : p->sizes;
     size_t n = 0;
-    while (src[n] && n < max) {
+    while (n < max && src[n]) {
         out[n] = src[n];
         n++;
     }
