@@ -155,6 +155,12 @@ static int parse_cases(char **names, int n, struct named_case *out, char *err, s
             return -EINVAL;
         }
         out[i].mode = (enum cb_mode)m;
+        for (int j = 0; j < i; j++)
+            if (out[j].v == out[i].v && out[j].size == out[i].size && out[j].mode == out[i].mode) {
+                snprintf(err, errlen, "--cases: '%s' is named twice: a run measures a case once",
+                         names[i]);
+                return -EINVAL;
+            }
     }
     return 0;
 }
