@@ -1237,12 +1237,27 @@ int cmd_bisect_check(int argc, char **argv)
         cb_die_msg("cannot read the samples from %s: %s", c.db, strerror(-rc));
         goto out;
     }
-    status = exit_of(&res) ? 1 : res.count[CB_CMP_UNSURE] ? 125 : 0;
+    struct cb_bisect_row *br = calloc(res.n ? res.n : 1, sizeof *br);
+    if (!br) {
+        cb_die_msg("out of memory");
+        goto out;
+    }
+    size_t shared_bad = 0;
+    for (size_t i = 0; i < res.n; i++) {
+        br[i] = (struct cb_bisect_row){res.rows[i].v, res.rows[i].acked, res.rows[i].all_contended};
+        shared_bad += br[i].v == CB_CMP_REGRESSED && !br[i].acked && br[i].shared;
+    }
+    status = cb_bisect_exit(br, res.n);
+    free(br);
     if (!quiet)
         print_result(&x, &c.o, &res, status, stdout);
     printf("bisect-check: %s (run %lld against %s)\n",
            status == 0 ? "good" : status == 1 ? "bad: regressed" : "cannot tell (skip)",
            (long long)run_id, against);
+    if (status == 125 && shared_bad)
+        printf("bisect-check: %zu regressed case%s measured with the core's SMT sibling busy the whole "
+               "time: not trusted; run again, or pin BASE and this check to a quiet CPU "
+               "(cyclebudget calibrate --smt)\n", shared_bad, shared_bad > 1 ? "s were" : " was");
 out:
     free(res.rows);
     cb_side_free(&A);

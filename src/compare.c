@@ -237,6 +237,21 @@ const char *cb_cmp_verdict_name(enum cb_cmp_verdict v)
     }
 }
 
+int cb_bisect_exit(const struct cb_bisect_row *rows, size_t n)
+{
+    int doubt = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].v == CB_CMP_REGRESSED && !rows[i].acked) {
+            if (!rows[i].shared)
+                return 1;
+            doubt = 1;
+        } else if (rows[i].v == CB_CMP_UNSURE) {
+            doubt = 1;
+        }
+    }
+    return doubt ? 125 : 0;
+}
+
 enum cb_cmp_verdict cb_cmp_decide(double p_adj, double lo, double hi, double alpha,
                                   double threshold)
 {

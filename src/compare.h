@@ -59,6 +59,18 @@ const char *cb_cmp_verdict_name(enum cb_cmp_verdict v);
 enum cb_cmp_verdict cb_cmp_decide(double p_adj, double lo, double hi, double alpha,
                                   double threshold);
 
+/* One case's verdict as bisect-check weighs it. */
+struct cb_bisect_row {
+    enum cb_cmp_verdict v;
+    int acked;            /* an acknowledged regression */
+    int shared;           /* every sample of a side was taken on a shared core */
+};
+/* bisect-check's exit status over its cases: 1 (bad) for an unacknowledged
+ * regression measured on a quiet core; else 125 (cannot tell) when a case is
+ * unsure or regressed only on a shared core, whose sibling's load can double
+ * a run's cycles (README, "Bisecting"); else 0 (good). */
+int cb_bisect_exit(const struct cb_bisect_row *rows, size_t n);
+
 /* One case compared: medians, change with interval, raw p-value.  The
  * verdict needs the corrected p-value, so it is set by the caller. */
 struct cb_cmp_stats {

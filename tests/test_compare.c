@@ -217,6 +217,26 @@ static void test_decide(void)
     is_str(cb_cmp_verdict_name(cb_cmp_decide(NAN, NAN, NAN, al, t)), "unsure", "nothing known");
 }
 
+/* bisect-check's exit: git bisect run's 0 good, 1 bad, 125 skip. */
+static void test_bisect_exit(void)
+{
+    const enum cb_cmp_verdict U = CB_CMP_UNCHANGED, R = CB_CMP_REGRESSED, S = CB_CMP_UNSURE,
+                              I = CB_CMP_IMPROVED;
+    struct cb_bisect_row good[] = {{U, 0, 0}, {I, 0, 0}, {U, 0, 1}};
+    is_int(cb_bisect_exit(good, 3), 0, "unchanged and improved cases: good (0)");
+    is_int(cb_bisect_exit(good, 0), 0, "no case: good (0)");
+    struct cb_bisect_row bad[] = {{U, 0, 0}, {R, 0, 0}, {S, 0, 0}};
+    is_int(cb_bisect_exit(bad, 3), 1, "a regression on a quiet core is bad (1), even beside an unsure case");
+    struct cb_bisect_row unsure[] = {{U, 0, 0}, {S, 0, 0}};
+    is_int(cb_bisect_exit(unsure, 2), 125, "an unsure case: cannot tell (125)");
+    struct cb_bisect_row shared[] = {{U, 0, 0}, {R, 0, 1}};
+    is_int(cb_bisect_exit(shared, 2), 125, "a regression measured only on a shared core: cannot tell (125)");
+    struct cb_bisect_row both[] = {{R, 0, 1}, {R, 0, 0}};
+    is_int(cb_bisect_exit(both, 2), 1, "a shared-core regression beside a quiet-core one: bad (1)");
+    struct cb_bisect_row acked[] = {{R, 1, 0}, {U, 0, 0}};
+    is_int(cb_bisect_exit(acked, 2), 0, "an acknowledged regression alone: good (0)");
+}
+
 static void test_steps(void)
 {
     struct cb_step s[8];
@@ -449,6 +469,7 @@ int main(void)
     test_bootstrap();
     test_adjust();
     test_decide();
+    test_bisect_exit();
     test_steps();
     test_synth();
     return tap_done();
