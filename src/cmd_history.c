@@ -21,6 +21,7 @@
 #include "cmd.h"
 #include "compare.h"
 #include "history.h"
+#include "history_html.h"
 #include "parse.h"
 #include "sides.h"
 
@@ -39,6 +40,8 @@ static void history_usage(FILE *out)
             "      --min-change PCT a step must move the median this much (default 2%%)\n"
             "      --persist N      commits needed on each side of a step (default 2)\n"
             "      --series         also print every case's series\n"
+            "      --format F       text (default) or html: one page with a trend chart per\n"
+            "                       case and the steps marked (to standard output)\n"
             "      --db PATH        database (default ./" CB_DEFAULT_DB ")\n"
             "      --repo DIR       git tree for resolving --since (default .)\n");
 }
@@ -124,12 +127,13 @@ int cmd_history(int argc, char **argv)
         {"since", required_argument, 0, 's'},  {"min-change", required_argument, 0, 'm'},
         {"persist", required_argument, 0, 'p'}, {"series", no_argument, 0, 'S'},
         {"db", required_argument, 0, 'D'},     {"repo", required_argument, 0, 'R'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
+        {"format", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     const char *since = NULL, *db = CB_DEFAULT_DB, *repo = NULL, *glob = NULL;
     double min_change = 0.02;
     long persist = 2;
-    int series = 0;
+    int series = 0, html = 0;
     char err[1024];
     optind = 1;
     int ch;
@@ -147,6 +151,14 @@ int cmd_history(int argc, char **argv)
                 goto usage_err;
             break;
         case 'S': series = 1; break;
+        case 'f':
+            if (strcmp(optarg, "html") == 0)
+                html = 1;
+            else if (strcmp(optarg, "text") != 0) {
+                snprintf(err, sizeof err, "--format '%s': give text or html", optarg);
+                goto usage_err;
+            }
+            break;
         case 'D': db = optarg; break;
         case 'R': repo = optarg; break;
         case 'h': history_usage(stdout); return 0;
@@ -256,12 +268,21 @@ int cmd_history(int argc, char **argv)
         free(keys);
         goto out;
     }
-    printf("history: %zu commit%s, %zu case%s; metric %s; a step needs %.1f%% and %ld commits on each side\n",
-           np, np == 1 ? "" : "s", nk, nk == 1 ? "" : "s",
-           strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
-           : strcmp(metric, "cycles-est") == 0 ? "ESTIMATED core cycles per op"
-                                               : "TSC ticks per op",
-           100 * min_change, persist);
+    const char *metric_label = strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
+                               : strcmp(metric, "cycles-est") == 0 ? "ESTIMATED core cycles per op"
+                                                                   : "TSC ticks per op";
+    char head[256];
+    snprintf(head, sizeof head, "history: %zu commit%s, %zu case%s; metric %s; a step needs %.1f%% and %ld "
+             "commits on each side", np, np == 1 ? "" : "s", nk, nk == 1 ? "" : "s", metric_label,
+             100 * min_change, persist);
+    if (!html)
+        printf("%s\n", head);
+    struct cb_trend *trends = html ? calloc(nk ? nk : 1, sizeof *trends) : NULL;
+    if (html && !trends) {
+        free(keys);
+        cb_die_msg("out of memory");
+        goto out;
+    }
     size_t nsteps = 0, nreg = 0, nack = 0;
     int failed = 0;
     size_t *idx = malloc((np ? np : 1) * sizeof *idx);
@@ -295,7 +316,29 @@ int cmd_history(int argc, char **argv)
                 sum += a[j];
             y[i] = exp(sum / (double)m);
         }
-        if (series) {
+        struct cb_trend *tr = trends ? &trends[k] : NULL;
+        if (tr) {
+            snprintf(tr->key, sizeof tr->key, "%s", keys[k]);
+            tr->n = n;
+            tr->hash = malloc((n ? n : 1) * sizeof *tr->hash);
+            tr->subject = malloc((n ? n : 1) * sizeof *tr->subject);
+            tr->y = malloc((n ? n : 1) * sizeof *tr->y);
+            tr->steps = malloc((n ? n : 1) * sizeof *tr->steps);
+            if (!tr->hash || !tr->subject || !tr->y || !tr->steps) {
+                runvals_free(&rv);
+                free(a);
+                free(b);
+                cb_die_msg("out of memory");
+                failed = 1;
+                break;
+            }
+            for (size_t i = 0; i < n; i++) {
+                tr->hash[i] = pts[idx[i]].hash;
+                tr->subject[i] = pts[idx[i]].subject;
+                tr->y[i] = y[i];
+            }
+        }
+        if (series && !html) {
             printf("\n%s:\n", keys[k]);
             for (size_t i = 0; i < n; i++)
                 printf("  %.12s %12.1f  %.60s\n", pts[idx[i]].hash, y[i], pts[idx[i]].subject);
@@ -327,6 +370,15 @@ int cmd_history(int argc, char **argv)
                 nreg++;
             if (acked)
                 nack++;
+            if (tr) {
+                tr->steps[tr->nsteps++] = (struct cb_trend_step){
+                    .at = steps[s].at, .from = steps[s].from, .to = steps[s].to,
+                    .before = steps[s].before, .after = steps[s].after,
+                    .est = est, .lo = lo, .hi = hi, .acked = acked,
+                };
+                snprintf(tr->steps[tr->nsteps - 1].why, sizeof tr->steps[0].why, "%s", why);
+                continue;
+            }
             printf("%-34s %.12s  %10.1f -> %-10.1f %+6.1f%% [%+.1f%%, %+.1f%%]  %s%s  \"%.50s\"\n",
                    keys[k], p->hash, steps[s].before, steps[s].after, 100 * est, 100 * lo, 100 * hi,
                    regressed ? "regressed" : "improved", acked ? " (acknowledged)" : "", p->subject);
@@ -343,10 +395,28 @@ int cmd_history(int argc, char **argv)
     free(y);
     free(steps);
     free(keys);
+    char tail[160];
+    snprintf(tail, sizeof tail, "%zu step%s: %zu unacknowledged regression%s, %zu acknowledged", nsteps,
+             nsteps == 1 ? "" : "s", nreg, nreg == 1 ? "" : "s", nack);
+    if (!failed && html) {
+        char summary[448];
+        snprintf(summary, sizeof summary, "%.250s. %s.", head + strlen("history: "), tail);
+        if ((rc = cb_history_html(stdout, metric_label, summary, trends, nk)) < 0 || fflush(stdout) != 0) {
+            cb_die_msg("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
+            failed = 1;
+        }
+    } else if (!failed) {
+        printf("%s\n", tail);
+    }
+    for (size_t k = 0; trends && k < nk; k++) {
+        free(trends[k].hash);
+        free(trends[k].subject);
+        free(trends[k].y);
+        free(trends[k].steps);
+    }
+    free(trends);
     if (failed)
         goto out;
-    printf("%zu step%s: %zu unacknowledged regression%s, %zu acknowledged\n", nsteps, nsteps == 1 ? "" : "s",
-           nreg, nreg == 1 ? "" : "s", nack);
     status = 0;
 out:
     for (size_t i = 0; i < np; i++)

@@ -85,6 +85,9 @@ int cb_report_want_color(int fd);
 
 /* The exports: every run given, in order.  Formats are documented in
  * README.md ("Reports and exports"). */
+/* A self-contained page from reports/report.html.in: its style and script
+ * inline, title escaped, body written by body_fn.  0 or a negative errno. */
+int cb_html_page(FILE *out, const char *title, void (*body_fn)(FILE *, void *), void *ctx);
 int cb_report_html(const struct cb_report *runs, size_t nruns, const struct cb_budget *budget,
                    FILE *out);
 int cb_report_csv(const struct cb_report *runs, size_t nruns, int samples, FILE *out);

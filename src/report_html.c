@@ -803,23 +803,12 @@ static void body(FILE *out, const struct cb_report *runs, size_t nruns, const st
           out);
 }
 
-int cb_report_html(const struct cb_report *runs, size_t nruns, const struct cb_budget *budget,
-                   FILE *out)
+int cb_html_page(FILE *out, const char *title, void (*body_fn)(FILE *, void *), void *ctx)
 {
     const char *tpl = cb_asset_find("report.html.in");
     const char *css = cb_asset_find("report.css"), *js = cb_asset_find("report.js");
     if (!tpl || !css || !js)
         return -ENOENT;
-    size_t maxc = 1;
-    for (size_t i = 0; i < nruns; i++)
-        maxc = runs[i].ncases > maxc ? runs[i].ncases : maxc;
-    const struct cb_report_case **v = malloc(maxc * sizeof *v);
-    struct line *ls = malloc(MAXLINES * sizeof *ls);
-    if (!v || !ls) {
-        free(v);
-        free(ls);
-        return -ENOMEM;
-    }
     /* The template's @@NAME@@ markers are the only thing substituted. */
     const char *p = tpl;
     for (;;) {
@@ -839,22 +828,52 @@ int cb_report_html(const struct cb_report *runs, size_t nruns, const struct cb_b
             fputs(css, out);
         else if (len == 6 && strncmp(m + 2, "SCRIPT", 6) == 0)
             fputs(js, out);
-        else if (len == 5 && strncmp(m + 2, "TITLE", 5) == 0) {
-            if (nruns == 1) {
-                fprintf(out, "cyclebudget run %" PRId64, runs[0].run.id);
-                if (runs[0].run.tag[0]) {
-                    fputs(" (", out);
-                    cb_html_esc(out, runs[0].run.tag);
-                    fputs(")", out);
-                }
-            } else {
-                fprintf(out, "cyclebudget: %zu runs", nruns);
-            }
-        } else if (len == 4 && strncmp(m + 2, "BODY", 4) == 0)
-            body(out, runs, nruns, budget, v, ls);
+        else if (len == 5 && strncmp(m + 2, "TITLE", 5) == 0)
+            cb_html_esc(out, title);
+        else if (len == 4 && strncmp(m + 2, "BODY", 4) == 0)
+            body_fn(out, ctx);
         p = e + 2;
     }
-    free(v);
-    free(ls);
     return ferror(out) ? -EIO : 0;
 }
+
+struct page_ctx {
+    const struct cb_report *runs;
+    size_t nruns;
+    const struct cb_budget *budget;
+    const struct cb_report_case **v;
+    struct line *ls;
+};
+
+static void page_body(FILE *out, void *ctx)
+{
+    struct page_ctx *pc = ctx;
+    body(out, pc->runs, pc->nruns, pc->budget, pc->v, pc->ls);
+}
+
+int cb_report_html(const struct cb_report *runs, size_t nruns, const struct cb_budget *budget,
+                   FILE *out)
+{
+    size_t maxc = 1;
+    for (size_t i = 0; i < nruns; i++)
+        maxc = runs[i].ncases > maxc ? runs[i].ncases : maxc;
+    const struct cb_report_case **v = malloc(maxc * sizeof *v);
+    struct line *ls = malloc(MAXLINES * sizeof *ls);
+    if (!v || !ls) {
+        free(v);
+        free(ls);
+        return -ENOMEM;
+    }
+    struct page_ctx pc = {runs, nruns, budget, v, ls};
+    char title[256];
+    if (nruns == 1)
+        snprintf(title, sizeof title, "cyclebudget run %" PRId64 "%s%s%s", runs[0].run.id,
+                 runs[0].run.tag[0] ? " (" : "", runs[0].run.tag, runs[0].run.tag[0] ? ")" : "");
+    else
+        snprintf(title, sizeof title, "cyclebudget: %zu runs", nruns);
+    int rc = cb_html_page(out, title, page_body, &pc);
+    free(v);
+    free(ls);
+    return rc < 0 ? rc : ferror(out) ? -EIO : 0;
+}
+

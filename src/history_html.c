@@ -1,0 +1,165 @@
+/* history_html.c — see history_html.h. */
+#include "history_html.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "report.h"
+
+struct page {
+    const char *metric, *summary;
+    const struct cb_trend *t;
+    size_t nt;
+};
+
+#define W 720.0
+#define H 230.0
+#define L 64.0    /* left margin: the y labels */
+#define R 16.0
+#define T 14.0
+#define B 30.0
+
+static const char *step_class(const struct cb_trend_step *s)
+{
+    return s->acked ? "acked" : s->est > 0 ? "regressed" : "improved";
+}
+
+static const char *step_colour(const struct cb_trend_step *s)
+{
+    return s->acked ? "#8a8f98" : s->est > 0 ? "#c0392b" : "#1a7f37";
+}
+
+/* A commit as people quote it: 12 hex digits, escaped like any stored text. */
+static void short_hash(FILE *out, const char *hash)
+{
+    char buf[13];
+    snprintf(buf, sizeof buf, "%s", hash);
+    cb_html_esc(out, buf);
+}
+
+static void chart(FILE *out, const struct cb_trend *t)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < t->n; i++) {
+        lo = fmin(lo, t->y[i]);
+        hi = fmax(hi, t->y[i]);
+    }
+    /* Not from zero: a 2% step must be visible.  Pad by 5% of the range,
+     * and give a flat series a range of 1% around its value. */
+    double span = hi - lo;
+    if (!(span > 0))
+        span = fabs(hi) * 0.01 + 1e-9;
+    lo -= 0.05 * span;
+    hi += 0.05 * span;
+    span = hi - lo;
+    double xw = W - L - R, yh = H - T - B;
+#define XS(i) (L + (t->n > 1 ? xw * (double)(i) / (double)(t->n - 1) : xw / 2))
+#define YS(v) (T + yh * (1 - ((v) - lo) / span))
+    fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"", W, H);
+    cb_html_esc(out, t->key);
+    fputs(" over commits\">", out);
+    for (int k = 0; k <= 4; k++) {
+        double v = lo + span * k / 4;
+        fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", L, W - R,
+                YS(v), YS(v));
+        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>", L - 6,
+                YS(v) + 4, v);
+    }
+    fprintf(out, "<line class=\"ax\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", L, W - R, T + yh,
+            T + yh);
+    fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">commits, oldest to "
+            "newest (%zu)</text>", L + xw / 2, H - 8, t->n);
+    /* Each step: the segments' medians, and the first commit after it. */
+    for (size_t s = 0; s < t->nsteps; s++) {
+        const struct cb_trend_step *st = &t->steps[s];
+        const char *col = step_colour(st);
+        fprintf(out, "<line stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\" x1=\"%.1f\" "
+                "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", col, XS(st->from), XS(st->at - 1), YS(st->before),
+                YS(st->before));
+        fprintf(out, "<line stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\" x1=\"%.1f\" "
+                "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", col, XS(st->at), XS(st->to - 1), YS(st->after),
+                YS(st->after));
+        double x = (XS(st->at - 1) + XS(st->at)) / 2;
+        fprintf(out, "<line class=\"step %s\" stroke=\"%s\" stroke-width=\"2\" x1=\"%.1f\" x2=\"%.1f\" "
+                "y1=\"%.1f\" y2=\"%.1f\"><title>", step_class(st), col, x, x, T, T + yh);
+        short_hash(out, t->hash[st->at]);
+        fprintf(out, ": %+.1f%% [%+.1f%%, %+.1f%%] %s</title></line>", 100 * st->est, 100 * st->lo,
+                100 * st->hi, step_class(st));
+        fprintf(out, "<text class=\"bl\" fill=\"%s\" x=\"%.1f\" y=\"%.1f\">%+.1f%% at ", col, x + 4,
+                T + yh / 2, 100 * st->est);
+        short_hash(out, t->hash[st->at]);
+        fputs("</text>", out);
+    }
+    fputs("<polyline fill=\"none\" stroke=\"#3b6fb6\" stroke-width=\"1.5\" points=\"", out);
+    for (size_t i = 0; i < t->n; i++)
+        fprintf(out, "%.1f,%.1f ", XS(i), YS(t->y[i]));
+    fputs("\"/>", out);
+    for (size_t i = 0; i < t->n; i++) {
+        fprintf(out, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#3b6fb6\"><title>", XS(i),
+                YS(t->y[i]));
+        short_hash(out, t->hash[i]);
+        fputc(' ', out);
+        cb_html_esc(out, t->subject[i]);
+        fprintf(out, ": %.1f</title></circle>", t->y[i]);
+    }
+    fputs("</svg>", out);
+#undef XS
+#undef YS
+}
+
+static void body(FILE *out, void *ctx)
+{
+    const struct page *pg = ctx;
+    fputs("<main><h1>cyclebudget history</h1><p>", out);
+    cb_html_esc(out, pg->summary);
+    fputs("</p><p>One point per commit: the geometric mean of its runs' 0.1-quantiles of quiet samples, "
+          "in ", out);
+    cb_html_esc(out, pg->metric);
+    fputs(". Dashed lines are the segments' medians; a solid line marks the first commit after a step "
+          "(red: regressed, green: improved, grey: acknowledged).</p>", out);
+    size_t nsteps = 0;
+    for (size_t k = 0; k < pg->nt; k++)
+        nsteps += pg->t[k].nsteps;
+    if (nsteps) {
+        fputs("<h2>Steps</h2><div class=\"tablewrap\"><table class=\"sortable\" id=\"steps\"><thead><tr>"
+              "<th>case</th><th>commit</th><th>subject</th><th>before</th><th>after</th><th>change</th>"
+              "<th>95% CI</th><th>verdict</th></tr></thead><tbody>", out);
+        for (size_t k = 0; k < pg->nt; k++)
+            for (size_t s = 0; s < pg->t[k].nsteps; s++) {
+                const struct cb_trend *t = &pg->t[k];
+                const struct cb_trend_step *st = &t->steps[s];
+                fputs("<tr><td>", out);
+                cb_html_esc(out, t->key);
+                fputs("</td><td><code>", out);
+                short_hash(out, t->hash[st->at]);
+                fputs("</code></td><td>", out);
+                cb_html_esc(out, t->subject[st->at]);
+                fprintf(out, "</td><td>%.1f</td><td>%.1f</td><td>%+.1f%%</td><td>[%+.1f%%, %+.1f%%]</td>"
+                        "<td class=\"%s\">%s", st->before, st->after, 100 * st->est, 100 * st->lo,
+                        100 * st->hi, st->est > 0 && !st->acked ? "bad" : "", step_class(st));
+                if (st->acked) {
+                    fputs(": ", out);
+                    cb_html_esc(out, st->why);
+                }
+                fputs("</td></tr>", out);
+            }
+        fputs("</tbody></table></div>", out);
+    }
+    fputs("<h2>Trends</h2><div class=\"grid\">", out);
+    for (size_t k = 0; k < pg->nt; k++) {
+        fputs("<div class=\"card\"><h3>", out);
+        cb_html_esc(out, pg->t[k].key);
+        fputs("</h3>", out);
+        chart(out, &pg->t[k]);
+        fputs("</div>", out);
+    }
+    fputs("</div><footer>Made by cyclebudget history from the store alone. Self-contained: nothing is "
+          "loaded from anywhere.</footer></main>", out);
+}
+
+int cb_history_html(FILE *out, const char *metric, const char *summary, const struct cb_trend *t,
+                    size_t nt)
+{
+    struct page pg = {metric, summary, t, nt};
+    return cb_html_page(out, "cyclebudget history", body, &pg);
+}

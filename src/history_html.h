@@ -1,0 +1,37 @@
+/* history_html.h — history as a page: one trend chart per case.
+ *
+ * The text of `history` lists steps; a reviewer also wants to see the
+ * series, to judge a step against the noise around it (the issue's "one
+ * trend chart per case, with the regressing commit marked").  The page is
+ * the HTML report's: self-contained, every outside string escaped. */
+#ifndef CB_HISTORY_HTML_H
+#define CB_HISTORY_HTML_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sides.h"
+
+struct cb_trend_step {
+    size_t at, from, to;        /* as struct cb_step: indexes into the case's points */
+    double before, after;       /* the segments' medians */
+    double est, lo, hi;         /* the change and its interval, fractions */
+    int acked;
+    char why[256];
+};
+
+struct cb_trend {
+    char key[CB_CASE_KEY_MAX];
+    size_t n;
+    const char **hash, **subject;   /* n each, borrowed */
+    double *y;                      /* n points, owned by the caller */
+    struct cb_trend_step *steps;
+    size_t nsteps;
+};
+
+/* Write the page: a summary line, the steps' table and one chart per case.
+ * metric names the unit ("ESTIMATED core cycles per op").  0 or -errno. */
+int cb_history_html(FILE *out, const char *metric, const char *summary, const struct cb_trend *t,
+                    size_t nt);
+
+#endif
