@@ -39,6 +39,10 @@ static void short_hash(FILE *out, const char *hash)
 
 static void chart(FILE *out, const struct cb_trend *t)
 {
+    if (t->n == 0) {
+        fputs("<p>No measured point (every run skipped this case).</p>", out);
+        return;
+    }
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < t->n; i++) {
         lo = fmin(lo, t->y[i]);
