@@ -172,7 +172,7 @@ static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b
             kb = b->nruns;
         }
         rc = runs_unit ? cb_cmp_stats_runs(ua, ua_end, ka, ub, ub_end, kb, o->run_q, o->trim, &r->s)
-                     : cb_cmp_stats(ua, ua_end[ka - 1], ub, ub_end[kb - 1], &r->s);
+                       : cb_cmp_stats(ua, ua_end[ka - 1], ub, ub_end[kb - 1], &r->s);
     }
     free(va);
     free(vb);
@@ -749,7 +749,7 @@ static int take_run(struct cb_store *st, int64_t run, const char *metric, struct
  * binaries hold the two sides' code.  ABBA order, as above. */
 static int rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
                       const struct common *c, double cap_s, const char *const exec[2],
-                      struct cmp_result *res, char *err, size_t errlen)
+                      struct cmp_result *res, char *crosses, size_t clen, char *err, size_t errlen)
 {
     static const char *const tags[2] = {"rerun-base", "rerun-head"};
     struct cb_side *sides[2] = {A, B};
@@ -820,9 +820,8 @@ static int rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B,
             break;
         /* A side's command that measures in another environment (another
          * build's flags, CPU) is refused after its first run, not after the
-         * whole time cap. */
-        char crosses[1024];
-        if ((rc = check_env(st, A, B, c->force, crosses, sizeof crosses, err, errlen)) < 0) {
+         * whole time cap.  The last check's crosses is what compare prints. */
+        if ((rc = check_env(st, A, B, c->force, crosses, clen, err, errlen)) < 0) {
             if (rc != -EXDEV)
                 snprintf(err, errlen, "rerun: cannot read the new runs' environment: %s", strerror(-rc));
             return rc;
@@ -946,11 +945,9 @@ int cmd_compare(int argc, char **argv)
         goto out;
     }
     if (do_rerun && res.count[CB_CMP_UNSURE] > 0) {
-        rc = exec[0] ? rerun_exec(st, &A, &B, x.metric, &c, cap_s, exec, &res, err, sizeof err)
+        rc = exec[0] ? rerun_exec(st, &A, &B, x.metric, &c, cap_s, exec, &res, crosses, sizeof crosses,
+                                  err, sizeof err)
                      : rerun(st, &A, &B, x.metric, &c, cap_s, cmdline, &res, err, sizeof err);
-        /* The new runs must share the old ones' environment, like any. */
-        if (rc >= 0 && exec[0])
-            rc = check_env(st, &A, &B, c.force, crosses, sizeof crosses, err, sizeof err);
         if (rc < 0) {
             cb_die_msg("%s", err);
             status = rc == -EINTR ? 130 : CB_EXIT_USAGE;
