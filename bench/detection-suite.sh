@@ -36,7 +36,7 @@ if [ "$have" -gt 0 ]; then
 elif [ "${CPU:-auto}" != auto ]; then
     cpu=$CPU
 else
-    cpu=$("$CB" calibrate --smt 2>/dev/null | awk '$1 == "cpu" && (best == "" || $4 < low) { best = $2; low = $4 }
+    cpu=$("$CB" calibrate --smt 2>/dev/null | awk '$1 == "cpu" && $6 == "raw" && (best == "" || $8 < low) { best = $2; low = $8 }
         END { print (best == "" ? 0 : best) }')
 fi
 if [ "$have" -lt "$RUNS" ]; then

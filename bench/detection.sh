@@ -68,7 +68,7 @@ pick_cpu() {  # the CPU to pin this try to
         echo "$CPU"
         return
     fi
-    "$CB" calibrate --smt 2>/dev/null | awk '$1 == "cpu" && (best == "" || $4 < low) { best = $2; low = $4 }
+    "$CB" calibrate --smt 2>/dev/null | awk '$1 == "cpu" && $6 == "raw" && (best == "" || $8 < low) { best = $2; low = $8 }
         END { print (best == "" ? 0 : best) }'
 }
 

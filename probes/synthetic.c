@@ -123,6 +123,13 @@ static int synth_verify(const struct cb_variant *v, struct cb_verdict *out)
     return 0;
 }
 
+/* One add a cycle: the chain's length is its cost. */
+static double synth_nominal(const struct cb_case *c)
+{
+    const struct synth_state *st = c->priv;
+    return st ? (double)st->work : (double)c->size;
+}
+
 static void synth_teardown(struct cb_case *c)
 {
     free(c->priv);
@@ -141,4 +148,5 @@ const struct cb_probe cb_probe_synthetic = {
     .run = synth_run,
     .verify = synth_verify,
     .teardown = synth_teardown,
+    .nominal = synth_nominal,
 };

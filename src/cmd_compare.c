@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "collect.h"
 #include "compare.h"
+#include "meter.h"
 #include "parse.h"
 #include "probe.h"
 #include "shell.h"
@@ -271,7 +272,7 @@ static void json_num(FILE *f, double x)
         fputs("null", f);
 }
 
-/* What the SMT contention meter made compare do: text in two lines at
+/* What the contention meter made compare do: text in two lines at
  * most, markdown as bullets. */
 static void print_contention(FILE *f, const struct cmp_result *res, int md)
 {
@@ -284,9 +285,9 @@ static void print_contention(FILE *f, const struct cmp_result *res, int md)
     }
     const char *lead = md ? "- contention: " : "contention   ", *wrap = md ? " " : "\n             ";
     if (runs || samples)
-        fprintf(f, "%sleft out %zu of %zu samples, taken with the core's SMT sibling busy, and %zu run%s%s"
-                   "with fewer than %d quiet samples (--keep-contended keeps them)\n",
-                lead, samples, total, runs, runs == 1 ? "" : "s", wrap, CB_QUIET_MIN);
+        fprintf(f, "%sleft out %zu of %zu samples, taken with the core busy (meter over %.2fx its run's%s"
+                   "baseline), and %zu run%s with fewer than %d quiet samples (--keep-contended keeps them)\n",
+                lead, samples, total, CB_METER_SHIFT, wrap, runs, runs == 1 ? "" : "s", CB_QUIET_MIN);
     if (stuck)
         fprintf(f, "%s%zu case%s had fewer quiet runs on a side than the test needs (2 with runs as the%s"
                    "unit, else 1), so every sample was used: the core was shared; record again,%s"
@@ -1252,9 +1253,11 @@ int cmd_bisect_check(int argc, char **argv)
            status == 0 ? "good" : status == 1 ? "bad: regressed" : "cannot tell (skip)",
            (long long)run_id, against);
     if (status == 125 && shared_bad)
-        printf("bisect-check: %zu regressed case%s measured with the core's SMT sibling busy the whole "
+        printf("bisect-check: %zu regressed case%s measured with the core busy (an SMT sibling or "
+               "the host: the contention meter over %.2fx its run's baseline) the whole "
                "time: not trusted; run again, or pin BASE and this check to a quiet CPU "
-               "(cyclebudget calibrate --smt)\n", shared_bad, shared_bad > 1 ? "s were" : " was");
+               "(cyclebudget calibrate --smt)\n", shared_bad, shared_bad > 1 ? "s were" : " was",
+               CB_METER_SHIFT);
 out:
     free(res.rows);
     cb_side_free(&A);

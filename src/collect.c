@@ -67,7 +67,8 @@ static void measure_core_clock(struct cb_collector *col)
     col->core_source = "estimate";
     int cyc = cb_counters_find(&col->cs, "cycles");
     int t = cb_counters_find(&col->cs, "tsc");
-    if (cyc < 0 || t < 0 || !col->cs.c[cyc].supported || col->cs.c[cyc].spec.source != CB_SRC_PMU)
+    if (col->fake || cyc < 0 || t < 0 || !col->cs.c[cyc].supported ||
+        col->cs.c[cyc].spec.source != CB_SRC_PMU)
         return;
     struct cb_reading r0, r1;
     struct cb_delta d;
@@ -96,6 +97,12 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
     int rc = cb_collect_resolve_events(o->events, specs, CB_MAX_COUNTERS - 2, &nspec, err, errlen);
     if (rc < 0)
         return rc;
+    const char *fake = getenv(CB_FAKE_ENV);
+    if (fake) {
+        if ((rc = cb_fake_init(&col->fake_clock, fake, &col->fake_be, err, errlen)) < 0)
+            return rc;
+        col->fake = 1;
+    }
     if ((rc = cb_pin_cpu(o->cpu, &col->pinned, err, errlen)) < 0)
         return rc;
     struct cb_gitinfo git;
@@ -122,7 +129,17 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
     double boot_ghz;
     if (cb_tsc_ghz_reported(NULL) <= 0 && cb_store_boot_tsc(col->st, &boot_ghz) == 0)
         cb_tsc_ghz_adopt(boot_ghz);
-    cb_clocks_measure(&col->clk);
+    if (col->fake) {
+        /* The model's clocks, so that nothing of this machine leaks in. */
+        memset(&col->clk, 0, sizeof col->clk);
+        col->clk.tsc_ghz = CB_FAKE_TSC_GHZ;
+        col->clk.tsc_source = "";
+        col->clk.core_ghz = CB_FAKE_TSC_GHZ * CB_FAKE_CORE_PER_TICK;
+        col->clk.est = (struct cb_core_est){.ghz = col->clk.core_ghz, .method = "none",
+                                            .spread_pct = 0};
+    } else {
+        cb_clocks_measure(&col->clk);
+    }
     rc = cb_counters_open(&col->cs, specs, nspec, col->clk.tsc_ghz, col->clk.core_ghz);
     if (rc < 0) {
         snprintf(err, errlen, "cannot set up counters: %s", strerror(-rc));
@@ -131,7 +148,13 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
     measure_core_clock(col);
     if (!o->quiet && col->cs.notice[0])
         fprintf(stderr, "cyclebudget: %s\n", col->cs.notice);
-    if ((rc = cb_harness_init(&col->h, &col->cs, &o->harness)) < 0) {
+    if (col->fake)
+        fprintf(stderr, "cyclebudget: %s is set: every figure of this run comes from a fake clock "
+                        "(a test backend), not from this machine\n", CB_FAKE_ENV);
+    struct cb_harness_opts ho = o->harness;
+    if (col->fake)
+        ho.backend = &col->fake_be;
+    if ((rc = cb_harness_init(&col->h, &col->cs, &ho)) < 0) {
         snprintf(err, errlen, "cannot calibrate the harness: %s", strerror(-rc));
         goto fail_counters;
     }
@@ -142,6 +165,12 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
         .version = PACKAGE_VERSION, .compiler = CB_CC_VERSION, .cflags = CB_CFLAGS,
         .commit = git.commit, .subject = git.subject, .commit_date = git.date,
         .dirty = git.dirty, .cmdline = o->cmdline, .tag = o->tag, .cpu = col->pinned,
+        .clock_backend = col->h.be->name, .core_est_method = col->clk.est.method,
+        .core_est_ghz = col->clk.est.ghz, .core_est_spread = col->clk.est.spread_pct,
+        .core_est_add_ghz = col->clk.est.add_ghz, .core_est_imul_ghz = col->clk.est.imul_ghz,
+        .meter_kind = cb_meter_kind_name(col->h.meter.kind),
+        .meter_baseline = col->h.meter.baseline > 0 ? col->h.meter.baseline : NAN,
+        .meter_spread = col->h.meter.spread_pct, .meter_why = col->h.meter.why,
     };
     if ((rc = cb_store_run_begin(col->st, &meta, &col->run_id)) < 0) {
         snprintf(err, errlen, "cannot record the run in %s: %s", o->db, strerror(-rc));
@@ -272,7 +301,8 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
                 .event_id = col->event_ids[e], .value = m.d[k].value[e],
                 .overhead = cb_measurement_overhead(&m, k, e), .enabled = m.d[k].enabled[e],
                 .running = m.d[k].running[e], .scaled = m.d[k].scaled[e], .smt = m.smt[k],
-                .round = m.round[k],
+                .round = m.round[k], .raw = m.d[k].raw[e],
+                .method = isnan(m.d[k].value[e]) ? NULL : cb_read_method_name(m.d[k].method[e]),
             };
     row.metered = !isnan(m.contention) && !isnan(m.contended_share);
     row.contention = m.contention;

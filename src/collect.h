@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "counters.h"
 #include "cpu.h"
+#include "fakeclock.h"
 #include "harness.h"
 #include "probe.h"
 #include "store.h"
@@ -47,6 +48,9 @@ struct cb_collector {
     const char *core_source;     /* "pmu" or "estimate" */
     int pinned;
     int quiet;
+    int fake;                    /* CB_FAKE_CLOCK set: the harness times a model (tests) */
+    struct cb_fake fake_clock;
+    struct cb_backend fake_be;
     struct cb_verdict_cache *vc; /* verdicts so far, one per variant */
     size_t nvc, capvc;
     char db[1024];
@@ -60,7 +64,9 @@ int cb_collect_resolve_events(const char *csv, struct cb_event_spec *specs, int 
                               char *err, size_t errlen);
 
 /* Pin, probe the host and clocks, open counters, open the store and begin a
- * run.  On failure returns a negative errno with a message in err, and
+ * run.  With CB_FAKE_CLOCK in the environment the harness is given the fake
+ * clock (fakeclock.h) and the run is stored as clock backend "fake"; a bad
+ * CB_FAKE_CLOCK is a usage error.  On failure returns a negative errno with a message in err, and
  * *usage is 1 when the fault is in what the user gave (exit status 2). */
 int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o, char *err,
                       size_t errlen, int *usage);

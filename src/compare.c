@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "meter.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -399,14 +400,14 @@ size_t cb_runs_quiet(const double *v, const double *smt, const size_t *end, size
         size_t from = r ? end[r - 1] : 0, quiet = 0, known = 0;
         for (size_t i = from; smt && i < end[r]; i++) {
             known += !isnan(smt[i]);
-            quiet += smt[i] <= CB_CONTENDED_RATIO;
+            quiet += smt[i] <= CB_METER_SHIFT;
         }
         if (!known) {
             memcpy(out_v + n, v + from, (end[r] - from) * sizeof *v);
             n += end[r] - from;
         } else if (quiet >= min_quiet) {
             for (size_t i = from; i < end[r]; i++)
-                if (smt[i] <= CB_CONTENDED_RATIO)
+                if (smt[i] <= CB_METER_SHIFT)
                     out_v[n++] = v[i];
             *dropped += end[r] - from - quiet;
         } else {

@@ -26,6 +26,7 @@ const char *cb_read_method_name(enum cb_read_method m)
     case CB_READ_NONE:    return "none";
     case CB_READ_SYSCALL: return "read";
     case CB_READ_RDPMC:   return "rdpmc";
+    case CB_READ_FAKE:    return "fake";
     case CB_READ_RDTSC:   return "rdtsc";
     case CB_READ_DERIVED: return "derived";
     }
@@ -304,16 +305,11 @@ int cb_counters_open(struct cb_counters *cs, const struct cb_event_spec *specs, 
             cb_counters_close(cs);
             return -err;
         }
-        /* rdpmc only when every open event allows it: one group read()
-         * gives them all anyway, so mixing would only add cost */
-        int all = 1;
+        /* rdpmc for each event that allows it, whatever the others do: a
+         * software event's read() is done outside the timed window. */
         for (int i = 0; i < cs->n; i++)
-            if (cs->c[i].fd >= 0 && cs->c[i].supported && !page_rdpmc_ok(&cs->c[i]))
-                all = 0;
-        if (all)
-            for (int i = 0; i < cs->n; i++)
-                if (cs->c[i].fd >= 0 && cs->c[i].supported)
-                    cs->c[i].method = CB_READ_RDPMC;
+            if (cs->c[i].fd >= 0 && cs->c[i].supported && page_rdpmc_ok(&cs->c[i]))
+                cs->c[i].method = CB_READ_RDPMC;
     }
 
     if (hw_asked && !hw_open)
@@ -324,8 +320,9 @@ int cb_counters_open(struct cb_counters *cs, const struct cb_event_spec *specs, 
     return 0;
 }
 
-/* One read() of the group into r, matched by id. */
-static int read_group(const struct cb_counters *cs, struct cb_reading *r)
+/* One read() of the group into r, matched by id: every event when only is
+ * NULL, else those with only[i] set. */
+static int read_group(const struct cb_counters *cs, struct cb_reading *r, const unsigned char *only)
 {
     uint64_t buf[3 + 2 * CB_MAX_COUNTERS];
     ssize_t got = read(cs->c[cs->leader].fd, buf, sizeof(buf));
@@ -340,6 +337,9 @@ static int read_group(const struct cb_counters *cs, struct cb_reading *r)
         uint64_t v = buf[3 + 2 * j], id = buf[4 + 2 * j];
         for (int i = 0; i < cs->n; i++) {
             if (cs->c[i].fd >= 0 && cs->c[i].id == id) {
+                if (only && !only[i])
+                    break;
+                r->method[i] = CB_READ_SYSCALL;
                 r->value[i] = v;
                 r->enabled[i] = buf[1];
                 r->running[i] = buf[2];
@@ -350,37 +350,86 @@ static int read_group(const struct cb_counters *cs, struct cb_reading *r)
     return 0;
 }
 
+/* The perf events of a reading: rdpmc where configured, and one read() of
+ * the group for the rest and for any rdpmc that failed (the event was
+ * descheduled just then).  syscall_first: the read() before the rdpmc
+ * reads (a window's start) or after them (its end). */
+static int read_events(struct cb_counters *cs, struct cb_reading *r, int syscall_first)
+{
+    unsigned char need[CB_MAX_COUNTERS] = {0};
+    int any = 0, rc = 0;
+    for (int i = 0; i < cs->n; i++) {
+        const struct cb_counter *c = &cs->c[i];
+        need[i] = c->fd >= 0 && c->supported && c->method == CB_READ_SYSCALL;
+        any |= need[i];
+    }
+    if (syscall_first && any)
+        rc = read_group(cs, r, need);
+    int late = 0;
+    for (int i = 0; i < cs->n; i++) {
+        struct cb_counter *c = &cs->c[i];
+        if (c->method != CB_READ_RDPMC)
+            continue;
+        if (rdpmc_read(c, &r->value[i], &r->enabled[i], &r->running[i]) == 0) {
+            r->method[i] = CB_READ_RDPMC;
+        } else {
+            need[i] = 1;
+            late = 1;
+        }
+    }
+    if (!syscall_first && any) {
+        rc = read_group(cs, r, need);
+    } else if (late) {
+        /* only the fallbacks: the others were read already */
+        for (int i = 0; i < cs->n; i++)
+            need[i] = need[i] && cs->c[i].method == CB_READ_RDPMC;
+        rc = read_group(cs, r, need);
+    }
+    return rc;
+}
+
+static void read_clear(const struct cb_counters *cs, struct cb_reading *r)
+{
+    for (int i = 0; i < cs->n; i++) {
+        r->value[i] = 0;
+        r->enabled[i] = 0;
+        r->running[i] = 0;
+        r->method[i] = (unsigned char)cs->c[i].method;
+    }
+}
+
+/* The TSC fenced on both sides, as near the timed work as the reading
+ * allows: last at a window's start, first at its end.  The two ends then
+ * carry a constant offset, which the harness's empty batch removes. */
+static void read_tsc(const struct cb_counters *cs, struct cb_reading *r)
+{
+    uint64_t tsc = cb_tsc_begin();
+    for (int i = 0; i < cs->n; i++)
+        if (cs->c[i].method == CB_READ_RDTSC || cs->c[i].method == CB_READ_DERIVED)
+            r->value[i] = tsc;
+}
+
 int cb_counters_read(struct cb_counters *cs, struct cb_reading *r)
 {
     int rc = 0;
     if (!cs || !r)
         return -EINVAL;
-    for (int i = 0; i < cs->n; i++) {
-        r->value[i] = 0;
-        r->enabled[i] = 0;
-        r->running[i] = 0;
-    }
-    if (cs->leader >= 0) {
-        int done = 0;
-        if (cs->c[cs->leader].method == CB_READ_RDPMC) {
-            done = 1;
-            for (int i = 0; i < cs->n && done; i++) {
-                struct cb_counter *c = &cs->c[i];
-                if (c->method == CB_READ_RDPMC &&
-                    rdpmc_read(c, &r->value[i], &r->enabled[i], &r->running[i]) < 0)
-                    done = 0; /* descheduled right now: read() knows */
-            }
-        }
-        if (!done)
-            rc = read_group(cs, r);
-    }
-    /* The TSC last, fenced on both sides, at the same place in every
-     * reading: before/after pairs then share the same offset, which the
-     * harness's overhead measurement removes. */
-    uint64_t tsc = cb_tsc_begin();
-    for (int i = 0; i < cs->n; i++)
-        if (cs->c[i].method == CB_READ_RDTSC || cs->c[i].method == CB_READ_DERIVED)
-            r->value[i] = tsc;
+    read_clear(cs, r);
+    if (cs->leader >= 0)
+        rc = read_events(cs, r, 1);
+    read_tsc(cs, r);
+    return rc;
+}
+
+int cb_counters_read_end(struct cb_counters *cs, struct cb_reading *r)
+{
+    int rc = 0;
+    if (!cs || !r)
+        return -EINVAL;
+    read_clear(cs, r);
+    read_tsc(cs, r);
+    if (cs->leader >= 0)
+        rc = read_events(cs, r, 0);
     return rc;
 }
 
@@ -392,12 +441,16 @@ void cb_counters_delta(const struct cb_counters *cs, const struct cb_reading *be
         d->enabled[i] = 0;
         d->running[i] = 0;
         d->scaled[i] = 0;
+        d->raw[i] = NAN;
+        d->method[i] = CB_READ_NONE;
     }
     for (int i = 0; i < cs->n; i++) {
         const struct cb_counter *c = &cs->c[i];
         if (!c->supported)
             continue;
         uint64_t dv = after->value[i] - before->value[i];
+        d->raw[i] = (double)dv;
+        d->method[i] = before->method[i] == CB_READ_SYSCALL ? before->method[i] : after->method[i];
         switch (c->method) {
         case CB_READ_RDTSC:
             d->value[i] = (double)dv;
@@ -421,6 +474,7 @@ void cb_counters_delta(const struct cb_counters *cs, const struct cb_reading *be
             }
             break;
         }
+        case CB_READ_FAKE:
         case CB_READ_NONE:
             break;
         }
@@ -505,7 +559,7 @@ int cb_counters_read_cost(struct cb_counters *cs, int reps, struct cb_read_cost 
     if (cs->leader >= 0) {
         for (int i = 0; i < reps; i++) {
             uint64_t t0 = cb_tsc_begin();
-            read_group(cs, &r);
+            read_group(cs, &r, NULL);
             uint64_t t1 = cb_tsc_end();
             v[i] = (double)(t1 - t0);
         }

@@ -1,9 +1,17 @@
 /* counters.h — read what events.h resolved, once per sample.
  *
  * The events of a measurement are one perf_event group (PERF_FORMAT_GROUP
- * with time enabled and running), read with rdpmc when the mmap'd page
- * allows it (cap_user_rdpmc and a non-zero index), else with one read().  A
- * group that was multiplexed (running < enabled) is scaled and flagged.
+ * with time enabled and running).  Each hardware event whose mmap'd page
+ * allows it (cap_user_rdpmc and a non-zero index) is read with rdpmc; the
+ * rest (software events such as task-clock, which have no counter to
+ * rdpmc) by one read() of the group, done outside the timed window: before
+ * the rdpmc reads and the TSC at the start of a batch, after them at its
+ * end.  A single software event in the list used to force read() for every
+ * event, adding a system call's noise to the cycles.  When an event is
+ * descheduled at the moment of a read its rdpmc fails and read() supplies
+ * it: each reading records which method produced each figure.  An event
+ * that was multiplexed (running < enabled) is scaled and flagged, and its
+ * raw count kept.
  *
  * Two pseudo-events are always present: "tsc" (reference cycles from the
  * TSC, source tsc) and "cycles-est" (source estimate: TSC ticks times the
@@ -24,8 +32,10 @@ enum cb_read_method {
     CB_READ_RDPMC,        /* user-space rdpmc through the mmap page */
     CB_READ_RDTSC,        /* the TSC */
     CB_READ_DERIVED,      /* computed from another counter (cycles-est) */
+    CB_READ_FAKE,         /* the fake clock backend's model (tests; fakeclock.h) */
 };
-const char *cb_read_method_name(enum cb_read_method m); /* "none","read","rdpmc","rdtsc","derived" */
+/* "none","read","rdpmc","rdtsc","derived","fake" */
+const char *cb_read_method_name(enum cb_read_method m);
 
 struct cb_counter {
     struct cb_event_spec spec;   /* name/part/pfm/encoding/source */
@@ -52,11 +62,15 @@ struct cb_reading {
     uint64_t value[CB_MAX_COUNTERS];
     uint64_t enabled[CB_MAX_COUNTERS];   /* ns, perf events only */
     uint64_t running[CB_MAX_COUNTERS];
+    unsigned char method[CB_MAX_COUNTERS]; /* enum cb_read_method that produced value[i] */
 };
 
 /* The difference between two readings, per counter, as stored. */
 struct cb_delta {
     double value[CB_MAX_COUNTERS];       /* scaled when multiplexed; NAN when unsupported */
+    double raw[CB_MAX_COUNTERS];         /* the counter's own delta, before scaling (for
+                                            cycles-est: the TSC ticks it is derived from) */
+    unsigned char method[CB_MAX_COUNTERS]; /* read() when either end fell back from rdpmc */
     uint64_t enabled[CB_MAX_COUNTERS];
     uint64_t running[CB_MAX_COUNTERS];
     int scaled[CB_MAX_COUNTERS];         /* 1 when running < enabled */
@@ -71,8 +85,12 @@ struct cb_delta {
 int cb_counters_open(struct cb_counters *cs, const struct cb_event_spec *specs, int n,
                      double tsc_ghz, double core_ghz);
 
-/* Read every counter now.  Hot path: no allocation.  0 or -errno. */
+/* Read every counter now, at the start of a timed window: read() of the
+ * software events first, then rdpmc, then the TSC.  Hot path: no
+ * allocation.  0 or -errno. */
 int cb_counters_read(struct cb_counters *cs, struct cb_reading *r);
+/* The same at the end of a window, in the reverse order. */
+int cb_counters_read_end(struct cb_counters *cs, struct cb_reading *r);
 
 /* after - before, scaled for multiplexing, NAN for unsupported counters. */
 void cb_counters_delta(const struct cb_counters *cs, const struct cb_reading *before,

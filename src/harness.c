@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "meter.h"
 #include "stats.h"
 #include "tsc.h"
 #include "workset.h"
@@ -66,16 +67,57 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int real_read(void *ctx, struct cb_counters *cs, struct cb_reading *r, int end)
+{
+    (void)ctx;
+    return end ? cb_counters_read_end(cs, r) : cb_counters_read(cs, r);
+}
+
+static void real_run(void *ctx, struct cb_case *c, uint64_t iters)
+{
+    (void)ctx;
+    c->probe->run(c, iters);
+}
+
+static double real_per_tick(void *ctx, double offset)
+{
+    (void)ctx;
+    return cb_core_per_tick(10, offset);
+}
+
+static double real_meter(void *ctx)
+{
+    (void)ctx;
+    return cb_smt_contention();
+}
+
+const struct cb_backend cb_backend_real = {
+    .name = "perf_event", .siblings = -1, .hypervisor = -1,
+    .read = real_read, .run = real_run, .core_per_tick = real_per_tick, .meter = real_meter,
+};
+
 int cb_harness_init(struct cb_harness *h, struct cb_counters *cs, const struct cb_harness_opts *o)
 {
     memset(h, 0, sizeof *h);
     h->o = *o;
     h->cs = cs;
-    struct cb_read_cost cost;
-    int rc = cb_counters_read_cost(cs, 201, &cost);
-    if (rc < 0)
-        return rc;
-    h->read_ticks = cost.read_ticks;
+    h->be = o->backend ? o->backend : &cb_backend_real;
+    if (h->be->read_ticks > 0) {
+        h->read_ticks = h->be->read_ticks;
+    } else {
+        struct cb_read_cost cost;
+        int rc = cb_counters_read_cost(cs, 201, &cost);
+        if (rc < 0)
+            return rc;
+        h->read_ticks = cost.read_ticks;
+        struct cb_core_est e;
+        if (cs->tsc_ghz > 0 && cb_core_estimate(cs->tsc_ghz, 15, &e) == 0)
+            h->chain_offset = e.offset_ticks;
+    }
+    int cpu = sched_getcpu();
+    int sib = h->be->siblings >= 0 ? h->be->siblings : cb_meter_siblings(NULL, cpu);
+    int hv = h->be->hypervisor >= 0 ? h->be->hypervisor : cb_meter_hypervisor();
+    cb_meter_baseline(&h->meter, cpu, sib, hv, h->be->meter, h->be->ctx, CB_METER_BASELINE_N);
     h->primary = -1;
     int cyc = cb_counters_find(cs, "cycles");
     if (cyc >= 0 && cs->c[cyc].supported)
@@ -176,6 +218,26 @@ struct round_buf {
     size_t nratio, ncont;
 };
 
+/* One timed batch through the backend; the TSC ticks it took. */
+static double batch(struct cb_harness *h, struct cb_case *c, uint64_t iters, struct cb_reading *r0,
+                    struct cb_reading *r1, struct cb_delta *d, int tsc)
+{
+    const struct cb_backend *be = h->be;
+    be->read(be->ctx, h->cs, r0, 0);
+    be->run(be->ctx, c, iters);
+    be->read(be->ctx, h->cs, r1, 1);
+    cb_counters_delta(h->cs, r0, r1, d);
+    return tsc >= 0 ? d->value[tsc] : NAN;
+}
+
+/* The meter now, relative to the run's baseline; NAN when it is off. */
+static double meter_now(const struct cb_harness *h)
+{
+    if (h->meter.kind != CB_METER_SMT && h->meter.kind != CB_METER_HOST)
+        return NAN;
+    return cb_meter_relative(&h->meter, h->be->meter(h->be->ctx));
+}
+
 /* One round: set up, warm up, size the batch, measure the empty batch,
  * sample, tear down.  want: the round's sample limit; cap_ticks and
  * min_samples: its adaptive limits. */
@@ -184,9 +246,11 @@ static int measure_round(struct cb_harness *h, struct cb_case *c, struct cb_meas
                          struct round_buf *b, double *core_per_tick)
 {
     const struct cb_probe *p = c->probe;
+    const struct cb_backend *be = h->be;
     struct cb_counters *cs = h->cs;
     struct cb_reading r0, r1;
     struct cb_delta d;
+    int tsc = cb_counters_find(cs, "tsc");
     int rc = p->setup(c);
     if (rc < 0)
         return rc;
@@ -200,12 +264,9 @@ static int measure_round(struct cb_harness *h, struct cb_case *c, struct cb_meas
     /* Warm up (code, TLB, branch predictors; in warm mode the data) and grow
      * the batch until it is long enough. */
     uint64_t iters = 1;
-    p->run(c, 1);
+    be->run(be->ctx, c, 1);
     for (int guard = 0; guard < 64; guard++) {
-        uint64_t t0 = cb_tsc_begin();
-        p->run(c, iters);
-        uint64_t t1 = cb_tsc_end();
-        double ticks = (double)(t1 - t0);
+        double ticks = batch(h, c, iters, &r0, &r1, &d, tsc) - h->read_ticks;
         if (ticks >= target || iters >= ((uint64_t)1 << 32))
             break;
         double grow = ticks > 0 ? target / ticks * 1.2 : 16.0;
@@ -216,16 +277,13 @@ static int measure_round(struct cb_harness *h, struct cb_case *c, struct cb_meas
         iters = (uint64_t)((double)iters * grow);
     }
     m->iters[round] = iters;
-    p->run(c, iters);
+    be->run(be->ctx, c, iters);
 
     /* The empty batch: the cost of the reads and the call itself. */
     enum { EMPTY = 31 };
     double empty[CB_MAX_COUNTERS][EMPTY];
     for (int k = 0; k < EMPTY; k++) {
-        cb_counters_read(cs, &r0);
-        p->run(c, 0);
-        cb_counters_read(cs, &r1);
-        cb_counters_delta(cs, &r0, &r1, &d);
+        batch(h, c, 0, &r0, &r1, &d, tsc);
         for (int i = 0; i < cs->n; i++)
             empty[i][k] = d.value[i];
     }
@@ -243,31 +301,31 @@ static int measure_round(struct cb_harness *h, struct cb_case *c, struct cb_meas
     b->nratio = 0;
     /* The meter is read between samples: a sample's reading is the larger
      * of the one just before it and the one just after. */
-    double prev_meter = cb_smt_contention();
-    uint64_t start = cb_tsc_begin();
+    double prev_meter = meter_now(h);
+    double elapsed = 0;
     m->why = h->o.reps > 0 ? CB_STOP_REPS : CB_STOP_MAX;
     for (int k = 0; k < want; k++) {
         if (h->stop && *h->stop) {
             rc = -EINTR;
             break;
         }
-        cb_counters_read(cs, &r0);
-        p->run(c, iters);
-        cb_counters_read(cs, &r1);
-        cb_counters_delta(cs, &r0, &r1, &d);
+        double ticks = batch(h, c, iters, &r0, &r1, &d, tsc);
         if ((rc = push(m, &d, round)) < 0)
             goto out;
         /* The core clock beside this sample (~10k adds, about 1.5% of a
          * batch), for the case's estimated cycles. */
         if (est >= 0)
-            b->ratio[b->nratio++] = cb_core_per_tick(10);
-        double k_cont = cb_smt_contention();
+            b->ratio[b->nratio++] = be->core_per_tick(be->ctx, h->chain_offset);
+        double k_cont = meter_now(h);
         if (k_cont > 0 && prev_meter > 0) {
             double r = k_cont > prev_meter ? k_cont : prev_meter;
             m->smt[m->n - 1] = r;
             b->cont[b->ncont++] = r;
         }
         prev_meter = k_cont;
+        /* The time cap counts the batches themselves (by the backend's
+         * clock), not the meter and the clock chain between them. */
+        elapsed += ticks > 0 ? ticks : 0;
         if (h->o.reps > 0)
             continue;
         int n = (int)(m->n - from);
@@ -277,7 +335,7 @@ static int measure_round(struct cb_harness *h, struct cb_case *c, struct cb_meas
                 break;
             }
         }
-        if (n >= min_samples && cb_tsc_end() - start > cap_ticks) {
+        if (n >= min_samples && elapsed > (double)cap_ticks) {
             m->why = CB_STOP_TIME;
             break;
         }
@@ -365,7 +423,7 @@ int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measur
     if (b.ncont) {
         size_t over = 0;
         for (size_t k = 0; k < b.ncont; k++)
-            over += b.cont[k] > CB_CONTENDED_RATIO;
+            over += b.cont[k] > CB_METER_SHIFT;
         m->contended_share = (double)over / (double)b.ncont;
         cb_sort_doubles(b.cont, b.ncont);
         m->contention = cb_quantile_sorted(b.cont, b.ncont, 0.5);

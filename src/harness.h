@@ -12,7 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend.h"
 #include "counters.h"
+#include "meter.h"
 #include "probe.h"
 
 /* Rounds: on this project's VM a process draws a host state (which host
@@ -35,6 +37,7 @@ struct cb_harness_opts {
     int rounds;             /* 1..CB_MAX_ROUNDS: the case is set up and sampled this many
                                times, with an idle pause before each round after the first */
     double pause_ms;        /* that pause */
+    const struct cb_backend *backend; /* NULL: the machine (cb_backend_real) */
 };
 void cb_harness_defaults(struct cb_harness_opts *o);
 
@@ -43,6 +46,9 @@ struct cb_harness {
     struct cb_counters *cs;
     double read_ticks;      /* median cost of one cb_counters_read(), TSC ticks */
     int primary;            /* counter index that drives the stopping rule */
+    const struct cb_backend *be;
+    struct cb_meter meter;  /* the contention meter and its baseline, taken at init */
+    double chain_offset;    /* ticks: the fixed cost of timing one core-clock chain */
     volatile sig_atomic_t *stop; /* set by a signal handler: finish the sample, return -EINTR */
 };
 
@@ -62,11 +68,12 @@ struct cb_measurement {
     double core_per_tick;               /* core cycles per TSC tick measured beside the
                                            samples (median over rounds; each round's samples
                                            are scaled by their own round's), 0 when none */
-    double *smt;                        /* n: the SMT meter beside each sample (the larger
-                                           reading of just before and just after); NAN none */
+    double *smt;                        /* n: the contention meter beside each sample, relative
+                                           to the run's baseline (the larger reading of just
+                                           before and just after); NAN when not read */
     double contention;                  /* median of smt; NAN none */
     double contended_share;             /* share of samples whose meter read over
-                                           CB_CONTENDED_RATIO; NAN none */
+                                           CB_METER_SHIFT; NAN none */
 };
 
 /* Pin the calling thread to cpu (-1: the CPU it is on now).  On success
@@ -74,8 +81,10 @@ struct cb_measurement {
  * or is not allowed for this process. */
 int cb_pin_cpu(int cpu, int *pinned, char *err, size_t errlen);
 
-/* Measure the cost of reading cs (for batch sizing).  Chooses the primary
- * counter: PMU cycles when counted, else the TSC. */
+/* Measure the cost of reading cs (for batch sizing), the fixed cost of a
+ * core-clock chain, and the contention meter's baseline on the CPU the
+ * caller is pinned to.  Chooses the primary counter: PMU cycles when
+ * counted, else the TSC. */
 int cb_harness_init(struct cb_harness *h, struct cb_counters *cs, const struct cb_harness_opts *o);
 
 /* Per round: set up c, warm up, size the batch, measure the empty batch,

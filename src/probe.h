@@ -87,6 +87,11 @@ struct cb_probe {
      * suite_sizes is not in the quick suite.  -p FAMILY runs all of .sizes. */
     const size_t *suite_sizes;
     const char *suite_variants;
+
+    /* Optional: what one operation of c costs by construction, in core
+     * cycles (the synthetic chain: its length).  Only the fake clock
+     * (fakeclock.h) uses it, to model the work; NULL: a size-based model. */
+    double (*nominal)(const struct cb_case *c);
 };
 
 /* The registry: every family linked into the binary. */

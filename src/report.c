@@ -52,6 +52,51 @@ double cb_report_budget_cycles(const struct cb_report *r, double gbps)
     return cb_budget_ns(gbps, CB_MIN_FRAME) * r->core_ghz;
 }
 
+const char *cb_report_shared_what(const struct cb_run_info *u)
+{
+    if (strcmp(u->meter_kind, "host") == 0)
+        return "the host's core contended (the contention meter shifted from this run's baseline; "
+               "this guest shows no sibling thread, so the load is on the host, not SMT seen here)";
+    return "this core's SMT sibling busy (another tenant's load)";
+}
+
+int cb_report_is_fake(const struct cb_run_info *u)
+{
+    return strcmp(u->clock_backend, "fake") == 0;
+}
+
+void cb_report_clock_line(const struct cb_run_info *u, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "TSC %.3f GHz (%s); core %.2f GHz (%s", u->tsc_ghz,
+                     u->tsc_source[0] ? u->tsc_source : "unknown", u->core_ghz,
+                     u->core_ghz_source[0] ? u->core_ghz_source : "unknown");
+    if (n < 0 || (size_t)n >= len)
+        return;
+    int pmu = strcmp(u->core_ghz_source, "pmu") == 0;
+    if (cb_report_is_fake(u))
+        n += snprintf(buf + n, len - (size_t)n, ", the fake clock's model)");
+    else if (!u->core_est_method[0])
+        n += snprintf(buf + n, len - (size_t)n, ", spread %.1f%%)", u->core_ghz_spread);
+    else if (pmu && u->core_est_ghz > 0)
+        n += snprintf(buf + n, len - (size_t)n, "); estimate %.2f GHz by %s: PMU/estimate %.3f",
+                      u->core_est_ghz, u->core_est_method, u->core_ghz / u->core_est_ghz);
+    else
+        n += snprintf(buf + n, len - (size_t)n, ": %s, spread %.2f%%; add chain %.3f, imul chain %.3f GHz)",
+                      u->core_est_method, isfinite(u->core_est_spread) ? u->core_est_spread : 0,
+                      isfinite(u->core_est_add_ghz) ? u->core_est_add_ghz : 0,
+                      isfinite(u->core_est_imul_ghz) ? u->core_est_imul_ghz : 0);
+    (void)n;
+}
+
+void cb_report_meter_line(const struct cb_run_info *u, char *buf, size_t len)
+{
+    if (!u->meter_kind[0]) {
+        buf[0] = 0;
+        return;
+    }
+    snprintf(buf, len, "%s: %s", u->meter_kind, u->meter_why);
+}
+
 int cb_report_case_shared(const struct cb_report_case *c)
 {
     return c->measured && c->info.contended_share > CB_SHARED_CASE_SHARE;
@@ -65,22 +110,38 @@ size_t cb_report_count_shared(const struct cb_report *r)
     return k;
 }
 
-static int series_push(struct cb_report_series *s, size_t *cap, double v, uint64_t iters)
+/* Grow one array of a series to nc elements. */
+static int grow_to(void **p, size_t nc, size_t size)
+{
+    void *n = realloc(*p, nc * size);
+    if (!n)
+        return -ENOMEM;
+    *p = n;
+    return 0;
+}
+
+/* One sample from the load query's current row (columns 2.. as in q). */
+static int series_push(struct cb_report_series *s, size_t *cap, sqlite3_stmt *row)
 {
     if (s->n == *cap) {
         size_t nc = *cap ? *cap * 2 : 16;
-        double *nv = realloc(s->v, nc * sizeof *nv);
-        if (!nv)
+        if (grow_to((void **)&s->v, nc, sizeof *s->v) < 0 ||
+            grow_to((void **)&s->iters, nc, sizeof *s->iters) < 0 ||
+            grow_to((void **)&s->raw, nc, sizeof *s->raw) < 0 ||
+            grow_to((void **)&s->enabled, nc, sizeof *s->enabled) < 0 ||
+            grow_to((void **)&s->running, nc, sizeof *s->running) < 0 ||
+            grow_to((void **)&s->method, nc, sizeof *s->method) < 0)
             return -ENOMEM;
-        s->v = nv;
-        uint64_t *ni = realloc(s->iters, nc * sizeof *ni);
-        if (!ni)
-            return -ENOMEM;
-        s->iters = ni;
         *cap = nc;
     }
-    s->v[s->n] = v;
-    s->iters[s->n++] = iters;
+    size_t i = s->n++;
+    s->iters[i] = (uint64_t)sqlite3_column_int64(row, 2);
+    s->v[i] = sqlite3_column_double(row, 3);
+    s->raw[i] = sqlite3_column_type(row, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(row, 5);
+    s->enabled[i] = (uint64_t)sqlite3_column_int64(row, 6);
+    s->running[i] = (uint64_t)sqlite3_column_int64(row, 7);
+    const unsigned char *m = sqlite3_column_text(row, 8);
+    snprintf(s->method[i], sizeof s->method[i], "%s", m ? (const char *)m : "");
     return 0;
 }
 
@@ -91,7 +152,8 @@ static int load_samples(struct cb_store *st, struct cb_report *r)
 {
     static const char q[] =
         "SELECT s.case_id, s.event_id, s.iters,"
-        "       (s.value - COALESCE(s.overhead, 0.0)) / CAST(s.iters AS REAL), s.scaled"
+        "       (s.value - COALESCE(s.overhead, 0.0)) / CAST(s.iters AS REAL), s.scaled,"
+        "       s.raw, s.enabled, s.running, s.method"
         "  FROM cases c JOIN samples s ON s.case_id = c.id"
         " WHERE c.run_id = ?1 AND s.value IS NOT NULL"
         " ORDER BY s.case_id, s.event_id, s.seq";
@@ -122,8 +184,7 @@ static int load_samples(struct cb_store *st, struct cb_report *r)
             cap = r->cases[k].ev[e].n;  /* fresh series: n == 0 */
         }
         struct cb_report_series *sr = &r->cases[k].ev[e];
-        if ((err = series_push(sr, &cap, sqlite3_column_double(stmt, 3),
-                               (uint64_t)sqlite3_column_int64(stmt, 2))) < 0)
+        if ((err = series_push(sr, &cap, stmt)) < 0)
             break;
         sr->scaled |= sqlite3_column_int(stmt, 4);
     }
@@ -221,6 +282,10 @@ void cb_report_free(struct cb_report *r)
         for (size_t e = 0; c->ev && e < r->nevents; e++) {
             free(c->ev[e].v);
             free(c->ev[e].iters);
+            free(c->ev[e].raw);
+            free(c->ev[e].enabled);
+            free(c->ev[e].running);
+            free(c->ev[e].method);
         }
         free(c->ev);
         free(c->ev_median);

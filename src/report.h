@@ -19,8 +19,11 @@
  * ((value - overhead) / iters) and each batch's iteration count. */
 struct cb_report_series {
     size_t n;
-    double *v;
+    double *v;                   /* per operation, less the empty batch's overhead */
     uint64_t *iters;
+    double *raw;                 /* the counter's own delta before scaling; NAN before migration 7 */
+    uint64_t *enabled, *running; /* ns, 0 for pseudo-events */
+    char (*method)[8];           /* how each sample was read: "rdpmc", "read", ...; "" unknown */
     int scaled;                  /* some sample was multiplexed and scaled */
 };
 
@@ -61,6 +64,18 @@ double cb_report_budget_cycles(const struct cb_report *r, double gbps);
  * the core's SMT sibling busy; and how many of a run's cases are. */
 int cb_report_case_shared(const struct cb_report_case *c);
 size_t cb_report_count_shared(const struct cb_report *r);
+/* What a shared case was measured with, by the run's meter kind: "this
+ * core's SMT sibling busy (another tenant's load)", or for a guest that
+ * shows no sibling "the host's core contended (...)". */
+const char *cb_report_shared_what(const struct cb_run_info *u);
+/* One line on the core clock: where it came from, the estimate's method and
+ * spread, and the cross-check (the other estimator, or PMU/estimate). */
+void cb_report_clock_line(const struct cb_run_info *u, char *buf, size_t len);
+/* One line on the contention meter: its kind and baseline, and why; "" for
+ * runs recorded before the meter had a baseline. */
+void cb_report_meter_line(const struct cb_run_info *u, char *buf, size_t len);
+/* 1 when the run's figures came from the fake clock (tests). */
+int cb_report_is_fake(const struct cb_run_info *u);
 
 /* Writers for outside text: HTML element/attribute text and JSON strings.
  * Everything that came from outside the binary (tags, commit subjects, host

@@ -88,7 +88,8 @@ static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
 
 static int csv_samples(const struct cb_report *runs, size_t nruns, FILE *out)
 {
-    fputs("run,case,probe,variant,size,mode,event,part,source,seq,iters,per_op\r\n", out);
+    fputs("run,case,probe,variant,size,mode,event,part,source,seq,iters,per_op,raw,enabled_ns,"
+          "running_ns,method\r\n", out);
     for (size_t i = 0; i < nruns; i++) {
         const struct cb_report *r = &runs[i];
         for (size_t k = 0; k < r->ncases; k++) {
@@ -106,6 +107,9 @@ static int csv_samples(const struct cb_report *runs, size_t nruns, FILE *out)
                     textf(out, ev->source);
                     fprintf(out, ",%zu,%" PRIu64, j, c->ev[e].iters[j]);
                     numf(out, c->ev[e].v[j]);
+                    numf(out, c->ev[e].raw[j]);
+                    fprintf(out, ",%" PRIu64 ",%" PRIu64, c->ev[e].enabled[j], c->ev[e].running[j]);
+                    textf(out, c->ev[e].method[j]);
                     fputs("\r\n", out);
                 }
             }

@@ -685,10 +685,11 @@ static void header(FILE *out, const struct cb_report *r, const struct cb_budget 
     dt(out, "CPU", buf);
     snprintf(buf, sizeof buf, "%s, %d CPUs, %s; pinned to CPU %d", u->hostname, u->ncpus, u->kernel, u->cpu);
     dt(out, "host", buf);
-    snprintf(buf, sizeof buf, "TSC %.3f GHz (%s); core clock %.2f GHz (%s, spread %.1f%%)", u->tsc_ghz,
-             u->tsc_source, u->core_ghz, u->core_ghz_source[0] ? u->core_ghz_source : "unknown",
-             u->core_ghz_spread);
+    cb_report_clock_line(u, buf, sizeof buf);
     dt(out, "clocks", buf);
+    cb_report_meter_line(u, buf, sizeof buf);
+    if (buf[0])
+        dt(out, "contention meter", buf);
     dt(out, "PMU (libpfm4)", u->pmu[0] ? u->pmu : "none");
     dt(out, "features", u->features);
     snprintf(buf, sizeof buf, "cyclebudget %s, %s, %s", u->version, u->compiler, u->cflags);
@@ -726,14 +727,19 @@ static void header(FILE *out, const struct cb_report *r, const struct cb_budget 
         fputs("These are TSC reference ticks at a fixed rate, not core cycles: they do not follow "
               "the core clock.", out);
     fputs(" Times (ns/op) come from the TSC.</div>", out);
+    if (cb_report_is_fake(&r->run))
+        fputs("<div class=\"callout\"><strong>Fake clock.</strong> This run was timed on the fake "
+              "clock (CB_FAKE_CLOCK, a test backend): its figures are a model, not measurements of "
+              "this machine.</div>", out);
     size_t shared = cb_report_count_shared(r);
-    if (shared)
+    if (shared) {
         fprintf(out, "<div class=\"callout\"><strong>A shared core.</strong> %zu of %zu cases had over "
-                     "half their samples taken with this core's SMT sibling busy (another tenant's "
-                     "load), which adds cycles that are not the code's; they are marked "
-                     "<em>shared</em> in the n column. Rerun, or compare with runs as the unit, which "
-                     "counts only the quiet samples.</div>",
-                shared, r->ncases);
+                     "half their samples taken with ", shared, r->ncases);
+        cb_html_esc(out, cb_report_shared_what(&r->run));
+        fputs(", which adds cycles that are not the code's; they are marked <em>shared</em> in the n "
+              "column. Rerun, or compare with runs as the unit, which counts only the quiet "
+              "samples.</div>", out);
+    }
     fputs("<div class=\"tablewrap\"><table class=\"events\"><thead><tr><th>event</th><th>counted as</th>"
           "<th>source</th><th>read</th><th>status</th></tr></thead><tbody>", out);
     for (size_t e = 0; e < r->nevents; e++) {

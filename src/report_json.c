@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "meter.h"
 #include "report.h"
 
 static void kv_str(FILE *out, const char *k, const char *v, int comma)
@@ -86,7 +87,32 @@ static void run_json(const struct cb_report *r, FILE *out)
     kv_num(out, "core_ghz", u->core_ghz);
     kv_num(out, "core_ghz_spread_pct", u->core_ghz_spread);
     kv_str(out, "core_ghz_source", u->core_ghz_source, 1);
-    fputs("},\n  \"cycles\": {", out);
+    kv_str(out, "backend", u->clock_backend[0] ? u->clock_backend : "perf_event", 1);
+    fputs(", \"core_estimate\": ", out);
+    if (u->core_est_method[0]) {
+        fputs("{", out);
+        kv_str(out, "method", u->core_est_method, 0);
+        kv_num(out, "ghz", u->core_est_ghz);
+        kv_num(out, "spread_pct", u->core_est_spread);
+        kv_num(out, "add_chain_ghz", u->core_est_add_ghz);
+        kv_num(out, "imul_chain_ghz", u->core_est_imul_ghz);
+        fputs("}", out);
+    } else {
+        fputs("null", out);
+    }
+    fputs("},\n  \"contention_meter\": ", out);
+    if (u->meter_kind[0]) {
+        fputs("{", out);
+        kv_str(out, "kind", u->meter_kind, 0);
+        kv_num(out, "baseline", u->meter_baseline);
+        kv_num(out, "baseline_spread_pct", u->meter_spread);
+        kv_num(out, "shift_threshold", CB_METER_SHIFT);
+        kv_str(out, "why", u->meter_why, 1);
+        fputs("}", out);
+    } else {
+        fputs("null", out);
+    }
+    fputs(",\n  \"cycles\": {", out);
     kv_str(out, "source", r->cyc_source, 0);
     kv_str(out, "event", r->cyc_event >= 0 ? r->events[r->cyc_event].name : "", 1);
     kv_str(out, "label", r->cyc_label, 1);
@@ -159,6 +185,29 @@ static void run_json(const struct cb_report *r, FILE *out)
                 if (j)
                     fputc(',', out);
                 cb_json_num(out, s->v[j]);
+            }
+            /* The stored figures behind per_op, so that any scaling can be
+             * redone: value = raw * enabled / running when multiplexed. */
+            fputs("], \"raw\": [", out);
+            for (size_t j = 0; j < s->n; j++) {
+                if (j)
+                    fputc(',', out);
+                cb_json_num(out, s->raw[j]);
+            }
+            fputs("], \"enabled_ns\": [", out);
+            for (size_t j = 0; j < s->n; j++)
+                fprintf(out, "%s%" PRIu64, j ? "," : "", s->enabled[j]);
+            fputs("], \"running_ns\": [", out);
+            for (size_t j = 0; j < s->n; j++)
+                fprintf(out, "%s%" PRIu64, j ? "," : "", s->running[j]);
+            fputs("], \"method\": [", out);
+            for (size_t j = 0; j < s->n; j++) {
+                if (j)
+                    fputc(',', out);
+                if (s->method[j][0])
+                    cb_json_str(out, s->method[j]);
+                else
+                    fputs("null", out);
             }
             fputs("]}", out);
             first = 0;

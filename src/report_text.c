@@ -98,9 +98,14 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
     snprintf(line, sizeof line, "%s, %d CPUs, pinned to CPU %d, %s, PMU %s", u->model_name,
              u->ncpus, u->cpu, u->kernel, u->pmu[0] ? u->pmu : "none");
     wrapped(out, "host", line);
-    snprintf(line, sizeof line, "TSC %.3f GHz (%s); core %.2f GHz (%s)", u->tsc_ghz, u->tsc_source,
-             u->core_ghz, u->core_ghz_source[0] ? u->core_ghz_source : "unknown");
+    if (cb_report_is_fake(u))
+        wrapped(out, "FAKE", "this run was timed on the fake clock (CB_FAKE_CLOCK, a test backend): "
+                             "its figures are a model, not measurements of this machine");
+    cb_report_clock_line(u, line, sizeof line);
     wrapped(out, "clock", line);
+    cb_report_meter_line(u, line, sizeof line);
+    if (line[0])
+        wrapped(out, "meter", line);
     snprintf(line, sizeof line, "cyclebudget %s, %s, %s", u->version, u->compiler, u->cflags);
     wrapped(out, "build", line);
     if (u->commit[0]) {
@@ -130,14 +135,16 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
                 cb_budget_ns(o->budget->gbps, o->budget->frame), bc, r->core_ghz);
 }
 
-/* Cases measured mostly with the core's SMT sibling busy cost more for a
- * reason that is not the code's: say how many, and what to do. */
+/* Cases measured mostly on a busy core cost more for a reason that is not
+ * the code's: say how many, and what to do. */
 static void shared_note(const struct cb_report *r, size_t shared, FILE *out)
 {
-    fprintf(out, "shared: %zu of %zu cases had over half their samples taken with this core's SMT sibling\n"
-                 "busy (another tenant's load), which adds cycles that are not the code's: rerun, or\n"
-                 "compare with runs as the unit, which counts only the quiet samples\n",
-            shared, r->ncases);
+    char line[640];
+    snprintf(line, sizeof line,
+             "%zu of %zu cases had over half their samples taken with %s, which adds cycles that "
+             "are not the code's: rerun, or compare with runs as the unit, which counts only the "
+             "quiet samples", shared, r->ncases, cb_report_shared_what(&r->run));
+    wrapped(out, "shared:", line);
 }
 
 

@@ -39,7 +39,8 @@
 
 enum {
     Q_HOST_SEL, Q_HOST_INS, Q_BUILD_SEL, Q_BUILD_INS, Q_COMMIT_SEL, Q_COMMIT_INS,
-    Q_RUN_INS, Q_RUN_STATUS, Q_RUN_FINISH, Q_EVENT_INS, Q_CASE_INS, Q_SAMPLE_INS,
+    Q_RUN_INS,
+    Q_RUN_TRUTH, Q_RUN_STATUS, Q_RUN_FINISH, Q_EVENT_INS, Q_CASE_INS, Q_SAMPLE_INS,
     Q_REAP_SEL, Q_REAP_UPD, Q_RUN_GET, Q_EVENTS, Q_CASES, Q_VALUES,
     Q__N
 };
@@ -62,6 +63,12 @@ static const char *const q_sql[Q__N] = {
         "INSERT INTO runs (host_id, build_id, commit_id, cmdline, tag, cpu, tsc_ghz,"
         " core_ghz, core_ghz_spread, core_ghz_source, pid, pid_start, boot_id)"
         " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+    /* Migration 7's columns, in their own statement so that a store held
+     * at an older schema (tests) can still begin a run. */
+    [Q_RUN_TRUTH] =
+        "UPDATE runs SET clock_backend=?2, core_est_method=?3, core_est_ghz=?4,"
+        " core_est_spread=?5, core_est_add_ghz=?6, core_est_imul_ghz=?7, meter_kind=?8,"
+        " meter_baseline=?9, meter_spread=?10, meter_why=?11, fingerprint=?12 WHERE id=?1",
     [Q_RUN_STATUS] = "SELECT status FROM runs WHERE id=?1",
     [Q_RUN_FINISH] =
         "UPDATE runs SET status=?2, finished=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
@@ -75,7 +82,8 @@ static const char *const q_sql[Q__N] = {
         "?11,?12)",
     [Q_SAMPLE_INS] =
         "INSERT INTO samples (case_id, event_id, seq, iters, value, overhead, enabled,"
-        " running, scaled, smt, round) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+        " running, scaled, smt, round, raw, method)"
+        " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
     [Q_REAP_SEL] =
         "SELECT r.id, r.pid, r.pid_start, r.boot_id FROM runs r JOIN hosts h ON h.id = r.host_id"
         " WHERE r.status = 'running' AND h.hostname = ?1",
@@ -86,7 +94,10 @@ static const char *const q_sql[Q__N] = {
         " COALESCE(cm.author_date,''), COALESCE(cm.dirty,-1), h.hostname, h.vendor,"
         " h.model_name, h.microcode, h.kernel, h.family, h.model, h.stepping, h.ncpus,"
         " h.features, r.tsc_ghz, h.tsc_source, r.core_ghz, r.core_ghz_spread,"
-        " r.core_ghz_source, h.pmu, b.version, b.compiler, b.cflags"
+        " r.core_ghz_source, h.pmu, b.version, b.compiler, b.cflags,"
+        " COALESCE(r.clock_backend,''), COALESCE(r.core_est_method,''), r.core_est_ghz,"
+        " r.core_est_spread, r.core_est_add_ghz, r.core_est_imul_ghz, COALESCE(r.meter_kind,''),"
+        " r.meter_baseline, r.meter_spread, COALESCE(r.meter_why,''), COALESCE(r.fingerprint,'')"
         " FROM runs r JOIN hosts h ON h.id = r.host_id JOIN builds b ON b.id = r.build_id"
         " LEFT JOIN commits cm ON cm.id = r.commit_id WHERE r.id = ?1",
     [Q_EVENTS] =
@@ -178,6 +189,11 @@ static int bind_str(sqlite3_stmt *s, int i, const char *v)
 static int bind_real_or_null(sqlite3_stmt *s, int i, double v)
 {
     return isnan(v) ? sqlite3_bind_null(s, i) : sqlite3_bind_double(s, i, v);
+}
+
+static double col_real_or_nan(sqlite3_stmt *s, int i)
+{
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
 }
 
 static void col_str(sqlite3_stmt *s, int i, char *buf, size_t len)
@@ -904,9 +920,31 @@ static int begin_fn(struct cb_store *st, void *vctx)
         sqlite3_bind_int64(s, 12, start);
     bind_str(s, 13, boot);
     rc = step_done(s);
-    if (rc == SQLITE_OK)
-        c->run_id = sqlite3_last_insert_rowid(st->db);
-    return rc;
+    if (rc != SQLITE_OK)
+        return rc;
+    c->run_id = sqlite3_last_insert_rowid(st->db);
+    if (cb_store_schema_version(st) < 7)
+        return rc;
+    if (!(s = stmt(st, Q_RUN_TRUTH, &rc)))
+        return rc;
+    sqlite3_bind_int64(s, 1, c->run_id);
+    bind_str(s, 2, m->clock_backend ? m->clock_backend : "perf_event");
+    if (m->core_est_method) {
+        bind_str(s, 3, m->core_est_method);
+        bind_real_or_null(s, 4, m->core_est_ghz);
+        bind_real_or_null(s, 5, m->core_est_spread);
+        bind_real_or_null(s, 6, m->core_est_add_ghz > 0 ? m->core_est_add_ghz : NAN);
+        bind_real_or_null(s, 7, m->core_est_imul_ghz > 0 ? m->core_est_imul_ghz : NAN);
+    }
+    if (m->meter_kind) {
+        bind_str(s, 8, m->meter_kind);
+        bind_real_or_null(s, 9, m->meter_baseline > 0 ? m->meter_baseline : NAN);
+        bind_real_or_null(s, 10, m->meter_spread);
+        bind_str(s, 11, m->meter_why ? m->meter_why : "");
+    }
+    if (m->fingerprint)
+        bind_str(s, 12, m->fingerprint);
+    return step_done(s);
 }
 
 int cb_store_run_begin(struct cb_store *st, const struct cb_run_meta *m, int64_t *run_id)
@@ -1040,6 +1078,11 @@ static int case_fn(struct cb_store *st, void *vctx)
         sqlite3_bind_int(s, 9, r->scaled ? 1 : 0);
         bind_real_or_null(s, 10, r->smt > 0 ? r->smt : NAN);
         sqlite3_bind_int(s, 11, r->round);
+        bind_real_or_null(s, 12, r->raw);
+        if (r->method)
+            bind_str(s, 13, r->method);
+        else
+            sqlite3_bind_null(s, 13);
         rc = step_done(s);
         if (rc != SQLITE_OK)
             return rc;
@@ -1314,6 +1357,17 @@ int cb_store_run_get(struct cb_store *st, int64_t run_id, struct cb_run_info *o)
     col_str(s, 27, o->version, sizeof o->version);
     col_str(s, 28, o->compiler, sizeof o->compiler);
     col_str(s, 29, o->cflags, sizeof o->cflags);
+    col_str(s, 30, o->clock_backend, sizeof o->clock_backend);
+    col_str(s, 31, o->core_est_method, sizeof o->core_est_method);
+    o->core_est_ghz = col_real_or_nan(s, 32);
+    o->core_est_spread = col_real_or_nan(s, 33);
+    o->core_est_add_ghz = col_real_or_nan(s, 34);
+    o->core_est_imul_ghz = col_real_or_nan(s, 35);
+    col_str(s, 36, o->meter_kind, sizeof o->meter_kind);
+    o->meter_baseline = col_real_or_nan(s, 37);
+    o->meter_spread = col_real_or_nan(s, 38);
+    col_str(s, 39, o->meter_why, sizeof o->meter_why);
+    col_str(s, 40, o->fingerprint, sizeof o->fingerprint);
     sqlite3_reset(s);
     return 0;
 }

@@ -71,6 +71,13 @@ struct cb_run_meta {
     const char *cmdline;
     const char *tag;             /* may be NULL */
     int cpu;                     /* the CPU the thread was pinned to */
+    const char *clock_backend;   /* "perf_event" or "fake"; NULL: "perf_event" */
+    const char *core_est_method; /* "add-chain", "imul-chain", "none"; NULL: not estimated */
+    double core_est_ghz, core_est_spread, core_est_add_ghz, core_est_imul_ghz;
+    const char *meter_kind;      /* "smt", "host", "none", "unstable"; NULL: unknown */
+    double meter_baseline, meter_spread;  /* raw; NAN unknown */
+    const char *meter_why;
+    const char *fingerprint;     /* cb_fingerprint_format(); NULL: none */
 };
 
 struct cb_event_row {
@@ -106,9 +113,11 @@ struct cb_sample_row {
     double overhead;             /* the empty-batch value subtracted in views; NAN -> NULL */
     uint64_t enabled, running;   /* ns, 0 for pseudo-events */
     int scaled;                  /* 1 when multiplexed and scaled */
-    double smt;                  /* SMT contention meter beside the sample (tsc.h); <= 0 or NAN:
-                                    not measured -> NULL */
+    double smt;                  /* contention meter beside the sample, relative to the run's
+                                    baseline (meter.h); <= 0 or NAN: not measured -> NULL */
     int round;                   /* the round of the case it was taken in (harness.h), 0.. */
+    double raw;                  /* the counter's own delta, before scaling; NAN -> NULL */
+    const char *method;          /* how this figure was read ("rdpmc", "read", ...); NULL */
 };
 
 /* Insert host/build/commit rows as needed and a run with status 'running'. */
@@ -144,6 +153,13 @@ struct cb_run_info {
     double core_ghz, core_ghz_spread; char core_ghz_source[16];
     char pmu[64];
     char version[32], compiler[64], cflags[256];
+    char clock_backend[16];      /* "" before migration 7 */
+    char core_est_method[16];    /* "" unknown */
+    double core_est_ghz, core_est_spread, core_est_add_ghz, core_est_imul_ghz; /* NAN unknown */
+    char meter_kind[16];         /* "" unknown (before migration 7: the meter was read against 1.0) */
+    double meter_baseline, meter_spread;  /* NAN unknown */
+    char meter_why[480];
+    char fingerprint[1024];      /* "" none */
 };
 
 struct cb_event_info {

@@ -167,14 +167,15 @@ static uint64_t add_chain(uint64_t iters)
     return acc;
 }
 
-double cb_core_per_tick(uint64_t iters)
+double cb_core_per_tick(uint64_t iters, double offset_ticks)
 {
     uint64_t t0 = cb_tsc_begin();
     uint64_t acc = add_chain(iters);
     uint64_t t1 = cb_tsc_end();
-    if (acc != iters * ADDS_PER_ITER || t1 <= t0)
+    double ticks = (double)(t1 - t0) - offset_ticks;
+    if (acc != iters * ADDS_PER_ITER || t1 <= t0 || !(ticks > 0))
         return 0;
-    return (double)acc / (double)(t1 - t0);
+    return (double)acc / ticks;
 }
 
 /* ADDS_PER_ITER adds as a loop of add; dec; jnz: the shape whose speed an
@@ -215,41 +216,174 @@ double cb_smt_contention(void)
     return (double)(t3 - t2) / (double)(t1 - t0);
 }
 
+/* The same chain made of imul, whose latency is 3 cycles on every x86-64
+ * core of the last fifteen years and which no renamer can fold: the
+ * independent check on the add chain.  (A renamer that folds add-immediate
+ * chains would make the add chain run faster than one add a cycle and the
+ * core clock look higher than it is.) */
+#define IMULS_PER_ITER 200
+#define IMUL_LATENCY 3
+static uint64_t imul_chain(uint64_t iters)
+{
+    uint64_t acc = 3;
+    __asm__ __volatile__(
+        "1:\n\t"
+        ".rept " STR(IMULS_PER_ITER) "\n\t"
+        "imul %0, %0\n\t"
+        ".endr\n\t"
+        "dec %1\n\t"
+        "jnz 1b"
+        : "+r"(acc), "+r"(iters)
+        :
+        : "cc");
+    return acc;
+}
+
+static uint64_t time_chain(int imul, uint64_t iters)
+{
+    uint64_t t0 = cb_tsc_begin();
+    uint64_t acc = imul ? imul_chain(iters) : add_chain(iters);
+    uint64_t t1 = cb_tsc_end();
+    if ((!imul && acc != iters * ADDS_PER_ITER) || t1 <= t0)
+        return 0;
+    return t1 - t0;
+}
+
+int cb_chain_slope(const double *t_short, const double *t_long, size_t n, double ops_short,
+                   double ops_long, double *ops_per_tick, double *offset_ticks, double *spread_pct)
+{
+    if (n == 0 || !(ops_long > ops_short) || ops_short < 0)
+        return -EINVAL;
+    double lo_s = INFINITY, lo_l = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (t_short[i] > 0 && t_short[i] < lo_s)
+            lo_s = t_short[i];
+        if (t_long[i] > 0 && t_long[i] < lo_l)
+            lo_l = t_long[i];
+    }
+    if (!isfinite(lo_s) || !isfinite(lo_l) || !(lo_l > lo_s))
+        return -ERANGE;
+    double rate = (ops_long - ops_short) / (lo_l - lo_s);
+    *ops_per_tick = rate;
+    if (offset_ticks)
+        *offset_ticks = lo_s - ops_short / rate;
+    if (spread_pct) {
+        /* How far the long windows strayed from the fastest: the middle
+         * half of them, as a share of the fastest. */
+        double *v = malloc(n * sizeof *v);
+        size_t k = 0;
+        for (size_t i = 0; v && i < n; i++)
+            if (t_long[i] > 0)
+                v[k++] = t_long[i];
+        *spread_pct = NAN;
+        if (k) {
+            qsort(v, k, sizeof *v, cmp_double);
+            *spread_pct = (v[k - 1 - k / 4] - v[k / 4]) / lo_l * 100.0;
+        }
+        free(v);
+    }
+    return 0;
+}
+
+const char *cb_core_choose(double add_ghz, double imul_ghz, double *ghz)
+{
+    *ghz = 0;
+    if (!(add_ghz > 0) && !(imul_ghz > 0))
+        return "none";
+    if (!(imul_ghz > 0)) {
+        *ghz = add_ghz;
+        return "add-chain";
+    }
+    if (!(add_ghz > 0)) {
+        *ghz = imul_ghz;
+        return "imul-chain";
+    }
+    double r = add_ghz / imul_ghz;
+    if (r >= 1.0 - CB_CORE_AGREE && r <= 1.0 + CB_CORE_AGREE) {
+        *ghz = add_ghz;
+        return "add-chain";
+    }
+    /* A chain can only run slower than its latency allows, never faster:
+     * interference lowers an estimate.  So of two that disagree the higher
+     * one is right, unless it is the add chain running faster than one add
+     * a cycle (add-immediate folded at rename); the one exception is a core
+     * whose 64-bit imul takes 4 cycles (K8/K10, some Atoms), where the add
+     * chain is 4/3 of the imul one. */
+    if (r > 1.0) {
+        if (r > 4.0 / 3.0 * (1.0 - CB_CORE_AGREE) && r < 4.0 / 3.0 * (1.0 + CB_CORE_AGREE)) {
+            *ghz = add_ghz;
+            return "add-chain";
+        }
+        *ghz = imul_ghz;
+        return "imul-chain";
+    }
+    *ghz = imul_ghz;
+    return "imul-chain";
+}
+
+/* Windows of two lengths, alternating, so that a slow phase of the host
+ * falls on both; the fastest of each (interference only adds time), and
+ * the slope between them (the fixed cost of the two TSC reads cancels).
+ * Measured on this project's VM: the median of 1 ms windows of the add
+ * chain read 3% slow (a timer interrupt lands in most of them), and one
+ * short window read 0.7% slow (the reads' own cost); the slope of the
+ * fastest windows agreed with the imul chain to 0.1%. */
+static int chain_rate(int imul, int trials, double *ops_per_tick, double *offset,
+                      double *spread)
+{
+    enum { MAXT = 101 };
+    double ts[MAXT], tl[MAXT];
+    const uint64_t n_short = 20, n_long = 60;
+    const double per = imul ? IMULS_PER_ITER : ADDS_PER_ITER;
+    if (trials > MAXT)
+        trials = MAXT;
+    time_chain(imul, n_long); /* wake the core up from a low P-state */
+    for (int i = 0; i < trials; i++) {
+        ts[i] = (double)time_chain(imul, n_short);
+        tl[i] = (double)time_chain(imul, n_long);
+    }
+    return cb_chain_slope(ts, tl, (size_t)trials, per * (double)n_short, per * (double)n_long,
+                          ops_per_tick, offset, spread);
+}
+
+int cb_core_estimate(double tsc_ghz, int trials, struct cb_core_est *e)
+{
+    memset(e, 0, sizeof *e);
+    e->method = "none";
+    e->spread_pct = NAN;
+    if (!(tsc_ghz > 0) || trials <= 0)
+        return -EINVAL;
+    double add_rate = 0, imul_rate = 0, off = 0, sp = NAN, isp = NAN;
+    if (chain_rate(0, trials, &add_rate, &off, &sp) == 0) {
+        e->add_ghz = add_rate * tsc_ghz;
+        e->offset_ticks = off;
+    }
+    if (chain_rate(1, trials, &imul_rate, NULL, &isp) == 0)
+        e->imul_ghz = imul_rate * IMUL_LATENCY * tsc_ghz;
+    e->method = cb_core_choose(e->add_ghz, e->imul_ghz, &e->ghz);
+    e->spread_pct = strcmp(e->method, "imul-chain") == 0 ? isp : sp;
+    return e->ghz > 0 ? 0 : -ERANGE;
+}
+
 double cb_core_ghz_estimate(double tsc_ghz, int rounds, double *spread_pct)
 {
-    enum { MAXR = 101 };
-    double g[MAXR];
-    const uint64_t iters = 2000; /* 2M adds: about 0.5-1 ms per round */
-
+    struct cb_core_est e;
     if (spread_pct)
         *spread_pct = NAN;
-    if (!(tsc_ghz > 0) || rounds <= 0)
+    if (cb_core_estimate(tsc_ghz, rounds, &e) < 0)
         return 0;
-    if (rounds > MAXR)
-        rounds = MAXR;
-
-    add_chain(iters); /* wake the core up from a low P-state */
-    for (int i = 0; i < rounds; i++) {
-        uint64_t t0 = cb_tsc_begin();
-        uint64_t acc = add_chain(iters);
-        uint64_t t1 = cb_tsc_end();
-        if (acc != iters * ADDS_PER_ITER || t1 <= t0)
-            return 0;
-        g[i] = (double)acc / (double)(t1 - t0) * tsc_ghz;
-    }
-    qsort(g, (size_t)rounds, sizeof(g[0]), cmp_double);
-    double med = (rounds & 1) ? g[rounds / 2] : (g[rounds / 2 - 1] + g[rounds / 2]) / 2;
-    if (spread_pct) {
-        int lo = rounds / 4, hi = rounds - rounds / 4 - 1;
-        *spread_pct = med > 0 ? (g[hi] - g[lo]) / med * 100.0 : NAN;
-    }
-    return med;
+    if (spread_pct)
+        *spread_pct = e.spread_pct;
+    return e.ghz;
 }
 
 void cb_clocks_measure(struct cb_clocks *k)
 {
+    memset(k, 0, sizeof *k);
     k->tsc_ghz = cb_tsc_ghz(&k->tsc_source);
-    k->core_ghz = k->tsc_ghz > 0 ? cb_core_ghz_estimate(k->tsc_ghz, 15, &k->core_spread) : 0;
-    if (k->core_ghz <= 0)
-        k->core_spread = 0;
+    k->est.method = "none";
+    if (k->tsc_ghz > 0)
+        cb_core_estimate(k->tsc_ghz, 25, &k->est);
+    k->core_ghz = k->est.ghz;
+    k->core_spread = k->core_ghz > 0 && isfinite(k->est.spread_pct) ? k->est.spread_pct : 0;
 }

@@ -9,6 +9,7 @@
 #ifndef CB_TSC_H
 #define CB_TSC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Read the TSC at the start of a timed region: nothing before it may still
@@ -53,31 +54,64 @@ double cb_tsc_ghz_reported(const char **how);
  * -EINVAL when ghz is not a rate or a rate is already in use. */
 int cb_tsc_ghz_adopt(double ghz);
 
-/* Estimate the core clock (GHz) by timing dependent add chains against the
- * TSC: rounds repetitions, median taken.  *spread_pct (may be NULL) gets
- * (max-min)/median of the middle half, in percent.  tsc_ghz as from
- * cb_tsc_ghz(). */
+/* The core clock, estimated two independent ways against the TSC: a chain
+ * of dependent adds (latency 1) and one of dependent imuls (latency 3).
+ * Each is timed in windows of two lengths; the fastest window of each
+ * length is kept (interference only ever adds time) and the rate is the
+ * slope between them, so the fixed cost of the TSC reads cancels.  The
+ * chosen figure is the one that is physically consistent (cb_core_choose);
+ * both are kept so that a report can show the cross-check. */
+struct cb_core_est {
+    double ghz;           /* chosen; 0 when neither worked */
+    const char *method;   /* "add-chain", "imul-chain" or "none" */
+    double spread_pct;    /* middle half of the chosen chain's long windows, % of the fastest */
+    double add_ghz;       /* the add chain's figure, 0 when it failed */
+    double imul_ghz;      /* the imul chain's, 0 when it failed */
+    double offset_ticks;  /* fixed cost of a TSC begin/end pair around a chain */
+};
+int cb_core_estimate(double tsc_ghz, int trials, struct cb_core_est *e);
+
+/* Two estimates agree when within this share of each other. */
+#define CB_CORE_AGREE 0.03
+
+/* The rule cb_core_estimate applies, pure so that it can be tested: agree
+ * -> the add chain; else the higher one (a latency-bound chain can only be
+ * slowed), except an add chain above one add a cycle, which means the
+ * renamer folded the adds, and the 4/3 signature of a 4-cycle imul.
+ * Returns the method and sets *ghz. */
+const char *cb_core_choose(double add_ghz, double imul_ghz, double *ghz);
+
+/* The slope rule, pure: fastest short and long windows (ticks; entries <= 0
+ * ignored) of chains of ops_short and ops_long operations ->
+ * operations per tick, the fixed offset of a window (ticks), and the middle
+ * half of the long windows as % of the fastest.  -EINVAL bad arguments,
+ * -ERANGE when the long windows were not slower than the short ones. */
+int cb_chain_slope(const double *t_short, const double *t_long, size_t n, double ops_short,
+                   double ops_long, double *ops_per_tick, double *offset_ticks, double *spread_pct);
+
+/* cb_core_estimate's chosen figure alone (0 when none); *spread_pct may be
+ * NULL. */
 double cb_core_ghz_estimate(double tsc_ghz, int rounds, double *spread_pct);
 
 /* Core cycles per TSC tick right now: one timed chain of iters * 1000
- * dependent adds.  0 when the chain came out wrong.  The harness takes one
- * after every sample, so that estimated cycles follow the core clock case
- * by case instead of trusting one estimate made at the start of a run. */
-double cb_core_per_tick(uint64_t iters);
+ * dependent adds, less offset_ticks (cb_core_est.offset_ticks: without it
+ * a 10k-add window reads 0.7% slow).  0 when the chain came out wrong.  The
+ * harness takes one after every sample, so that estimated cycles follow
+ * the core clock case by case instead of trusting one estimate made at the
+ * start of a run. */
+double cb_core_per_tick(uint64_t iters, double offset_ticks);
 
-/* Is another hardware thread using this core?  The ratio of the time per
- * add of a tight add/dec/jnz loop (two uops an add) to that of the
- * unrolled chain (one uop an add), each about 5,000 adds timed back to
- * back.  Alone on a core both run one add a cycle: about 1.0.  When the
- * host runs something on the SMT sibling of this vCPU's core, the loop
- * competes for issue slots and branch units and the unrolled chain barely
- * does: on this project's VM the ratio went from 1.0 to 1.45..3 while the
- * loop's own time tripled, for minutes at a time, on one vCPU and not the
- * other.  Such a phase adds cycles to real code too (they are real core
- * cycles: a PMU would count them), so samples taken in it do not measure
- * the code alone.  0 when the timing failed. */
+/* Is another hardware thread using this core?  The raw reading: the ratio
+ * of the time per add of a tight add/dec/jnz loop (two uops an add) to that
+ * of the unrolled chain (one uop an add), each about 5,000 adds timed back
+ * to back.  A busy SMT sibling competes for issue slots and branch units,
+ * which the loop needs and the chain barely does: on this project's VM the
+ * ratio went from its idle value to 1.45..3 while the loop's own time
+ * tripled.  The idle value is not 1.0 everywhere (a VM's core can be shared
+ * with another guest for hours), so the reading means something only
+ * against a baseline taken on the same CPU (meter.h).  0 when the timing
+ * failed. */
 double cb_smt_contention(void);
-#define CB_CONTENDED_RATIO 1.15
 
 /* Both clocks, measured once per session: the TSC rate and where it came
  * from, and the estimated core clock with its spread (%). */
@@ -86,6 +120,7 @@ struct cb_clocks {
     const char *tsc_source;
     double core_ghz;
     double core_spread;
+    struct cb_core_est est;
 };
 void cb_clocks_measure(struct cb_clocks *k);
 

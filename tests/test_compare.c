@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "meter.h"
 #include "tsc.h"
 #include "history.h"
 #include "stats.h"
@@ -435,7 +436,7 @@ static void test_runs_quiet(void)
     ok(oe[0] == 8 && oe[1] == 14 && oe[2] == 22, "kept: 8 quiet, 6 quiet, 8 unmetered (ends 8, 14, 22)");
     ok(out[8] == 102 && out[13] == 107 && out[14] == 300, "run 1 lost its 2 contended samples, in order");
     is_uint(dropped, 2, "2 samples of kept runs were left out");
-    ok(smt[8] == 2.5 && CB_CONTENDED_RATIO < 1.16 && 1.1 <= CB_CONTENDED_RATIO, "1.1 is quiet, 2.5 is not");
+    ok(smt[8] == 2.5 && CB_METER_SHIFT < 1.16 && 1.1 <= CB_METER_SHIFT, "1.1 is quiet, 2.5 is not");
     is_uint(cb_runs_quiet(v, smt, end, 4, 4, out, oe, &dropped), 4, "with min 4, run 2 is kept");
     is_uint(oe[2], 18, "run 2 keeps its 4 quiet samples");
     is_uint(cb_runs_quiet(v, NULL, end, 4, CB_QUIET_MIN, out, oe, &dropped), 4, "no meter: every run whole");

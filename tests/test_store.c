@@ -54,6 +54,10 @@ static struct cb_run_meta test_meta(const struct cb_host *h, const char *tag)
         .cflags = "-O2 -g", .commit = "0123456789abcdef0123456789abcdef01234567",
         .subject = "csum: two adc chains", .commit_date = "2024-05-01T10:00:00+02:00",
         .dirty = 1, .cmdline = "cyclebudget run csum --sizes 64,1500", .tag = tag, .cpu = 1,
+        .clock_backend = "perf_event", .core_est_method = "imul-chain", .core_est_ghz = 3.1,
+        .core_est_spread = 0.7, .core_est_add_ghz = 6.2, .core_est_imul_ghz = 3.1,
+        .meter_kind = "host", .meter_baseline = 1.48, .meter_spread = 1.25,
+        .meter_why = "baseline on CPU 1: median 1.480", .fingerprint = "governor=;smt_active=0;",
     };
     return m;
 }
@@ -189,27 +193,34 @@ static void test_round_trip(void)
     for (int i = NB1 - 1; i >= 0; i--) {
         s[k++] = (struct cb_sample_row){b1[i].seq, b1[i].iters, ev_task, b1[i].value,
                                         b1[i].overhead, 5000 + i, 5000 + i, i == 4, 1.0 + 0.25 * i,
-                                        i % 3};
+                                        i % 3, b1[i].value / 2, "read"};
         s[k++] = (struct cb_sample_row){b1[i].seq, b1[i].iters, ev_cyc, NAN, NAN, 0, 0, 0, NAN,
-                                        i % 3};
+                                        i % 3, NAN, NULL};
     }
     is_int(cb_store_case_add(st, run, &c1, s, k, &case1), 0, "case_add case 1 (%d samples)", k);
     k = 0;
     for (int i = NB2 - 1; i >= 0; i--) {
         s[k++] = (struct cb_sample_row){b2[i].seq, b2[i].iters, ev_task, b2[i].value,
-                                        b2[i].overhead, 7000, 6000, 1, 0, 0};
-        s[k++] = (struct cb_sample_row){b2[i].seq, b2[i].iters, ev_cyc, NAN, NAN, 0, 0, 0, NAN, 0};
+                                        b2[i].overhead, 7000, 6000, 1, 0, 0, NAN, NULL};
+        s[k++] = (struct cb_sample_row){b2[i].seq, b2[i].iters, ev_cyc, NAN, NAN, 0, 0, 0, NAN, 0,
+                                        NAN, NULL};
     }
     is_int(cb_store_case_add(st, run, &c2, s, k, &case2), 0, "case_add case 2");
     is_int(sql_int(path, "SELECT SUM(round = seq % 3) FROM samples WHERE case_id = 1"), 2 * NB1,
            "every sample row keeps its round");
+    is_int(sql_int(path, "SELECT COUNT(*) FROM samples WHERE case_id = 1 AND value IS NOT NULL"
+                         " AND raw * 2 = value AND method = 'read'"), NB1,
+           "a sample keeps its raw count beside the scaled value, and how it was read");
+    is_int(sql_int(path, "SELECT COUNT(*) FROM samples WHERE case_id = 1 AND value IS NULL"
+                         " AND raw IS NULL AND method IS NULL"), NB1,
+           "an unsupported event's sample has no raw count and no method (NULL, not 0)");
     is_int(sql_int(path, "SELECT contention * 100 + contended_share * 4 FROM cases WHERE variant = 'adc-2chain'"),
            151, "a metered case stores its contention meter and contended share");
     is_int(sql_int(path, "SELECT COUNT(*) FROM cases WHERE variant = 'generic' AND contention IS NULL"
                          " AND contended_share IS NULL"), 1, "an unmetered case stores NULL, not 0");
 
     /* A value for an unsupported event is refused, and the whole case with it. */
-    struct cb_sample_row badrow = {0, 10, ev_cyc, 123.0, NAN, 0, 0, 0, NAN, 0};
+    struct cb_sample_row badrow = {0, 10, ev_cyc, 123.0, NAN, 0, 0, 0, NAN, 0, NAN, NULL};
     struct cb_case_row c3 = {"csum", "x", 1, "B", "packet", "warm", 1, "ok", "", 0, 0, 0};
     int64_t case3 = 0;
     ok(cb_store_case_add(st, run, &c3, &badrow, 1, &case3) < 0,
@@ -233,6 +244,14 @@ static void test_round_trip(void)
     struct cb_run_info ri;
     is_int(cb_store_run_get(st, run, &ri), 0, "run_get");
     is_str(ri.status, "complete", "status");
+    is_str(ri.clock_backend, "perf_event", "clock backend");
+    is_str(ri.core_est_method, "imul-chain", "core estimate's method");
+    ok(ri.core_est_ghz == 3.1 && ri.core_est_spread == 0.7 && ri.core_est_add_ghz == 6.2 &&
+       ri.core_est_imul_ghz == 3.1, "the estimate, its spread and both estimators' figures");
+    is_str(ri.meter_kind, "host", "meter kind");
+    ok(ri.meter_baseline == 1.48 && ri.meter_spread == 1.25, "meter baseline and its spread");
+    is_str(ri.meter_why, "baseline on CPU 1: median 1.480", "meter's reasoning");
+    is_str(ri.fingerprint, "governor=;smt_active=0;", "fingerprint");
     ok(strlen(ri.started) >= 20 && ri.started[4] == '-' && ri.started[10] == 'T' &&
        ri.started[strlen(ri.started) - 1] == 'Z', "started is ISO-8601 UTC (%s)", ri.started);
     ok(strcmp(ri.finished, ri.started) >= 0 && ri.finished[10] == 'T',
@@ -823,7 +842,7 @@ static int writer(const char *path, int who, int go)
         for (int b = 0; b < CW_BATCHES; b++)
             for (int e = 0; e < 2; e++)
                 s[2 * b + e] = (struct cb_sample_row){b, 100, ev[e], 1000.0 + who * 100 + b, NAN,
-                                                      0, 0, 0, NAN, 0};
+                                                      0, 0, 0, NAN, 0, NAN, NULL};
         if ((r = cb_store_case_add(st, run, &c, s, 2 * CW_BATCHES, NULL)))
             return r == -EBUSY ? 2 : 5;
     }

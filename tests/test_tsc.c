@@ -2,6 +2,7 @@
  * estimate's sanity.  The reference is the kernel's clock, read here
  * independently of tsc.c's own calibration. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -63,7 +64,7 @@ int main(void)
      * preemption inside the chain can only make one reading smaller. */
     double per_tick = 0;
     for (int i = 0; i < 5; i++) {
-        double t = cb_core_per_tick(10);
+        double t = cb_core_per_tick(10, 0);
         if (t > per_tick)
             per_tick = t;
     }
@@ -87,6 +88,46 @@ int main(void)
         }
     double k = kk[5];
     ok(isfinite(k) && k > 0.33 && k < 100, "SMT contention meter reads a plausible ratio (%.2f)", k);
+
+    /* The estimate's own record: a method, both chains, and agreement
+     * between the two chains is not asserted (it is a timing), only that
+     * the chosen figure is one of them. */
+    struct cb_core_est e;
+    is_int(cb_core_estimate(ghz, 11, &e), 0, "cb_core_estimate succeeds");
+    ok((!strcmp(e.method, "add-chain") && e.ghz == e.add_ghz) ||
+           (!strcmp(e.method, "imul-chain") && e.ghz == e.imul_ghz),
+       "the chosen figure (%.3f GHz, %s) is the one its method names", e.ghz, e.method);
+    ok(e.add_ghz > 0.2 && e.add_ghz < 10 && e.imul_ghz > 0.2 && e.imul_ghz < 10,
+       "both estimators give plausible clocks (add %.3f, imul %.3f GHz)", e.add_ghz, e.imul_ghz);
+
+    /* The slope rule, from windows whose ticks are known: 1000 and 3000
+     * operations at 0.5 ticks each plus a fixed 40-tick offset, with some
+     * windows stretched by interference.  The fastest of each length give
+     * the exact rate and offset whatever the stretched ones read. */
+    double ts[] = {540, 900, 540, 541, 2000}, tl[] = {1540, 1540, 5000, 1600, 1541};
+    double rate = 0, off = 0, sp = 0;
+    is_int(cb_chain_slope(ts, tl, 5, 1000, 3000, &rate, &off, &sp), 0, "slope of known windows");
+    ok(fabs(rate - 2.0) < 1e-12, "rate: 2000 operations over 1000 ticks = 2 per tick (got %.6f)", rate);
+    ok(fabs(off - 40.0) < 1e-9, "offset: 540 - 1000 / 2 = 40 ticks (got %.6f)", off);
+    /* long windows sorted: 1540 1540 1541 1600 5000; k=5: p25 = v[1], p75 = v[3] */
+    ok(fabs(sp - (1600.0 - 1540.0) / 1540.0 * 100) < 1e-9, "spread: middle half of the long windows (%.4f%%)", sp);
+    double bad[] = {100, 100};
+    is_int(cb_chain_slope(bad, bad, 2, 1000, 3000, &rate, NULL, NULL), -ERANGE,
+           "long windows no slower than short ones: -ERANGE");
+    is_int(cb_chain_slope(ts, tl, 5, 3000, 1000, &rate, NULL, NULL), -EINVAL, "ops_long <= ops_short: -EINVAL");
+
+    /* The choice between the two chains. */
+    double g;
+    ok(!strcmp(cb_core_choose(3.70, 3.69, &g), "add-chain") && g == 3.70, "agree within 3%%: the add chain");
+    ok(!strcmp(cb_core_choose(3.30, 3.70, &g), "imul-chain") && g == 3.70,
+       "add chain 11%% low (interference): the higher, imul");
+    ok(!strcmp(cb_core_choose(7.40, 3.70, &g), "imul-chain") && g == 3.70,
+       "add chain twice the imul one (adds folded at rename): imul");
+    ok(!strcmp(cb_core_choose(4.00, 3.00, &g), "add-chain") && g == 4.00,
+       "add chain 4/3 of the imul one (a 4-cycle imul): the add chain");
+    ok(!strcmp(cb_core_choose(0, 3.0, &g), "imul-chain") && g == 3.0, "only imul worked: imul");
+    ok(!strcmp(cb_core_choose(3.0, 0, &g), "add-chain") && g == 3.0, "only add worked: add");
+    ok(!strcmp(cb_core_choose(0, 0, &g), "none") && g == 0, "neither: none, 0");
 
     ok(cb_core_ghz_estimate(0, 11, NULL) == 0, "no TSC rate: no estimate");
     ok(cb_core_ghz_estimate(ghz, 0, NULL) == 0, "no rounds: no estimate");

@@ -1,0 +1,180 @@
+/* test_meter.c — the contention meter's kind, baseline and shift rule, from
+ * readings and sysfs trees made here (nothing is timed), and the fake
+ * clock's samples against the model it is given. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "events.h"
+#include "fakeclock.h"
+#include "harness.h"
+#include "meter.h"
+#include "synthetic.h"
+#include "tap.h"
+
+static void write_file(const char *dir, int cpu, const char *text)
+{
+    char path[512];
+    const char *parts[] = {"/sys", "/sys/devices", "/sys/devices/system", "/sys/devices/system/cpu"};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s%s", dir, parts[i]);
+        mkdir(path, 0755);
+    }
+    snprintf(path, sizeof path, "%s/sys/devices/system/cpu/cpu%d", dir, cpu);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/sys/devices/system/cpu/cpu%d/topology", dir, cpu);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", dir, cpu);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A scripted sequence of raw readings. */
+struct script {
+    const double *v;
+    int n, i;
+};
+static double next_reading(void *ctx)
+{
+    struct script *s = ctx;
+    return s->v[s->i++ % s->n];
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/cb-meter-XXXXXX";
+    ok(mkdtemp(dir) != NULL, "a sysfs tree to read");
+    write_file(dir, 0, "0-1\n");
+    write_file(dir, 1, "1\n");
+    write_file(dir, 2, "2,66\n");
+    write_file(dir, 3, "garbage\n");
+    is_int(cb_meter_siblings(dir, 0), 2, "'0-1': two threads on cpu0's core");
+    is_int(cb_meter_siblings(dir, 1), 1, "'1': cpu1 alone on its core");
+    is_int(cb_meter_siblings(dir, 2), 2, "'2,66': two threads");
+    is_int(cb_meter_siblings(dir, 3), 0, "an unreadable list: unknown (0)");
+    is_int(cb_meter_siblings(dir, 7), 0, "no such CPU: unknown (0)");
+
+    is_int(cb_meter_decide(2, 0, NAN), CB_METER_SMT, "a visible sibling: smt");
+    is_int(cb_meter_decide(2, 1, NAN), CB_METER_SMT, "a guest that shows a sibling: smt");
+    is_int(cb_meter_decide(1, 1, NAN), CB_METER_HOST, "a guest without a visible sibling: host, never smt");
+    is_int(cb_meter_decide(1, 0, NAN), CB_METER_NONE, "bare metal without a sibling: none");
+    is_int(cb_meter_decide(0, 0, NAN), CB_METER_HOST, "topology unknown: contention, not smt");
+    is_int(cb_meter_decide(2, 0, 25.0), CB_METER_UNSTABLE, "a baseline 25%% wide: unstable");
+    is_int(cb_meter_decide(2, 0, 5.0), CB_METER_SMT, "a baseline 5%% wide: still smt");
+
+    /* This project's VM on a bad day: the meter read 1.5 for hours while
+     * nothing ran.  Against its own baseline that is no shift at all. */
+    double busy_idle[] = {1.48, 1.50, 1.52, 1.49, 1.51};
+    struct script sc = {busy_idle, 5, 0};
+    struct cb_meter m;
+    cb_meter_baseline(&m, 1, 1, 1, next_reading, &sc, 101);
+    is_int(m.kind, CB_METER_HOST, "a guest with no visible sibling: host");
+    is_int(m.n, 101, "101 baseline readings");
+    ok(fabs(m.baseline - 1.50) < 1e-12, "baseline: their median, 1.50 (got %.4f)", m.baseline);
+    ok(fabs(m.q[0] - 1.48) < 1e-12 && fabs(m.q[4] - 1.52) < 1e-12, "min and max kept");
+    ok(m.spread_pct > 0 && m.spread_pct < 3, "spread %.2f%% of the median", m.spread_pct);
+    ok(fabs(cb_meter_relative(&m, 1.50) - 1.0) < 1e-12, "an idle reading of 1.50 is 1.0x the baseline");
+    ok(cb_meter_relative(&m, 1.60) <= CB_METER_SHIFT, "1.60 is not a significant shift");
+    ok(cb_meter_relative(&m, 2.40) > CB_METER_SHIFT, "2.40 is (1.6x)");
+    ok(strstr(m.why, "never SMT") != NULL, "why says a shift is host contention, never SMT: %s", m.why);
+    ok(!strcmp(cb_meter_label(m.kind), "host contention"), "labelled host contention");
+
+    double noisy[] = {1.0, 1.4, 1.0, 1.4, 1.0, 1.4, 1.2, 1.2};
+    struct script sn = {noisy, 8, 0};
+    cb_meter_baseline(&m, 0, 2, 0, next_reading, &sn, 101);
+    is_int(m.kind, CB_METER_UNSTABLE, "a baseline 40%% wide: the meter goes silent");
+    ok(isnan(cb_meter_relative(&m, 3.0)), "and reads nothing (NAN), whatever the reading");
+
+    double fail[] = {0, 0};
+    struct script sf = {fail, 2, 0};
+    cb_meter_baseline(&m, 0, 2, 0, next_reading, &sf, 101);
+    is_int(m.kind, CB_METER_UNSTABLE, "readings that all failed: off");
+
+    cb_meter_baseline(&m, 0, 1, 0, next_reading, &sc, 101);
+    is_int(m.kind, CB_METER_NONE, "bare metal, no sibling: no meter");
+    is_int(m.n, 0, "and no readings taken");
+    ok(isnan(cb_meter_relative(&m, 2.0)), "relative: NAN");
+    is_int(cb_meter_kind_parse("host"), CB_METER_HOST, "kind names parse");
+    is_int(cb_meter_kind_parse("SMT"), -1, "and only exact names");
+
+    /* The fake clock: bad specs are refused with the key named. */
+    struct cb_fake f;
+    struct cb_backend be;
+    char err[512];
+    is_int(cb_fake_init(&f, "seed=7,noise=0,mux=0.5", &be, err, sizeof err), 0, "a fake clock spec");
+    ok(!strcmp(be.name, "fake") && be.read_ticks == CB_FAKE_READ_TICKS, "the fake backend");
+    is_int(cb_fake_init(&f, "mux=0", &be, err, sizeof err), -EINVAL, "mux=0 is refused");
+    ok(strstr(err, "mux=0") != NULL, "naming what was wrong: %s", err);
+    is_int(cb_fake_init(&f, "speed=2", &be, err, sizeof err), -EINVAL, "an unknown key is refused");
+    is_int(cb_fake_init(&f, "noise=0.9", &be, err, sizeof err), -EINVAL, "noise over 0.5 is refused");
+
+    /* Through the harness: a 1000-add synthetic chain with no noise costs
+     * exactly 1000 cycles per call, in every sample; task-clock, on a
+     * counter half the time, is stored scaled and raw consistently. */
+    unsetenv(CB_SYNTH_ENV);
+    cb_fake_init(&f, "seed=7,noise=0,mux=0.5", &be, err, sizeof err);
+    cb_events_init();
+    struct cb_event_spec spec[2];
+    size_t nspec = 0;
+    cb_events_resolve("task-clock", spec, 2, &nspec);
+    struct cb_counters cs;
+    is_int(cb_counters_open(&cs, spec, (int)nspec, CB_FAKE_TSC_GHZ, CB_FAKE_TSC_GHZ * CB_FAKE_CORE_PER_TICK), 0,
+           "counters open (task-clock, tsc, cycles-est)");
+    struct cb_harness_opts o;
+    cb_harness_defaults(&o);
+    o.reps = 20;
+    o.backend = &be;
+    struct cb_harness h;
+    is_int(cb_harness_init(&h, &cs, &o), 0, "harness on the fake clock");
+    const struct cb_probe *p = cb_probe_find("synthetic");
+    struct cb_case c = {.probe = p, .variant = &p->variants[0], .size = 1000, .mode = CB_MODE_WARM};
+    struct cb_measurement mm;
+    is_int(cb_harness_measure(&h, &c, &mm), 0, "a case measured");
+    is_int(mm.n, 20, "20 samples");
+    int est = cb_counters_find(&cs, "cycles-est"), tc = cb_counters_find(&cs, "task-clock");
+    int all_exact = 1, all_mux = 1;
+    for (size_t k = 0; k < mm.n; k++) {
+        double per = cb_measurement_per_op(&mm, k, est);
+        all_exact &= fabs(per - 1000.0) < 0.05; /* the clock ticks in whole ticks */
+        if (tc >= 0 && cs.c[tc].supported) {
+            const struct cb_delta *d = &mm.d[k];
+            all_mux &= d->scaled[tc] == 1 &&
+                       fabs(d->raw[tc] * (double)d->enabled[tc] / (double)d->running[tc] - d->value[tc]) < 1e-6 &&
+                       fabs(d->raw[tc] / d->value[tc] - 0.5) < 0.01 && d->method[tc] == CB_READ_FAKE;
+        }
+    }
+    ok(all_exact, "every sample: 1000 cycles per call (%.6f in the first)", cb_measurement_per_op(&mm, 0, est));
+    if (tc >= 0 && cs.c[tc].supported)
+        ok(all_mux, "task-clock: scaled, raw x enabled / running = value, raw = half of it, read by the fake");
+    else
+        ok(1, "# SKIP task-clock does not open here");
+    ok(isnan(mm.contended_share) || mm.contended_share == 0, "no sample flagged on a quiet fake core");
+    cb_measurement_free(&mm);
+
+    /* Half the samples on a busy core, 1.5x slow: the meter flags them. */
+    cb_fake_init(&f, "seed=9,noise=0,contended=0.5,slow=1.5", &be, err, sizeof err);
+    is_int(cb_harness_init(&h, &cs, &o), 0, "harness on a fake clock with a busy sibling");
+    is_int(cb_harness_measure(&h, &c, &mm), 0, "a case measured");
+    size_t slow = 0, flagged_slow = 0;
+    for (size_t k = 0; k < mm.n; k++) {
+        int is_slow = cb_measurement_per_op(&mm, k, est) > 1200;
+        slow += is_slow;
+        flagged_slow += is_slow && mm.smt[k] > CB_METER_SHIFT;
+    }
+    ok(slow > 3 && slow < 17, "some samples (%zu of 20) were slow", slow);
+    is_int(flagged_slow, slow, "every slow sample is flagged");
+    ok(mm.contended_share > 0.1, "contended share %.2f", mm.contended_share);
+    cb_measurement_free(&mm);
+    cb_counters_close(&cs);
+
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ok(system(cmd) == 0, "tree removed");
+    return tap_done();
+}
