@@ -1,6 +1,5 @@
 /* test_meter.c — the contention meter's kind, baseline and shift rule, from
- * readings and sysfs trees made here (nothing is timed), and the fake
- * clock's samples against the model it is given. */
+ * readings and sysfs trees made here: nothing is timed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -9,12 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "counters.h"
-#include "events.h"
-#include "fakeclock.h"
-#include "harness.h"
 #include "meter.h"
-#include "synthetic.h"
 #include "tap.h"
 
 static void write_file(const char *dir, int cpu, const char *text)
@@ -102,76 +96,6 @@ int main(void)
     ok(isnan(cb_meter_relative(&m, 2.0)), "relative: NAN");
     is_int(cb_meter_kind_parse("host"), CB_METER_HOST, "kind names parse");
     is_int(cb_meter_kind_parse("SMT"), -1, "and only exact names");
-
-    /* The fake clock: bad specs are refused with the key named. */
-    struct cb_fake f;
-    struct cb_backend be;
-    char err[512];
-    is_int(cb_fake_init(&f, "seed=7,noise=0,mux=0.5", &be, err, sizeof err), 0, "a fake clock spec");
-    ok(!strcmp(be.name, "fake") && be.read_ticks == CB_FAKE_READ_TICKS, "the fake backend");
-    is_int(cb_fake_init(&f, "mux=0", &be, err, sizeof err), -EINVAL, "mux=0 is refused");
-    ok(strstr(err, "mux=0") != NULL, "naming what was wrong: %s", err);
-    is_int(cb_fake_init(&f, "speed=2", &be, err, sizeof err), -EINVAL, "an unknown key is refused");
-    is_int(cb_fake_init(&f, "noise=0.9", &be, err, sizeof err), -EINVAL, "noise over 0.5 is refused");
-
-    /* Through the harness: a 1000-add synthetic chain with no noise costs
-     * exactly 1000 cycles per call, in every sample; task-clock, on a
-     * counter half the time, is stored scaled and raw consistently. */
-    unsetenv(CB_SYNTH_ENV);
-    cb_fake_init(&f, "seed=7,noise=0,mux=0.5", &be, err, sizeof err);
-    cb_events_init();
-    struct cb_event_spec spec[2];
-    size_t nspec = 0;
-    cb_events_resolve("task-clock", spec, 2, &nspec);
-    struct cb_counters cs;
-    is_int(cb_counters_open(&cs, spec, (int)nspec, CB_FAKE_TSC_GHZ, CB_FAKE_TSC_GHZ * CB_FAKE_CORE_PER_TICK), 0,
-           "counters open (task-clock, tsc, cycles-est)");
-    struct cb_harness_opts o;
-    cb_harness_defaults(&o);
-    o.reps = 20;
-    o.backend = &be;
-    struct cb_harness h;
-    is_int(cb_harness_init(&h, &cs, &o), 0, "harness on the fake clock");
-    const struct cb_probe *p = cb_probe_find("synthetic");
-    struct cb_case c = {.probe = p, .variant = &p->variants[0], .size = 1000, .mode = CB_MODE_WARM};
-    struct cb_measurement mm;
-    is_int(cb_harness_measure(&h, &c, &mm), 0, "a case measured");
-    is_int(mm.n, 20, "20 samples");
-    int est = cb_counters_find(&cs, "cycles-est"), tc = cb_counters_find(&cs, "task-clock");
-    int all_exact = 1, all_mux = 1;
-    for (size_t k = 0; k < mm.n; k++) {
-        double per = cb_measurement_per_op(&mm, k, est);
-        all_exact &= fabs(per - 1000.0) < 0.05; /* the clock ticks in whole ticks */
-        if (tc >= 0 && cs.c[tc].supported) {
-            const struct cb_delta *d = &mm.d[k];
-            all_mux &= d->scaled[tc] == 1 &&
-                       fabs(d->raw[tc] * (double)d->enabled[tc] / (double)d->running[tc] - d->value[tc]) < 1e-6 &&
-                       fabs(d->raw[tc] / d->value[tc] - 0.5) < 0.01 && d->method[tc] == CB_READ_FAKE;
-        }
-    }
-    ok(all_exact, "every sample: 1000 cycles per call (%.6f in the first)", cb_measurement_per_op(&mm, 0, est));
-    if (tc >= 0 && cs.c[tc].supported)
-        ok(all_mux, "task-clock: scaled, raw x enabled / running = value, raw = half of it, read by the fake");
-    else
-        ok(1, "# SKIP task-clock does not open here");
-    ok(isnan(mm.contended_share) || mm.contended_share == 0, "no sample flagged on a quiet fake core");
-    cb_measurement_free(&mm);
-
-    /* Half the samples on a busy core, 1.5x slow: the meter flags them. */
-    cb_fake_init(&f, "seed=9,noise=0,contended=0.5,slow=1.5", &be, err, sizeof err);
-    is_int(cb_harness_init(&h, &cs, &o), 0, "harness on a fake clock with a busy sibling");
-    is_int(cb_harness_measure(&h, &c, &mm), 0, "a case measured");
-    size_t slow = 0, flagged_slow = 0;
-    for (size_t k = 0; k < mm.n; k++) {
-        int is_slow = cb_measurement_per_op(&mm, k, est) > 1200;
-        slow += is_slow;
-        flagged_slow += is_slow && mm.smt[k] > CB_METER_SHIFT;
-    }
-    ok(slow > 3 && slow < 17, "some samples (%zu of 20) were slow", slow);
-    is_int(flagged_slow, slow, "every slow sample is flagged");
-    ok(mm.contended_share > 0.1, "contended share %.2f", mm.contended_share);
-    cb_measurement_free(&mm);
-    cb_counters_close(&cs);
 
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
