@@ -1224,6 +1224,14 @@ int cmd_bisect_check(int argc, char **argv)
         (rc = cb_side_resolve(st, runspec, 1, c.repo, &B, err, sizeof err)) < 0 ||
         (rc = check_env(st, &A, &B, c.force, crosses, sizeof crosses, err, sizeof err)) < 0) {
         cb_die_msg("%s", err);
+        /* A different environment (governor, SMT, microcode, pinned CPU...)
+         * changes timings by itself: this commit cannot be judged, but the
+         * bisection can go on with the next one. */
+        if (rc == -EXDEV) {
+            printf("bisect-check: cannot tell (skip): this run's environment differs from %s's "
+                   "(%s)\n", against, crosses);
+            status = 125;
+        }
         goto out;
     }
     x.crosses = crosses[0] ? crosses : NULL;
