@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "collect.h"
 #include "compare.h"
+#include "fingerprint.h"
 #include "meter.h"
 #include "parse.h"
 #include "probe.h"

@@ -20,6 +20,7 @@
 
 #include "cmd.h"
 #include "compare.h"
+#include "fingerprint.h"
 #include "history.h"
 #include "history_html.h"
 #include "parse.h"

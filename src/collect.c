@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "events.h"
+#include "fingerprint.h"
 #include "gitinfo.h"
 #include "tsc.h"
 
@@ -158,7 +159,13 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
         snprintf(err, errlen, "cannot calibrate the harness: %s", strerror(-rc));
         goto fail_counters;
     }
+    /* Read after pinning, so the per-CPU fields are those of the run's CPU. */
+    struct cb_fingerprint fp;
+    char fps[1024];
+    cb_fingerprint_read(&fp, NULL, col->pinned);
+    cb_fingerprint_format(&fp, fps, sizeof fps);
     struct cb_run_meta meta = {
+        .fingerprint = fps,
         .host = &col->host, .tsc_ghz = col->clk.tsc_ghz, .tsc_source = col->clk.tsc_source,
         .core_ghz = col->core_ghz, .core_ghz_spread = col->clk.core_spread,
         .core_ghz_source = col->core_source, .pmu = cb_events_pmu(),

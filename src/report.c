@@ -9,6 +9,8 @@
 
 #include <sqlite3.h>
 
+#include "fingerprint.h"
+
 const char *cb_fmt_size(uint64_t size, const char *unit, char *buf, size_t len)
 {
     if (unit && strcmp(unit, "B") != 0)
@@ -95,6 +97,23 @@ void cb_report_meter_line(const struct cb_run_info *u, char *buf, size_t len)
         return;
     }
     snprintf(buf, len, "%s: %s", u->meter_kind, u->meter_why);
+}
+
+int cb_report_env(const struct cb_run_info *u, struct cb_fingerprint *fp)
+{
+    if (u->fingerprint[0] && cb_fingerprint_parse(u->fingerprint, fp) == 0)
+        return 1;
+    memset(fp, 0, sizeof *fp);
+    return 0;
+}
+
+void cb_report_env_line(const struct cb_run_info *u, char *buf, size_t len)
+{
+    struct cb_fingerprint fp;
+    if (cb_report_env(u, &fp))
+        cb_fingerprint_describe(&fp, buf, len);
+    else
+        snprintf(buf, len, "not recorded (a run from before cyclebudget stored its environment)");
 }
 
 int cb_report_case_shared(const struct cb_report_case *c)

@@ -74,6 +74,12 @@ void cb_report_clock_line(const struct cb_run_info *u, char *buf, size_t len);
 /* One line on the contention meter: its kind and baseline, and why; "" for
  * runs recorded before the meter had a baseline. */
 void cb_report_meter_line(const struct cb_run_info *u, char *buf, size_t len);
+/* The run's recorded environment (fingerprint.h): 1 and fp filled, or 0
+ * when the run has none (before migration 7) and fp all unknown. */
+struct cb_fingerprint;
+int cb_report_env(const struct cb_run_info *u, struct cb_fingerprint *fp);
+/* It in words for the header, or "not recorded (...)". */
+void cb_report_env_line(const struct cb_run_info *u, char *buf, size_t len);
 /* 1 when the run's figures came from the fake clock (tests). */
 int cb_report_is_fake(const struct cb_run_info *u);
 

@@ -690,6 +690,8 @@ static void header(FILE *out, const struct cb_report *r, const struct cb_budget 
     cb_report_meter_line(u, buf, sizeof buf);
     if (buf[0])
         dt(out, "contention meter", buf);
+    cb_report_env_line(u, buf, sizeof buf);
+    dt(out, "environment", buf);
     dt(out, "PMU (libpfm4)", u->pmu[0] ? u->pmu : "none");
     dt(out, "features", u->features);
     snprintf(buf, sizeof buf, "cyclebudget %s, %s, %s", u->version, u->compiler, u->cflags);

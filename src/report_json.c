@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fingerprint.h"
 #include "meter.h"
 #include "report.h"
 
@@ -109,6 +110,20 @@ static void run_json(const struct cb_report *r, FILE *out)
         kv_num(out, "shift_threshold", CB_METER_SHIFT);
         kv_str(out, "why", u->meter_why, 1);
         fputs("}", out);
+    } else {
+        fputs("null", out);
+    }
+    /* Every field as recorded, "" where it could not be read; null for a
+     * run from before the environment was stored. */
+    fputs(",\n  \"environment\": ", out);
+    struct cb_fingerprint fp;
+    if (cb_report_env(u, &fp)) {
+        const char *key, *val;
+        fputc('{', out);
+        for (size_t i = 0; (val = cb_fingerprint_field(&fp, i, &key)) != NULL; i++)
+            kv_str(out, key, val, i > 0);
+        int sc = cb_fingerprint_scaling(&fp);
+        fprintf(out, ", \"cpu_scaling\": %s}", sc < 0 ? "null" : sc ? "true" : "false");
     } else {
         fputs("null", out);
     }
@@ -277,8 +292,16 @@ int cb_report_gbench(const struct cb_report *r, FILE *out)
     kv_str(out, "date", u->started, 0);
     kv_str(out, "host_name", u->hostname, 1);
     kv_str(out, "executable", "cyclebudget", 1);
-    fprintf(out, ", \"num_cpus\": %d, \"mhz_per_cpu\": %.0f, \"cpu_scaling_enabled\": false",
-            u->ncpus, u->tsc_ghz * 1000.0);
+    /* Google Benchmark's own rule: scaling is enabled when the governor is
+     * not "performance", and reported false where it cannot be read (a guest
+     * without cpufreq).  cyclebudget_cpu_scaling keeps "unknown" apart. */
+    struct cb_fingerprint fp;
+    cb_report_env(u, &fp);
+    int sc = cb_fingerprint_scaling(&fp);
+    fprintf(out, ", \"num_cpus\": %d, \"mhz_per_cpu\": %.0f, \"cpu_scaling_enabled\": %s",
+            u->ncpus, u->tsc_ghz * 1000.0, sc == 1 ? "true" : "false");
+    kv_str(out, "cyclebudget_cpu_scaling", sc < 0 ? "unknown" : sc ? "yes" : "no", 1);
+    kv_str(out, "cyclebudget_governor", fp.governor, 1);
     fputs(", \"caches\": [], \"load_avg\": [], \"library_build_type\": \"release\"", out);
     fprintf(out, ", \"cyclebudget_run\": %" PRId64, u->id);
     kv_str(out, "cyclebudget_cycles_source", r->cyc_source, 1);

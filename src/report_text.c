@@ -106,6 +106,8 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
     cb_report_meter_line(u, line, sizeof line);
     if (line[0])
         wrapped(out, "meter", line);
+    cb_report_env_line(u, line, sizeof line);
+    wrapped(out, "env", line);
     snprintf(line, sizeof line, "cyclebudget %s, %s, %s", u->version, u->compiler, u->cflags);
     wrapped(out, "build", line);
     if (u->commit[0]) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fingerprint.h"
 #include "gitinfo.h"
 
 void cb_case_key(char *buf, size_t len, const char *probe, const char *variant, uint64_t size,
@@ -411,10 +412,16 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
 int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t len)
 {
     sqlite3_stmt *q;
+    /* A store opened read-only may predate runs.fingerprint (migration 7). */
     int rc = sqlite3_prepare_v2(cb_store_sqlite(st),
-                                "SELECT vendor, family, model, stepping, model_name, microcode, "
-                                "kernel, pmu, compiler, cflags, cpu, cycles_source "
-                                "FROM run_fingerprint WHERE run_id = ?1",
+                                cb_store_schema_version(st) >= 7
+                                    ? "SELECT vendor, family, model, stepping, model_name, microcode, "
+                                      "kernel, pmu, compiler, cflags, cpu, cycles_source, "
+                                      "(SELECT fingerprint FROM runs WHERE id = ?1) "
+                                      "FROM run_fingerprint WHERE run_id = ?1"
+                                    : "SELECT vendor, family, model, stepping, model_name, microcode, "
+                                      "kernel, pmu, compiler, cflags, cpu, cycles_source, NULL "
+                                      "FROM run_fingerprint WHERE run_id = ?1",
                                 -1, &q, NULL);
     if (rc != SQLITE_OK)
         return sql_err(rc);
@@ -433,38 +440,15 @@ int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t le
         const unsigned char *t = sqlite3_column_text(q, i);
         off += (size_t)snprintf(buf + off, len - off, "%s=%s\n", names[i], t ? (const char *)t : "");
     }
+    /* The environment the run recorded (migration 7 on); older runs give
+     * the same lines, unknown, which cb_fingerprint_diff does not count. */
+    const unsigned char *env = sqlite3_column_text(q, 12);
+    struct cb_fingerprint fp;
+    int have = env && cb_fingerprint_parse((const char *)env, &fp) == 0;
+    if (off < len)
+        cb_fingerprint_lines(have ? &fp : NULL, buf + off, len - off);
     sqlite3_finalize(q);
     return 0;
-}
-
-int cb_fingerprint_diff(const char *a, const char *b, char *why, size_t whylen)
-{
-    size_t off = 0;
-    int differ = 0;
-    if (whylen)
-        why[0] = '\0';
-    const char *pa = a, *pb = b;
-    while (*pa && *pb) {
-        const char *ea = strchr(pa, '\n'), *eb = strchr(pb, '\n');
-        if (!ea || !eb)
-            break;
-        size_t la = (size_t)(ea - pa), lb = (size_t)(eb - pb);
-        if (la != lb || memcmp(pa, pb, la) != 0) {
-            const char *eq = memchr(pa, '=', la);
-            size_t nlen = eq ? (size_t)(eq - pa) : la;
-            if (off < whylen)
-                off += (size_t)snprintf(why + off, whylen - off, "%s%.*s: '%.*s' vs '%.*s'",
-                                        differ ? "; " : "", (int)nlen, pa,
-                                        (int)(la - nlen - (eq ? 1 : 0)), eq ? eq + 1 : "",
-                                        (int)(lb - nlen - (eq ? 1 : 0)), eq ? pb + nlen + 1 : "");
-            differ = 1;
-        }
-        pa = ea + 1;
-        pb = eb + 1;
-    }
-    if (*pa || *pb)
-        differ = 1;
-    return differ;
 }
 
 int cb_side_fingerprint(struct cb_store *st, const struct cb_side *s, char *buf, size_t len,

@@ -68,14 +68,14 @@ struct cb_side_case *cb_side_find(const struct cb_side *s, const char *key);
 int cb_side_append(struct cb_side *s, const char *probe, const char *variant, uint64_t size,
                    const char *mode, const char *unit, const double *v, const double *smt, size_t n);
 
-/* A run's environment as "field=value" lines (see the run_fingerprint view). */
+/* A run's environment as "field=value" lines: the run_fingerprint view's,
+ * then cb_fingerprint_lines() of runs.fingerprint.  Compare them with
+ * cb_fingerprint_diff() (fingerprint.h). */
 int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t len);
 /* The fingerprint shared by all of a side's runs; 0, or -EXDEV with the
  * first difference ("kernel: A vs B") in why. */
 int cb_side_fingerprint(struct cb_store *st, const struct cb_side *s, char *buf, size_t len,
                         char *why, size_t whylen);
-/* 1 when two fingerprints differ, with "field: A vs B; ..." in why. */
-int cb_fingerprint_diff(const char *a, const char *b, char *why, size_t whylen);
 
 /* A commit of the store from a hash prefix or a git revision: the full hash.
  * -ENOENT / -EINVAL (ambiguous) with a message. */

@@ -1,0 +1,233 @@
+/* test_fingerprint.c — the environment reader against /proc and /sys trees
+ * made here (a bare-metal Intel box and a cloud guest), the stored form's
+ * round trip, and the rule that only known, timing-relevant fields differ. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fingerprint.h"
+#include "tap.h"
+
+/* Write text to root/rel, making the directories on the way. */
+static void put_file(const char *root, const char *rel, const char *text)
+{
+    char path[768];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    for (char *p = path + strlen(root) + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(path, 0755);
+            *p = '/';
+        }
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static const char metal_cpuinfo[] =
+    "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz\n"
+    "microcode\t: 0xd0003a5\nflags\t\t: fpu vme de pse tsc msr hypervisor_x ssse3\n\n"
+    "processor\t: 1\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz\n"
+    "microcode\t: 0xd0003b9\nflags\t\t: fpu vme de pse tsc msr ssse3\n\n";
+
+static const char guest_cpuinfo[] =
+    "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9B14; 96-Core\n"
+    "microcode\t: 0xa101148\nflags\t\t: fpu vme tsc hypervisor lahf_lm\n\n"
+    "processor\t: 1\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9B14; 96-Core\n"
+    "microcode\t: 0xa101148\nflags\t\t: fpu vme tsc hypervisor lahf_lm\n\n";
+
+static void make_metal(const char *d)
+{
+    put_file(d, "proc/cpuinfo", metal_cpuinfo);
+    put_file(d, "proc/sys/kernel/perf_event_paranoid", "-1\n");
+    put_file(d, "proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
+    put_file(d, "sys/devices/system/cpu/smt/active", "1\n");
+    put_file(d, "sys/devices/system/cpu/smt/control", "on\n");
+    put_file(d, "sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "0,32\n");
+    put_file(d, "sys/devices/system/cpu/cpu1/topology/thread_siblings_list", "1,33\n");
+    put_file(d, "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "powersave\n");
+    put_file(d, "sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "performance\n");
+    put_file(d, "sys/devices/system/cpu/cpu1/cpufreq/scaling_driver", "intel_pstate\n");
+    put_file(d, "sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
+    put_file(d, "sys/devices/system/cpu/isolated", "2-7\n");
+    put_file(d, "sys/devices/system/cpu/nohz_full", "(null)\n");
+}
+
+/* A guest with no cpufreq at all and SMT reported off. */
+static void make_guest(const char *d)
+{
+    put_file(d, "proc/cpuinfo", guest_cpuinfo);
+    put_file(d, "proc/sys/kernel/perf_event_paranoid", "2\n");
+    put_file(d, "proc/sys/kernel/osrelease", "6.1.0-28-cloud-amd64\n");
+    put_file(d, "sys/devices/system/cpu/smt/active", "0\n");
+    put_file(d, "sys/devices/system/cpu/smt/control", "notsupported\n");
+    put_file(d, "sys/devices/system/cpu/cpu1/topology/thread_siblings_list", "1\n");
+    put_file(d, "sys/devices/system/cpu/isolated", "\n");
+    put_file(d, "sys/devices/system/cpu/nohz_full", "\n");
+}
+
+/* The value of "label=" in lines, or NULL. */
+static const char *line_value(const char *lines, const char *label, char *out, size_t len)
+{
+    size_t n = strlen(label);
+    for (const char *p = lines; *p;) {
+        const char *e = strchr(p, '\n');
+        if (!e)
+            break;
+        if ((size_t)(e - p) > n && strncmp(p, label, n) == 0 && p[n] == '=') {
+            snprintf(out, len, "%.*s", (int)(e - p - (long)n - 1), p + n + 1);
+            return out;
+        }
+        p = e + 1;
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    char metal[] = "/tmp/cb-fp-metal-XXXXXX", guest[] = "/tmp/cb-fp-guest-XXXXXX";
+    ok(mkdtemp(metal) && mkdtemp(guest), "two trees to read");
+    make_metal(metal);
+    make_guest(guest);
+
+    /* Bare metal, pinned to cpu 1: every per-CPU field is cpu 1's. */
+    struct cb_fingerprint m, g, back;
+    is_int(cb_fingerprint_read(&m, metal, 1), 0, "metal: read");
+    is_str(m.model, "Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz", "metal: model name");
+    is_str(m.microcode, "0xd0003b9", "metal: microcode of cpu 1's block, not cpu 0's");
+    is_str(m.hypervisor, "no", "metal: no hypervisor flag ('hypervisor_x' on cpu 0 is another word)");
+    is_str(m.smt_active, "1", "metal: SMT active");
+    is_str(m.smt_control, "on", "metal: SMT control");
+    is_str(m.siblings, "1,33", "metal: cpu 1's siblings");
+    is_str(m.governor, "performance", "metal: cpu 1's governor, not cpu 0's powersave");
+    is_str(m.driver, "intel_pstate", "metal: driver");
+    is_str(m.boost, "off", "metal: intel_pstate no_turbo=1 is boost off");
+    is_str(m.paranoid, "-1", "metal: perf_event_paranoid");
+    is_str(m.kernel, "6.8.0-45-generic", "metal: kernel release");
+    is_str(m.isolated, "2-7", "metal: isolcpus");
+    is_str(m.nohz_full, "none", "metal: the kernel's '(null)' nohz_full is none");
+    is_str(m.cpu, "1", "metal: pinned cpu");
+    is_int(cb_fingerprint_scaling(&m), 0, "metal: performance governor: no scaling");
+
+    /* Unpinned: cpu 0's block and files. */
+    struct cb_fingerprint m0;
+    cb_fingerprint_read(&m0, metal, -1);
+    is_str(m0.microcode, "0xd0003a5", "unpinned: cpu 0's microcode");
+    is_str(m0.governor, "powersave", "unpinned: cpu 0's governor");
+    is_str(m0.cpu, "", "unpinned: no pinned cpu");
+    is_int(cb_fingerprint_scaling(&m0), 1, "powersave: the frequency may scale");
+
+    /* A CPU cpuinfo does not list falls back to the first block. */
+    struct cb_fingerprint m9;
+    cb_fingerprint_read(&m9, metal, 9);
+    is_str(m9.microcode, "0xd0003a5", "unlisted cpu: first block");
+    is_str(m9.governor, "", "unlisted cpu: its cpufreq is unknown, not borrowed");
+
+    /* The guest: no cpufreq, hypervisor flag, ';' in the model name. */
+    is_int(cb_fingerprint_read(&g, guest, 1), 0, "guest: read");
+    is_str(g.hypervisor, "yes", "guest: hypervisor flag");
+    is_str(g.model, "AMD EPYC 9B14  96-Core", "guest: ';' in a value becomes ' '");
+    is_str(g.governor, "", "guest: no cpufreq: governor unknown");
+    is_str(g.boost, "", "guest: boost unknown");
+    is_str(g.smt_active, "0", "guest: SMT off");
+    is_str(g.isolated, "none", "guest: empty isolated is none, not unknown");
+    is_int(cb_fingerprint_scaling(&g), -1, "guest: scaling unknown");
+
+    /* Round trip through the stored form. */
+    char s[1024];
+    size_t need = cb_fingerprint_format(&m, s, sizeof s);
+    is_int(need, strlen(s), "format returns its length");
+    ok(strstr(s, "governor=performance;") && strstr(s, "boost=off;") && strstr(s, "cpu=1;"),
+       "format holds key=value; pairs: %s", s);
+    is_int(cb_fingerprint_parse(s, &back), 0, "parse it back");
+    ok(memcmp(&back, &m, sizeof m) == 0, "metal: parse(format(x)) == x");
+    cb_fingerprint_format(&g, s, sizeof s);
+    cb_fingerprint_parse(s, &back);
+    ok(memcmp(&back, &g, sizeof g) == 0, "guest: parse(format(x)) == x");
+    char tiny[16];
+    is_int(cb_fingerprint_format(&m, tiny, sizeof tiny), need, "a short buffer still gets the needed length");
+    is_int(strlen(tiny), sizeof tiny - 1, "and is cut, terminated");
+    is_int(cb_fingerprint_parse("governor=ondemand;future_key=x;smt_active=1", &back), 0,
+           "unknown keys are skipped, a last pair without ';' is read");
+    is_str(back.governor, "ondemand", "parsed governor");
+    is_str(back.smt_active, "1", "parsed last pair");
+    is_str(back.kernel, "", "missing keys stay unknown");
+    is_int(cb_fingerprint_parse("governor", &back), -EINVAL, "a pair without '=' is refused");
+
+    /* The compared lines and the diff rule. */
+    char la[512], lb[512], why[512], v[64];
+    cb_fingerprint_lines(&m, la, sizeof la);
+    is_str(line_value(la, "governor", v, sizeof v), "performance", "lines: governor");
+    is_str(line_value(la, "smt active", v, sizeof v), "1", "lines: smt active");
+    is_str(line_value(la, "boost", v, sizeof v), "off", "lines: boost");
+    ok(!line_value(la, "perf_event_paranoid", v, sizeof v), "lines: paranoid is recorded but not compared");
+    ok(!line_value(la, "kernel", v, sizeof v), "lines: kernel is compared by the hosts table, not twice");
+    is_int(cb_fingerprint_diff(la, la, why, sizeof why), 0, "same lines: no difference");
+
+    struct cb_fingerprint m2 = m;
+    snprintf(m2.governor, sizeof m2.governor, "powersave");
+    cb_fingerprint_lines(&m2, lb, sizeof lb);
+    is_int(cb_fingerprint_diff(la, lb, why, sizeof why), 1, "governor changed: differs");
+    is_str(why, "governor: 'performance' vs 'powersave'", "and says how");
+
+    m2 = m;
+    snprintf(m2.smt_active, sizeof m2.smt_active, "0");
+    snprintf(m2.boost, sizeof m2.boost, "on");
+    cb_fingerprint_lines(&m2, lb, sizeof lb);
+    is_int(cb_fingerprint_diff(la, lb, why, sizeof why), 1, "SMT and boost changed: differs");
+    is_str(why, "smt active: '1' vs '0'; boost: 'off' vs 'on'", "both named, in order");
+
+    m2 = m;
+    snprintf(m2.paranoid, sizeof m2.paranoid, "2");
+    snprintf(m2.siblings, sizeof m2.siblings, "1");
+    cb_fingerprint_lines(&m2, lb, sizeof lb);
+    is_int(cb_fingerprint_diff(la, lb, why, sizeof why), 0, "paranoid and siblings alone: no timing difference");
+
+    /* An older run recorded nothing: its lines are all unknown and differ from none. */
+    cb_fingerprint_lines(NULL, lb, sizeof lb);
+    is_int(cb_fingerprint_diff(la, lb, why, sizeof why), 0, "unknown on one side: not a difference");
+    is_str(line_value(lb, "governor", v, sizeof v), "", "NULL: the same labels, empty");
+    m2 = m;
+    m2.governor[0] = '\0';
+    cb_fingerprint_lines(&m2, lb, sizeof lb);
+    is_int(cb_fingerprint_diff(la, lb, why, sizeof why), 0, "one unknown governor: not a difference");
+    is_int(cb_fingerprint_diff("a=1\nb=2\n", "a=1\n", why, sizeof why), 1, "a missing line differs");
+    is_int(cb_fingerprint_diff("a=1\n", "c=1\n", why, sizeof why), 1, "another field name differs");
+
+    /* describe and the field list. */
+    char d[512];
+    cb_fingerprint_describe(&m, d, sizeof d);
+    ok(strstr(d, "governor performance (intel_pstate)") && strstr(d, "boost off") &&
+           strstr(d, "SMT on (cpu 1 siblings 1,33)") && strstr(d, "isolcpus 2-7"),
+       "describe metal: %s", d);
+    cb_fingerprint_describe(&g, d, sizeof d);
+    ok(strstr(d, "governor unknown (no cpufreq)") && strstr(d, "boost unknown") && strstr(d, "SMT off") &&
+           strstr(d, "hypervisor yes"),
+       "describe guest: %s", d);
+    const char *key, *val;
+    size_t nf = 0;
+    int saw_gov = 0;
+    while ((val = cb_fingerprint_field(&m, nf, &key)) != NULL) {
+        if (strcmp(key, "governor") == 0)
+            saw_gov = strcmp(val, "performance") == 0;
+        nf++;
+    }
+    is_int(nf, 14, "fourteen fields listed");
+    ok(saw_gov, "the field list carries the governor's value");
+
+    /* Nothing there at all. */
+    struct cb_fingerprint none;
+    is_int(cb_fingerprint_read(&none, "/nonexistent-cb-root", 0), -ENOENT, "an empty sysroot: -ENOENT");
+    is_str(none.governor, "", "and every field unknown");
+
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", metal, guest);
+    ok(system(cmd) == 0, "clean up");
+    return tap_done();
+}
