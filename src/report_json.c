@@ -28,6 +28,25 @@ static void kv_num(FILE *out, const char *k, double v)
     cb_json_num(out, v);
 }
 
+static void u64_array(FILE *out, const char *k, const uint64_t *v, size_t n, int comma)
+{
+    fprintf(out, "%s\"%s\": [", comma ? ", " : "", k);
+    for (size_t j = 0; j < n; j++)
+        fprintf(out, "%s%" PRIu64, j ? "," : "", v[j]);
+    fputc(']', out);
+}
+
+static void num_array(FILE *out, const char *k, const double *v, size_t n)
+{
+    fprintf(out, ", \"%s\": [", k);
+    for (size_t j = 0; j < n; j++) {
+        if (j)
+            fputc(',', out);
+        cb_json_num(out, v[j]);
+    }
+    fputc(']', out);
+}
+
 static void summary(FILE *out, const struct cb_summary *s)
 {
     fprintf(out, "{\"n\": %zu", s->n);
@@ -192,30 +211,15 @@ static void run_json(const struct cb_report *r, FILE *out)
                 continue;
             fputs(first ? "" : ",\n       ", out);
             cb_json_str(out, r->events[e].part);
-            fputs(": {\"iters\": [", out);
-            for (size_t j = 0; j < s->n; j++)
-                fprintf(out, "%s%" PRIu64, j ? "," : "", s->iters[j]);
-            fputs("], \"per_op\": [", out);
-            for (size_t j = 0; j < s->n; j++) {
-                if (j)
-                    fputc(',', out);
-                cb_json_num(out, s->v[j]);
-            }
+            fputs(": {", out);
+            u64_array(out, "iters", s->iters, s->n, 0);
+            num_array(out, "per_op", s->v, s->n);
             /* The stored figures behind per_op, so that any scaling can be
              * redone: value = raw * enabled / running when multiplexed. */
-            fputs("], \"raw\": [", out);
-            for (size_t j = 0; j < s->n; j++) {
-                if (j)
-                    fputc(',', out);
-                cb_json_num(out, s->raw[j]);
-            }
-            fputs("], \"enabled_ns\": [", out);
-            for (size_t j = 0; j < s->n; j++)
-                fprintf(out, "%s%" PRIu64, j ? "," : "", s->enabled[j]);
-            fputs("], \"running_ns\": [", out);
-            for (size_t j = 0; j < s->n; j++)
-                fprintf(out, "%s%" PRIu64, j ? "," : "", s->running[j]);
-            fputs("], \"method\": [", out);
+            num_array(out, "raw", s->raw, s->n);
+            u64_array(out, "enabled_ns", s->enabled, s->n, 1);
+            u64_array(out, "running_ns", s->running, s->n, 1);
+            fputs(", \"method\": [", out);
             for (size_t j = 0; j < s->n; j++) {
                 if (j)
                     fputc(',', out);
