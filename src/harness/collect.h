@@ -12,7 +12,6 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "cmd.h"
 #include "counters.h"
 #include "cpu.h"
 #include "fakeclock.h"
