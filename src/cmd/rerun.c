@@ -1,0 +1,296 @@
+/* rerun.c — compare --rerun and the measuring bisect-check shares with it
+ * (rerun.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "rerun.h"
+#include "shell.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    stop_flag = sig;
+}
+
+int cmp_run_cpu(struct cb_store *st, int64_t run)
+{
+    sqlite3_stmt *q;
+    int cpu = -1;
+    if (sqlite3_prepare_v2(cb_store_sqlite(st), "SELECT cpu FROM runs WHERE id = ?1", -1, &q, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(q, 1, run);
+    if (sqlite3_step(q) == SQLITE_ROW)
+        cpu = sqlite3_column_int(q, 0);
+    sqlite3_finalize(q);
+    return cpu;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+/* A rerun is stopped by SIGINT/SIGTERM between measurements, never mid-way. */
+void cmp_catch_stop_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Measure one case of a side's key in col; its per-op metric values are
+ * appended to side.  Returns 0, 1 when the case cannot be measured here, or
+ * a negative errno (-EINTR on a signal). */
+int cmp_measure_into(struct cb_collector *col, const struct cb_side_case *k, const char *metric,
+                     struct cb_side *side)
+{
+    const struct cb_probe *p = cb_probe_find(k->probe);
+    const struct cb_variant *v = p ? cb_variant_find(p, k->variant) : NULL;
+    int mode = cb_mode_parse(k->mode);
+    if (!v || mode < 0)
+        return 1;
+    struct cb_measurement m;
+    int rc = cb_collector_case(col, p, v, k->size, (enum cb_mode)mode, &stop_flag, NULL, &m);
+    if (rc < 0)
+        return rc;
+    if (rc != CB_CASE_MEASURED)
+        return 1;
+    int idx = cb_counters_find(&col->cs, metric);
+    rc = 1;
+    if (idx >= 0 && m.n) {
+        double *vals = malloc(m.n * sizeof *vals), *smt = malloc(m.n * sizeof *smt);
+        size_t n = 0;
+        for (size_t s = 0; vals && smt && s < m.n; s++) {
+            double x = cb_measurement_per_op(&m, s, idx);
+            if (isfinite(x)) {
+                smt[n] = m.smt[s];
+                vals[n++] = x;
+            }
+        }
+        rc = vals && smt ? cb_side_append(side, k->probe, k->variant, k->size, k->mode, k->unit, vals,
+                                          smt, n)
+                         : -ENOMEM;
+        free(vals);
+        free(smt);
+    }
+    cb_measurement_free(&m);
+    return rc;
+}
+
+/* --rerun: measure the undecided cases again with this binary, both sides
+ * in turn (ABBA order, so a drift in the machine hits both alike), each into
+ * a new stored run, until every case is decided or the time cap. */
+int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
+              const struct cmp_common *c, double cap_s, const char *cmdline, struct cmp_result *res,
+              char *err, size_t errlen)
+{
+    struct cb_collector cols[2];
+    struct cb_harness_opts h;
+    cb_harness_defaults(&h);
+    const char *tags[2] = {"rerun-base", "rerun-head"};
+    int usage = 0;
+    for (int s = 0; s < 2; s++) {
+        struct cb_collect_opts co = {
+            .db = c->db, .events = NULL, .tag = tags[s], .repo = c->repo, .cmdline = cmdline,
+            .cpu = cmp_run_cpu(st, A->runs[0]), .quiet = 1, .harness = h,
+        };
+        int rc = cb_collector_open(&cols[s], &co, err, errlen, &usage);
+        if (rc < 0) {
+            if (s)
+                cb_collector_finish(&cols[0], "aborted");
+            return rc;
+        }
+    }
+    cmp_catch_stop_signals();
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct cb_side *sides[2] = {A, B};
+    int rc = 0, round = 0;
+    for (;;) {
+        char keys[256][CB_CASE_KEY_MAX];
+        size_t nk = 0;
+        for (size_t i = 0; i < res->n && nk < 256; i++)
+            if (res->rows[i].v == CB_CMP_UNSURE)
+                snprintf(keys[nk++], CB_CASE_KEY_MAX, "%s", res->rows[i].a->key);
+        double el = seconds_since(&t0);
+        if (nk == 0 || el >= cap_s || stop_flag)
+            break;
+        fprintf(stderr, "cyclebudget: rerun round %d: %zu undecided case%s (%.0f s of %.0f s)\n",
+                round + 1, nk, nk > 1 ? "s" : "", el, cap_s);
+        for (size_t i = 0; i < nk && rc >= 0; i++) {
+            for (int k = 0; k < 2 && rc >= 0; k++) {
+                int s = (int)((round + i + (size_t)k) % 2);
+                struct cb_side_case key = *cb_side_find(sides[s], keys[i]);
+                rc = cmp_measure_into(&cols[s], &key, metric, sides[s]);
+            }
+        }
+        if (rc < 0)
+            break;
+        round++;
+        if ((rc = cmp_evaluate(st, A, B, &c->o, res)) < 0)
+            break;
+    }
+    const char *status = rc < 0 ? "aborted" : "complete";
+    for (int s = 0; s < 2; s++) {
+        if (rc >= 0 && round > 0)
+            cb_side_add_run(sides[s], cols[s].run_id);   /* so the output names them */
+        cb_collector_finish(&cols[s], status);
+    }
+    if (rc == -EINTR || stop_flag) {
+        snprintf(err, errlen, "interrupted: the rerun runs were marked aborted");
+        return -EINTR;
+    }
+    if (rc < 0)
+        snprintf(err, errlen, "rerun failed: %s", strerror(-rc));
+    return rc;
+}
+
+/* The newest complete run with tag that is newer than after; 0 when none. */
+static int64_t newest_run(struct cb_store *st, const char *tag, int64_t after)
+{
+    sqlite3_stmt *q;
+    int64_t id = 0;
+    if (sqlite3_prepare_v2(cb_store_sqlite(st),
+                           "SELECT max(id) FROM runs WHERE id > ?1 AND tag = ?2 AND status = 'complete'",
+                           -1, &q, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(q, 1, after);
+    sqlite3_bind_text(q, 2, tag, -1, SQLITE_STATIC);
+    if (sqlite3_step(q) == SQLITE_ROW)
+        id = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    return id;
+}
+
+/* Append run's values of every case to side, as one more run. */
+static int take_run(struct cb_store *st, int64_t run, const char *metric, struct cb_side *side)
+{
+    struct cb_side one;
+    memset(&one, 0, sizeof one);
+    int rc = cb_side_add_run(&one, run);
+    if (rc == 0)
+        rc = cb_side_load(st, &one, metric);
+    for (size_t i = 0; rc >= 0 && i < one.ncases; i++) {
+        const struct cb_side_case *k = &one.cases[i];
+        if (k->n)
+            rc = cb_side_append(side, k->probe, k->variant, k->size, k->mode, k->unit, k->v, k->smt,
+                                k->n);
+    }
+    if (rc >= 0)
+        rc = cb_side_add_run(side, run);
+    cb_side_free(&one);
+    return rc;
+}
+
+/* --rerun with --base-exec/--head-exec: each round records one new run per
+ * side of the undecided cases, by running the user's command for that side
+ * (BASE's binary, HEAD's binary) as a process of its own.  A process, not
+ * this one: on a VM a process draws its own host state (README, "Rounds"),
+ * and only more processes average over those states; and only the user's
+ * binaries hold the two sides' code.  ABBA order, as above. */
+int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
+                   const struct cmp_common *c, double cap_s, const char *const exec[2],
+                   struct cmp_result *res, char *crosses, size_t clen, char *err, size_t errlen)
+{
+    static const char *const tags[2] = {"rerun-base", "rerun-head"};
+    struct cb_side *sides[2] = {A, B};
+    int cpu = cmp_run_cpu(st, A->runs[0]);
+    char cpubuf[16];
+    snprintf(cpubuf, sizeof cpubuf, "%d", cpu);
+    cmp_catch_stop_signals();
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = 0;
+    for (int round = 0;; round++) {
+        size_t nk = 0, len = 1;
+        for (size_t i = 0; i < res->n; i++)
+            if (res->rows[i].v == CB_CMP_UNSURE) {
+                nk++;
+                len += strlen(res->rows[i].a->key) + 1;
+            }
+        double el = seconds_since(&t0);
+        if (nk == 0 || el >= cap_s || stop_flag)
+            break;
+        char *list = malloc(len);
+        if (!list)
+            return -ENOMEM;
+        list[0] = '\0';
+        for (size_t i = 0; i < res->n; i++)
+            if (res->rows[i].v == CB_CMP_UNSURE) {
+                if (list[0])
+                    strcat(list, ",");
+                strcat(list, res->rows[i].a->key);
+            }
+        fprintf(stderr, "cyclebudget: rerun round %d: %zu undecided case%s (%.0f s of %.0f s)\n",
+                round + 1, nk, nk > 1 ? "s" : "", el, cap_s);
+        for (int k = 0; k < 2 && rc >= 0 && !stop_flag; k++) {
+            int s = (round + k) % 2;
+            const char *args[] = {"--cases", list, "--tag", tags[s], "--db", c->db, "-q", "--cpu", cpubuf};
+            char *cmd = cb_shell_join(exec[s], args, cpu >= 0 ? 9 : 7);
+            if (!cmd) {
+                rc = -ENOMEM;
+                break;
+            }
+            int64_t before = newest_run(st, tags[s], 0);
+            int status = cb_shell_run(cmd);
+            int64_t run = status == 0 ? newest_run(st, tags[s], before) : 0;
+            if (status != 0 || run == 0) {
+                if (stop_flag || status == 130)
+                    rc = -EINTR;
+                else {
+                    const char *side = s ? "head" : "base";
+                    char what[64];
+                    if (status < 0)
+                        snprintf(what, sizeof what, "could not start (%s)", strerror(-status));
+                    else if (status)
+                        snprintf(what, sizeof what, "exited with status %d", status);
+                    else
+                        snprintf(what, sizeof what, "stored no complete run tagged %s", tags[s]);
+                    snprintf(err, errlen, "rerun: the %s command %s: %.400s; it must record a run "
+                             "(compare appends --cases, --tag, --db, -q), e.g. --%s-exec "
+                             "'path/to/cyclebudget run'", side, what, exec[s], side);
+                    rc = -ECHILD;
+                }
+            } else {
+                rc = take_run(st, run, metric, sides[s]);
+            }
+            free(cmd);
+        }
+        free(list);
+        if (rc < 0 || stop_flag)
+            break;
+        /* A side's command that measures in another environment (another
+         * build's flags, CPU) is refused after its first run, not after the
+         * whole time cap.  The last check's crosses is what compare prints. */
+        if ((rc = cmp_check_env(st, A, B, c->force, crosses, clen, err, errlen)) < 0) {
+            if (rc != -EXDEV)
+                snprintf(err, errlen, "rerun: cannot read the new runs' environment: %s", strerror(-rc));
+            return rc;
+        }
+        if ((rc = cmp_evaluate(st, A, B, &c->o, res)) < 0)
+            break;
+    }
+    if (rc == -EINTR || stop_flag) {
+        snprintf(err, errlen, "interrupted: the runs recorded so far stay in %s", c->db);
+        return -EINTR;
+    }
+    if (rc < 0 && rc != -ECHILD)
+        snprintf(err, errlen, "rerun failed: %s", strerror(-rc));
+    return rc;
+}
+

@@ -1,0 +1,29 @@
+/* rerun.h — compare --rerun: measure the undecided cases again, into new
+ * stored runs, with this binary or with the user's own two (--base-exec,
+ * --head-exec); and what bisect-check shares with it (measuring a side's
+ * cases, stopping on a signal between measurements). */
+#ifndef CB_CMD_RERUN_H
+#define CB_CMD_RERUN_H
+
+#include "collect.h"
+#include "verdict.h"
+
+/* The CPU run was pinned to, or -1. */
+int cmp_run_cpu(struct cb_store *st, int64_t run);
+/* SIGINT/SIGTERM stop a rerun between measurements, never mid-way. */
+void cmp_catch_stop_signals(void);
+/* Measure one case of a side's key in col; its per-op metric values are
+ * appended to side.  Returns 0, 1 when the case cannot be measured here, or
+ * a negative errno (-EINTR on a signal). */
+int cmp_measure_into(struct cb_collector *col, const struct cb_side_case *k, const char *metric,
+                     struct cb_side *side);
+/* --rerun with this binary; res is evaluated anew after each round. */
+int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
+              const struct cmp_common *c, double cap_s, const char *cmdline, struct cmp_result *res,
+              char *err, size_t errlen);
+/* --rerun --base-exec/--head-exec: each new run a process of the user's. */
+int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
+                   const struct cmp_common *c, double cap_s, const char *const exec[2],
+                   struct cmp_result *res, char *crosses, size_t clen, char *err, size_t errlen);
+
+#endif

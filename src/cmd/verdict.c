@@ -1,0 +1,477 @@
+/* verdict.c — BASE against HEAD, case by case: the statistics, the
+ * shared options, the environment check and the printed verdict (verdict.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fingerprint.h"
+#include "meter.h"
+#include "parse.h"
+#include "tsc.h"
+#include "verdict.h"
+
+int cmp_parse_pct(const char *s, const char *what, double *out, char *err, size_t errlen)
+{
+    char buf[64];
+    size_t n = strlen(s);
+    if (n == 0 || n >= sizeof buf)
+        goto bad;
+    memcpy(buf, s, n + 1);
+    if (buf[n - 1] == '%')
+        buf[--n] = '\0';
+    if (n == 0 || strspn(buf, "0123456789.") != n)
+        goto bad;
+    char *end;
+    double v = strtod(buf, &end);
+    if (*end || !isfinite(v) || v < 0 || v > 100)
+        goto bad;
+    *out = v / 100.0;
+    return 0;
+bad:
+    snprintf(err, errlen, "%s '%s': give a percentage between 0 and 100, e.g. 2 or 2%%", what, s);
+    return -EINVAL;
+}
+
+/* s as a plain decimal (digits and at most the point strtod takes: no sign,
+ * exponent, "inf" or hex) into *v; 0 when it parses whole, else -EINVAL. */
+static int plain_decimal(const char *s, double *v)
+{
+    char *end;
+    *v = strtod(s, &end);
+    return *s && !*end && strspn(s, "0123456789.") == strlen(s) ? 0 : -EINVAL;
+}
+
+static int parse_run_quantile(const char *s, double *out, char *err, size_t errlen)
+{
+    double v;
+    if (plain_decimal(s, &v) < 0 || !(v >= 0 && v <= 0.5)) {
+        snprintf(err, errlen,
+                 "--run-quantile '%s': give a quantile from 0 (each run's fastest sample) to 0.5 "
+                 "(its median), e.g. 0.1", s);
+        return -EINVAL;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_trim(const char *s, double *out, char *err, size_t errlen)
+{
+    double v;
+    if (plain_decimal(s, &v) < 0 || !(v >= 0 && v <= 0.4)) {
+        snprintf(err, errlen, "--trim '%s': give the share of runs to trim from each end, 0 to 0.4, e.g. 0.2", s);
+        return -EINVAL;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_alpha(const char *s, double *out, char *err, size_t errlen)
+{
+    double v;
+    if (plain_decimal(s, &v) < 0 || !(v > 0 && v < 1)) {
+        snprintf(err, errlen, "--alpha '%s': give a probability strictly between 0 and 1, e.g. 0.01", s);
+        return -EINVAL;
+    }
+    *out = v;
+    return 0;
+}
+
+/* One case's statistics on the quiet samples (cb_runs_quiet) of each side.
+ * With two or more runs a side, runs are the unit and each side must keep
+ * two runs with enough quiet samples; otherwise samples are the unit and
+ * each side must keep one.  When a side keeps too few, every sample is used
+ * and the row says so. */
+static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b,
+                      const struct cmp_opts *o, struct cmp_row *r)
+{
+    int runs_unit = a->nruns >= 2 && b->nruns >= 2;
+    size_t need = runs_unit ? 2 : 1;
+    double *va = malloc(a->n * sizeof *va), *vb = malloc(b->n * sizeof *vb);
+    size_t *ea = malloc(a->nruns * sizeof *ea), *eb = malloc(b->nruns * sizeof *eb);
+    int rc = -ENOMEM;
+    if (va && vb && ea && eb) {
+        size_t da, db;
+        size_t ka = cb_runs_quiet(a->v, o->keep_contended ? NULL : a->smt, a->ends, a->nruns,
+                                  CB_QUIET_MIN, va, ea, &da);
+        size_t kb = cb_runs_quiet(b->v, o->keep_contended ? NULL : b->smt, b->ends, b->nruns,
+                                  CB_QUIET_MIN, vb, eb, &db);
+        const double *ua = va, *ub = vb;
+        const size_t *ua_end = ea, *ub_end = eb;
+        if (ka >= need && kb >= need) {
+            r->left_out = (a->nruns - ka) + (b->nruns - kb);
+            r->samples_left_out = da + db;
+        } else {
+            r->all_contended = 1;
+            ua = a->v;
+            ub = b->v;
+            ua_end = a->ends;
+            ub_end = b->ends;
+            ka = a->nruns;
+            kb = b->nruns;
+        }
+        rc = runs_unit ? cb_cmp_stats_runs(ua, ua_end, ka, ub, ub_end, kb, o->run_q, o->trim, &r->s)
+                       : cb_cmp_stats(ua, ua_end[ka - 1], ub, ub_end[kb - 1], &r->s);
+    }
+    free(va);
+    free(vb);
+    free(ea);
+    free(eb);
+    return rc;
+}
+
+int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                 const struct cmp_opts *o, struct cmp_result *res)
+{
+    free(res->rows);
+    memset(res, 0, sizeof *res);
+    res->rows = calloc(A->ncases ? A->ncases : 1, sizeof *res->rows);
+    if (!res->rows)
+        return -ENOMEM;
+    for (size_t i = 0; i < A->ncases; i++) {
+        const struct cb_side_case *a = &A->cases[i];
+        const struct cb_side_case *b = cb_side_find(B, a->key);
+        if (!b || (o->glob && fnmatch(o->glob, a->key, 0) != 0))
+            continue;
+        struct cmp_row *r = &res->rows[res->n++];
+        r->a = a;
+        r->b = b;
+        int rc = case_stats(a, b, o, r);
+        if (rc < 0)
+            return rc;
+    }
+    double *p = malloc((res->n ? res->n : 1) * sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    for (size_t i = 0; i < res->n; i++)
+        p[i] = res->rows[i].s.p;
+    int rc = o->corr == CORR_HOLM ? cb_p_adjust_holm(p, res->n, p) : cb_p_adjust_bh(p, res->n, p);
+    for (size_t i = 0; rc == 0 && i < res->n; i++) {
+        struct cmp_row *r = &res->rows[i];
+        r->p_adj = p[i];
+        r->v = cb_cmp_decide(r->p_adj, r->s.lo, r->s.hi, o->alpha, o->threshold);
+        res->count[r->v]++;
+        if (r->v == CB_CMP_REGRESSED &&
+            cb_ack_lookup(st, r->a->key, (const char(*)[64])B->commits, B->ncommits, r->why,
+                          sizeof r->why)) {
+            r->acked = 1;
+            res->acked++;
+        }
+    }
+    free(p);
+    return rc;
+}
+
+void cmp_describe_side(struct cb_store *st, const struct cb_side *s, char *buf, size_t len)
+{
+    size_t off = (size_t)snprintf(buf, len, "%s = run%s ", s->spec, s->nruns > 1 ? "s" : "");
+    for (size_t i = 0; i < s->nruns && off < len; i++) {
+        if (i == 8) {
+            off += (size_t)snprintf(buf + off, len - off, ",...");
+            break;
+        }
+        off += (size_t)snprintf(buf + off, len - off, "%s%lld", i ? "," : "", (long long)s->runs[i]);
+    }
+    (void)st;
+    if (s->ncommits == 1 && off < len)
+        snprintf(buf + off, len - off, " (commit %.12s)", s->commits[0]);
+    else if (s->ncommits > 1 && off < len)
+        snprintf(buf + off, len - off, " (%zu commits)", s->ncommits);
+}
+
+static void fmt_pct(double x, char *buf, size_t len)
+{
+    if (isnan(x))
+        snprintf(buf, len, "n/a");
+    else
+        snprintf(buf, len, "%+.1f%%", 100.0 * x);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.6g", x);
+    else
+        fputs("null", f);
+}
+
+/* What the contention meter made compare do: text in two lines at
+ * most, markdown as bullets. */
+static void print_contention(FILE *f, const struct cmp_result *res, int md)
+{
+    size_t runs = 0, samples = 0, total = 0, stuck = 0;
+    for (size_t i = 0; i < res->n; i++) {
+        runs += res->rows[i].left_out;
+        samples += res->rows[i].samples_left_out;
+        total += res->rows[i].a->n + res->rows[i].b->n;
+        stuck += (size_t)res->rows[i].all_contended;
+    }
+    const char *lead = md ? "- contention: " : "contention   ", *wrap = md ? " " : "\n             ";
+    if (runs || samples)
+        fprintf(f, "%sleft out %zu of %zu samples, taken with the core busy (meter over %.2fx its run's%s"
+                   "baseline), and %zu run%s with fewer than %d quiet samples (--keep-contended keeps them)\n",
+                lead, samples, total, CB_METER_SHIFT, wrap, runs, runs == 1 ? "" : "s", CB_QUIET_MIN);
+    if (stuck)
+        fprintf(f, "%s%zu case%s had fewer quiet runs on a side than the test needs (2 with runs as the%s"
+                   "unit, else 1), so every sample was used: the core was shared; record again,%s"
+                   "or on another CPU (cyclebudget calibrate --smt)\n",
+                lead, stuck, stuck == 1 ? "" : "s", wrap, wrap);
+}
+
+static int row_by_runs(const struct cmp_row *r)
+{
+    return r->s.runs_a >= 2 && r->s.runs_b >= 2;
+}
+
+static size_t by_runs(const struct cmp_result *res)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < res->n; i++)
+        k += (size_t)row_by_runs(&res->rows[i]);
+    return k;
+}
+
+static const char *test_name(const struct cmp_result *res, const struct cmp_opts *o, char *buf,
+                             size_t len)
+{
+    size_t k = by_runs(res);
+    char q[32], t[48];
+    if (o->trim > 0)
+        snprintf(t, sizeof t, "Yuen's %g%%-trimmed t", 100 * o->trim);
+    else
+        snprintf(t, sizeof t, "Welch's t");
+    if (o->run_q == 0.5)
+        snprintf(q, sizeof q, "median");
+    else if (o->run_q == 0)
+        snprintf(q, sizeof q, "fastest sample");
+    else
+        snprintf(q, sizeof q, "%g-quantile", o->run_q);
+    if (k == res->n && k)
+        snprintf(buf, len, "runs as the unit: %s on the log of each run's %s", t, q);
+    else if (k == 0)
+        snprintf(buf, len, "samples as the unit: Mann-Whitney U, bootstrap CI of the medians' ratio");
+    else
+        snprintf(buf, len, "runs as the unit (%s, each run's %s) where both sides have 2+ runs, "
+                 "else samples (Mann-Whitney)", t, q);
+    return buf;
+}
+
+void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
+                      const struct cmp_result *res, int exit_status, FILE *f)
+{
+    const char *unit = strcmp(x->metric, "cycles") == 0 ? "core cycles (PMU) per op"
+                       : strcmp(x->metric, "cycles-est") == 0
+                           ? "ESTIMATED core cycles per op (no PMU cycles on every run)"
+                           : "TSC ticks per op (no PMU cycles and no estimate on every run)";
+    const char *corr = o->corr == CORR_HOLM ? "Holm" : "Benjamini-Hochberg";
+    if (o->fmt == FMT_JSON) {
+        fputs("{\"base\":", f);
+        json_str(f, x->base_desc);
+        fputs(",\"head\":", f);
+        json_str(f, x->head_desc);
+        fputs(",\"metric\":", f);
+        json_str(f, x->metric);
+        fprintf(f, ",\"run_quantile\":%g", o->run_q);
+        fprintf(f, ",\"alpha\":%g,\"threshold_pct\":%g,\"correction\":\"%s\",\"crosses_environments\":%s",
+                o->alpha, 100 * o->threshold, o->corr == CORR_HOLM ? "holm" : "bh",
+                x->crosses ? "true" : "false");
+        if (x->crosses) {
+            fputs(",\"environment_diff\":", f);
+            json_str(f, x->crosses);
+        }
+        fputs(",\"cases\":[", f);
+        for (size_t i = 0; i < res->n; i++) {
+            const struct cmp_row *r = &res->rows[i];
+            fputs(i ? ",{\"case\":" : "{\"case\":", f);
+            json_str(f, r->a->key);
+            fprintf(f, ",\"n_base\":%zu,\"n_head\":%zu,\"runs_base\":%zu,\"runs_head\":%zu,"
+                       "\"runs_left_out\":%zu,\"samples_left_out\":%zu,\"all_runs_contended\":%s,"
+                       "\"test\":\"%s\",\"median_base\":",
+                    r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, r->left_out, r->samples_left_out,
+                    r->all_contended ? "true" : "false", row_by_runs(r) ? "t-runs" : "mann-whitney");
+            json_num(f, r->s.med_a);
+            fputs(",\"median_head\":", f);
+            json_num(f, r->s.med_b);
+            fputs(",\"change_pct\":", f);
+            json_num(f, 100 * r->s.change);
+            fputs(",\"ci_lo_pct\":", f);
+            json_num(f, 100 * r->s.lo);
+            fputs(",\"ci_hi_pct\":", f);
+            json_num(f, 100 * r->s.hi);
+            fputs(",\"p\":", f);
+            json_num(f, r->s.p);
+            fputs(",\"p_adj\":", f);
+            json_num(f, r->p_adj);
+            fprintf(f, ",\"verdict\":\"%s\",\"acked\":%s", cb_cmp_verdict_name(r->v),
+                    r->acked ? "true" : "false");
+            if (r->acked) {
+                fputs(",\"ack_why\":", f);
+                json_str(f, r->why);
+            }
+            fputc('}', f);
+        }
+        fprintf(f, "],\"summary\":{\"regressed\":%d,\"improved\":%d,\"unchanged\":%d,\"unsure\":%d,"
+                   "\"acknowledged\":%d},\"exit\":%d}\n",
+                res->count[CB_CMP_REGRESSED], res->count[CB_CMP_IMPROVED],
+                res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE], res->acked, exit_status);
+        return;
+    }
+    int md = o->fmt == FMT_MARKDOWN;
+    char tn[320];
+    if (md) {
+        fprintf(f, "### cyclebudget compare\n\n- base: `%s`\n- head: `%s`\n- metric: %s\n", x->base_desc,
+                x->head_desc, unit);
+        fprintf(f, "- test: %s\n- regression: %s-corrected p < %g and the whole 95%% CI above +%g%%\n",
+                test_name(res, o, tn, sizeof tn), corr, o->alpha, 100 * o->threshold);
+        if (x->crosses)
+            fprintf(f, "- **this comparison crosses environments** (--force): %s\n", x->crosses);
+        print_contention(f, res, 1);
+        fputs("\n| case | base | head | change | 95% CI | p (adj) | verdict |\n"
+              "|---|---:|---:|---:|---|---:|---|\n", f);
+    } else {
+        fprintf(f, "base         %s\nhead         %s\nmetric       %s\n", x->base_desc, x->head_desc, unit);
+        size_t clustered = by_runs(res);
+        fprintf(f, "test         %s;\n             %s over %zu case%s, alpha %g; change beyond %g%% over the whole 95%% CI\n",
+                test_name(res, o, tn, sizeof tn), corr, res->n, res->n == 1 ? "" : "s", o->alpha,
+                100 * o->threshold);
+        if (clustered < res->n)
+            fprintf(f, "caveat       %zu case%s with a single run on a side: a shift between runs (core clock,\n"
+                       "             load) looks like a change; record 5+ runs per side, interleaved, to gate on it\n",
+                    res->n - clustered, res->n - clustered > 1 ? "s" : "");
+        if (x->crosses)
+            fprintf(f, "environment  CROSSES ENVIRONMENTS (--force): %s\n", x->crosses);
+        else
+            fprintf(f, "environment  same fingerprint on both sides\n");
+        print_contention(f, res, 0);
+        fprintf(f, "\n%-34s %10s %10s %8s  %-18s %9s  %s\n", "case", "base", "head", "change",
+                "95% CI", "p (adj)", "verdict");
+    }
+    for (size_t i = 0; i < res->n; i++) {
+        const struct cmp_row *r = &res->rows[i];
+        char ch[32], lo[32], hi[32], ci[80], verdict[64];
+        fmt_pct(r->s.change, ch, sizeof ch);
+        fmt_pct(r->s.lo, lo, sizeof lo);
+        fmt_pct(r->s.hi, hi, sizeof hi);
+        snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
+        snprintf(verdict, sizeof verdict, "%s%s", cb_cmp_verdict_name(r->v), r->acked ? " (acknowledged)" : "");
+        if (md)
+            fprintf(f, "| `%s` | %.1f | %.1f | %s | %s | %.2g | %s%s%s |\n", r->a->key, r->s.med_a,
+                    r->s.med_b, ch, ci, r->p_adj, r->v == CB_CMP_REGRESSED && !r->acked ? "**" : "",
+                    verdict, r->v == CB_CMP_REGRESSED && !r->acked ? "**" : "");
+        else
+            fprintf(f, "%-34s %10.1f %10.1f %8s  %-18s %9.2g  %s\n", r->a->key, r->s.med_a, r->s.med_b,
+                    ch, ci, r->p_adj, verdict);
+        if (r->acked)
+            fprintf(f, md ? "|  | | | | | | acknowledged: %s |\n" : "%-34s acknowledged: %s\n", md ? r->why : "",
+                    r->why);
+    }
+    fprintf(f, "\n%s%d regressed%s, %d improved, %d unchanged, %d unsure", md ? "**" : "",
+            res->count[CB_CMP_REGRESSED], md ? "**" : "", res->count[CB_CMP_IMPROVED],
+            res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE]);
+    if (res->acked)
+        fprintf(f, " (%d regression%s acknowledged)", res->acked, res->acked > 1 ? "s" : "");
+    if (res->n == 0)
+        fprintf(f, " (no case in common)");
+    fputc('\n', f);
+}
+
+int cmp_exit_of(const struct cmp_result *res)
+{
+    return res->count[CB_CMP_REGRESSED] > res->acked ? 1 : 0;
+}
+
+int cmp_common_opt(int ch, struct cmp_common *c, char *err, size_t errlen)
+{
+    switch (ch) {
+    case 'D': c->db = optarg; return 0;
+    case 'R': c->repo = optarg; return 0;
+    case 'F': c->force = 1; return 0;
+    case 'I': c->include_aborted = 1; return 0;
+    case 'a': return parse_alpha(optarg, &c->o.alpha, err, errlen);
+    case 't': return cmp_parse_pct(optarg, "--threshold", &c->o.threshold, err, errlen);
+    case 'c':
+        if (strcmp(optarg, "holm") == 0)
+            c->o.corr = CORR_HOLM;
+        else if (strcmp(optarg, "bh") == 0)
+            c->o.corr = CORR_BH;
+        else {
+            snprintf(err, errlen, "--correction '%s': give holm or bh", optarg);
+            return -EINVAL;
+        }
+        return 0;
+    case 'G': c->o.glob = optarg; return 0;
+    case 'Q': return parse_run_quantile(optarg, &c->o.run_q, err, errlen);
+    case 'K': c->o.keep_contended = 1; return 0;
+    case 'T': return parse_trim(optarg, &c->o.trim, err, errlen);
+    }
+    return 1;
+}
+
+void cmp_common_defaults(struct cmp_common *c)
+{
+    memset(c, 0, sizeof *c);
+    c->db = CB_DEFAULT_DB;
+    c->o.alpha = 0.01;
+    c->o.threshold = 0.02;
+    c->o.run_q = CB_RUN_QUANTILE_DEFAULT;
+    c->o.trim = CB_RUNS_TRIM;
+    c->o.corr = CORR_HOLM;
+    c->o.fmt = FMT_TEXT;
+}
+
+/* Check the fingerprints: within each side and across.  Returns 0, or
+ * -EXDEV with the message in err when refused. */
+int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                  int force, char *crosses, size_t clen, char *err, size_t errlen)
+{
+    char fa[2048], fb[2048], why[900];
+    crosses[0] = '\0';
+    int rc = cb_side_fingerprint(st, A, fa, sizeof fa, why, sizeof why);
+    if (rc == -EXDEV)
+        snprintf(crosses, clen, "%s", why);
+    else if (rc < 0)
+        return rc;
+    rc = cb_side_fingerprint(st, B, fb, sizeof fb, why, sizeof why);
+    if (rc == -EXDEV && !crosses[0])
+        snprintf(crosses, clen, "%s", why);
+    else if (rc < 0 && rc != -EXDEV)
+        return rc;
+    if (!crosses[0] && cb_fingerprint_diff(fa, fb, why, sizeof why))
+        snprintf(crosses, clen, "base vs head: %s", why);
+    if (crosses[0] && !force) {
+        snprintf(err, errlen, "refusing to compare across environments (%.900s): measure both sides on the same "
+                 "machine, kernel, build and pinned CPU (run --cpu N), or pass --force", crosses);
+        return -EXDEV;
+    }
+    return 0;
+}
+
+void cmp_cmdline(const char *cmd, int argc, char **argv, char *buf, size_t len)
+{
+    size_t off = (size_t)snprintf(buf, len, "cyclebudget %s", cmd);
+    for (int i = 1; i < argc && off < len; i++)
+        off += (size_t)snprintf(buf + off, len - off, " %s", argv[i]);
+}

@@ -1,0 +1,112 @@
+/* verdict.h — what compare and bisect-check share: the statistical options,
+ * evaluating BASE against HEAD case by case, the environment check, and the
+ * printed verdict.
+ *
+ * bisect-check is compare with git bisect run's exit codes: it must reach
+ * the same verdict as 'compare BASE RUN' would on the same rows, so both go
+ * through these functions and nothing else. */
+#ifndef CB_CMD_VERDICT_H
+#define CB_CMD_VERDICT_H
+
+#include <stdio.h>
+
+#include "cmd.h"
+#include "compare.h"
+#include "sides.h"
+#include "store.h"
+
+enum fmt { FMT_TEXT, FMT_MARKDOWN, FMT_JSON };
+enum corr { CORR_HOLM, CORR_BH };
+
+struct cmp_opts {
+    double alpha, threshold;      /* threshold as a fraction */
+    double run_q;                 /* each run's figure when runs are the unit */
+    double trim;                  /* Yuen's trimming fraction (0: Welch) */
+    int keep_contended;           /* 1: do not leave out runs measured on a shared core */
+    enum corr corr;
+    enum fmt fmt;
+    const char *glob;             /* restrict to cases matching; NULL all */
+};
+
+struct cmp_row {
+    const struct cb_side_case *a, *b;
+    struct cb_cmp_stats s;
+    double p_adj;
+    enum cb_cmp_verdict v;
+    size_t left_out;              /* runs left out: too few samples on a quiet core */
+    size_t samples_left_out;      /* samples of kept runs taken on a shared core */
+    int all_contended;            /* too few quiet runs on a side: every run was used */
+    int acked;
+    char why[256];
+};
+
+struct cmp_result {
+    struct cmp_row *rows;
+    size_t n;
+    int count[4];                 /* per verdict */
+    int acked;                    /* regressions acknowledged */
+};
+
+
+struct cmp_ctx {
+    const char *metric;
+    const char *crosses;          /* NULL: same environment; else the difference */
+    char base_desc[512], head_desc[512];
+};
+
+struct cmp_common {
+    const char *db, *repo;
+    int force, include_aborted;
+    struct cmp_opts o;
+};
+
+#define CMP_COMMON_LONGOPTS                                                                  \
+    {"db", required_argument, 0, 'D'}, {"repo", required_argument, 0, 'R'},              \
+    {"force", no_argument, 0, 'F'}, {"include-aborted", no_argument, 0, 'I'},            \
+    {"alpha", required_argument, 0, 'a'}, {"threshold", required_argument, 0, 't'},      \
+    {"correction", required_argument, 0, 'c'}, {"cases", required_argument, 0, 'G'},     \
+    {"run-quantile", required_argument, 0, 'Q'}, {"keep-contended", no_argument, 0, 'K'},   \
+    {"trim", required_argument, 0, 'T'}
+
+#define CMP_COMMON_HELP                                                                                   \
+    "      --db PATH          database (default ./" CB_DEFAULT_DB ")\n"                               \
+    "      --alpha P          significance after correction (default 0.01)\n"                         \
+    "      --threshold PCT    a change must exceed this over the whole 95%% CI (default 2%%)\n"       \
+    "      --correction C     holm (default: no false alarm in the family) or bh (false\n"            \
+    "                         discovery rate)\n"                                                      \
+    "      --cases GLOB       only cases whose name probe/variant/size/mode matches\n"                \
+    "      --run-quantile Q   with 2+ runs a side, each run counts as its Q-quantile sample\n"       \
+    "                         (default 0.1: robust to a shared host; 0.5 is the median)\n"          \
+    "      --trim T           with 2+ runs a side, trim this share of runs from each end\n"       \
+    "                         (Yuen's test; default 0: Welch's)\n"                               \
+    "      --keep-contended   keep samples taken on a shared core (by default left out\n"          \
+    "                         while 2+ runs a side keep 5+ quiet samples)\n"                      \
+    "      --force            compare runs from different environments (the output says so)\n"      \
+    "      --include-aborted  let aborted and running runs count\n"                                   \
+    "      --repo DIR         git tree for resolving revisions such as HEAD~1 (default .)\n"
+
+/* "2", "2%", "0.5%": a percentage in [0, 100], as a fraction; what names
+ * the option in the message. */
+int cmp_parse_pct(const char *s, const char *what, double *out, char *err, size_t errlen);
+/* Parse one of the shared options (ch as getopt_long returned it): 0 taken,
+ * 1 not a shared option, or a negative errno with the message in err. */
+int cmp_common_opt(int ch, struct cmp_common *c, char *err, size_t errlen);
+void cmp_common_defaults(struct cmp_common *c);
+/* Every case common to A and B, with its statistics and verdict, the
+ * acknowledgements applied.  0 or a negative errno. */
+int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                 const struct cmp_opts *o, struct cmp_result *res);
+/* One line naming a side's runs and commits, for the header. */
+void cmp_describe_side(struct cb_store *st, const struct cb_side *s, char *buf, size_t len);
+void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
+                      const struct cmp_result *res, int exit_status, FILE *f);
+/* compare's exit status: 1 when a regression is not acknowledged, else 0. */
+int cmp_exit_of(const struct cmp_result *res);
+/* Check the fingerprints: within each side and across.  Returns 0, or
+ * -EXDEV with the message in err when refused. */
+int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_side *B, int force,
+                  char *crosses, size_t clen, char *err, size_t errlen);
+/* "cyclebudget CMD ARGS...", the command line stored with a run we record. */
+void cmp_cmdline(const char *cmd, int argc, char **argv, char *buf, size_t len);
+
+#endif
