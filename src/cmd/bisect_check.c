@@ -37,7 +37,47 @@ static void bisect_usage(FILE *out)
             "128 error (aborts git bisect run, which would read 1..127 as bad)\n");
 }
 
-int cmd_bisect_check(int argc, char **argv)
+/* What the command line asked for. */
+struct bisect {
+    struct cmp_common c;
+    const char *against;
+    int quiet;
+    struct cb_harness_opts h;
+    char cmdline[2048];
+};
+
+/* The option value parsers of bisect-check's own options: 0, or a negative
+ * errno with the message in err. */
+static int bisect_opt(int ch, struct bisect *b, char *err, size_t errlen)
+{
+    long lv;
+    uint64_t u64;
+    switch (ch) {
+    case 'A': b->against = optarg; return 0;
+    case 'n':
+        if (cb_parse_long(optarg, 1, 1000000, "--reps", &lv, err, errlen) < 0)
+            return -EINVAL;
+        b->h.reps = (int)lv;
+        return 0;
+    case 'm': return cb_parse_seconds(optarg, "--max-time", &b->h.case_seconds, err, errlen);
+    case 'C':
+        if (cb_parse_size(optarg, &u64, err, errlen) < 0)
+            return -EINVAL;
+        b->h.cold_bytes = u64;
+        return 0;
+    case 'N':
+        if (cb_parse_long(optarg, 1, CB_MAX_ROUNDS, "--rounds", &lv, err, errlen) < 0)
+            return -EINVAL;
+        b->h.rounds = (int)lv;
+        return 0;
+    case 'q': b->quiet = 1; return 0;
+    }
+    return 1;
+}
+
+/* 0 parsed, 1 --help printed, -EINVAL a bad value (message in err), or
+ * -ENOENT an unknown option (already reported). */
+static int bisect_parse(int argc, char **argv, struct bisect *b, char *err, size_t errlen)
 {
     static const struct option opts[] = {
         CMP_COMMON_LONGOPTS,
@@ -47,125 +87,167 @@ int cmd_bisect_check(int argc, char **argv)
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    struct cmp_common c;
-    cmp_common_defaults(&c);
-    const char *against = NULL;
-    int quiet = 0;
-    struct cb_harness_opts h;
-    cb_harness_defaults(&h);
-    char err[1536];
-    long lv;
-    uint64_t u64;
-    char cmdline[2048];
-    cmp_cmdline("bisect-check", argc, argv, cmdline, sizeof cmdline);
+    memset(b, 0, sizeof *b);
+    cmp_common_defaults(&b->c);
+    cb_harness_defaults(&b->h);
+    cmp_cmdline("bisect-check", argc, argv, b->cmdline, sizeof b->cmdline);
     optind = 1;
     int ch;
     while ((ch = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
-        int r = cmp_common_opt(ch, &c, err, sizeof err);
+        if (ch == 'h') {
+            bisect_usage(stdout);
+            return 1;
+        }
+        int r = cmp_common_opt(ch, &b->c, err, errlen);
+        if (r == 1)
+            r = bisect_opt(ch, b, err, errlen);
         if (r < 0)
-            goto usage_err;
-        if (r == 0)
-            continue;
-        switch (ch) {
-        case 'A': against = optarg; break;
-        case 'n':
-            if (cb_parse_long(optarg, 1, 1000000, "--reps", &lv, err, sizeof err) < 0)
-                goto usage_err;
-            h.reps = (int)lv;
-            break;
-        case 'm':
-            if (cb_parse_seconds(optarg, "--max-time", &h.case_seconds, err, sizeof err) < 0)
-                goto usage_err;
-            break;
-        case 'C':
-            if (cb_parse_size(optarg, &u64, err, sizeof err) < 0)
-                goto usage_err;
-            h.cold_bytes = u64;
-            break;
-        case 'N':
-            if (cb_parse_long(optarg, 1, CB_MAX_ROUNDS, "--rounds", &lv, err, sizeof err) < 0)
-                goto usage_err;
-            h.rounds = (int)lv;
-            break;
-        case 'q': quiet = 1; break;
-        case 'h': bisect_usage(stdout); return 0;
-        default: cb_option_error("bisect-check", argv); return BISECT_ERROR;
+            return -EINVAL;
+        if (r == 1) {
+            cb_option_error("bisect-check", argv);
+            return -ENOENT;
         }
     }
-    if (!against || optind < argc) {
-        snprintf(err, sizeof err, "bisect-check needs --against BASE and nothing else; see 'cyclebudget bisect-check --help'");
-        goto usage_err;
+    if (!b->against || optind < argc) {
+        snprintf(err, errlen, "bisect-check needs --against BASE and nothing else; see 'cyclebudget bisect-check --help'");
+        return -EINVAL;
     }
+    return 0;
+}
+
+/* BASE's side with its cases, and the CPU its first run was pinned to:
+ * that is where this tree must be measured.  0, or -EINVAL with the
+ * message in err. */
+static int load_base(const struct bisect *b, struct cb_side *A, int *cpu, char *err, size_t errlen)
+{
     struct cb_store *st;
-    if (cb_store_open(c.db, CB_STORE_READ, 0, &st, err, sizeof err) < 0)
-        goto usage_err;
-    struct cb_side A, B, keys;
-    memset(&B, 0, sizeof B);
-    memset(&keys, 0, sizeof keys);
-    int status = BISECT_ERROR, rc;
-    if ((rc = cb_side_resolve(st, against, c.include_aborted, c.repo, &A, err, sizeof err)) < 0 ||
-        (rc = cb_side_load(st, &A, "tsc")) < 0) {
+    if (cb_store_open(b->c.db, CB_STORE_READ, 0, &st, err, errlen) < 0)
+        return -EINVAL;
+    int rc;
+    if ((rc = cb_side_resolve(st, b->against, b->c.include_aborted, b->c.repo, A, err, errlen)) < 0 ||
+        (rc = cb_side_load(st, A, "tsc")) < 0) {
         if (rc != -ENOENT && rc != -EINVAL)
-            snprintf(err, sizeof err, "cannot read %s: %s", c.db, strerror(-rc));
+            snprintf(err, errlen, "cannot read %s: %s", b->c.db, strerror(-rc));
         cb_store_close(st);
-        cb_side_free(&A);
-        goto usage_err;
+        cb_side_free(A);
+        return -EINVAL;
     }
-    int cpu = cmp_run_cpu(st, A.runs[0]);
+    *cpu = cmp_run_cpu(st, A->runs[0]);
     cb_store_close(st);
-    /* Measure every case the base has (that this binary knows). */
+    return 0;
+}
+
+/* Measure every case BASE has (that this binary knows) into a new run
+ * tagged 'bisect'.  Returns 0 with the run and how many cases it measured,
+ * or the exit status to end with. */
+static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measured)
+{
+    char err[1536];
+    struct cb_side A, keys;
+    memset(&keys, 0, sizeof keys);
+    int cpu;
+    if (load_base(b, &A, &cpu, err, sizeof err) < 0)
+        goto usage_err;
     struct cb_collect_opts co = {
-        .db = c.db, .tag = "bisect", .repo = c.repo, .cmdline = cmdline, .cpu = cpu, .quiet = 1,
-        .harness = h,
+        .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->cmdline, .cpu = cpu,
+        .quiet = 1, .harness = b->h,
     };
     struct cb_collector col;
-    int usage = 0;
+    int usage = 0, rc;
     if ((rc = cb_collector_open(&col, &co, err, sizeof err, &usage)) < 0) {
         cb_side_free(&A);
         goto usage_err;
     }
     cmp_catch_stop_signals();
-    size_t measured = 0;
+    *measured = 0;
     for (size_t i = 0; i < A.ncases && rc >= 0; i++) {
-        if (c.o.glob && fnmatch(c.o.glob, A.cases[i].key, 0) != 0)
+        if (b->c.o.glob && fnmatch(b->c.o.glob, A.cases[i].key, 0) != 0)
             continue;
         rc = cmp_measure_into(&col, &A.cases[i], "tsc", &keys);
         if (rc == 0)
-            measured++;
+            (*measured)++;
     }
-    int64_t run_id = col.run_id;
+    *run_id = col.run_id;
     cb_collector_finish(&col, rc < 0 ? "aborted" : "complete");
+    cb_side_free(&A);
+    cb_side_free(&keys);
     if (rc < 0) {
-        cb_die_msg("measuring failed (%s): run %lld marked aborted", strerror(-rc), (long long)run_id);
-        cb_side_free(&A);
-        cb_side_free(&keys);
+        cb_die_msg("measuring failed (%s): run %lld marked aborted", strerror(-rc), (long long)*run_id);
         return rc == -EINTR ? 130 : BISECT_ERROR;
     }
-    cb_side_free(&keys);
-    cb_side_free(&A);
-    /* Compare from the store, exactly as 'compare BASE RUN' would. */
-    if (cb_store_open(c.db, CB_STORE_READ, 0, &st, err, sizeof err) < 0)
-        goto usage_err;
+    return 0;
+usage_err:
+    cb_die_msg("%s", err);
+    return BISECT_ERROR;
+}
+
+/* git bisect run's verdict from compare's rows, and the regressed cases
+ * that were measured on a busy core the whole time (why 125). */
+static int bisect_status(const struct cmp_result *res, size_t *shared_bad)
+{
+    struct cb_bisect_row *br = calloc(res->n ? res->n : 1, sizeof *br);
+    if (!br) {
+        cb_die_msg("out of memory");
+        return BISECT_ERROR;
+    }
+    *shared_bad = 0;
+    for (size_t i = 0; i < res->n; i++) {
+        br[i] = (struct cb_bisect_row){res->rows[i].v, res->rows[i].acked, res->rows[i].all_contended};
+        *shared_bad += br[i].v == CB_CMP_REGRESSED && !br[i].acked && br[i].shared;
+    }
+    int status = cb_bisect_exit(br, res->n);
+    free(br);
+    return status;
+}
+
+static void print_verdict(const struct bisect *b, const struct cmp_ctx *x, const struct cmp_result *res,
+                          int status, int64_t run_id, size_t shared_bad)
+{
+    if (!b->quiet)
+        cmp_print_result(x, &b->c.o, res, status, stdout);
+    printf("bisect-check: %s (run %lld against %s)\n",
+           status == 0 ? "good" : status == 1 ? "bad: regressed" : "cannot tell (skip)",
+           (long long)run_id, b->against);
+    if (status == 125 && shared_bad)
+        printf("bisect-check: %zu regressed case%s measured with the core busy (an SMT sibling or "
+               "the host: the contention meter over %.2fx its run's baseline) the whole "
+               "time: not trusted; run again, or pin BASE and this check to a quiet CPU "
+               "(cyclebudget calibrate --smt)\n", shared_bad, shared_bad > 1 ? "s were" : " was",
+               CB_METER_SHIFT);
+}
+
+/* Compare from the store, exactly as 'compare BASE RUN' would. */
+static int judge(const struct bisect *b, int64_t run_id, size_t measured)
+{
+    char err[1536];
+    struct cb_store *st;
+    if (cb_store_open(b->c.db, CB_STORE_READ, 0, &st, err, sizeof err) < 0) {
+        cb_die_msg("%s", err);
+        return BISECT_ERROR;
+    }
+    struct cb_side A, B;
+    memset(&A, 0, sizeof A);
+    memset(&B, 0, sizeof B);
     struct cmp_result res = {0};
-    char crosses[1024];
-    char runspec[32];
-    snprintf(runspec, sizeof runspec, "%lld", (long long)run_id);
     struct cmp_ctx x = {0};
+    char crosses[1024], runspec[32];
+    snprintf(runspec, sizeof runspec, "%lld", (long long)run_id);
+    int status = BISECT_ERROR, rc;
     if (measured == 0) {
-        cb_die_msg("none of the cases of '%s' can be measured by this binary: cannot tell", against);
+        cb_die_msg("none of the cases of '%s' can be measured by this binary: cannot tell", b->against);
         status = 125;
         goto out;
     }
-    if ((rc = cb_side_resolve(st, against, c.include_aborted, c.repo, &A, err, sizeof err)) < 0 ||
-        (rc = cb_side_resolve(st, runspec, 1, c.repo, &B, err, sizeof err)) < 0 ||
-        (rc = cmp_check_env(st, &A, &B, c.force, crosses, sizeof crosses, err, sizeof err)) < 0) {
+    if ((rc = cb_side_resolve(st, b->against, b->c.include_aborted, b->c.repo, &A, err, sizeof err)) < 0 ||
+        (rc = cb_side_resolve(st, runspec, 1, b->c.repo, &B, err, sizeof err)) < 0 ||
+        (rc = cmp_check_env(st, &A, &B, b->c.force, crosses, sizeof crosses, err, sizeof err)) < 0) {
         cb_die_msg("%s", err);
         /* A different environment (governor, SMT, microcode, pinned CPU...)
          * changes timings by itself: this commit cannot be judged, but the
          * bisection can go on with the next one. */
         if (rc == -EXDEV) {
             printf("bisect-check: cannot tell (skip): this run's environment differs from %s's "
-                   "(%s)\n", against, crosses);
+                   "(%s)\n", b->against, crosses);
             status = 125;
         }
         goto out;
@@ -175,41 +257,37 @@ int cmd_bisect_check(int argc, char **argv)
     cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
     snprintf(x.head_desc, sizeof x.head_desc, "this tree = run %lld", (long long)run_id);
     if ((rc = cb_side_load(st, &A, x.metric)) < 0 || (rc = cb_side_load(st, &B, x.metric)) < 0 ||
-        (rc = cmp_evaluate(st, &A, &B, &c.o, &res)) < 0) {
-        cb_die_msg("cannot read the samples from %s: %s", c.db, strerror(-rc));
+        (rc = cmp_evaluate(st, &A, &B, &b->c.o, &res)) < 0) {
+        cb_die_msg("cannot read the samples from %s: %s", b->c.db, strerror(-rc));
         goto out;
     }
-    struct cb_bisect_row *br = calloc(res.n ? res.n : 1, sizeof *br);
-    if (!br) {
-        cb_die_msg("out of memory");
-        goto out;
-    }
-    size_t shared_bad = 0;
-    for (size_t i = 0; i < res.n; i++) {
-        br[i] = (struct cb_bisect_row){res.rows[i].v, res.rows[i].acked, res.rows[i].all_contended};
-        shared_bad += br[i].v == CB_CMP_REGRESSED && !br[i].acked && br[i].shared;
-    }
-    status = cb_bisect_exit(br, res.n);
-    free(br);
-    if (!quiet)
-        cmp_print_result(&x, &c.o, &res, status, stdout);
-    printf("bisect-check: %s (run %lld against %s)\n",
-           status == 0 ? "good" : status == 1 ? "bad: regressed" : "cannot tell (skip)",
-           (long long)run_id, against);
-    if (status == 125 && shared_bad)
-        printf("bisect-check: %zu regressed case%s measured with the core busy (an SMT sibling or "
-               "the host: the contention meter over %.2fx its run's baseline) the whole "
-               "time: not trusted; run again, or pin BASE and this check to a quiet CPU "
-               "(cyclebudget calibrate --smt)\n", shared_bad, shared_bad > 1 ? "s were" : " was",
-               CB_METER_SHIFT);
+    size_t shared_bad;
+    status = bisect_status(&res, &shared_bad);
+    if (status != BISECT_ERROR)
+        print_verdict(b, &x, &res, status, run_id, shared_bad);
 out:
     free(res.rows);
     cb_side_free(&A);
     cb_side_free(&B);
     cb_store_close(st);
     return status;
-usage_err:
-    cb_die_msg("%s", err);
-    return BISECT_ERROR;
 }
 
+int cmd_bisect_check(int argc, char **argv)
+{
+    struct bisect b;
+    char err[1536];
+    int rc = bisect_parse(argc, argv, &b, err, sizeof err);
+    if (rc == 1)
+        return 0;
+    if (rc < 0) {
+        if (rc == -EINVAL)
+            cb_die_msg("%s", err);
+        return BISECT_ERROR;
+    }
+    int64_t run_id;
+    size_t measured;
+    if ((rc = measure_tree(&b, &run_id, &measured)) != 0)
+        return rc;
+    return judge(&b, run_id, measured);
+}
