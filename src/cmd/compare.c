@@ -45,7 +45,46 @@ static void compare_usage(FILE *out)
             "exit status: 0 no regression, 1 an unacknowledged regression, 2 usage or tool error\n");
 }
 
-int cmd_compare(int argc, char **argv)
+/* What the command line asked for. */
+struct compare {
+    struct cmp_common c;
+    int rerun;
+    double cap_s;                 /* --rerun-time */
+    const char *exec[2];          /* --base-exec, --head-exec */
+    char cmdline[2048];
+};
+
+static int parse_format(const char *s, struct cmp_opts *o, char *err, size_t errlen)
+{
+    if (strcmp(s, "text") == 0)
+        o->fmt = FMT_TEXT;
+    else if (strcmp(s, "markdown") == 0 || strcmp(s, "md") == 0)
+        o->fmt = FMT_MARKDOWN;
+    else if (strcmp(s, "json") == 0)
+        o->fmt = FMT_JSON;
+    else {
+        snprintf(err, errlen, "--format '%s': give text, markdown or json", s);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* compare's own options: 0 taken, 1 not one of them, or -EINVAL. */
+static int compare_opt(int ch, struct compare *k, char *err, size_t errlen)
+{
+    switch (ch) {
+    case 'f': return parse_format(optarg, &k->c.o, err, errlen);
+    case 'r': k->rerun = 1; return 0;
+    case 'X': return cb_parse_seconds(optarg, "--rerun-time", &k->cap_s, err, errlen);
+    case 'B': k->exec[0] = optarg; return 0;
+    case 'H': k->exec[1] = optarg; return 0;
+    }
+    return 1;
+}
+
+/* 0 parsed (BASE and HEAD at argv[optind]), 1 --help printed, -EINVAL a
+ * bad value (message in err), -ENOENT an unknown option (reported). */
+static int compare_parse(int argc, char **argv, struct compare *k, char *err, size_t errlen)
 {
     static const struct option opts[] = {
         CMP_COMMON_LONGOPTS,
@@ -54,106 +93,126 @@ int cmd_compare(int argc, char **argv)
         {"head-exec", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    struct cmp_common c;
-    cmp_common_defaults(&c);
-    int do_rerun = 0;
-    double cap_s = 60;
-    const char *exec[2] = {NULL, NULL};
-    char err[1536];
-    char cmdline[2048];
-    cmp_cmdline("compare", argc, argv, cmdline, sizeof cmdline);
+    memset(k, 0, sizeof *k);
+    cmp_common_defaults(&k->c);
+    k->cap_s = 60;
+    cmp_cmdline("compare", argc, argv, k->cmdline, sizeof k->cmdline);
     optind = 1;
     int ch;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        int r = cmp_common_opt(ch, &c, err, sizeof err);
+        if (ch == 'h') {
+            compare_usage(stdout);
+            return 1;
+        }
+        int r = cmp_common_opt(ch, &k->c, err, errlen);
+        if (r == 1)
+            r = compare_opt(ch, k, err, errlen);
         if (r < 0)
-            goto usage_err;
-        if (r == 0)
-            continue;
-        switch (ch) {
-        case 'f':
-            if (strcmp(optarg, "text") == 0)
-                c.o.fmt = FMT_TEXT;
-            else if (strcmp(optarg, "markdown") == 0 || strcmp(optarg, "md") == 0)
-                c.o.fmt = FMT_MARKDOWN;
-            else if (strcmp(optarg, "json") == 0)
-                c.o.fmt = FMT_JSON;
-            else {
-                snprintf(err, sizeof err, "--format '%s': give text, markdown or json", optarg);
-                goto usage_err;
-            }
-            break;
-        case 'r': do_rerun = 1; break;
-        case 'X':
-            if (cb_parse_seconds(optarg, "--rerun-time", &cap_s, err, sizeof err) < 0)
-                goto usage_err;
-            break;
-        case 'B': exec[0] = optarg; break;
-        case 'H': exec[1] = optarg; break;
-        case 'h': compare_usage(stdout); return 0;
-        default: return cb_option_error("compare", argv);
+            return -EINVAL;
+        if (r == 1) {
+            cb_option_error("compare", argv);
+            return -ENOENT;
         }
     }
-    if ((exec[0] || exec[1]) && (!exec[0] || !exec[1] || !do_rerun || !*exec[0] || !*exec[1])) {
-        snprintf(err, sizeof err, "--base-exec and --head-exec go together, with --rerun: give both "
+    const char *const *exec = k->exec;
+    if ((exec[0] || exec[1]) && (!exec[0] || !exec[1] || !k->rerun || !*exec[0] || !*exec[1])) {
+        snprintf(err, errlen, "--base-exec and --head-exec go together, with --rerun: give both "
                  "commands (e.g. --base-exec 'base/cyclebudget run --reps 30')");
-        goto usage_err;
+        return -EINVAL;
     }
     if (argc - optind != 2) {
-        snprintf(err, sizeof err, "compare needs exactly two sides, BASE and HEAD (got %d); see 'cyclebudget compare --help'",
+        snprintf(err, errlen, "compare needs exactly two sides, BASE and HEAD (got %d); see 'cyclebudget compare --help'",
                  argc - optind);
-        goto usage_err;
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Both sides resolved, their environments checked, their samples loaded
+ * and compared case by case.  0, or the exit status to end with. */
+static int compare_sides(struct cb_store *st, const struct compare *k, const char *base, const char *head,
+                         struct cb_side *A, struct cb_side *B, struct cmp_ctx *x, char *crosses,
+                         size_t clen, struct cmp_result *res)
+{
+    char err[1536];
+    const struct cmp_common *c = &k->c;
+    int rc;
+    if ((rc = cb_side_resolve(st, base, c->include_aborted, c->repo, A, err, sizeof err)) < 0 ||
+        (rc = cb_side_resolve(st, head, c->include_aborted, c->repo, B, err, sizeof err)) < 0 ||
+        (rc = cmp_check_env(st, A, B, c->force, crosses, clen, err, sizeof err)) < 0) {
+        cb_die_msg("%s", err);
+        return CB_EXIT_USAGE;
+    }
+    x->crosses = crosses[0] ? crosses : NULL;
+    x->metric = cb_sides_metric(st, A, B);
+    if ((rc = cb_side_load(st, A, x->metric)) < 0 || (rc = cb_side_load(st, B, x->metric)) < 0 ||
+        (rc = cmp_evaluate(st, A, B, &c->o, res)) < 0) {
+        cb_die_msg("cannot read the samples from %s: %s", c->db, strerror(-rc));
+        return CB_EXIT_USAGE;
+    }
+    if (c->o.glob && res->n == 0) {
+        cb_die_msg("--cases '%s' matches no case common to both sides (names look like csum/adc-1chain/1500/warm)",
+                   c->o.glob);
+        return CB_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* --rerun: the undecided cases measured again until decided.  0, or the
+ * exit status to end with. */
+static int compare_rerun(struct cb_store *st, const struct compare *k, struct cb_side *A,
+                         struct cb_side *B, struct cmp_ctx *x, char *crosses, size_t clen,
+                         struct cmp_result *res)
+{
+    char err[1536];
+    int rc = k->exec[0] ? cmp_rerun_exec(st, A, B, x->metric, &k->c, k->cap_s, k->exec, res, crosses,
+                                         clen, err, sizeof err)
+                        : cmp_rerun(st, A, B, x->metric, &k->c, k->cap_s, k->cmdline, res, err,
+                                    sizeof err);
+    if (rc < 0) {
+        cb_die_msg("%s", err);
+        return rc == -EINTR ? 130 : CB_EXIT_USAGE;
+    }
+    x->crosses = crosses[0] ? crosses : NULL;
+    return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    struct compare k;
+    char err[1536];
+    int rc = compare_parse(argc, argv, &k, err, sizeof err);
+    if (rc == 1)
+        return 0;
+    if (rc < 0) {
+        if (rc == -EINVAL)
+            cb_die_msg("%s", err);
+        return CB_EXIT_USAGE;
     }
     struct cb_store *st;
-    int rc = cb_store_open(c.db, CB_STORE_READ, 0, &st, err, sizeof err);
-    if (rc < 0)
-        goto usage_err;
+    if (cb_store_open(k.c.db, CB_STORE_READ, 0, &st, err, sizeof err) < 0) {
+        cb_die_msg("%s", err);
+        return CB_EXIT_USAGE;
+    }
     struct cb_side A, B;
+    memset(&A, 0, sizeof A);
     memset(&B, 0, sizeof B);
     struct cmp_result res = {0};
     struct cmp_ctx x = {0};
     char crosses[1024];
-    int status = CB_EXIT_USAGE;
-    if ((rc = cb_side_resolve(st, argv[optind], c.include_aborted, c.repo, &A, err, sizeof err)) < 0 ||
-        (rc = cb_side_resolve(st, argv[optind + 1], c.include_aborted, c.repo, &B, err, sizeof err)) < 0 ||
-        (rc = cmp_check_env(st, &A, &B, c.force, crosses, sizeof crosses, err, sizeof err)) < 0) {
-        cb_die_msg("%s", err);
-        goto out;
+    int status = compare_sides(st, &k, argv[optind], argv[optind + 1], &A, &B, &x, crosses,
+                               sizeof crosses, &res);
+    if (status == 0 && k.rerun && res.count[CB_CMP_UNSURE] > 0)
+        status = compare_rerun(st, &k, &A, &B, &x, crosses, sizeof crosses, &res);
+    if (status == 0) {
+        cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
+        cmp_describe_side(st, &B, x.head_desc, sizeof x.head_desc);
+        status = cmp_exit_of(&res);
+        cmp_print_result(&x, &k.c.o, &res, status, stdout);
     }
-    x.crosses = crosses[0] ? crosses : NULL;
-    x.metric = cb_sides_metric(st, &A, &B);
-    if ((rc = cb_side_load(st, &A, x.metric)) < 0 || (rc = cb_side_load(st, &B, x.metric)) < 0 ||
-        (rc = cmp_evaluate(st, &A, &B, &c.o, &res)) < 0) {
-        cb_die_msg("cannot read the samples from %s: %s", c.db, strerror(-rc));
-        goto out;
-    }
-    if (c.o.glob && res.n == 0) {
-        cb_die_msg("--cases '%s' matches no case common to both sides (names look like csum/adc-1chain/1500/warm)",
-                   c.o.glob);
-        goto out;
-    }
-    if (do_rerun && res.count[CB_CMP_UNSURE] > 0) {
-        rc = exec[0] ? cmp_rerun_exec(st, &A, &B, x.metric, &c, cap_s, exec, &res, crosses, sizeof crosses,
-                                  err, sizeof err)
-                     : cmp_rerun(st, &A, &B, x.metric, &c, cap_s, cmdline, &res, err, sizeof err);
-        if (rc < 0) {
-            cb_die_msg("%s", err);
-            status = rc == -EINTR ? 130 : CB_EXIT_USAGE;
-            goto out;
-        }
-        x.crosses = crosses[0] ? crosses : NULL;
-    }
-    cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
-    cmp_describe_side(st, &B, x.head_desc, sizeof x.head_desc);
-    status = cmp_exit_of(&res);
-    cmp_print_result(&x, &c.o, &res, status, stdout);
-out:
     free(res.rows);
     cb_side_free(&A);
     cb_side_free(&B);
     cb_store_close(st);
     return status;
-usage_err:
-    cb_die_msg("%s", err);
-    return CB_EXIT_USAGE;
 }
