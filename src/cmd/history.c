@@ -122,7 +122,53 @@ static size_t pick_runs(const struct runvals *rv, size_t from, size_t to, size_t
     return n;
 }
 
-int cmd_history(int argc, char **argv)
+/* What the command line asked for, and what the command has read. */
+struct hist {
+    const char *since, *db, *repo, *glob;
+    double min_change;
+    long persist;
+    int series, html;
+    struct cb_store *st;
+    struct point *pts;            /* the commits, in order, each with its runs */
+    size_t np;
+    const char *metric, *metric_label;
+    char (*keys)[CB_CASE_KEY_MAX];  /* the case names, in the order they first appear */
+    size_t nk;
+    struct cb_trend *trends;      /* --format html: one per key */
+    size_t nsteps, nreg, nack;
+    char head[256];
+};
+
+/* history's option values: 0 taken, 1 not one of them, -EINVAL a bad one. */
+static int history_opt(int ch, struct hist *H, char *err, size_t errlen)
+{
+    switch (ch) {
+    case 's': H->since = optarg; return 0;
+    case 'm':
+        if (parse_pct(optarg, &H->min_change) < 0) {
+            snprintf(err, errlen, "--min-change '%s': give a percentage between 0 and 100, e.g. 2 or 2%%", optarg);
+            return -EINVAL;
+        }
+        return 0;
+    case 'p': return cb_parse_long(optarg, 1, 100, "--persist", &H->persist, err, errlen) < 0 ? -EINVAL : 0;
+    case 'S': H->series = 1; return 0;
+    case 'f':
+        if (strcmp(optarg, "html") == 0)
+            H->html = 1;
+        else if (strcmp(optarg, "text") != 0) {
+            snprintf(err, errlen, "--format '%s': give text or html", optarg);
+            return -EINVAL;
+        }
+        return 0;
+    case 'D': H->db = optarg; return 0;
+    case 'R': H->repo = optarg; return 0;
+    }
+    return 1;
+}
+
+/* 0 parsed, 1 --help printed, -EINVAL a bad value (message in err),
+ * -ENOENT an unknown option (reported). */
+static int history_parse(int argc, char **argv, struct hist *H, char *err, size_t errlen)
 {
     static const struct option opts[] = {
         {"since", required_argument, 0, 's'},  {"min-change", required_argument, 0, 'm'},
@@ -131,84 +177,62 @@ int cmd_history(int argc, char **argv)
         {"format", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    const char *since = NULL, *db = CB_DEFAULT_DB, *repo = NULL, *glob = NULL;
-    double min_change = 0.02;
-    long persist = 2;
-    int series = 0, html = 0;
-    char err[1024];
+    memset(H, 0, sizeof *H);
+    H->db = CB_DEFAULT_DB;
+    H->min_change = 0.02;
+    H->persist = 2;
     optind = 1;
     int ch;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 's': since = optarg; break;
-        case 'm':
-            if (parse_pct(optarg, &min_change) < 0) {
-                snprintf(err, sizeof err, "--min-change '%s': give a percentage between 0 and 100, e.g. 2 or 2%%", optarg);
-                goto usage_err;
-            }
-            break;
-        case 'p':
-            if (cb_parse_long(optarg, 1, 100, "--persist", &persist, err, sizeof err) < 0)
-                goto usage_err;
-            break;
-        case 'S': series = 1; break;
-        case 'f':
-            if (strcmp(optarg, "html") == 0)
-                html = 1;
-            else if (strcmp(optarg, "text") != 0) {
-                snprintf(err, sizeof err, "--format '%s': give text or html", optarg);
-                goto usage_err;
-            }
-            break;
-        case 'D': db = optarg; break;
-        case 'R': repo = optarg; break;
-        case 'h': history_usage(stdout); return 0;
-        default: return cb_option_error("history", argv);
+        if (ch == 'h') {
+            history_usage(stdout);
+            return 1;
+        }
+        int r = history_opt(ch, H, err, errlen);
+        if (r < 0)
+            return -EINVAL;
+        if (r == 1) {
+            cb_option_error("history", argv);
+            return -ENOENT;
         }
     }
     if (argc - optind > 1) {
-        snprintf(err, sizeof err, "history takes at most one CASE-GLOB (got %d arguments)", argc - optind);
-        goto usage_err;
+        snprintf(err, errlen, "history takes at most one CASE-GLOB (got %d arguments)", argc - optind);
+        return -EINVAL;
     }
     if (optind < argc)
-        glob = argv[optind];
-    struct cb_store *st;
-    if (cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) < 0)
-        goto usage_err;
-    int status = 1, rc = 0;
-    char since_hash[64] = "";
-    if (since && cb_commit_resolve(st, since, repo, since_hash, sizeof since_hash, err, sizeof err) < 0) {
-        cb_store_close(st);
-        goto usage_err;
-    }
-    /* The commits, in order, each with its runs. */
-    struct point *pts = NULL;
-    size_t np = 0;
+        H->glob = argv[optind];
+    return 0;
+}
+
+/* One point per commit from since_hash on (all when empty), each with its
+ * complete runs of a clean tree.  0, or a negative errno. */
+static int read_points(struct hist *H, const char *since_hash)
+{
     sqlite3_stmt *q, *qr;
-    sqlite3 *h = cb_store_sqlite(st);
+    sqlite3 *h = cb_store_sqlite(H->st);
     if (sqlite3_prepare_v2(h, "SELECT hash, subject FROM commit_order", -1, &q, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(h,
                            "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
                            "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND r.status = 'complete' ORDER BY r.id",
                            -1, &qr, NULL) != SQLITE_OK) {
-        cb_die_msg("cannot read %s: %s", db, sqlite3_errmsg(h));
-        cb_store_close(st);
-        return 1;
+        cb_die_msg("cannot read %s: %s", H->db, sqlite3_errmsg(h));
+        return -EIO;
     }
-    int started = since_hash[0] == '\0';
+    int started = since_hash[0] == '\0', rc = 0;
     while (sqlite3_step(q) == SQLITE_ROW) {
         const char *hash = (const char *)sqlite3_column_text(q, 0);
         if (!started && strcmp(hash, since_hash) == 0)
             started = 1;
         if (!started)
             continue;
-        struct point *n = realloc(pts, (np + 1) * sizeof *n);
+        struct point *n = realloc(H->pts, (H->np + 1) * sizeof *n);
         if (!n) {
             rc = -ENOMEM;
             break;
         }
-        pts = n;
-        struct point *p = &pts[np++];
+        H->pts = n;
+        struct point *p = &H->pts[H->np++];
         memset(p, 0, sizeof *p);
         snprintf(p->hash, sizeof p->hash, "%s", hash);
         snprintf(p->subject, sizeof p->subject, "%s", (const char *)sqlite3_column_text(q, 1));
@@ -220,212 +244,317 @@ int cmd_history(int argc, char **argv)
     }
     sqlite3_finalize(q);
     sqlite3_finalize(qr);
-    if (since_hash[0] && np == 0) {
-        cb_die_msg("--since %s: commit %.12s has no complete run of a clean tree", since, since_hash);
-        status = CB_EXIT_USAGE;
-        goto out;
-    }
-    /* One metric for the whole history: PMU cycles only if every run had them. */
+    return rc;
+}
+
+/* One metric for the whole history (PMU cycles only if every run had
+ * them), every point's samples in it, and each point's environment. */
+static int load_samples(struct hist *H)
+{
     struct cb_side all = {0};
-    for (size_t i = 0; i < np && rc == 0; i++)
-        for (size_t k = 0; k < pts[i].side.nruns && rc == 0; k++)
-            rc = cb_side_add_run(&all, pts[i].side.runs[k]);
-    const char *metric = cb_sides_metric(st, &all, NULL);
+    int rc = 0;
+    for (size_t i = 0; i < H->np && rc == 0; i++)
+        for (size_t k = 0; k < H->pts[i].side.nruns && rc == 0; k++)
+            rc = cb_side_add_run(&all, H->pts[i].side.runs[k]);
+    H->metric = cb_sides_metric(H->st, &all, NULL);
     cb_side_free(&all);
-    for (size_t i = 0; i < np && rc == 0; i++) {
-        rc = cb_side_load(st, &pts[i].side, metric);
+    for (size_t i = 0; i < H->np && rc == 0; i++) {
+        rc = cb_side_load(H->st, &H->pts[i].side, H->metric);
         if (rc == 0)
-            rc = cb_run_fingerprint(st, pts[i].side.runs[0], pts[i].fp, sizeof pts[i].fp);
+            rc = cb_run_fingerprint(H->st, H->pts[i].side.runs[0], H->pts[i].fp, sizeof H->pts[i].fp);
     }
-    if (rc < 0) {
-        cb_die_msg("cannot read the samples from %s: %s", db, strerror(-rc));
-        goto out;
-    }
-    /* The case names, in the order they first appear. */
-    char (*keys)[CB_CASE_KEY_MAX] = NULL;
-    size_t nk = 0;
-    for (size_t i = 0; i < np; i++)
-        for (size_t k = 0; k < pts[i].side.ncases; k++) {
-            const char *key = pts[i].side.cases[k].key;
-            if (glob && fnmatch(glob, key, 0) != 0)
+    if (rc < 0)
+        cb_die_msg("cannot read the samples from %s: %s", H->db, strerror(-rc));
+    return rc;
+}
+
+/* The case names matching the glob, in the order they first appear. */
+static int collect_keys(struct hist *H)
+{
+    for (size_t i = 0; i < H->np; i++)
+        for (size_t k = 0; k < H->pts[i].side.ncases; k++) {
+            const char *key = H->pts[i].side.cases[k].key;
+            if (H->glob && fnmatch(H->glob, key, 0) != 0)
                 continue;
             size_t j = 0;
-            while (j < nk && strcmp(keys[j], key) != 0)
+            while (j < H->nk && strcmp(H->keys[j], key) != 0)
                 j++;
-            if (j < nk)
+            if (j < H->nk)
                 continue;
-            char (*nkeys)[CB_CASE_KEY_MAX] = realloc(keys, (nk + 1) * sizeof *nkeys);
+            char (*nkeys)[CB_CASE_KEY_MAX] = realloc(H->keys, (H->nk + 1) * sizeof *nkeys);
             if (!nkeys) {
-                free(keys);
                 cb_die_msg("out of memory");
-                goto out;
+                return -ENOMEM;
             }
-            keys = nkeys;
-            snprintf(keys[nk++], CB_CASE_KEY_MAX, "%s", key);
+            H->keys = nkeys;
+            snprintf(H->keys[H->nk++], CB_CASE_KEY_MAX, "%s", key);
         }
-    if (glob && nk == 0) {
-        cb_die_msg("'%s' matches no case with a history in %s (names look like csum/adc-1chain/1500/warm)", glob, db);
-        status = CB_EXIT_USAGE;
-        free(keys);
-        goto out;
+    return 0;
+}
+
+/* Read everything history shows: 0, or the exit status to end with. */
+static int history_read(struct hist *H)
+{
+    char err[1024], since_hash[64] = "";
+    if (H->since &&
+        cb_commit_resolve(H->st, H->since, H->repo, since_hash, sizeof since_hash, err, sizeof err) < 0) {
+        cb_die_msg("%s", err);
+        return CB_EXIT_USAGE;
     }
-    const char *metric_label = strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
-                               : strcmp(metric, "cycles-est") == 0 ? "ESTIMATED core cycles per op"
-                                                                   : "TSC ticks per op";
-    char head[256];
-    snprintf(head, sizeof head, "history: %zu commit%s, %zu case%s; metric %s; a step needs %.1f%% and %ld "
-             "commits on each side", np, np == 1 ? "" : "s", nk, nk == 1 ? "" : "s", metric_label,
-             100 * min_change, persist);
-    if (!html)
-        printf("%s\n", head);
-    struct cb_trend *trends = html ? calloc(nk ? nk : 1, sizeof *trends) : NULL;
-    if (html && !trends) {
-        free(keys);
+    int rc = read_points(H, since_hash);
+    if (rc == -EIO)
+        return 1;
+    if (since_hash[0] && H->np == 0) {
+        cb_die_msg("--since %s: commit %.12s has no complete run of a clean tree", H->since, since_hash);
+        return CB_EXIT_USAGE;
+    }
+    if (rc < 0) {
+        cb_die_msg("cannot read the samples from %s: %s", H->db, strerror(-rc));
+        return 1;
+    }
+    if (load_samples(H) < 0 || collect_keys(H) < 0)
+        return 1;
+    if (H->glob && H->nk == 0) {
+        cb_die_msg("'%s' matches no case with a history in %s (names look like csum/adc-1chain/1500/warm)",
+                   H->glob, H->db);
+        return CB_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* One case's series: the points (indices into pts) that measured it, and
+ * their figures.  A commit's point is the geometric mean of its runs'
+ * figures, as compare's side is: run medians of all samples moved with the
+ * host's load and state, and made steps of it. */
+struct series {
+    size_t n, *idx;
+    double *y, *a, *b;            /* a, b: scratch for the runs of two segments */
+    struct runvals rv;
+};
+
+static int series_read(const struct hist *H, const char *key, struct series *S)
+{
+    S->n = 0;
+    for (size_t i = 0; i < H->np && S->n < CB_HISTORY_MAX_POINTS; i++) {
+        struct cb_side_case *c = cb_side_find(&H->pts[i].side, key);
+        if (c && c->n)
+            S->idx[S->n++] = i;
+    }
+    memset(&S->rv, 0, sizeof S->rv);
+    S->a = S->b = NULL;
+    if (run_values(H->pts, S->idx, S->n, key, &S->rv) < 0 ||
+        !(S->a = malloc((S->rv.start[S->n] + 1) * sizeof *S->a)) ||
+        !(S->b = malloc((S->rv.start[S->n] + 1) * sizeof *S->b))) {
+        cb_die_msg("cannot summarise %s: a run figure is not positive, or out of memory", key);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < S->n; i++) {
+        size_t m = pick_runs(&S->rv, S->rv.start[i], S->rv.start[i + 1], 1, S->a);
+        double sum = 0;
+        for (size_t j = 0; j < m; j++)
+            sum += S->a[j];
+        S->y[i] = exp(sum / (double)m);
+    }
+    return 0;
+}
+
+static void series_free(struct series *S)
+{
+    runvals_free(&S->rv);
+    free(S->a);
+    free(S->b);
+}
+
+/* The html page's copy of a series. */
+static int trend_fill(const struct hist *H, const char *key, const struct series *S, struct cb_trend *tr)
+{
+    size_t n = S->n;
+    snprintf(tr->key, sizeof tr->key, "%s", key);
+    tr->n = n;
+    tr->hash = malloc((n ? n : 1) * sizeof *tr->hash);
+    tr->subject = malloc((n ? n : 1) * sizeof *tr->subject);
+    tr->y = malloc((n ? n : 1) * sizeof *tr->y);
+    tr->steps = malloc((n ? n : 1) * sizeof *tr->steps);
+    if (!tr->hash || !tr->subject || !tr->y || !tr->steps) {
         cb_die_msg("out of memory");
-        goto out;
+        return -ENOMEM;
     }
-    size_t nsteps = 0, nreg = 0, nack = 0;
-    int failed = 0;
-    size_t *idx = malloc((np ? np : 1) * sizeof *idx);
-    double *y = malloc((np ? np : 1) * sizeof *y);
-    struct cb_step *steps = malloc((np ? np : 1) * sizeof *steps);
-    for (size_t k = 0; idx && y && steps && k < nk; k++) {
-        size_t n = 0;
-        for (size_t i = 0; i < np && n < CB_HISTORY_MAX_POINTS; i++) {
-            struct cb_side_case *c = cb_side_find(&pts[i].side, keys[k]);
-            if (c && c->n)
-                idx[n++] = i;
-        }
-        /* A commit's point is the geometric mean of its runs' figures, as
-         * compare's side is: run medians of all samples moved with the
-         * host's load and state, and made steps of it. */
-        struct runvals rv = {0};
-        double *a = NULL, *b = NULL;
-        if (run_values(pts, idx, n, keys[k], &rv) < 0 ||
-            !(a = malloc((rv.start[n] + 1) * sizeof *a)) ||
-            !(b = malloc((rv.start[n] + 1) * sizeof *b))) {
-            runvals_free(&rv);
-            free(a);
-            cb_die_msg("cannot summarise %s: a run figure is not positive, or out of memory", keys[k]);
-            failed = 1;
-            break;
-        }
-        for (size_t i = 0; i < n; i++) {
-            size_t m = pick_runs(&rv, rv.start[i], rv.start[i + 1], 1, a);
-            double sum = 0;
-            for (size_t j = 0; j < m; j++)
-                sum += a[j];
-            y[i] = exp(sum / (double)m);
-        }
-        struct cb_trend *tr = trends ? &trends[k] : NULL;
-        if (tr) {
-            snprintf(tr->key, sizeof tr->key, "%s", keys[k]);
-            tr->n = n;
-            tr->hash = malloc((n ? n : 1) * sizeof *tr->hash);
-            tr->subject = malloc((n ? n : 1) * sizeof *tr->subject);
-            tr->y = malloc((n ? n : 1) * sizeof *tr->y);
-            tr->steps = malloc((n ? n : 1) * sizeof *tr->steps);
-            if (!tr->hash || !tr->subject || !tr->y || !tr->steps) {
-                runvals_free(&rv);
-                free(a);
-                free(b);
-                cb_die_msg("out of memory");
-                failed = 1;
-                break;
-            }
-            for (size_t i = 0; i < n; i++) {
-                tr->hash[i] = pts[idx[i]].hash;
-                tr->subject[i] = pts[idx[i]].subject;
-                tr->y[i] = y[i];
-            }
-        }
-        if (series && !html) {
-            printf("\n%s:\n", keys[k]);
-            for (size_t i = 0; i < n; i++)
-                printf("  %.12s %12.1f  %.60s\n", pts[idx[i]].hash, y[i], pts[idx[i]].subject);
-        }
-        int ns = cb_steps_detect(y, n, min_change, (size_t)persist, steps, np);
-        for (int s = 0; s < ns; s++) {
-            /* Welch's interval over the runs of the segment before and the
-             * segment after, as compare's with runs as the unit. */
-            size_t na = pick_runs(&rv, rv.start[steps[s].from], rv.start[steps[s].at], 2, a);
-            size_t nb = pick_runs(&rv, rv.start[steps[s].at], rv.start[steps[s].to], 2, b);
-            struct cb_yuen w;
-            double est = NAN, lo = NAN, hi = NAN;
-            if (na >= 2 && nb >= 2 && cb_yuen(a, na, b, nb, 0.0, 0.95, &w) == 0) {
-                est = expm1(w.est);
-                lo = expm1(w.lo);
-                hi = expm1(w.hi);
-            }
-            if (isnan(lo) || (lo <= 0 && hi >= 0))
-                continue;     /* the interval does not exclude no change */
-            const struct point *p = &pts[idx[steps[s].at]];
-            const struct point *prev = &pts[idx[steps[s].at - 1]];
-            char why[256] = "", envd[512] = "";
-            char commit1[1][64];
-            snprintf(commit1[0], 64, "%s", p->hash);
-            int acked = cb_ack_lookup(st, keys[k], (const char(*)[64])commit1, 1, why, sizeof why);
-            int regressed = est > 0;
-            nsteps++;
-            if (regressed && !acked)
-                nreg++;
-            if (acked)
-                nack++;
-            if (tr) {
-                tr->steps[tr->nsteps++] = (struct cb_trend_step){
-                    .at = steps[s].at, .from = steps[s].from, .to = steps[s].to,
-                    .before = steps[s].before, .after = steps[s].after,
-                    .est = est, .lo = lo, .hi = hi, .acked = acked,
-                };
-                snprintf(tr->steps[tr->nsteps - 1].why, sizeof tr->steps[0].why, "%s", why);
-                continue;
-            }
-            printf("%-34s %.12s  %10.1f -> %-10.1f %+6.1f%% [%+.1f%%, %+.1f%%]  %s%s  \"%.50s\"\n",
-                   keys[k], p->hash, steps[s].before, steps[s].after, 100 * est, 100 * lo, 100 * hi,
-                   regressed ? "regressed" : "improved", acked ? " (acknowledged)" : "", p->subject);
-            if (acked)
-                printf("%-34s acknowledged: %s\n", "", why);
-            if (cb_fingerprint_diff(prev->fp, p->fp, envd, sizeof envd))
-                printf("%-34s note: the environment changed here too: %s\n", "", envd);
-        }
-        runvals_free(&rv);
-        free(a);
-        free(b);
+    for (size_t i = 0; i < n; i++) {
+        tr->hash[i] = H->pts[S->idx[i]].hash;
+        tr->subject[i] = H->pts[S->idx[i]].subject;
+        tr->y[i] = S->y[i];
     }
-    free(idx);
-    free(y);
+    return 0;
+}
+
+/* Welch's interval of a step over the runs of the segment before and the
+ * segment after, as compare's with runs as the unit; NAN when too few. */
+static void step_interval(const struct series *S, const struct cb_step *st, double ci[3])
+{
+    size_t na = pick_runs(&S->rv, S->rv.start[st->from], S->rv.start[st->at], 2, S->a);
+    size_t nb = pick_runs(&S->rv, S->rv.start[st->at], S->rv.start[st->to], 2, S->b);
+    struct cb_yuen w;
+    ci[0] = ci[1] = ci[2] = NAN;
+    if (na >= 2 && nb >= 2 && cb_yuen(S->a, na, S->b, nb, 0.0, 0.95, &w) == 0) {
+        ci[0] = expm1(w.est);
+        ci[1] = expm1(w.lo);
+        ci[2] = expm1(w.hi);
+    }
+}
+
+/* One step that the interval says is real: counted, and printed or kept
+ * for the page. */
+static void step_report(struct hist *H, const char *key, const struct series *S, const struct cb_step *st,
+                        const double ci[3], struct cb_trend *tr)
+{
+    const struct point *p = &H->pts[S->idx[st->at]];
+    const struct point *prev = &H->pts[S->idx[st->at - 1]];
+    char why[256] = "", envd[512] = "";
+    char commit1[1][64];
+    snprintf(commit1[0], 64, "%s", p->hash);
+    int acked = cb_ack_lookup(H->st, key, (const char(*)[64])commit1, 1, why, sizeof why);
+    int regressed = ci[0] > 0;
+    H->nsteps++;
+    if (regressed && !acked)
+        H->nreg++;
+    if (acked)
+        H->nack++;
+    if (tr) {
+        tr->steps[tr->nsteps++] = (struct cb_trend_step){
+            .at = st->at, .from = st->from, .to = st->to, .before = st->before, .after = st->after,
+            .est = ci[0], .lo = ci[1], .hi = ci[2], .acked = acked,
+        };
+        snprintf(tr->steps[tr->nsteps - 1].why, sizeof tr->steps[0].why, "%s", why);
+        return;
+    }
+    printf("%-34s %.12s  %10.1f -> %-10.1f %+6.1f%% [%+.1f%%, %+.1f%%]  %s%s  \"%.50s\"\n", key,
+           p->hash, st->before, st->after, 100 * ci[0], 100 * ci[1], 100 * ci[2],
+           regressed ? "regressed" : "improved", acked ? " (acknowledged)" : "", p->subject);
+    if (acked)
+        printf("%-34s acknowledged: %s\n", "", why);
+    if (cb_fingerprint_diff(prev->fp, p->fp, envd, sizeof envd))
+        printf("%-34s note: the environment changed here too: %s\n", "", envd);
+}
+
+/* One case: its series, printed or kept, and its steps.  0 or -1 (said). */
+static int history_case(struct hist *H, size_t k, struct series *S, struct cb_step *steps)
+{
+    const char *key = H->keys[k];
+    int rc = series_read(H, key, S);
+    struct cb_trend *tr = H->trends ? &H->trends[k] : NULL;
+    if (rc == 0 && tr)
+        rc = trend_fill(H, key, S, tr);
+    if (rc < 0) {
+        series_free(S);
+        return -1;
+    }
+    if (H->series && !H->html) {
+        printf("\n%s:\n", key);
+        for (size_t i = 0; i < S->n; i++)
+            printf("  %.12s %12.1f  %.60s\n", H->pts[S->idx[i]].hash, S->y[i], H->pts[S->idx[i]].subject);
+    }
+    int ns = cb_steps_detect(S->y, S->n, H->min_change, (size_t)H->persist, steps, H->np);
+    for (int s = 0; s < ns; s++) {
+        double ci[3];
+        step_interval(S, &steps[s], ci);
+        if (isnan(ci[1]) || (ci[1] <= 0 && ci[2] >= 0))
+            continue;     /* the interval does not exclude no change */
+        step_report(H, key, S, &steps[s], ci, tr);
+    }
+    series_free(S);
+    return 0;
+}
+
+/* Every case in turn.  0, or -1 when one failed (said). */
+static int history_cases(struct hist *H)
+{
+    size_t np = H->np ? H->np : 1;
+    struct series S = {.idx = malloc(np * sizeof *S.idx), .y = malloc(np * sizeof *S.y)};
+    struct cb_step *steps = malloc(np * sizeof *steps);
+    int rc = 0;
+    for (size_t k = 0; S.idx && S.y && steps && k < H->nk && rc == 0; k++)
+        rc = history_case(H, k, &S, steps);
+    free(S.idx);
+    free(S.y);
     free(steps);
-    free(keys);
+    return rc;
+}
+
+static void history_header(struct hist *H)
+{
+    const char *metric = H->metric;
+    H->metric_label = strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
+                      : strcmp(metric, "cycles-est") == 0 ? "ESTIMATED core cycles per op"
+                                                          : "TSC ticks per op";
+    snprintf(H->head, sizeof H->head, "history: %zu commit%s, %zu case%s; metric %s; a step needs %.1f%% and %ld "
+             "commits on each side", H->np, H->np == 1 ? "" : "s", H->nk, H->nk == 1 ? "" : "s",
+             H->metric_label, 100 * H->min_change, H->persist);
+    if (!H->html)
+        printf("%s\n", H->head);
+}
+
+/* The last line, or the page.  0, or -1 (said). */
+static int history_footer(const struct hist *H)
+{
     char tail[160];
-    snprintf(tail, sizeof tail, "%zu step%s: %zu unacknowledged regression%s, %zu acknowledged", nsteps,
-             nsteps == 1 ? "" : "s", nreg, nreg == 1 ? "" : "s", nack);
-    if (!failed && html) {
-        char summary[448];
-        snprintf(summary, sizeof summary, "%.250s. %s.", head + strlen("history: "), tail);
-        if ((rc = cb_history_html(stdout, metric_label, summary, trends, nk)) < 0 || fflush(stdout) != 0) {
-            cb_die_msg("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
-            failed = 1;
-        }
-    } else if (!failed) {
+    snprintf(tail, sizeof tail, "%zu step%s: %zu unacknowledged regression%s, %zu acknowledged", H->nsteps,
+             H->nsteps == 1 ? "" : "s", H->nreg, H->nreg == 1 ? "" : "s", H->nack);
+    if (!H->html) {
         printf("%s\n", tail);
+        return 0;
     }
-    for (size_t k = 0; trends && k < nk; k++) {
-        free(trends[k].hash);
-        free(trends[k].subject);
-        free(trends[k].y);
-        free(trends[k].steps);
+    char summary[448];
+    snprintf(summary, sizeof summary, "%.250s. %s.", H->head + strlen("history: "), tail);
+    int rc = cb_history_html(stdout, H->metric_label, summary, H->trends, H->nk);
+    if (rc < 0 || fflush(stdout) != 0) {
+        cb_die_msg("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
+        return -1;
     }
-    free(trends);
-    if (failed)
-        goto out;
-    status = 0;
-out:
-    for (size_t i = 0; i < np; i++)
-        cb_side_free(&pts[i].side);
-    free(pts);
-    cb_store_close(st);
+    return 0;
+}
+
+static void history_free(struct hist *H)
+{
+    for (size_t k = 0; H->trends && k < H->nk; k++) {
+        free(H->trends[k].hash);
+        free(H->trends[k].subject);
+        free(H->trends[k].y);
+        free(H->trends[k].steps);
+    }
+    free(H->trends);
+    free(H->keys);
+    for (size_t i = 0; i < H->np; i++)
+        cb_side_free(&H->pts[i].side);
+    free(H->pts);
+    cb_store_close(H->st);
+}
+
+int cmd_history(int argc, char **argv)
+{
+    struct hist H;
+    char err[1024];
+    int rc = history_parse(argc, argv, &H, err, sizeof err);
+    if (rc == 1)
+        return 0;
+    if (rc < 0) {
+        if (rc == -EINVAL)
+            cb_die_msg("%s", err);
+        return CB_EXIT_USAGE;
+    }
+    if (cb_store_open(H.db, CB_STORE_READ, 0, &H.st, err, sizeof err) < 0) {
+        cb_die_msg("%s", err);
+        return CB_EXIT_USAGE;
+    }
+    int status = history_read(&H);
+    if (status == 0) {
+        history_header(&H);
+        if (H.html && !(H.trends = calloc(H.nk ? H.nk : 1, sizeof *H.trends))) {
+            cb_die_msg("out of memory");
+            status = 1;
+        }
+    }
+    if (status == 0 && (history_cases(&H) < 0 || history_footer(&H) < 0))
+        status = 1;
+    history_free(&H);
     return status;
-usage_err:
-    cb_die_msg("%s", err);
-    return CB_EXIT_USAGE;
 }
