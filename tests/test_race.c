@@ -19,6 +19,7 @@
 #include "collect.h"
 #include "probe.h"
 #include "race.h"
+#include "race_report.h"
 #include "tap.h"
 #include "tsc.h"
 

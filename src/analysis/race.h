@@ -135,19 +135,11 @@ int cb_race_shift(const double *a, size_t na, const double *b, size_t nb, double
 /* Write the race rows into the collector's store (one transaction). */
 int cb_race_store(struct cb_collector *col, struct cb_race *r);
 
-/* Emit the decisions.  host: the machine's fingerprint. */
-int cb_race_emit_json(const struct cb_race *r, const struct cb_host *host, FILE *out);
-int cb_race_emit_header(const struct cb_race *r, const struct cb_host *host, FILE *out);
+/* "ok", "bad" or "skipped", as stored and emitted. */
+const char *cb_race_verdict_name(enum cb_race_verdict v);
+/* The smallest size a bucket holds (its lo is exclusive, but for 0). */
+uint64_t cb_race_bucket_min(const struct cb_race_bucket *b);
 
 void cb_race_free(struct cb_race *r);
-
-/* The table of one stored race: per family and bucket the winner, decision,
- * margin with its CI, the runner-up, and the previous race's winner on the
- * same host when it differs.  0, or -ENOENT when there is no such race. */
-int cb_race_print(struct cb_store *st, int64_t race_id, FILE *out);
-/* For `cyclebudget report`: the latest complete race of each host (and
- * mode), each as cb_race_print's table.  Returns how many races it printed
- * (0 when the store has none, or predates races), or a negative errno. */
-int cb_race_report_text(struct cb_store *st, FILE *out);
 
 #endif

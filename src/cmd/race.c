@@ -20,6 +20,7 @@
 #include "parse.h"
 #include "probe.h"
 #include "race.h"
+#include "race_report.h"
 #include "report.h"
 #include "tsc.h"
 #include "workset.h"

@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "parse.h"
 #include "race.h"
+#include "race_report.h"
 #include "report.h"
 #include "store.h"
 

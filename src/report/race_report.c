@@ -1,0 +1,407 @@
+/* race_report.c — a race shown: the decisions as JSON and as a C header
+ * to compile against, and a stored race's table for `race` and `report`
+ * (see race_report.h). */
+#include "race_report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "config.h"
+
+/* ------------------------------------------------------------------- emit */
+
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(out, "\\u%04x", ch);
+        else
+            fputc(ch, out);
+    }
+    fputc('"', out);
+}
+
+static void json_num(FILE *out, double v)
+{
+    if (isnan(v) || isinf(v))
+        fputs("null", out);
+    else
+        fprintf(out, "%.6g", v);
+}
+
+/* "avx2+adx" as a JSON array of names. */
+static void json_features(FILE *out, unsigned mask)
+{
+    char names[128];
+    cb_cpu_feature_names(mask, names, sizeof names);
+    fputc('[', out);
+    int first = 1;
+    for (char *tok = strtok(names, "+"); tok; tok = strtok(NULL, "+")) {
+        fputs(first ? "" : ", ", out);
+        json_str(out, tok);
+        first = 0;
+    }
+    fputc(']', out);
+}
+
+int cb_race_emit_json(const struct cb_race *r, const struct cb_host *h, FILE *out)
+{
+    fprintf(out, "{\n  \"generator\": \"cyclebudget %s\",\n", PACKAGE_VERSION);
+    fprintf(out, "  \"race\": %lld,\n  \"run\": %lld,\n", (long long)r->race_id,
+            (long long)r->run_id);
+    fputs("  \"host\": {\"hostname\": ", out);
+    json_str(out, h->hostname);
+    fputs(", \"vendor\": ", out);
+    json_str(out, h->vendor);
+    fprintf(out, ", \"family\": %d, \"model\": %d, \"stepping\": %d, \"model_name\": ", h->family,
+            h->model, h->stepping);
+    json_str(out, h->model_name);
+    fputs(", \"microcode\": ", out);
+    json_str(out, h->microcode);
+    fputs(", \"features\": ", out);
+    json_features(out, h->features);
+    fputs(", \"kernel\": ", out);
+    json_str(out, h->kernel);
+    fprintf(out, ", \"ncpus\": %d, \"llc_bytes\": %zu},\n", h->ncpus, h->llc_bytes);
+    fprintf(out, "  \"mode\": \"%s\",\n  \"metric\": ", cb_mode_name(r->o.mode));
+    json_str(out, r->metric);
+    fprintf(out, ",\n  \"alpha\": %.6g,\n  \"min_margin\": %.6g,\n  \"rounds\": %d,\n  \"reps\": %d,\n"
+                 "  \"seed\": %llu,\n  \"families\": [",
+            r->o.alpha, r->o.min_margin, r->o.rounds, r->reps, (unsigned long long)r->o.seed);
+    for (size_t pi = 0; pi < r->o.nprobes; pi++) {
+        const struct cb_probe *p = r->o.probes[pi];
+        fprintf(out, "%s\n    {\"probe\": ", pi ? "," : "");
+        json_str(out, p->name);
+        fputs(", \"unit\": ", out);
+        json_str(out, p->unit);
+        fputs(", \"buckets\": [", out);
+        for (size_t bi = 0; bi < r->o.nbuckets; bi++) {
+            const struct cb_race_cell *c = &r->cells[pi * r->o.nbuckets + bi];
+            const struct cb_race_entrant *w = c->winner >= 0 ? &c->e[c->winner] : NULL;
+            const struct cb_race_entrant *u = c->runner_up >= 0 ? &c->e[c->runner_up] : NULL;
+            fprintf(out, "%s\n      {\"bucket\": ", bi ? "," : "");
+            json_str(out, c->bucket.name);
+            fprintf(out, ", \"min_size\": %llu, \"max_size\": ",
+                    (unsigned long long)cb_race_bucket_min(&c->bucket));
+            if (c->bucket.hi == CB_RACE_UNBOUNDED)
+                fputs("null", out);
+            else
+                fprintf(out, "%llu", (unsigned long long)c->bucket.hi);
+            fprintf(out, ", \"size\": %llu, \"decision\": \"%s\",\n       \"winner\": ",
+                    (unsigned long long)c->bucket.size, cb_race_decision_name(c->decision));
+            if (w)
+                json_str(out, w->v->name);
+            else
+                fputs("null", out);
+            fputs(", \"winner_needs\": ", out);
+            json_features(out, w ? w->v->needs : 0);
+            fputs(", \"winner_median\": ", out);
+            json_num(out, w ? w->median : NAN);
+            fputs(",\n       \"runner_up\": ", out);
+            if (u)
+                json_str(out, u->v->name);
+            else
+                fputs("null", out);
+            fputs(", \"runner_up_median\": ", out);
+            json_num(out, u ? u->median : NAN);
+            fputs(", \"margin\": ", out);
+            json_num(out, c->margin);
+            fputs(", \"margin_ci\": ", out);
+            if (isnan(c->margin_lo) || isnan(c->margin_hi)) {
+                fputs("null", out);
+            } else {
+                fputc('[', out);
+                json_num(out, c->margin_lo);
+                fputs(", ", out);
+                json_num(out, c->margin_hi);
+                fputc(']', out);
+            }
+            fputs(", \"p_value\": ", out);
+            json_num(out, c->p);
+            fputs(",\n       \"entrants\": [", out);
+            for (size_t i = 0; i < c->ne; i++) {
+                const struct cb_race_entrant *e = &c->e[i];
+                fprintf(out, "%s{\"variant\": ", i ? ", " : "");
+                json_str(out, e->v->name);
+                fprintf(out, ", \"verdict\": \"%s\", \"n\": %zu, \"median\": ", cb_race_verdict_name(e->verdict),
+                        e->verdict == CB_RACE_OK ? e->n : 0);
+                json_num(out, e->median);
+                fprintf(out, ", \"beaten\": %s", e->beaten ? "true" : "false");
+                if (e->detail[0]) {
+                    fputs(", \"detail\": ", out);
+                    json_str(out, e->detail);
+                }
+                fputc('}', out);
+            }
+            fputs("]}", out);
+        }
+        fputs("\n    ]}", out);
+    }
+    fputs("\n  ]\n}\n", out);
+    return ferror(out) ? -EIO : 0;
+}
+
+/* "csum_copy" -> "csum_copy" (lower) or "CSUM_COPY" (upper): a C identifier. */
+static void ident(const char *name, int upper, char *buf, size_t len)
+{
+    size_t k = 0;
+    for (; *name && k + 1 < len; name++) {
+        unsigned char ch = (unsigned char)*name;
+        int alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+        char out = alnum ? (char)ch : '_';
+        if (upper && out >= 'a' && out <= 'z')
+            out = (char)(out - 'a' + 'A');
+        if (!upper && out >= 'A' && out <= 'Z')
+            out = (char)(out - 'A' + 'a');
+        buf[k++] = out;
+    }
+    buf[k] = '\0';
+}
+
+static void fmt_margin(const struct cb_race_cell *c, char *buf, size_t len)
+{
+    if (isnan(c->margin))
+        snprintf(buf, len, "-");
+    else if (isnan(c->margin_lo))
+        snprintf(buf, len, "%+.1f%%", c->margin * 100);
+    else
+        snprintf(buf, len, "%+.1f%% [%+.1f, %+.1f]", c->margin * 100, c->margin_lo * 100,
+                 c->margin_hi * 100);
+}
+
+int cb_race_emit_header(const struct cb_race *r, const struct cb_host *h, FILE *out)
+{
+    fprintf(out,
+            "/* cyclebudget race: which variant to use for which size, measured on one machine.\n"
+            " *\n"
+            " * Generated by cyclebudget %s: race %lld (run %lld).\n"
+            " * Host: %s, %s (%s family %d model %d stepping %d, microcode %s),\n"
+            " *       kernel %s.\n"
+            " * Mode %s; ranked by %s per operation; %d rounds x %d samples per variant,\n"
+            " * in a shuffled order each round (seed %llu).  A winner is confident when it\n"
+            " * beats every other variant by the Mann-Whitney test at alpha %g and by a\n"
+            " * margin whose CI's lower bound is at least %g%%; otherwise the variants it\n"
+            " * did not beat are tied, and the one needing the fewest CPU features (then\n"
+            " * the family's reference, then the earlier in its table) is chosen.\n"
+            " * A margin is how much more the runner-up costs than the winner, with its\n"
+            " * CI; negative: the runner-up was faster by median, but not confidently.\n"
+            " *\n"
+            " * Each table is valid only where the CPU has the features named in its\n"
+            " * CB_RACE_<FAMILY>_REQUIRES ('+'-separated, as 'cyclebudget list' names\n"
+            " * them), and is this machine's answer: race again on another. */\n"
+            "#ifndef CB_RACE_GENERATED_H\n#define CB_RACE_GENERATED_H\n\n"
+            "#include <stddef.h>\n#include <stdint.h>\n\n"
+            "#ifndef CB_RACE_ENTRY_DEFINED\n#define CB_RACE_ENTRY_DEFINED\n"
+            "struct cb_race_entry {\n"
+            "    size_t max_size;       /* sizes up to this one (inclusive) use variant */\n"
+            "    const char *variant;   /* the variant's name in cyclebudget's family */\n"
+            "    const char *needs;     /* the CPU features it needs, \"\" for none */\n"
+            "};\n"
+            "#if defined(__GNUC__)\n#define CB_RACE_UNUSED __attribute__((unused))\n#else\n"
+            "#define CB_RACE_UNUSED\n#endif\n#endif\n",
+            PACKAGE_VERSION, (long long)r->race_id, (long long)r->run_id, h->hostname,
+            h->model_name, h->vendor, h->family, h->model, h->stepping,
+            h->microcode[0] ? h->microcode : "unknown", h->kernel, cb_mode_name(r->o.mode),
+            r->metric, r->o.rounds, r->reps, (unsigned long long)r->o.seed, r->o.alpha,
+            r->o.min_margin * 100);
+    for (size_t pi = 0; pi < r->o.nprobes; pi++) {
+        const struct cb_probe *p = r->o.probes[pi];
+        const struct cb_race_cell *cells = &r->cells[pi * r->o.nbuckets];
+        char lo[64], up[64], req[128];
+        ident(p->name, 0, lo, sizeof lo);
+        ident(p->name, 1, up, sizeof up);
+        unsigned needs = 0;
+        size_t nent = 0;
+        /* Adjacent buckets with the same winner share one entry: the table
+         * holds only the thresholds where the choice changes. */
+        for (size_t bi = 0; bi < r->o.nbuckets; bi++) {
+            const struct cb_race_cell *c = &cells[bi];
+            if (c->winner < 0)
+                continue;
+            needs |= c->e[c->winner].v->needs;
+            size_t nb = bi + 1;
+            while (nb < r->o.nbuckets && cells[nb].winner < 0)
+                nb++;
+            if (nb == r->o.nbuckets || cells[nb].e[cells[nb].winner].v != c->e[c->winner].v)
+                nent++;
+        }
+        fprintf(out, "\n/* %s: %s */\n", p->name, p->desc ? p->desc : "");
+        if (nent == 0) {
+            fprintf(out, "/* no variant of %s could be measured here: no table */\n", p->name);
+            continue;
+        }
+        fprintf(out, "#define CB_RACE_%s_REQUIRES \"%s\"\n", up,
+                cb_cpu_feature_names(needs, req, sizeof req));
+        fprintf(out, "#define CB_RACE_%s_COUNT %zu\n", up, nent);
+        fprintf(out, "static const struct cb_race_entry cb_race_%s[CB_RACE_%s_COUNT] CB_RACE_UNUSED = {\n",
+                lo, up);
+        size_t emitted = 0;
+        for (size_t bi = 0; bi < r->o.nbuckets; bi++) {
+            const struct cb_race_cell *c = &cells[bi];
+            if (c->winner < 0)
+                continue;
+            const struct cb_variant *v = c->e[c->winner].v;
+            char m[96], vn[128], entry[256];
+            fmt_margin(c, m, sizeof m);
+            size_t nb = bi + 1;
+            while (nb < r->o.nbuckets && cells[nb].winner < 0)
+                nb++;
+            int last_of_run = nb == r->o.nbuckets || cells[nb].e[cells[nb].winner].v != v;
+            snprintf(vn, sizeof vn, "\"%s\",", v->name);
+            if (last_of_run) {
+                emitted++;
+                char sz[32];
+                if (emitted == nent)
+                    snprintf(sz, sizeof sz, "SIZE_MAX");
+                else
+                    snprintf(sz, sizeof sz, "%llu", (unsigned long long)c->bucket.hi);
+                snprintf(entry, sizeof entry, "    {%s, %s \"%s\"},", sz, vn,
+                         cb_cpu_feature_names(v->needs, req, sizeof req));
+            } else {
+                snprintf(entry, sizeof entry, "    /* (continues below) */");
+            }
+            const struct cb_race_entrant *u = c->runner_up >= 0 ? &c->e[c->runner_up] : NULL;
+            fprintf(out, "%-44s /* %s @%llu: %s", entry, c->bucket.name,
+                    (unsigned long long)c->bucket.size, cb_race_decision_name(c->decision));
+            if (u)
+                fprintf(out, ", %s vs %s", m, u->v->name);
+            fputs(" */\n", out);
+        }
+        fputs("};\n", out);
+        fprintf(out,
+                "static inline CB_RACE_UNUSED const char *cb_race_%s_pick(size_t len)\n{\n"
+                "    for (size_t i = 0; i + 1 < CB_RACE_%s_COUNT; i++)\n"
+                "        if (len <= cb_race_%s[i].max_size)\n"
+                "            return cb_race_%s[i].variant;\n"
+                "    return cb_race_%s[CB_RACE_%s_COUNT - 1].variant;\n}\n",
+                lo, up, lo, lo, lo, up);
+    }
+    fputs("\n#endif\n", out);
+    return ferror(out) ? -EIO : 0;
+}
+
+/* ----------------------------------------------------------------- report */
+
+static const char *col_text(sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    return t ? (const char *)t : "";
+}
+
+static double col_real(sqlite3_stmt *s, int i)
+{
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+static void fmt_range(sqlite3_stmt *s, int ilo, int ihi, char *buf, size_t len)
+{
+    long long lo = sqlite3_column_int64(s, ilo);
+    if (sqlite3_column_type(s, ihi) == SQLITE_NULL)
+        snprintf(buf, len, "%lld..", lo);
+    else
+        snprintf(buf, len, "%lld..%lld", lo, (long long)sqlite3_column_int64(s, ihi));
+}
+
+int cb_race_print(struct cb_store *st, int64_t race_id, FILE *out)
+{
+    sqlite3 *db = cb_store_sqlite(st);
+    sqlite3_stmt *s = NULL;
+    int rc = -ENOENT;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT ra.id, r.id, r.started, h.hostname, h.model_name, ra.mode,"
+                           " ra.metric, ra.alpha, ra.min_margin, ra.rounds, ra.reps"
+                           "  FROM races ra JOIN runs r ON r.id = ra.run_id"
+                           "  JOIN hosts h ON h.id = r.host_id WHERE ra.id = ?",
+                           -1, &s, NULL) != SQLITE_OK)
+        return -EIO;
+    sqlite3_bind_int64(s, 1, race_id);
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        fprintf(out,
+                "race %lld (run %lld, %s) on %s, %s\n"
+                "  %s, ranked by %s per op, %d rounds x %d samples, alpha %g, min margin %g%%\n",
+                (long long)sqlite3_column_int64(s, 0), (long long)sqlite3_column_int64(s, 1),
+                col_text(s, 2), col_text(s, 3), col_text(s, 4), col_text(s, 5), col_text(s, 6),
+                sqlite3_column_int(s, 9), sqlite3_column_int(s, 10), sqlite3_column_double(s, 7),
+                sqlite3_column_double(s, 8) * 100);
+        rc = 0;
+    }
+    sqlite3_finalize(s);
+    if (rc < 0)
+        return rc;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT rr.probe, rr.bucket, rr.min_size, rr.max_size, rr.size, rr.decision,"
+                           " rr.winner, rr.margin, rr.margin_lo, rr.margin_hi, rr.runner_up,"
+                           " (SELECT rs.prev_winner FROM race_summary rs WHERE rs.race_id = rr.race_id"
+                           "   AND rs.probe = rr.probe AND rs.bucket = rr.bucket),"
+                           " (SELECT group_concat(variant, ',') FROM race_entrants re"
+                           "   WHERE re.result_id = rr.id AND re.verdict = 'bad')"
+                           "  FROM race_results rr WHERE rr.race_id = ? ORDER BY rr.id",
+                           -1, &s, NULL) != SQLITE_OK)
+        return -EIO;
+    sqlite3_bind_int64(s, 1, race_id);
+    fprintf(out, "  %-10s %-10s %-14s %-14s %-10s %-26s %-14s %s\n", "family", "bucket", "sizes",
+            "winner", "decision", "margin [CI], %", "runner-up", "before");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        char range[48], margin[64], before[96];
+        fmt_range(s, 2, 3, range, sizeof range);
+        double m = col_real(s, 7), lo = col_real(s, 8), hi = col_real(s, 9);
+        if (isnan(m))
+            snprintf(margin, sizeof margin, "-");
+        else
+            snprintf(margin, sizeof margin, "%+.1f [%+.1f, %+.1f]", m * 100, lo * 100, hi * 100);
+        const char *prev = col_text(s, 11), *win = col_text(s, 6);
+        if (sqlite3_column_type(s, 11) == SQLITE_NULL)
+            snprintf(before, sizeof before, "-");
+        else if (strcmp(prev, win) == 0)
+            snprintf(before, sizeof before, "same");
+        else
+            snprintf(before, sizeof before, "was %s", prev);
+        fprintf(out, "  %-10s %-10s %-14s %-14s %-10s %-26s %-14s %s", col_text(s, 0),
+                col_text(s, 1), range, win[0] ? win : "-", col_text(s, 5), margin,
+                sqlite3_column_type(s, 10) == SQLITE_NULL ? "-" : col_text(s, 10), before);
+        if (sqlite3_column_type(s, 12) != SQLITE_NULL)
+            fprintf(out, "  (BAD, excluded: %s)", col_text(s, 12));
+        fputc('\n', out);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+int cb_race_report_text(struct cb_store *st, FILE *out)
+{
+    sqlite3 *db = cb_store_sqlite(st);
+    sqlite3_stmt *s = NULL;
+    /* A store from before races has no table: nothing to show, no error. */
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'races'",
+                           -1, &s, NULL) != SQLITE_OK)
+        return -EIO;
+    int have = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+    if (!have)
+        return 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT MAX(ra.id) FROM races ra JOIN runs r ON r.id = ra.run_id"
+                           "  JOIN hosts h ON h.id = r.host_id WHERE r.status = 'complete'"
+                           " GROUP BY h.hostname, h.model_name, ra.mode ORDER BY 1",
+                           -1, &s, NULL) != SQLITE_OK)
+        return -EIO;
+    int n = 0, rc = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        if (n)
+            fputc('\n', out);
+        if ((rc = cb_race_print(st, sqlite3_column_int64(s, 0), out)) < 0)
+            break;
+        n++;
+    }
+    sqlite3_finalize(s);
+    return rc < 0 ? rc : n;
+}
