@@ -1,0 +1,212 @@
+/* stmt.c — the store's SQL and the calls every piece of it makes
+ * (see store_internal.h): the statement cache, binding and reading columns,
+ * errors turned into errno and messages, and the transaction runner that
+ * retries when another process holds the write lock. */
+#include "store_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const q_sql[Q__N] = {
+    [Q_HOST_SEL] =
+        "SELECT id FROM hosts WHERE hostname=?1 AND vendor=?2 AND family=?3 AND model=?4"
+        " AND stepping=?5 AND model_name=?6 AND microcode=?7 AND features=?8 AND ncpus=?10"
+        " AND llc_bytes=?11 AND kernel=?12 AND tsc_ghz=?13 AND tsc_source=?14 AND pmu=?15",
+    [Q_HOST_INS] =
+        "INSERT INTO hosts (hostname, vendor, family, model, stepping, model_name, microcode,"
+        " features, feature_mask, ncpus, llc_bytes, kernel, tsc_ghz, tsc_source, pmu)"
+        " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
+    [Q_BUILD_SEL] = "SELECT id FROM builds WHERE version=?1 AND compiler=?2 AND cflags=?3",
+    [Q_BUILD_INS] = "INSERT INTO builds (version, compiler, cflags) VALUES (?1,?2,?3)",
+    [Q_COMMIT_SEL] = "SELECT id FROM commits WHERE hash=?1 AND dirty=?4",
+    [Q_COMMIT_INS] =
+        "INSERT INTO commits (hash, subject, author_date, dirty) VALUES (?1,?2,?3,?4)",
+    [Q_RUN_INS] =
+        "INSERT INTO runs (host_id, build_id, commit_id, cmdline, tag, cpu, tsc_ghz,"
+        " core_ghz, core_ghz_spread, core_ghz_source, pid, pid_start, boot_id)"
+        " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+    /* Migration 7's columns, in their own statement so that a store held
+     * at an older schema (tests) can still begin a run. */
+    [Q_RUN_TRUTH] =
+        "UPDATE runs SET clock_backend=?2, core_est_method=?3, core_est_ghz=?4,"
+        " core_est_spread=?5, core_est_add_ghz=?6, core_est_imul_ghz=?7, meter_kind=?8,"
+        " meter_baseline=?9, meter_spread=?10, meter_why=?11, fingerprint=?12 WHERE id=?1",
+    [Q_RUN_STATUS] = "SELECT status FROM runs WHERE id=?1",
+    [Q_RUN_FINISH] =
+        "UPDATE runs SET status=?2, finished=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+        " WHERE id=?1 AND status='running'",
+    [Q_EVENT_INS] =
+        "INSERT INTO events (run_id, name, part, pfm, encoding, source, read_method,"
+        " supported, why) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+    [Q_CASE_INS] =
+        "INSERT INTO cases (run_id, probe, variant, size, unit, op, mode, bytes_per_op,"
+        " verdict, detail, contention, contended_share) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,"
+        "?11,?12)",
+    [Q_SAMPLE_INS] =
+        "INSERT INTO samples (case_id, event_id, seq, iters, value, overhead, enabled,"
+        " running, scaled, smt, round, raw, method)"
+        " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+    [Q_REAP_SEL] =
+        "SELECT r.id, r.pid, r.pid_start, r.boot_id FROM runs r JOIN hosts h ON h.id = r.host_id"
+        " WHERE r.status = 'running' AND h.hostname = ?1",
+    [Q_REAP_UPD] = "UPDATE runs SET status='aborted' WHERE id=?1 AND status='running'",
+    [Q_RUN_GET] =
+        "SELECT r.id, r.status, r.started, COALESCE(r.finished,''), r.cmdline,"
+        " COALESCE(r.tag,''), r.cpu, COALESCE(cm.hash,''), COALESCE(cm.subject,''),"
+        " COALESCE(cm.author_date,''), COALESCE(cm.dirty,-1), h.hostname, h.vendor,"
+        " h.model_name, h.microcode, h.kernel, h.family, h.model, h.stepping, h.ncpus,"
+        " h.features, r.tsc_ghz, h.tsc_source, r.core_ghz, r.core_ghz_spread,"
+        " r.core_ghz_source, h.pmu, b.version, b.compiler, b.cflags,"
+        " COALESCE(r.clock_backend,''), COALESCE(r.core_est_method,''), r.core_est_ghz,"
+        " r.core_est_spread, r.core_est_add_ghz, r.core_est_imul_ghz, COALESCE(r.meter_kind,''),"
+        " r.meter_baseline, r.meter_spread, COALESCE(r.meter_why,''), COALESCE(r.fingerprint,'')"
+        " FROM runs r JOIN hosts h ON h.id = r.host_id JOIN builds b ON b.id = r.build_id"
+        " LEFT JOIN commits cm ON cm.id = r.commit_id WHERE r.id = ?1",
+    [Q_EVENTS] =
+        "SELECT id, name, part, pfm, encoding, source, read_method, why, supported"
+        " FROM events WHERE run_id=?1 ORDER BY id",
+    [Q_CASES] =
+        "SELECT c.id, c.probe, c.variant, c.unit, c.op, c.mode, c.verdict, c.detail, c.size,"
+        " c.bytes_per_op, (SELECT COUNT(DISTINCT s.seq) FROM samples s WHERE s.case_id = c.id),"
+        " c.contention, c.contended_share FROM cases c WHERE c.run_id=?1 ORDER BY c.id",
+    [Q_VALUES] =
+        "SELECT (value - COALESCE(overhead, 0.0)) / CAST(iters AS REAL), scaled, smt FROM samples"
+        " WHERE case_id=?1 AND event_id=?2 AND value IS NOT NULL ORDER BY seq",
+};
+
+void cb_st_msg(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err || !errlen)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+int cb_st_errno_of(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_OK: case SQLITE_ROW: case SQLITE_DONE: return 0;
+    case SQLITE_BUSY: case SQLITE_LOCKED: return -EBUSY;
+    case SQLITE_NOMEM: return -ENOMEM;
+    case SQLITE_READONLY: return -EROFS;
+    case SQLITE_PERM: case SQLITE_AUTH: case SQLITE_CANTOPEN: return -EACCES;
+    case SQLITE_FULL: return -ENOSPC;
+    case SQLITE_CONSTRAINT: case SQLITE_MISMATCH: case SQLITE_RANGE: case SQLITE_TOOBIG:
+        return -EINVAL;
+    case SQLITE_CORRUPT: case SQLITE_NOTADB: return -EINVAL;
+    default: return -EIO;
+    }
+}
+
+/* The write/read calls have no err buffer: say what SQLite said on stderr
+ * (a failed CHECK names the column and the rule) and return an errno. */
+int cb_st_fail(struct cb_store *st, int rc, const char *what)
+{
+    fprintf(stderr, "cyclebudget: store: %s: %s\n", what,
+            st && st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+    return cb_st_errno_of(rc);
+}
+
+sqlite3_stmt *cb_st_stmt(struct cb_store *st, int i, int *rc)
+{
+    if (!st->q[i]) {
+        *rc = sqlite3_prepare_v3(st->db, q_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->q[i], NULL);
+        if (*rc != SQLITE_OK)
+            return NULL;
+    }
+    sqlite3_reset(st->q[i]);
+    sqlite3_clear_bindings(st->q[i]);
+    *rc = SQLITE_OK;
+    return st->q[i];
+}
+
+int cb_st_bind_str(sqlite3_stmt *s, int i, const char *v)
+{
+    return sqlite3_bind_text(s, i, v ? v : "", -1, SQLITE_TRANSIENT);
+}
+
+/* NAN means "not measured": store NULL, never a number. */
+int cb_st_bind_real_or_null(sqlite3_stmt *s, int i, double v)
+{
+    return isnan(v) ? sqlite3_bind_null(s, i) : sqlite3_bind_double(s, i, v);
+}
+
+double cb_st_col_real_or_nan(sqlite3_stmt *s, int i)
+{
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+void cb_st_col_str(sqlite3_stmt *s, int i, char *buf, size_t len)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    snprintf(buf, len, "%s", t ? (const char *)t : "");
+}
+
+int cb_st_exec(struct cb_store *st, const char *sql)
+{
+    return sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+}
+
+void cb_st_backoff(int attempt)
+{
+    struct timespec ts = {0, (long)(20 + 30 * attempt) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+int cb_st_is_busy(int rc)
+{
+    return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+}
+
+/* Run fn inside BEGIN IMMEDIATE ... COMMIT, the whole of it again when
+ * SQLite says busy.  IMMEDIATE takes the write lock up front: a deferred
+ * transaction that reads and then writes can get SQLITE_BUSY on the upgrade
+ * without the busy handler ever being called.  Returns an SQLite code. */
+int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ctx)
+{
+    int rc = SQLITE_BUSY;
+    for (int attempt = 0; attempt < CB_TX_TRIES; attempt++) {
+        if (attempt)
+            cb_st_backoff(attempt);
+        st->why[0] = '\0';
+        rc = cb_st_exec(st, "BEGIN IMMEDIATE");
+        if (cb_st_is_busy(rc))
+            continue;
+        if (rc != SQLITE_OK)
+            return rc;
+        rc = fn(st, ctx);
+        if (rc == SQLITE_OK || rc == SQLITE_DONE) {
+            rc = cb_st_exec(st, "COMMIT");
+            if (rc == SQLITE_OK)
+                return SQLITE_OK;
+        }
+        /* Keep fn's error message: ROLLBACK would replace it with "not an
+         * error". */
+        char keep[512];
+        snprintf(keep, sizeof keep, "%s", st->why[0] ? st->why : sqlite3_errmsg(st->db));
+        if (!sqlite3_get_autocommit(st->db))
+            cb_st_exec(st, "ROLLBACK");
+        if (!cb_st_is_busy(rc)) {
+            if (rc == SQLITE_OK || rc == SQLITE_DONE)
+                rc = SQLITE_ERROR;
+            fprintf(stderr, "cyclebudget: store: %s\n", keep);
+            snprintf(st->why, sizeof st->why, "%s", keep);
+            return rc;
+        }
+    }
+    return rc;
+}
+
+/* Step a statement that returns no rows. */
+int cb_st_step_done(sqlite3_stmt *s)
+{
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}

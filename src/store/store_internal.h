@@ -1,0 +1,71 @@
+/* store_internal.h — what the store's pieces share, and nobody else sees.
+ *
+ * The store is one concept cut into files by what they do with it: store.c
+ * opens, migrates and closes, write.c records runs, query.c reads them back,
+ * and stmt.c holds the prepared statements and the transaction runner they
+ * all go through.  struct cb_store stays opaque outside src/store/: the rest
+ * of cyclebudget includes store.h only, so this header is never included from
+ * outside this folder. */
+#ifndef CB_STORE_INTERNAL_H
+#define CB_STORE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+/* BEGIN IMMEDIATE already waits CB_BUSY_MS (store.c); these retries cover
+ * the SQLITE_BUSY cases the busy handler is not called for (WAL recovery, a
+ * COMMIT racing a checkpoint). */
+#define CB_TX_TRIES 8
+
+/* The statement cache: one prepared statement per query, made on first use
+ * (stmt.c has their SQL). */
+enum {
+    Q_HOST_SEL, Q_HOST_INS, Q_BUILD_SEL, Q_BUILD_INS, Q_COMMIT_SEL, Q_COMMIT_INS,
+    Q_RUN_INS,
+    Q_RUN_TRUTH, Q_RUN_STATUS, Q_RUN_FINISH, Q_EVENT_INS, Q_CASE_INS, Q_SAMPLE_INS,
+    Q_REAP_SEL, Q_REAP_UPD, Q_RUN_GET, Q_EVENTS, Q_CASES, Q_VALUES,
+    Q__N
+};
+
+struct cb_store {
+    sqlite3 *db;
+    sqlite3_stmt *q[Q__N];
+    char why[512];            /* a transaction body's own reason to fail, or "" */
+    /* Tests only (CB_STORE_TEST_KILL_IN_CASE=N): SIGKILL this process in the
+     * middle of writing its Nth case, inside the open transaction, to show
+     * that a collector dying there loses only that case.  0: never. */
+    int kill_in_case, cases_written;
+};
+
+/* One line for the user into err (may be NULL). */
+void cb_st_msg(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* An SQLite result code as 0 or a negative errno. */
+int cb_st_errno_of(int rc);
+/* The write/read calls have no err buffer: say what SQLite said on stderr
+ * and return an errno. */
+int cb_st_fail(struct cb_store *st, int rc, const char *what);
+
+/* Cached statement i, reset and unbound; NULL with the SQLite code in *rc. */
+sqlite3_stmt *cb_st_stmt(struct cb_store *st, int i, int *rc);
+/* NULL strings bind as "". */
+int cb_st_bind_str(sqlite3_stmt *s, int i, const char *v);
+/* NAN means "not measured": store NULL, never a number. */
+int cb_st_bind_real_or_null(sqlite3_stmt *s, int i, double v);
+double cb_st_col_real_or_nan(sqlite3_stmt *s, int i);
+void cb_st_col_str(sqlite3_stmt *s, int i, char *buf, size_t len);
+/* Step a statement that returns no rows: SQLITE_OK or the error. */
+int cb_st_step_done(sqlite3_stmt *s);
+int cb_st_exec(struct cb_store *st, const char *sql);
+
+/* Retrying after SQLITE_BUSY. */
+void cb_st_backoff(int attempt);
+int cb_st_is_busy(int rc);
+/* fn inside BEGIN IMMEDIATE ... COMMIT, retried when busy; an SQLite code. */
+int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ctx);
+
+#endif

@@ -1,0 +1,498 @@
+/* write.c — recording a run (see store.h): its host, build and commit rows,
+ * its events, each case with all its samples in one transaction, its end;
+ * and reaping the runs whose writer died without ending them. */
+#include "store_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- who is writing ----------------------------------------------------- */
+
+/* Start time of pid in clock ticks after boot (/proc/PID/stat field 22), or
+ * -1.  A pid that is alive but started at another time is a reused pid. */
+static long long proc_start(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* comm may contain spaces and ')': fields restart after the last ')'. */
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return -1;
+    p++;
+    /* After ')' come field 3 (state) ... field 22 (starttime). */
+    for (int field = 3; field < 22; field++) {
+        p = strchr(p + 1, ' ');
+        if (!p)
+            return -1;
+    }
+    return strtoll(p + 1, NULL, 10);
+}
+
+static void boot_id(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+    if (!f)
+        return;
+    if (fgets(buf, (int)len, f))
+        buf[strcspn(buf, "\n")] = '\0';
+    fclose(f);
+}
+
+static void my_hostname(char *buf, size_t len)
+{
+    if (gethostname(buf, len) != 0)
+        buf[0] = '\0';
+    buf[len - 1] = '\0';
+}
+
+int cb_store_boot_tsc(struct cb_store *st, double *ghz)
+{
+    char host[256], boot[64];
+    my_hostname(host, sizeof host);
+    boot_id(boot, sizeof boot);
+    *ghz = 0;
+    if (!boot[0])
+        return -ENOENT;
+    sqlite3_stmt *s;
+    int rc = sqlite3_prepare_v2(st->db,
+                                "SELECT r.tsc_ghz FROM runs r JOIN hosts h ON h.id = r.host_id"
+                                " WHERE h.hostname = ?1 AND r.boot_id = ?2"
+                                "   AND h.tsc_source = 'calibrated' AND r.tsc_ghz > 0"
+                                " ORDER BY r.id DESC LIMIT 1",
+                                -1, &s, NULL);
+    if (rc != SQLITE_OK)
+        return -EIO;
+    sqlite3_bind_text(s, 1, host, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, boot, -1, SQLITE_TRANSIENT);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *ghz = sqlite3_column_double(s, 0);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : -EIO;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+struct begin_ctx {
+    const struct cb_run_meta *m;
+    int64_t run_id;
+};
+
+static int find_or_add(struct cb_store *st, int qsel, int qins,
+                       int (*bind)(sqlite3_stmt *, const void *), const void *arg, int64_t *id)
+{
+    int rc;
+    sqlite3_stmt *s = cb_st_stmt(st, qsel, &rc);
+    if (!s || (rc = bind(s, arg)) != SQLITE_OK)
+        return rc;
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(s, 0);
+        sqlite3_reset(s);
+        return SQLITE_OK;
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+        return rc;
+    s = cb_st_stmt(st, qins, &rc);
+    if (!s || (rc = bind(s, arg)) != SQLITE_OK)
+        return rc;
+    rc = cb_st_step_done(s);
+    if (rc == SQLITE_OK)
+        *id = sqlite3_last_insert_rowid(st->db);
+    return rc;
+}
+
+/* The SELECTs use the INSERTs' ?N numbers, so one binder serves both; a
+ * number a statement does not mention is within range and ignored. */
+static int bind_host(sqlite3_stmt *s, const void *arg)
+{
+    const struct cb_run_meta *m = arg;
+    const struct cb_host *h = m->host;
+    char feat[256];
+    cb_cpu_feature_names(h->features, feat, sizeof feat);
+    /* Rounded to 1 MHz: see hosts.tsc_ghz in 0001_init.sql. */
+    double tsc = isfinite(m->tsc_ghz) && m->tsc_ghz > 0 ? (double)(long long)(m->tsc_ghz * 1000.0 + 0.5) / 1000.0 : 0;
+    int rc = SQLITE_OK;
+#define B(i, call) if (rc == SQLITE_OK) rc = (call)
+    B(1, cb_st_bind_str(s, 1, h->hostname));
+    B(2, cb_st_bind_str(s, 2, h->vendor));
+    B(3, sqlite3_bind_int(s, 3, h->family));
+    B(4, sqlite3_bind_int(s, 4, h->model));
+    B(5, sqlite3_bind_int(s, 5, h->stepping));
+    B(6, cb_st_bind_str(s, 6, h->model_name));
+    B(7, cb_st_bind_str(s, 7, h->microcode));
+    B(8, cb_st_bind_str(s, 8, feat));
+    B(9, sqlite3_bind_int64(s, 9, h->features));
+    B(10, sqlite3_bind_int(s, 10, h->ncpus));
+    B(11, sqlite3_bind_int64(s, 11, (int64_t)h->llc_bytes));
+    B(12, cb_st_bind_str(s, 12, h->kernel));
+    B(13, sqlite3_bind_double(s, 13, tsc));
+    B(14, cb_st_bind_str(s, 14, m->tsc_source));
+    B(15, cb_st_bind_str(s, 15, m->pmu));
+#undef B
+    return rc;
+}
+
+static int bind_build(sqlite3_stmt *s, const void *arg)
+{
+    const struct cb_run_meta *m = arg;
+    int rc = cb_st_bind_str(s, 1, m->version);
+    if (rc == SQLITE_OK)
+        rc = cb_st_bind_str(s, 2, m->compiler);
+    if (rc == SQLITE_OK)
+        rc = cb_st_bind_str(s, 3, m->cflags);
+    return rc;
+}
+
+static int bind_commit(sqlite3_stmt *s, const void *arg)
+{
+    const struct cb_run_meta *m = arg;
+    int rc = cb_st_bind_str(s, 1, m->commit);
+    if (rc == SQLITE_OK)
+        rc = cb_st_bind_str(s, 2, m->subject);
+    if (rc == SQLITE_OK)
+        rc = cb_st_bind_str(s, 3, m->commit_date);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int(s, 4, m->dirty < 0 ? -1 : m->dirty > 0);
+    return rc;
+}
+
+static int begin_fn(struct cb_store *st, void *vctx)
+{
+    struct begin_ctx *c = vctx;
+    const struct cb_run_meta *m = c->m;
+    int64_t host, build, commit = 0;
+    int rc = find_or_add(st, Q_HOST_SEL, Q_HOST_INS, bind_host, m, &host);
+    if (rc == SQLITE_OK)
+        rc = find_or_add(st, Q_BUILD_SEL, Q_BUILD_INS, bind_build, m, &build);
+    if (rc == SQLITE_OK && m->commit && *m->commit)
+        rc = find_or_add(st, Q_COMMIT_SEL, Q_COMMIT_INS, bind_commit, m, &commit);
+    if (rc != SQLITE_OK)
+        return rc;
+
+    char boot[64];
+    boot_id(boot, sizeof boot);
+    long long start = proc_start(getpid());
+    sqlite3_stmt *s = cb_st_stmt(st, Q_RUN_INS, &rc);
+    if (!s)
+        return rc;
+    sqlite3_bind_int64(s, 1, host);
+    sqlite3_bind_int64(s, 2, build);
+    if (commit)
+        sqlite3_bind_int64(s, 3, commit);
+    cb_st_bind_str(s, 4, m->cmdline);
+    if (m->tag && *m->tag)
+        cb_st_bind_str(s, 5, m->tag);
+    sqlite3_bind_int(s, 6, m->cpu);
+    sqlite3_bind_double(s, 7, isfinite(m->tsc_ghz) ? m->tsc_ghz : 0);
+    sqlite3_bind_double(s, 8, isfinite(m->core_ghz) ? m->core_ghz : 0);
+    sqlite3_bind_double(s, 9, isfinite(m->core_ghz_spread) ? m->core_ghz_spread : 0);
+    cb_st_bind_str(s, 10, m->core_ghz_source);
+    sqlite3_bind_int64(s, 11, getpid());
+    if (start >= 0)
+        sqlite3_bind_int64(s, 12, start);
+    cb_st_bind_str(s, 13, boot);
+    rc = cb_st_step_done(s);
+    if (rc != SQLITE_OK)
+        return rc;
+    c->run_id = sqlite3_last_insert_rowid(st->db);
+    if (cb_store_schema_version(st) < 7)
+        return rc;
+    if (!(s = cb_st_stmt(st, Q_RUN_TRUTH, &rc)))
+        return rc;
+    sqlite3_bind_int64(s, 1, c->run_id);
+    cb_st_bind_str(s, 2, m->clock_backend ? m->clock_backend : "perf_event");
+    if (m->core_est_method) {
+        cb_st_bind_str(s, 3, m->core_est_method);
+        cb_st_bind_real_or_null(s, 4, m->core_est_ghz);
+        cb_st_bind_real_or_null(s, 5, m->core_est_spread);
+        cb_st_bind_real_or_null(s, 6, m->core_est_add_ghz > 0 ? m->core_est_add_ghz : NAN);
+        cb_st_bind_real_or_null(s, 7, m->core_est_imul_ghz > 0 ? m->core_est_imul_ghz : NAN);
+    }
+    if (m->meter_kind) {
+        cb_st_bind_str(s, 8, m->meter_kind);
+        cb_st_bind_real_or_null(s, 9, m->meter_baseline > 0 ? m->meter_baseline : NAN);
+        cb_st_bind_real_or_null(s, 10, m->meter_spread);
+        cb_st_bind_str(s, 11, m->meter_why ? m->meter_why : "");
+    }
+    if (m->fingerprint)
+        cb_st_bind_str(s, 12, m->fingerprint);
+    return cb_st_step_done(s);
+}
+
+int cb_store_run_begin(struct cb_store *st, const struct cb_run_meta *m, int64_t *run_id)
+{
+    if (!st || !m || !m->host || !run_id)
+        return -EINVAL;
+    struct begin_ctx c = {m, 0};
+    int rc = cb_st_in_tx(st, begin_fn, &c);
+    if (rc != SQLITE_OK)
+        return cb_st_errno_of(rc) ? cb_st_errno_of(rc) : -EIO;
+    *run_id = c.run_id;
+    return 0;
+}
+
+struct event_ctx {
+    int64_t run_id;
+    const struct cb_event_row *e;
+    int64_t id;
+};
+
+static int event_fn(struct cb_store *st, void *vctx)
+{
+    struct event_ctx *c = vctx;
+    const struct cb_event_row *e = c->e;
+    int rc;
+    sqlite3_stmt *s = cb_st_stmt(st, Q_EVENT_INS, &rc);
+    if (!s)
+        return rc;
+    sqlite3_bind_int64(s, 1, c->run_id);
+    cb_st_bind_str(s, 2, e->name);
+    cb_st_bind_str(s, 3, e->part && *e->part ? e->part : e->name);
+    cb_st_bind_str(s, 4, e->pfm);
+    cb_st_bind_str(s, 5, e->encoding);
+    cb_st_bind_str(s, 6, e->source);
+    cb_st_bind_str(s, 7, e->read_method);
+    sqlite3_bind_int(s, 8, e->supported ? 1 : 0);
+    cb_st_bind_str(s, 9, e->why);
+    rc = cb_st_step_done(s);
+    if (rc == SQLITE_OK)
+        c->id = sqlite3_last_insert_rowid(st->db);
+    return rc;
+}
+
+int cb_store_event_add(struct cb_store *st, int64_t run_id, const struct cb_event_row *e,
+                       int64_t *event_id)
+{
+    if (!st || !e)
+        return -EINVAL;
+    struct event_ctx c = {run_id, e, 0};
+    int rc = cb_st_in_tx(st, event_fn, &c);
+    if (rc != SQLITE_OK)
+        return cb_st_errno_of(rc) ? cb_st_errno_of(rc) : -EIO;
+    if (event_id)
+        *event_id = c.id;
+    return 0;
+}
+
+/* 1 running, 0 exists but not running, -1 no such run; or an SQLite error
+ * code through *rc. */
+static int run_running(struct cb_store *st, int64_t run_id, int *rc)
+{
+    sqlite3_stmt *s = cb_st_stmt(st, Q_RUN_STATUS, rc);
+    if (!s)
+        return -1;
+    sqlite3_bind_int64(s, 1, run_id);
+    int r = sqlite3_step(s), res = -1;
+    if (r == SQLITE_ROW)
+        res = strcmp((const char *)sqlite3_column_text(s, 0), "running") == 0;
+    else if (r != SQLITE_DONE)
+        *rc = r;
+    sqlite3_reset(s);
+    return res;
+}
+
+struct case_ctx {
+    int64_t run_id;
+    const struct cb_case_row *c;
+    const struct cb_sample_row *s;
+    size_t ns;
+    int64_t id;
+};
+
+static int case_fn(struct cb_store *st, void *vctx)
+{
+    struct case_ctx *x = vctx;
+    const struct cb_case_row *c = x->c;
+    int rc = SQLITE_OK;
+    int running = run_running(st, x->run_id, &rc);
+    if (rc != SQLITE_OK)
+        return rc;
+    if (running != 1) {
+        /* A run reaped as aborted or already finished takes no more cases. */
+        snprintf(st->why, sizeof st->why, "run %lld: %s", (long long)x->run_id,
+                 running < 0 ? "no such run" : "not running (finished, or reaped as aborted)");
+        return SQLITE_CONSTRAINT;
+    }
+    sqlite3_stmt *s = cb_st_stmt(st, Q_CASE_INS, &rc);
+    if (!s)
+        return rc;
+    sqlite3_bind_int64(s, 1, x->run_id);
+    cb_st_bind_str(s, 2, c->probe);
+    cb_st_bind_str(s, 3, c->variant);
+    sqlite3_bind_int64(s, 4, (int64_t)c->size);
+    cb_st_bind_str(s, 5, c->unit);
+    cb_st_bind_str(s, 6, c->op);
+    cb_st_bind_str(s, 7, c->mode);
+    sqlite3_bind_int64(s, 8, (int64_t)c->bytes_per_op);
+    cb_st_bind_str(s, 9, c->verdict);
+    cb_st_bind_str(s, 10, c->detail);
+    cb_st_bind_real_or_null(s, 11, c->metered ? c->contention : NAN);
+    cb_st_bind_real_or_null(s, 12, c->metered ? c->contended_share : NAN);
+    rc = cb_st_step_done(s);
+    if (rc != SQLITE_OK)
+        return rc;
+    x->id = sqlite3_last_insert_rowid(st->db);
+
+    s = cb_st_stmt(st, Q_SAMPLE_INS, &rc);
+    if (!s)
+        return rc;
+    for (size_t i = 0; i < x->ns; i++) {
+        const struct cb_sample_row *r = &x->s[i];
+        sqlite3_reset(s);
+        sqlite3_bind_int64(s, 1, x->id);
+        sqlite3_bind_int64(s, 2, r->event_id);
+        sqlite3_bind_int(s, 3, r->seq);
+        sqlite3_bind_int64(s, 4, (int64_t)r->iters);
+        cb_st_bind_real_or_null(s, 5, r->value);
+        cb_st_bind_real_or_null(s, 6, r->overhead);
+        sqlite3_bind_int64(s, 7, (int64_t)r->enabled);
+        sqlite3_bind_int64(s, 8, (int64_t)r->running);
+        sqlite3_bind_int(s, 9, r->scaled ? 1 : 0);
+        cb_st_bind_real_or_null(s, 10, r->smt > 0 ? r->smt : NAN);
+        sqlite3_bind_int(s, 11, r->round);
+        cb_st_bind_real_or_null(s, 12, r->raw);
+        if (r->method)
+            cb_st_bind_str(s, 13, r->method);
+        else
+            sqlite3_bind_null(s, 13);
+        rc = cb_st_step_done(s);
+        if (rc != SQLITE_OK)
+            return rc;
+        if (i == x->ns / 2 && st->kill_in_case && ++st->cases_written == st->kill_in_case)
+            raise(SIGKILL);
+    }
+    return SQLITE_OK;
+}
+
+int cb_store_case_add(struct cb_store *st, int64_t run_id, const struct cb_case_row *c,
+                      const struct cb_sample_row *s, size_t ns, int64_t *case_id)
+{
+    if (!st || !c || (ns && !s))
+        return -EINVAL;
+    struct case_ctx x = {run_id, c, s, ns, 0};
+    int rc = cb_st_in_tx(st, case_fn, &x);
+    if (rc != SQLITE_OK)
+        return cb_st_errno_of(rc) ? cb_st_errno_of(rc) : -EIO;
+    if (case_id)
+        *case_id = x.id;
+    return 0;
+}
+
+int cb_store_run_finish(struct cb_store *st, int64_t run_id, const char *status)
+{
+    if (!st || !status || (strcmp(status, "complete") && strcmp(status, "aborted")))
+        return -EINVAL;
+    int rc;
+    for (int attempt = 0; attempt < CB_TX_TRIES; attempt++) {
+        if (attempt)
+            cb_st_backoff(attempt);
+        sqlite3_stmt *s = cb_st_stmt(st, Q_RUN_FINISH, &rc);
+        if (!s)
+            return cb_st_fail(st, rc, "finishing the run");
+        sqlite3_bind_int64(s, 1, run_id);
+        cb_st_bind_str(s, 2, status);
+        rc = cb_st_step_done(s);
+        if (cb_st_is_busy(rc))
+            continue;
+        if (rc != SQLITE_OK)
+            return cb_st_fail(st, rc, "finishing the run");
+        if (sqlite3_changes(st->db) == 1)
+            return 0;
+        int running = run_running(st, run_id, &rc);
+        if (running < 0) {
+            fprintf(stderr, "cyclebudget: store: no run %lld to finish\n", (long long)run_id);
+            return -ENOENT;
+        }
+        fprintf(stderr, "cyclebudget: store: run %lld was no longer running (reaped as "
+                "aborted?)\n", (long long)run_id);
+        return -EINVAL;
+    }
+    return cb_st_fail(st, rc, "finishing the run");
+}
+
+/* ---- reaping ------------------------------------------------------------ */
+
+struct reap_ctx {
+    int n;
+};
+
+static int reap_fn(struct cb_store *st, void *vctx)
+{
+    struct reap_ctx *c = vctx;
+    char host[256], boot[64];
+    int rc;
+    my_hostname(host, sizeof host);
+    boot_id(boot, sizeof boot);
+    c->n = 0;
+
+    /* Collect first, update after: the update must not run while the
+     * SELECT over the same table is still stepping. */
+    int64_t dead[256];
+    int ndead = 0;
+    sqlite3_stmt *s = cb_st_stmt(st, Q_REAP_SEL, &rc);
+    if (!s)
+        return rc;
+    cb_st_bind_str(s, 1, host);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW && ndead < (int)(sizeof dead / sizeof dead[0])) {
+        int64_t id = sqlite3_column_int64(s, 0);
+        pid_t pid = (pid_t)sqlite3_column_int64(s, 1);
+        int known_start = sqlite3_column_type(s, 2) != SQLITE_NULL;
+        long long start = sqlite3_column_int64(s, 2);
+        const char *rboot = (const char *)sqlite3_column_text(s, 3);
+        int is_dead;
+        /* Same hostname is taken to mean this machine.  Another boot: every
+         * process of that boot is gone, whatever its pid is now. */
+        if (*boot && rboot && *rboot && strcmp(boot, rboot) != 0)
+            is_dead = 1;
+        else if (kill(pid, 0) != 0 && errno == ESRCH)
+            is_dead = 1;
+        else if (known_start) {
+            /* Alive, but is it the same process, or a reused pid? */
+            long long now = proc_start(pid);
+            is_dead = now >= 0 && now != start;
+        } else
+            is_dead = 0;
+        if (is_dead)
+            dead[ndead++] = id;
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return rc;
+
+    for (int i = 0; i < ndead; i++) {
+        s = cb_st_stmt(st, Q_REAP_UPD, &rc);
+        if (!s)
+            return rc;
+        sqlite3_bind_int64(s, 1, dead[i]);
+        rc = cb_st_step_done(s);
+        if (rc != SQLITE_OK)
+            return rc;
+        c->n += sqlite3_changes(st->db);
+    }
+    return SQLITE_OK;
+}
+
+int cb_store_reap_aborted(struct cb_store *st)
+{
+    if (!st)
+        return -EINVAL;
+    struct reap_ctx c = {0};
+    int rc = cb_st_in_tx(st, reap_fn, &c);
+    if (rc != SQLITE_OK)
+        return cb_st_errno_of(rc) ? cb_st_errno_of(rc) : -EIO;
+    return c.n;
+}
