@@ -105,7 +105,7 @@ int cb_store_run_resolve_status(struct cb_store *st, const char *spec, int inclu
 
 sqlfail:
     cb_st_msg(err, errlen, "cannot look up run %s: %s", spec, sqlite3_errmsg(st->db));
-    return cb_st_errno_of(rc) ? cb_st_errno_of(rc) : -EIO;
+    return cb_st_errno_or_eio(rc);
 }
 
 int cb_store_run_get(struct cb_store *st, int64_t run_id, struct cb_run_info *o)

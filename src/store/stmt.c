@@ -104,6 +104,12 @@ int cb_st_errno_of(int rc)
     }
 }
 
+int cb_st_errno_or_eio(int rc)
+{
+    int e = cb_st_errno_of(rc);
+    return e ? e : -EIO;
+}
+
 /* The write/read calls have no err buffer: say what SQLite said on stderr
  * (a failed CHECK names the column and the rule) and return an errno. */
 int cb_st_fail(struct cb_store *st, int rc, const char *what)
@@ -201,6 +207,12 @@ int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void 
         }
     }
     return rc;
+}
+
+int cb_st_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ctx)
+{
+    int rc = cb_st_in_tx(st, fn, ctx);
+    return rc == SQLITE_OK ? 0 : cb_st_errno_or_eio(rc);
 }
 
 /* Step a statement that returns no rows. */

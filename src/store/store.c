@@ -95,7 +95,7 @@ static int migrate(struct cb_store *st, int target, char *err, size_t errlen)
         if (rc != SQLITE_OK) {
             cb_st_msg(err, errlen, "cannot apply migration %s: %s", c.m->name,
                 st->why[0] ? st->why : sqlite3_errstr(rc));
-            return cb_st_errno_of(rc) ? cb_st_errno_of(rc) : -EIO;
+            return cb_st_errno_or_eio(rc);
         }
     }
     return 0;
@@ -135,118 +135,157 @@ static int newer_msg(const char *path, long have, int latest, char *err, size_t 
     return -EPROTO;
 }
 
-/* Everything decidable without SQLite.  *fresh: the file is missing or
- * empty (SQLite will make it a database; nothing to refuse); *writable: we
- * may write it. */
-static int precheck(const char *path, enum cb_store_mode mode, int latest, int *fresh,
-                    int *writable, off_t *size, char *err, size_t errlen)
-{
-    struct stat sb;
-    char dir[PATH_MAX];
-    dir_of(path, dir, sizeof dir);
-    *fresh = 0;
-    *writable = 0;
-    *size = 0;
+/* What cb_store_open has found out so far, passed along its steps. */
+struct open_ctx {
+    const char *path;
+    enum cb_store_mode mode;
+    int latest, target;         /* the schema we know; the one to migrate to */
+    char dir[PATH_MAX];         /* where the -wal and -shm files go */
+    char wal[PATH_MAX + 8];     /* PATH-wal */
+    int fresh;                  /* missing or empty: SQLite will make it a database */
+    int writable;               /* we may write it */
+    off_t size;                 /* of an existing database, else 0 */
+    int wal_frames;             /* its -wal file had frames when we came */
+    long uv, app, nobj, hasruns;  /* what the database says of itself, once open */
+    char *err;
+    size_t errlen;
+};
 
-    if (stat(path, &sb) != 0) {
-        int e = errno;
-        if (e != ENOENT) {
-            cb_st_msg(err, errlen, "%s: %s", path, strerror(e));
-            return -e;
-        }
-        if (mode == CB_STORE_READ) {
-            cb_st_msg(err, errlen, "%s: no such database (nothing has been recorded there yet; "
-                "check --db)", path);
-            return -ENOENT;
-        }
-        struct stat db;
-        if (stat(dir, &db) != 0 || !S_ISDIR(db.st_mode)) {
-            cb_st_msg(err, errlen, "%s: directory %s does not exist", path, dir);
-            return -ENOENT;
-        }
-        if (access(dir, W_OK | X_OK) != 0) {
-            cb_st_msg(err, errlen, "%s: cannot create the database: directory %s is not writable",
-                path, dir);
-            return -EACCES;
-        }
-        *fresh = 1;
-        *writable = 1;
-        return 0;
+/* No file there: fine for a writer whose directory lets it create one. */
+static int precheck_missing(struct open_ctx *o, int e)
+{
+    const char *path = o->path;
+    if (e != ENOENT) {
+        cb_st_msg(o->err, o->errlen, "%s: %s", path, strerror(e));
+        return -e;
     }
-    if (S_ISDIR(sb.st_mode)) {
-        cb_st_msg(err, errlen, "%s is a directory: give --db a file name, e.g. %s/cyclebudget.db",
-            path, path);
+    if (o->mode == CB_STORE_READ) {
+        cb_st_msg(o->err, o->errlen, "%s: no such database (nothing has been recorded there "
+                  "yet; check --db)", path);
+        return -ENOENT;
+    }
+    struct stat db;
+    if (stat(o->dir, &db) != 0 || !S_ISDIR(db.st_mode)) {
+        cb_st_msg(o->err, o->errlen, "%s: directory %s does not exist", path, o->dir);
+        return -ENOENT;
+    }
+    if (access(o->dir, W_OK | X_OK) != 0) {
+        cb_st_msg(o->err, o->errlen, "%s: cannot create the database: directory %s is not "
+                  "writable", path, o->dir);
+        return -EACCES;
+    }
+    o->fresh = 1;
+    o->writable = 1;
+    return 0;
+}
+
+/* A file is there: is it one we may read, and write when asked to? */
+static int precheck_access(struct open_ctx *o, const struct stat *sb)
+{
+    const char *path = o->path;
+    if (S_ISDIR(sb->st_mode)) {
+        cb_st_msg(o->err, o->errlen, "%s is a directory: give --db a file name, e.g. "
+                  "%s/cyclebudget.db", path, path);
         return -EISDIR;
     }
-    if (!S_ISREG(sb.st_mode)) {
-        cb_st_msg(err, errlen, "%s: not a regular file, so not a cyclebudget database", path);
+    if (!S_ISREG(sb->st_mode)) {
+        cb_st_msg(o->err, o->errlen, "%s: not a regular file, so not a cyclebudget database",
+                  path);
         return -EINVAL;
     }
     if (access(path, R_OK) != 0) {
-        cb_st_msg(err, errlen, "%s: cannot read it (%s)", path, strerror(errno));
+        cb_st_msg(o->err, o->errlen, "%s: cannot read it (%s)", path, strerror(errno));
         return -EACCES;
     }
     /* WAL needs the -wal and -shm files beside the database. */
-    *writable = access(path, W_OK) == 0 && access(dir, W_OK | X_OK) == 0;
-    if (mode == CB_STORE_WRITE && !*writable) {
-        cb_st_msg(err, errlen, "%s: cannot write it (or its directory %s, where SQLite keeps "
-            "the -wal and -shm files)", path, dir);
+    o->writable = access(path, W_OK) == 0 && access(o->dir, W_OK | X_OK) == 0;
+    if (o->mode == CB_STORE_WRITE && !o->writable) {
+        cb_st_msg(o->err, o->errlen, "%s: cannot write it (or its directory %s, where SQLite "
+                  "keeps the -wal and -shm files)", o->path, o->dir);
         return -EACCES;
     }
+    return 0;
+}
 
+/* Truncated: the header's page count (valid when "version-valid-for"
+ * matches the change counter) says the file should be longer.  Not
+ * while a -wal file has frames: a checkpoint cut short by a crash can
+ * leave the main file short, and SQLite finishes it from the WAL. */
+static int precheck_truncated(struct open_ctx *o, const unsigned char *h, off_t size)
+{
+    uint32_t pgsz = (uint32_t)h[16] << 8 | h[17], npages = be32(h + 28);
+    if (pgsz == 1)
+        pgsz = 65536;
+    if (npages && be32(h + 24) == be32(h + 92) && (off_t)pgsz * npages > size) {
+        struct stat wb;
+        if (stat(o->wal, &wb) != 0 || wb.st_size == 0) {
+            cb_st_msg(o->err, o->errlen, "%s is truncated (%lld of %lld bytes): restore it "
+                      "from a backup; 'sqlite3 %s .recover' may save the rows left", o->path,
+                      (long long)size, (long long)pgsz * npages, o->path);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+/* The 100-byte SQLite header: ours, whole, and not from a newer schema? */
+static int precheck_header(struct open_ctx *o, const struct stat *sb)
+{
+    const char *path = o->path;
     unsigned char h[100];
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        cb_st_msg(err, errlen, "%s: %s", path, strerror(e));
+        cb_st_msg(o->err, o->errlen, "%s: %s", path, strerror(e));
         return e == EACCES || e == EPERM ? -EACCES : -e;
     }
     ssize_t n = read(fd, h, sizeof h);
     close(fd);
-    if (n == 0 && sb.st_size == 0) {
-        if (mode == CB_STORE_READ) {
-            cb_st_msg(err, errlen, "%s: empty file, nothing recorded there (check --db)", path);
+    if (n == 0 && sb->st_size == 0) {
+        if (o->mode == CB_STORE_READ) {
+            cb_st_msg(o->err, o->errlen, "%s: empty file, nothing recorded there (check --db)",
+                      path);
             return -EINVAL;
         }
-        *fresh = 1;
+        o->fresh = 1;
         return 0;
     }
     if (n < (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16) != 0) {
-        cb_st_msg(err, errlen, "%s: not an SQLite database, so not a cyclebudget database "
-            "(give --db another file)", path);
+        cb_st_msg(o->err, o->errlen, "%s: not an SQLite database, so not a cyclebudget "
+                  "database (give --db another file)", path);
         return -EINVAL;
     }
     uint32_t app = be32(h + 68);
     if (app != 0 && app != CB_APP_ID) {
-        cb_st_msg(err, errlen, "%s: an SQLite database of another program (application_id "
-            "0x%08x), not cyclebudget's", path, app);
+        cb_st_msg(o->err, o->errlen, "%s: an SQLite database of another program "
+                  "(application_id 0x%08x), not cyclebudget's", path, app);
         return -EINVAL;
     }
-    /* Truncated: the header's page count (valid when "version-valid-for"
-     * matches the change counter) says the file should be longer.  Not
-     * while a -wal file has frames: a checkpoint cut short by a crash can
-     * leave the main file short, and SQLite finishes it from the WAL. */
-    uint32_t pgsz = (uint32_t)h[16] << 8 | h[17], npages = be32(h + 28);
-    if (pgsz == 1)
-        pgsz = 65536;
-    if (npages && be32(h + 24) == be32(h + 92) && (off_t)pgsz * npages > sb.st_size) {
-        char wal[PATH_MAX + 8];
-        struct stat wb;
-        snprintf(wal, sizeof wal, "%s-wal", path);
-        if (stat(wal, &wb) != 0 || wb.st_size == 0) {
-            cb_st_msg(err, errlen, "%s is truncated (%lld of %lld bytes): restore it from a backup; "
-                "'sqlite3 %s .recover' may save the rows left", path, (long long)sb.st_size,
-                (long long)pgsz * npages, path);
-            return -EINVAL;
-        }
-    }
-    *size = sb.st_size;
+    int r = precheck_truncated(o, h, sb->st_size);
+    if (r < 0)
+        return r;
+    o->size = sb->st_size;
     /* The header's copy of user_version: current unless a WAL holds newer
      * pages, which the check after opening covers. */
     int32_t uv = (int32_t)be32(h + 60);
-    if (uv > latest)
-        return newer_msg(path, uv, latest, err, errlen);
+    if (uv > o->latest)
+        return newer_msg(path, uv, o->latest, o->err, o->errlen);
     return 0;
+}
+
+/* Everything decidable without SQLite: sets o->fresh, o->writable, o->size. */
+static int precheck(struct open_ctx *o)
+{
+    struct stat sb;
+    dir_of(o->path, o->dir, sizeof o->dir);
+    snprintf(o->wal, sizeof o->wal, "%s-wal", o->path);
+    o->fresh = 0;
+    o->writable = 0;
+    o->size = 0;
+    if (stat(o->path, &sb) != 0)
+        return precheck_missing(o, errno);
+    int r = precheck_access(o, &sb);
+    return r < 0 ? r : precheck_header(o, &sb);
 }
 
 /* PRAGMA quick_check: every page read, b-tree structure and free list
@@ -271,7 +310,7 @@ static int quick_check(struct cb_store *st, const char *path, char *err, size_t 
     if (rc != SQLITE_OK && !cb_st_is_busy(rc) && (rc & 0xff) != SQLITE_CORRUPT &&
         (rc & 0xff) != SQLITE_NOTADB && (rc & 0xff) != SQLITE_IOERR) {
         cb_st_msg(err, errlen, "%s: cannot check it: %s", path, sqlite3_errmsg(st->db));
-        return cb_st_errno_of(rc) ? cb_st_errno_of(rc) : -EIO;
+        return cb_st_errno_or_eio(rc);
     }
     if (cb_st_is_busy(rc)) {
         cb_st_msg(err, errlen, "%s: cannot check it: busy for %d s (a stuck writer?)", path,
@@ -316,170 +355,196 @@ static int set_wal(struct cb_store *st)
     return rc;
 }
 
-int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
-                  struct cb_store **out, char *err, size_t errlen)
+/* What the caller asked for, before looking at any file. */
+static int check_args(struct open_ctx *o, int upto_version)
 {
-    int latest = cb_store_schema_latest(), fresh, writable, r;
-    *out = NULL;
-    if (err && errlen)
-        err[0] = '\0';
     if (!migrations_sane()) {
-        cb_st_msg(err, errlen, "internal error: migrations are not numbered 1..N");
+        cb_st_msg(o->err, o->errlen, "internal error: migrations are not numbered 1..N");
         return -EINVAL;
     }
-    if (upto_version < 0 || upto_version > latest) {
-        cb_st_msg(err, errlen, "schema version %d asked for, this cyclebudget knows 1..%d",
-            upto_version, latest);
+    if (upto_version < 0 || upto_version > o->latest) {
+        cb_st_msg(o->err, o->errlen, "schema version %d asked for, this cyclebudget knows 1..%d",
+                  upto_version, o->latest);
         return -EINVAL;
     }
-    int target = upto_version ? upto_version : latest;
-    if (!path || !*path) {
-        cb_st_msg(err, errlen, "no database path given (--db)");
+    o->target = upto_version ? upto_version : o->latest;
+    if (!o->path || !*o->path) {
+        cb_st_msg(o->err, o->errlen, "no database path given (--db)");
         return -EINVAL;
     }
+    return 0;
+}
 
-    off_t size;
-    r = precheck(path, mode, latest, &fresh, &writable, &size, err, errlen);
-    if (r < 0)
-        return r;
-    (void)fresh;
-
-    struct cb_store *st = calloc(1, sizeof *st);
-    if (!st) {
-        cb_st_msg(err, errlen, "out of memory");
-        return -ENOMEM;
-    }
+static int open_db(struct cb_store *st, struct open_ctx *o)
+{
     int flags = SQLITE_OPEN_NOMUTEX |
-                (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) |
-                (mode == CB_STORE_WRITE ? SQLITE_OPEN_CREATE : 0);
+                (o->writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) |
+                (o->mode == CB_STORE_WRITE ? SQLITE_OPEN_CREATE : 0);
     /* A WAL database is read through its -shm file, which a reader must be
      * able to create.  Where nobody can have written a -wal and we cannot
      * create the -shm (a read-only directory: an archive, a CD, someone
      * else's home), the file is as it will stay: open it immutable. */
-    char wal[PATH_MAX + 8], dir[PATH_MAX];
     struct stat wb;
-    snprintf(wal, sizeof wal, "%s-wal", path);
-    int wal_frames = stat(wal, &wb) == 0 && wb.st_size > 0;
-    dir_of(path, dir, sizeof dir);
+    o->wal_frames = stat(o->wal, &wb) == 0 && wb.st_size > 0;
     char uri[3 * PATH_MAX + 32];
-    const char *name = path;
-    if (!writable && !wal_frames && stat(wal, &wb) != 0 && access(dir, W_OK) != 0 &&
-        immutable_uri(path, uri, sizeof uri) == 0) {
+    const char *name = o->path;
+    if (!o->writable && !o->wal_frames && stat(o->wal, &wb) != 0 && access(o->dir, W_OK) != 0 &&
+        immutable_uri(o->path, uri, sizeof uri) == 0) {
         name = uri;
         flags |= SQLITE_OPEN_URI;
     }
     int rc = sqlite3_open_v2(name, &st->db, flags, NULL);
     if (rc != SQLITE_OK) {
-        cb_st_msg(err, errlen, "%s: cannot open: %s", path,
-            st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
-        r = cb_st_errno_of(rc);
-        goto fail;
+        cb_st_msg(o->err, o->errlen, "%s: cannot open: %s", o->path,
+                  st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+        return cb_st_errno_of(rc);
     }
     /* Until every check has passed: closing must not checkpoint (write). */
     sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
     sqlite3_extended_result_codes(st->db, 1);
     sqlite3_busy_timeout(st->db, CB_BUSY_MS);
+    return 0;
+}
 
+/* The database's own word on its schema version, owner and contents. */
+static int read_identity(struct cb_store *st, struct open_ctx *o)
+{
     sqlite3_stmt *s;
-    rc = sqlite3_prepare_v2(st->db,
+    int rc = sqlite3_prepare_v2(st->db,
         "SELECT (SELECT user_version FROM pragma_user_version),"
         " (SELECT application_id FROM pragma_application_id),"
         " (SELECT COUNT(*) FROM sqlite_schema),"
         " (SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'runs')",
         -1, &s, NULL);
-    long uv = 0, app = 0, nobj = 0, hasruns = 0;
     if (rc == SQLITE_OK) {
         rc = sqlite3_step(s);
         if (rc == SQLITE_ROW) {
-            uv = sqlite3_column_int64(s, 0);
-            app = sqlite3_column_int64(s, 1);
-            nobj = sqlite3_column_int64(s, 2);
-            hasruns = sqlite3_column_int64(s, 3);
+            o->uv = sqlite3_column_int64(s, 0);
+            o->app = sqlite3_column_int64(s, 1);
+            o->nobj = sqlite3_column_int64(s, 2);
+            o->hasruns = sqlite3_column_int64(s, 3);
             rc = SQLITE_OK;
         }
         sqlite3_finalize(s);
     }
-    if (rc != SQLITE_OK) {
-        int code = rc & 0xff;
-        if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
-            cb_st_msg(err, errlen, "%s: not an SQLite database, or a damaged one (%s)", path,
-                sqlite3_errmsg(st->db));
-            r = -EINVAL;
-        } else {
-            cb_st_msg(err, errlen, "%s: cannot read: %s", path, sqlite3_errmsg(st->db));
-            r = cb_st_errno_of(rc) ? cb_st_errno_of(rc) : -EIO;
-        }
-        goto fail;
+    if (rc == SQLITE_OK)
+        return 0;
+    int code = rc & 0xff;
+    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
+        cb_st_msg(o->err, o->errlen, "%s: not an SQLite database, or a damaged one (%s)",
+                  o->path, sqlite3_errmsg(st->db));
+        return -EINVAL;
     }
-    if (uv > latest) {
-        r = newer_msg(path, uv, latest, err, errlen);
-        goto fail;
+    cb_st_msg(o->err, o->errlen, "%s: cannot read: %s", o->path, sqlite3_errmsg(st->db));
+    return cb_st_errno_or_eio(rc);
+}
+
+/* Refuse what is not ours, from a newer cyclebudget, or too old to read. */
+static int check_identity(const struct open_ctx *o)
+{
+    const char *path = o->path;
+    if (o->uv > o->latest)
+        return newer_msg(path, o->uv, o->latest, o->err, o->errlen);
+    if (o->app != 0 && o->app != CB_APP_ID) {
+        cb_st_msg(o->err, o->errlen, "%s: an SQLite database of another program, not "
+                  "cyclebudget's", path);
+        return -EINVAL;
     }
-    if (app != 0 && app != CB_APP_ID) {
-        cb_st_msg(err, errlen, "%s: an SQLite database of another program, not cyclebudget's", path);
-        r = -EINVAL;
-        goto fail;
+    if (o->uv == 0 && o->nobj > 0) {
+        cb_st_msg(o->err, o->errlen, "%s: an SQLite database, but not cyclebudget's (it has "
+                  "tables and no schema version); give --db another file", path);
+        return -EINVAL;
     }
-    if (uv == 0 && nobj > 0) {
-        cb_st_msg(err, errlen, "%s: an SQLite database, but not cyclebudget's (it has tables and "
-            "no schema version); give --db another file", path);
-        r = -EINVAL;
-        goto fail;
+    if (o->uv > 0 && !o->hasruns) {
+        cb_st_msg(o->err, o->errlen, "%s: claims schema %ld but has no runs table: damaged, "
+                  "or not cyclebudget's", path, o->uv);
+        return -EINVAL;
     }
-    if (uv > 0 && !hasruns) {
-        cb_st_msg(err, errlen, "%s: claims schema %ld but has no runs table: damaged, or not "
-            "cyclebudget's", path, uv);
-        r = -EINVAL;
-        goto fail;
+    if (o->uv < o->target && !o->writable) {
+        cb_st_msg(o->err, o->errlen, "%s: schema %ld is older than this cyclebudget's %d and "
+                  "the file is read-only: open it once where it is writable to upgrade it",
+                  path, o->uv, o->target);
+        return -ESTALE;
     }
-    if (uv < target && !writable) {
-        cb_st_msg(err, errlen, "%s: schema %ld is older than this cyclebudget's %d and the file "
-            "is read-only: open it once where it is writable to upgrade it", path, uv, target);
-        r = -ESTALE;
-        goto fail;
-    }
-    if (nobj > 0 && size <= CB_QUICK_CHECK_MAX) {
-        r = quick_check(st, path, err, errlen);
-        if (r < 0)
-            goto fail;
-    }
-    /* From here on we may write. */
-    if (mode == CB_STORE_WRITE) {
-        rc = set_wal(st);
+    return 0;
+}
+
+/* Every check has passed: the journal mode, the pragmas, the migrations. */
+static int prepare_writes(struct cb_store *st, const struct open_ctx *o)
+{
+    if (o->mode == CB_STORE_WRITE) {
+        int rc = set_wal(st);
         if (rc != SQLITE_OK) {
-            cb_st_msg(err, errlen, "%s: cannot switch to WAL mode: %s", path, sqlite3_errmsg(st->db));
-            r = cb_st_errno_of(rc) ? cb_st_errno_of(rc) : -EIO;
-            goto fail;
+            cb_st_msg(o->err, o->errlen, "%s: cannot switch to WAL mode: %s", o->path,
+                      sqlite3_errmsg(st->db));
+            return cb_st_errno_or_eio(rc);
         }
         /* NORMAL is durable across application crashes in WAL mode; only
          * a power loss may lose the last transactions. */
         cb_st_exec(st, "PRAGMA synchronous = NORMAL");
     }
     cb_st_exec(st, "PRAGMA foreign_keys = ON");
-    if (uv < target) {
-        r = migrate(st, target, err, errlen);
-        if (r < 0)
-            goto fail;
-    }
+    if (o->uv < o->target)
+        return migrate(st, o->target, o->err, o->errlen);
+    return 0;
+}
+
+/* The store is ours now: closing may checkpoint, and a writer reaps the
+ * runs whose collectors died. */
+static int go_live(struct cb_store *st, const struct open_ctx *o)
+{
     sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
     const char *kill_at = getenv("CB_STORE_TEST_KILL_IN_CASE");
     st->kill_in_case = kill_at ? atoi(kill_at) : 0;
-
-    if (mode == CB_STORE_WRITE) {
-        r = cb_store_reap_aborted(st);
+    if (o->mode == CB_STORE_WRITE) {
+        int r = cb_store_reap_aborted(st);
         if (r < 0) {
-            cb_st_msg(err, errlen, "%s: cannot check for abandoned runs", path);
-            goto fail;
+            cb_st_msg(o->err, o->errlen, "%s: cannot check for abandoned runs", o->path);
+            return r;
         }
     }
-    *out = st;
     return 0;
+}
 
-fail:
+int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
+                  struct cb_store **out, char *err, size_t errlen)
+{
+    struct open_ctx o = {.path = path, .mode = mode, .latest = cb_store_schema_latest(),
+                         .err = err, .errlen = errlen};
+    *out = NULL;
+    if (err && errlen)
+        err[0] = '\0';
+    int r = check_args(&o, upto_version);
+    if (r == 0)
+        r = precheck(&o);
+    if (r < 0)
+        return r;
+
+    struct cb_store *st = calloc(1, sizeof *st);
+    if (!st) {
+        cb_st_msg(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    r = open_db(st, &o);
+    if (r == 0)
+        r = read_identity(st, &o);
+    if (r == 0)
+        r = check_identity(&o);
+    if (r == 0 && o.nobj > 0 && o.size <= CB_QUICK_CHECK_MAX)
+        r = quick_check(st, path, err, errlen);
+    /* From here on we may write. */
+    if (r == 0)
+        r = prepare_writes(st, &o);
+    if (r == 0)
+        r = go_live(st, &o);
+    if (r == 0) {
+        *out = st;
+        return 0;
+    }
     /* A WAL that had no frames has nothing to write back: let close remove
      * the empty -wal and the -shm that opening made, so a refused file is
      * left as it was found, without litter. */
-    if (st->db && !wal_frames)
+    if (st->db && !o.wal_frames)
         sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
     cb_store_close(st);
     return r;

@@ -46,6 +46,8 @@ void cb_st_msg(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* An SQLite result code as 0 or a negative errno. */
 int cb_st_errno_of(int rc);
+/* The same for a call that failed: never 0 (-EIO where SQLite said OK). */
+int cb_st_errno_or_eio(int rc);
 /* The write/read calls have no err buffer: say what SQLite said on stderr
  * and return an errno. */
 int cb_st_fail(struct cb_store *st, int rc, const char *what);
@@ -67,5 +69,7 @@ void cb_st_backoff(int attempt);
 int cb_st_is_busy(int rc);
 /* fn inside BEGIN IMMEDIATE ... COMMIT, retried when busy; an SQLite code. */
 int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ctx);
+/* The same as 0 or a negative errno, for the public calls. */
+int cb_st_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ctx);
 
 #endif

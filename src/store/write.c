@@ -238,9 +238,9 @@ int cb_store_run_begin(struct cb_store *st, const struct cb_run_meta *m, int64_t
     if (!st || !m || !m->host || !run_id)
         return -EINVAL;
     struct begin_ctx c = {m, 0};
-    int rc = cb_st_in_tx(st, begin_fn, &c);
-    if (rc != SQLITE_OK)
-        return cb_st_errno_of(rc) ? cb_st_errno_of(rc) : -EIO;
+    int r = cb_st_tx(st, begin_fn, &c);
+    if (r < 0)
+        return r;
     *run_id = c.run_id;
     return 0;
 }
@@ -280,9 +280,9 @@ int cb_store_event_add(struct cb_store *st, int64_t run_id, const struct cb_even
     if (!st || !e)
         return -EINVAL;
     struct event_ctx c = {run_id, e, 0};
-    int rc = cb_st_in_tx(st, event_fn, &c);
-    if (rc != SQLITE_OK)
-        return cb_st_errno_of(rc) ? cb_st_errno_of(rc) : -EIO;
+    int r = cb_st_tx(st, event_fn, &c);
+    if (r < 0)
+        return r;
     if (event_id)
         *event_id = c.id;
     return 0;
@@ -384,9 +384,9 @@ int cb_store_case_add(struct cb_store *st, int64_t run_id, const struct cb_case_
     if (!st || !c || (ns && !s))
         return -EINVAL;
     struct case_ctx x = {run_id, c, s, ns, 0};
-    int rc = cb_st_in_tx(st, case_fn, &x);
-    if (rc != SQLITE_OK)
-        return cb_st_errno_of(rc) ? cb_st_errno_of(rc) : -EIO;
+    int r = cb_st_tx(st, case_fn, &x);
+    if (r < 0)
+        return r;
     if (case_id)
         *case_id = x.id;
     return 0;
@@ -491,8 +491,8 @@ int cb_store_reap_aborted(struct cb_store *st)
     if (!st)
         return -EINVAL;
     struct reap_ctx c = {0};
-    int rc = cb_st_in_tx(st, reap_fn, &c);
-    if (rc != SQLITE_OK)
-        return cb_st_errno_of(rc) ? cb_st_errno_of(rc) : -EIO;
+    int r = cb_st_tx(st, reap_fn, &c);
+    if (r < 0)
+        return r;
     return c.n;
 }
