@@ -4,10 +4,11 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- reading ------------------------------------------------------------ */
+/* ---- which run ---------------------------------------------------------- */
 
 static int one_id(struct cb_store *st, const char *sql, const char *text, int64_t *id)
 {
@@ -24,6 +25,98 @@ static int one_id(struct cb_store *st, const char *sql, const char *text, int64_
     return rc;
 }
 
+/* One run spec being resolved; each resolver returns 0 with *run_id set,
+ * -ENOENT saying why in err, or the errno of a failed lookup. */
+struct resolve_ctx {
+    struct cb_store *st;
+    const char *spec;
+    int include_aborted;
+    int64_t *run_id;
+    char *err;
+    size_t errlen;
+};
+
+static int lookup_failed(const struct resolve_ctx *c, int rc)
+{
+    cb_st_msg(c->err, c->errlen, "cannot look up run %s: %s", c->spec,
+              sqlite3_errmsg(c->st->db));
+    return cb_st_errno_or_eio(rc);
+}
+
+static int resolve_latest(const struct resolve_ctx *c)
+{
+    int64_t id = 0, other = 0;
+    int rc = one_id(c->st, c->include_aborted
+                               ? "SELECT id FROM runs WHERE status IN ('complete', 'aborted')"
+                                 " ORDER BY started DESC, id DESC LIMIT 1"
+                               : "SELECT id FROM runs WHERE status = 'complete'"
+                                 " ORDER BY started DESC, id DESC LIMIT 1", NULL, &id);
+    if (rc == SQLITE_ROW) {
+        *c->run_id = id;
+        return 0;
+    }
+    if (rc != SQLITE_DONE)
+        return lookup_failed(c, rc);
+    one_id(c->st, "SELECT COUNT(*) FROM runs", NULL, &other);
+    cb_st_msg(c->err, c->errlen, "latest: no complete run in this database (%lld runs, none "
+              "complete; see runs_overview)", (long long)other);
+    return -ENOENT;
+}
+
+/* An explicit id is an explicit request, so its status does not matter
+ * here; the caller can look at it. */
+static int resolve_id(const struct resolve_ctx *c)
+{
+    int64_t id = 0, lo = 0, hi = 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(c->spec, &end, 10);
+    if (errno == 0) {
+        int rc = one_id(c->st, "SELECT id FROM runs WHERE id = CAST(?1 AS INTEGER)", c->spec,
+                        &id);
+        if (rc == SQLITE_ROW && id == v) {
+            *c->run_id = id;
+            return 0;
+        }
+        if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+            return lookup_failed(c, rc);
+    }
+    one_id(c->st, "SELECT MIN(id) FROM runs", NULL, &lo);
+    one_id(c->st, "SELECT MAX(id) FROM runs", NULL, &hi);
+    if (hi)
+        cb_st_msg(c->err, c->errlen, "no run %s (run ids here are %lld..%lld)", c->spec,
+                  (long long)lo, (long long)hi);
+    else
+        cb_st_msg(c->err, c->errlen, "no run %s (the database has no runs)", c->spec);
+    return -ENOENT;
+}
+
+static int resolve_tag(const struct resolve_ctx *c)
+{
+    int64_t id = 0, other = 0;
+    int rc = one_id(c->st, c->include_aborted
+                               ? "SELECT id FROM runs WHERE tag = ?1"
+                                 " AND status IN ('complete', 'aborted')"
+                                 " ORDER BY started DESC, id DESC LIMIT 1"
+                               : "SELECT id FROM runs WHERE tag = ?1 AND status = 'complete'"
+                                 " ORDER BY started DESC, id DESC LIMIT 1", c->spec, &id);
+    if (rc == SQLITE_ROW) {
+        *c->run_id = id;
+        return 0;
+    }
+    if (rc != SQLITE_DONE)
+        return lookup_failed(c, rc);
+    rc = one_id(c->st, "SELECT id FROM runs WHERE tag = ?1 ORDER BY id DESC LIMIT 1", c->spec,
+                &other);
+    if (rc == SQLITE_ROW)
+        cb_st_msg(c->err, c->errlen, "tag %s: no complete run (run %lld has it but is running "
+                  "or aborted; give its id to look at it anyway)", c->spec, (long long)other);
+    else
+        cb_st_msg(c->err, c->errlen, "no run tagged %s (say latest, a run id or a tag; see "
+                  "runs_overview)", c->spec);
+    return -ENOENT;
+}
+
 int cb_store_run_resolve(struct cb_store *st, const char *spec, int64_t *run_id,
                          char *err, size_t errlen)
 {
@@ -33,80 +126,89 @@ int cb_store_run_resolve(struct cb_store *st, const char *spec, int64_t *run_id,
 int cb_store_run_resolve_status(struct cb_store *st, const char *spec, int include_aborted,
                                 int64_t *run_id, char *err, size_t errlen)
 {
-    int64_t id = 0, other = 0;
-    int rc;
+    struct resolve_ctx c = {st, spec, include_aborted, run_id, err, errlen};
     if (err && errlen)
         err[0] = '\0';
     if (!st || !spec || !*spec) {
         cb_st_msg(err, errlen, "no run given: say latest, a run id or a tag");
         return -EINVAL;
     }
-    if (strcmp(spec, "latest") == 0) {
-        rc = one_id(st, include_aborted
-                        ? "SELECT id FROM runs WHERE status IN ('complete', 'aborted')"
-                          " ORDER BY started DESC, id DESC LIMIT 1"
-                        : "SELECT id FROM runs WHERE status = 'complete'"
-                          " ORDER BY started DESC, id DESC LIMIT 1", NULL, &id);
-        if (rc == SQLITE_ROW) {
-            *run_id = id;
-            return 0;
-        }
-        if (rc != SQLITE_DONE)
-            goto sqlfail;
-        rc = one_id(st, "SELECT COUNT(*) FROM runs", NULL, &other);
-        cb_st_msg(err, errlen, "latest: no complete run in this database (%lld runs, none "
-            "complete; see runs_overview)", (long long)other);
-        return -ENOENT;
-    }
-    /* All digits: a run id.  An explicit id is an explicit request, so its
-     * status does not matter here; the caller can look at it. */
-    if (strspn(spec, "0123456789") == strlen(spec)) {
-        char *end;
-        errno = 0;
-        long long v = strtoll(spec, &end, 10);
-        if (errno == 0) {
-            rc = one_id(st, "SELECT id FROM runs WHERE id = CAST(?1 AS INTEGER)", spec, &id);
-            if (rc == SQLITE_ROW && id == v) {
-                *run_id = id;
-                return 0;
-            }
-            if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-                goto sqlfail;
-        }
-        int64_t lo = 0, hi = 0;
-        one_id(st, "SELECT MIN(id) FROM runs", NULL, &lo);
-        one_id(st, "SELECT MAX(id) FROM runs", NULL, &hi);
-        if (hi)
-            cb_st_msg(err, errlen, "no run %s (run ids here are %lld..%lld)", spec, (long long)lo,
-                (long long)hi);
-        else
-            cb_st_msg(err, errlen, "no run %s (the database has no runs)", spec);
-        return -ENOENT;
-    }
-    rc = one_id(st, include_aborted
-                    ? "SELECT id FROM runs WHERE tag = ?1 AND status IN ('complete', 'aborted')"
-                      " ORDER BY started DESC, id DESC LIMIT 1"
-                    : "SELECT id FROM runs WHERE tag = ?1 AND status = 'complete'"
-                      " ORDER BY started DESC, id DESC LIMIT 1", spec, &id);
-    if (rc == SQLITE_ROW) {
-        *run_id = id;
-        return 0;
-    }
-    if (rc != SQLITE_DONE)
-        goto sqlfail;
-    rc = one_id(st, "SELECT id FROM runs WHERE tag = ?1 ORDER BY id DESC LIMIT 1", spec, &other);
-    if (rc == SQLITE_ROW)
-        cb_st_msg(err, errlen, "tag %s: no complete run (run %lld has it but is running or "
-            "aborted; give its id to look at it anyway)", spec, (long long)other);
-    else
-        cb_st_msg(err, errlen, "no run tagged %s (say latest, a run id or a tag; see runs_overview)",
-            spec);
-    return -ENOENT;
-
-sqlfail:
-    cb_st_msg(err, errlen, "cannot look up run %s: %s", spec, sqlite3_errmsg(st->db));
-    return cb_st_errno_or_eio(rc);
+    if (strcmp(spec, "latest") == 0)
+        return resolve_latest(&c);
+    /* All digits: a run id. */
+    if (strspn(spec, "0123456789") == strlen(spec))
+        return resolve_id(&c);
+    return resolve_tag(&c);
 }
+
+/* ---- rows into structs -------------------------------------------------- */
+
+/* Where each column of a query goes in the struct it fills: the i-th entry
+ * of a table is the query's i-th column, so a table and its SQL in stmt.c
+ * change together.  COL_NDBL: a real that is NAN where the column is NULL
+ * (not measured). */
+enum col_kind { COL_I64, COL_U64, COL_INT, COL_DBL, COL_NDBL, COL_STR };
+struct col {
+    enum col_kind kind;
+    size_t off, len;
+};
+#define COL(type, kind, f) {COL_##kind, offsetof(type, f), sizeof(((type *)0)->f)}
+
+static void read_cols(sqlite3_stmt *s, void *row, const struct col *cols, size_t ncols)
+{
+    for (size_t i = 0; i < ncols; i++) {
+        char *p = (char *)row + cols[i].off;
+        int c = (int)i;
+        switch (cols[i].kind) {
+        case COL_I64: *(int64_t *)p = sqlite3_column_int64(s, c); break;
+        case COL_U64: *(uint64_t *)p = (uint64_t)sqlite3_column_int64(s, c); break;
+        case COL_INT: *(int *)p = sqlite3_column_int(s, c); break;
+        case COL_DBL: *(double *)p = sqlite3_column_double(s, c); break;
+        case COL_NDBL: *(double *)p = cb_st_col_real_or_nan(s, c); break;
+        case COL_STR: cb_st_col_str(s, c, p, cols[i].len); break;
+        }
+    }
+}
+
+/* Q_RUN_GET's columns: the run, its commit, its host, its build, migration
+ * 7's clock and meter columns. */
+#define R(kind, f) COL(struct cb_run_info, kind, f)
+static const struct col run_cols[] = {
+    R(I64, id), R(STR, status), R(STR, started), R(STR, finished), R(STR, cmdline),
+    R(STR, tag), R(INT, cpu),
+    R(STR, commit), R(STR, subject), R(STR, commit_date), R(INT, dirty),
+    R(STR, hostname), R(STR, vendor), R(STR, model_name), R(STR, microcode),
+    R(STR, kernel), R(INT, family), R(INT, model), R(INT, stepping), R(INT, ncpus),
+    R(STR, features), R(DBL, tsc_ghz), R(STR, tsc_source), R(DBL, core_ghz),
+    R(DBL, core_ghz_spread), R(STR, core_ghz_source), R(STR, pmu),
+    R(STR, version), R(STR, compiler), R(STR, cflags),
+    R(STR, clock_backend), R(STR, core_est_method), R(NDBL, core_est_ghz),
+    R(NDBL, core_est_spread), R(NDBL, core_est_add_ghz), R(NDBL, core_est_imul_ghz),
+    R(STR, meter_kind), R(NDBL, meter_baseline), R(NDBL, meter_spread), R(STR, meter_why),
+    R(STR, fingerprint),
+};
+#undef R
+
+/* Q_EVENTS' columns. */
+#define E(kind, f) COL(struct cb_event_info, kind, f)
+static const struct col event_cols[] = {
+    E(I64, id), E(STR, name), E(STR, part), E(STR, pfm), E(STR, encoding),
+    E(STR, source), E(STR, read_method), E(STR, why), E(INT, supported),
+};
+#undef E
+
+/* Q_CASES' columns. */
+#define C(kind, f) COL(struct cb_case_info, kind, f)
+static const struct col case_cols[] = {
+    C(I64, id), C(STR, probe), C(STR, variant), C(STR, unit), C(STR, op), C(STR, mode),
+    C(STR, verdict), C(STR, detail), C(U64, size), C(U64, bytes_per_op),
+    C(INT, nsamples), C(NDBL, contention), C(NDBL, contended_share),
+};
+#undef C
+
+#define NCOLS(t) (sizeof t / sizeof t[0])
+
+/* ---- reading ------------------------------------------------------------ */
 
 int cb_store_run_get(struct cb_store *st, int64_t run_id, struct cb_run_info *o)
 {
@@ -123,47 +225,7 @@ int cb_store_run_get(struct cb_store *st, int64_t run_id, struct cb_run_info *o)
         return rc == SQLITE_DONE ? -ENOENT : cb_st_fail(st, rc, "reading a run");
     }
     memset(o, 0, sizeof *o);
-    o->id = sqlite3_column_int64(s, 0);
-    cb_st_col_str(s, 1, o->status, sizeof o->status);
-    cb_st_col_str(s, 2, o->started, sizeof o->started);
-    cb_st_col_str(s, 3, o->finished, sizeof o->finished);
-    cb_st_col_str(s, 4, o->cmdline, sizeof o->cmdline);
-    cb_st_col_str(s, 5, o->tag, sizeof o->tag);
-    o->cpu = sqlite3_column_int(s, 6);
-    cb_st_col_str(s, 7, o->commit, sizeof o->commit);
-    cb_st_col_str(s, 8, o->subject, sizeof o->subject);
-    cb_st_col_str(s, 9, o->commit_date, sizeof o->commit_date);
-    o->dirty = sqlite3_column_int(s, 10);
-    cb_st_col_str(s, 11, o->hostname, sizeof o->hostname);
-    cb_st_col_str(s, 12, o->vendor, sizeof o->vendor);
-    cb_st_col_str(s, 13, o->model_name, sizeof o->model_name);
-    cb_st_col_str(s, 14, o->microcode, sizeof o->microcode);
-    cb_st_col_str(s, 15, o->kernel, sizeof o->kernel);
-    o->family = sqlite3_column_int(s, 16);
-    o->model = sqlite3_column_int(s, 17);
-    o->stepping = sqlite3_column_int(s, 18);
-    o->ncpus = sqlite3_column_int(s, 19);
-    cb_st_col_str(s, 20, o->features, sizeof o->features);
-    o->tsc_ghz = sqlite3_column_double(s, 21);
-    cb_st_col_str(s, 22, o->tsc_source, sizeof o->tsc_source);
-    o->core_ghz = sqlite3_column_double(s, 23);
-    o->core_ghz_spread = sqlite3_column_double(s, 24);
-    cb_st_col_str(s, 25, o->core_ghz_source, sizeof o->core_ghz_source);
-    cb_st_col_str(s, 26, o->pmu, sizeof o->pmu);
-    cb_st_col_str(s, 27, o->version, sizeof o->version);
-    cb_st_col_str(s, 28, o->compiler, sizeof o->compiler);
-    cb_st_col_str(s, 29, o->cflags, sizeof o->cflags);
-    cb_st_col_str(s, 30, o->clock_backend, sizeof o->clock_backend);
-    cb_st_col_str(s, 31, o->core_est_method, sizeof o->core_est_method);
-    o->core_est_ghz = cb_st_col_real_or_nan(s, 32);
-    o->core_est_spread = cb_st_col_real_or_nan(s, 33);
-    o->core_est_add_ghz = cb_st_col_real_or_nan(s, 34);
-    o->core_est_imul_ghz = cb_st_col_real_or_nan(s, 35);
-    cb_st_col_str(s, 36, o->meter_kind, sizeof o->meter_kind);
-    o->meter_baseline = cb_st_col_real_or_nan(s, 37);
-    o->meter_spread = cb_st_col_real_or_nan(s, 38);
-    cb_st_col_str(s, 39, o->meter_why, sizeof o->meter_why);
-    cb_st_col_str(s, 40, o->fingerprint, sizeof o->fingerprint);
+    read_cols(s, o, run_cols, NCOLS(run_cols));
     sqlite3_reset(s);
     return 0;
 }
@@ -182,10 +244,11 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
     return 0;
 }
 
-/* Every row query q yields for run_id, each filled into one element of a
- * malloc'd array by fill.  The events and cases readers differ only in fill. */
+/* Every row query q yields for run_id, each read into one element of a
+ * malloc'd array by its column table.  The events and cases readers differ
+ * only in the table. */
 static int read_run_rows(struct cb_store *st, int q, int64_t run_id, const char *what,
-                         size_t elem, void (*fill)(sqlite3_stmt *s, void *row), void **out,
+                         size_t elem, const struct col *cols, size_t ncols, void **out,
                          size_t *n)
 {
     int rc;
@@ -205,7 +268,7 @@ static int read_run_rows(struct cb_store *st, int q, int64_t run_id, const char 
         }
         void *row = (char *)a + k++ * elem;
         memset(row, 0, elem);
-        fill(s, row);
+        read_cols(s, row, cols, ncols);
     }
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) {
@@ -217,48 +280,45 @@ static int read_run_rows(struct cb_store *st, int q, int64_t run_id, const char 
     return 0;
 }
 
-static void fill_event(sqlite3_stmt *s, void *row)
-{
-    struct cb_event_info *e = row;
-    e->id = sqlite3_column_int64(s, 0);
-    cb_st_col_str(s, 1, e->name, sizeof e->name);
-    cb_st_col_str(s, 2, e->part, sizeof e->part);
-    cb_st_col_str(s, 3, e->pfm, sizeof e->pfm);
-    cb_st_col_str(s, 4, e->encoding, sizeof e->encoding);
-    cb_st_col_str(s, 5, e->source, sizeof e->source);
-    cb_st_col_str(s, 6, e->read_method, sizeof e->read_method);
-    cb_st_col_str(s, 7, e->why, sizeof e->why);
-    e->supported = sqlite3_column_int(s, 8);
-}
-
-static void fill_case(sqlite3_stmt *s, void *row)
-{
-    struct cb_case_info *c = row;
-    c->id = sqlite3_column_int64(s, 0);
-    cb_st_col_str(s, 1, c->probe, sizeof c->probe);
-    cb_st_col_str(s, 2, c->variant, sizeof c->variant);
-    cb_st_col_str(s, 3, c->unit, sizeof c->unit);
-    cb_st_col_str(s, 4, c->op, sizeof c->op);
-    cb_st_col_str(s, 5, c->mode, sizeof c->mode);
-    cb_st_col_str(s, 6, c->verdict, sizeof c->verdict);
-    cb_st_col_str(s, 7, c->detail, sizeof c->detail);
-    c->size = (uint64_t)sqlite3_column_int64(s, 8);
-    c->bytes_per_op = (uint64_t)sqlite3_column_int64(s, 9);
-    c->nsamples = sqlite3_column_int(s, 10);
-    c->contention = sqlite3_column_type(s, 11) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 11);
-    c->contended_share = sqlite3_column_type(s, 12) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 12);
-}
-
 int cb_store_events(struct cb_store *st, int64_t run_id, struct cb_event_info **out, size_t *n)
 {
-    return read_run_rows(st, Q_EVENTS, run_id, "reading events", sizeof **out, fill_event,
-                         (void **)out, n);
+    return read_run_rows(st, Q_EVENTS, run_id, "reading events", sizeof **out, event_cols,
+                         NCOLS(event_cols), (void **)out, n);
 }
 
 int cb_store_cases(struct cb_store *st, int64_t run_id, struct cb_case_info **out, size_t *n)
 {
-    return read_run_rows(st, Q_CASES, run_id, "reading cases", sizeof **out, fill_case,
-                         (void **)out, n);
+    return read_run_rows(st, Q_CASES, run_id, "reading cases", sizeof **out, case_cols,
+                         NCOLS(case_cols), (void **)out, n);
+}
+
+/* The arrays cb_store_case_values fills; scaled and smt only when asked. */
+struct values {
+    double *v, *sm;
+    int *sc;
+    size_t cap, capsc, capsm, k;
+};
+
+static int add_value(struct values *a, sqlite3_stmt *s, int scaled, int smt)
+{
+    if (grow((void **)&a->v, &a->cap, a->k, sizeof *a->v) < 0 ||
+        (scaled && grow((void **)&a->sc, &a->capsc, a->k, sizeof *a->sc) < 0) ||
+        (smt && grow((void **)&a->sm, &a->capsm, a->k, sizeof *a->sm) < 0))
+        return -ENOMEM;
+    a->v[a->k] = sqlite3_column_double(s, 0);
+    if (scaled)
+        a->sc[a->k] = sqlite3_column_int(s, 1);
+    if (smt)
+        a->sm[a->k] = cb_st_col_real_or_nan(s, 2);
+    a->k++;
+    return 0;
+}
+
+static void free_values(struct values *a)
+{
+    free(a->v);
+    free(a->sc);
+    free(a->sm);
 }
 
 int cb_store_case_values(struct cb_store *st, int64_t case_id, int64_t event_id,
@@ -276,38 +336,24 @@ int cb_store_case_values(struct cb_store *st, int64_t case_id, int64_t event_id,
         return cb_st_fail(st, rc, "reading samples");
     sqlite3_bind_int64(s, 1, case_id);
     sqlite3_bind_int64(s, 2, event_id);
-    double *v = NULL, *sm = NULL;
-    int *sc = NULL;
-    size_t cap = 0, capsc = 0, capsm = 0, k = 0;
+    struct values a = {0};
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (grow((void **)&v, &cap, k, sizeof *v) < 0 ||
-            (scaled && grow((void **)&sc, &capsc, k, sizeof *sc) < 0) ||
-            (smt && grow((void **)&sm, &capsm, k, sizeof *sm) < 0)) {
+        if (add_value(&a, s, scaled != NULL, smt != NULL) < 0) {
             sqlite3_reset(s);
-            free(v);
-            free(sc);
-            free(sm);
+            free_values(&a);
             return -ENOMEM;
         }
-        v[k] = sqlite3_column_double(s, 0);
-        if (scaled)
-            sc[k] = sqlite3_column_int(s, 1);
-        if (smt)
-            sm[k] = sqlite3_column_type(s, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 2);
-        k++;
     }
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) {
-        free(v);
-        free(sc);
-        free(sm);
+        free_values(&a);
         return cb_st_fail(st, rc, "reading samples");
     }
-    *values = v;
+    *values = a.v;
     if (scaled)
-        *scaled = sc;
+        *scaled = a.sc;
     if (smt)
-        *smt = sm;
-    *n = k;
+        *smt = a.sm;
+    *n = a.k;
     return 0;
 }
