@@ -22,17 +22,11 @@
 #include "race.h"
 #include "race_report.h"
 #include "report.h"
+#include "session.h"
 #include "tsc.h"
 #include "workset.h"
 
 #define RACE_DEFAULT_PROBES "csum,copy,csum_copy,memset"
-
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-    stop_flag = sig;
-}
 
 static void race_usage(FILE *out)
 {
@@ -64,13 +58,6 @@ static void race_usage(FILE *out)
             "(Mann-Whitney at --alpha, and by --min-margin); otherwise the variants it did\n"
             "not beat tie, and the one needing the fewest CPU features wins (then the\n"
             "family's reference, then the earlier in its table).\n");
-}
-
-static void quote_cmdline(int argc, char **argv, char *buf, size_t len)
-{
-    size_t off = (size_t)snprintf(buf, len, "cyclebudget");
-    for (int i = 0; i < argc && off < len; i++)
-        off += (size_t)snprintf(buf + off, len - off, " %s", argv[i]);
 }
 
 struct progress {
@@ -134,294 +121,310 @@ bad:
     return -EINVAL;
 }
 
-int cmd_race(int argc, char **argv)
+/* What race was asked for, checked. */
+struct race_plan {
+    struct cb_session s;
+    const char *probes_arg, *sizes_arg, *mode_arg, *emit, *outpath;
+    struct cb_race_opts ro;
+    const struct cb_probe *probes[CB_SESSION_MAX_PROBES];
+    struct cb_race_bucket buckets[CB_RACE_MAX_BUCKETS];
+    int have_seed;
+    char err[512];
+};
+
+enum {
+    OPT_ALPHA = CB_SESSION_OPT_OWN, OPT_MIN_MARGIN, OPT_ROUNDS, OPT_REPS, OPT_SEED, OPT_EMIT,
+};
+
+/* One of race's own options; 0, or -EINVAL with the plan's err set. */
+static int race_option(struct race_plan *pl, int ch, const char *arg)
+{
+    char *err = pl->err;
+    size_t len = sizeof pl->err;
+    long lv;
+    switch (ch) {
+    case 'p': pl->probes_arg = arg; return 0;
+    case 's': pl->sizes_arg = arg; return 0;
+    case 'm': pl->mode_arg = arg; return 0;
+    case 'o': pl->outpath = arg; return 0;
+    case OPT_EMIT: pl->emit = arg; return 0;
+    case OPT_ALPHA: return parse_alpha(arg, &pl->ro.alpha, err, len);
+    case OPT_MIN_MARGIN: return parse_pct(arg, &pl->ro.min_margin, err, len);
+    case OPT_SEED:
+        pl->have_seed = 1;
+        return parse_seed(arg, &pl->ro.seed, err, len);
+    case OPT_ROUNDS:
+        if (cb_parse_long(arg, 1, 1000, "--rounds", &lv, err, len) < 0)
+            return -EINVAL;
+        pl->ro.rounds = (int)lv;
+        return 0;
+    case OPT_REPS:
+        if (cb_parse_long(arg, 1, 10000, "--reps", &lv, err, len) < 0)
+            return -EINVAL;
+        pl->s.co.harness.reps = (int)lv;
+        return 0;
+    }
+    return -EINVAL;
+}
+
+/* The options into the plan.  0; 1 when --help was printed; -EINVAL with
+ * err set; or the exit status of an unknown option (above 1). */
+static int race_parse(struct race_plan *pl, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"probes", required_argument, 0, 'p'},    {"sizes", required_argument, 0, 's'},
-        {"mode", required_argument, 0, 'm'},      {"alpha", required_argument, 0, 1},
-        {"min-margin", required_argument, 0, 2},  {"rounds", required_argument, 0, 3},
-        {"reps", required_argument, 0, 4},        {"seed", required_argument, 0, 5},
-        {"emit", required_argument, 0, 6},        {"output", required_argument, 0, 'o'},
-        {"db", required_argument, 0, 7},          {"tag", required_argument, 0, 8},
-        {"events", required_argument, 0, 'e'},    {"cpu", required_argument, 0, 9},
-        {"cold-bytes", required_argument, 0, 10}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
+        {"probes", required_argument, 0, 'p'},   {"sizes", required_argument, 0, 's'},
+        {"mode", required_argument, 0, 'm'},     {"alpha", required_argument, 0, OPT_ALPHA},
+        {"min-margin", required_argument, 0, OPT_MIN_MARGIN},
+        {"rounds", required_argument, 0, OPT_ROUNDS},
+        {"reps", required_argument, 0, OPT_REPS}, {"seed", required_argument, 0, OPT_SEED},
+        {"emit", required_argument, 0, OPT_EMIT}, {"output", required_argument, 0, 'o'},
+        CB_SESSION_LONGOPTS,                     {0, 0, 0, 0},
     };
-    const char *probes_arg = RACE_DEFAULT_PROBES, *sizes_arg = NULL, *mode_arg = "warm";
-    const char *emit = NULL, *outpath = NULL, *db = CB_DEFAULT_DB, *tag = NULL;
-    const char *events_arg = "cycles";
-    double alpha = 0.01, min_margin = 0.02;
-    int rounds = 8, quiet = 0, cpu = -1, have_seed = 0;
-    uint64_t seed = 0, u64;
-    long lv;
-    char err[512];
-    struct cb_harness_opts hopt;
-    cb_harness_defaults(&hopt);
-    hopt.reps = 3;
-    char cmdline[2048];
-    quote_cmdline(argc, argv, cmdline, sizeof cmdline);
-
+    cb_session_init(&pl->s, "cycles", argc, argv);
+    pl->s.co.harness.reps = 3;
+    pl->probes_arg = RACE_DEFAULT_PROBES;
+    pl->mode_arg = "warm";
+    pl->ro.alpha = 0.01;
+    pl->ro.min_margin = 0.02;
+    pl->ro.rounds = 8;
     optind = 1;
-    int ch;
+    int ch, rc;
     while ((ch = getopt_long(argc, argv, "p:s:m:o:e:qh", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'p': probes_arg = optarg; break;
-        case 's': sizes_arg = optarg; break;
-        case 'm': mode_arg = optarg; break;
-        case 1:
-            if (parse_alpha(optarg, &alpha, err, sizeof err) < 0)
-                goto usage_err;
-            break;
-        case 2:
-            if (parse_pct(optarg, &min_margin, err, sizeof err) < 0)
-                goto usage_err;
-            break;
-        case 3:
-            if (cb_parse_long(optarg, 1, 1000, "--rounds", &lv, err, sizeof err) < 0)
-                goto usage_err;
-            rounds = (int)lv;
-            break;
-        case 4:
-            if (cb_parse_long(optarg, 1, 10000, "--reps", &lv, err, sizeof err) < 0)
-                goto usage_err;
-            hopt.reps = (int)lv;
-            break;
-        case 5:
-            if (parse_seed(optarg, &seed, err, sizeof err) < 0)
-                goto usage_err;
-            have_seed = 1;
-            break;
-        case 6: emit = optarg; break;
-        case 'o': outpath = optarg; break;
-        case 7: db = optarg; break;
-        case 8: tag = optarg; break;
-        case 'e': events_arg = optarg; break;
-        case 9:
-            if (cb_parse_long(optarg, 0, 65535, "--cpu", &lv, err, sizeof err) < 0)
-                goto usage_err;
-            cpu = (int)lv;
-            break;
-        case 10:
-            if (cb_parse_cold_bytes(optarg, &u64, err, sizeof err) < 0)
-                goto usage_err;
-            hopt.cold_bytes = u64;
-            break;
-        case 'q': quiet = 1; break;
-        case 'h': race_usage(stdout); return 0;
-        default: return cb_option_error("race", argv);
+        if (ch == 'h') {
+            race_usage(stdout);
+            return 1;
         }
+        if (ch == '?' || ch == ':')
+            return cb_option_error("race", argv);
+        if ((rc = cb_session_option(&pl->s, ch, optarg, pl->err, sizeof pl->err)) < 0)
+            return rc;
+        if (rc == 0 && race_option(pl, ch, optarg) < 0)
+            return -EINVAL;
     }
-    if (optind < argc) {
-        snprintf(err, sizeof err, "unexpected argument '%s' (options only; see 'cyclebudget race --help')", argv[optind]);
-        goto usage_err;
-    }
+    return cb_session_no_operands(argc, argv, "race", pl->err, sizeof pl->err);
+}
 
-    /* ---- validate everything before touching the database ---- */
-    int m = cb_mode_parse(mode_arg);
-    if (m < 0) {
-        snprintf(err, sizeof err, "--mode '%s': a race runs in one mode: give warm or cold", mode_arg);
-        goto usage_err;
-    }
-    if (!emit && outpath) {
-        size_t len = strlen(outpath);
-        if (len > 2 && strcmp(outpath + len - 2, ".h") == 0)
-            emit = "c-header";
-        else if (len > 5 && strcmp(outpath + len - 5, ".json") == 0)
-            emit = "json";
+/* --emit, or the format that -o's name implies; and refuse now an output
+ * that cannot be written, rather than after a long race (the file itself
+ * is written only at the end). */
+static int plan_output(struct race_plan *pl)
+{
+    const char *out = pl->outpath;
+    size_t len = out ? strlen(out) : 0;
+    if (!pl->emit && out) {
+        if (len > 2 && strcmp(out + len - 2, ".h") == 0)
+            pl->emit = "c-header";
+        else if (len > 5 && strcmp(out + len - 5, ".json") == 0)
+            pl->emit = "json";
         else {
-            snprintf(err, sizeof err, "-o %s: say what to write with --emit json or --emit c-header", outpath);
-            goto usage_err;
+            snprintf(pl->err, sizeof pl->err, "-o %s: say what to write with --emit json or --emit c-header", out);
+            return -EINVAL;
         }
     }
-    if (emit && strcmp(emit, "json") != 0 && strcmp(emit, "c-header") != 0) {
-        snprintf(err, sizeof err, "--emit '%s': give json or c-header", emit);
-        goto usage_err;
+    if (pl->emit && strcmp(pl->emit, "json") != 0 && strcmp(pl->emit, "c-header") != 0) {
+        snprintf(pl->err, sizeof pl->err, "--emit '%s': give json or c-header", pl->emit);
+        return -EINVAL;
     }
-    if (outpath) {
-        /* Refuse now an output that cannot be written, rather than after a
-         * long race; the file itself is written only at the end. */
-        char dir[1024];
-        snprintf(dir, sizeof dir, "%s", outpath);
-        char *slash = strrchr(dir, '/');
-        if (slash == dir)
-            dir[1] = '\0';
-        else if (slash)
-            *slash = '\0';
-        else
-            snprintf(dir, sizeof dir, ".");
-        if (access(dir, W_OK) < 0) {
-            snprintf(err, sizeof err, "-o %.200s: cannot write into %.200s (%s): choose another file", outpath, dir,
-                     strerror(errno));
-            goto usage_err;
-        }
+    if (!out)
+        return 0;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", out);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        dir[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (access(dir, W_OK) < 0) {
+        snprintf(pl->err, sizeof pl->err, "-o %.200s: cannot write into %.200s (%s): choose another file",
+                 out, dir, strerror(errno));
+        return -EACCES;
     }
-    /* Each round is one value per variant: below 6 a rank test can never
-     * reach alpha 0.01, and every bucket would be a tie. */
-    if (rounds < 6) {
-        snprintf(err, sizeof err, "--rounds %d: each round is one value for the rank test, which needs at least 6", rounds);
-        goto usage_err;
-    }
+    return 0;
+}
 
-    char **pnames = NULL, *pstore = NULL;
-    int np = cb_parse_name_list(probes_arg, "--probes", &pnames, &pstore, err, sizeof err);
-    if (np < 0)
-        goto usage_err;
-    const struct cb_probe *probes[32];
-    if (np > 32) {
-        snprintf(err, sizeof err, "--probes: too many names");
-        goto usage_err_free;
-    }
+/* The families: each once, and each measured in bytes.  The buckets are
+ * byte sizes; a family whose size counts something else (descriptors in a
+ * ring) has no byte thresholds to pick. */
+static int plan_probes(struct race_plan *pl)
+{
+    int np = cb_session_probes(pl->probes_arg, pl->probes, pl->err, sizeof pl->err);
     for (int i = 0; i < np; i++) {
-        probes[i] = cb_probe_find(pnames[i]);
-        if (!probes[i]) {
-            char near[256];
-            cb_suggest_probes(pnames[i], near, sizeof near);
-            snprintf(err, sizeof err, "unknown probe '%s': did you mean %s? ('cyclebudget list probes' shows all)", pnames[i], near);
-            goto usage_err_free;
-        }
-        /* The buckets are byte sizes; a family whose size counts something
-         * else (descriptors in a ring) has no byte thresholds to pick. */
-        if (!probes[i]->unit || strcmp(probes[i]->unit, "B") != 0) {
-            snprintf(err, sizeof err, "%s's size counts %s, not bytes: the race's byte-size buckets do not apply (race csum, copy, csum_copy, memset or slab)",
-                     probes[i]->name, probes[i]->unit ? probes[i]->unit : "no unit");
-            goto usage_err_free;
+        const struct cb_probe *p = pl->probes[i];
+        if (!p->unit || strcmp(p->unit, "B") != 0) {
+            snprintf(pl->err, sizeof pl->err, "%s's size counts %s, not bytes: the race's byte-size buckets do not apply (race csum, copy, csum_copy, memset or slab)",
+                     p->name, p->unit ? p->unit : "no unit");
+            return -EINVAL;
         }
         for (int j = 0; j < i; j++)
-            if (probes[j] == probes[i]) {
-                snprintf(err, sizeof err, "--probes: %s is named twice", probes[i]->name);
-                goto usage_err_free;
+            if (pl->probes[j] == p) {
+                snprintf(pl->err, sizeof pl->err, "--probes: %s is named twice", p->name);
+                return -EINVAL;
             }
     }
-    struct cb_race_bucket buckets[CB_RACE_MAX_BUCKETS];
+    pl->ro.probes = pl->probes;
+    pl->ro.nprobes = np > 0 ? (size_t)np : 0;
+    return np < 0 ? np : 0;
+}
+
+/* One bucket per -s size; by default up to the cold working set, this
+ * project's measure of "no cache holds it". */
+static int plan_buckets(struct race_plan *pl)
+{
     int nb;
-    if (sizes_arg) {
+    if (pl->sizes_arg) {
         uint64_t sizes[CB_RACE_MAX_BUCKETS + 1];
-        int ns = cb_parse_size_list(sizes_arg, sizes, CB_RACE_MAX_BUCKETS + 1, err, sizeof err);
+        int ns = cb_parse_size_list(pl->sizes_arg, sizes, CB_RACE_MAX_BUCKETS + 1, pl->err, sizeof pl->err);
         if (ns < 0)
-            goto usage_err_free;
-        nb = cb_race_buckets_from_sizes(sizes, (size_t)ns, buckets);
-        if (nb < 0) {
-            snprintf(err, sizeof err, "--sizes: give 1 to %d sizes", CB_RACE_MAX_BUCKETS);
-            goto usage_err_free;
+            return ns;
+        if ((nb = cb_race_buckets_from_sizes(sizes, (size_t)ns, pl->buckets)) < 0) {
+            snprintf(pl->err, sizeof pl->err, "--sizes: give 1 to %d sizes", CB_RACE_MAX_BUCKETS);
+            return -EINVAL;
         }
     } else {
-        /* Beyond the last-level cache: the cold working set's size is this
-         * project's measure of "no cache holds it". */
-        nb = (int)cb_race_default_buckets(buckets, hopt.cold_bytes ? hopt.cold_bytes
-                                                                   : cb_workset_cold_bytes());
+        uint64_t cold = pl->s.co.harness.cold_bytes;
+        nb = (int)cb_race_default_buckets(pl->buckets, cold ? cold : cb_workset_cold_bytes());
     }
-    if (!have_seed)
-        seed = (cb_tsc_begin() ^ ((uint64_t)getpid() << 32)) & INT64_MAX;
+    pl->ro.buckets = pl->buckets;
+    pl->ro.nbuckets = (size_t)nb;
+    return 0;
+}
 
-    /* ---- open the session: events, CPU, git, database (last) ---- */
-    struct cb_collect_opts co = {
-        .db = db, .events = events_arg, .tag = tag, .cmdline = cmdline, .cpu = cpu,
-        .quiet = quiet, .harness = hopt,
-    };
-    struct cb_collector col;
-    int usage = 0;
-    int rc = cb_collector_open(&col, &co, err, sizeof err, &usage);
-    if (rc < 0) {
-        if (usage)
-            goto usage_err_free;
-        cb_die_msg("%s", err);
-        rc = 1;
-        goto out;
+/* Everything typed, checked before the store is opened for writing. */
+static int race_plan_check(struct race_plan *pl)
+{
+    int m = cb_mode_parse(pl->mode_arg), rc;
+    if (m < 0) {
+        snprintf(pl->err, sizeof pl->err, "--mode '%s': a race runs in one mode: give warm or cold", pl->mode_arg);
+        return -EINVAL;
     }
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    pl->ro.mode = (enum cb_mode)m;
+    if ((rc = plan_output(pl)) < 0)
+        return rc;
+    /* Each round is one value per variant: below 6 a rank test can never
+     * reach alpha 0.01, and every bucket would be a tie. */
+    if (pl->ro.rounds < 6) {
+        snprintf(pl->err, sizeof pl->err, "--rounds %d: each round is one value for the rank test, which needs at least 6",
+                 pl->ro.rounds);
+        return -EINVAL;
+    }
+    if ((rc = plan_probes(pl)) < 0 || (rc = plan_buckets(pl)) < 0)
+        return rc;
+    if (!pl->have_seed)
+        pl->ro.seed = (cb_tsc_begin() ^ ((uint64_t)getpid() << 32)) & INT64_MAX;
+    return 0;
+}
 
-    struct progress pg = {.on = !quiet && isatty(2)};
-    struct cb_race_opts ro = {
-        .probes = probes, .nprobes = (size_t)np, .buckets = buckets, .nbuckets = (size_t)nb,
-        .mode = (enum cb_mode)m, .rounds = rounds, .alpha = alpha, .min_margin = min_margin,
-        .seed = seed, .stop = &stop_flag, .progress = show_progress, .progress_arg = &pg,
-    };
-    struct cb_race race;
-    rc = cb_race_run(&col, &ro, &race);
+/* Race, store its rows, and end the run.  0, 130 on a signal (no race
+ * rows, nothing emitted), or 1.  *host is the run's, for what is emitted. */
+static int race_measure(struct race_plan *pl, struct cb_collector *col, struct cb_race *race,
+                        struct cb_host *host)
+{
+    struct progress pg = {.on = !pl->s.co.quiet && isatty(2)};
+    pl->ro.stop = cb_session_stop_flag();
+    pl->ro.progress = show_progress;
+    pl->ro.progress_arg = &pg;
+    int rc = cb_race_run(col, &pl->ro, race);
     if (pg.on)
         fprintf(stderr, "\r\033[K");
-    int64_t run_id = col.run_id;
-    if (rc == -EINTR || stop_flag) {
-        cb_collector_finish(&col, "aborted");
-        cb_die_msg("interrupted: race run %lld marked aborted (nothing emitted)", (long long)run_id);
-        rc = 130;
-        goto out_race;
-    }
+    if (rc == -EINTR || *pl->ro.stop)
+        return cb_session_finish(col, 1, "race run", "nothing emitted");
     if (rc == 0)
-        rc = cb_race_store(&col, &race);
+        rc = cb_race_store(col, race);
     if (rc < 0) {
-        cb_collector_finish(&col, "aborted");
-        cb_die_msg("the race failed: %s; run %lld marked aborted", strerror(-rc), (long long)run_id);
-        rc = 1;
-        goto out_race;
+        cb_collector_finish(col, "aborted");
+        cb_die_msg("the race failed: %s; run %lld marked aborted", strerror(-rc), (long long)col->run_id);
+        return 1;
     }
-    struct cb_host host = col.host;
-    if ((rc = cb_collector_finish(&col, "complete")) < 0) {
-        cb_die_msg("cannot mark run %lld complete: %s", (long long)run_id, strerror(-rc));
-        rc = 1;
-        goto out_race;
-    }
-    rc = 0;
-    /* The table is read back from the store, as a later report reads it.
-     * It goes to stderr when the emitted file takes stdout. */
-    FILE *tab = emit && !outpath ? stderr : stdout;
-    if (!quiet) {
-        struct cb_store *st;
-        if (cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) == 0) {
-            cb_race_print(st, race.race_id, tab);
-            cb_store_close(st);
+    *host = col->host;
+    return cb_session_finish(col, 0, "race run", "nothing emitted");
+}
+
+/* Write the winners to -o (through a temporary file, renamed when whole)
+ * or stdout.  0, or 1 with the message printed. */
+static int race_emit(const struct race_plan *pl, const struct cb_race *race, const struct cb_host *host,
+                     int64_t run_id)
+{
+    FILE *f = stdout;
+    char tmp[1100];
+    if (pl->outpath) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", pl->outpath);
+        if (!(f = fopen(tmp, "w"))) {
+            cb_die_msg("cannot write %s: %s (the race is stored as run %lld)", tmp, strerror(errno),
+                       (long long)run_id);
+            return 1;
         }
     }
-    if (emit) {
-        FILE *f = stdout;
-        char tmp[1100];
-        if (outpath) {
-            snprintf(tmp, sizeof tmp, "%s.tmp", outpath);
-            if (!(f = fopen(tmp, "w"))) {
-                cb_die_msg("cannot write %s: %s (the race is stored as run %lld)", tmp, strerror(errno),
-                           (long long)run_id);
-                rc = 1;
-                goto out_race;
-            }
-        }
-        int erc = strcmp(emit, "json") == 0 ? cb_race_emit_json(&race, &host, f)
-                                            : cb_race_emit_header(&race, &host, f);
-        if (outpath) {
-            if (fclose(f) != 0 && erc == 0)
-                erc = -EIO;
-            if (erc == 0 && rename(tmp, outpath) < 0)
-                erc = -errno;
-            if (erc < 0)
-                unlink(tmp);
-        } else if (fflush(stdout) != 0 && erc == 0) {
+    int erc = strcmp(pl->emit, "json") == 0 ? cb_race_emit_json(race, host, f)
+                                            : cb_race_emit_header(race, host, f);
+    if (pl->outpath) {
+        if (fclose(f) != 0 && erc == 0)
             erc = -EIO;
-        }
-        if (erc < 0) {
-            cb_die_msg("cannot write %s: %s (the race is stored as run %lld)",
-                       outpath ? outpath : "stdout", strerror(-erc), (long long)run_id);
-            rc = 1;
-            goto out_race;
-        }
-        if (outpath && !quiet)
-            fprintf(tab, "wrote %s (%s)\n", outpath, emit);
+        if (erc == 0 && rename(tmp, pl->outpath) < 0)
+            erc = -errno;
+        if (erc < 0)
+            unlink(tmp);
+    } else if (fflush(stdout) != 0 && erc == 0) {
+        erc = -EIO;
+    }
+    if (erc < 0) {
+        cb_die_msg("cannot write %s: %s (the race is stored as run %lld)",
+                   pl->outpath ? pl->outpath : "stdout", strerror(-erc), (long long)run_id);
+        return 1;
+    }
+    return 0;
+}
+
+/* The table, read back from the store as a later report reads it, then
+ * what is emitted.  The table goes to stderr when the emitted file takes
+ * stdout. */
+static int race_output(const struct race_plan *pl, const struct cb_race *race,
+                       const struct cb_host *host, int64_t run_id)
+{
+    FILE *tab = pl->emit && !pl->outpath ? stderr : stdout;
+    const char *db = pl->s.co.db;
+    int quiet = pl->s.co.quiet;
+    char err[512];
+    struct cb_store *st;
+    if (!quiet && cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) == 0) {
+        cb_race_print(st, race->race_id, tab);
+        cb_store_close(st);
+    }
+    if (pl->emit) {
+        if (race_emit(pl, race, host, run_id) != 0)
+            return 1;
+        if (pl->outpath && !quiet)
+            fprintf(tab, "wrote %s (%s)\n", pl->outpath, pl->emit);
     }
     if (!quiet)
-        fprintf(tab, "stored as race %lld, run %lld in %s\n", (long long)race.race_id,
+        fprintf(tab, "stored as race %lld, run %lld in %s\n", (long long)race->race_id,
                 (long long)run_id, db);
-out_race:
-    cb_race_free(&race);
-out:
-    free(pnames);
-    free(pstore);
-    return rc;
+    return 0;
+}
 
-usage_err_free:
-    free(pnames);
-    free(pstore);
-usage_err:
-    cb_die_msg("%s", err);
-    return CB_EXIT_USAGE;
+int cmd_race(int argc, char **argv)
+{
+    struct race_plan pl = {0};
+    struct cb_collector col;
+    struct cb_race race = {0};
+    struct cb_host host;
+    int rc = race_parse(&pl, argc, argv);
+    if (rc == 0)
+        rc = race_plan_check(&pl);
+    if (rc < 0) {
+        cb_die_msg("%s", pl.err);
+        return CB_EXIT_USAGE;
+    }
+    if (rc == 1)
+        return 0;   /* --help */
+    if (rc > 1)
+        return rc;
+    cb_session_catch_signals();
+    if ((rc = cb_session_open(&pl.s, &col)) != 0)
+        return rc;
+    if ((rc = race_measure(&pl, &col, &race, &host)) == 0)
+        rc = race_output(&pl, &race, &host, col.run_id);
+    cb_race_free(&race);
+    return rc;
 }

@@ -20,16 +20,10 @@
 #include "parse.h"
 #include "probe.h"
 #include "report.h"
+#include "session.h"
 #include "sides.h"
 
 #define MAX_SIZES 64
-
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-    stop_flag = sig;
-}
 
 static void run_usage(FILE *out)
 {
@@ -170,7 +164,7 @@ static int parse_cases(char **names, int n, struct named_case *out, char *err, s
 static int measure_one(struct cb_collector *col, const struct cb_probe *p, const struct cb_variant *v,
                        uint64_t size, enum cb_mode mode, const char *db, int *interrupted)
 {
-    int rc = cb_collector_case(col, p, v, size, mode, &stop_flag, NULL, NULL);
+    int rc = cb_collector_case(col, p, v, size, mode, cb_session_stop_flag(), NULL, NULL);
     if (rc == -EINTR) {
         *interrupted = 1;
     } else if (rc < 0) {
@@ -182,298 +176,334 @@ static int measure_one(struct cb_collector *col, const struct cb_probe *p, const
     return 0;
 }
 
-static void quote_cmdline(int argc, char **argv, char *buf, size_t len)
+/* What run was asked for, checked: the cases it will measure. */
+struct run_plan {
+    struct cb_session s;
+    const char *probes_arg, *variants_arg, *sizes_arg, *cases_arg, *mode_arg, *budget_arg;
+    struct cb_budget budget;
+    const struct cb_probe *probes[CB_SESSION_MAX_PROBES];
+    int np, suite;
+    char **vglobs, *vstore;             /* -V, NULL for all */
+    enum cb_mode modes[2];
+    int nm;
+    uint64_t sizes[MAX_SIZES];          /* -s, nsizes 0 for each family's */
+    int nsizes;
+    struct named_case *named;           /* --cases */
+    char **cnames, *cstore;
+    int nnamed;
+    char err[512];
+};
+
+enum {
+    OPT_COMMIT = CB_SESSION_OPT_OWN, OPT_REPO, OPT_REPS, OPT_MAX_TIME, OPT_BUDGET, OPT_ROUNDS,
+    OPT_ROUND_PAUSE, OPT_CASES,
+};
+
+/* One of run's own options; 0, or -EINVAL with the plan's err set. */
+static int run_option(struct run_plan *pl, int ch, const char *arg)
 {
-    size_t off = (size_t)snprintf(buf, len, "cyclebudget");
-    for (int i = 0; i < argc && off < len; i++)
-        off += (size_t)snprintf(buf + off, len - off, " %s", argv[i]);
+    struct cb_harness_opts *h = &pl->s.co.harness;
+    char *err = pl->err;
+    size_t len = sizeof pl->err;
+    long lv;
+    switch (ch) {
+    case 'p': pl->probes_arg = arg; return 0;
+    case 'V': pl->variants_arg = arg; return 0;
+    case 's': pl->sizes_arg = arg; return 0;
+    case 'm': pl->mode_arg = arg; return 0;
+    case OPT_COMMIT: pl->s.co.commit = arg; return 0;
+    case OPT_REPO: pl->s.co.repo = arg; return 0;
+    case OPT_BUDGET: pl->budget_arg = arg; return 0;
+    case OPT_CASES: pl->cases_arg = arg; return 0;
+    case OPT_REPS:
+        if (cb_parse_long(arg, 1, 1000000, "--reps", &lv, err, len) < 0)
+            return -EINVAL;
+        h->reps = (int)lv;
+        return 0;
+    case OPT_MAX_TIME:
+        return cb_parse_seconds(arg, "--max-time", &h->case_seconds, err, len) < 0 ? -EINVAL : 0;
+    case OPT_ROUNDS:
+        if (cb_parse_long(arg, 1, CB_MAX_ROUNDS, "--rounds", &lv, err, len) < 0)
+            return -EINVAL;
+        h->rounds = (int)lv;
+        return 0;
+    case OPT_ROUND_PAUSE:
+        if (cb_parse_long(arg, 0, 10000, "--round-pause", &lv, err, len) < 0)
+            return -EINVAL;
+        h->pause_ms = (double)lv;
+        return 0;
+    }
+    return -EINVAL;
+}
+
+/* The options into the plan.  0; 1 when --help was printed; -EINVAL with
+ * err set; or the exit status of an unknown option (above 1). */
+static int run_parse(struct run_plan *pl, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"probes", required_argument, 0, 'p'},        {"variants", required_argument, 0, 'V'},
+        {"sizes", required_argument, 0, 's'},         {"mode", required_argument, 0, 'm'},
+        {"commit", required_argument, 0, OPT_COMMIT}, {"repo", required_argument, 0, OPT_REPO},
+        {"reps", required_argument, 0, OPT_REPS},     {"max-time", required_argument, 0, OPT_MAX_TIME},
+        {"budget", required_argument, 0, OPT_BUDGET}, {"rounds", required_argument, 0, OPT_ROUNDS},
+        {"round-pause", required_argument, 0, OPT_ROUND_PAUSE},
+        {"cases", required_argument, 0, OPT_CASES},   CB_SESSION_LONGOPTS, {0, 0, 0, 0},
+    };
+    cb_session_init(&pl->s, CB_DEFAULT_EVENTS, argc, argv);
+    pl->budget_arg = "10G";
+    optind = 1;
+    int ch, rc;
+    while ((ch = getopt_long(argc, argv, "p:V:s:e:m:qh", opts, NULL)) != -1) {
+        if (ch == 'h') {
+            run_usage(stdout);
+            return 1;
+        }
+        if (ch == '?' || ch == ':')
+            return cb_option_error("run", argv);
+        if ((rc = cb_session_option(&pl->s, ch, optarg, pl->err, sizeof pl->err)) < 0)
+            return rc;
+        if (rc == 0 && run_option(pl, ch, optarg) < 0)
+            return -EINVAL;
+    }
+    return cb_session_no_operands(argc, argv, "run", pl->err, sizeof pl->err);
+}
+
+/* --cases: the named cases only, with no family loop. */
+static int plan_named(struct run_plan *pl)
+{
+    if (!pl->cases_arg)
+        return 0;
+    if (pl->probes_arg || pl->variants_arg || pl->sizes_arg || pl->mode_arg) {
+        snprintf(pl->err, sizeof pl->err, "--cases names whole cases: leave out -p, -V, -s and -m");
+        return -EINVAL;
+    }
+    pl->nnamed = cb_parse_name_list(pl->cases_arg, "--cases", &pl->cnames, &pl->cstore, pl->err,
+                                    sizeof pl->err);
+    if (pl->nnamed < 0)
+        return pl->nnamed;
+    if (!(pl->named = calloc((size_t)pl->nnamed, sizeof *pl->named))) {
+        snprintf(pl->err, sizeof pl->err, "out of memory");
+        return -ENOMEM;
+    }
+    return parse_cases(pl->cnames, pl->nnamed, pl->named, pl->err, sizeof pl->err);
+}
+
+/* The families: none with --cases, the quick suite's without -p. */
+static int plan_probes(struct run_plan *pl)
+{
+    pl->suite = pl->probes_arg == NULL && !pl->cases_arg;
+    if (pl->cases_arg)
+        return 0;
+    if (pl->suite) {
+        for (size_t i = 0; i < cb_nprobes && pl->np < CB_SESSION_MAX_PROBES; i++)
+            if (cb_probes[i]->suite_sizes)
+                pl->probes[pl->np++] = cb_probes[i];
+        return 0;
+    }
+    pl->np = cb_session_probes(pl->probes_arg, pl->probes, pl->err, sizeof pl->err);
+    return pl->np < 0 ? pl->np : 0;
+}
+
+/* -V: every glob must match a variant of the chosen families. */
+static int plan_variants(struct run_plan *pl)
+{
+    if (!pl->variants_arg)
+        return 0;
+    if (cb_parse_name_list(pl->variants_arg, "--variants", &pl->vglobs, &pl->vstore, pl->err,
+                           sizeof pl->err) < 0)
+        return -EINVAL;
+    for (char **g = pl->vglobs; *g; g++) {
+        int hit = 0;
+        for (int i = 0; i < pl->np && !hit; i++)
+            for (size_t j = 0; j < pl->probes[i]->nvariants && !hit; j++)
+                hit = !(pl->probes[i]->variants[j].flags & CB_VARIANT_TESTONLY) &&
+                      fnmatch(*g, pl->probes[i]->variants[j].name, 0) == 0;
+        if (!hit) {
+            char near[256];
+            cb_suggest_variants(*g, near, sizeof near);
+            snprintf(pl->err, sizeof pl->err,
+                     "no variant of %s matches '%s': did you mean %s? ('cyclebudget list variants')",
+                     pl->suite ? "the quick suite's families" : pl->probes_arg, *g, near);
+            return -ENOENT;
+        }
+    }
+    return 0;
+}
+
+static int plan_modes(struct run_plan *pl)
+{
+    char **names = NULL, *store = NULL;
+    int rc = 0;
+    pl->nm = cb_parse_name_list(pl->mode_arg ? pl->mode_arg : "warm,cold", "--mode", &names, &store,
+                                pl->err, sizeof pl->err);
+    if (pl->nm < 0)
+        return pl->nm;
+    if (pl->nm > 2) {
+        snprintf(pl->err, sizeof pl->err, "--mode: give warm, cold or warm,cold");
+        rc = -EINVAL;
+    }
+    for (int i = 0; i < pl->nm && rc == 0; i++) {
+        int m = cb_mode_parse(names[i]);
+        if (m < 0) {
+            snprintf(pl->err, sizeof pl->err, "--mode: unknown mode '%s': give warm, cold or warm,cold",
+                     names[i]);
+            rc = -EINVAL;
+        }
+        pl->modes[i] = (enum cb_mode)m;
+    }
+    free(names);
+    free(store);
+    return rc;
+}
+
+/* Everything typed, checked before the store is opened for writing. */
+static int run_plan_cases(struct run_plan *pl)
+{
+    int rc;
+    if (cb_budget_parse(pl->budget_arg, CB_MIN_FRAME, &pl->budget, pl->err, sizeof pl->err) < 0)
+        return -EINVAL;
+    if ((rc = plan_named(pl)) < 0 || (rc = plan_probes(pl)) < 0 || (rc = plan_variants(pl)) < 0 ||
+        (rc = plan_modes(pl)) < 0)
+        return rc;
+    if (pl->sizes_arg && (pl->nsizes = cb_parse_size_list(pl->sizes_arg, pl->sizes, MAX_SIZES,
+                                                          pl->err, sizeof pl->err)) < 0)
+        return pl->nsizes;
+    return 0;
+}
+
+/* Each case of the family loop, in order: per probe, size, mode, every
+ * selected variant.  A fixed-size variant (memset's struct192) belongs only
+ * to its own size: at others there is no case at all.  fn returns nonzero
+ * to stop; that value is returned. */
+static int each_family_case(const struct run_plan *pl,
+                            int (*fn)(void *arg, const struct cb_probe *p, const struct cb_variant *v,
+                                      uint64_t size, enum cb_mode mode),
+                            void *arg)
+{
+    for (int i = 0; i < pl->np; i++) {
+        const struct cb_probe *p = pl->probes[i];
+        uint64_t szs[MAX_SIZES];
+        size_t ns = sizes_of(p, pl->suite, pl->sizes, pl->nsizes, szs, MAX_SIZES);
+        for (size_t si = 0; si < ns; si++)
+            for (int mi = 0; mi < pl->nm; mi++)
+                for (size_t j = 0; j < p->nvariants; j++) {
+                    const struct cb_variant *v = &p->variants[j];
+                    if (!selected(p, v, pl->vglobs, pl->suite) ||
+                        (v->only_size && v->only_size != szs[si]))
+                        continue;
+                    int rc = fn(arg, p, v, szs[si], pl->modes[mi]);
+                    if (rc)
+                        return rc;
+                }
+    }
+    return 0;
+}
+
+struct run_progress {
+    struct cb_collector *col;
+    const char *db;
+    size_t done, total;
+    int interactive, interrupted;
+};
+
+static int count_case(void *arg, const struct cb_probe *p, const struct cb_variant *v, uint64_t size,
+                      enum cb_mode mode)
+{
+    (void)p, (void)v, (void)size, (void)mode;
+    ((struct run_progress *)arg)->total++;
+    return 0;
+}
+
+/* 0 to go on, -EINTR after a signal, 1 when the store failed. */
+static int measure_case(void *arg, const struct cb_probe *p, const struct cb_variant *v, uint64_t size,
+                        enum cb_mode mode)
+{
+    struct run_progress *g = arg;
+    g->done++;
+    if (g->interactive) {
+        char szbuf[32];
+        fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s %s", g->done, g->total, p->name, v->name,
+                cb_fmt_size(size, p->unit, szbuf, sizeof szbuf), cb_mode_name(mode));
+    }
+    int rc = measure_one(g->col, p, v, size, mode, g->db, &g->interrupted);
+    return rc ? rc : g->interrupted ? -EINTR : 0;
+}
+
+/* Measure every planned case: the named ones, then the family loop.  0,
+ * or 1 when the store failed (the run is then marked aborted). */
+static int run_measure(const struct run_plan *pl, struct cb_collector *col, int *interrupted)
+{
+    struct run_progress g = {
+        .col = col, .db = pl->s.co.db, .total = (size_t)pl->nnamed,
+        .interactive = !pl->s.co.quiet && isatty(2), .interrupted = *cb_session_stop_flag() != 0,
+    };
+    each_family_case(pl, count_case, &g);
+    int rc = 0;
+    for (int i = 0; i < pl->nnamed && !g.interrupted && rc == 0; i++) {
+        g.done++;
+        if (g.interactive)
+            fprintf(stderr, "\r\033[K[%zu/%zu] %s", g.done, g.total, pl->cnames[i]);
+        rc = measure_one(col, pl->named[i].p, pl->named[i].v, pl->named[i].size, pl->named[i].mode,
+                         pl->s.co.db, &g.interrupted);
+    }
+    if (rc == 0 && !g.interrupted)
+        rc = each_family_case(pl, measure_case, &g);
+    if (g.interactive && rc != 1)
+        fprintf(stderr, "\r\033[K");
+    *interrupted = g.interrupted;
+    return rc == 1 ? 1 : 0;
+}
+
+/* The summary is read back from the store, as any later report is. */
+static void run_summary(const struct run_plan *pl, int64_t run_id)
+{
+    const char *db = pl->s.co.db;
+    struct cb_store *st;
+    struct cb_report rep;
+    char err[512];
+    if (cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) == 0) {
+        if (cb_report_load(st, run_id, &rep) == 0) {
+            struct cb_text_opts to = {.budget = &pl->budget, .color = isatty(1) && !getenv("NO_COLOR")};
+            cb_report_summary(&rep, &to, stdout);
+            cb_report_free(&rep);
+        }
+        cb_store_close(st);
+    }
+    printf("\nstored as run %lld in %s; 'cyclebudget report %lld%s%s' shows every variant\n",
+           (long long)run_id, db, (long long)run_id, strcmp(db, CB_DEFAULT_DB) ? " --db " : "",
+           strcmp(db, CB_DEFAULT_DB) ? db : "");
+}
+
+static void run_plan_free(struct run_plan *pl)
+{
+    free(pl->vglobs);
+    free(pl->vstore);
+    free(pl->cnames);
+    free(pl->cstore);
+    free(pl->named);
 }
 
 int cmd_run(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"probes", required_argument, 0, 'p'},   {"variants", required_argument, 0, 'V'},
-        {"sizes", required_argument, 0, 's'},    {"events", required_argument, 0, 'e'},
-        {"mode", required_argument, 0, 'm'},     {"db", required_argument, 0, 1},
-        {"tag", required_argument, 0, 2},        {"commit", required_argument, 0, 3},
-        {"repo", required_argument, 0, 4},       {"reps", required_argument, 0, 5},
-        {"max-time", required_argument, 0, 6},   {"cpu", required_argument, 0, 7},
-        {"cold-bytes", required_argument, 0, 8}, {"budget", required_argument, 0, 9},
-        {"rounds", required_argument, 0, 10},    {"round-pause", required_argument, 0, 11},
-        {"cases", required_argument, 0, 12},     {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
-    };
-    const char *probes_arg = NULL, *variants_arg = NULL, *sizes_arg = NULL, *cases_arg = NULL;
-    const char *events_arg = CB_DEFAULT_EVENTS, *mode_arg = NULL, *db = CB_DEFAULT_DB;
-    const char *tag = NULL, *commit = NULL, *repo = NULL, *budget_arg = "10G";
-    int quiet = 0, cpu = -1;
-    char err[512];
-    struct cb_harness_opts hopt;
-    cb_harness_defaults(&hopt);
-    long lv;
-    uint64_t u64;
-    char cmdline[2048];
-    /* Declared before the first goto usage_err, which frees them. */
-    char **pnames = NULL, *pstore = NULL, **vglobs = NULL, *vstore = NULL, **mnames = NULL, *mstore = NULL;
-    char **cnames = NULL, *cstore = NULL;
-    int rc;
-    struct named_case *named = NULL;
-    int nnamed = 0;
-    quote_cmdline(argc, argv, cmdline, sizeof cmdline);
-
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "p:V:s:e:m:qh", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'p': probes_arg = optarg; break;
-        case 'V': variants_arg = optarg; break;
-        case 's': sizes_arg = optarg; break;
-        case 'e': events_arg = optarg; break;
-        case 'm': mode_arg = optarg; break;
-        case 1: db = optarg; break;
-        case 2: tag = optarg; break;
-        case 3: commit = optarg; break;
-        case 4: repo = optarg; break;
-        case 5:
-            if (cb_parse_long(optarg, 1, 1000000, "--reps", &lv, err, sizeof err) < 0)
-                goto usage_err;
-            hopt.reps = (int)lv;
-            break;
-        case 6:
-            if (cb_parse_seconds(optarg, "--max-time", &hopt.case_seconds, err, sizeof err) < 0)
-                goto usage_err;
-            break;
-        case 7:
-            if (cb_parse_long(optarg, 0, 65535, "--cpu", &lv, err, sizeof err) < 0)
-                goto usage_err;
-            cpu = (int)lv;
-            break;
-        case 8:
-            if (cb_parse_cold_bytes(optarg, &u64, err, sizeof err) < 0)
-                goto usage_err;
-            hopt.cold_bytes = u64;
-            break;
-        case 9: budget_arg = optarg; break;
-        case 10:
-            if (cb_parse_long(optarg, 1, CB_MAX_ROUNDS, "--rounds", &lv, err, sizeof err) < 0)
-                goto usage_err;
-            hopt.rounds = (int)lv;
-            break;
-        case 11:
-            if (cb_parse_long(optarg, 0, 10000, "--round-pause", &lv, err, sizeof err) < 0)
-                goto usage_err;
-            hopt.pause_ms = (double)lv;
-            break;
-        case 12: cases_arg = optarg; break;
-        case 'q': quiet = 1; break;
-        case 'h': run_usage(stdout); return 0;
-        default: return cb_option_error("run", argv);
-        }
-    }
-    if (optind < argc) {
-        snprintf(err, sizeof err, "unexpected argument '%s' (options only; see 'cyclebudget run --help')", argv[optind]);
-        goto usage_err;
-    }
-
-    /* ---- validate everything before touching the database ---- */
-    struct cb_budget budget;
-    if (cb_budget_parse(budget_arg, CB_MIN_FRAME, &budget, err, sizeof err) < 0)
-        goto usage_err;
-    if (cases_arg) {
-        if (probes_arg || variants_arg || sizes_arg || mode_arg) {
-            snprintf(err, sizeof err, "--cases names whole cases: leave out -p, -V, -s and -m");
-            goto usage_err;
-        }
-        if ((nnamed = cb_parse_name_list(cases_arg, "--cases", &cnames, &cstore, err, sizeof err)) < 0)
-            goto usage_err;
-        if (!(named = calloc((size_t)nnamed, sizeof *named))) {
-            snprintf(err, sizeof err, "out of memory");
-            goto usage_err;
-        }
-        if (parse_cases(cnames, nnamed, named, err, sizeof err) < 0)
-            goto usage_err;
-    }
-    if (!mode_arg)
-        mode_arg = "warm,cold";
-
-    const struct cb_probe *probes[32];
-    int suite = probes_arg == NULL && !cases_arg, np = 0;
-    if (cases_arg) {
-        /* the named cases only: no family loop below */
-    } else if (suite) {
-        for (size_t i = 0; i < cb_nprobes && np < 32; i++)
-            if (cb_probes[i]->suite_sizes)
-                probes[np++] = cb_probes[i];
-    } else if ((np = cb_parse_name_list(probes_arg, "--probes", &pnames, &pstore, err, sizeof err)) < 0) {
-        goto usage_err;
-    }
-    if (np > 32) {
-        snprintf(err, sizeof err, "--probes: too many names");
-        goto usage_err;
-    }
-    for (int i = 0; i < np && !suite; i++) {
-        probes[i] = cb_probe_find(pnames[i]);
-        if (!probes[i]) {
-            char near[256];
-            cb_suggest_probes(pnames[i], near, sizeof near);
-            snprintf(err, sizeof err, "unknown probe '%s': did you mean %s? ('cyclebudget list probes' shows all)", pnames[i], near);
-            goto usage_err;
-        }
-    }
-    if (variants_arg) {
-        if (cb_parse_name_list(variants_arg, "--variants", &vglobs, &vstore, err, sizeof err) < 0)
-            goto usage_err;
-        for (char **g = vglobs; *g; g++) {
-            int hit = 0;
-            for (int i = 0; i < np && !hit; i++)
-                for (size_t j = 0; j < probes[i]->nvariants && !hit; j++)
-                    hit = !(probes[i]->variants[j].flags & CB_VARIANT_TESTONLY) &&
-                          fnmatch(*g, probes[i]->variants[j].name, 0) == 0;
-            if (!hit) {
-                char near[256];
-                cb_suggest_variants(*g, near, sizeof near);
-                snprintf(err, sizeof err, "no variant of %s matches '%s': did you mean %s? ('cyclebudget list variants')", suite ? "the quick suite's families" : probes_arg, *g, near);
-                goto usage_err;
-            }
-        }
-    }
-    int nm = cb_parse_name_list(mode_arg, "--mode", &mnames, &mstore, err, sizeof err);
-    if (nm < 0)
-        goto usage_err;
-    enum cb_mode modes[2];
-    if (nm > 2) {
-        snprintf(err, sizeof err, "--mode: give warm, cold or warm,cold");
-        goto usage_err;
-    }
-    for (int i = 0; i < nm; i++) {
-        int m = cb_mode_parse(mnames[i]);
-        if (m < 0) {
-            snprintf(err, sizeof err, "--mode: unknown mode '%s': give warm, cold or warm,cold", mnames[i]);
-            goto usage_err;
-        }
-        modes[i] = (enum cb_mode)m;
-    }
-    uint64_t sizes[MAX_SIZES];
-    int nsizes = 0;
-    if (sizes_arg && (nsizes = cb_parse_size_list(sizes_arg, sizes, MAX_SIZES, err, sizeof err)) < 0)
-        goto usage_err;
-
-    /* ---- open the session: events, CPU, git, database (last) ---- */
-    struct cb_collect_opts co = {
-        .db = db, .events = events_arg, .tag = tag, .commit = commit, .repo = repo,
-        .cmdline = cmdline, .cpu = cpu, .quiet = quiet, .harness = hopt,
-    };
+    struct run_plan pl = {0};
     struct cb_collector col;
-    int usage = 0;
-    /* Caught from before the run is begun, so no window leaves it
-     * 'running'; a second signal kills at once (SA_RESETHAND), and the
-     * next open reaps the run as aborted. */
-    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    rc = cb_collector_open(&col, &co, err, sizeof err, &usage);
+    int interrupted = 0;
+    int rc = run_parse(&pl, argc, argv);
+    if (rc == 0)
+        rc = run_plan_cases(&pl);
     if (rc < 0) {
-        if (usage)
-            goto usage_err;
-        cb_die_msg("%s", err);
-        return 1;
+        cb_die_msg("%s", pl.err);
+        rc = CB_EXIT_USAGE;
+    } else if (rc == 0) {
+        cb_session_catch_signals();
+        if ((rc = cb_session_open(&pl.s, &col)) == 0 &&
+            (rc = run_measure(&pl, &col, &interrupted)) == 0 &&
+            (rc = cb_session_finish(&col, interrupted, "run", "it will not appear in reports")) == 0 &&
+            !pl.s.co.quiet)
+            run_summary(&pl, col.run_id);
+    } else if (rc == 1) {
+        rc = 0;   /* --help */
     }
-
-    /* ---- the cases: per probe, size, mode, every matching variant ---- */
-    size_t total = 0, done = 0;
-    for (int i = 0; i < np; i++) {
-        uint64_t szs[MAX_SIZES];
-        size_t ns = sizes_of(probes[i], suite, sizes, nsizes, szs, MAX_SIZES);
-        for (size_t j = 0; j < probes[i]->nvariants; j++)
-            if (selected(probes[i], &probes[i]->variants[j], vglobs, suite))
-                for (size_t si = 0; si < ns; si++)
-                    total += (!probes[i]->variants[j].only_size ||
-                              probes[i]->variants[j].only_size == szs[si]) * (size_t)nm;
-    }
-    total += (size_t)nnamed;
-    int interactive = !quiet && isatty(2);
-    int interrupted = stop_flag != 0;
-    for (int i = 0; i < nnamed && !interrupted; i++) {
-        done++;
-        if (interactive)
-            fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, cnames[i]);
-        if ((rc = measure_one(&col, named[i].p, named[i].v, named[i].size, named[i].mode, db,
-                              &interrupted)) != 0)
-            goto out;
-    }
-    for (int i = 0; i < np && !interrupted; i++) {
-        const struct cb_probe *p = probes[i];
-        uint64_t szs[MAX_SIZES];
-        size_t ns = sizes_of(p, suite, sizes, nsizes, szs, MAX_SIZES);
-        for (size_t si = 0; si < ns && !interrupted; si++) {
-            for (int mi = 0; mi < nm && !interrupted; mi++) {
-                for (size_t j = 0; j < p->nvariants && !interrupted; j++) {
-                    const struct cb_variant *v = &p->variants[j];
-                    if (!selected(p, v, vglobs, suite))
-                        continue;
-                    /* A fixed-size variant (memset's struct192) belongs only
-                     * to its own size: at others there is no case at all. */
-                    if (v->only_size && v->only_size != szs[si])
-                        continue;
-                    done++;
-                    if (interactive) {
-                        char szbuf[32];
-                        fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s %s", done, total, p->name,
-                                v->name, cb_fmt_size(szs[si], p->unit, szbuf, sizeof szbuf),
-                                cb_mode_name(modes[mi]));
-                    }
-                    if ((rc = measure_one(&col, p, v, szs[si], modes[mi], db, &interrupted)) != 0)
-                        goto out;
-                }
-            }
-        }
-    }
-    if (interactive)
-        fprintf(stderr, "\r\033[K");
-    int64_t run_id = col.run_id;
-    if (interrupted || stop_flag) {
-        cb_collector_finish(&col, "aborted");
-        cb_die_msg("interrupted: run %lld marked aborted (it will not appear in reports)", (long long)run_id);
-        rc = 130;
-        goto out;
-    }
-    if ((rc = cb_collector_finish(&col, "complete")) < 0) {
-        cb_die_msg("cannot mark run %lld complete: %s", (long long)run_id, strerror(-rc));
-        rc = 1;
-        goto out;
-    }
-    rc = 0;
-    if (!quiet) {
-        /* The summary is read back from the store, as any later report is. */
-        struct cb_store *st;
-        struct cb_report rep;
-        if (cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) == 0) {
-            if (cb_report_load(st, run_id, &rep) == 0) {
-                struct cb_text_opts to = {.budget = &budget, .color = isatty(1) && !getenv("NO_COLOR")};
-                cb_report_summary(&rep, &to, stdout);
-                cb_report_free(&rep);
-            }
-            cb_store_close(st);
-        }
-        printf("\nstored as run %lld in %s; 'cyclebudget report %lld%s%s' shows every variant\n",
-               (long long)run_id, db, (long long)run_id, strcmp(db, CB_DEFAULT_DB) ? " --db " : "",
-               strcmp(db, CB_DEFAULT_DB) ? db : "");
-    }
-out:
-    free(pnames);
-    free(pstore);
-    free(vglobs);
-    free(vstore);
-    free(mnames);
-    free(mstore);
-    free(cnames);
-    free(cstore);
-    free(named);
+    run_plan_free(&pl);
     return rc;
-
-usage_err:
-    cb_die_msg("%s", err);
-    rc = CB_EXIT_USAGE;
-    goto out;
 }

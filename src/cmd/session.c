@@ -1,0 +1,129 @@
+/* session.c — the options, families, signals and ending that run and race
+ * share (see session.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "parse.h"
+#include "probe.h"
+#include "session.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    stop_flag = sig;
+}
+
+void cb_session_init(struct cb_session *s, const char *events, int argc, char **argv)
+{
+    memset(s, 0, sizeof *s);
+    s->co.db = CB_DEFAULT_DB;
+    s->co.events = events;
+    s->co.cpu = -1;
+    s->co.cmdline = s->cmdline;
+    cb_harness_defaults(&s->co.harness);
+    size_t off = (size_t)snprintf(s->cmdline, sizeof s->cmdline, "cyclebudget");
+    for (int i = 0; i < argc && off < sizeof s->cmdline; i++)
+        off += (size_t)snprintf(s->cmdline + off, sizeof s->cmdline - off, " %s", argv[i]);
+}
+
+int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, size_t errlen)
+{
+    long lv;
+    uint64_t u64;
+    switch (ch) {
+    case CB_SESSION_OPT_DB: s->co.db = arg; return 1;
+    case CB_SESSION_OPT_TAG: s->co.tag = arg; return 1;
+    case 'e': s->co.events = arg; return 1;
+    case 'q': s->co.quiet = 1; return 1;
+    case CB_SESSION_OPT_CPU:
+        if (cb_parse_long(arg, 0, 65535, "--cpu", &lv, err, errlen) < 0)
+            return -EINVAL;
+        s->co.cpu = (int)lv;
+        return 1;
+    case CB_SESSION_OPT_COLD:
+        if (cb_parse_cold_bytes(arg, &u64, err, errlen) < 0)
+            return -EINVAL;
+        s->co.harness.cold_bytes = u64;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int cb_session_no_operands(int argc, char **argv, const char *cmd, char *err, size_t errlen)
+{
+    if (optind >= argc)
+        return 0;
+    snprintf(err, errlen, "unexpected argument '%s' (options only; see 'cyclebudget %s --help')",
+             argv[optind], cmd);
+    return -EINVAL;
+}
+
+int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, size_t errlen)
+{
+    char **names = NULL, *store = NULL;
+    int n = cb_parse_name_list(arg, "--probes", &names, &store, err, errlen);
+    if (n > CB_SESSION_MAX_PROBES) {
+        snprintf(err, errlen, "--probes: too many names");
+        n = -EINVAL;
+    }
+    for (int i = 0; i < n; i++) {
+        if ((out[i] = cb_probe_find(names[i])))
+            continue;
+        char near[256];
+        cb_suggest_probes(names[i], near, sizeof near);
+        snprintf(err, errlen, "unknown probe '%s': did you mean %s? ('cyclebudget list probes' shows all)",
+                 names[i], near);
+        n = -ENOENT;
+        break;
+    }
+    free(names);
+    free(store);
+    return n;
+}
+
+void cb_session_catch_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+volatile sig_atomic_t *cb_session_stop_flag(void)
+{
+    return &stop_flag;
+}
+
+int cb_session_open(struct cb_session *s, struct cb_collector *col)
+{
+    char err[512];
+    int usage = 0;
+    if (cb_collector_open(col, &s->co, err, sizeof err, &usage) == 0)
+        return 0;
+    cb_die_msg("%s", err);
+    return usage ? CB_EXIT_USAGE : 1;
+}
+
+int cb_session_finish(struct cb_collector *col, int interrupted, const char *what,
+                      const char *note)
+{
+    int64_t run_id = col->run_id;
+    if (interrupted || stop_flag) {
+        cb_collector_finish(col, "aborted");
+        cb_die_msg("interrupted: %s %lld marked aborted (%s)", what, (long long)run_id, note);
+        return 130;
+    }
+    int rc = cb_collector_finish(col, "complete");
+    if (rc < 0) {
+        cb_die_msg("cannot mark run %lld complete: %s", (long long)run_id, strerror(-rc));
+        return 1;
+    }
+    return 0;
+}

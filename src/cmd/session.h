@@ -1,0 +1,71 @@
+/* session.h — what run and race share: the options that open a collecting
+ * session, the families named by -p, the stop signals, and how the run ends.
+ *
+ * Both commands check everything typed before the store is opened, and both
+ * end a run the same way (aborted on a signal, complete otherwise), so one
+ * copy of each keeps their messages and exit codes from drifting apart. */
+#ifndef CB_SESSION_H
+#define CB_SESSION_H
+
+#include <getopt.h>
+#include <signal.h>
+#include <stddef.h>
+
+#include "collect.h"
+
+/* getopt values of the shared long options; a command's own start at
+ * CB_SESSION_OPT_OWN. */
+enum {
+    CB_SESSION_OPT_DB = 1000,
+    CB_SESSION_OPT_TAG,
+    CB_SESSION_OPT_CPU,
+    CB_SESSION_OPT_COLD,
+    CB_SESSION_OPT_OWN,
+};
+
+#define CB_SESSION_LONGOPTS                                                                        \
+    {"db", required_argument, 0, CB_SESSION_OPT_DB},                                               \
+    {"tag", required_argument, 0, CB_SESSION_OPT_TAG},                                             \
+    {"events", required_argument, 0, 'e'},                                                         \
+    {"cpu", required_argument, 0, CB_SESSION_OPT_CPU},                                             \
+    {"cold-bytes", required_argument, 0, CB_SESSION_OPT_COLD},                                     \
+    {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}
+
+#define CB_SESSION_MAX_PROBES 32
+
+struct cb_session {
+    struct cb_collect_opts co;   /* db, events, tag, cpu, quiet, harness */
+    char cmdline[2048];          /* as typed, stored with the run */
+};
+
+/* Defaults (db CB_DEFAULT_DB, the given events) and the quoted command line. */
+void cb_session_init(struct cb_session *s, const char *events, int argc, char **argv);
+
+/* One of the shared options: 1 when ch is one (applied), 0 when it is not,
+ * -EINVAL with err set when its value is bad. */
+int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, size_t errlen);
+
+/* Options only: -EINVAL naming the first operand, if any. */
+int cb_session_no_operands(int argc, char **argv, const char *cmd, char *err, size_t errlen);
+
+/* -p's names as families, at most CB_SESSION_MAX_PROBES; the count, or
+ * -EINVAL/-ENOENT with err saying what was wrong and what to type. */
+int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, size_t errlen);
+
+/* SIGINT/SIGTERM raise the flag, which the collector checks between
+ * samples; a second signal kills at once (SA_RESETHAND), and the next open
+ * reaps the run as aborted.  Caught from before the run is begun, so that
+ * no window leaves it 'running'. */
+void cb_session_catch_signals(void);
+volatile sig_atomic_t *cb_session_stop_flag(void);
+
+/* Open the collector (events, CPU, git, then the store).  0, or the exit
+ * status with the message printed: 2 for what the user typed, 1 otherwise. */
+int cb_session_open(struct cb_session *s, struct cb_collector *col);
+
+/* End the run: aborted when interrupted (130; "interrupted: WHAT N marked
+ * aborted (NOTE)"), else complete (0), or 1 when it cannot be marked. */
+int cb_session_finish(struct cb_collector *col, int interrupted, const char *what,
+                      const char *note);
+
+#endif
