@@ -29,7 +29,9 @@ void cb_die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * message off, so this is the only line. */
 int cb_option_error(const char *cmd, char **argv);
 
-/* The probes, variants or events nearest to a bad name, as "a, b, c". */
+/* The names nearest to a bad one (by edit distance), as "a, b, c"; and
+ * those among the probes or variants. */
+void cb_suggest_nearest(const char *bad, const char *const *names, size_t n, char *buf, size_t len);
 void cb_suggest_probes(const char *bad, char *buf, size_t len);
 void cb_suggest_variants(const char *bad, char *buf, size_t len);
 
