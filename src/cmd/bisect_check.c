@@ -46,27 +46,31 @@ struct bisect {
     char cmdline[2048];
 };
 
-/* The option value parsers of bisect-check's own options: 0, or a negative
- * errno with the message in err. */
-static int bisect_opt(int ch, struct bisect *b, char *err, size_t errlen)
+/* One option: the common ones, then bisect-check's own; 0 taken, 1 not one
+ * of them, or -EINVAL with the message in err. */
+static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
 {
+    struct bisect *b = ctx;
+    int r = cmp_common_opt(ch, &b->c, err, errlen);
+    if (r != 1)
+        return r;
     long lv;
     uint64_t u64;
     switch (ch) {
-    case 'A': b->against = optarg; return 0;
+    case 'A': b->against = arg; return 0;
     case 'n':
-        if (cb_parse_long(optarg, 1, 1000000, "--reps", &lv, err, errlen) < 0)
+        if (cb_parse_long(arg, 1, 1000000, "--reps", &lv, err, errlen) < 0)
             return -EINVAL;
         b->h.reps = (int)lv;
         return 0;
-    case 'm': return cb_parse_seconds(optarg, "--max-time", &b->h.case_seconds, err, errlen);
+    case 'm': return cb_parse_seconds(arg, "--max-time", &b->h.case_seconds, err, errlen);
     case 'C':
-        if (cb_parse_size(optarg, &u64, err, errlen) < 0)
+        if (cb_parse_size(arg, &u64, err, errlen) < 0)
             return -EINVAL;
         b->h.cold_bytes = u64;
         return 0;
     case 'N':
-        if (cb_parse_long(optarg, 1, CB_MAX_ROUNDS, "--rounds", &lv, err, errlen) < 0)
+        if (cb_parse_long(arg, 1, CB_MAX_ROUNDS, "--rounds", &lv, err, errlen) < 0)
             return -EINVAL;
         b->h.rounds = (int)lv;
         return 0;
@@ -87,27 +91,14 @@ static int bisect_parse(int argc, char **argv, struct bisect *b, char *err, size
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
+    static const struct cb_cmd_parser parser = {"bisect-check", "qh", opts, bisect_usage, bisect_opt};
     memset(b, 0, sizeof *b);
     cmp_common_defaults(&b->c);
     cb_harness_defaults(&b->h);
-    cmp_cmdline("bisect-check", argc, argv, b->cmdline, sizeof b->cmdline);
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
-        if (ch == 'h') {
-            bisect_usage(stdout);
-            return 1;
-        }
-        int r = cmp_common_opt(ch, &b->c, err, errlen);
-        if (r == 1)
-            r = bisect_opt(ch, b, err, errlen);
-        if (r < 0)
-            return -EINVAL;
-        if (r == 1) {
-            cb_option_error("bisect-check", argv);
-            return -ENOENT;
-        }
-    }
+    cb_quote_cmdline(argc, argv, b->cmdline, sizeof b->cmdline);
+    int rc = cb_getopt(argc, argv, &parser, b, err, errlen);
+    if (rc != 0)
+        return rc;
     if (!b->against || optind < argc) {
         snprintf(err, errlen, "bisect-check needs --against BASE and nothing else; see 'cyclebudget bisect-check --help'");
         return -EINVAL;
@@ -277,14 +268,9 @@ int cmd_bisect_check(int argc, char **argv)
 {
     struct bisect b;
     char err[1536];
-    int rc = bisect_parse(argc, argv, &b, err, sizeof err);
-    if (rc == 1)
-        return 0;
-    if (rc < 0) {
-        if (rc == -EINVAL)
-            cb_die_msg("%s", err);
-        return BISECT_ERROR;
-    }
+    int rc = cb_parsed(bisect_parse(argc, argv, &b, err, sizeof err), err, BISECT_ERROR);
+    if (rc != CB_GO_ON)
+        return rc;
     int64_t run_id;
     size_t measured;
     if ((rc = measure_tree(&b, &run_id, &measured)) != 0)

@@ -1,5 +1,6 @@
 /* cmd.c — what every subcommand shares: one-line messages, unknown options,
  * and "did you mean" suggestions (see cmd.h). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include "cmd.h"
 #include "parse.h"
 #include "probe.h"
+#include "store.h"
 
 void cb_die_msg(const char *fmt, ...)
 {
@@ -64,4 +66,54 @@ void cb_suggest_variants(const char *bad, char *buf, size_t len)
             if (!(cb_probes[i]->variants[j].flags & CB_VARIANT_TESTONLY))
                 names[n++] = cb_probes[i]->variants[j].name;
     cb_suggest_nearest(bad, names, n, buf, len);
+}
+
+int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, char *err,
+              size_t errlen)
+{
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, p->shortopts, p->opts, NULL)) != -1) {
+        if (ch == 'h') {
+            p->usage(stdout);
+            return 1;
+        }
+        int r = ch == '?' || ch == ':' ? 1 : p->option(ch, optarg, ctx, err, errlen);
+        if (r < 0)
+            return -EINVAL;
+        if (r == 1) {
+            cb_option_error(p->cmd, argv);
+            return -ENOENT;
+        }
+    }
+    return 0;
+}
+
+int cb_parsed(int rc, const char *err, int usage_status)
+{
+    if (rc == 0)
+        return CB_GO_ON;
+    if (rc == 1)
+        return 0;
+    if (rc == -EINVAL)
+        cb_die_msg("%s", err);
+    return usage_status;
+}
+
+void cb_quote_cmdline(int argc, char **argv, char *buf, size_t len)
+{
+    size_t off = (size_t)snprintf(buf, len, "cyclebudget");
+    for (int i = 0; i < argc && off < len; i++)
+        off += (size_t)snprintf(buf + off, len - off, " %s", argv[i]);
+}
+
+int cb_open_store_read(const char *db, struct cb_store **st, int fail_status)
+{
+    char err[512];
+    int rc = cb_store_open(db, CB_STORE_READ, 0, st, err, sizeof err);
+    if (rc == 0)
+        return 0;
+    cb_die_msg("%s", err);
+    return rc == -ENOENT || rc == -EPROTO || rc == -EINVAL || rc == -EISDIR ? CB_EXIT_USAGE
+                                                                            : fail_status;
 }

@@ -6,6 +6,10 @@
 #define CB_CMD_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+struct option;
+struct cb_store;
 
 #define CB_DEFAULT_DB "cyclebudget.db"
 #define CB_EXIT_USAGE 2
@@ -35,5 +39,33 @@ void cb_suggest_nearest(const char *bad, const char *const *names, size_t n, cha
 void cb_suggest_probes(const char *bad, char *buf, size_t len);
 void cb_suggest_variants(const char *bad, char *buf, size_t len);
 
+/* A command's options, parsed the one way every command parses them. */
+struct cb_cmd_parser {
+    const char *cmd;                    /* names it in messages */
+    const char *shortopts;
+    const struct option *opts;
+    void (*usage)(FILE *out);           /* --help, to stdout */
+    /* One option: 0 taken, 1 not one of its options, -EINVAL with err set. */
+    int (*option)(int ch, const char *arg, void *ctx, char *err, size_t errlen);
+};
+
+/* getopt_long over argv, every option but -h/--help through p->option.
+ * 0 when all were taken (optind at the first operand), 1 after --help,
+ * -EINVAL with err set, -ENOENT after an unknown option was named. */
+int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, char *err,
+              size_t errlen);
+
+/* A command's parse result as its exit status: CB_GO_ON for 0, 0 after
+ * --help (1), usage_status otherwise, saying err for -EINVAL. */
+#define CB_GO_ON (-1)
+int cb_parsed(int rc, const char *err, int usage_status);
+
+/* "cyclebudget CMD ARG...", as typed, for the run's record and reruns. */
+void cb_quote_cmdline(int argc, char **argv, char *buf, size_t len);
+
+/* Open the store to read, or say why not: 0, usage (2) when the path is
+ * wrong (missing, not a cyclebudget store, a directory), else fail_status
+ * (compare passes 2: its 1 means "regressed"). */
+int cb_open_store_read(const char *db, struct cb_store **st, int fail_status);
 
 #endif

@@ -69,15 +69,20 @@ static int parse_format(const char *s, struct cmp_opts *o, char *err, size_t err
     return 0;
 }
 
-/* compare's own options: 0 taken, 1 not one of them, or -EINVAL. */
-static int compare_opt(int ch, struct compare *k, char *err, size_t errlen)
+/* One option: the common ones, then compare's own; 0 taken, 1 not one of
+ * them, or -EINVAL. */
+static int compare_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
 {
+    struct compare *k = ctx;
+    int r = cmp_common_opt(ch, &k->c, err, errlen);
+    if (r != 1)
+        return r;
     switch (ch) {
-    case 'f': return parse_format(optarg, &k->c.o, err, errlen);
+    case 'f': return parse_format(arg, &k->c.o, err, errlen);
     case 'r': k->rerun = 1; return 0;
-    case 'X': return cb_parse_seconds(optarg, "--rerun-time", &k->cap_s, err, errlen);
-    case 'B': k->exec[0] = optarg; return 0;
-    case 'H': k->exec[1] = optarg; return 0;
+    case 'X': return cb_parse_seconds(arg, "--rerun-time", &k->cap_s, err, errlen);
+    case 'B': k->exec[0] = arg; return 0;
+    case 'H': k->exec[1] = arg; return 0;
     }
     return 1;
 }
@@ -93,27 +98,14 @@ static int compare_parse(int argc, char **argv, struct compare *k, char *err, si
         {"head-exec", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
+    static const struct cb_cmd_parser parser = {"compare", "h", opts, compare_usage, compare_opt};
     memset(k, 0, sizeof *k);
     cmp_common_defaults(&k->c);
     k->cap_s = 60;
-    cmp_cmdline("compare", argc, argv, k->cmdline, sizeof k->cmdline);
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (ch == 'h') {
-            compare_usage(stdout);
-            return 1;
-        }
-        int r = cmp_common_opt(ch, &k->c, err, errlen);
-        if (r == 1)
-            r = compare_opt(ch, k, err, errlen);
-        if (r < 0)
-            return -EINVAL;
-        if (r == 1) {
-            cb_option_error("compare", argv);
-            return -ENOENT;
-        }
-    }
+    cb_quote_cmdline(argc, argv, k->cmdline, sizeof k->cmdline);
+    int rc = cb_getopt(argc, argv, &parser, k, err, errlen);
+    if (rc != 0)
+        return rc;
     const char *const *exec = k->exec;
     if ((exec[0] || exec[1]) && (!exec[0] || !exec[1] || !k->rerun || !*exec[0] || !*exec[1])) {
         snprintf(err, errlen, "--base-exec and --head-exec go together, with --rerun: give both "
@@ -181,19 +173,12 @@ int cmd_compare(int argc, char **argv)
 {
     struct compare k;
     char err[1536];
-    int rc = compare_parse(argc, argv, &k, err, sizeof err);
-    if (rc == 1)
-        return 0;
-    if (rc < 0) {
-        if (rc == -EINVAL)
-            cb_die_msg("%s", err);
-        return CB_EXIT_USAGE;
-    }
+    int rc = cb_parsed(compare_parse(argc, argv, &k, err, sizeof err), err, CB_EXIT_USAGE);
+    if (rc != CB_GO_ON)
+        return rc;
     struct cb_store *st;
-    if (cb_store_open(k.c.db, CB_STORE_READ, 0, &st, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
-        return CB_EXIT_USAGE;
-    }
+    if ((rc = cb_open_store_read(k.c.db, &st, CB_EXIT_USAGE)) != 0)
+        return rc;
     struct cb_side A, B;
     memset(&A, 0, sizeof A);
     memset(&B, 0, sizeof B);

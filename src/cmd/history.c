@@ -140,28 +140,29 @@ struct hist {
 };
 
 /* history's option values: 0 taken, 1 not one of them, -EINVAL a bad one. */
-static int history_opt(int ch, struct hist *H, char *err, size_t errlen)
+static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
 {
+    struct hist *H = ctx;
     switch (ch) {
-    case 's': H->since = optarg; return 0;
+    case 's': H->since = arg; return 0;
     case 'm':
-        if (parse_pct(optarg, &H->min_change) < 0) {
-            snprintf(err, errlen, "--min-change '%s': give a percentage between 0 and 100, e.g. 2 or 2%%", optarg);
+        if (parse_pct(arg, &H->min_change) < 0) {
+            snprintf(err, errlen, "--min-change '%s': give a percentage between 0 and 100, e.g. 2 or 2%%", arg);
             return -EINVAL;
         }
         return 0;
-    case 'p': return cb_parse_long(optarg, 1, 100, "--persist", &H->persist, err, errlen) < 0 ? -EINVAL : 0;
+    case 'p': return cb_parse_long(arg, 1, 100, "--persist", &H->persist, err, errlen) < 0 ? -EINVAL : 0;
     case 'S': H->series = 1; return 0;
     case 'f':
-        if (strcmp(optarg, "html") == 0)
+        if (strcmp(arg, "html") == 0)
             H->html = 1;
-        else if (strcmp(optarg, "text") != 0) {
-            snprintf(err, errlen, "--format '%s': give text or html", optarg);
+        else if (strcmp(arg, "text") != 0) {
+            snprintf(err, errlen, "--format '%s': give text or html", arg);
             return -EINVAL;
         }
         return 0;
-    case 'D': H->db = optarg; return 0;
-    case 'R': H->repo = optarg; return 0;
+    case 'D': H->db = arg; return 0;
+    case 'R': H->repo = arg; return 0;
     }
     return 1;
 }
@@ -177,25 +178,14 @@ static int history_parse(int argc, char **argv, struct hist *H, char *err, size_
         {"format", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
+    static const struct cb_cmd_parser parser = {"history", "h", opts, history_usage, history_opt};
     memset(H, 0, sizeof *H);
     H->db = CB_DEFAULT_DB;
     H->min_change = 0.02;
     H->persist = 2;
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (ch == 'h') {
-            history_usage(stdout);
-            return 1;
-        }
-        int r = history_opt(ch, H, err, errlen);
-        if (r < 0)
-            return -EINVAL;
-        if (r == 1) {
-            cb_option_error("history", argv);
-            return -ENOENT;
-        }
-    }
+    int rc = cb_getopt(argc, argv, &parser, H, err, errlen);
+    if (rc != 0)
+        return rc;
     if (argc - optind > 1) {
         snprintf(err, errlen, "history takes at most one CASE-GLOB (got %d arguments)", argc - optind);
         return -EINVAL;
@@ -533,18 +523,11 @@ int cmd_history(int argc, char **argv)
 {
     struct hist H;
     char err[1024];
-    int rc = history_parse(argc, argv, &H, err, sizeof err);
-    if (rc == 1)
-        return 0;
-    if (rc < 0) {
-        if (rc == -EINVAL)
-            cb_die_msg("%s", err);
-        return CB_EXIT_USAGE;
-    }
-    if (cb_store_open(H.db, CB_STORE_READ, 0, &H.st, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
-        return CB_EXIT_USAGE;
-    }
+    int rc = cb_parsed(history_parse(argc, argv, &H, err, sizeof err), err, CB_EXIT_USAGE);
+    if (rc != CB_GO_ON)
+        return rc;
+    if ((rc = cb_open_store_read(H.db, &H.st, CB_EXIT_USAGE)) != 0)
+        return rc;
     int status = history_read(&H);
     if (status == 0) {
         history_header(&H);

@@ -137,10 +137,12 @@ enum {
 };
 
 /* One of race's own options; 0, or -EINVAL with the plan's err set. */
-static int race_option(struct race_plan *pl, int ch, const char *arg)
+static int race_option(int ch, const char *arg, void *ctx, char *err, size_t len)
 {
-    char *err = pl->err;
-    size_t len = sizeof pl->err;
+    struct race_plan *pl = ctx;
+    int r = cb_session_option(&pl->s, ch, arg, err, len);
+    if (r != 1)
+        return r;
     long lv;
     switch (ch) {
     case 'p': pl->probes_arg = arg; return 0;
@@ -164,11 +166,11 @@ static int race_option(struct race_plan *pl, int ch, const char *arg)
         pl->s.co.harness.reps = (int)lv;
         return 0;
     }
-    return -EINVAL;
+    return 1;
 }
 
-/* The options into the plan.  0; 1 when --help was printed; -EINVAL with
- * err set; or the exit status of an unknown option (above 1). */
+/* The options into the plan: cb_getopt's 0, 1 (--help), -EINVAL with err
+ * set, or -ENOENT (an unknown option, said). */
 static int race_parse(struct race_plan *pl, int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -180,6 +182,7 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
         {"emit", required_argument, 0, OPT_EMIT}, {"output", required_argument, 0, 'o'},
         CB_SESSION_LONGOPTS,                     {0, 0, 0, 0},
     };
+    static const struct cb_cmd_parser parser = {"race", "p:s:m:o:e:qh", opts, race_usage, race_option};
     cb_session_init(&pl->s, "cycles", argc, argv);
     pl->s.co.harness.reps = 3;
     pl->probes_arg = RACE_DEFAULT_PROBES;
@@ -187,20 +190,9 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
     pl->ro.alpha = 0.01;
     pl->ro.min_margin = 0.02;
     pl->ro.rounds = 8;
-    optind = 1;
-    int ch, rc;
-    while ((ch = getopt_long(argc, argv, "p:s:m:o:e:qh", opts, NULL)) != -1) {
-        if (ch == 'h') {
-            race_usage(stdout);
-            return 1;
-        }
-        if (ch == '?' || ch == ':')
-            return cb_option_error("race", argv);
-        if ((rc = cb_session_option(&pl->s, ch, optarg, pl->err, sizeof pl->err)) < 0)
-            return rc;
-        if (rc == 0 && race_option(pl, ch, optarg) < 0)
-            return -EINVAL;
-    }
+    int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
+    if (rc != 0)
+        return rc;
     return cb_session_no_operands(argc, argv, "race", pl->err, sizeof pl->err);
 }
 
@@ -409,17 +401,13 @@ int cmd_race(int argc, char **argv)
     struct cb_collector col;
     struct cb_race race = {0};
     struct cb_host host;
-    int rc = race_parse(&pl, argc, argv);
-    if (rc == 0)
-        rc = race_plan_check(&pl);
-    if (rc < 0) {
+    int rc = cb_parsed(race_parse(&pl, argc, argv), pl.err, CB_EXIT_USAGE);
+    if (rc != CB_GO_ON)
+        return rc;
+    if (race_plan_check(&pl) < 0) {
         cb_die_msg("%s", pl.err);
         return CB_EXIT_USAGE;
     }
-    if (rc == 1)
-        return 0;   /* --help */
-    if (rc > 1)
-        return rc;
     cb_session_catch_signals();
     if ((rc = cb_session_open(&pl.s, &col)) != 0)
         return rc;

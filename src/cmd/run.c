@@ -200,11 +200,13 @@ enum {
 };
 
 /* One of run's own options; 0, or -EINVAL with the plan's err set. */
-static int run_option(struct run_plan *pl, int ch, const char *arg)
+static int run_option(int ch, const char *arg, void *ctx, char *err, size_t len)
 {
+    struct run_plan *pl = ctx;
+    int r = cb_session_option(&pl->s, ch, arg, err, len);
+    if (r != 1)
+        return r;
     struct cb_harness_opts *h = &pl->s.co.harness;
-    char *err = pl->err;
-    size_t len = sizeof pl->err;
     long lv;
     switch (ch) {
     case 'p': pl->probes_arg = arg; return 0;
@@ -233,11 +235,11 @@ static int run_option(struct run_plan *pl, int ch, const char *arg)
         h->pause_ms = (double)lv;
         return 0;
     }
-    return -EINVAL;
+    return 1;
 }
 
-/* The options into the plan.  0; 1 when --help was printed; -EINVAL with
- * err set; or the exit status of an unknown option (above 1). */
+/* The options into the plan: cb_getopt's 0, 1 (--help), -EINVAL with err
+ * set, or -ENOENT (an unknown option, said). */
 static int run_parse(struct run_plan *pl, int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -249,22 +251,12 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
         {"round-pause", required_argument, 0, OPT_ROUND_PAUSE},
         {"cases", required_argument, 0, OPT_CASES},   CB_SESSION_LONGOPTS, {0, 0, 0, 0},
     };
+    static const struct cb_cmd_parser parser = {"run", "p:V:s:e:m:qh", opts, run_usage, run_option};
     cb_session_init(&pl->s, CB_DEFAULT_EVENTS, argc, argv);
     pl->budget_arg = "10G";
-    optind = 1;
-    int ch, rc;
-    while ((ch = getopt_long(argc, argv, "p:V:s:e:m:qh", opts, NULL)) != -1) {
-        if (ch == 'h') {
-            run_usage(stdout);
-            return 1;
-        }
-        if (ch == '?' || ch == ':')
-            return cb_option_error("run", argv);
-        if ((rc = cb_session_option(&pl->s, ch, optarg, pl->err, sizeof pl->err)) < 0)
-            return rc;
-        if (rc == 0 && run_option(pl, ch, optarg) < 0)
-            return -EINVAL;
-    }
+    int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
+    if (rc != 0)
+        return rc;
     return cb_session_no_operands(argc, argv, "run", pl->err, sizeof pl->err);
 }
 
@@ -488,21 +480,19 @@ int cmd_run(int argc, char **argv)
     struct run_plan pl = {0};
     struct cb_collector col;
     int interrupted = 0;
-    int rc = run_parse(&pl, argc, argv);
-    if (rc == 0)
-        rc = run_plan_cases(&pl);
-    if (rc < 0) {
+    int rc = cb_parsed(run_parse(&pl, argc, argv), pl.err, CB_EXIT_USAGE);
+    if (rc != CB_GO_ON) {
+        /* nothing to measure: --help, or a bad option said */
+    } else if (run_plan_cases(&pl) < 0) {
         cb_die_msg("%s", pl.err);
         rc = CB_EXIT_USAGE;
-    } else if (rc == 0) {
+    } else {
         cb_session_catch_signals();
         if ((rc = cb_session_open(&pl.s, &col)) == 0 &&
             (rc = run_measure(&pl, &col, &interrupted)) == 0 &&
             (rc = cb_session_finish(&col, interrupted, "run", "it will not appear in reports")) == 0 &&
             !pl.s.co.quiet)
             run_summary(&pl, col.run_id);
-    } else if (rc == 1) {
-        rc = 0;   /* --help */
     }
     run_plan_free(&pl);
     return rc;

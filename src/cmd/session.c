@@ -27,9 +27,7 @@ void cb_session_init(struct cb_session *s, const char *events, int argc, char **
     s->co.cpu = -1;
     s->co.cmdline = s->cmdline;
     cb_harness_defaults(&s->co.harness);
-    size_t off = (size_t)snprintf(s->cmdline, sizeof s->cmdline, "cyclebudget");
-    for (int i = 0; i < argc && off < sizeof s->cmdline; i++)
-        off += (size_t)snprintf(s->cmdline + off, sizeof s->cmdline - off, " %s", argv[i]);
+    cb_quote_cmdline(argc, argv, s->cmdline, sizeof s->cmdline);
 }
 
 int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, size_t errlen)
@@ -37,22 +35,22 @@ int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, 
     long lv;
     uint64_t u64;
     switch (ch) {
-    case CB_SESSION_OPT_DB: s->co.db = arg; return 1;
-    case CB_SESSION_OPT_TAG: s->co.tag = arg; return 1;
-    case 'e': s->co.events = arg; return 1;
-    case 'q': s->co.quiet = 1; return 1;
+    case CB_SESSION_OPT_DB: s->co.db = arg; return 0;
+    case CB_SESSION_OPT_TAG: s->co.tag = arg; return 0;
+    case 'e': s->co.events = arg; return 0;
+    case 'q': s->co.quiet = 1; return 0;
     case CB_SESSION_OPT_CPU:
         if (cb_parse_long(arg, 0, 65535, "--cpu", &lv, err, errlen) < 0)
             return -EINVAL;
         s->co.cpu = (int)lv;
-        return 1;
+        return 0;
     case CB_SESSION_OPT_COLD:
         if (cb_parse_cold_bytes(arg, &u64, err, errlen) < 0)
             return -EINVAL;
         s->co.harness.cold_bytes = u64;
-        return 1;
-    default:
         return 0;
+    default:
+        return 1;
     }
 }
 

@@ -41,8 +41,8 @@ struct cb_session {
 /* Defaults (db CB_DEFAULT_DB, the given events) and the quoted command line. */
 void cb_session_init(struct cb_session *s, const char *events, int argc, char **argv);
 
-/* One of the shared options: 1 when ch is one (applied), 0 when it is not,
- * -EINVAL with err set when its value is bad. */
+/* One of the shared options: 0 when ch is one (applied), 1 when it is not,
+ * -EINVAL with err set when its value is bad (cb_cmd_parser's convention). */
 int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, size_t errlen);
 
 /* Options only: -EINVAL naming the first operand, if any. */

@@ -468,10 +468,3 @@ int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_
     }
     return 0;
 }
-
-void cmp_cmdline(const char *cmd, int argc, char **argv, char *buf, size_t len)
-{
-    size_t off = (size_t)snprintf(buf, len, "cyclebudget %s", cmd);
-    for (int i = 1; i < argc && off < len; i++)
-        off += (size_t)snprintf(buf + off, len - off, " %s", argv[i]);
-}

@@ -106,7 +106,5 @@ int cmp_exit_of(const struct cmp_result *res);
  * -EXDEV with the message in err when refused. */
 int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_side *B, int force,
                   char *crosses, size_t clen, char *err, size_t errlen);
-/* "cyclebudget CMD ARGS...", the command line stored with a run we record. */
-void cmp_cmdline(const char *cmd, int argc, char **argv, char *buf, size_t len);
 
 #endif
