@@ -77,138 +77,153 @@ static int emit(struct cb_store *st, enum fmt f, const struct cb_report *runs, s
     return -EINVAL;
 }
 
-int cmd_report(int argc, char **argv)
+/* What report was asked for. */
+struct report_args {
+    const char *db, *budget_arg, *outpath;
+    long frame;
+    enum fmt fmt;
+    int samples, include_aborted;
+    struct cb_budget budget;
+    char **specs;              /* RUN|latest|TAG ..., or "latest" */
+    size_t nspec;
+};
+
+static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
+{
+    struct report_args *a = ctx;
+    switch (ch) {
+    case 1: a->db = arg; return 0;
+    case 2: a->budget_arg = arg; return 0;
+    case 3: return cb_parse_long(arg, CB_MIN_FRAME, 16384, "--frame", &a->frame, err, errlen) < 0 ? -EINVAL : 0;
+    case 4: return parse_format(arg, &a->fmt, err, errlen);
+    case 'o':
+        if (!*arg) {
+            snprintf(err, errlen, "-o needs a file name (or - for standard output)");
+            return -EINVAL;
+        }
+        a->outpath = arg;
+        return 0;
+    case 5: a->samples = 1; return 0;
+    case 6: a->include_aborted = 1; return 0;
+    }
+    return 1;
+}
+
+/* The options, the runs named, and the budget: cb_getopt's 0, 1, -EINVAL
+ * (err set) or -ENOENT. */
+static int report_parse(int argc, char **argv, struct report_args *a, char *err, size_t errlen)
 {
     static const struct option opts[] = {
-        {"db", required_argument, 0, 1},
-        {"budget", required_argument, 0, 2},
-        {"frame", required_argument, 0, 3},
-        {"format", required_argument, 0, 4},
-        {"output", required_argument, 0, 'o'},
-        {"samples", no_argument, 0, 5},
-        {"include-aborted", no_argument, 0, 6},
-        {"help", no_argument, 0, 'h'},
+        {"db", required_argument, 0, 1},      {"budget", required_argument, 0, 2},
+        {"frame", required_argument, 0, 3},   {"format", required_argument, 0, 4},
+        {"output", required_argument, 0, 'o'}, {"samples", no_argument, 0, 5},
+        {"include-aborted", no_argument, 0, 6}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    const char *db = CB_DEFAULT_DB, *budget_arg = "10G", *outpath = NULL;
-    long frame = CB_MIN_FRAME;
-    enum fmt fmt = F_TEXT;
-    int samples = 0, include_aborted = 0;
+    static const struct cb_cmd_parser parser = {"report", "ho:", opts, report_usage, report_opt};
+    static char *latest[] = {"latest"};
+    *a = (struct report_args){.db = CB_DEFAULT_DB, .budget_arg = "10G", .frame = CB_MIN_FRAME};
+    int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
+    if (rc != 0)
+        return rc;
+    if (a->samples && a->fmt != F_CSV) {
+        snprintf(err, errlen, "--samples goes with --format csv (json always has the samples)");
+        return -EINVAL;
+    }
+    a->specs = optind < argc ? argv + optind : latest;
+    a->nspec = optind < argc ? (size_t)(argc - optind) : 1;
+    if (a->fmt == F_GBENCH && a->nspec > 1) {
+        snprintf(err, errlen, "--format gbench takes one run (Google Benchmark files hold one run each)");
+        return -EINVAL;
+    }
+    return cb_budget_parse(a->budget_arg, (unsigned)a->frame, &a->budget, err, errlen) < 0 ? -EINVAL : 0;
+}
+
+/* Every named run, loaded before any output is made.  0, or the exit
+ * status with the message said; *nloaded runs are then to be freed. */
+static int report_load_runs(struct cb_store *st, const struct report_args *a,
+                            struct cb_report *runs, size_t *nloaded)
+{
     char err[512];
-    int ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-        switch (ch) {
-        case 1: db = optarg; break;
-        case 2: budget_arg = optarg; break;
-        case 3:
-            if (cb_parse_long(optarg, CB_MIN_FRAME, 16384, "--frame", &frame, err, sizeof err) < 0)
-                goto usage_err;
-            break;
-        case 4:
-            if (parse_format(optarg, &fmt, err, sizeof err) < 0)
-                goto usage_err;
-            break;
-        case 'o':
-            if (!*optarg) {
-                snprintf(err, sizeof err, "-o needs a file name (or - for standard output)");
-                goto usage_err;
-            }
-            outpath = optarg;
-            break;
-        case 5: samples = 1; break;
-        case 6: include_aborted = 1; break;
-        case 'h': report_usage(stdout); return 0;
-        default: return cb_option_error("report", argv);
-        }
-    }
-    if (samples && fmt != F_CSV) {
-        snprintf(err, sizeof err, "--samples goes with --format csv (json always has the samples)");
-        goto usage_err;
-    }
-    size_t nspec = optind < argc ? (size_t)(argc - optind) : 1;
-    if (fmt == F_GBENCH && nspec > 1) {
-        snprintf(err, sizeof err,
-                 "--format gbench takes one run (Google Benchmark files hold one run each)");
-        goto usage_err;
-    }
-    struct cb_budget budget;
-    if (cb_budget_parse(budget_arg, (unsigned)frame, &budget, err, sizeof err) < 0)
-        goto usage_err;
-
-    struct cb_store *st;
-    int rc = cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err);
-    if (rc < 0) {
-        cb_die_msg("%s", err);
-        return rc == -ENOENT || rc == -EPROTO || rc == -EINVAL || rc == -EISDIR ? CB_EXIT_USAGE : 1;
-    }
-    struct cb_report *runs = calloc(nspec, sizeof *runs);
-    if (!runs) {
-        cb_store_close(st);
-        cb_die_msg("out of memory");
-        return 1;
-    }
-    size_t nloaded = 0;
-    int status = 0;
-    for (size_t i = 0; i < nspec; i++) {
-        const char *spec = optind < argc ? argv[optind + (int)i] : "latest";
+    for (size_t i = 0; i < a->nspec; i++) {
         int64_t run_id;
-        if (cb_store_run_resolve_status(st, spec, include_aborted, &run_id, err, sizeof err) < 0) {
+        if (cb_store_run_resolve_status(st, a->specs[i], a->include_aborted, &run_id, err, sizeof err) < 0) {
             cb_die_msg("%s", err);
-            status = CB_EXIT_USAGE;
-            goto out;
+            return CB_EXIT_USAGE;
         }
-        rc = cb_report_load(st, run_id, &runs[i]);
-        nloaded = i + 1;
+        int rc = cb_report_load(st, run_id, &runs[i]);
+        *nloaded = i + 1;
         if (rc < 0) {
-            cb_die_msg("cannot read run %lld from %s: %s", (long long)run_id, db, strerror(-rc));
-            status = 1;
-            goto out;
+            cb_die_msg("cannot read run %lld from %s: %s", (long long)run_id, a->db, strerror(-rc));
+            return 1;
         }
     }
+    return 0;
+}
 
-    if (!outpath || strcmp(outpath, "-") == 0) {
-        rc = emit(st, fmt, runs, nspec, &budget, samples, cb_report_want_color(1), stdout);
-        if (rc < 0 || fflush(stdout) != 0) {
-            cb_die_msg("cannot write the report: %s", strerror(rc < 0 ? -rc : errno));
-            status = 1;
-        }
-        goto out;
-    }
-    size_t tl = strlen(outpath) + 32;
+/* To -o through a file beside it, renamed into place when whole, so a
+ * failure never leaves half a report. */
+static int report_to_file(struct cb_store *st, const struct report_args *a, const struct cb_report *runs)
+{
+    size_t tl = strlen(a->outpath) + 32;
     char *tmp = malloc(tl);
-    if (!tmp) {
-        status = 1;
-        goto out;
-    }
-    snprintf(tmp, tl, "%s.tmp.%ld", outpath, (long)getpid());
+    if (!tmp)
+        return 1;
+    snprintf(tmp, tl, "%s.tmp.%ld", a->outpath, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) {
-        cb_die_msg("cannot create %s: %s; check the directory exists and is writable", outpath,
+        cb_die_msg("cannot create %s: %s; check the directory exists and is writable", a->outpath,
                    strerror(errno));
         free(tmp);
-        status = 1;
-        goto out;
+        return 1;
     }
-    rc = emit(st, fmt, runs, nspec, &budget, samples, 0, f);
+    int status = 0;
+    int rc = emit(st, a->fmt, runs, a->nspec, &a->budget, a->samples, 0, f);
     int werr = ferror(f);
     if (fclose(f) != 0)
         werr = 1;
-    if (rc < 0 || werr || rename(tmp, outpath) != 0) {
-        cb_die_msg("cannot write %s: %s", outpath, rc < 0 ? strerror(-rc) : strerror(errno));
+    if (rc < 0 || werr || rename(tmp, a->outpath) != 0) {
+        cb_die_msg("cannot write %s: %s", a->outpath, rc < 0 ? strerror(-rc) : strerror(errno));
         unlink(tmp);
         status = 1;
     }
     free(tmp);
+    return status;
+}
 
-out:
+static int report_write(struct cb_store *st, const struct report_args *a, const struct cb_report *runs)
+{
+    if (a->outpath && strcmp(a->outpath, "-") != 0)
+        return report_to_file(st, a, runs);
+    int rc = emit(st, a->fmt, runs, a->nspec, &a->budget, a->samples, cb_report_want_color(1), stdout);
+    if (rc < 0 || fflush(stdout) != 0) {
+        cb_die_msg("cannot write the report: %s", strerror(rc < 0 ? -rc : errno));
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    struct report_args a;
+    char err[512];
+    int rc = cb_parsed(report_parse(argc, argv, &a, err, sizeof err), err, CB_EXIT_USAGE);
+    if (rc != CB_GO_ON)
+        return rc;
+    struct cb_store *st;
+    if ((rc = cb_open_store_read(a.db, &st, 1)) != 0)
+        return rc;
+    struct cb_report *runs = calloc(a.nspec, sizeof *runs);
+    size_t nloaded = 0;
+    if (!runs) {
+        cb_die_msg("out of memory");
+        rc = 1;
+    } else if ((rc = report_load_runs(st, &a, runs, &nloaded)) == 0) {
+        rc = report_write(st, &a, runs);
+    }
     for (size_t i = 0; i < nloaded; i++)
         cb_report_free(&runs[i]);
     free(runs);
     cb_store_close(st);
-    return status;
-
-usage_err:
-    cb_die_msg("%s", err);
-    return CB_EXIT_USAGE;
+    return rc;
 }
