@@ -29,58 +29,72 @@ static void ack_usage(FILE *out)
             "fails compare.\n");
 }
 
-int cmd_ack(int argc, char **argv)
+struct ack_args {
+    const char *why, *db, *repo;
+    int list;
+    const char *glob, *rev;   /* CASE and COMMIT, unless --list */
+};
+
+static int ack_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
+{
+    struct ack_args *a = ctx;
+    (void)err, (void)errlen;
+    switch (ch) {
+    case 'w': a->why = arg; return 0;
+    case 'D': a->db = arg; return 0;
+    case 'R': a->repo = arg; return 0;
+    case 'l': a->list = 1; return 0;
+    }
+    return 1;
+}
+
+/* cb_getopt's 0, 1, -EINVAL (err set) or -ENOENT. */
+static int ack_parse(int argc, char **argv, struct ack_args *a, char *err, size_t errlen)
 {
     static const struct option opts[] = {
         {"why", required_argument, 0, 'w'}, {"db", required_argument, 0, 'D'},
         {"repo", required_argument, 0, 'R'}, {"list", no_argument, 0, 'l'},
         {"help", no_argument, 0, 'h'},      {0, 0, 0, 0},
     };
-    const char *why = NULL, *db = CB_DEFAULT_DB, *repo = NULL;
-    int list = 0;
-    char err[1024];
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'w': why = optarg; break;
-        case 'D': db = optarg; break;
-        case 'R': repo = optarg; break;
-        case 'l': list = 1; break;
-        case 'h': ack_usage(stdout); return 0;
-        default: return cb_option_error("ack", argv);
-        }
-    }
-    if (!list && argc - optind != 2) {
-        snprintf(err, sizeof err, "ack needs a CASE and a COMMIT (got %d arguments); see 'cyclebudget ack --help'",
+    static const struct cb_cmd_parser parser = {"ack", "h", opts, ack_usage, ack_opt};
+    *a = (struct ack_args){.db = CB_DEFAULT_DB};
+    int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
+    if (rc != 0 || a->list)
+        return rc;
+    if (argc - optind != 2) {
+        snprintf(err, errlen, "ack needs a CASE and a COMMIT (got %d arguments); see 'cyclebudget ack --help'",
                  argc - optind);
-        goto usage_err;
+        return -EINVAL;
     }
-    if (!list && (!why || strspn(why, " \t\n") == strlen(why))) {
-        snprintf(err, sizeof err, "ack needs --why \"...\": say why the change is expected, for whoever sees it next");
-        goto usage_err;
+    if (!a->why || strspn(a->why, " \t\n") == strlen(a->why)) {
+        snprintf(err, errlen, "ack needs --why \"...\": say why the change is expected, for whoever sees it next");
+        return -EINVAL;
     }
-    struct cb_store *st;
-    if (cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) < 0)
-        goto usage_err;
-    sqlite3 *h = cb_store_sqlite(st);
+    a->glob = argv[optind];
+    a->rev = argv[optind + 1];
+    return 0;
+}
+
+static int ack_list(sqlite3 *h)
+{
     sqlite3_stmt *q;
-    int status = 1;
-    if (list) {
-        if (sqlite3_prepare_v2(h, "SELECT case_glob, substr(commit_hash, 1, 12), created, why FROM acks ORDER BY id",
-                               -1, &q, NULL) != SQLITE_OK)
-            goto sqlfail;
-        while (sqlite3_step(q) == SQLITE_ROW)
-            printf("%-34s %s  %.19s  %s\n", sqlite3_column_text(q, 0), sqlite3_column_text(q, 1),
-                   sqlite3_column_text(q, 2), sqlite3_column_text(q, 3));
-        sqlite3_finalize(q);
-        cb_store_close(st);
-        return 0;
-    }
-    const char *glob = argv[optind];
-    /* A glob that matches nothing is a typo, not an acknowledgement. */
+    if (sqlite3_prepare_v2(h, "SELECT case_glob, substr(commit_hash, 1, 12), created, why FROM acks ORDER BY id",
+                           -1, &q, NULL) != SQLITE_OK)
+        return -EIO;
+    while (sqlite3_step(q) == SQLITE_ROW)
+        printf("%-34s %s  %.19s  %s\n", sqlite3_column_text(q, 0), sqlite3_column_text(q, 1),
+               sqlite3_column_text(q, 2), sqlite3_column_text(q, 3));
+    sqlite3_finalize(q);
+    return 0;
+}
+
+/* A glob that matches nothing is a typo, not an acknowledgement: 1 when it
+ * matches a case, 0 when not, -EIO. */
+static int ack_glob_hits(sqlite3 *h, const char *glob)
+{
+    sqlite3_stmt *q;
     if (sqlite3_prepare_v2(h, "SELECT DISTINCT probe, variant, size, mode FROM cases", -1, &q, NULL) != SQLITE_OK)
-        goto sqlfail;
+        return -EIO;
     int hits = 0;
     while (!hits && sqlite3_step(q) == SQLITE_ROW) {
         char key[CB_CASE_KEY_MAX];
@@ -90,36 +104,63 @@ int cmd_ack(int argc, char **argv)
         hits = fnmatch(glob, key, 0) == 0;
     }
     sqlite3_finalize(q);
-    if (!hits) {
-        snprintf(err, sizeof err, "case '%s' matches no case in %s (names look like csum/adc-1chain/1500/warm)", glob, db);
-        cb_store_close(st);
-        goto usage_err;
-    }
-    char hash[64];
-    if (cb_commit_resolve(st, argv[optind + 1], repo, hash, sizeof hash, err, sizeof err) < 0) {
-        cb_store_close(st);
-        goto usage_err;
-    }
+    return hits;
+}
+
+static int ack_insert(sqlite3 *h, const char *glob, const char *hash, const char *why)
+{
+    sqlite3_stmt *q;
     if (sqlite3_prepare_v2(h, "INSERT INTO acks (case_glob, commit_hash, why) VALUES (?1, ?2, ?3) "
                               "ON CONFLICT (case_glob, commit_hash) DO UPDATE SET why = excluded.why, "
                               "created = excluded.created",
                            -1, &q, NULL) != SQLITE_OK)
-        goto sqlfail;
+        return -EIO;
     sqlite3_bind_text(q, 1, glob, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 2, hash, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 3, why, -1, SQLITE_STATIC);
     int rc = sqlite3_step(q);
     sqlite3_finalize(q);
-    if (rc != SQLITE_DONE)
-        goto sqlfail;
-    printf("acknowledged %s at %.12s: %s\n", glob, hash, why);
-    cb_store_close(st);
+    return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+/* Check the case and the commit, then record it: an exit status. */
+static int ack_record(struct cb_store *st, const struct ack_args *a)
+{
+    sqlite3 *h = cb_store_sqlite(st);
+    char err[1024], hash[64];
+    int hits = ack_glob_hits(h, a->glob);
+    if (hits == 0) {
+        cb_die_msg("case '%s' matches no case in %s (names look like csum/adc-1chain/1500/warm)", a->glob, a->db);
+        return CB_EXIT_USAGE;
+    }
+    if (hits > 0 && cb_commit_resolve(st, a->rev, a->repo, hash, sizeof hash, err, sizeof err) < 0) {
+        cb_die_msg("%s", err);
+        return CB_EXIT_USAGE;
+    }
+    if (hits < 0 || ack_insert(h, a->glob, hash, a->why) < 0) {
+        cb_die_msg("cannot record the acknowledgement in %s: %s", a->db, sqlite3_errmsg(h));
+        return 1;
+    }
+    printf("acknowledged %s at %.12s: %s\n", a->glob, hash, a->why);
     return 0;
-sqlfail:
-    cb_die_msg("cannot record the acknowledgement in %s: %s", db, sqlite3_errmsg(h));
+}
+
+int cmd_ack(int argc, char **argv)
+{
+    struct ack_args a;
+    char err[1024];
+    int rc = cb_parsed(ack_parse(argc, argv, &a, err, sizeof err), err, CB_EXIT_USAGE);
+    if (rc != CB_GO_ON)
+        return rc;
+    struct cb_store *st;
+    if ((rc = cb_open_store_read(a.db, &st, CB_EXIT_USAGE)) != 0)
+        return rc;
+    if (!a.list)
+        rc = ack_record(st, &a);
+    else if (ack_list(cb_store_sqlite(st)) < 0) {
+        cb_die_msg("cannot record the acknowledgement in %s: %s", a.db, sqlite3_errmsg(cb_store_sqlite(st)));
+        rc = 1;
+    }
     cb_store_close(st);
-    return status;
-usage_err:
-    cb_die_msg("%s", err);
-    return CB_EXIT_USAGE;
+    return rc;
 }
