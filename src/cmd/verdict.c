@@ -16,6 +16,7 @@
 #include "fingerprint.h"
 #include "meter.h"
 #include "parse.h"
+#include "report.h"
 #include "tsc.h"
 #include "verdict.h"
 
@@ -195,29 +196,6 @@ static void fmt_pct(double x, char *buf, size_t len)
         snprintf(buf, len, "%+.1f%%", 100.0 * x);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void json_num(FILE *f, double x)
-{
-    if (isfinite(x))
-        fprintf(f, "%.6g", x);
-    else
-        fputs("null", f);
-}
-
 /* What the contention meter made compare do: text in two lines at
  * most, markdown as bullets. */
 static void print_contention(FILE *f, const struct cmp_result *res, int md)
@@ -289,47 +267,47 @@ void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
     const char *corr = o->corr == CORR_HOLM ? "Holm" : "Benjamini-Hochberg";
     if (o->fmt == FMT_JSON) {
         fputs("{\"base\":", f);
-        json_str(f, x->base_desc);
+        cb_json_str(f, x->base_desc);
         fputs(",\"head\":", f);
-        json_str(f, x->head_desc);
+        cb_json_str(f, x->head_desc);
         fputs(",\"metric\":", f);
-        json_str(f, x->metric);
+        cb_json_str(f, x->metric);
         fprintf(f, ",\"run_quantile\":%g", o->run_q);
         fprintf(f, ",\"alpha\":%g,\"threshold_pct\":%g,\"correction\":\"%s\",\"crosses_environments\":%s",
                 o->alpha, 100 * o->threshold, o->corr == CORR_HOLM ? "holm" : "bh",
                 x->crosses ? "true" : "false");
         if (x->crosses) {
             fputs(",\"environment_diff\":", f);
-            json_str(f, x->crosses);
+            cb_json_str(f, x->crosses);
         }
         fputs(",\"cases\":[", f);
         for (size_t i = 0; i < res->n; i++) {
             const struct cmp_row *r = &res->rows[i];
             fputs(i ? ",{\"case\":" : "{\"case\":", f);
-            json_str(f, r->a->key);
+            cb_json_str(f, r->a->key);
             fprintf(f, ",\"n_base\":%zu,\"n_head\":%zu,\"runs_base\":%zu,\"runs_head\":%zu,"
                        "\"runs_left_out\":%zu,\"samples_left_out\":%zu,\"all_runs_contended\":%s,"
                        "\"test\":\"%s\",\"median_base\":",
                     r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, r->left_out, r->samples_left_out,
                     r->all_contended ? "true" : "false", row_by_runs(r) ? "t-runs" : "mann-whitney");
-            json_num(f, r->s.med_a);
+            cb_json_num6(f, r->s.med_a);
             fputs(",\"median_head\":", f);
-            json_num(f, r->s.med_b);
+            cb_json_num6(f, r->s.med_b);
             fputs(",\"change_pct\":", f);
-            json_num(f, 100 * r->s.change);
+            cb_json_num6(f, 100 * r->s.change);
             fputs(",\"ci_lo_pct\":", f);
-            json_num(f, 100 * r->s.lo);
+            cb_json_num6(f, 100 * r->s.lo);
             fputs(",\"ci_hi_pct\":", f);
-            json_num(f, 100 * r->s.hi);
+            cb_json_num6(f, 100 * r->s.hi);
             fputs(",\"p\":", f);
-            json_num(f, r->s.p);
+            cb_json_num6(f, r->s.p);
             fputs(",\"p_adj\":", f);
-            json_num(f, r->p_adj);
+            cb_json_num6(f, r->p_adj);
             fprintf(f, ",\"verdict\":\"%s\",\"acked\":%s", cb_cmp_verdict_name(r->v),
                     r->acked ? "true" : "false");
             if (r->acked) {
                 fputs(",\"ack_why\":", f);
-                json_str(f, r->why);
+                cb_json_str(f, r->why);
             }
             fputc('}', f);
         }

@@ -2,6 +2,7 @@
  * to compile against, and a stored race's table for `race` and `report`
  * (see race_report.h). */
 #include "race_report.h"
+#include "report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,29 +16,6 @@
 
 /* ------------------------------------------------------------------- emit */
 
-static void json_str(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(out, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(out, "\\u%04x", ch);
-        else
-            fputc(ch, out);
-    }
-    fputc('"', out);
-}
-
-static void json_num(FILE *out, double v)
-{
-    if (isnan(v) || isinf(v))
-        fputs("null", out);
-    else
-        fprintf(out, "%.6g", v);
-}
-
 /* "avx2+adx" as a JSON array of names. */
 static void json_features(FILE *out, unsigned mask)
 {
@@ -47,7 +25,7 @@ static void json_features(FILE *out, unsigned mask)
     int first = 1;
     for (char *tok = strtok(names, "+"); tok; tok = strtok(NULL, "+")) {
         fputs(first ? "" : ", ", out);
-        json_str(out, tok);
+        cb_json_str(out, tok);
         first = 0;
     }
     fputc(']', out);
@@ -59,37 +37,37 @@ int cb_race_emit_json(const struct cb_race *r, const struct cb_host *h, FILE *ou
     fprintf(out, "  \"race\": %lld,\n  \"run\": %lld,\n", (long long)r->race_id,
             (long long)r->run_id);
     fputs("  \"host\": {\"hostname\": ", out);
-    json_str(out, h->hostname);
+    cb_json_str(out, h->hostname);
     fputs(", \"vendor\": ", out);
-    json_str(out, h->vendor);
+    cb_json_str(out, h->vendor);
     fprintf(out, ", \"family\": %d, \"model\": %d, \"stepping\": %d, \"model_name\": ", h->family,
             h->model, h->stepping);
-    json_str(out, h->model_name);
+    cb_json_str(out, h->model_name);
     fputs(", \"microcode\": ", out);
-    json_str(out, h->microcode);
+    cb_json_str(out, h->microcode);
     fputs(", \"features\": ", out);
     json_features(out, h->features);
     fputs(", \"kernel\": ", out);
-    json_str(out, h->kernel);
+    cb_json_str(out, h->kernel);
     fprintf(out, ", \"ncpus\": %d, \"llc_bytes\": %zu},\n", h->ncpus, h->llc_bytes);
     fprintf(out, "  \"mode\": \"%s\",\n  \"metric\": ", cb_mode_name(r->o.mode));
-    json_str(out, r->metric);
+    cb_json_str(out, r->metric);
     fprintf(out, ",\n  \"alpha\": %.6g,\n  \"min_margin\": %.6g,\n  \"rounds\": %d,\n  \"reps\": %d,\n"
                  "  \"seed\": %llu,\n  \"families\": [",
             r->o.alpha, r->o.min_margin, r->o.rounds, r->reps, (unsigned long long)r->o.seed);
     for (size_t pi = 0; pi < r->o.nprobes; pi++) {
         const struct cb_probe *p = r->o.probes[pi];
         fprintf(out, "%s\n    {\"probe\": ", pi ? "," : "");
-        json_str(out, p->name);
+        cb_json_str(out, p->name);
         fputs(", \"unit\": ", out);
-        json_str(out, p->unit);
+        cb_json_str(out, p->unit);
         fputs(", \"buckets\": [", out);
         for (size_t bi = 0; bi < r->o.nbuckets; bi++) {
             const struct cb_race_cell *c = &r->cells[pi * r->o.nbuckets + bi];
             const struct cb_race_entrant *w = c->winner >= 0 ? &c->e[c->winner] : NULL;
             const struct cb_race_entrant *u = c->runner_up >= 0 ? &c->e[c->runner_up] : NULL;
             fprintf(out, "%s\n      {\"bucket\": ", bi ? "," : "");
-            json_str(out, c->bucket.name);
+            cb_json_str(out, c->bucket.name);
             fprintf(out, ", \"min_size\": %llu, \"max_size\": ",
                     (unsigned long long)cb_race_bucket_min(&c->bucket));
             if (c->bucket.hi == CB_RACE_UNBOUNDED)
@@ -99,46 +77,46 @@ int cb_race_emit_json(const struct cb_race *r, const struct cb_host *h, FILE *ou
             fprintf(out, ", \"size\": %llu, \"decision\": \"%s\",\n       \"winner\": ",
                     (unsigned long long)c->bucket.size, cb_race_decision_name(c->decision));
             if (w)
-                json_str(out, w->v->name);
+                cb_json_str(out, w->v->name);
             else
                 fputs("null", out);
             fputs(", \"winner_needs\": ", out);
             json_features(out, w ? w->v->needs : 0);
             fputs(", \"winner_median\": ", out);
-            json_num(out, w ? w->median : NAN);
+            cb_json_num6(out, w ? w->median : NAN);
             fputs(",\n       \"runner_up\": ", out);
             if (u)
-                json_str(out, u->v->name);
+                cb_json_str(out, u->v->name);
             else
                 fputs("null", out);
             fputs(", \"runner_up_median\": ", out);
-            json_num(out, u ? u->median : NAN);
+            cb_json_num6(out, u ? u->median : NAN);
             fputs(", \"margin\": ", out);
-            json_num(out, c->margin);
+            cb_json_num6(out, c->margin);
             fputs(", \"margin_ci\": ", out);
             if (isnan(c->margin_lo) || isnan(c->margin_hi)) {
                 fputs("null", out);
             } else {
                 fputc('[', out);
-                json_num(out, c->margin_lo);
+                cb_json_num6(out, c->margin_lo);
                 fputs(", ", out);
-                json_num(out, c->margin_hi);
+                cb_json_num6(out, c->margin_hi);
                 fputc(']', out);
             }
             fputs(", \"p_value\": ", out);
-            json_num(out, c->p);
+            cb_json_num6(out, c->p);
             fputs(",\n       \"entrants\": [", out);
             for (size_t i = 0; i < c->ne; i++) {
                 const struct cb_race_entrant *e = &c->e[i];
                 fprintf(out, "%s{\"variant\": ", i ? ", " : "");
-                json_str(out, e->v->name);
+                cb_json_str(out, e->v->name);
                 fprintf(out, ", \"verdict\": \"%s\", \"n\": %zu, \"median\": ", cb_race_verdict_name(e->verdict),
                         e->verdict == CB_RACE_OK ? e->n : 0);
-                json_num(out, e->median);
+                cb_json_num6(out, e->median);
                 fprintf(out, ", \"beaten\": %s", e->beaten ? "true" : "false");
                 if (e->detail[0]) {
                     fputs(", \"detail\": ", out);
-                    json_str(out, e->detail);
+                    cb_json_str(out, e->detail);
                 }
                 fputc('}', out);
             }

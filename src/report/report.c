@@ -367,3 +367,11 @@ void cb_json_num(FILE *out, double v)
     else
         fprintf(out, "%.10g", v);
 }
+
+void cb_json_num6(FILE *out, double v)
+{
+    if (isnan(v) || isinf(v))
+        fputs("null", out);
+    else
+        fprintf(out, "%.6g", v);
+}

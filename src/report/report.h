@@ -88,8 +88,10 @@ int cb_report_is_fake(const struct cb_run_info *u);
  * names, command lines, variant names from plugins) goes through these. */
 void cb_html_esc(FILE *out, const char *s);
 void cb_json_str(FILE *out, const char *s);
-/* A number for JSON: null for NaN and infinities. */
+/* A number for JSON: null for NaN and infinities; cb_json_num6 to six
+ * significant digits, for verdicts and race results read by people too. */
 void cb_json_num(FILE *out, double v);
+void cb_json_num6(FILE *out, double v);
 
 /* "1500 B", "4 KiB", "4 MiB" */
 const char *cb_fmt_size(uint64_t size, const char *unit, char *buf, size_t len);
