@@ -49,8 +49,9 @@ static int ack_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
 }
 
 /* cb_getopt's 0, 1, -EINVAL (err set) or -ENOENT. */
-static int ack_parse(int argc, char **argv, struct ack_args *a, char *err, size_t errlen)
+static int ack_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
+    struct ack_args *a = ctx;
     static const struct option opts[] = {
         {"why", required_argument, 0, 'w'}, {"db", required_argument, 0, 'D'},
         {"repo", required_argument, 0, 'R'}, {"list", no_argument, 0, 'l'},
@@ -145,22 +146,25 @@ static int ack_record(struct cb_store *st, const struct ack_args *a)
     return 0;
 }
 
+static const char *ack_db(const void *ctx)
+{
+    return ((const struct ack_args *)ctx)->db;
+}
+
+static int ack_body(void *ctx, struct cb_store *st)
+{
+    struct ack_args *a = ctx;
+    if (!a->list)
+        return ack_record(st, a);
+    if (ack_list(cb_store_sqlite(st)) == 0)
+        return 0;
+    cb_die_msg("cannot record the acknowledgement in %s: %s", a->db, sqlite3_errmsg(cb_store_sqlite(st)));
+    return 1;
+}
+
 int cmd_ack(int argc, char **argv)
 {
+    static const struct cb_cmd cmd = {ack_parse, CB_EXIT_USAGE, ack_db, CB_EXIT_USAGE, ack_body};
     struct ack_args a;
-    char err[1024];
-    int rc = cb_parsed(ack_parse(argc, argv, &a, err, sizeof err), err, CB_EXIT_USAGE);
-    if (rc != CB_GO_ON)
-        return rc;
-    struct cb_store *st;
-    if ((rc = cb_open_store_read(a.db, &st, CB_EXIT_USAGE)) != 0)
-        return rc;
-    if (!a.list)
-        rc = ack_record(st, &a);
-    else if (ack_list(cb_store_sqlite(st)) < 0) {
-        cb_die_msg("cannot record the acknowledgement in %s: %s", a.db, sqlite3_errmsg(cb_store_sqlite(st)));
-        rc = 1;
-    }
-    cb_store_close(st);
-    return rc;
+    return cb_cmd_main(&cmd, argc, argv, &a);
 }

@@ -81,8 +81,9 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
 
 /* 0 parsed, 1 --help printed, -EINVAL a bad value (message in err), or
  * -ENOENT an unknown option (already reported). */
-static int bisect_parse(int argc, char **argv, struct bisect *b, char *err, size_t errlen)
+static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
+    struct bisect *b = ctx;
     static const struct option opts[] = {
         CMP_COMMON_LONGOPTS,
         {"against", required_argument, 0, 'A'}, {"reps", required_argument, 0, 'n'},
@@ -264,16 +265,20 @@ out:
     return status;
 }
 
-int cmd_bisect_check(int argc, char **argv)
+/* Measure this tree, then judge it against BASE as compare would. */
+static int bisect_body(void *ctx, struct cb_store *st)
 {
-    struct bisect b;
-    char err[1536];
-    int rc = cb_parsed(bisect_parse(argc, argv, &b, err, sizeof err), err, BISECT_ERROR);
-    if (rc != CB_GO_ON)
-        return rc;
+    const struct bisect *b = ctx;
     int64_t run_id;
     size_t measured;
-    if ((rc = measure_tree(&b, &run_id, &measured)) != 0)
-        return rc;
-    return judge(&b, run_id, measured);
+    (void)st;
+    int rc = measure_tree(b, &run_id, &measured);
+    return rc != 0 ? rc : judge(b, run_id, measured);
+}
+
+int cmd_bisect_check(int argc, char **argv)
+{
+    static const struct cb_cmd cmd = {bisect_parse, BISECT_ERROR, NULL, 0, bisect_body};
+    struct bisect b;
+    return cb_cmd_main(&cmd, argc, argv, &b);
 }

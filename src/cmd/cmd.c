@@ -117,3 +117,19 @@ int cb_open_store_read(const char *db, struct cb_store **st, int fail_status)
     return rc == -ENOENT || rc == -EPROTO || rc == -EINVAL || rc == -EISDIR ? CB_EXIT_USAGE
                                                                             : fail_status;
 }
+
+int cb_cmd_main(const struct cb_cmd *c, int argc, char **argv, void *ctx)
+{
+    char err[1536];
+    int rc = cb_parsed(c->parse(argc, argv, ctx, err, sizeof err), err, c->usage_status);
+    if (rc != CB_GO_ON)
+        return rc;
+    if (!c->db)
+        return c->body(ctx, NULL);
+    struct cb_store *st;
+    if ((rc = cb_open_store_read(c->db(ctx), &st, c->open_fail_status)) != 0)
+        return rc;
+    rc = c->body(ctx, st);
+    cb_store_close(st);
+    return rc;
+}

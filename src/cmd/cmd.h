@@ -68,4 +68,21 @@ void cb_quote_cmdline(int argc, char **argv, char *buf, size_t len);
  * (compare passes 2: its 1 means "regressed"). */
 int cb_open_store_read(const char *db, struct cb_store **st, int fail_status);
 
+/* A command as parse, then (for those that read the store) open it, then
+ * its body: the order every command keeps, written once, as git's
+ * run_builtin() does its setup. */
+struct cb_cmd {
+    /* cb_getopt's codes: 0, 1 (--help printed), -EINVAL with err set, or
+     * another negative errno already said. */
+    int (*parse)(int argc, char **argv, void *ctx, char *err, size_t errlen);
+    int usage_status;          /* the exit status of a usage error */
+    /* The store parse chose, opened to read for the body; NULL when the
+     * body opens what it needs itself. */
+    const char *(*db)(const void *ctx);
+    int open_fail_status;      /* when it cannot be opened for another reason */
+    int (*body)(void *ctx, struct cb_store *st);   /* the exit status */
+};
+
+int cb_cmd_main(const struct cb_cmd *c, int argc, char **argv, void *ctx);
+
 #endif

@@ -48,6 +48,7 @@ static void compare_usage(FILE *out)
 /* What the command line asked for. */
 struct compare {
     struct cmp_common c;
+    const char *base, *head;     /* the two sides as typed */
     int rerun;
     double cap_s;                 /* --rerun-time */
     const char *exec[2];          /* --base-exec, --head-exec */
@@ -89,8 +90,9 @@ static int compare_opt(int ch, const char *arg, void *ctx, char *err, size_t err
 
 /* 0 parsed (BASE and HEAD at argv[optind]), 1 --help printed, -EINVAL a
  * bad value (message in err), -ENOENT an unknown option (reported). */
-static int compare_parse(int argc, char **argv, struct compare *k, char *err, size_t errlen)
+static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
+    struct compare *k = ctx;
     static const struct option opts[] = {
         CMP_COMMON_LONGOPTS,
         {"format", required_argument, 0, 'f'}, {"rerun", no_argument, 0, 'r'},
@@ -117,6 +119,8 @@ static int compare_parse(int argc, char **argv, struct compare *k, char *err, si
                  argc - optind);
         return -EINVAL;
     }
+    k->base = argv[optind];
+    k->head = argv[optind + 1];
     return 0;
 }
 
@@ -169,35 +173,40 @@ static int compare_rerun(struct cb_store *st, const struct compare *k, struct cb
     return 0;
 }
 
-int cmd_compare(int argc, char **argv)
+static const char *compare_db(const void *ctx)
 {
-    struct compare k;
-    char err[1536];
-    int rc = cb_parsed(compare_parse(argc, argv, &k, err, sizeof err), err, CB_EXIT_USAGE);
-    if (rc != CB_GO_ON)
-        return rc;
-    struct cb_store *st;
-    if ((rc = cb_open_store_read(k.c.db, &st, CB_EXIT_USAGE)) != 0)
-        return rc;
+    return ((const struct compare *)ctx)->c.db;
+}
+
+/* Compare the sides, rerun the undecided, print the verdicts. */
+static int compare_body(void *ctx, struct cb_store *st)
+{
+    struct compare *k = ctx;
     struct cb_side A, B;
     memset(&A, 0, sizeof A);
     memset(&B, 0, sizeof B);
     struct cmp_result res = {0};
     struct cmp_ctx x = {0};
     char crosses[1024];
-    int status = compare_sides(st, &k, argv[optind], argv[optind + 1], &A, &B, &x, crosses,
+    int status = compare_sides(st, k, k->base, k->head, &A, &B, &x, crosses,
                                sizeof crosses, &res);
-    if (status == 0 && k.rerun && res.count[CB_CMP_UNSURE] > 0)
-        status = compare_rerun(st, &k, &A, &B, &x, crosses, sizeof crosses, &res);
+    if (status == 0 && k->rerun && res.count[CB_CMP_UNSURE] > 0)
+        status = compare_rerun(st, k, &A, &B, &x, crosses, sizeof crosses, &res);
     if (status == 0) {
         cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
         cmp_describe_side(st, &B, x.head_desc, sizeof x.head_desc);
         status = cmp_exit_of(&res);
-        cmp_print_result(&x, &k.c.o, &res, status, stdout);
+        cmp_print_result(&x, &k->c.o, &res, status, stdout);
     }
     free(res.rows);
     cb_side_free(&A);
     cb_side_free(&B);
-    cb_store_close(st);
     return status;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    static const struct cb_cmd cmd = {compare_parse, CB_EXIT_USAGE, compare_db, CB_EXIT_USAGE, compare_body};
+    struct compare k;
+    return cb_cmd_main(&cmd, argc, argv, &k);
 }

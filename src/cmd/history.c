@@ -169,8 +169,9 @@ static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t err
 
 /* 0 parsed, 1 --help printed, -EINVAL a bad value (message in err),
  * -ENOENT an unknown option (reported). */
-static int history_parse(int argc, char **argv, struct hist *H, char *err, size_t errlen)
+static int history_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
+    struct hist *H = ctx;
     static const struct option opts[] = {
         {"since", required_argument, 0, 's'},  {"min-change", required_argument, 0, 'm'},
         {"persist", required_argument, 0, 'p'}, {"series", no_argument, 0, 'S'},
@@ -516,28 +517,36 @@ static void history_free(struct hist *H)
     for (size_t i = 0; i < H->np; i++)
         cb_side_free(&H->pts[i].side);
     free(H->pts);
-    cb_store_close(H->st);
 }
 
-int cmd_history(int argc, char **argv)
+static const char *history_db(const void *ctx)
 {
-    struct hist H;
-    char err[1024];
-    int rc = cb_parsed(history_parse(argc, argv, &H, err, sizeof err), err, CB_EXIT_USAGE);
-    if (rc != CB_GO_ON)
-        return rc;
-    if ((rc = cb_open_store_read(H.db, &H.st, CB_EXIT_USAGE)) != 0)
-        return rc;
-    int status = history_read(&H);
+    return ((const struct hist *)ctx)->db;
+}
+
+/* Read the points and their samples, then the header, each case's series
+ * and steps, and the footer or the page. */
+static int history_body(void *ctx, struct cb_store *st)
+{
+    struct hist *H = ctx;
+    H->st = st;
+    int status = history_read(H);
     if (status == 0) {
-        history_header(&H);
-        if (H.html && !(H.trends = calloc(H.nk ? H.nk : 1, sizeof *H.trends))) {
+        history_header(H);
+        if (H->html && !(H->trends = calloc(H->nk ? H->nk : 1, sizeof *H->trends))) {
             cb_die_msg("out of memory");
             status = 1;
         }
     }
-    if (status == 0 && (history_cases(&H) < 0 || history_footer(&H) < 0))
+    if (status == 0 && (history_cases(H) < 0 || history_footer(H) < 0))
         status = 1;
-    history_free(&H);
+    history_free(H);
     return status;
+}
+
+int cmd_history(int argc, char **argv)
+{
+    static const struct cb_cmd cmd = {history_parse, CB_EXIT_USAGE, history_db, CB_EXIT_USAGE, history_body};
+    struct hist H;
+    return cb_cmd_main(&cmd, argc, argv, &H);
 }

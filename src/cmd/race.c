@@ -395,24 +395,40 @@ static int race_output(const struct race_plan *pl, const struct cb_race *race,
     return 0;
 }
 
-int cmd_race(int argc, char **argv)
+/* The options, then the plan checked from them: a typo is said before the
+ * store is opened for writing. */
+static int race_parse_plan(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
-    struct race_plan pl = {0};
+    struct race_plan *pl = ctx;
+    int rc = race_parse(pl, argc, argv);
+    if (rc == 0 && race_plan_check(pl) < 0)
+        rc = -EINVAL;
+    if (rc == -EINVAL)
+        snprintf(err, errlen, "%s", pl->err);
+    return rc;
+}
+
+/* Open the session, race, store and end the run, then print and emit. */
+static int race_body(void *ctx, struct cb_store *st)
+{
+    struct race_plan *pl = ctx;
     struct cb_collector col;
     struct cb_race race = {0};
     struct cb_host host;
-    int rc = cb_parsed(race_parse(&pl, argc, argv), pl.err, CB_EXIT_USAGE);
-    if (rc != CB_GO_ON)
-        return rc;
-    if (race_plan_check(&pl) < 0) {
-        cb_die_msg("%s", pl.err);
-        return CB_EXIT_USAGE;
-    }
+    (void)st;
     cb_session_catch_signals();
-    if ((rc = cb_session_open(&pl.s, &col)) != 0)
+    int rc = cb_session_open(&pl->s, &col);
+    if (rc != 0)
         return rc;
-    if ((rc = race_measure(&pl, &col, &race, &host)) == 0)
-        rc = race_output(&pl, &race, &host, col.run_id);
+    if ((rc = race_measure(pl, &col, &race, &host)) == 0)
+        rc = race_output(pl, &race, &host, col.run_id);
     cb_race_free(&race);
     return rc;
+}
+
+int cmd_race(int argc, char **argv)
+{
+    static const struct cb_cmd cmd = {race_parse_plan, CB_EXIT_USAGE, NULL, 0, race_body};
+    struct race_plan pl = {0};
+    return cb_cmd_main(&cmd, argc, argv, &pl);
 }

@@ -111,8 +111,9 @@ static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
 
 /* The options, the runs named, and the budget: cb_getopt's 0, 1, -EINVAL
  * (err set) or -ENOENT. */
-static int report_parse(int argc, char **argv, struct report_args *a, char *err, size_t errlen)
+static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
+    struct report_args *a = ctx;
     static const struct option opts[] = {
         {"db", required_argument, 0, 1},      {"budget", required_argument, 0, 2},
         {"frame", required_argument, 0, 3},   {"format", required_argument, 0, 4},
@@ -203,27 +204,32 @@ static int report_write(struct cb_store *st, const struct report_args *a, const 
     return 0;
 }
 
-int cmd_report(int argc, char **argv)
+static const char *report_db(const void *ctx)
 {
-    struct report_args a;
-    char err[512];
-    int rc = cb_parsed(report_parse(argc, argv, &a, err, sizeof err), err, CB_EXIT_USAGE);
-    if (rc != CB_GO_ON)
-        return rc;
-    struct cb_store *st;
-    if ((rc = cb_open_store_read(a.db, &st, 1)) != 0)
-        return rc;
-    struct cb_report *runs = calloc(a.nspec, sizeof *runs);
+    return ((const struct report_args *)ctx)->db;
+}
+
+static int report_body(void *ctx, struct cb_store *st)
+{
+    const struct report_args *a = ctx;
+    struct cb_report *runs = calloc(a->nspec, sizeof *runs);
     size_t nloaded = 0;
+    int rc;
     if (!runs) {
         cb_die_msg("out of memory");
         rc = 1;
-    } else if ((rc = report_load_runs(st, &a, runs, &nloaded)) == 0) {
-        rc = report_write(st, &a, runs);
+    } else if ((rc = report_load_runs(st, a, runs, &nloaded)) == 0) {
+        rc = report_write(st, a, runs);
     }
     for (size_t i = 0; i < nloaded; i++)
         cb_report_free(&runs[i]);
     free(runs);
-    cb_store_close(st);
     return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct cb_cmd cmd = {report_parse, CB_EXIT_USAGE, report_db, 1, report_body};
+    struct report_args a;
+    return cb_cmd_main(&cmd, argc, argv, &a);
 }

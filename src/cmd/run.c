@@ -475,25 +475,39 @@ static void run_plan_free(struct run_plan *pl)
     free(pl->named);
 }
 
+/* The options, then the plan checked from them: a typo is said before the
+ * store is opened for writing. */
+static int run_parse_plan(int argc, char **argv, void *ctx, char *err, size_t errlen)
+{
+    struct run_plan *pl = ctx;
+    int rc = run_parse(pl, argc, argv);
+    if (rc == 0 && run_plan_cases(pl) < 0)
+        rc = -EINVAL;
+    if (rc == -EINVAL)
+        snprintf(err, errlen, "%s", pl->err);
+    return rc;
+}
+
+/* Open the session, measure every case, end the run, and summarise it. */
+static int run_body(void *ctx, struct cb_store *st)
+{
+    struct run_plan *pl = ctx;
+    struct cb_collector col;
+    int interrupted = 0, rc;
+    (void)st;
+    cb_session_catch_signals();
+    if ((rc = cb_session_open(&pl->s, &col)) == 0 && (rc = run_measure(pl, &col, &interrupted)) == 0 &&
+        (rc = cb_session_finish(&col, interrupted, "run", "it will not appear in reports")) == 0 &&
+        !pl->s.co.quiet)
+        run_summary(pl, col.run_id);
+    return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
+    static const struct cb_cmd cmd = {run_parse_plan, CB_EXIT_USAGE, NULL, 0, run_body};
     struct run_plan pl = {0};
-    struct cb_collector col;
-    int interrupted = 0;
-    int rc = cb_parsed(run_parse(&pl, argc, argv), pl.err, CB_EXIT_USAGE);
-    if (rc != CB_GO_ON) {
-        /* nothing to measure: --help, or a bad option said */
-    } else if (run_plan_cases(&pl) < 0) {
-        cb_die_msg("%s", pl.err);
-        rc = CB_EXIT_USAGE;
-    } else {
-        cb_session_catch_signals();
-        if ((rc = cb_session_open(&pl.s, &col)) == 0 &&
-            (rc = run_measure(&pl, &col, &interrupted)) == 0 &&
-            (rc = cb_session_finish(&col, interrupted, "run", "it will not appear in reports")) == 0 &&
-            !pl.s.co.quiet)
-            run_summary(&pl, col.run_id);
-    }
+    int rc = cb_cmd_main(&cmd, argc, argv, &pl);
     run_plan_free(&pl);
     return rc;
 }
