@@ -186,10 +186,9 @@ static void dt(FILE *out, const char *k, const char *v)
     fputs("</dd>", out);
 }
 
-static void header(FILE *out, const struct cb_report *r, const struct cb_budget *b)
+/* The run's number and tag, and the links to its sections. */
+static void header_title(FILE *out, const struct cb_run_info *u)
 {
-    const struct cb_run_info *u = &r->run;
-    char buf[1600];
     fprintf(out, "<h1>Run %" PRId64, u->id);
     if (u->tag[0]) {
         fputs(" · <span class=\"tag\">", out);
@@ -203,7 +202,15 @@ static void header(FILE *out, const struct cb_report *r, const struct cb_budget 
                                            {"cases", "all cases"}};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         fprintf(out, "<a href=\"#%s-%" PRId64 "\">%s</a>", parts[i][0], u->id, parts[i][1]);
-    fputs("</nav><dl class=\"meta\">", out);
+    fputs("</nav>", out);
+}
+
+/* Where and how the run was measured: machine, clocks, build, commit, time. */
+static void header_meta(FILE *out, const struct cb_report *r, const struct cb_budget *b)
+{
+    const struct cb_run_info *u = &r->run;
+    char buf[1600];
+    fputs("<dl class=\"meta\">", out);
     snprintf(buf, sizeof buf, "%s (%s family %d model %d stepping %d, microcode %s)", u->model_name,
              u->vendor, u->family, u->model, u->stepping, u->microcode[0] ? u->microcode : "?");
     dt(out, "CPU", buf);
@@ -239,8 +246,12 @@ static void header(FILE *out, const struct cb_report *r, const struct cb_budget 
              cb_report_budget_cycles(r, 100));
     dt(out, "budget", buf);
     fputs("</dl>", out);
+}
 
-    /* Where the figures come from, in words: TSC ticks are not core cycles. */
+/* What the cycle figures are, in words (TSC ticks are not core cycles),
+ * and the warnings a reader must see first: fake clock, shared core. */
+static void header_callouts(FILE *out, const struct cb_report *r)
+{
     fputs("<div class=\"callout\"><strong>Cycles in this report: ", out);
     cb_html_esc(out, r->cyc_label);
     fputs(".</strong> ", out);
@@ -266,6 +277,11 @@ static void header(FILE *out, const struct cb_report *r, const struct cb_budget 
               "column. Rerun, or compare with runs as the unit, which counts only the quiet "
               "samples.</div>", out);
     }
+}
+
+/* Each event asked for: how it was counted, or why it was not. */
+static void header_events(FILE *out, const struct cb_report *r)
+{
     fputs("<div class=\"tablewrap\"><table class=\"events\"><thead><tr><th>event</th><th>counted as</th>"
           "<th>source</th><th>read</th><th>status</th></tr></thead><tbody>", out);
     for (size_t e = 0; e < r->nevents; e++) {
@@ -284,6 +300,14 @@ static void header(FILE *out, const struct cb_report *r, const struct cb_budget 
         fputs("</td></tr>", out);
     }
     fputs("</tbody></table></div>", out);
+}
+
+static void header(FILE *out, const struct cb_report *r, const struct cb_budget *b)
+{
+    header_title(out, &r->run);
+    header_meta(out, r, b);
+    header_callouts(out, r);
+    header_events(out, r);
 }
 
 /* ---- page ------------------------------------------------------------------ */
