@@ -65,6 +65,17 @@ void cb_html_size_label(FILE *out, uint64_t size, const char *unit)
 
 /* ---- tables -------------------------------------------------------------------- */
 
+/* The cells that name a case: probe, variant, size (sorting by bytes), mode. */
+static void td_case(FILE *out, const struct cb_case_info *i)
+{
+    tdtext(out, i->probe);
+    tdtext(out, i->variant);
+    fprintf(out, "<td class=\"num\" data-v=\"%" PRIu64 "\">", i->size);
+    cb_html_size_label(out, i->size, i->unit);
+    fputs("</td>", out);
+    tdtext(out, i->mode);
+}
+
 static int is_cycle_part(const struct cb_report *r, size_t e)
 {
     return (int)e == r->cyc_event || (int)e == r->tsc_event ||
@@ -109,12 +120,7 @@ static void counters_view(FILE *out, const struct cb_report *r)
         if (!c->measured)
             continue;
         fputs("<tr>", out);
-        tdtext(out, c->info.probe);
-        tdtext(out, c->info.variant);
-        fprintf(out, "<td class=\"num\" data-v=\"%" PRIu64 "\">", c->info.size);
-        cb_html_size_label(out, c->info.size, c->info.unit);
-        fputs("</td>", out);
-        tdtext(out, c->info.mode);
+        td_case(out, &c->info);
         tdnum(out, c->cyc.median);
         for (size_t e = 0; e < r->nevents; e++)
             if (r->events[e].supported && !is_cycle_part(r, e))
@@ -124,6 +130,33 @@ static void counters_view(FILE *out, const struct cb_report *r)
         fputs("</tr>", out);
     }
     fputs("</tbody></table></div>", out);
+}
+
+/* One row of the full table; b10 is the run's 10G budget in cycles. */
+static void case_row(FILE *out, const struct cb_report_case *c, double b10)
+{
+    struct cb_summary s = cb_report_shown_cyc(c);
+    fputs("<tr>", out);
+    td_case(out, &c->info);
+    const double figs[] = {s.median, s.min, s.p25, s.p75, s.spread_pct, cb_report_bpc(c),
+                           c->ns_per_op};
+    for (size_t f = 0; f < sizeof figs / sizeof figs[0]; f++)
+        tdnum(out, figs[f]);
+    double share = b10 > 0 ? s.median / b10 * 100 : NAN;
+    if (isnan(share))
+        tdnum(out, share);
+    else
+        fprintf(out, "<td class=\"num %s\" data-v=\"%.6g\">%.1f</td>", share <= 100 ? "fit" : "over", share, share);
+    fprintf(out, "<td class=\"num\" data-v=\"%zu\">%zu%s%s</td>", s.n, s.n,
+            c->scaled ? " scaled" : "", cb_report_case_shared(c) ? " shared" : "");
+    int bad = strcmp(c->info.verdict, "bad") == 0;
+    fprintf(out, "<td class=\"wrap%s\">", bad ? " bad" : "");
+    cb_html_esc(out, bad ? "BAD" : c->info.verdict);
+    if (c->info.detail[0]) {
+        fputs(": ", out);
+        cb_html_esc(out, c->info.detail);
+    }
+    fputs("</td></tr>", out);
 }
 
 static void cases_table(FILE *out, const struct cb_report *r)
@@ -139,41 +172,8 @@ static void cases_table(FILE *out, const struct cb_report *r)
             r->run.id, strcmp(r->cyc_source, "pmu") == 0 ? "PMU core cycles"
                        : strcmp(r->cyc_source, "estimate") == 0 ? "ESTIMATED core cycles"
                                                                 : "TSC reference cycles");
-    for (size_t k = 0; k < r->ncases; k++) {
-        const struct cb_report_case *c = &r->cases[k];
-        const struct cb_summary *s = &c->cyc;
-        double nan = NAN;
-        fputs("<tr>", out);
-        tdtext(out, c->info.probe);
-        tdtext(out, c->info.variant);
-        fprintf(out, "<td class=\"num\" data-v=\"%" PRIu64 "\">", c->info.size);
-        cb_html_size_label(out, c->info.size, c->info.unit);
-        fputs("</td>", out);
-        tdtext(out, c->info.mode);
-        tdnum(out, c->measured ? s->median : nan);
-        tdnum(out, c->measured ? s->min : nan);
-        tdnum(out, c->measured ? s->p25 : nan);
-        tdnum(out, c->measured ? s->p75 : nan);
-        tdnum(out, c->measured ? s->spread_pct : nan);
-        tdnum(out, cb_report_bpc(c));
-        tdnum(out, c->ns_per_op);
-        double share = c->measured && b10 > 0 ? s->median / b10 * 100 : nan;
-        if (isnan(share))
-            tdnum(out, share);
-        else
-            fprintf(out, "<td class=\"num %s\" data-v=\"%.6g\">%.1f</td>", share <= 100 ? "fit" : "over", share, share);
-        fprintf(out, "<td class=\"num\" data-v=\"%zu\">%zu%s%s</td>", c->measured ? s->n : 0,
-                c->measured ? s->n : 0, c->scaled ? " scaled" : "",
-                cb_report_case_shared(c) ? " shared" : "");
-        int bad = strcmp(c->info.verdict, "bad") == 0;
-        fprintf(out, "<td class=\"wrap%s\">", bad ? " bad" : "");
-        cb_html_esc(out, bad ? "BAD" : c->info.verdict);
-        if (c->info.detail[0]) {
-            fputs(": ", out);
-            cb_html_esc(out, c->info.detail);
-        }
-        fputs("</td></tr>", out);
-    }
+    for (size_t k = 0; k < r->ncases; k++)
+        case_row(out, &r->cases[k], b10);
     fputs("</tbody></table></div>", out);
 }
 
@@ -184,6 +184,11 @@ static void dt(FILE *out, const char *k, const char *v)
     fprintf(out, "<dt>%s</dt><dd>", k);
     cb_html_esc(out, v);
     fputs("</dd>", out);
+}
+
+static void emit_dt(void *out, const char *k, const char *v)
+{
+    dt(out, k, v);
 }
 
 /* The run's number and tag, and the links to its sections. */
@@ -216,13 +221,8 @@ static void header_meta(FILE *out, const struct cb_report *r, const struct cb_bu
     dt(out, "CPU", buf);
     snprintf(buf, sizeof buf, "%s, %d CPUs, %s; pinned to CPU %d", u->hostname, u->ncpus, u->kernel, u->cpu);
     dt(out, "host", buf);
-    cb_report_clock_line(u, buf, sizeof buf);
-    dt(out, "clocks", buf);
-    cb_report_meter_line(u, buf, sizeof buf);
-    if (buf[0])
-        dt(out, "contention meter", buf);
-    cb_report_env_line(u, buf, sizeof buf);
-    dt(out, "environment", buf);
+    const struct cb_run_lines lines = {"clocks", "contention meter", "environment", emit_dt, out};
+    cb_report_run_lines(u, &lines, buf, sizeof buf);
     dt(out, "PMU (libpfm4)", u->pmu[0] ? u->pmu : "none");
     dt(out, "features", u->features);
     snprintf(buf, sizeof buf, "cyclebudget %s, %s, %s", u->version, u->compiler, u->cflags);
