@@ -337,21 +337,19 @@ void cb_report_free(struct cb_report *r)
 
 void cb_html_esc(FILE *out, const char *s)
 {
+    /* The characters markup gives a meaning, each with its entity. */
+    static const char marked[] = "&<>\"'";
+    static const char *const entity[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&#39;"};
     for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&#39;", out); break;
-        default:
-            /* Control characters other than tab and newline have no business in
-             * a page; show them as U+FFFD rather than pass them through. */
-            if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
-                fputs("&#xFFFD;", out);
-            else
-                fputc(*s, out);
-        }
+        const char *m = strchr(marked, *s);
+        if (m)
+            fputs(entity[m - marked], out);
+        /* Control characters other than tab and newline have no business in
+         * a page; show them as U+FFFD rather than pass them through. */
+        else if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
+            fputs("&#xFFFD;", out);
+        else
+            fputc(*s, out);
     }
 }
 
