@@ -1,11 +1,12 @@
 /* report_html.c — one self-contained HTML page per report.
  *
  * Template, style sheet and script come from reports/ (embedded, assets.h);
- * the charts are inline SVG (drawn in html_charts.c), so the page opens from disk and
- * makes no request (its Content-Security-Policy forbids every fetch).  Every
- * string that came from outside goes through cb_html_esc.  Views, per run:
- * header and counter sources, budget bars, throughput curves, noise, counter
- * breakdown, slab and rx_prefetch views, and the full sortable table. */
+ * the charts are inline SVG (drawn in html_charts.c), so the page opens
+ * from disk and makes no request (its Content-Security-Policy forbids every
+ * fetch).  Every string that came from outside goes through cb_html_esc.
+ * Views, per run: header and counter sources, budget bars, throughput
+ * curves, noise, counter breakdown, slab and rx_prefetch views, and the full
+ * sortable table. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
