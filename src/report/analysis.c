@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +249,22 @@ static const struct cb_report_case *best_of(const struct cb_report *r, const cha
     return best;
 }
 
+/* A table's heading, written before its first row only: *shown says
+ * whether it has been. */
+static void heading_once(FILE *out, int *shown, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void heading_once(FILE *out, int *shown, const char *fmt, ...)
+{
+    if (*shown)
+        return;
+    *shown = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+}
+
 int cb_report_fusion_text(const struct cb_report *r, FILE *out)
 {
     int header = 0;
@@ -260,13 +277,11 @@ int cb_report_fusion_text(const struct cb_report *r, FILE *out)
             continue;
         const struct cb_report_case *cp = best_of(r, "copy", f->info.size, f->info.mode);
         const struct cb_report_case *cs = best_of(r, "csum", f->info.size, f->info.mode);
-        if (!header) {
-            fprintf(out, "\ncsum_copy against copy alone and csum alone (median %s per call)\n",
-                    r->cyc_source);
-            fprintf(out, "  %-8s %-5s %-14s %9s %9s %9s %9s %10s\n", "size", "mode", "best fused",
-                    "cyc", "copy", "csum", "copy+csum", "fused vs");
-            header = 1;
-        }
+        heading_once(out, &header,
+                     "\ncsum_copy against copy alone and csum alone (median %s per call)\n"
+                     "  %-8s %-5s %-14s %9s %9s %9s %9s %10s\n",
+                     r->cyc_source, "size", "mode", "best fused", "cyc", "copy", "csum", "copy+csum",
+                     "fused vs");
         char sz[32];
         fprintf(out, "  %-8s %-5s %-14.14s %9.1f", cb_fmt_size(f->info.size, "B", sz, sizeof sz),
                 f->info.mode, f->info.variant, f->cyc.median);
@@ -346,13 +361,11 @@ int cb_report_packet_text(const struct cb_report *r, const struct cb_budget *b, 
         const struct cb_report_case *c = &r->cases[k];
         if (!c->measured || strcmp(c->info.op, "packet") != 0)
             continue;
-        if (!header) {
-            fprintf(out, "\nper packet (%s cycles; Mpps = what this one core sustains at that cost)\n",
-                    r->cyc_source);
-            fprintf(out, "  %-22s %-10s %-5s %9s %8s %8s %12s %12s\n", "variant", "ring", "mode",
-                    "cyc/pkt", "Mpps", "budget%", "misses/pkt", "pf-drops/pkt");
-            header = 1;
-        }
+        heading_once(out, &header,
+                     "\nper packet (%s cycles; Mpps = what this one core sustains at that cost)\n"
+                     "  %-22s %-10s %-5s %9s %8s %8s %12s %12s\n",
+                     r->cyc_source, "variant", "ring", "mode", "cyc/pkt", "Mpps", "budget%",
+                     "misses/pkt", "pf-drops/pkt");
         double miss = event_sum(r, c, "cache-misses"), drop = event_sum(r, c, "prefetch-drops");
         miss_any |= !isnan(miss);
         drop_any |= !isnan(drop);

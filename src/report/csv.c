@@ -39,6 +39,34 @@ static void textf(FILE *out, const char *s)
     field(out, s);
 }
 
+/* One case's row; b10 is its run's 10G budget in cycles. */
+static void csv_case(FILE *out, const struct cb_report *r, const struct cb_report_case *c,
+                     double b10)
+{
+    struct cb_summary s = cb_report_shown_cyc(c);
+    fprintf(out, "%" PRId64, r->run.id);
+    textf(out, r->run.started);
+    textf(out, r->run.tag);
+    textf(out, r->run.commit);
+    fprintf(out, ",%s", r->run.commit[0] ? (r->run.dirty == 1 ? "1" : r->run.dirty == 0 ? "0" : "") : "");
+    textf(out, r->run.hostname);
+    textf(out, c->info.probe);
+    textf(out, c->info.variant);
+    fprintf(out, ",%" PRIu64, c->info.size);
+    textf(out, c->info.unit);
+    textf(out, c->info.mode);
+    textf(out, c->info.op);
+    fprintf(out, ",%" PRIu64, c->info.bytes_per_op);
+    textf(out, c->info.verdict);
+    textf(out, r->cyc_source);
+    fprintf(out, ",%zu", s.n);
+    const double figs[] = {s.median, s.min, s.p25, s.p75, s.max, s.ci_lo, s.ci_hi, s.spread_pct,
+                           cb_report_bpc(c), c->ns_per_op, b10 > 0 ? s.median / b10 * 100.0 : NAN};
+    for (size_t f = 0; f < sizeof figs / sizeof figs[0]; f++)
+        numf(out, figs[f]);
+    fprintf(out, ",%d\r\n", c->scaled);
+}
+
 static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
 {
     fputs("run,started,tag,commit,dirty,host,probe,variant,size,unit,mode,op,bytes_per_op,"
@@ -49,39 +77,8 @@ static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
     for (size_t i = 0; i < nruns; i++) {
         const struct cb_report *r = &runs[i];
         double b10 = cb_report_budget_cycles(r, 10.0);
-        for (size_t k = 0; k < r->ncases; k++) {
-            const struct cb_report_case *c = &r->cases[k];
-            const struct cb_summary *s = &c->cyc;
-            double nan = NAN;
-            fprintf(out, "%" PRId64, r->run.id);
-            textf(out, r->run.started);
-            textf(out, r->run.tag);
-            textf(out, r->run.commit);
-            fprintf(out, ",%s", r->run.commit[0] ? (r->run.dirty == 1 ? "1" : r->run.dirty == 0 ? "0" : "") : "");
-            textf(out, r->run.hostname);
-            textf(out, c->info.probe);
-            textf(out, c->info.variant);
-            fprintf(out, ",%" PRIu64, c->info.size);
-            textf(out, c->info.unit);
-            textf(out, c->info.mode);
-            textf(out, c->info.op);
-            fprintf(out, ",%" PRIu64, c->info.bytes_per_op);
-            textf(out, c->info.verdict);
-            textf(out, r->cyc_source);
-            fprintf(out, ",%zu", c->measured ? s->n : 0);
-            numf(out, c->measured ? s->median : nan);
-            numf(out, c->measured ? s->min : nan);
-            numf(out, c->measured ? s->p25 : nan);
-            numf(out, c->measured ? s->p75 : nan);
-            numf(out, c->measured ? s->max : nan);
-            numf(out, c->measured ? s->ci_lo : nan);
-            numf(out, c->measured ? s->ci_hi : nan);
-            numf(out, c->measured ? s->spread_pct : nan);
-            numf(out, cb_report_bpc(c));
-            numf(out, c->ns_per_op);
-            numf(out, c->measured && b10 > 0 ? s->median / b10 * 100.0 : nan);
-            fprintf(out, ",%d\r\n", c->scaled);
-        }
+        for (size_t k = 0; k < r->ncases; k++)
+            csv_case(out, r, &r->cases[k], b10);
     }
     return ferror(out) ? -EIO : 0;
 }

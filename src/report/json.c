@@ -62,9 +62,21 @@ static void summary(FILE *out, const struct cb_summary *s)
     fputc('}', out);
 }
 
-static void run_json(const struct cb_report *r, FILE *out)
+/* An object that a run may not have: its members braced, or null. */
+static void obj_or_null(FILE *out, int have, void (*members)(FILE *, const struct cb_run_info *),
+                        const struct cb_run_info *u)
 {
-    const struct cb_run_info *u = &r->run;
+    if (!have) {
+        fputs("null", out);
+        return;
+    }
+    fputc('{', out);
+    members(out, u);
+    fputc('}', out);
+}
+
+static void run_head(FILE *out, const struct cb_run_info *u)
+{
     fprintf(out, "{\"id\": %" PRId64, u->id);
     kv_str(out, "status", u->status, 1);
     kv_str(out, "started", u->started, 1);
@@ -75,7 +87,12 @@ static void run_json(const struct cb_report *r, FILE *out)
         cb_json_str(out, u->tag);
     else
         fputs("null", out);
-    fprintf(out, ", \"cpu\": %d,\n  \"host\": {", u->cpu);
+    fprintf(out, ", \"cpu\": %d", u->cpu);
+}
+
+static void host_json(FILE *out, const struct cb_run_info *u)
+{
+    fputs(",\n  \"host\": {", out);
     kv_str(out, "hostname", u->hostname, 0);
     kv_str(out, "vendor", u->vendor, 1);
     fprintf(out, ", \"family\": %d, \"model\": %d, \"stepping\": %d", u->family, u->model,
@@ -90,16 +107,37 @@ static void run_json(const struct cb_report *r, FILE *out)
     kv_str(out, "version", u->version, 0);
     kv_str(out, "compiler", u->compiler, 1);
     kv_str(out, "cflags", u->cflags, 1);
-    fputs("},\n  \"commit\": ", out);
-    if (u->commit[0]) {
-        fputc('{', out);
-        kv_str(out, "hash", u->commit, 0);
-        kv_str(out, "subject", u->subject, 1);
-        kv_str(out, "date", u->commit_date, 1);
-        fprintf(out, ", \"dirty\": %s}", u->dirty == 1 ? "true" : u->dirty == 0 ? "false" : "null");
-    } else {
-        fputs("null", out);
-    }
+    fputc('}', out);
+}
+
+static void commit_members(FILE *out, const struct cb_run_info *u)
+{
+    kv_str(out, "hash", u->commit, 0);
+    kv_str(out, "subject", u->subject, 1);
+    kv_str(out, "date", u->commit_date, 1);
+    fprintf(out, ", \"dirty\": %s", u->dirty == 1 ? "true" : u->dirty == 0 ? "false" : "null");
+}
+
+static void core_estimate_members(FILE *out, const struct cb_run_info *u)
+{
+    kv_str(out, "method", u->core_est_method, 0);
+    kv_num(out, "ghz", u->core_est_ghz);
+    kv_num(out, "spread_pct", u->core_est_spread);
+    kv_num(out, "add_chain_ghz", u->core_est_add_ghz);
+    kv_num(out, "imul_chain_ghz", u->core_est_imul_ghz);
+}
+
+static void meter_members(FILE *out, const struct cb_run_info *u)
+{
+    kv_str(out, "kind", u->meter_kind, 0);
+    kv_num(out, "baseline", u->meter_baseline);
+    kv_num(out, "baseline_spread_pct", u->meter_spread);
+    kv_num(out, "shift_threshold", CB_METER_SHIFT);
+    kv_str(out, "why", u->meter_why, 1);
+}
+
+static void clocks_json(FILE *out, const struct cb_run_info *u)
+{
     fputs(",\n  \"clocks\": {", out);
     fprintf(out, "\"tsc_ghz\": ");
     cb_json_num(out, u->tsc_ghz);
@@ -109,43 +147,31 @@ static void run_json(const struct cb_report *r, FILE *out)
     kv_str(out, "core_ghz_source", u->core_ghz_source, 1);
     kv_str(out, "backend", u->clock_backend[0] ? u->clock_backend : "perf_event", 1);
     fputs(", \"core_estimate\": ", out);
-    if (u->core_est_method[0]) {
-        fputs("{", out);
-        kv_str(out, "method", u->core_est_method, 0);
-        kv_num(out, "ghz", u->core_est_ghz);
-        kv_num(out, "spread_pct", u->core_est_spread);
-        kv_num(out, "add_chain_ghz", u->core_est_add_ghz);
-        kv_num(out, "imul_chain_ghz", u->core_est_imul_ghz);
-        fputs("}", out);
-    } else {
-        fputs("null", out);
-    }
+    obj_or_null(out, u->core_est_method[0] != 0, core_estimate_members, u);
     fputs("},\n  \"contention_meter\": ", out);
-    if (u->meter_kind[0]) {
-        fputs("{", out);
-        kv_str(out, "kind", u->meter_kind, 0);
-        kv_num(out, "baseline", u->meter_baseline);
-        kv_num(out, "baseline_spread_pct", u->meter_spread);
-        kv_num(out, "shift_threshold", CB_METER_SHIFT);
-        kv_str(out, "why", u->meter_why, 1);
-        fputs("}", out);
-    } else {
-        fputs("null", out);
-    }
-    /* Every field as recorded, "" where it could not be read; null for a
-     * run from before the environment was stored. */
+    obj_or_null(out, u->meter_kind[0] != 0, meter_members, u);
+}
+
+/* Every field as recorded, "" where it could not be read; null for a run
+ * from before the environment was stored. */
+static void env_json(FILE *out, const struct cb_run_info *u)
+{
     fputs(",\n  \"environment\": ", out);
     struct cb_fingerprint fp;
-    if (cb_report_env(u, &fp)) {
-        const char *key, *val;
-        fputc('{', out);
-        for (size_t i = 0; (val = cb_fingerprint_field(&fp, i, &key)) != NULL; i++)
-            kv_str(out, key, val, i > 0);
-        int sc = cb_fingerprint_scaling(&fp);
-        fprintf(out, ", \"cpu_scaling\": %s}", sc < 0 ? "null" : sc ? "true" : "false");
-    } else {
+    if (!cb_report_env(u, &fp)) {
         fputs("null", out);
+        return;
     }
+    const char *key, *val;
+    fputc('{', out);
+    for (size_t i = 0; (val = cb_fingerprint_field(&fp, i, &key)) != NULL; i++)
+        kv_str(out, key, val, i > 0);
+    int sc = cb_fingerprint_scaling(&fp);
+    fprintf(out, ", \"cpu_scaling\": %s}", sc < 0 ? "null" : sc ? "true" : "false");
+}
+
+static void cycles_json(FILE *out, const struct cb_report *r)
+{
     fputs(",\n  \"cycles\": {", out);
     kv_str(out, "source", r->cyc_source, 0);
     kv_str(out, "event", r->cyc_event >= 0 ? r->events[r->cyc_event].name : "", 1);
@@ -155,7 +181,12 @@ static void run_json(const struct cb_report *r, FILE *out)
     cb_json_num(out, cb_report_budget_cycles(r, 10));
     kv_num(out, "40G", cb_report_budget_cycles(r, 40));
     kv_num(out, "100G", cb_report_budget_cycles(r, 100));
-    fputs("},\n  \"events\": [", out);
+    fputc('}', out);
+}
+
+static void events_json(FILE *out, const struct cb_report *r)
+{
+    fputs(",\n  \"events\": [", out);
     for (size_t e = 0; e < r->nevents; e++) {
         const struct cb_event_info *ev = &r->events[e];
         fprintf(out, "%s\n    {", e ? "," : "");
@@ -169,69 +200,111 @@ static void run_json(const struct cb_report *r, FILE *out)
         kv_str(out, "why", ev->why, 1);
         fputc('}', out);
     }
-    fputs("],\n  \"cases\": [", out);
-    for (size_t k = 0; k < r->ncases; k++) {
-        const struct cb_report_case *c = &r->cases[k];
-        fprintf(out, "%s\n    {\"id\": %" PRId64, k ? "," : "", c->info.id);
-        kv_str(out, "probe", c->info.probe, 1);
-        kv_str(out, "variant", c->info.variant, 1);
-        fprintf(out, ", \"size\": %" PRIu64, c->info.size);
-        kv_str(out, "unit", c->info.unit, 1);
-        kv_str(out, "mode", c->info.mode, 1);
-        kv_str(out, "op", c->info.op, 1);
-        fprintf(out, ", \"bytes_per_op\": %" PRIu64, c->info.bytes_per_op);
-        kv_str(out, "verdict", c->info.verdict, 1);
-        kv_str(out, "detail", c->info.detail, 1);
-        kv_num(out, "smt_contention", c->info.contention);
-        kv_num(out, "contended_share", c->info.contended_share);
-        fputs(",\n     \"cycles\": ", out);
-        if (c->measured)
-            summary(out, &c->cyc);
+    fputc(']', out);
+}
+
+/* One event's samples as parallel arrays. */
+static void series_json(FILE *out, const struct cb_report_series *s)
+{
+    u64_array(out, "iters", s->iters, s->n, 0);
+    num_array(out, "per_op", s->v, s->n);
+    /* The stored figures behind per_op, so that any scaling can be
+     * redone: value = raw * enabled / running when multiplexed. */
+    num_array(out, "raw", s->raw, s->n);
+    u64_array(out, "enabled_ns", s->enabled, s->n, 1);
+    u64_array(out, "running_ns", s->running, s->n, 1);
+    fputs(", \"method\": [", out);
+    for (size_t j = 0; j < s->n; j++) {
+        if (j)
+            fputc(',', out);
+        if (s->method[j][0])
+            cb_json_str(out, s->method[j]);
         else
             fputs("null", out);
-        kv_num(out, "ns_per_op", c->ns_per_op);
-        kv_num(out, "bytes_per_cycle", cb_report_bpc(c));
-        fprintf(out, ", \"scaled\": %s", c->scaled ? "true" : "false");
-        fputs(",\n     \"median_per_op\": {", out);
-        int first = 1;
-        for (size_t e = 0; e < r->nevents; e++) {
-            if (c->ev[e].n == 0)
-                continue;
-            fputs(first ? "" : ", ", out);
-            cb_json_str(out, r->events[e].part);
-            fputs(": ", out);
-            cb_json_num(out, c->ev_median[e]);
-            first = 0;
-        }
-        fputs("},\n     \"samples\": {", out);
-        first = 1;
-        for (size_t e = 0; e < r->nevents; e++) {
-            const struct cb_report_series *s = &c->ev[e];
-            if (s->n == 0)
-                continue;
-            fputs(first ? "" : ",\n       ", out);
-            cb_json_str(out, r->events[e].part);
-            fputs(": {", out);
-            u64_array(out, "iters", s->iters, s->n, 0);
-            num_array(out, "per_op", s->v, s->n);
-            /* The stored figures behind per_op, so that any scaling can be
-             * redone: value = raw * enabled / running when multiplexed. */
-            num_array(out, "raw", s->raw, s->n);
-            u64_array(out, "enabled_ns", s->enabled, s->n, 1);
-            u64_array(out, "running_ns", s->running, s->n, 1);
-            fputs(", \"method\": [", out);
-            for (size_t j = 0; j < s->n; j++) {
-                if (j)
-                    fputc(',', out);
-                if (s->method[j][0])
-                    cb_json_str(out, s->method[j]);
-                else
-                    fputs("null", out);
-            }
-            fputs("]}", out);
-            first = 0;
-        }
-        fputs("}}", out);
+    }
+    fputc(']', out);
+}
+
+static void median_value(FILE *out, const struct cb_report_case *c, size_t e)
+{
+    cb_json_num(out, c->ev_median[e]);
+}
+
+static void samples_value(FILE *out, const struct cb_report_case *c, size_t e)
+{
+    fputc('{', out);
+    series_json(out, &c->ev[e]);
+    fputc('}', out);
+}
+
+/* Members keyed by the part of each event the case counted, sep between
+ * them, each value written by value. */
+static void per_event(FILE *out, const struct cb_report *r, const struct cb_report_case *c,
+                      const char *sep, void (*value)(FILE *, const struct cb_report_case *, size_t))
+{
+    int first = 1;
+    for (size_t e = 0; e < r->nevents; e++) {
+        if (c->ev[e].n == 0)
+            continue;
+        fputs(first ? "" : sep, out);
+        cb_json_str(out, r->events[e].part);
+        fputs(": ", out);
+        value(out, c, e);
+        first = 0;
+    }
+}
+
+/* A case's per-op medians and its samples, for the events it counted. */
+static void case_events_json(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
+{
+    fputs(",\n     \"median_per_op\": {", out);
+    per_event(out, r, c, ", ", median_value);
+    fputs("},\n     \"samples\": {", out);
+    per_event(out, r, c, ",\n       ", samples_value);
+    fputc('}', out);
+}
+
+static void case_json(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
+{
+    fprintf(out, "{\"id\": %" PRId64, c->info.id);
+    kv_str(out, "probe", c->info.probe, 1);
+    kv_str(out, "variant", c->info.variant, 1);
+    fprintf(out, ", \"size\": %" PRIu64, c->info.size);
+    kv_str(out, "unit", c->info.unit, 1);
+    kv_str(out, "mode", c->info.mode, 1);
+    kv_str(out, "op", c->info.op, 1);
+    fprintf(out, ", \"bytes_per_op\": %" PRIu64, c->info.bytes_per_op);
+    kv_str(out, "verdict", c->info.verdict, 1);
+    kv_str(out, "detail", c->info.detail, 1);
+    kv_num(out, "smt_contention", c->info.contention);
+    kv_num(out, "contended_share", c->info.contended_share);
+    fputs(",\n     \"cycles\": ", out);
+    if (c->measured)
+        summary(out, &c->cyc);
+    else
+        fputs("null", out);
+    kv_num(out, "ns_per_op", c->ns_per_op);
+    kv_num(out, "bytes_per_cycle", cb_report_bpc(c));
+    fprintf(out, ", \"scaled\": %s", c->scaled ? "true" : "false");
+    case_events_json(out, r, c);
+    fputc('}', out);
+}
+
+static void run_json(const struct cb_report *r, FILE *out)
+{
+    const struct cb_run_info *u = &r->run;
+    run_head(out, u);
+    host_json(out, u);
+    fputs(",\n  \"commit\": ", out);
+    obj_or_null(out, u->commit[0] != 0, commit_members, u);
+    clocks_json(out, u);
+    env_json(out, u);
+    cycles_json(out, r);
+    events_json(out, r);
+    fputs(",\n  \"cases\": [", out);
+    for (size_t k = 0; k < r->ncases; k++) {
+        fputs(k ? ",\n    " : "\n    ", out);
+        case_json(out, r, &r->cases[k]);
     }
     fputs("]}", out);
 }

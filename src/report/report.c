@@ -116,9 +116,30 @@ void cb_report_env_line(const struct cb_run_info *u, char *buf, size_t len)
         snprintf(buf, len, "not recorded (a run from before cyclebudget stored its environment)");
 }
 
+void cb_report_run_lines(const struct cb_run_info *u, const struct cb_run_lines *l, char *buf,
+                         size_t len)
+{
+    cb_report_clock_line(u, buf, len);
+    l->emit(l->ctx, l->clock, buf);
+    cb_report_meter_line(u, buf, len);
+    if (buf[0])
+        l->emit(l->ctx, l->meter, buf);
+    cb_report_env_line(u, buf, len);
+    l->emit(l->ctx, l->env, buf);
+}
+
 int cb_report_case_shared(const struct cb_report_case *c)
 {
     return c->measured && c->info.contended_share > CB_SHARED_CASE_SHARE;
+}
+
+struct cb_summary cb_report_shown_cyc(const struct cb_report_case *c)
+{
+    if (c->measured)
+        return c->cyc;
+    return (struct cb_summary){.n = 0, .min = NAN, .max = NAN, .median = NAN, .p25 = NAN,
+                               .p75 = NAN, .mean = NAN, .ci_lo = NAN, .ci_hi = NAN,
+                               .spread_pct = NAN, .ci_pct = NAN};
 }
 
 size_t cb_report_count_shared(const struct cb_report *r)
@@ -316,21 +337,19 @@ void cb_report_free(struct cb_report *r)
 
 void cb_html_esc(FILE *out, const char *s)
 {
+    /* The characters markup gives a meaning, each with its entity. */
+    static const char marked[] = "&<>\"'";
+    static const char *const entity[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&#39;"};
     for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&#39;", out); break;
-        default:
-            /* Control characters other than tab and newline have no business in
-             * a page; show them as U+FFFD rather than pass them through. */
-            if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
-                fputs("&#xFFFD;", out);
-            else
-                fputc(*s, out);
-        }
+        const char *m = strchr(marked, *s);
+        if (m)
+            fputs(entity[m - marked], out);
+        /* Control characters other than tab and newline have no business in
+         * a page; show them as U+FFFD rather than pass them through. */
+        else if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
+            fputs("&#xFFFD;", out);
+        else
+            fputc(*s, out);
     }
 }
 

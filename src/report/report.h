@@ -60,6 +60,10 @@ int cb_report_event(const struct cb_report *r, const char *part);
 double cb_report_bpc(const struct cb_report_case *c);
 /* Cycles per packet of a 64-byte frame at gbps on this run's core clock. */
 double cb_report_budget_cycles(const struct cb_report *r, double gbps);
+/* A case's cycle summary as the tables show it: as measured, or every
+ * figure NAN and n 0 for a case that was not, so that no half-filled
+ * summary reads as a measurement. */
+struct cb_summary cb_report_shown_cyc(const struct cb_report_case *c);
 /* A measured case with over CB_SHARED_CASE_SHARE of its samples taken with
  * the core's SMT sibling busy; and how many of a run's cases are. */
 int cb_report_case_shared(const struct cb_report_case *c);
@@ -74,6 +78,16 @@ void cb_report_clock_line(const struct cb_run_info *u, char *buf, size_t len);
 /* One line on the contention meter: its kind and baseline, and why; "" for
  * runs recorded before the meter had a baseline. */
 void cb_report_meter_line(const struct cb_run_info *u, char *buf, size_t len);
+/* The clock, meter and environment lines above in one go, for a front end
+ * that shows them together under keys of its own: each line goes to emit
+ * with its key (the meter's only when there is one); buf holds it. */
+struct cb_run_lines {
+    const char *clock, *meter, *env;
+    void (*emit)(void *ctx, const char *key, const char *line);
+    void *ctx;
+};
+void cb_report_run_lines(const struct cb_run_info *u, const struct cb_run_lines *l, char *buf,
+                         size_t len);
 /* The run's recorded environment (fingerprint.h): 1 and fp filled, or 0
  * when the run has none (before migration 7) and fp all unknown. */
 struct cb_fingerprint;

@@ -77,6 +77,11 @@ static void wrapped(FILE *out, const char *label, const char *text)
     fputc('\n', out);
 }
 
+static void emit_wrapped(void *out, const char *label, const char *text)
+{
+    wrapped(out, label, text);
+}
+
 int cb_report_want_color(int fd)
 {
     const char *nc = getenv("NO_COLOR");
@@ -101,13 +106,8 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
     if (cb_report_is_fake(u))
         wrapped(out, "FAKE", "this run was timed on the fake clock (CB_FAKE_CLOCK, a test backend): "
                              "its figures are a model, not measurements of this machine");
-    cb_report_clock_line(u, line, sizeof line);
-    wrapped(out, "clock", line);
-    cb_report_meter_line(u, line, sizeof line);
-    if (line[0])
-        wrapped(out, "meter", line);
-    cb_report_env_line(u, line, sizeof line);
-    wrapped(out, "env", line);
+    const struct cb_run_lines lines = {"clock", "meter", "env", emit_wrapped, out};
+    cb_report_run_lines(u, &lines, line, sizeof line);
     snprintf(line, sizeof line, "cyclebudget %s, %s, %s", u->version, u->compiler, u->cflags);
     wrapped(out, "build", line);
     if (u->commit[0]) {

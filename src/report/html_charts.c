@@ -1,0 +1,512 @@
+/* html_charts.c — the report page's SVG chart views (see html.c).
+ *
+ * Budget bars, throughput and slab line charts, the rx_prefetch bars and the
+ * noise boxes: each draws inline SVG from a loaded run, every outside string
+ * through cb_html_esc. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html_internal.h"
+#include "report.h"
+
+static const char *const palette[] = {
+    "#2f6fd0", "#e4572e", "#29a36a", "#9c55c9", "#d99a00", "#17a2b8",
+    "#c2408d", "#6b7f2a", "#8c564b", "#5a6fa8", "#e07b91", "#3b3b3b",
+};
+#define NPAL (sizeof palette / sizeof palette[0])
+
+/* Fit colours: 100G, 40G, 10G, over every budget. */
+static const char *const fitcol[] = {"#1a9850", "#74c476", "#f0b429", "#d73027"};
+
+static int same_group(const struct cb_report_case *a, const struct cb_report_case *b)
+{
+    return strcmp(a->info.probe, b->info.probe) == 0 && a->info.size == b->info.size &&
+           strcmp(a->info.mode, b->info.mode) == 0;
+}
+
+static int cmp_median(const void *a, const void *b)
+{
+    const struct cb_report_case *x = *(const struct cb_report_case *const *)a;
+    const struct cb_report_case *y = *(const struct cb_report_case *const *)b;
+    if (x->cyc.median != y->cyc.median)
+        return x->cyc.median < y->cyc.median ? -1 : 1;
+    return strcmp(x->info.variant, y->info.variant);
+}
+
+/* ---- scales -------------------------------------------------------------- */
+
+struct scale {
+    double d0, d1;     /* domain */
+    double r0, r1;     /* range, pixels */
+    int log;
+};
+
+static double sx(const struct scale *s, double v)
+{
+    double t;
+    if (s->log) {
+        if (v < s->d0)
+            v = s->d0;
+        t = (log10(v) - log10(s->d0)) / (log10(s->d1) - log10(s->d0));
+    } else {
+        t = (v - s->d0) / (s->d1 - s->d0);
+    }
+    if (t < 0)
+        t = 0;
+    if (t > 1)
+        t = 1;
+    return s->r0 + t * (s->r1 - s->r0);
+}
+
+/* A "nice" step for about n ticks over span. */
+static double nice_step(double span, int n)
+{
+    double raw = span / n, p = pow(10, floor(log10(raw))), f = raw / p;
+    return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * p;
+}
+
+/* ---- budget view --------------------------------------------------------- */
+
+static void budget_chart(FILE *out, const struct cb_report *r, const struct cb_report_case **v,
+                         size_t n)
+{
+    const double gb[3] = {10, 40, 100};
+    double bud[3];
+    for (int i = 0; i < 3; i++)
+        bud[i] = cb_report_budget_cycles(r, gb[i]);
+    double lo = bud[2] > 0 ? bud[2] : 1, hi = bud[0] > 0 ? bud[0] : 10;
+    for (size_t k = 0; k < n; k++) {
+        if (v[k]->cyc.median > 0 && v[k]->cyc.median < lo)
+            lo = v[k]->cyc.median;
+        if (v[k]->cyc.median > hi)
+            hi = v[k]->cyc.median;
+    }
+    struct scale s = {pow(10, floor(log10(lo / 1.3))), pow(10, ceil(log10(hi * 1.15))), 160, 520, 1};
+    const int row = 18, top = 22, h = top + (int)n * row + 24, w = 560;
+    fprintf(out, "<svg class=\"chart budget\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", w, h, w, h);
+    for (double t = s.d0; t <= s.d1 * 1.0001; t *= 10) {
+        double x = sx(&s, t);
+        fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, top - 4, h - 20);
+        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>", x, h - 6, t);
+    }
+    for (size_t k = 0; k < n; k++) {
+        const struct cb_report_case *c = v[k];
+        double m = c->cyc.median, y = top + (double)k * row;
+        int fit = m <= bud[2] ? 0 : m <= bud[1] ? 1 : m <= bud[0] ? 2 : 3;
+        fprintf(out, "<text class=\"lab\" x=\"154\" y=\"%.1f\" text-anchor=\"end\">", y + 12);
+        cb_html_esc(out, c->info.variant);
+        fputs("</text>", out);
+        double x1 = sx(&s, m);
+        fprintf(out, "<rect x=\"160\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" rx=\"2\" fill=\"%s\">"
+                "<title>", y + 2, x1 - 160 > 1 ? x1 - 160 : 1, row - 5, fitcol[fit]);
+        cb_html_esc(out, c->info.variant);
+        fprintf(out, ": %.1f cycles/op (median of %zu)</title></rect>", m, c->cyc.n);
+        fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">", x1 + 4, y + 12);
+        cb_html_fnum(out, m);
+        fputs("</text>", out);
+    }
+    static const char *const names[3] = {"10G", "40G", "100G"};
+    for (int i = 0; i < 3; i++) {
+        if (!(bud[i] > 0))
+            continue;
+        double x = sx(&s, bud[i]);
+        fprintf(out, "<line class=\"bud\" stroke=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"><title>%s budget: %.1f cycles per 64-byte packet</title></line>",
+                fitcol[i == 0 ? 2 : i == 1 ? 1 : 0], x, x, top - 6, h - 20, names[i], bud[i]);
+        fprintf(out, "<text class=\"bl\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x, top - 9, names[i]);
+    }
+    fputs("</svg>", out);
+}
+
+void cb_html_budget_view(FILE *out, const struct cb_report *r, const struct cb_report_case **v)
+{
+    fputs("<h2 id=\"budget-", out);
+    fprintf(out, "%" PRId64 "\">Budget view</h2>", r->run.id);
+    fprintf(out, "<p class=\"lead\">Median cycles per operation for each variant, best first, on a "
+                 "log scale. Dashed lines: the per-packet budget of 64-byte frames at 10, 40 and "
+                 "100 Gbit/s (%.0f, %.0f and %.0f cycles at %.2f GHz).</p>",
+            cb_report_budget_cycles(r, 10), cb_report_budget_cycles(r, 40),
+            cb_report_budget_cycles(r, 100), r->core_ghz);
+    fprintf(out, "<div class=\"key\"><span><i style=\"background:%s\"></i>fits 100G</span>"
+                 "<span><i style=\"background:%s\"></i>fits 40G</span><span><i style=\"background:%s\">"
+                 "</i>fits 10G</span><span><i style=\"background:%s\"></i>over every budget</span></div>",
+            fitcol[0], fitcol[1], fitcol[2], fitcol[3]);
+    fputs("<div class=\"grid\">", out);
+    for (size_t i = 0; i < r->ncases;) {
+        size_t j = i, n = 0;
+        while (j < r->ncases && same_group(&r->cases[i], &r->cases[j])) {
+            if (r->cases[j].measured)
+                v[n++] = &r->cases[j];
+            j++;
+        }
+        if (n) {
+            qsort(v, n, sizeof *v, cmp_median);
+            const struct cb_case_info *g = &r->cases[i].info;
+            fputs("<div class=\"card\"><h3>", out);
+            cb_html_esc(out, g->probe);
+            fputs(" · ", out);
+            cb_html_size_label(out, g->size, g->unit);
+            fputs(" · ", out);
+            cb_html_esc(out, g->mode);
+            fputs(" <span class=\"pill\">cycles per ", out);
+            cb_html_esc(out, g->op);
+            fputs("</span></h3>", out);
+            budget_chart(out, r, v, n);
+            fputs("</div>", out);
+        }
+        i = j;
+    }
+    fputs("</div>", out);
+}
+
+/* ---- line charts (throughput, slab) --------------------------------------- */
+
+static void line_chart(FILE *out, const struct line *ls, size_t nl, const char *xlabel,
+                       const char *ylabel, int xlog2)
+{
+    double x0 = INFINITY, x1 = -INFINITY, y1 = 0;
+    for (size_t l = 0; l < nl; l++)
+        for (size_t i = 0; i < ls[l].n; i++) {
+            x0 = fmin(x0, ls[l].pt[i].x);
+            x1 = fmax(x1, ls[l].pt[i].x);
+            y1 = fmax(y1, ls[l].pt[i].y);
+        }
+    if (!(x1 >= x0) || !(y1 > 0))
+        y1 = 1;
+    if (!(x1 > x0)) {
+        x0 = x0 > 1 ? x0 / 2 : 0.5;
+        x1 = x1 > 0 ? x1 * 2 : 2;
+    }
+    const int w = 560, h = 280, L = 56, R = 16, T = 12, B = 40;
+    double step = nice_step(y1 * 1.05, 5);
+    y1 = ceil(y1 * 1.05 / step) * step;
+    struct scale sxs = {x0, x1, L, w - R, 1}, sys = {0, y1, h - B, T, 0};
+    fprintf(out, "<svg class=\"chart lines\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", w, h, w, h);
+    for (double t = 0; t <= y1 + step / 2; t += step) {
+        double y = sx(&sys, t);
+        fprintf(out, "<line class=\"gl\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", L, w - R, y, y);
+        fprintf(out, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>", L - 5, y + 4, t);
+    }
+    /* x ticks at the powers of two (sizes) or of ten that fall inside. */
+    double base = xlog2 ? 2 : 10;
+    int every = xlog2 && log2(x1 / x0) > 12 ? 2 : 1, idx = 0;
+    for (double t = pow(base, ceil(log(x0) / log(base) - 1e-9)); t <= x1 * 1.0001; t *= base, idx++) {
+        if (idx % every)
+            continue;
+        double x = sx(&sxs, t);
+        char b[32];
+        fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, T, h - B);
+        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x,
+                h - B + 14, xlog2 ? cb_fmt_size((uint64_t)t, "B", b, sizeof b) : (snprintf(b, sizeof b, "%g", t), b));
+    }
+    fprintf(out, "<line class=\"ax\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>", L, w - R, h - B, h - B);
+    fprintf(out, "<text class=\"lab\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>", (L + w - R) / 2, h - 6, xlabel);
+    fprintf(out, "<text class=\"lab\" transform=\"translate(13 %d) rotate(-90)\" text-anchor=\"middle\">%s</text>", (T + h - B) / 2, ylabel);
+    for (size_t l = 0; l < nl; l++) {
+        const char *col = palette[l % NPAL];
+        if (ls[l].n > 1) {
+            fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+            for (size_t i = 0; i < ls[l].n; i++)
+                fprintf(out, "%s%.1f,%.1f", i ? " " : "", sx(&sxs, ls[l].pt[i].x), sx(&sys, ls[l].pt[i].y));
+            fputs("\"/>", out);
+        }
+        for (size_t i = 0; i < ls[l].n; i++) {
+            fprintf(out, "<circle r=\"3\" fill=\"%s\" cx=\"%.1f\" cy=\"%.1f\"><title>", col,
+                    sx(&sxs, ls[l].pt[i].x), sx(&sys, ls[l].pt[i].y));
+            cb_html_esc(out, ls[l].name);
+            fprintf(out, " at %g: %.3g</title></circle>", ls[l].pt[i].x, ls[l].pt[i].y);
+        }
+    }
+    fputs("</svg><div class=\"legend\">", out);
+    for (size_t l = 0; l < nl; l++) {
+        fprintf(out, "<span style=\"--c:%s\">", palette[l % NPAL]);
+        cb_html_esc(out, ls[l].name);
+        fputs("</span>", out);
+    }
+    fputs("</div>", out);
+}
+
+static struct line *line_for(struct line *ls, size_t *nl, size_t max, const char *name)
+{
+    for (size_t l = 0; l < *nl; l++)
+        if (strcmp(ls[l].name, name) == 0)
+            return &ls[l];
+    if (*nl == max)
+        return NULL;
+    struct line *l = &ls[(*nl)++];
+    snprintf(l->name, sizeof l->name, "%s", name);
+    l->n = 0;
+    return l;
+}
+
+static void add_pt(struct line *l, double x, double y, const struct cb_report_case *c)
+{
+    if (!l || l->n == sizeof l->pt / sizeof l->pt[0])
+        return;
+    size_t i = l->n++;
+    while (i > 0 && l->pt[i - 1].x > x) {  /* keep x ascending */
+        l->pt[i] = l->pt[i - 1];
+        i--;
+    }
+    l->pt[i] = (struct line_pt){x, y, c};
+}
+
+
+int cb_html_throughput_view(FILE *out, const struct cb_report *r, struct line *ls)
+{
+    static const char *const fams[] = {"csum", "copy", "csum_copy", "memset"};
+    int any = 0;
+    for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+        int have = 0;
+        for (size_t k = 0; k < r->ncases && !have; k++)
+            have = strcmp(r->cases[k].info.probe, fams[f]) == 0 && !isnan(cb_report_bpc(&r->cases[k]));
+        if (!have)
+            continue;
+        if (!any)
+            fprintf(out, "<h2 id=\"throughput-%" PRId64 "\">Throughput</h2><p class=\"lead\">Bytes per "
+                         "cycle against size (log scale), one line per variant; warm (data in "
+                         "cache) and cold (working set beyond the last-level cache) side by side. "
+                         "Higher is better.</p>",
+                    r->run.id);
+        any = 1;
+        fprintf(out, "<h3>%s</h3><div class=\"grid\">", fams[f]);
+        for (int m = 0; m < 2; m++) {
+            const char *mode = m ? "cold" : "warm";
+            size_t nl = 0;
+            for (size_t k = 0; k < r->ncases; k++) {
+                const struct cb_report_case *c = &r->cases[k];
+                double b = cb_report_bpc(c);
+                if (strcmp(c->info.probe, fams[f]) || strcmp(c->info.mode, mode) || isnan(b))
+                    continue;
+                add_pt(line_for(ls, &nl, MAXLINES, c->info.variant), (double)c->info.size, b, c);
+            }
+            if (!nl)
+                continue;
+            fprintf(out, "<div class=\"card\"><h3>%s · %s</h3>", fams[f], mode);
+            line_chart(out, ls, nl, "size (bytes, log scale)", "bytes per cycle", 1);
+            fputs("</div>", out);
+        }
+        fputs("</div>", out);
+    }
+    return any;
+}
+
+/* slab: cycles per object against the bulk size, one line per object size and mode. */
+void cb_html_slab_view(FILE *out, const struct cb_report *r, struct line *ls)
+{
+    size_t nl = 0;
+    for (size_t k = 0; k < r->ncases; k++) {
+        const struct cb_report_case *c = &r->cases[k];
+        unsigned bulk;
+        if (strcmp(c->info.probe, "slab") || !c->measured)
+            continue;
+        if (sscanf(c->info.variant, "bulk-%u", &bulk) != 1)
+            continue;
+        char name[64], sz[32];
+        snprintf(name, sizeof name, "%s objects, %s", cb_fmt_size(c->info.size, c->info.unit, sz, sizeof sz),
+                 c->info.mode);
+        add_pt(line_for(ls, &nl, MAXLINES, name), bulk, c->cyc.median, c);
+    }
+    if (!nl)
+        return;
+    fprintf(out, "<h2 id=\"slab-%" PRId64 "\">slab: cycles per object against bulk size</h2>"
+                 "<p class=\"lead\">kmem_cache_alloc_bulk/free_bulk shape: the cost of one "
+                 "alloc+free, per object, as the bulk grows. The single and slowpath variants are in "
+                 "the table below.</p><div class=\"grid\"><div class=\"card\"><h3>slab · bulk alloc+free</h3>",
+            r->run.id);
+    line_chart(out, ls, nl, "objects per bulk call (log scale)", "cycles per object", 0);
+    fputs("</div></div>", out);
+}
+
+/* rx_prefetch: cycles per packet for each prefetch-point combination, with
+ * the no-prefetch loop as the line to beat. */
+void cb_html_rx_view(FILE *out, const struct cb_report *r, const struct cb_report_case **v)
+{
+    int head = 0;
+    for (size_t i = 0; i < r->ncases;) {
+        size_t j = i, n = 0;
+        while (j < r->ncases && same_group(&r->cases[i], &r->cases[j])) {
+            if (r->cases[j].measured && strcmp(r->cases[j].info.probe, "rx_prefetch") == 0)
+                v[n++] = &r->cases[j];
+            j++;
+        }
+        if (!n) {
+            i = j;
+            continue;
+        }
+        if (!head)
+            fprintf(out, "<h2 id=\"rx-%" PRId64 "\">rx_prefetch: cycles per packet by prefetch points</h2>"
+                         "<p class=\"lead\">The e1000 RX clean loop with each combination of "
+                         "prefetch points, best first. The dashed line is the loop without "
+                         "prefetch (<code>none</code>); the figure after each bar is the change "
+                         "against it.</p><div class=\"grid\">",
+                    r->run.id);
+        head = 1;
+        qsort(v, n, sizeof *v, cmp_median);
+        double base = NAN, hi = 0;
+        for (size_t k = 0; k < n; k++) {
+            if (strcmp(v[k]->info.variant, "none") == 0)
+                base = v[k]->cyc.median;
+            hi = fmax(hi, v[k]->cyc.median);
+        }
+        const struct cb_case_info *g = &v[0]->info;
+        fputs("<div class=\"card\"><h3>rx_prefetch · ", out);
+        cb_html_size_label(out, g->size, g->unit);
+        fputs(" · ", out);
+        cb_html_esc(out, g->mode);
+        fputs(" <span class=\"pill\">cycles per packet</span></h3>", out);
+        const int row = 16, top = 8, w = 560, h = top + (int)n * row + 24;
+        double step = nice_step(hi * 1.1, 5);
+        struct scale s = {0, ceil(hi * 1.1 / step) * step, 170, 480, 0};
+        fprintf(out, "<svg class=\"chart rx\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", w, h, w, h);
+        for (double t = 0; t <= s.d1 + step / 2; t += step) {
+            double x = sx(&s, t);
+            fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, top, h - 20);
+            fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>", x, h - 6, t);
+        }
+        for (size_t k = 0; k < n; k++) {
+            double m = v[k]->cyc.median, y = top + (double)k * row, x1 = sx(&s, m);
+            fprintf(out, "<text class=\"lab\" x=\"164\" y=\"%.1f\" text-anchor=\"end\">", y + 11);
+            cb_html_esc(out, v[k]->info.variant);
+            fprintf(out, "</text><rect x=\"170\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" rx=\"2\" fill=\"%s\"><title>",
+                    y + 2, fmax(x1 - 170, 1), row - 4,
+                    isnan(base) ? palette[0] : m < base ? fitcol[0] : m > base ? fitcol[3] : "#888");
+            cb_html_esc(out, v[k]->info.variant);
+            fprintf(out, ": %.1f cycles/packet</title></rect><text class=\"val\" x=\"%.1f\" y=\"%.1f\">", m, x1 + 4, y + 11);
+            cb_html_fnum(out, m);
+            if (!isnan(base) && base > 0 && strcmp(v[k]->info.variant, "none"))
+                fprintf(out, " (%+.0f%%)", (m / base - 1) * 100);
+            fputs("</text>", out);
+        }
+        if (!isnan(base)) {
+            double x = sx(&s, base);
+            fprintf(out, "<line class=\"bud\" stroke=\"#555\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, top, h - 20);
+        }
+        fputs("</svg></div>", out);
+        i = j;
+    }
+    if (head)
+        fputs("</div>", out);
+}
+
+/* ---- noise ----------------------------------------------------------------- */
+
+/* A case has a row on its probe's card for mode when it has a median to
+ * measure deviations from. */
+static int noise_shown(const struct cb_report_case *c, const char *mode)
+{
+    return c->measured && strcmp(c->info.mode, mode) == 0 && c->cyc.median > 0;
+}
+
+/* How many of cases [i, j) have a row, and the widest deviation among them
+ * in % (at least 5, so that a quiet card still has an axis). */
+static double noise_extent(const struct cb_report *r, size_t i, size_t j, const char *mode,
+                           size_t *n)
+{
+    double lim = 5;
+    *n = 0;
+    for (size_t k = i; k < j; k++) {
+        const struct cb_report_case *c = &r->cases[k];
+        if (!noise_shown(c, mode))
+            continue;
+        (*n)++;
+        lim = fmax(lim, fmax((c->cyc.max / c->cyc.median - 1) * 100,
+                             (1 - c->cyc.min / c->cyc.median) * 100));
+    }
+    return lim;
+}
+
+/* x of value v as its deviation from med, in %. */
+static double noise_x(const struct scale *s, double v, double med)
+{
+    return sx(s, (v / med - 1) * 100);
+}
+
+static void noise_axis(FILE *out, const struct scale *s, double lim, double step, int top, int h)
+{
+    for (double t = -lim; t <= lim + step / 2; t += step) {
+        double x = sx(s, t);
+        fprintf(out, "<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>",
+                fabs(t) < step / 2 ? "ax" : "gl", x, x, top, h - 20);
+        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%+g%%</text>",
+                x, h - 6, fabs(t) < step / 2 ? 0.0 : t);
+    }
+}
+
+/* One case at height y: label, whiskers, quartile box, sample dots, spread. */
+static void noise_row(FILE *out, const struct cb_report *r, const struct cb_report_case *c,
+                      const struct scale *s, double y, double lim)
+{
+    double med = c->cyc.median;
+    fprintf(out, "<text class=\"lab\" x=\"194\" y=\"%.1f\" text-anchor=\"end\">", y + 4);
+    cb_html_size_label(out, c->info.size, c->info.unit);
+    fputs(" ", out);
+    cb_html_esc(out, c->info.variant);
+    fprintf(out, "</text><line stroke=\"#888\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+            noise_x(s, c->cyc.min, med), noise_x(s, c->cyc.max, med), y, y);
+    double x25 = noise_x(s, c->cyc.p25, med), x75 = noise_x(s, c->cyc.p75, med);
+    fprintf(out, "<rect fill=\"%s\" fill-opacity=\"0.35\" stroke=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"><title>",
+            palette[0], palette[0], x25, y - 5, fmax(x75 - x25, 1), 10);
+    cb_html_esc(out, c->info.variant);
+    fprintf(out, ": median %.1f, IQR %.1f..%.1f, min %.1f, max %.1f, n %zu</title></rect>",
+            med, c->cyc.p25, c->cyc.p75, c->cyc.min, c->cyc.max, c->cyc.n);
+    const struct cb_report_series *se = &c->ev[r->cyc_event];
+    size_t every = se->n > 60 ? (se->n + 59) / 60 : 1;
+    for (size_t q = 0; q < se->n; q += every)
+        fprintf(out, "<circle r=\"1.6\" fill=\"#333\" fill-opacity=\"0.55\" cx=\"%.1f\" cy=\"%.1f\"/>",
+                noise_x(s, se->v[q], med), y + ((q * 7) % 5 - 2.0));
+    if ((c->cyc.max / med - 1) * 100 > lim)
+        fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">›</text>", s->r1 + 2, y + 4);
+    fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">%.1f%%</text>", s->r1 + 14, y + 4,
+            c->cyc.spread_pct);
+}
+
+/* The card of one probe's cases [i, j) in one mode; nothing when none has a row. */
+static void noise_card(FILE *out, const struct cb_report *r, size_t i, size_t j, const char *mode)
+{
+    size_t n;
+    double lim = noise_extent(r, i, j, mode, &n);
+    if (!n)
+        return;
+    lim = fmin(lim, 50);
+    double step = nice_step(lim, 2);
+    lim = ceil(lim / step) * step;
+    const int row = 14, top = 8, w = 560, h = top + (int)n * row + 24;
+    struct scale s = {-lim, lim, 200, 470, 0};
+    fputs("<div class=\"card\"><h3>", out);
+    cb_html_esc(out, r->cases[i].info.probe);
+    fprintf(out, " · %s</h3>", mode);
+    fprintf(out, "<svg class=\"chart noise\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", w, h, w, h);
+    noise_axis(out, &s, lim, step, top, h);
+    size_t rowi = 0;
+    for (size_t k = i; k < j; k++)
+        if (noise_shown(&r->cases[k], mode))
+            noise_row(out, r, &r->cases[k], &s, top + (double)rowi++ * row + row / 2.0, lim);
+    fputs("</svg></div>", out);
+}
+
+/* Each case's samples as deviation from its own median, in %: a box for the
+ * quartiles, whiskers to min and max, a dot per sample (at most 60, evenly
+ * picked), so cases of any size compare on one axis.  One card per probe
+ * and mode, every warm card before the cold ones. */
+void cb_html_noise_view(FILE *out, const struct cb_report *r)
+{
+    if (r->cyc_event < 0)
+        return;
+    fprintf(out, "<h2 id=\"noise-%" PRId64 "\">Noise</h2><p class=\"lead\">Every sample of each "
+                 "case as its deviation from the case's median (%%), box = quartiles, whiskers = "
+                 "min and max, clipped at the axis ends (marked ›). Spread = IQR / median.</p>"
+                 "<div class=\"grid\">",
+            r->run.id);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < r->ncases;) {
+            size_t j = i;
+            while (j < r->ncases && strcmp(r->cases[j].info.probe, r->cases[i].info.probe) == 0)
+                j++;
+            noise_card(out, r, i, j, pass ? "cold" : "warm");
+            i = j;
+        }
+    }
+    fputs("</div>", out);
+}
