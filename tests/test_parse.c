@@ -59,7 +59,24 @@ int main(void)
     ok(cb_parse_long("99999999999999999999", 1, 10, "--reps", &l, err, sizeof err) < 0,
        "overflow refused");
 
+    int iv = -1;
+    is_int(cb_parse_int("7", 1, 10, "--rounds", &iv, err, sizeof err), 0, "int 7 in range");
+    is_int(iv, 7, "int 7 parsed");
+    ok(cb_parse_int("11", 1, 10, "--rounds", &iv, err, sizeof err) < 0 && iv == 7,
+       "int 11 above range refused, value untouched");
+
     double d;
+    is_int(cb_parse_percent("2", "--min-change", &d, err, sizeof err), 0, "percent 2");
+    is_near(d, 0.02, 1e-15, "2 is 0.02");
+    is_int(cb_parse_percent("2.5%", "--min-change", &d, err, sizeof err), 0, "percent 2.5%");
+    is_near(d, 0.025, 1e-15, "2.5% is 0.025");
+    is_int(cb_parse_percent("0", "--min-change", &d, err, sizeof err), 0, "percent 0 allowed");
+    is_near(d, 0, 0, "0 is 0");
+    static const char *const badpct[] = {"", "%", "-1", "101", "1e1", " 2", "2%%", "0x2", "two"};
+    for (size_t i = 0; i < sizeof badpct / sizeof badpct[0]; i++)
+        ok(cb_parse_percent(badpct[i], "--min-change", &d, err, sizeof err) < 0 &&
+               strstr(err, "--min-change"),
+           "percent '%s' refused (%s)", badpct[i], err);
     is_int(cb_parse_seconds("0.5", "--max-time", &d, err, sizeof err), 0, "0.5 seconds");
     is_near(d, 0.5, 0, "0.5 parsed");
     ok(cb_parse_seconds("0", "--max-time", &d, err, sizeof err) < 0, "0 seconds refused");

@@ -54,26 +54,17 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
     int r = cmp_common_opt(ch, &b->c, err, errlen);
     if (r != 1)
         return r;
-    long lv;
     uint64_t u64;
     switch (ch) {
     case 'A': b->against = arg; return 0;
-    case 'n':
-        if (cb_parse_long(arg, 1, 1000000, "--reps", &lv, err, errlen) < 0)
-            return -EINVAL;
-        b->h.reps = (int)lv;
-        return 0;
+    case 'n': return cb_parse_int(arg, 1, 1000000, "--reps", &b->h.reps, err, errlen);
     case 'm': return cb_parse_seconds(arg, "--max-time", &b->h.case_seconds, err, errlen);
     case 'C':
         if (cb_parse_size(arg, &u64, err, errlen) < 0)
             return -EINVAL;
         b->h.cold_bytes = u64;
         return 0;
-    case 'N':
-        if (cb_parse_long(arg, 1, CB_MAX_ROUNDS, "--rounds", &lv, err, errlen) < 0)
-            return -EINVAL;
-        b->h.rounds = (int)lv;
-        return 0;
+    case 'N': return cb_parse_int(arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err, errlen);
     case 'q': b->quiet = 1; return 0;
     }
     return 1;

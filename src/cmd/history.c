@@ -47,25 +47,6 @@ static void history_usage(FILE *out)
             "      --repo DIR       git tree for resolving --since (default .)\n");
 }
 
-static int parse_pct(const char *s, double *out)
-{
-    char buf[64];
-    size_t n = strlen(s);
-    if (n == 0 || n >= sizeof buf)
-        return -EINVAL;
-    memcpy(buf, s, n + 1);
-    if (buf[n - 1] == '%')
-        buf[--n] = '\0';
-    if (n == 0 || strspn(buf, "0123456789.") != n)
-        return -EINVAL;
-    char *end;
-    double v = strtod(buf, &end);
-    if (*end || !isfinite(v) || v < 0 || v > 100)
-        return -EINVAL;
-    *out = v / 100.0;
-    return 0;
-}
-
 /* Each point's run figures (compare's: the log of each run's 0.1-quantile
  * of its quiet samples), point after point; start[i] is where point i's
  * begin, start[n] the total; quiet[j] whether run j had enough quiet
@@ -146,11 +127,7 @@ static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t err
     switch (ch) {
     case 's': H->since = arg; return 0;
     case 'm':
-        if (parse_pct(arg, &H->min_change) < 0) {
-            snprintf(err, errlen, "--min-change '%s': give a percentage between 0 and 100, e.g. 2 or 2%%", arg);
-            return -EINVAL;
-        }
-        return 0;
+        return cb_parse_percent(arg, "--min-change", &H->min_change, err, errlen);
     case 'p': return cb_parse_long(arg, 1, 100, "--persist", &H->persist, err, errlen) < 0 ? -EINVAL : 0;
     case 'S': H->series = 1; return 0;
     case 'f':

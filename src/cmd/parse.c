@@ -120,6 +120,37 @@ int cb_parse_long(const char *s, long min, long max, const char *what, long *out
     return 0;
 }
 
+int cb_parse_int(const char *s, int min, int max, const char *what, int *out, char *err,
+                 size_t errlen)
+{
+    long v;
+    int rc = cb_parse_long(s, min, max, what, &v, err, errlen);
+    if (rc == 0)
+        *out = (int)v;
+    return rc;
+}
+
+int cb_parse_percent(const char *s, const char *what, double *out, char *err, size_t errlen)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n && s[n - 1] == '%')
+        n--;
+    /* Digits and a point only: strtod alone would take " 2", "1e1" or "0x2". */
+    if (n == 0 || n > 32 || strspn(s, "0123456789.") != n)
+        goto bad;
+    char buf[40], *end;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    double v = strtod(buf, &end);
+    if (*end || !isfinite(v) || v < 0 || v > 100)
+        goto bad;
+    *out = v / 100;
+    return 0;
+bad:
+    snprintf(err, errlen, "%s '%s': give a percentage from 0 to 100, e.g. 2 or 2%%", what, s ? s : "");
+    return -EINVAL;
+}
+
 int cb_parse_seconds(const char *s, const char *what, double *out, char *err, size_t errlen)
 {
     char *end;

@@ -22,6 +22,11 @@ int cb_parse_cold_bytes(const char *s, uint64_t *out, char *err, size_t errlen);
 /* A decimal integer in [min, max]; what names the option in messages. */
 int cb_parse_long(const char *s, long min, long max, const char *what, long *out, char *err,
                   size_t errlen);
+/* The same, into an int. */
+int cb_parse_int(const char *s, int min, int max, const char *what, int *out, char *err,
+                 size_t errlen);
+/* "2" or "2%" as 0.02: digits and a point only, from 0 to 100. */
+int cb_parse_percent(const char *s, const char *what, double *out, char *err, size_t errlen);
 /* A positive finite decimal number ("0.5", "2"); what names the option. */
 int cb_parse_seconds(const char *s, const char *what, double *out, char *err, size_t errlen);
 /* Comma-separated names into a NULL-terminated array of pointers into a
