@@ -89,22 +89,6 @@ static int parse_alpha(const char *s, double *out, char *err, size_t errlen)
     return 0;
 }
 
-/* "2" or "2%" -> 0.02; 0 allowed, at most 100. */
-static int parse_pct(const char *s, double *out, char *err, size_t errlen)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end != s && *end == '%')
-        end++;
-    if (errno || end == s || *end || !(v >= 0 && v <= 100)) {
-        snprintf(err, errlen, "--min-margin '%s': give a percentage from 0 to 100, e.g. 2", s);
-        return -EINVAL;
-    }
-    *out = v / 100;
-    return 0;
-}
-
 static int parse_seed(const char *s, uint64_t *out, char *err, size_t errlen)
 {
     char *end;
@@ -132,6 +116,8 @@ struct race_plan {
     char err[512];
 };
 
+static int race_work(void *plan, struct cb_collector *col);
+
 enum {
     OPT_ALPHA = CB_SESSION_OPT_OWN, OPT_MIN_MARGIN, OPT_ROUNDS, OPT_REPS, OPT_SEED, OPT_EMIT,
 };
@@ -143,7 +129,6 @@ static int race_option(int ch, const char *arg, void *ctx, char *err, size_t len
     int r = cb_session_option(&pl->s, ch, arg, err, len);
     if (r != 1)
         return r;
-    long lv;
     switch (ch) {
     case 'p': pl->probes_arg = arg; return 0;
     case 's': pl->sizes_arg = arg; return 0;
@@ -151,20 +136,12 @@ static int race_option(int ch, const char *arg, void *ctx, char *err, size_t len
     case 'o': pl->outpath = arg; return 0;
     case OPT_EMIT: pl->emit = arg; return 0;
     case OPT_ALPHA: return parse_alpha(arg, &pl->ro.alpha, err, len);
-    case OPT_MIN_MARGIN: return parse_pct(arg, &pl->ro.min_margin, err, len);
+    case OPT_MIN_MARGIN: return cb_parse_percent(arg, "--min-margin", &pl->ro.min_margin, err, len);
     case OPT_SEED:
         pl->have_seed = 1;
         return parse_seed(arg, &pl->ro.seed, err, len);
-    case OPT_ROUNDS:
-        if (cb_parse_long(arg, 1, 1000, "--rounds", &lv, err, len) < 0)
-            return -EINVAL;
-        pl->ro.rounds = (int)lv;
-        return 0;
-    case OPT_REPS:
-        if (cb_parse_long(arg, 1, 10000, "--reps", &lv, err, len) < 0)
-            return -EINVAL;
-        pl->s.co.harness.reps = (int)lv;
-        return 0;
+    case OPT_ROUNDS: return cb_parse_int(arg, 1, 1000, "--rounds", &pl->ro.rounds, err, len);
+    case OPT_REPS: return cb_parse_int(arg, 1, 10000, "--reps", &pl->s.co.harness.reps, err, len);
     }
     return 1;
 }
@@ -183,7 +160,7 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
         CB_SESSION_LONGOPTS,                     {0, 0, 0, 0},
     };
     static const struct cb_cmd_parser parser = {"race", "p:s:m:o:e:qh", opts, race_usage, race_option};
-    cb_session_init(&pl->s, "cycles", argc, argv);
+    cb_session_init(&pl->s, "cycles", race_work, argc, argv);
     pl->s.co.harness.reps = 3;
     pl->probes_arg = RACE_DEFAULT_PROBES;
     pl->mode_arg = "warm";
@@ -284,8 +261,9 @@ static int plan_buckets(struct race_plan *pl)
 }
 
 /* Everything typed, checked before the store is opened for writing. */
-static int race_plan_check(struct race_plan *pl)
+static int race_plan_check(void *plan)
 {
+    struct race_plan *pl = plan;
     int m = cb_mode_parse(pl->mode_arg), rc;
     if (m < 0) {
         snprintf(pl->err, sizeof pl->err, "--mode '%s': a race runs in one mode: give warm or cold", pl->mode_arg);
@@ -395,40 +373,29 @@ static int race_output(const struct race_plan *pl, const struct cb_race *race,
     return 0;
 }
 
-/* The options, then the plan checked from them: a typo is said before the
- * store is opened for writing. */
 static int race_parse_plan(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct race_plan *pl = ctx;
-    int rc = race_parse(pl, argc, argv);
-    if (rc == 0 && race_plan_check(pl) < 0)
-        rc = -EINVAL;
-    if (rc == -EINVAL)
-        snprintf(err, errlen, "%s", pl->err);
-    return rc;
+    return cb_session_checked(race_parse(pl, argc, argv), race_plan_check, pl, pl->err, err, errlen);
 }
 
-/* Open the session, race, store and end the run, then print and emit. */
-static int race_body(void *ctx, struct cb_store *st)
+/* In the open session: race, store the race and end the run, then print
+ * the table and emit the winners. */
+static int race_work(void *plan, struct cb_collector *col)
 {
-    struct race_plan *pl = ctx;
-    struct cb_collector col;
+    struct race_plan *pl = plan;
     struct cb_race race = {0};
     struct cb_host host;
-    (void)st;
-    cb_session_catch_signals();
-    int rc = cb_session_open(&pl->s, &col);
-    if (rc != 0)
-        return rc;
-    if ((rc = race_measure(pl, &col, &race, &host)) == 0)
-        rc = race_output(pl, &race, &host, col.run_id);
+    int rc = race_measure(pl, col, &race, &host);
+    if (rc == 0)
+        rc = race_output(pl, &race, &host, col->run_id);
     cb_race_free(&race);
     return rc;
 }
 
 int cmd_race(int argc, char **argv)
 {
-    static const struct cb_cmd cmd = {race_parse_plan, CB_EXIT_USAGE, NULL, 0, race_body};
+    static const struct cb_cmd cmd = {race_parse_plan, CB_EXIT_USAGE, NULL, 0, cb_session_body};
     struct race_plan pl = {0};
     return cb_cmd_main(&cmd, argc, argv, &pl);
 }

@@ -194,6 +194,8 @@ struct run_plan {
     char err[512];
 };
 
+static int run_work(void *plan, struct cb_collector *col);
+
 enum {
     OPT_COMMIT = CB_SESSION_OPT_OWN, OPT_REPO, OPT_REPS, OPT_MAX_TIME, OPT_BUDGET, OPT_ROUNDS,
     OPT_ROUND_PAUSE, OPT_CASES,
@@ -217,18 +219,10 @@ static int run_option(int ch, const char *arg, void *ctx, char *err, size_t len)
     case OPT_REPO: pl->s.co.repo = arg; return 0;
     case OPT_BUDGET: pl->budget_arg = arg; return 0;
     case OPT_CASES: pl->cases_arg = arg; return 0;
-    case OPT_REPS:
-        if (cb_parse_long(arg, 1, 1000000, "--reps", &lv, err, len) < 0)
-            return -EINVAL;
-        h->reps = (int)lv;
-        return 0;
+    case OPT_REPS: return cb_parse_int(arg, 1, 1000000, "--reps", &h->reps, err, len);
     case OPT_MAX_TIME:
         return cb_parse_seconds(arg, "--max-time", &h->case_seconds, err, len) < 0 ? -EINVAL : 0;
-    case OPT_ROUNDS:
-        if (cb_parse_long(arg, 1, CB_MAX_ROUNDS, "--rounds", &lv, err, len) < 0)
-            return -EINVAL;
-        h->rounds = (int)lv;
-        return 0;
+    case OPT_ROUNDS: return cb_parse_int(arg, 1, CB_MAX_ROUNDS, "--rounds", &h->rounds, err, len);
     case OPT_ROUND_PAUSE:
         if (cb_parse_long(arg, 0, 10000, "--round-pause", &lv, err, len) < 0)
             return -EINVAL;
@@ -252,7 +246,7 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
         {"cases", required_argument, 0, OPT_CASES},   CB_SESSION_LONGOPTS, {0, 0, 0, 0},
     };
     static const struct cb_cmd_parser parser = {"run", "p:V:s:e:m:qh", opts, run_usage, run_option};
-    cb_session_init(&pl->s, CB_DEFAULT_EVENTS, argc, argv);
+    cb_session_init(&pl->s, CB_DEFAULT_EVENTS, run_work, argc, argv);
     pl->budget_arg = "10G";
     int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
     if (rc != 0)
@@ -349,8 +343,9 @@ static int plan_modes(struct run_plan *pl)
 }
 
 /* Everything typed, checked before the store is opened for writing. */
-static int run_plan_cases(struct run_plan *pl)
+static int run_plan_cases(void *plan)
 {
+    struct run_plan *pl = plan;
     int rc;
     if (cb_budget_parse(pl->budget_arg, CB_MIN_FRAME, &pl->budget, pl->err, sizeof pl->err) < 0)
         return -EINVAL;
@@ -475,37 +470,28 @@ static void run_plan_free(struct run_plan *pl)
     free(pl->named);
 }
 
-/* The options, then the plan checked from them: a typo is said before the
- * store is opened for writing. */
 static int run_parse_plan(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct run_plan *pl = ctx;
-    int rc = run_parse(pl, argc, argv);
-    if (rc == 0 && run_plan_cases(pl) < 0)
-        rc = -EINVAL;
-    if (rc == -EINVAL)
-        snprintf(err, errlen, "%s", pl->err);
-    return rc;
+    return cb_session_checked(run_parse(pl, argc, argv), run_plan_cases, pl, pl->err, err, errlen);
 }
 
-/* Open the session, measure every case, end the run, and summarise it. */
-static int run_body(void *ctx, struct cb_store *st)
+/* In the open session: measure every case, end the run, summarise it. */
+static int run_work(void *plan, struct cb_collector *col)
 {
-    struct run_plan *pl = ctx;
-    struct cb_collector col;
-    int interrupted = 0, rc;
-    (void)st;
-    cb_session_catch_signals();
-    if ((rc = cb_session_open(&pl->s, &col)) == 0 && (rc = run_measure(pl, &col, &interrupted)) == 0 &&
-        (rc = cb_session_finish(&col, interrupted, "run", "it will not appear in reports")) == 0 &&
-        !pl->s.co.quiet)
-        run_summary(pl, col.run_id);
+    struct run_plan *pl = plan;
+    int interrupted = 0;
+    int rc = run_measure(pl, col, &interrupted);
+    if (rc == 0)
+        rc = cb_session_finish(col, interrupted, "run", "it will not appear in reports");
+    if (rc == 0 && !pl->s.co.quiet)
+        run_summary(pl, col->run_id);
     return rc;
 }
 
 int cmd_run(int argc, char **argv)
 {
-    static const struct cb_cmd cmd = {run_parse_plan, CB_EXIT_USAGE, NULL, 0, run_body};
+    static const struct cb_cmd cmd = {run_parse_plan, CB_EXIT_USAGE, NULL, 0, cb_session_body};
     struct run_plan pl = {0};
     int rc = cb_cmd_main(&cmd, argc, argv, &pl);
     run_plan_free(&pl);

@@ -19,9 +19,11 @@ static void on_signal(int sig)
     stop_flag = sig;
 }
 
-void cb_session_init(struct cb_session *s, const char *events, int argc, char **argv)
+void cb_session_init(struct cb_session *s, const char *events, int (*work)(void *, struct cb_collector *),
+                     int argc, char **argv)
 {
     memset(s, 0, sizeof *s);
+    s->work = work;
     s->co.db = CB_DEFAULT_DB;
     s->co.events = events;
     s->co.cpu = -1;
@@ -32,18 +34,13 @@ void cb_session_init(struct cb_session *s, const char *events, int argc, char **
 
 int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, size_t errlen)
 {
-    long lv;
     uint64_t u64;
     switch (ch) {
     case CB_SESSION_OPT_DB: s->co.db = arg; return 0;
     case CB_SESSION_OPT_TAG: s->co.tag = arg; return 0;
     case 'e': s->co.events = arg; return 0;
     case 'q': s->co.quiet = 1; return 0;
-    case CB_SESSION_OPT_CPU:
-        if (cb_parse_long(arg, 0, 65535, "--cpu", &lv, err, errlen) < 0)
-            return -EINVAL;
-        s->co.cpu = (int)lv;
-        return 0;
+    case CB_SESSION_OPT_CPU: return cb_parse_int(arg, 0, 65535, "--cpu", &s->co.cpu, err, errlen);
     case CB_SESSION_OPT_COLD:
         if (cb_parse_cold_bytes(arg, &u64, err, errlen) < 0)
             return -EINVAL;
@@ -124,4 +121,24 @@ int cb_session_finish(struct cb_collector *col, int interrupted, const char *wha
         return 1;
     }
     return 0;
+}
+
+int cb_session_checked(int parsed, int (*check)(void *plan), void *plan, const char *plan_err,
+                       char *err, size_t errlen)
+{
+    if (parsed == 0 && check(plan) < 0)
+        parsed = -EINVAL;
+    if (parsed == -EINVAL)
+        snprintf(err, errlen, "%s", plan_err);
+    return parsed;
+}
+
+int cb_session_body(void *plan, struct cb_store *unused)
+{
+    struct cb_session *s = plan;
+    struct cb_collector col;
+    (void)unused;
+    cb_session_catch_signals();
+    int rc = cb_session_open(s, &col);
+    return rc != 0 ? rc : s->work(plan, &col);
 }

@@ -33,13 +33,18 @@ enum {
 
 #define CB_SESSION_MAX_PROBES 32
 
+/* The first member of a command's plan, so that the plan is its context. */
 struct cb_session {
     struct cb_collect_opts co;   /* db, events, tag, cpu, quiet, harness */
     char cmdline[2048];          /* as typed, stored with the run */
+    /* The command's work in the open session, given its plan: an exit status. */
+    int (*work)(void *plan, struct cb_collector *col);
 };
 
-/* Defaults (db CB_DEFAULT_DB, the given events) and the quoted command line. */
-void cb_session_init(struct cb_session *s, const char *events, int argc, char **argv);
+/* Defaults (db CB_DEFAULT_DB, the given events), the quoted command line,
+ * and the work to do. */
+void cb_session_init(struct cb_session *s, const char *events, int (*work)(void *, struct cb_collector *),
+                     int argc, char **argv);
 
 /* One of the shared options: 0 when ch is one (applied), 1 when it is not,
  * -EINVAL with err set when its value is bad (cb_cmd_parser's convention). */
@@ -51,6 +56,17 @@ int cb_session_no_operands(int argc, char **argv, const char *cmd, char *err, si
 /* -p's names as families, at most CB_SESSION_MAX_PROBES; the count, or
  * -EINVAL/-ENOENT with err saying what was wrong and what to type. */
 int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, size_t errlen);
+
+/* After the options: check the plan, so that a typo is said before the
+ * store is opened for writing.  The parse step's result as cb_cmd takes
+ * it, with the plan's message copied into err. */
+int cb_session_checked(int parsed, int (*check)(void *plan), void *plan, const char *plan_err,
+                       char *err, size_t errlen);
+
+/* cb_cmd's body for run and race: catch the stop signals, open the
+ * session, and do its work (plan starts with its struct cb_session).  The
+ * exit status of either. */
+int cb_session_body(void *plan, struct cb_store *unused);
 
 /* SIGINT/SIGTERM raise the flag, which the collector checks between
  * samples; a second signal kills at once (SA_RESETHAND), and the next open
