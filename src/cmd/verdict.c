@@ -266,19 +266,15 @@ void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
                            : "TSC ticks per op (no PMU cycles and no estimate on every run)";
     const char *corr = o->corr == CORR_HOLM ? "Holm" : "Benjamini-Hochberg";
     if (o->fmt == FMT_JSON) {
-        fputs("{\"base\":", f);
-        cb_json_str(f, x->base_desc);
-        fputs(",\"head\":", f);
-        cb_json_str(f, x->head_desc);
-        fputs(",\"metric\":", f);
-        cb_json_str(f, x->metric);
+        cb_json_field(f, "{\"base\":", x->base_desc);
+        cb_json_field(f, ",\"head\":", x->head_desc);
+        cb_json_field(f, ",\"metric\":", x->metric);
         fprintf(f, ",\"run_quantile\":%g", o->run_q);
         fprintf(f, ",\"alpha\":%g,\"threshold_pct\":%g,\"correction\":\"%s\",\"crosses_environments\":%s",
                 o->alpha, 100 * o->threshold, o->corr == CORR_HOLM ? "holm" : "bh",
                 x->crosses ? "true" : "false");
         if (x->crosses) {
-            fputs(",\"environment_diff\":", f);
-            cb_json_str(f, x->crosses);
+            cb_json_field(f, ",\"environment_diff\":", x->crosses);
         }
         fputs(",\"cases\":[", f);
         for (size_t i = 0; i < res->n; i++) {
@@ -306,8 +302,7 @@ void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
             fprintf(f, ",\"verdict\":\"%s\",\"acked\":%s", cb_cmp_verdict_name(r->v),
                     r->acked ? "true" : "false");
             if (r->acked) {
-                fputs(",\"ack_why\":", f);
-                cb_json_str(f, r->why);
+                cb_json_field(f, ",\"ack_why\":", r->why);
             }
             fputc('}', f);
         }

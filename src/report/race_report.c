@@ -36,19 +36,15 @@ int cb_race_emit_json(const struct cb_race *r, const struct cb_host *h, FILE *ou
     fprintf(out, "{\n  \"generator\": \"cyclebudget %s\",\n", PACKAGE_VERSION);
     fprintf(out, "  \"race\": %lld,\n  \"run\": %lld,\n", (long long)r->race_id,
             (long long)r->run_id);
-    fputs("  \"host\": {\"hostname\": ", out);
-    cb_json_str(out, h->hostname);
-    fputs(", \"vendor\": ", out);
-    cb_json_str(out, h->vendor);
+    cb_json_field(out, "  \"host\": {\"hostname\": ", h->hostname);
+    cb_json_field(out, ", \"vendor\": ", h->vendor);
     fprintf(out, ", \"family\": %d, \"model\": %d, \"stepping\": %d, \"model_name\": ", h->family,
             h->model, h->stepping);
     cb_json_str(out, h->model_name);
-    fputs(", \"microcode\": ", out);
-    cb_json_str(out, h->microcode);
+    cb_json_field(out, ", \"microcode\": ", h->microcode);
     fputs(", \"features\": ", out);
     json_features(out, h->features);
-    fputs(", \"kernel\": ", out);
-    cb_json_str(out, h->kernel);
+    cb_json_field(out, ", \"kernel\": ", h->kernel);
     fprintf(out, ", \"ncpus\": %d, \"llc_bytes\": %zu},\n", h->ncpus, h->llc_bytes);
     fprintf(out, "  \"mode\": \"%s\",\n  \"metric\": ", cb_mode_name(r->o.mode));
     cb_json_str(out, r->metric);
@@ -59,8 +55,7 @@ int cb_race_emit_json(const struct cb_race *r, const struct cb_host *h, FILE *ou
         const struct cb_probe *p = r->o.probes[pi];
         fprintf(out, "%s\n    {\"probe\": ", pi ? "," : "");
         cb_json_str(out, p->name);
-        fputs(", \"unit\": ", out);
-        cb_json_str(out, p->unit);
+        cb_json_field(out, ", \"unit\": ", p->unit);
         fputs(", \"buckets\": [", out);
         for (size_t bi = 0; bi < r->o.nbuckets; bi++) {
             const struct cb_race_cell *c = &r->cells[pi * r->o.nbuckets + bi];
@@ -115,8 +110,7 @@ int cb_race_emit_json(const struct cb_race *r, const struct cb_host *h, FILE *ou
                 cb_json_num6(out, e->median);
                 fprintf(out, ", \"beaten\": %s", e->beaten ? "true" : "false");
                 if (e->detail[0]) {
-                    fputs(", \"detail\": ", out);
-                    cb_json_str(out, e->detail);
+                    cb_json_field(out, ", \"detail\": ", e->detail);
                 }
                 fputc('}', out);
             }
@@ -289,19 +283,27 @@ static void fmt_range(sqlite3_stmt *s, int ilo, int ihi, char *buf, size_t len)
         snprintf(buf, len, "%lld..%lld", lo, (long long)sqlite3_column_int64(s, ihi));
 }
 
+/* A statement with the race id bound as ?1, or NULL. */
+static sqlite3_stmt *by_race(sqlite3 *db, int64_t race_id, const char *sql)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return NULL;
+    sqlite3_bind_int64(s, 1, race_id);
+    return s;
+}
+
 int cb_race_print(struct cb_store *st, int64_t race_id, FILE *out)
 {
     sqlite3 *db = cb_store_sqlite(st);
     sqlite3_stmt *s = NULL;
     int rc = -ENOENT;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT ra.id, r.id, r.started, h.hostname, h.model_name, ra.mode,"
-                           " ra.metric, ra.alpha, ra.min_margin, ra.rounds, ra.reps"
-                           "  FROM races ra JOIN runs r ON r.id = ra.run_id"
-                           "  JOIN hosts h ON h.id = r.host_id WHERE ra.id = ?",
-                           -1, &s, NULL) != SQLITE_OK)
+    if (!(s = by_race(db, race_id,
+                    "SELECT ra.id, r.id, r.started, h.hostname, h.model_name, ra.mode,"
+                    " ra.metric, ra.alpha, ra.min_margin, ra.rounds, ra.reps"
+                    "  FROM races ra JOIN runs r ON r.id = ra.run_id"
+                    "  JOIN hosts h ON h.id = r.host_id WHERE ra.id = ?")))
         return -EIO;
-    sqlite3_bind_int64(s, 1, race_id);
     if (sqlite3_step(s) == SQLITE_ROW) {
         fprintf(out,
                 "race %lld (run %lld, %s) on %s, %s\n"
@@ -315,17 +317,15 @@ int cb_race_print(struct cb_store *st, int64_t race_id, FILE *out)
     sqlite3_finalize(s);
     if (rc < 0)
         return rc;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT rr.probe, rr.bucket, rr.min_size, rr.max_size, rr.size, rr.decision,"
-                           " rr.winner, rr.margin, rr.margin_lo, rr.margin_hi, rr.runner_up,"
-                           " (SELECT rs.prev_winner FROM race_summary rs WHERE rs.race_id = rr.race_id"
-                           "   AND rs.probe = rr.probe AND rs.bucket = rr.bucket),"
-                           " (SELECT group_concat(variant, ',') FROM race_entrants re"
-                           "   WHERE re.result_id = rr.id AND re.verdict = 'bad')"
-                           "  FROM race_results rr WHERE rr.race_id = ? ORDER BY rr.id",
-                           -1, &s, NULL) != SQLITE_OK)
+    if (!(s = by_race(db, race_id,
+                    "SELECT rr.probe, rr.bucket, rr.min_size, rr.max_size, rr.size, rr.decision,"
+                    " rr.winner, rr.margin, rr.margin_lo, rr.margin_hi, rr.runner_up,"
+                    " (SELECT rs.prev_winner FROM race_summary rs WHERE rs.race_id = rr.race_id"
+                    "   AND rs.probe = rr.probe AND rs.bucket = rr.bucket),"
+                    " (SELECT group_concat(variant, ',') FROM race_entrants re"
+                    "   WHERE re.result_id = rr.id AND re.verdict = 'bad')"
+                    "  FROM race_results rr WHERE rr.race_id = ? ORDER BY rr.id")))
         return -EIO;
-    sqlite3_bind_int64(s, 1, race_id);
     fprintf(out, "  %-10s %-10s %-14s %-14s %-10s %-26s %-14s %s\n", "family", "bucket", "sizes",
             "winner", "decision", "margin [CI], %", "runner-up", "before");
     while (sqlite3_step(s) == SQLITE_ROW) {

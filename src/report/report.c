@@ -379,6 +379,12 @@ void cb_json_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
+void cb_json_field(FILE *out, const char *lead, const char *s)
+{
+    fputs(lead, out);
+    cb_json_str(out, s);
+}
+
 void cb_json_num(FILE *out, double v)
 {
     if (isnan(v) || isinf(v))

@@ -102,6 +102,8 @@ int cb_report_is_fake(const struct cb_run_info *u);
  * names, command lines, variant names from plugins) goes through these. */
 void cb_html_esc(FILE *out, const char *s);
 void cb_json_str(FILE *out, const char *s);
+/* lead (the key and what comes before the value, as JSON text), then s. */
+void cb_json_field(FILE *out, const char *lead, const char *s);
 /* A number for JSON: null for NaN and infinities; cb_json_num6 to six
  * significant digits, for verdicts and race results read by people too. */
 void cb_json_num(FILE *out, double v);
