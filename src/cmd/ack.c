@@ -35,19 +35,6 @@ struct ack_args {
     const char *glob, *rev;   /* CASE and COMMIT, unless --list */
 };
 
-static int ack_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
-{
-    struct ack_args *a = ctx;
-    (void)err, (void)errlen;
-    switch (ch) {
-    case 'w': a->why = arg; return 0;
-    case 'D': a->db = arg; return 0;
-    case 'R': a->repo = arg; return 0;
-    case 'l': a->list = 1; return 0;
-    }
-    return 1;
-}
-
 /* cb_getopt's 0, 1, -EINVAL (err set) or -ENOENT. */
 static int ack_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
@@ -57,7 +44,12 @@ static int ack_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
         {"repo", required_argument, 0, 'R'}, {"list", no_argument, 0, 'l'},
         {"help", no_argument, 0, 'h'},      {0, 0, 0, 0},
     };
-    static const struct cb_cmd_parser parser = {"ack", "h", opts, ack_usage, ack_opt};
+    static const struct cb_opt_field fields[] = {
+        CB_OPT_STR('w', struct ack_args, why),   CB_OPT_STR('D', struct ack_args, db),
+        CB_OPT_STR('R', struct ack_args, repo),  CB_OPT_BOOL('l', struct ack_args, list),
+        {0},
+    };
+    static const struct cb_cmd_parser parser = {"ack", "h", opts, ack_usage, fields, NULL};
     *a = (struct ack_args){.db = CB_DEFAULT_DB};
     int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
     if (rc != 0 || a->list)

@@ -56,7 +56,6 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
         return r;
     uint64_t u64;
     switch (ch) {
-    case 'A': b->against = arg; return 0;
     case 'n': return cb_parse_int(arg, 1, 1000000, "--reps", &b->h.reps, err, errlen);
     case 'm': return cb_parse_seconds(arg, "--max-time", &b->h.case_seconds, err, errlen);
     case 'C':
@@ -65,7 +64,6 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
         b->h.cold_bytes = u64;
         return 0;
     case 'N': return cb_parse_int(arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err, errlen);
-    case 'q': b->quiet = 1; return 0;
     }
     return 1;
 }
@@ -83,7 +81,10 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    static const struct cb_cmd_parser parser = {"bisect-check", "qh", opts, bisect_usage, bisect_opt};
+    static const struct cb_opt_field fields[] = {
+        CB_OPT_STR('A', struct bisect, against), CB_OPT_BOOL('q', struct bisect, quiet), {0},
+    };
+    static const struct cb_cmd_parser parser = {"bisect-check", "qh", opts, bisect_usage, fields, bisect_opt};
     memset(b, 0, sizeof *b);
     cmp_common_defaults(&b->c);
     cb_harness_defaults(&b->h);

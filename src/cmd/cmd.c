@@ -68,6 +68,22 @@ void cb_suggest_variants(const char *bad, char *buf, size_t len)
     cb_suggest_nearest(bad, names, n, buf, len);
 }
 
+/* A field option: 0 stored, 1 not one. */
+static int store_field(const struct cb_opt_field *f, int ch, const char *arg, void *ctx)
+{
+    for (; f && f->ch; f++) {
+        if (f->ch != ch)
+            continue;
+        char *at = (char *)ctx + f->off;
+        if (f->kind == CB_OPT_STRING)
+            memcpy(at, &arg, sizeof arg);
+        else
+            memcpy(at, &(int){1}, sizeof(int));
+        return 0;
+    }
+    return 1;
+}
+
 int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, char *err,
               size_t errlen)
 {
@@ -78,7 +94,9 @@ int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, c
             p->usage(stdout);
             return 1;
         }
-        int r = ch == '?' || ch == ':' ? 1 : p->option(ch, optarg, ctx, err, errlen);
+        int r = ch == '?' || ch == ':' ? 1 : store_field(p->fields, ch, optarg, ctx);
+        if (r == 1 && ch != '?' && ch != ':' && p->option)
+            r = p->option(ch, optarg, ctx, err, errlen);
         if (r < 0)
             return -EINVAL;
         if (r == 1) {

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdint.h>
 
 struct option;
 struct cb_store;
@@ -39,13 +40,31 @@ void cb_suggest_nearest(const char *bad, const char *const *names, size_t n, cha
 void cb_suggest_probes(const char *bad, char *buf, size_t len);
 void cb_suggest_variants(const char *bad, char *buf, size_t len);
 
+/* An option that only stores what was typed, as git's OPT_STRING and
+ * OPT_BOOL do: its value (a string) or 1 (a flag) into the field at off in
+ * the command's context, with no code of its own. */
+enum cb_opt_kind { CB_OPT_STRING, CB_OPT_FLAG };
+struct cb_opt_field {
+    int ch;                             /* getopt's value; 0 ends the list */
+    enum cb_opt_kind kind;
+    size_t off;                         /* offsetof the const char * or int */
+};
+/* The field's size is checked at compile time (an array of negative size
+ * otherwise), so that a string option cannot name an int field. */
+#define CB_OPT_SIZED_(type, field, want)                                                         \
+    (offsetof(type, field) + 0 * sizeof(char[sizeof(((type *)0)->field) == (want) ? 1 : -1]))
+#define CB_OPT_STR(ch, type, field) {ch, CB_OPT_STRING, CB_OPT_SIZED_(type, field, sizeof(const char *))}
+#define CB_OPT_BOOL(ch, type, field) {ch, CB_OPT_FLAG, CB_OPT_SIZED_(type, field, sizeof(int))}
+
 /* A command's options, parsed the one way every command parses them. */
 struct cb_cmd_parser {
     const char *cmd;                    /* names it in messages */
     const char *shortopts;
     const struct option *opts;
     void (*usage)(FILE *out);           /* --help, to stdout */
-    /* One option: 0 taken, 1 not one of its options, -EINVAL with err set. */
+    const struct cb_opt_field *fields;  /* may be NULL */
+    /* Any other option (may be NULL): 0 taken, 1 not one of its options,
+     * -EINVAL with err set. */
     int (*option)(int ch, const char *arg, void *ctx, char *err, size_t errlen);
 };
 

@@ -80,10 +80,7 @@ static int compare_opt(int ch, const char *arg, void *ctx, char *err, size_t err
         return r;
     switch (ch) {
     case 'f': return parse_format(arg, &k->c.o, err, errlen);
-    case 'r': k->rerun = 1; return 0;
     case 'X': return cb_parse_seconds(arg, "--rerun-time", &k->cap_s, err, errlen);
-    case 'B': k->exec[0] = arg; return 0;
-    case 'H': k->exec[1] = arg; return 0;
     }
     return 1;
 }
@@ -100,7 +97,11 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
         {"head-exec", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    static const struct cb_cmd_parser parser = {"compare", "h", opts, compare_usage, compare_opt};
+    static const struct cb_opt_field fields[] = {
+        CB_OPT_BOOL('r', struct compare, rerun), CB_OPT_STR('B', struct compare, exec[0]),
+        CB_OPT_STR('H', struct compare, exec[1]), {0},
+    };
+    static const struct cb_cmd_parser parser = {"compare", "h", opts, compare_usage, fields, compare_opt};
     memset(k, 0, sizeof *k);
     cmp_common_defaults(&k->c);
     k->cap_s = 60;

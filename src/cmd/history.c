@@ -125,11 +125,9 @@ static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t err
 {
     struct hist *H = ctx;
     switch (ch) {
-    case 's': H->since = arg; return 0;
     case 'm':
         return cb_parse_percent(arg, "--min-change", &H->min_change, err, errlen);
     case 'p': return cb_parse_long(arg, 1, 100, "--persist", &H->persist, err, errlen) < 0 ? -EINVAL : 0;
-    case 'S': H->series = 1; return 0;
     case 'f':
         if (strcmp(arg, "html") == 0)
             H->html = 1;
@@ -138,8 +136,6 @@ static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t err
             return -EINVAL;
         }
         return 0;
-    case 'D': H->db = arg; return 0;
-    case 'R': H->repo = arg; return 0;
     }
     return 1;
 }
@@ -156,7 +152,12 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
         {"format", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    static const struct cb_cmd_parser parser = {"history", "h", opts, history_usage, history_opt};
+    static const struct cb_opt_field fields[] = {
+        CB_OPT_STR('s', struct hist, since), CB_OPT_BOOL('S', struct hist, series),
+        CB_OPT_STR('D', struct hist, db),    CB_OPT_STR('R', struct hist, repo),
+        {0},
+    };
+    static const struct cb_cmd_parser parser = {"history", "h", opts, history_usage, fields, history_opt};
     memset(H, 0, sizeof *H);
     H->db = CB_DEFAULT_DB;
     H->min_change = 0.02;

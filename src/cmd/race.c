@@ -130,11 +130,6 @@ static int race_option(int ch, const char *arg, void *ctx, char *err, size_t len
     if (r != 1)
         return r;
     switch (ch) {
-    case 'p': pl->probes_arg = arg; return 0;
-    case 's': pl->sizes_arg = arg; return 0;
-    case 'm': pl->mode_arg = arg; return 0;
-    case 'o': pl->outpath = arg; return 0;
-    case OPT_EMIT: pl->emit = arg; return 0;
     case OPT_ALPHA: return parse_alpha(arg, &pl->ro.alpha, err, len);
     case OPT_MIN_MARGIN: return cb_parse_percent(arg, "--min-margin", &pl->ro.min_margin, err, len);
     case OPT_SEED:
@@ -159,7 +154,12 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
         {"emit", required_argument, 0, OPT_EMIT}, {"output", required_argument, 0, 'o'},
         CB_SESSION_LONGOPTS,                     {0, 0, 0, 0},
     };
-    static const struct cb_cmd_parser parser = {"race", "p:s:m:o:e:qh", opts, race_usage, race_option};
+    static const struct cb_opt_field fields[] = {
+        CB_OPT_STR('p', struct race_plan, probes_arg), CB_OPT_STR('s', struct race_plan, sizes_arg),
+        CB_OPT_STR('m', struct race_plan, mode_arg),   CB_OPT_STR('o', struct race_plan, outpath),
+        CB_OPT_STR(OPT_EMIT, struct race_plan, emit),  CB_SESSION_FIELDS(struct race_plan), {0},
+    };
+    static const struct cb_cmd_parser parser = {"race", "p:s:m:o:e:qh", opts, race_usage, fields, race_option};
     cb_session_init(&pl->s, "cycles", race_work, argc, argv);
     pl->s.co.harness.reps = 3;
     pl->probes_arg = RACE_DEFAULT_PROBES;

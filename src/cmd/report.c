@@ -92,8 +92,6 @@ static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
 {
     struct report_args *a = ctx;
     switch (ch) {
-    case 1: a->db = arg; return 0;
-    case 2: a->budget_arg = arg; return 0;
     case 3: return cb_parse_long(arg, CB_MIN_FRAME, 16384, "--frame", &a->frame, err, errlen) < 0 ? -EINVAL : 0;
     case 4: return parse_format(arg, &a->fmt, err, errlen);
     case 'o':
@@ -103,8 +101,6 @@ static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
         }
         a->outpath = arg;
         return 0;
-    case 5: a->samples = 1; return 0;
-    case 6: a->include_aborted = 1; return 0;
     }
     return 1;
 }
@@ -121,7 +117,12 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         {"include-aborted", no_argument, 0, 6}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    static const struct cb_cmd_parser parser = {"report", "ho:", opts, report_usage, report_opt};
+    static const struct cb_opt_field fields[] = {
+        CB_OPT_STR(1, struct report_args, db),       CB_OPT_STR(2, struct report_args, budget_arg),
+        CB_OPT_BOOL(5, struct report_args, samples), CB_OPT_BOOL(6, struct report_args, include_aborted),
+        {0},
+    };
+    static const struct cb_cmd_parser parser = {"report", "ho:", opts, report_usage, fields, report_opt};
     static char *latest[] = {"latest"};
     *a = (struct report_args){.db = CB_DEFAULT_DB, .budget_arg = "10G", .frame = CB_MIN_FRAME};
     int rc = cb_getopt(argc, argv, &parser, a, err, errlen);

@@ -211,14 +211,6 @@ static int run_option(int ch, const char *arg, void *ctx, char *err, size_t len)
     struct cb_harness_opts *h = &pl->s.co.harness;
     long lv;
     switch (ch) {
-    case 'p': pl->probes_arg = arg; return 0;
-    case 'V': pl->variants_arg = arg; return 0;
-    case 's': pl->sizes_arg = arg; return 0;
-    case 'm': pl->mode_arg = arg; return 0;
-    case OPT_COMMIT: pl->s.co.commit = arg; return 0;
-    case OPT_REPO: pl->s.co.repo = arg; return 0;
-    case OPT_BUDGET: pl->budget_arg = arg; return 0;
-    case OPT_CASES: pl->cases_arg = arg; return 0;
     case OPT_REPS: return cb_parse_int(arg, 1, 1000000, "--reps", &h->reps, err, len);
     case OPT_MAX_TIME:
         return cb_parse_seconds(arg, "--max-time", &h->case_seconds, err, len) < 0 ? -EINVAL : 0;
@@ -245,7 +237,15 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
         {"round-pause", required_argument, 0, OPT_ROUND_PAUSE},
         {"cases", required_argument, 0, OPT_CASES},   CB_SESSION_LONGOPTS, {0, 0, 0, 0},
     };
-    static const struct cb_cmd_parser parser = {"run", "p:V:s:e:m:qh", opts, run_usage, run_option};
+    static const struct cb_opt_field fields[] = {
+        CB_OPT_STR('p', struct run_plan, probes_arg),   CB_OPT_STR('V', struct run_plan, variants_arg),
+        CB_OPT_STR('s', struct run_plan, sizes_arg),    CB_OPT_STR('m', struct run_plan, mode_arg),
+        CB_OPT_STR(OPT_COMMIT, struct run_plan, s.co.commit),
+        CB_OPT_STR(OPT_REPO, struct run_plan, s.co.repo),
+        CB_OPT_STR(OPT_BUDGET, struct run_plan, budget_arg),
+        CB_OPT_STR(OPT_CASES, struct run_plan, cases_arg), CB_SESSION_FIELDS(struct run_plan), {0},
+    };
+    static const struct cb_cmd_parser parser = {"run", "p:V:s:e:m:qh", opts, run_usage, fields, run_option};
     cb_session_init(&pl->s, CB_DEFAULT_EVENTS, run_work, argc, argv);
     pl->budget_arg = "10G";
     int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);

@@ -36,10 +36,6 @@ int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, 
 {
     uint64_t u64;
     switch (ch) {
-    case CB_SESSION_OPT_DB: s->co.db = arg; return 0;
-    case CB_SESSION_OPT_TAG: s->co.tag = arg; return 0;
-    case 'e': s->co.events = arg; return 0;
-    case 'q': s->co.quiet = 1; return 0;
     case CB_SESSION_OPT_CPU: return cb_parse_int(arg, 0, 65535, "--cpu", &s->co.cpu, err, errlen);
     case CB_SESSION_OPT_COLD:
         if (cb_parse_cold_bytes(arg, &u64, err, errlen) < 0)

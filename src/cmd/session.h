@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stddef.h>
 
+#include "cmd.h"
 #include "collect.h"
 
 /* getopt values of the shared long options; a command's own start at
@@ -31,6 +32,12 @@ enum {
     {"cold-bytes", required_argument, 0, CB_SESSION_OPT_COLD},                                     \
     {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}
 
+/* The shared options that only store what was typed, for a plan of type
+ * whose struct cb_session is the member s. */
+#define CB_SESSION_FIELDS(type)                                                                    \
+    CB_OPT_STR(CB_SESSION_OPT_DB, type, s.co.db), CB_OPT_STR(CB_SESSION_OPT_TAG, type, s.co.tag),   \
+    CB_OPT_STR('e', type, s.co.events), CB_OPT_BOOL('q', type, s.co.quiet)
+
 #define CB_SESSION_MAX_PROBES 32
 
 /* The first member of a command's plan, so that the plan is its context. */
@@ -46,8 +53,9 @@ struct cb_session {
 void cb_session_init(struct cb_session *s, const char *events, int (*work)(void *, struct cb_collector *),
                      int argc, char **argv);
 
-/* One of the shared options: 0 when ch is one (applied), 1 when it is not,
- * -EINVAL with err set when its value is bad (cb_cmd_parser's convention). */
+/* One of the shared options that need parsing (--cpu, --cold-bytes): 0 when
+ * ch is one (applied), 1 when it is not, -EINVAL with err set when its
+ * value is bad (cb_cmd_parser's convention). */
 int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, size_t errlen);
 
 /* Options only: -EINVAL naming the first operand, if any. */
