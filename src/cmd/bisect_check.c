@@ -43,7 +43,6 @@ struct bisect {
     const char *against;
     int quiet;
     struct cb_harness_opts h;
-    char cmdline[2048];
 };
 
 /* One option: the common ones, then bisect-check's own; 0 taken, 1 not one
@@ -78,7 +77,6 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         {"against", required_argument, 0, 'A'}, {"reps", required_argument, 0, 'n'},
         {"max-time", required_argument, 0, 'm'}, {"cold-bytes", required_argument, 0, 'C'},
         {"rounds", required_argument, 0, 'N'},  {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     static const struct cb_opt_field fields[] = {
@@ -86,9 +84,8 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     };
     static const struct cb_cmd_parser parser = {"bisect-check", "qh", opts, bisect_usage, fields, bisect_opt};
     memset(b, 0, sizeof *b);
-    cmp_common_defaults(&b->c);
+    cmp_common_defaults(&b->c, argc, argv);
     cb_harness_defaults(&b->h);
-    cb_quote_cmdline(argc, argv, b->cmdline, sizeof b->cmdline);
     int rc = cb_getopt(argc, argv, &parser, b, err, errlen);
     if (rc != 0)
         return rc;
@@ -133,7 +130,7 @@ static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measure
     if (load_base(b, &A, &cpu, err, sizeof err) < 0)
         goto usage_err;
     struct cb_collect_opts co = {
-        .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->cmdline, .cpu = cpu,
+        .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->c.cmdline, .cpu = cpu,
         .quiet = 1, .harness = b->h,
     };
     struct cb_collector col;

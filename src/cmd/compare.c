@@ -52,7 +52,6 @@ struct compare {
     int rerun;
     double cap_s;                 /* --rerun-time */
     const char *exec[2];          /* --base-exec, --head-exec */
-    char cmdline[2048];
 };
 
 static int parse_format(const char *s, struct cmp_opts *o, char *err, size_t errlen)
@@ -94,7 +93,7 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
         CMP_COMMON_LONGOPTS,
         {"format", required_argument, 0, 'f'}, {"rerun", no_argument, 0, 'r'},
         {"rerun-time", required_argument, 0, 'X'}, {"base-exec", required_argument, 0, 'B'},
-        {"head-exec", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'},
+        {"head-exec", required_argument, 0, 'H'},
         {0, 0, 0, 0},
     };
     static const struct cb_opt_field fields[] = {
@@ -103,9 +102,8 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
     };
     static const struct cb_cmd_parser parser = {"compare", "h", opts, compare_usage, fields, compare_opt};
     memset(k, 0, sizeof *k);
-    cmp_common_defaults(&k->c);
+    cmp_common_defaults(&k->c, argc, argv);
     k->cap_s = 60;
-    cb_quote_cmdline(argc, argv, k->cmdline, sizeof k->cmdline);
     int rc = cb_getopt(argc, argv, &parser, k, err, errlen);
     if (rc != 0)
         return rc;
@@ -164,7 +162,7 @@ static int compare_rerun(struct cb_store *st, const struct compare *k, struct cb
     char err[1536];
     int rc = k->exec[0] ? cmp_rerun_exec(st, A, B, x->metric, &k->c, k->cap_s, k->exec, res, crosses,
                                          clen, err, sizeof err)
-                        : cmp_rerun(st, A, B, x->metric, &k->c, k->cap_s, k->cmdline, res, err,
+                        : cmp_rerun(st, A, B, x->metric, &k->c, k->cap_s, k->c.cmdline, res, err,
                                     sizeof err);
     if (rc < 0) {
         cb_die_msg("%s", err);

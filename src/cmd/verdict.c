@@ -403,7 +403,7 @@ int cmp_common_opt(int ch, struct cmp_common *c, char *err, size_t errlen)
     return 1;
 }
 
-void cmp_common_defaults(struct cmp_common *c)
+void cmp_common_defaults(struct cmp_common *c, int argc, char **argv)
 {
     memset(c, 0, sizeof *c);
     c->db = CB_DEFAULT_DB;
@@ -413,6 +413,7 @@ void cmp_common_defaults(struct cmp_common *c)
     c->o.trim = CB_RUNS_TRIM;
     c->o.corr = CORR_HOLM;
     c->o.fmt = FMT_TEXT;
+    cb_quote_cmdline(argc, argv, c->cmdline, sizeof c->cmdline);
 }
 
 /* Check the fingerprints: within each side and across.  Returns 0, or

@@ -58,6 +58,7 @@ struct cmp_common {
     const char *db, *repo;
     int force, include_aborted;
     struct cmp_opts o;
+    char cmdline[2048];          /* as typed: for the runs a rerun records */
 };
 
 #define CMP_COMMON_LONGOPTS                                                                  \
@@ -66,7 +67,7 @@ struct cmp_common {
     {"alpha", required_argument, 0, 'a'}, {"threshold", required_argument, 0, 't'},      \
     {"correction", required_argument, 0, 'c'}, {"cases", required_argument, 0, 'G'},     \
     {"run-quantile", required_argument, 0, 'Q'}, {"keep-contended", no_argument, 0, 'K'},   \
-    {"trim", required_argument, 0, 'T'}
+    {"trim", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'}
 
 #define CMP_COMMON_HELP                                                                                   \
     "      --db PATH          database (default ./" CB_DEFAULT_DB ")\n"                               \
@@ -91,7 +92,7 @@ int cmp_parse_pct(const char *s, const char *what, double *out, char *err, size_
 /* Parse one of the shared options (ch as getopt_long returned it): 0 taken,
  * 1 not a shared option, or a negative errno with the message in err. */
 int cmp_common_opt(int ch, struct cmp_common *c, char *err, size_t errlen);
-void cmp_common_defaults(struct cmp_common *c);
+void cmp_common_defaults(struct cmp_common *c, int argc, char **argv);
 /* Every case common to A and B, with its statistics and verdict, the
  * acknowledgements applied.  0 or a negative errno. */
 int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
