@@ -257,91 +257,106 @@ static const char *test_name(const struct cmp_result *res, const struct cmp_opts
     return buf;
 }
 
-void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
-                      const struct cmp_result *res, int exit_status, FILE *f)
+static const char *metric_unit(const char *metric)
 {
-    const char *unit = strcmp(x->metric, "cycles") == 0 ? "core cycles (PMU) per op"
-                       : strcmp(x->metric, "cycles-est") == 0
-                           ? "ESTIMATED core cycles per op (no PMU cycles on every run)"
-                           : "TSC ticks per op (no PMU cycles and no estimate on every run)";
-    const char *corr = o->corr == CORR_HOLM ? "Holm" : "Benjamini-Hochberg";
-    if (o->fmt == FMT_JSON) {
-        cb_json_field(f, "{\"base\":", x->base_desc);
-        cb_json_field(f, ",\"head\":", x->head_desc);
-        cb_json_field(f, ",\"metric\":", x->metric);
-        fprintf(f, ",\"run_quantile\":%g", o->run_q);
-        fprintf(f, ",\"alpha\":%g,\"threshold_pct\":%g,\"correction\":\"%s\",\"crosses_environments\":%s",
-                o->alpha, 100 * o->threshold, o->corr == CORR_HOLM ? "holm" : "bh",
-                x->crosses ? "true" : "false");
-        if (x->crosses) {
-            cb_json_field(f, ",\"environment_diff\":", x->crosses);
-        }
-        fputs(",\"cases\":[", f);
-        for (size_t i = 0; i < res->n; i++) {
-            const struct cmp_row *r = &res->rows[i];
-            fputs(i ? ",{\"case\":" : "{\"case\":", f);
-            cb_json_str(f, r->a->key);
-            fprintf(f, ",\"n_base\":%zu,\"n_head\":%zu,\"runs_base\":%zu,\"runs_head\":%zu,"
-                       "\"runs_left_out\":%zu,\"samples_left_out\":%zu,\"all_runs_contended\":%s,"
-                       "\"test\":\"%s\",\"median_base\":",
-                    r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, r->left_out, r->samples_left_out,
-                    r->all_contended ? "true" : "false", row_by_runs(r) ? "t-runs" : "mann-whitney");
-            cb_json_num6(f, r->s.med_a);
-            fputs(",\"median_head\":", f);
-            cb_json_num6(f, r->s.med_b);
-            fputs(",\"change_pct\":", f);
-            cb_json_num6(f, 100 * r->s.change);
-            fputs(",\"ci_lo_pct\":", f);
-            cb_json_num6(f, 100 * r->s.lo);
-            fputs(",\"ci_hi_pct\":", f);
-            cb_json_num6(f, 100 * r->s.hi);
-            fputs(",\"p\":", f);
-            cb_json_num6(f, r->s.p);
-            fputs(",\"p_adj\":", f);
-            cb_json_num6(f, r->p_adj);
-            fprintf(f, ",\"verdict\":\"%s\",\"acked\":%s", cb_cmp_verdict_name(r->v),
-                    r->acked ? "true" : "false");
-            if (r->acked) {
-                cb_json_field(f, ",\"ack_why\":", r->why);
-            }
-            fputc('}', f);
-        }
-        fprintf(f, "],\"summary\":{\"regressed\":%d,\"improved\":%d,\"unchanged\":%d,\"unsure\":%d,"
-                   "\"acknowledged\":%d},\"exit\":%d}\n",
-                res->count[CB_CMP_REGRESSED], res->count[CB_CMP_IMPROVED],
-                res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE], res->acked, exit_status);
-        return;
+    return strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
+           : strcmp(metric, "cycles-est") == 0 ? "ESTIMATED core cycles per op (no PMU cycles on every run)"
+                                               : "TSC ticks per op (no PMU cycles and no estimate on every run)";
+}
+
+static const char *corr_name(const struct cmp_opts *o)
+{
+    return o->corr == CORR_HOLM ? "Holm" : "Benjamini-Hochberg";
+}
+
+static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const struct cmp_result *res,
+                       int exit_status, FILE *f)
+{
+    cb_json_field(f, "{\"base\":", x->base_desc);
+    cb_json_field(f, ",\"head\":", x->head_desc);
+    cb_json_field(f, ",\"metric\":", x->metric);
+    fprintf(f, ",\"run_quantile\":%g", o->run_q);
+    fprintf(f, ",\"alpha\":%g,\"threshold_pct\":%g,\"correction\":\"%s\",\"crosses_environments\":%s",
+            o->alpha, 100 * o->threshold, o->corr == CORR_HOLM ? "holm" : "bh",
+            x->crosses ? "true" : "false");
+    if (x->crosses) {
+        cb_json_field(f, ",\"environment_diff\":", x->crosses);
     }
-    int md = o->fmt == FMT_MARKDOWN;
+    fputs(",\"cases\":[", f);
+    for (size_t i = 0; i < res->n; i++) {
+        const struct cmp_row *r = &res->rows[i];
+        fputs(i ? ",{\"case\":" : "{\"case\":", f);
+        cb_json_str(f, r->a->key);
+        fprintf(f, ",\"n_base\":%zu,\"n_head\":%zu,\"runs_base\":%zu,\"runs_head\":%zu,"
+                   "\"runs_left_out\":%zu,\"samples_left_out\":%zu,\"all_runs_contended\":%s,"
+                   "\"test\":\"%s\",\"median_base\":",
+                r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, r->left_out, r->samples_left_out,
+                r->all_contended ? "true" : "false", row_by_runs(r) ? "t-runs" : "mann-whitney");
+        cb_json_num6(f, r->s.med_a);
+        fputs(",\"median_head\":", f);
+        cb_json_num6(f, r->s.med_b);
+        fputs(",\"change_pct\":", f);
+        cb_json_num6(f, 100 * r->s.change);
+        fputs(",\"ci_lo_pct\":", f);
+        cb_json_num6(f, 100 * r->s.lo);
+        fputs(",\"ci_hi_pct\":", f);
+        cb_json_num6(f, 100 * r->s.hi);
+        fputs(",\"p\":", f);
+        cb_json_num6(f, r->s.p);
+        fputs(",\"p_adj\":", f);
+        cb_json_num6(f, r->p_adj);
+        fprintf(f, ",\"verdict\":\"%s\",\"acked\":%s", cb_cmp_verdict_name(r->v),
+                r->acked ? "true" : "false");
+        if (r->acked) {
+            cb_json_field(f, ",\"ack_why\":", r->why);
+        }
+        fputc('}', f);
+    }
+    fprintf(f, "],\"summary\":{\"regressed\":%d,\"improved\":%d,\"unchanged\":%d,\"unsure\":%d,"
+               "\"acknowledged\":%d},\"exit\":%d}\n",
+            res->count[CB_CMP_REGRESSED], res->count[CB_CMP_IMPROVED],
+            res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE], res->acked, exit_status);
+}
+
+static void print_head_md(const struct cmp_ctx *x, const struct cmp_opts *o, const struct cmp_result *res,
+                          FILE *f)
+{
     char tn[320];
-    if (md) {
-        fprintf(f, "### cyclebudget compare\n\n- base: `%s`\n- head: `%s`\n- metric: %s\n", x->base_desc,
-                x->head_desc, unit);
-        fprintf(f, "- test: %s\n- regression: %s-corrected p < %g and the whole 95%% CI above +%g%%\n",
-                test_name(res, o, tn, sizeof tn), corr, o->alpha, 100 * o->threshold);
-        if (x->crosses)
-            fprintf(f, "- **this comparison crosses environments** (--force): %s\n", x->crosses);
-        print_contention(f, res, 1);
-        fputs("\n| case | base | head | change | 95% CI | p (adj) | verdict |\n"
-              "|---|---:|---:|---:|---|---:|---|\n", f);
-    } else {
-        fprintf(f, "base         %s\nhead         %s\nmetric       %s\n", x->base_desc, x->head_desc, unit);
-        size_t clustered = by_runs(res);
-        fprintf(f, "test         %s;\n             %s over %zu case%s, alpha %g; change beyond %g%% over the whole 95%% CI\n",
-                test_name(res, o, tn, sizeof tn), corr, res->n, res->n == 1 ? "" : "s", o->alpha,
-                100 * o->threshold);
-        if (clustered < res->n)
-            fprintf(f, "caveat       %zu case%s with a single run on a side: a shift between runs (core clock,\n"
-                       "             load) looks like a change; record 5+ runs per side, interleaved, to gate on it\n",
-                    res->n - clustered, res->n - clustered > 1 ? "s" : "");
-        if (x->crosses)
-            fprintf(f, "environment  CROSSES ENVIRONMENTS (--force): %s\n", x->crosses);
-        else
-            fprintf(f, "environment  same fingerprint on both sides\n");
-        print_contention(f, res, 0);
-        fprintf(f, "\n%-34s %10s %10s %8s  %-18s %9s  %s\n", "case", "base", "head", "change",
-                "95% CI", "p (adj)", "verdict");
-    }
+    fprintf(f, "### cyclebudget compare\n\n- base: `%s`\n- head: `%s`\n- metric: %s\n", x->base_desc,
+            x->head_desc, metric_unit(x->metric));
+    fprintf(f, "- test: %s\n- regression: %s-corrected p < %g and the whole 95%% CI above +%g%%\n",
+            test_name(res, o, tn, sizeof tn), corr_name(o), o->alpha, 100 * o->threshold);
+    if (x->crosses)
+        fprintf(f, "- **this comparison crosses environments** (--force): %s\n", x->crosses);
+    print_contention(f, res, 1);
+    fputs("\n| case | base | head | change | 95% CI | p (adj) | verdict |\n"
+          "|---|---:|---:|---:|---|---:|---|\n", f);
+}
+
+static void print_head_text(const struct cmp_ctx *x, const struct cmp_opts *o, const struct cmp_result *res,
+                            FILE *f)
+{
+    char tn[320];
+    fprintf(f, "base         %s\nhead         %s\nmetric       %s\n", x->base_desc, x->head_desc, metric_unit(x->metric));
+    size_t clustered = by_runs(res);
+    fprintf(f, "test         %s;\n             %s over %zu case%s, alpha %g; change beyond %g%% over the whole 95%% CI\n",
+            test_name(res, o, tn, sizeof tn), corr_name(o), res->n, res->n == 1 ? "" : "s", o->alpha,
+            100 * o->threshold);
+    if (clustered < res->n)
+        fprintf(f, "caveat       %zu case%s with a single run on a side: a shift between runs (core clock,\n"
+                   "             load) looks like a change; record 5+ runs per side, interleaved, to gate on it\n",
+                res->n - clustered, res->n - clustered > 1 ? "s" : "");
+    if (x->crosses)
+        fprintf(f, "environment  CROSSES ENVIRONMENTS (--force): %s\n", x->crosses);
+    else
+        fprintf(f, "environment  same fingerprint on both sides\n");
+    print_contention(f, res, 0);
+    fprintf(f, "\n%-34s %10s %10s %8s  %-18s %9s  %s\n", "case", "base", "head", "change",
+            "95% CI", "p (adj)", "verdict");
+}
+
+static void print_rows(const struct cmp_result *res, int md, FILE *f)
+{
     for (size_t i = 0; i < res->n; i++) {
         const struct cmp_row *r = &res->rows[i];
         char ch[32], lo[32], hi[32], ci[80], verdict[64];
@@ -361,6 +376,10 @@ void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
             fprintf(f, md ? "|  | | | | | | acknowledged: %s |\n" : "%-34s acknowledged: %s\n", md ? r->why : "",
                     r->why);
     }
+}
+
+static void print_summary(const struct cmp_result *res, int md, FILE *f)
+{
     fprintf(f, "\n%s%d regressed%s, %d improved, %d unchanged, %d unsure", md ? "**" : "",
             res->count[CB_CMP_REGRESSED], md ? "**" : "", res->count[CB_CMP_IMPROVED],
             res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE]);
@@ -369,6 +388,22 @@ void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
     if (res->n == 0)
         fprintf(f, " (no case in common)");
     fputc('\n', f);
+}
+
+void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
+                      const struct cmp_result *res, int exit_status, FILE *f)
+{
+    if (o->fmt == FMT_JSON) {
+        print_json(x, o, res, exit_status, f);
+        return;
+    }
+    int md = o->fmt == FMT_MARKDOWN;
+    if (md)
+        print_head_md(x, o, res, f);
+    else
+        print_head_text(x, o, res, f);
+    print_rows(res, md, f);
+    print_summary(res, md, f);
 }
 
 int cmp_exit_of(const struct cmp_result *res)

@@ -150,7 +150,8 @@ static void fmt_margin(const struct cb_race_cell *c, char *buf, size_t len)
                  c->margin_hi * 100);
 }
 
-int cb_race_emit_header(const struct cb_race *r, const struct cb_host *h, FILE *out)
+/* The header's comment (how the race was run and decided) and the entry type. */
+static void header_preamble(const struct cb_race *r, const struct cb_host *h, FILE *out)
 {
     fprintf(out,
             "/* cyclebudget race: which variant to use for which size, measured on one machine.\n"
@@ -185,78 +186,97 @@ int cb_race_emit_header(const struct cb_race *r, const struct cb_host *h, FILE *
             h->microcode[0] ? h->microcode : "unknown", h->kernel, cb_mode_name(r->o.mode),
             r->metric, r->o.rounds, r->reps, (unsigned long long)r->o.seed, r->o.alpha,
             r->o.min_margin * 100);
-    for (size_t pi = 0; pi < r->o.nprobes; pi++) {
-        const struct cb_probe *p = r->o.probes[pi];
-        const struct cb_race_cell *cells = &r->cells[pi * r->o.nbuckets];
-        char lo[64], up[64], req[128];
-        ident(p->name, 0, lo, sizeof lo);
-        ident(p->name, 1, up, sizeof up);
-        unsigned needs = 0;
-        size_t nent = 0;
-        /* Adjacent buckets with the same winner share one entry: the table
-         * holds only the thresholds where the choice changes. */
-        for (size_t bi = 0; bi < r->o.nbuckets; bi++) {
-            const struct cb_race_cell *c = &cells[bi];
-            if (c->winner < 0)
-                continue;
-            needs |= c->e[c->winner].v->needs;
-            size_t nb = bi + 1;
-            while (nb < r->o.nbuckets && cells[nb].winner < 0)
-                nb++;
-            if (nb == r->o.nbuckets || cells[nb].e[cells[nb].winner].v != c->e[c->winner].v)
-                nent++;
-        }
-        fprintf(out, "\n/* %s: %s */\n", p->name, p->desc ? p->desc : "");
-        if (nent == 0) {
-            fprintf(out, "/* no variant of %s could be measured here: no table */\n", p->name);
-            continue;
-        }
-        fprintf(out, "#define CB_RACE_%s_REQUIRES \"%s\"\n", up,
-                cb_cpu_feature_names(needs, req, sizeof req));
-        fprintf(out, "#define CB_RACE_%s_COUNT %zu\n", up, nent);
-        fprintf(out, "static const struct cb_race_entry cb_race_%s[CB_RACE_%s_COUNT] CB_RACE_UNUSED = {\n",
-                lo, up);
-        size_t emitted = 0;
-        for (size_t bi = 0; bi < r->o.nbuckets; bi++) {
-            const struct cb_race_cell *c = &cells[bi];
-            if (c->winner < 0)
-                continue;
-            const struct cb_variant *v = c->e[c->winner].v;
-            char m[96], vn[128], entry[256];
-            fmt_margin(c, m, sizeof m);
-            size_t nb = bi + 1;
-            while (nb < r->o.nbuckets && cells[nb].winner < 0)
-                nb++;
-            int last_of_run = nb == r->o.nbuckets || cells[nb].e[cells[nb].winner].v != v;
-            snprintf(vn, sizeof vn, "\"%s\",", v->name);
-            if (last_of_run) {
-                emitted++;
-                char sz[32];
-                if (emitted == nent)
-                    snprintf(sz, sizeof sz, "SIZE_MAX");
-                else
-                    snprintf(sz, sizeof sz, "%llu", (unsigned long long)c->bucket.hi);
-                snprintf(entry, sizeof entry, "    {%s, %s \"%s\"},", sz, vn,
-                         cb_cpu_feature_names(v->needs, req, sizeof req));
-            } else {
-                snprintf(entry, sizeof entry, "    /* (continues below) */");
-            }
-            const struct cb_race_entrant *u = c->runner_up >= 0 ? &c->e[c->runner_up] : NULL;
-            fprintf(out, "%-44s /* %s @%llu: %s", entry, c->bucket.name,
-                    (unsigned long long)c->bucket.size, cb_race_decision_name(c->decision));
-            if (u)
-                fprintf(out, ", %s vs %s", m, u->v->name);
-            fputs(" */\n", out);
-        }
-        fputs("};\n", out);
-        fprintf(out,
-                "static inline CB_RACE_UNUSED const char *cb_race_%s_pick(size_t len)\n{\n"
-                "    for (size_t i = 0; i + 1 < CB_RACE_%s_COUNT; i++)\n"
-                "        if (len <= cb_race_%s[i].max_size)\n"
-                "            return cb_race_%s[i].variant;\n"
-                "    return cb_race_%s[CB_RACE_%s_COUNT - 1].variant;\n}\n",
-                lo, up, lo, lo, lo, up);
+}
+
+/* The bucket after bi with a winner, or nbuckets: adjacent buckets with
+ * the same winner share one entry, so the table holds only the
+ * thresholds where the choice changes. */
+static size_t next_decided(const struct cb_race *r, const struct cb_race_cell *cells, size_t bi)
+{
+    size_t nb = bi + 1;
+    while (nb < r->o.nbuckets && cells[nb].winner < 0)
+        nb++;
+    return nb;
+}
+
+static int ends_run(const struct cb_race *r, const struct cb_race_cell *cells, size_t bi)
+{
+    size_t nb = next_decided(r, cells, bi);
+    const struct cb_race_cell *c = &cells[bi];
+    return nb == r->o.nbuckets || cells[nb].e[cells[nb].winner].v != c->e[c->winner].v;
+}
+
+/* One bucket's line: its entry when it ends a run of the same winner
+ * (the last one open-ended), with the decision and margin beside it. */
+static void header_entry(const struct cb_race *r, const struct cb_race_cell *cells, size_t bi,
+                         size_t *emitted, size_t nent, FILE *out)
+{
+    const struct cb_race_cell *c = &cells[bi];
+    const struct cb_variant *v = c->e[c->winner].v;
+    char m[96], vn[128], entry[256], req[128];
+    fmt_margin(c, m, sizeof m);
+    snprintf(vn, sizeof vn, "\"%s\",", v->name);
+    if (ends_run(r, cells, bi)) {
+        char sz[32];
+        if (++*emitted == nent)
+            snprintf(sz, sizeof sz, "SIZE_MAX");
+        else
+            snprintf(sz, sizeof sz, "%llu", (unsigned long long)c->bucket.hi);
+        snprintf(entry, sizeof entry, "    {%s, %s \"%s\"},", sz, vn,
+                 cb_cpu_feature_names(v->needs, req, sizeof req));
+    } else {
+        snprintf(entry, sizeof entry, "    /* (continues below) */");
     }
+    const struct cb_race_entrant *u = c->runner_up >= 0 ? &c->e[c->runner_up] : NULL;
+    fprintf(out, "%-44s /* %s @%llu: %s", entry, c->bucket.name,
+            (unsigned long long)c->bucket.size, cb_race_decision_name(c->decision));
+    if (u)
+        fprintf(out, ", %s vs %s", m, u->v->name);
+    fputs(" */\n", out);
+}
+
+/* One family's table and its pick() function, or a note that it has none. */
+static void header_family(const struct cb_race *r, size_t pi, FILE *out)
+{
+    const struct cb_probe *p = r->o.probes[pi];
+    const struct cb_race_cell *cells = &r->cells[pi * r->o.nbuckets];
+    char lo[64], up[64], req[128];
+    ident(p->name, 0, lo, sizeof lo);
+    ident(p->name, 1, up, sizeof up);
+    unsigned needs = 0;
+    size_t nent = 0, emitted = 0;
+    for (size_t bi = 0; bi < r->o.nbuckets; bi++)
+        if (cells[bi].winner >= 0) {
+            needs |= cells[bi].e[cells[bi].winner].v->needs;
+            nent += (size_t)ends_run(r, cells, bi);
+        }
+    fprintf(out, "\n/* %s: %s */\n", p->name, p->desc ? p->desc : "");
+    if (nent == 0) {
+        fprintf(out, "/* no variant of %s could be measured here: no table */\n", p->name);
+        return;
+    }
+    fprintf(out, "#define CB_RACE_%s_REQUIRES \"%s\"\n", up, cb_cpu_feature_names(needs, req, sizeof req));
+    fprintf(out, "#define CB_RACE_%s_COUNT %zu\n", up, nent);
+    fprintf(out, "static const struct cb_race_entry cb_race_%s[CB_RACE_%s_COUNT] CB_RACE_UNUSED = {\n",
+            lo, up);
+    for (size_t bi = 0; bi < r->o.nbuckets; bi++)
+        if (cells[bi].winner >= 0)
+            header_entry(r, cells, bi, &emitted, nent, out);
+    fputs("};\n", out);
+    fprintf(out,
+            "static inline CB_RACE_UNUSED const char *cb_race_%s_pick(size_t len)\n{\n"
+            "    for (size_t i = 0; i + 1 < CB_RACE_%s_COUNT; i++)\n"
+            "        if (len <= cb_race_%s[i].max_size)\n"
+            "            return cb_race_%s[i].variant;\n"
+            "    return cb_race_%s[CB_RACE_%s_COUNT - 1].variant;\n}\n",
+            lo, up, lo, lo, lo, up);
+}
+
+int cb_race_emit_header(const struct cb_race *r, const struct cb_host *h, FILE *out)
+{
+    header_preamble(r, h, out);
+    for (size_t pi = 0; pi < r->o.nprobes; pi++)
+        header_family(r, pi, out);
     fputs("\n#endif\n", out);
     return ferror(out) ? -EIO : 0;
 }
