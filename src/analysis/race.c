@@ -9,6 +9,7 @@
 
 #include <sqlite3.h>
 
+#include "arrays.h"
 #include "config.h"
 #include "stats.h"
 
@@ -259,30 +260,11 @@ static uint64_t rng_below(uint64_t *s, uint64_t n)
     return x % n;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t cap2 = *cap ? *cap * 2 : 64;
-    while (cap2 < need)
-        cap2 *= 2;
-    void *np = realloc(*p, cap2 * elem);
-    if (!np)
-        return -ENOMEM;
-    *p = np;
-    *cap = cap2;
-    return 0;
-}
-
 static int add_case(struct cb_race_entrant *e, int64_t id, int round)
 {
-    size_t cap = e->capcases;
-    if (grow((void **)&e->case_ids, &cap, e->ncases + 1, sizeof *e->case_ids) < 0)
+    const struct cb_column cols[] = {CB_COLUMN(e->case_ids), CB_COLUMN(e->rounds)};
+    if (cb_grow_columns(cols, 2, &e->capcases, e->ncases + 1, 64) < 0)
         return -ENOMEM;
-    cap = e->capcases;
-    if (grow((void **)&e->rounds, &cap, e->ncases + 1, sizeof *e->rounds) < 0)
-        return -ENOMEM;
-    e->capcases = cap;
     e->case_ids[e->ncases] = id;
     e->rounds[e->ncases] = round;
     e->ncases++;
@@ -297,7 +279,7 @@ static int add_case(struct cb_race_entrant *e, int64_t id, int round)
  * every raw sample is still stored. */
 static int add_round(struct cb_race_entrant *e, const struct cb_measurement *m, int primary)
 {
-    if (grow((void **)&e->vals, &e->cap, e->n + 1, sizeof *e->vals) < 0)
+    if (cb_grow((void **)&e->vals, &e->cap, e->n + 1, 64, sizeof *e->vals) < 0)
         return -ENOMEM;
     double *t = malloc((m->n ? m->n : 1) * sizeof *t);
     if (!t)
@@ -464,15 +446,11 @@ void cb_race_free(struct cb_race *r)
 {
     for (size_t ci = 0; r->cells && ci < r->ncells; ci++) {
         struct cb_race_cell *c = &r->cells[ci];
-        for (size_t i = 0; c->e && i < c->ne; i++) {
-            free(c->e[i].vals);
-            free(c->e[i].case_ids);
-            free(c->e[i].rounds);
-        }
+        for (size_t i = 0; c->e && i < c->ne; i++)
+            cb_free_all((void *[]){c->e[i].vals, c->e[i].case_ids, c->e[i].rounds}, 3);
         free(c->e);
     }
-    free(r->cells);
-    free(r->order);
+    cb_free_all((void *[]){r->cells, r->order}, 2);
     memset(r, 0, sizeof *r);
 }
 

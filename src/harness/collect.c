@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "config.h"
 #include "events.h"
 #include "fingerprint.h"
@@ -213,14 +214,8 @@ const struct cb_verdict *cb_collector_verdict(struct cb_collector *col, const st
     for (size_t k = 0; k < col->nvc; k++)
         if (col->vc[k].v == v)
             return &col->vc[k].verdict;
-    if (col->nvc == col->capvc) {
-        size_t cap = col->capvc ? col->capvc * 2 : 32;
-        struct cb_verdict_cache *n = realloc(col->vc, cap * sizeof *n);
-        if (!n)
-            return NULL;
-        col->vc = n;
-        col->capvc = cap;
-    }
+    if (cb_grow((void **)&col->vc, &col->capvc, col->nvc + 1, 32, sizeof *col->vc) < 0)
+        return NULL;
     struct cb_verdict_cache *cv = &col->vc[col->nvc++];
     memset(cv, 0, sizeof *cv);
     cv->v = v;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arrays.h"
 #include "meter.h"
 #include "stats.h"
 #include "tsc.h"
@@ -17,14 +18,12 @@
 
 void cb_harness_defaults(struct cb_harness_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->case_seconds = 0.1;
-    o->target_ci_pct = 1.0;
-    o->min_samples = 10;
-    o->max_samples = 5000;
-    o->min_batch_us = 20.0;
-    o->rounds = 1;
-    o->pause_ms = CB_ROUND_PAUSE_MS;
+    /* Whatever is not named here is zero: adaptive sampling, the default
+     * cold working set, the real backend. */
+    *o = (struct cb_harness_opts){
+        .case_seconds = 0.1, .target_ci_pct = 1.0, .min_samples = 10, .max_samples = 5000,
+        .min_batch_us = 20.0, .rounds = 1, .pause_ms = CB_ROUND_PAUSE_MS,
+    };
 }
 
 int cb_pin_cpu(int cpu, int *pinned, char *err, size_t errlen)
@@ -129,22 +128,9 @@ int cb_harness_init(struct cb_harness *h, struct cb_counters *cs, const struct c
 
 static int push(struct cb_measurement *m, const struct cb_delta *d, int round)
 {
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 64;
-        struct cb_delta *nd = realloc(m->d, cap * sizeof *nd);
-        if (!nd)
-            return -ENOMEM;
-        m->d = nd;
-        double *ns = realloc(m->smt, cap * sizeof *ns);
-        if (!ns)
-            return -ENOMEM;
-        m->smt = ns;
-        int *nr = realloc(m->round, cap * sizeof *nr);
-        if (!nr)
-            return -ENOMEM;
-        m->round = nr;
-        m->cap = cap;
-    }
+    const struct cb_column cols[] = {CB_COLUMN(m->d), CB_COLUMN(m->smt), CB_COLUMN(m->round)};
+    if (cb_grow_columns(cols, 3, &m->cap, m->n + 1, 64) < 0)
+        return -ENOMEM;
     m->smt[m->n] = NAN;
     m->round[m->n] = round;
     m->d[m->n++] = *d;
