@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "meter.h"
 #include "stats.h"
 #include "tsc.h"
@@ -110,14 +111,11 @@ int cb_boot_rel_change(const double *a, size_t na, const double *b, size_t nb, i
     *est = *lo = *hi = NAN;
     if (na == 0 || nb == 0 || resamples < 10 || !(level > 0 && level < 1))
         return -EINVAL;
-    double *ta = malloc(na * sizeof *ta), *tb = malloc(nb * sizeof *tb);
-    double *stat = malloc((size_t)resamples * sizeof *stat);
-    if (!ta || !tb || !stat) {
-        free(ta);
-        free(tb);
-        free(stat);
+    void *blk[3];
+    if (cb_alloc_all(blk, (const size_t[]){na * sizeof(double), nb * sizeof(double),
+                                           (size_t)resamples * sizeof(double)}, 3) < 0)
         return -ENOMEM;
-    }
+    double *ta = blk[0], *tb = blk[1], *stat = blk[2];
     memcpy(ta, a, na * sizeof *ta);
     memcpy(tb, b, nb * sizeof *tb);
     double ma = cb_median_inplace(ta, na), mb = cb_median_inplace(tb, nb);
@@ -147,9 +145,7 @@ int cb_boot_rel_change(const double *a, size_t na, const double *b, size_t nb, i
     *lo = cb_quantile_sorted(stat, (size_t)kept, (1.0 - level) / 2.0);
     *hi = cb_quantile_sorted(stat, (size_t)kept, 1.0 - (1.0 - level) / 2.0);
 out:
-    free(ta);
-    free(tb);
-    free(stat);
+    cb_free_all(blk, 3);
     return rc;
 }
 
@@ -166,66 +162,68 @@ static int cmp_pidx(const void *x, const void *y)
     return (a->i > b->i) - (a->i < b->i);
 }
 
-/* The finite p-values in ascending order; *k gets how many. */
-static struct pidx *sorted_p(const double *p, size_t m, size_t *k)
+/* The finite p-values in ascending order; *k gets how many.  A missing
+ * p-value stays missing: its adj[] is NAN whichever method runs. */
+static struct pidx *sorted_p(const double *p, size_t m, double *adj, size_t *k)
 {
     struct pidx *s = malloc((m ? m : 1) * sizeof *s);
     if (!s)
         return NULL;
     *k = 0;
-    for (size_t i = 0; i < m; i++)
-        if (!isnan(p[i]))
+    for (size_t i = 0; i < m; i++) {
+        if (isnan(p[i]))
+            adj[i] = NAN;
+        else
             s[(*k)++] = (struct pidx){p[i], i};
+    }
     qsort(s, *k, sizeof *s, cmp_pidx);
     return s;
 }
 
-int cb_p_adjust_holm(const double *p, size_t m, double *adj)
+/* Holm's step-down: the j-th smallest is multiplied by (k - j), capped at 1,
+ * and the adjusted values are made monotone from the smallest upwards. */
+static void holm_steps(const struct pidx *s, size_t k, double *adj)
 {
-    size_t k;
-    struct pidx *s = sorted_p(p, m, &k);
-    if (!s)
-        return -ENOMEM;
-    for (size_t i = 0; i < m; i++)
-        if (isnan(p[i]))
-            adj[i] = NAN;
-    /* Step-down: the j-th smallest is multiplied by (k - j), and the
-     * adjusted values are made monotone from the smallest upwards. */
     double run = 0;
     for (size_t j = 0; j < k; j++) {
         double v = s[j].p * (double)(k - j);
-        if (v > 1)
-            v = 1;
-        if (v < run)
-            v = run;
-        run = v;
-        adj[s[j].i] = v;
+        run = v > 1 ? 1 : v < run ? run : v;
+        adj[s[j].i] = run;
     }
+}
+
+/* Benjamini-Hochberg's step-up: the j-th smallest (1-based) is multiplied by
+ * k / j, and the adjusted values are made monotone from the largest down. */
+static void bh_steps(const struct pidx *s, size_t k, double *adj)
+{
+    double run = 1;
+    for (size_t j = k; j-- > 0;) {
+        double v = s[j].p * (double)k / (double)(j + 1);
+        run = v > run ? run : v;
+        adj[s[j].i] = run;
+    }
+}
+
+static int p_adjust(const double *p, size_t m, double *adj,
+                    void (*steps)(const struct pidx *, size_t, double *))
+{
+    size_t k;
+    struct pidx *s = sorted_p(p, m, adj, &k);
+    if (!s)
+        return -ENOMEM;
+    steps(s, k, adj);
     free(s);
     return 0;
 }
 
+int cb_p_adjust_holm(const double *p, size_t m, double *adj)
+{
+    return p_adjust(p, m, adj, holm_steps);
+}
+
 int cb_p_adjust_bh(const double *p, size_t m, double *adj)
 {
-    size_t k;
-    struct pidx *s = sorted_p(p, m, &k);
-    if (!s)
-        return -ENOMEM;
-    for (size_t i = 0; i < m; i++)
-        if (isnan(p[i]))
-            adj[i] = NAN;
-    /* Step-up: the j-th smallest (1-based) is multiplied by k / j, and the
-     * adjusted values are made monotone from the largest downwards. */
-    double run = 1;
-    for (size_t j = k; j-- > 0;) {
-        double v = s[j].p * (double)k / (double)(j + 1);
-        if (v > run)
-            v = run;
-        run = v;
-        adj[s[j].i] = v;
-    }
-    free(s);
-    return 0;
+    return p_adjust(p, m, adj, bh_steps);
 }
 
 const char *cb_cmp_verdict_name(enum cb_cmp_verdict v)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "compare.h"
 
 double cb_series_noise(const double *y, size_t n)
@@ -43,15 +44,12 @@ int cb_steps_detect(const double *y, size_t n, double min_effect, size_t persist
         return -EINVAL;
     if (n < 2 * persist)
         return 0;
-    double *scratch = malloc(n * sizeof *scratch);
-    double *best = malloc((n + 1) * sizeof *best);
-    size_t *prev = malloc((n + 1) * sizeof *prev);
-    if (!scratch || !best || !prev) {
-        free(scratch);
-        free(best);
-        free(prev);
+    void *blk[3];
+    if (cb_alloc_all(blk, (const size_t[]){n * sizeof(double), (n + 1) * sizeof(double),
+                                           (n + 1) * sizeof(size_t)}, 3) < 0)
         return -ENOMEM;
-    }
+    double *scratch = blk[0], *best = blk[1];
+    size_t *prev = blk[2];
     memcpy(scratch, y, n * sizeof *scratch);
     double level = fabs(cb_median_inplace(scratch, n));
     /* The penalty: a step of the minimum effect lasting `persist` points
@@ -90,8 +88,6 @@ int cb_steps_detect(const double *y, size_t n, double min_effect, size_t persist
         if (ma != 0 && fabs(mb / ma - 1.0) >= min_effect)
             out[nout++] = (struct cb_step){.at = b0, .from = a0, .to = b1, .before = ma, .after = mb};
     }
-    free(scratch);
-    free(best);
-    free(prev);
+    cb_free_all(blk, 3);
     return (int)nout;
 }

@@ -9,6 +9,7 @@
 
 #include <sqlite3.h>
 
+#include "arrays.h"
 #include "config.h"
 #include "stats.h"
 
@@ -259,30 +260,11 @@ static uint64_t rng_below(uint64_t *s, uint64_t n)
     return x % n;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t cap2 = *cap ? *cap * 2 : 64;
-    while (cap2 < need)
-        cap2 *= 2;
-    void *np = realloc(*p, cap2 * elem);
-    if (!np)
-        return -ENOMEM;
-    *p = np;
-    *cap = cap2;
-    return 0;
-}
-
 static int add_case(struct cb_race_entrant *e, int64_t id, int round)
 {
-    size_t cap = e->capcases;
-    if (grow((void **)&e->case_ids, &cap, e->ncases + 1, sizeof *e->case_ids) < 0)
+    const struct cb_column cols[] = {CB_COLUMN(e->case_ids), CB_COLUMN(e->rounds)};
+    if (cb_grow_columns(cols, 2, &e->capcases, e->ncases + 1, 64) < 0)
         return -ENOMEM;
-    cap = e->capcases;
-    if (grow((void **)&e->rounds, &cap, e->ncases + 1, sizeof *e->rounds) < 0)
-        return -ENOMEM;
-    e->capcases = cap;
     e->case_ids[e->ncases] = id;
     e->rounds[e->ncases] = round;
     e->ncases++;
@@ -297,7 +279,7 @@ static int add_case(struct cb_race_entrant *e, int64_t id, int round)
  * every raw sample is still stored. */
 static int add_round(struct cb_race_entrant *e, const struct cb_measurement *m, int primary)
 {
-    if (grow((void **)&e->vals, &e->cap, e->n + 1, sizeof *e->vals) < 0)
+    if (cb_grow((void **)&e->vals, &e->cap, e->n + 1, 64, sizeof *e->vals) < 0)
         return -ENOMEM;
     double *t = malloc((m->n ? m->n : 1) * sizeof *t);
     if (!t)
@@ -316,22 +298,14 @@ static int add_round(struct cb_race_entrant *e, const struct cb_measurement *m, 
     return 0;
 }
 
-int cb_race_run(struct cb_collector *col, const struct cb_race_opts *o, struct cb_race *r)
+/* The cells, probe by bucket, each with its entrants: every variant the
+ * options let in at that bucket's size. */
+static int make_cells(struct cb_race *r, const struct cb_race_opts *o)
 {
-    memset(r, 0, sizeof *r);
-    r->o = *o;
-    r->run_id = col->run_id;
-    r->reps = col->h.o.reps;
-    if (o->nprobes == 0 || o->nbuckets == 0 || o->nbuckets > CB_RACE_MAX_BUCKETS ||
-        o->rounds < 1 || !(o->alpha > 0 && o->alpha < 1) || !(o->min_margin >= 0) ||
-        r->reps < 1 || col->h.primary < 0)
-        return -EINVAL;
-    snprintf(r->metric, sizeof r->metric, "%s", col->cs.c[col->h.primary].spec.part);
     r->ncells = o->nprobes * o->nbuckets;
     r->cells = calloc(r->ncells, sizeof *r->cells);
     if (!r->cells)
         return -ENOMEM;
-    int rc;
     for (size_t pi = 0; pi < o->nprobes; pi++) {
         const struct cb_probe *p = o->probes[pi];
         for (size_t bi = 0; bi < o->nbuckets; bi++) {
@@ -354,9 +328,14 @@ int cb_race_run(struct cb_collector *col, const struct cb_race_opts *o, struct c
             }
         }
     }
+    return 0;
+}
 
-    /* Verification (and the CPU check) before any timing: BAD and unrunnable
-     * variants get their stored case (round 0) and leave the race here. */
+/* Verification (and the CPU check) before any timing: BAD and unrunnable
+ * variants get their stored case (round 0) and leave the race here. */
+static int screen_entrants(struct cb_collector *col, const struct cb_race_opts *o,
+                           struct cb_race *r)
+{
     for (size_t ci = 0; ci < r->ncells; ci++) {
         struct cb_race_cell *c = &r->cells[ci];
         for (size_t i = 0; i < c->ne; i++) {
@@ -377,48 +356,93 @@ int cb_race_run(struct cb_collector *col, const struct cb_race_opts *o, struct c
                          cb_cpu_feature_names(e->v->needs & ~col->host.features, need, sizeof need));
             }
             int64_t id;
-            rc = cb_collector_case(col, c->probe, e->v, c->bucket.size, o->mode, o->stop, &id, NULL);
+            int rc = cb_collector_case(col, c->probe, e->v, c->bucket.size, o->mode, o->stop,
+                                       &id, NULL);
             if (rc < 0)
                 return rc;
             if ((rc = add_case(e, id, 0)) < 0)
                 return rc;
         }
     }
+    return 0;
+}
 
-    /* The schedule: every correct (cell, entrant) once per round. */
-    size_t nsched = 0;
+/* The schedule: every correct (cell, entrant) once per round, as
+ * cell << 16 | entrant; *sched is to be freed.  Room is made in r->order
+ * for every round's. */
+static int make_schedule(struct cb_race *r, int rounds, uint64_t **sched, size_t *nsched)
+{
+    size_t n = 0;
     for (size_t ci = 0; ci < r->ncells; ci++)
         for (size_t i = 0; i < r->cells[ci].ne; i++)
-            nsched += r->cells[ci].e[i].verdict == CB_RACE_OK;
-    uint64_t *sched = malloc((nsched ? nsched : 1) * sizeof *sched);
-    r->order = malloc((nsched * (size_t)o->rounds + 1) * sizeof *r->order);
-    if (!sched || !r->order) {
-        free(sched);
+            n += r->cells[ci].e[i].verdict == CB_RACE_OK;
+    uint64_t *s = malloc((n ? n : 1) * sizeof *s);
+    r->order = malloc((n * (size_t)rounds + 1) * sizeof *r->order);
+    if (!s || !r->order) {
+        free(s);
         return -ENOMEM;
     }
-    nsched = 0;
+    n = 0;
     for (size_t ci = 0; ci < r->ncells; ci++)
         for (size_t i = 0; i < r->cells[ci].ne; i++)
             if (r->cells[ci].e[i].verdict == CB_RACE_OK)
-                sched[nsched++] = (uint64_t)ci << 16 | i;
+                s[n++] = (uint64_t)ci << 16 | i;
+    *sched = s;
+    *nsched = n;
+    return 0;
+}
 
-    /* Rounds.  Every entrant runs a short case (reps samples) once per
-     * round, in an order shuffled afresh each round (Fisher-Yates), and
-     * each round gives one value per variant (see add_round).  Whatever drifts during the race
-     * (clock frequency, thermal state, a neighbour's load) lands on every
-     * variant alike in expectation, instead of on whoever ran last, and a
-     * burst of noise spoils one short case rather than all of a variant's
-     * samples.  The order is the seed's alone, so it can be replayed. */
+/* Fisher-Yates, from the race's own generator. */
+static void shuffle(uint64_t *v, size_t n, uint64_t *rng)
+{
+    for (size_t k = n; k > 1; k--) {
+        size_t j = (size_t)rng_below(rng, k);
+        uint64_t t = v[k - 1];
+        v[k - 1] = v[j];
+        v[j] = t;
+    }
+}
+
+/* One entrant's short case in a round, and its value for that round. */
+static int run_entrant(struct cb_collector *col, const struct cb_race_opts *o,
+                       struct cb_race_cell *c, struct cb_race_entrant *e, int round)
+{
+    struct cb_measurement m;
+    int64_t id;
+    int rc = cb_collector_case(col, c->probe, e->v, c->bucket.size, o->mode, o->stop, &id, &m);
+    if (rc < 0)
+        return rc;
+    int rc2 = add_case(e, id, round);
+    if (rc == CB_CASE_MEASURED) {
+        if (rc2 == 0)
+            rc2 = add_round(e, &m, col->h.primary);
+        cb_measurement_free(&m);
+    } else {
+        /* Setup failed (e.g. no memory for this size): drop the
+         * variant from this bucket altogether, since samples from
+         * only some rounds would no longer be interleaved fairly. */
+        e->verdict = CB_RACE_SKIPPED;
+        e->n = 0;
+        snprintf(e->detail, sizeof e->detail, "could not be set up at %llu in round %d",
+                 (unsigned long long)c->bucket.size, round);
+    }
+    return rc2 < 0 ? rc2 : 0;
+}
+
+/* Rounds.  Every entrant runs a short case (reps samples) once per
+ * round, in an order shuffled afresh each round (Fisher-Yates), and
+ * each round gives one value per variant (see add_round).  Whatever drifts during the race
+ * (clock frequency, thermal state, a neighbour's load) lands on every
+ * variant alike in expectation, instead of on whoever ran last, and a
+ * burst of noise spoils one short case rather than all of a variant's
+ * samples.  The order is the seed's alone, so it can be replayed. */
+static int run_rounds(struct cb_collector *col, const struct cb_race_opts *o, struct cb_race *r,
+                      uint64_t *sched, size_t nsched)
+{
     uint64_t rng = o->seed;
     size_t done = 0, total = nsched * (size_t)o->rounds;
-    rc = 0;
-    for (int round = 1; round <= o->rounds && rc >= 0; round++) {
-        for (size_t k = nsched; k > 1; k--) {
-            size_t j = (size_t)rng_below(&rng, k);
-            uint64_t t = sched[k - 1];
-            sched[k - 1] = sched[j];
-            sched[j] = t;
-        }
+    for (int round = 1; round <= o->rounds; round++) {
+        shuffle(sched, nsched, &rng);
         for (size_t k = 0; k < nsched; k++) {
             struct cb_race_cell *c = &r->cells[sched[k] >> 16];
             struct cb_race_entrant *e = &c->e[sched[k] & 0xffff];
@@ -427,31 +451,33 @@ int cb_race_run(struct cb_collector *col, const struct cb_race_opts *o, struct c
             if (o->progress)
                 o->progress(o->progress_arg, ++done, total, c->probe, e->v, c->bucket.size, round);
             r->order[r->norder++] = sched[k];
-            struct cb_measurement m;
-            int64_t id;
-            rc = cb_collector_case(col, c->probe, e->v, c->bucket.size, o->mode, o->stop, &id, &m);
+            int rc = run_entrant(col, o, c, e, round);
             if (rc < 0)
-                break;
-            int rc2 = add_case(e, id, round);
-            if (rc == CB_CASE_MEASURED) {
-                if (rc2 == 0)
-                    rc2 = add_round(e, &m, col->h.primary);
-                cb_measurement_free(&m);
-            } else {
-                /* Setup failed (e.g. no memory for this size): drop the
-                 * variant from this bucket altogether, since samples from
-                 * only some rounds would no longer be interleaved fairly. */
-                e->verdict = CB_RACE_SKIPPED;
-                e->n = 0;
-                snprintf(e->detail, sizeof e->detail, "could not be set up at %llu in round %d",
-                         (unsigned long long)c->bucket.size, round);
-            }
-            if (rc2 < 0) {
-                rc = rc2;
-                break;
-            }
+                return rc;
         }
     }
+    return 0;
+}
+
+int cb_race_run(struct cb_collector *col, const struct cb_race_opts *o, struct cb_race *r)
+{
+    memset(r, 0, sizeof *r);
+    r->o = *o;
+    r->run_id = col->run_id;
+    r->reps = col->h.o.reps;
+    if (o->nprobes == 0 || o->nbuckets == 0 || o->nbuckets > CB_RACE_MAX_BUCKETS ||
+        o->rounds < 1 || !(o->alpha > 0 && o->alpha < 1) || !(o->min_margin >= 0) ||
+        r->reps < 1 || col->h.primary < 0)
+        return -EINVAL;
+    snprintf(r->metric, sizeof r->metric, "%s", col->cs.c[col->h.primary].spec.part);
+    int rc = make_cells(r, o);
+    if (rc < 0 || (rc = screen_entrants(col, o, r)) < 0)
+        return rc;
+    uint64_t *sched;
+    size_t nsched;
+    if ((rc = make_schedule(r, o->rounds, &sched, &nsched)) < 0)
+        return rc;
+    rc = run_rounds(col, o, r, sched, nsched);
     free(sched);
     if (rc < 0)
         return rc;
@@ -464,15 +490,11 @@ void cb_race_free(struct cb_race *r)
 {
     for (size_t ci = 0; r->cells && ci < r->ncells; ci++) {
         struct cb_race_cell *c = &r->cells[ci];
-        for (size_t i = 0; c->e && i < c->ne; i++) {
-            free(c->e[i].vals);
-            free(c->e[i].case_ids);
-            free(c->e[i].rounds);
-        }
+        for (size_t i = 0; c->e && i < c->ne; i++)
+            cb_free_all((void *[]){c->e[i].vals, c->e[i].case_ids, c->e[i].rounds}, 3);
         free(c->e);
     }
-    free(r->cells);
-    free(r->order);
+    cb_free_all((void *[]){r->cells, r->order}, 2);
     memset(r, 0, sizeof *r);
 }
 

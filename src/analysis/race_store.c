@@ -45,6 +45,67 @@ static void tied_list(const struct cb_race_cell *c, char *buf, size_t len)
     }
 }
 
+/* One bucket's decision, its entrants and their cases: 0, or -1 when
+ * SQLite refused a row (its message still in db). */
+static int store_cell(sqlite3 *db, sqlite3_stmt *sres, sqlite3_stmt *sent, sqlite3_stmt *scase,
+                      int64_t race_id, const struct cb_race_cell *c)
+{
+    const struct cb_race_entrant *w = c->winner >= 0 ? &c->e[c->winner] : NULL;
+    const struct cb_race_entrant *u = c->runner_up >= 0 ? &c->e[c->runner_up] : NULL;
+    char needs[128], tied[1024];
+    cb_cpu_feature_names(w ? w->v->needs : 0, needs, sizeof needs);
+    tied_list(c, tied, sizeof tied);
+    sqlite3_reset(sres);
+    sqlite3_bind_int64(sres, 1, race_id);
+    sqlite3_bind_text(sres, 2, c->probe->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(sres, 3, c->bucket.name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(sres, 4, (int64_t)cb_race_bucket_min(&c->bucket));
+    if (c->bucket.hi == CB_RACE_UNBOUNDED)
+        sqlite3_bind_null(sres, 5);
+    else
+        sqlite3_bind_int64(sres, 5, (int64_t)c->bucket.hi);
+    sqlite3_bind_int64(sres, 6, (int64_t)c->bucket.size);
+    sqlite3_bind_text(sres, 7, cb_race_decision_name(c->decision), -1, SQLITE_STATIC);
+    bind_text_or_null(sres, 8, w ? w->v->name : NULL);
+    sqlite3_bind_text(sres, 9, needs, -1, SQLITE_TRANSIENT);
+    bind_real(sres, 10, w ? w->median : NAN);
+    bind_text_or_null(sres, 11, u ? u->v->name : NULL);
+    bind_real(sres, 12, u ? u->median : NAN);
+    int have = !isnan(c->margin) && !isnan(c->margin_lo) && !isnan(c->margin_hi);
+    bind_real(sres, 13, have ? c->margin : NAN);
+    bind_real(sres, 14, have ? c->margin_lo : NAN);
+    bind_real(sres, 15, have ? c->margin_hi : NAN);
+    bind_real(sres, 16, c->p);
+    sqlite3_bind_text(sres, 17, tied, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(sres) != SQLITE_DONE)
+        return -1;
+    int64_t res_id = sqlite3_last_insert_rowid(db);
+    for (size_t i = 0; i < c->ne; i++) {
+        const struct cb_race_entrant *e = &c->e[i];
+        sqlite3_reset(sent);
+        sqlite3_bind_int64(sent, 1, res_id);
+        sqlite3_bind_text(sent, 2, e->v->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(sent, 3, cb_race_verdict_name(e->verdict), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(sent, 4, e->verdict == CB_RACE_OK ? (int64_t)e->n : 0);
+        bind_real(sent, 5, e->median);
+        bind_real(sent, 6, e->p);
+        bind_real(sent, 7, e->margin);
+        sqlite3_bind_int(sent, 8, e->verdict == CB_RACE_OK && e->beaten);
+        sqlite3_bind_text(sent, 9, e->detail, -1, SQLITE_STATIC);
+        if (sqlite3_step(sent) != SQLITE_DONE)
+            return -1;
+        for (size_t k = 0; k < e->ncases; k++) {
+            sqlite3_reset(scase);
+            sqlite3_bind_int64(scase, 1, res_id);
+            sqlite3_bind_int64(scase, 2, e->case_ids[k]);
+            sqlite3_bind_int(scase, 3, e->rounds[k]);
+            if (sqlite3_step(scase) != SQLITE_DONE)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 int cb_race_store(struct cb_collector *col, struct cb_race *r)
 {
     sqlite3 *db = cb_store_sqlite(col->st);
@@ -78,62 +139,9 @@ int cb_race_store(struct cb_collector *col, struct cb_race *r)
     if (sqlite3_step(sr) != SQLITE_DONE)
         goto fail;
     r->race_id = sqlite3_last_insert_rowid(db);
-    for (size_t ci = 0; ci < r->ncells; ci++) {
-        const struct cb_race_cell *c = &r->cells[ci];
-        const struct cb_race_entrant *w = c->winner >= 0 ? &c->e[c->winner] : NULL;
-        const struct cb_race_entrant *u = c->runner_up >= 0 ? &c->e[c->runner_up] : NULL;
-        char needs[128], tied[1024];
-        cb_cpu_feature_names(w ? w->v->needs : 0, needs, sizeof needs);
-        tied_list(c, tied, sizeof tied);
-        sqlite3_reset(sres);
-        sqlite3_bind_int64(sres, 1, r->race_id);
-        sqlite3_bind_text(sres, 2, c->probe->name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(sres, 3, c->bucket.name, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(sres, 4, (int64_t)cb_race_bucket_min(&c->bucket));
-        if (c->bucket.hi == CB_RACE_UNBOUNDED)
-            sqlite3_bind_null(sres, 5);
-        else
-            sqlite3_bind_int64(sres, 5, (int64_t)c->bucket.hi);
-        sqlite3_bind_int64(sres, 6, (int64_t)c->bucket.size);
-        sqlite3_bind_text(sres, 7, cb_race_decision_name(c->decision), -1, SQLITE_STATIC);
-        bind_text_or_null(sres, 8, w ? w->v->name : NULL);
-        sqlite3_bind_text(sres, 9, needs, -1, SQLITE_TRANSIENT);
-        bind_real(sres, 10, w ? w->median : NAN);
-        bind_text_or_null(sres, 11, u ? u->v->name : NULL);
-        bind_real(sres, 12, u ? u->median : NAN);
-        int have = !isnan(c->margin) && !isnan(c->margin_lo) && !isnan(c->margin_hi);
-        bind_real(sres, 13, have ? c->margin : NAN);
-        bind_real(sres, 14, have ? c->margin_lo : NAN);
-        bind_real(sres, 15, have ? c->margin_hi : NAN);
-        bind_real(sres, 16, c->p);
-        sqlite3_bind_text(sres, 17, tied, -1, SQLITE_TRANSIENT);
-        if (sqlite3_step(sres) != SQLITE_DONE)
+    for (size_t ci = 0; ci < r->ncells; ci++)
+        if (store_cell(db, sres, sent, scase, r->race_id, &r->cells[ci]) < 0)
             goto fail;
-        int64_t res_id = sqlite3_last_insert_rowid(db);
-        for (size_t i = 0; i < c->ne; i++) {
-            const struct cb_race_entrant *e = &c->e[i];
-            sqlite3_reset(sent);
-            sqlite3_bind_int64(sent, 1, res_id);
-            sqlite3_bind_text(sent, 2, e->v->name, -1, SQLITE_STATIC);
-            sqlite3_bind_text(sent, 3, cb_race_verdict_name(e->verdict), -1, SQLITE_STATIC);
-            sqlite3_bind_int64(sent, 4, e->verdict == CB_RACE_OK ? (int64_t)e->n : 0);
-            bind_real(sent, 5, e->median);
-            bind_real(sent, 6, e->p);
-            bind_real(sent, 7, e->margin);
-            sqlite3_bind_int(sent, 8, e->verdict == CB_RACE_OK && e->beaten);
-            sqlite3_bind_text(sent, 9, e->detail, -1, SQLITE_STATIC);
-            if (sqlite3_step(sent) != SQLITE_DONE)
-                goto fail;
-            for (size_t k = 0; k < e->ncases; k++) {
-                sqlite3_reset(scase);
-                sqlite3_bind_int64(scase, 1, res_id);
-                sqlite3_bind_int64(scase, 2, e->case_ids[k]);
-                sqlite3_bind_int(scase, 3, e->rounds[k]);
-                if (sqlite3_step(scase) != SQLITE_DONE)
-                    goto fail;
-            }
-        }
-    }
     if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     rc = 0;

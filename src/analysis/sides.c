@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "fingerprint.h"
 #include "gitinfo.h"
 
@@ -53,14 +54,9 @@ static int add_commit(struct cb_side *s, const char *hash)
 
 void cb_side_free(struct cb_side *s)
 {
-    for (size_t i = 0; i < s->ncases; i++) {
-        free(s->cases[i].v);
-        free(s->cases[i].ends);
-        free(s->cases[i].smt);
-    }
-    free(s->cases);
-    free(s->runs);
-    free(s->commits);
+    for (size_t i = 0; i < s->ncases; i++)
+        cb_free_all((void *[]){s->cases[i].v, s->cases[i].ends, s->cases[i].smt}, 3);
+    cb_free_all((void *[]){s->cases, s->runs, s->commits}, 3);
     memset(s, 0, sizeof *s);
 }
 
@@ -312,28 +308,10 @@ int cb_side_append(struct cb_side *s, const char *probe, const char *variant, ui
         snprintf(c->unit, sizeof c->unit, "%s", unit);
         c->size = size;
     }
-    if (c->n + n > c->cap) {
-        size_t cap = c->cap ? c->cap : 64;
-        while (cap < c->n + n)
-            cap *= 2;
-        double *nv = realloc(c->v, cap * sizeof *nv);
-        if (!nv)
-            return -ENOMEM;
-        c->v = nv;
-        double *ns = realloc(c->smt, cap * sizeof *ns);
-        if (!ns)
-            return -ENOMEM;
-        c->smt = ns;
-        c->cap = cap;
-    }
-    if (c->nruns == c->capruns) {
-        size_t cap = c->capruns ? c->capruns * 2 : 8;
-        size_t *ne = realloc(c->ends, cap * sizeof *ne);
-        if (!ne)
-            return -ENOMEM;
-        c->ends = ne;
-        c->capruns = cap;
-    }
+    const struct cb_column cols[] = {CB_COLUMN(c->v), CB_COLUMN(c->smt)};
+    if (cb_grow_columns(cols, 2, &c->cap, c->n + n, 64) < 0 ||
+        cb_grow((void **)&c->ends, &c->capruns, c->nruns + 1, 8, sizeof *c->ends) < 0)
+        return -ENOMEM;
     memcpy(c->v + c->n, v, n * sizeof *v);
     for (size_t i = 0; i < n; i++)
         c->smt[c->n + i] = smt ? smt[i] : NAN;

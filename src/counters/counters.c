@@ -187,14 +187,168 @@ static int rdpmc_read(const struct cb_counter *c, uint64_t *value, uint64_t *ena
     return 0;
 }
 
+/* What opening a set carries from one event to the next. */
+struct open_ctx {
+    struct cb_counters *cs;
+    long pagesz;
+    int paranoid;
+    int hw_asked, hw_open;      /* some PMU event was asked for; one opened */
+    const char *first_hw_why;   /* why the first PMU event that failed did */
+};
+
+/* The attr of the next event in the group. */
+static struct perf_event_attr group_attr(const struct open_ctx *o, const struct cb_event_spec *spec)
+{
+    struct perf_event_attr attr = spec->attr;
+    attr.size = sizeof(attr);
+    attr.read_format = READ_FMT;
+    /* only the leader starts disabled: the others follow it, so one
+     * ioctl starts and stops the whole group at the same instant */
+    attr.disabled = o->cs->leader < 0;
+    attr.inherit = 0;
+    /* hypervisor time is not ours to count, and guests may not */
+    attr.exclude_hv = 1;
+    /* perf_event_paranoid >= 2 forbids kernel counting to the
+     * unprivileged: ask for user space only rather than fail.  The
+     * probes run in user space, so little is lost. */
+    if (o->paranoid >= 2 && geteuid() != 0)
+        attr.exclude_kernel = 1;
+    return attr;
+}
+
+/* perf_event_open into the group, retried for user space only where
+ * counting the kernel is refused.  The fd, or -1 with errno set. */
+static int open_in_group(const struct cb_counters *cs, struct perf_event_attr *attr)
+{
+    int group = cs->leader >= 0 ? cs->c[cs->leader].fd : -1;
+    int fd = perf_event_open(attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr->exclude_kernel) {
+        /* CAP_PERFMON-less root in a container, or a stricter LSM */
+        attr->exclude_kernel = 1;
+        fd = perf_event_open(attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
+    }
+    return fd;
+}
+
+/* Its id, without which its value cannot be found in the group read; on
+ * failure the event is closed again and marked unsupported. */
+static int take_id(struct cb_counter *c)
+{
+    if (ioctl(c->fd, PERF_EVENT_IOC_ID, &c->id) >= 0)
+        return 0;
+    int err = errno;
+    char part[CB_EVENT_NAME_MAX];
+    snprintf(part, sizeof(part), "%s", c->spec.part);
+    snprintf(c->why, sizeof(c->why), "%.60s: PERF_EVENT_IOC_ID: %.60s", part, strerror(err));
+    close(c->fd);
+    c->fd = -1;
+    c->supported = 0;
+    c->method = CB_READ_NONE;
+    return -1;
+}
+
+/* Open c (its spec already set) into the group: 0, or -1 with c->why set. */
+static int open_event(struct open_ctx *o, struct cb_counter *c)
+{
+    if (c->spec.status < 0) {
+        snprintf(c->why, sizeof(c->why), "%s",
+                 c->spec.why[0] ? c->spec.why : "event did not resolve");
+        return -1;
+    }
+    struct perf_event_attr attr = group_attr(o, &c->spec);
+    int fd = open_in_group(o->cs, &attr);
+    if (fd < 0) {
+        open_failure(c, errno, o->paranoid);
+        return -1;
+    }
+    c->spec.attr = attr;
+    c->fd = fd;
+    c->supported = 1;
+    c->method = CB_READ_SYSCALL;
+    if (take_id(c) < 0)
+        return -1;
+    void *p = mmap(NULL, (size_t)o->pagesz, PROT_READ, MAP_SHARED, fd, 0);
+    c->page = p == MAP_FAILED ? NULL : p;
+    return 0;
+}
+
+/* Every asked-for event, in order; what fails stays as unsupported. */
+static void open_events(struct open_ctx *o, const struct cb_event_spec *specs, int n)
+{
+    struct cb_counters *cs = o->cs;
+    for (int i = 0; i < n; i++) {
+        struct cb_counter *c = &cs->c[cs->n++];
+        c->spec = specs[i];
+        c->fd = -1;
+        int hw = specs[i].source == CB_SRC_PMU;
+        o->hw_asked |= hw;
+        if (open_event(o, c) < 0) {
+            if (hw && !o->first_hw_why)
+                o->first_hw_why = c->why;
+            continue;
+        }
+        if (cs->leader < 0)
+            cs->leader = cs->n - 1;
+        o->hw_open |= hw;
+    }
+}
+
+/* A pseudo-event computed from the TSC rather than opened. */
+static struct cb_counter *add_pseudo(struct cb_counters *cs, const char *name,
+                                     const char *encoding, enum cb_source source)
+{
+    struct cb_counter *c = &cs->c[cs->n++];
+    snprintf(c->spec.name, sizeof(c->spec.name), "%s", name);
+    snprintf(c->spec.part, sizeof(c->spec.part), "%s", name);
+    snprintf(c->spec.encoding, sizeof(c->spec.encoding), "%s", encoding);
+    snprintf(c->spec.pmu, sizeof(c->spec.pmu), "tsc");
+    c->spec.source = source;
+    c->fd = -1;
+    return c;
+}
+
+static void add_pseudo_events(struct cb_counters *cs, double tsc_ghz, double core_ghz)
+{
+    struct cb_counter *t = add_pseudo(cs, "tsc", "rdtsc", CB_SRC_TSC);
+    t->supported = 1;
+    t->method = CB_READ_RDTSC;
+
+    struct cb_counter *e = add_pseudo(cs, "cycles-est",
+                                      "tsc*(core/tsc ratio of an add chain, per case)",
+                                      CB_SRC_ESTIMATE);
+    if (core_ghz > 0 && tsc_ghz > 0 && isfinite(core_ghz) && isfinite(tsc_ghz)) {
+        e->supported = 1;
+        e->method = CB_READ_DERIVED;
+    } else {
+        snprintf(e->why, sizeof(e->why), "cycles-est: no core clock estimate (core_ghz=%g, tsc_ghz=%g)",
+                 core_ghz, tsc_ghz);
+    }
+}
+
+/* Reset and enable the group, then pick rdpmc for each event that allows
+ * it, whatever the others do: a software event's read() is done outside
+ * the timed window.  0, or the errno of the ioctl (the set is closed). */
+static int start_group(struct cb_counters *cs)
+{
+    if (cs->leader < 0)
+        return 0;
+    int lfd = cs->c[cs->leader].fd;
+    if (ioctl(lfd, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) < 0 ||
+        ioctl(lfd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
+        int err = errno;
+        cb_counters_close(cs);
+        return -err;
+    }
+    for (int i = 0; i < cs->n; i++)
+        if (cs->c[i].fd >= 0 && cs->c[i].supported && page_rdpmc_ok(&cs->c[i]))
+            cs->c[i].method = CB_READ_RDPMC;
+    return 0;
+}
+
 int cb_counters_open(struct cb_counters *cs, const struct cb_event_spec *specs, int n,
                      double tsc_ghz, double core_ghz)
 {
-    long pagesz = sysconf(_SC_PAGESIZE);
-    int paranoid = read_paranoid();
-    int hw_asked = 0, hw_open = 0;
-    const char *first_hw_why = NULL;
-
+    struct open_ctx o = {.cs = cs, .pagesz = sysconf(_SC_PAGESIZE), .paranoid = read_paranoid()};
     if (!cs || n < 0 || (n > 0 && !specs))
         return -EINVAL;
     memset(cs, 0, sizeof(*cs));
@@ -206,117 +360,16 @@ int cb_counters_open(struct cb_counters *cs, const struct cb_event_spec *specs, 
     if (n + 2 > CB_MAX_COUNTERS)
         return -E2BIG;
 
-    for (int i = 0; i < n; i++) {
-        struct cb_counter *c = &cs->c[cs->n++];
-        c->spec = specs[i];
-        c->fd = -1;
-        int hw = specs[i].source == CB_SRC_PMU;
-        hw_asked |= hw;
-        if (specs[i].status < 0) {
-            snprintf(c->why, sizeof(c->why), "%s",
-                     specs[i].why[0] ? specs[i].why : "event did not resolve");
-            if (hw && !first_hw_why)
-                first_hw_why = c->why;
-            continue;
-        }
-        struct perf_event_attr attr = specs[i].attr;
-        attr.size = sizeof(attr);
-        attr.read_format = READ_FMT;
-        /* only the leader starts disabled: the others follow it, so one
-         * ioctl starts and stops the whole group at the same instant */
-        attr.disabled = cs->leader < 0;
-        attr.inherit = 0;
-        /* hypervisor time is not ours to count, and guests may not */
-        attr.exclude_hv = 1;
-        /* perf_event_paranoid >= 2 forbids kernel counting to the
-         * unprivileged: ask for user space only rather than fail.  The
-         * probes run in user space, so little is lost. */
-        if (paranoid >= 2 && geteuid() != 0)
-            attr.exclude_kernel = 1;
-        int group = cs->leader >= 0 ? cs->c[cs->leader].fd : -1;
-        int fd = perf_event_open(&attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
-        if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel) {
-            /* CAP_PERFMON-less root in a container, or a stricter LSM */
-            attr.exclude_kernel = 1;
-            fd = perf_event_open(&attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
-        }
-        if (fd < 0) {
-            open_failure(c, errno, paranoid);
-            if (hw && !first_hw_why)
-                first_hw_why = c->why;
-            continue;
-        }
-        c->spec.attr = attr;
-        c->fd = fd;
-        c->supported = 1;
-        c->method = CB_READ_SYSCALL;
-        if (ioctl(fd, PERF_EVENT_IOC_ID, &c->id) < 0) {
-            /* without its id its value cannot be found in the group read */
-            int err = errno;
-            char part[CB_EVENT_NAME_MAX];
-            snprintf(part, sizeof(part), "%s", c->spec.part);
-            snprintf(c->why, sizeof(c->why), "%.60s: PERF_EVENT_IOC_ID: %.60s", part, strerror(err));
-            close(fd);
-            c->fd = -1;
-            c->supported = 0;
-            c->method = CB_READ_NONE;
-            if (hw && !first_hw_why)
-                first_hw_why = c->why;
-            continue;
-        }
-        void *p = mmap(NULL, (size_t)pagesz, PROT_READ, MAP_SHARED, fd, 0);
-        c->page = p == MAP_FAILED ? NULL : p;
-        if (cs->leader < 0)
-            cs->leader = cs->n - 1;
-        hw_open |= hw;
-    }
-
-    /* the pseudo-events */
-    struct cb_counter *t = &cs->c[cs->n++];
-    snprintf(t->spec.name, sizeof(t->spec.name), "tsc");
-    snprintf(t->spec.part, sizeof(t->spec.part), "tsc");
-    snprintf(t->spec.encoding, sizeof(t->spec.encoding), "rdtsc");
-    snprintf(t->spec.pmu, sizeof(t->spec.pmu), "tsc");
-    t->spec.source = CB_SRC_TSC;
-    t->supported = 1;
-    t->method = CB_READ_RDTSC;
-    t->fd = -1;
-
-    struct cb_counter *e = &cs->c[cs->n++];
-    snprintf(e->spec.name, sizeof(e->spec.name), "cycles-est");
-    snprintf(e->spec.part, sizeof(e->spec.part), "cycles-est");
-    snprintf(e->spec.encoding, sizeof(e->spec.encoding), "tsc*(core/tsc ratio of an add chain, per case)");
-    snprintf(e->spec.pmu, sizeof(e->spec.pmu), "tsc");
-    e->spec.source = CB_SRC_ESTIMATE;
-    e->fd = -1;
-    if (core_ghz > 0 && tsc_ghz > 0 && isfinite(core_ghz) && isfinite(tsc_ghz)) {
-        e->supported = 1;
-        e->method = CB_READ_DERIVED;
-    } else {
-        snprintf(e->why, sizeof(e->why), "cycles-est: no core clock estimate (core_ghz=%g, tsc_ghz=%g)",
-                 core_ghz, tsc_ghz);
-    }
-
-    if (cs->leader >= 0) {
-        int lfd = cs->c[cs->leader].fd;
-        if (ioctl(lfd, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) < 0 ||
-            ioctl(lfd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
-            int err = errno;
-            cb_counters_close(cs);
-            return -err;
-        }
-        /* rdpmc for each event that allows it, whatever the others do: a
-         * software event's read() is done outside the timed window. */
-        for (int i = 0; i < cs->n; i++)
-            if (cs->c[i].fd >= 0 && cs->c[i].supported && page_rdpmc_ok(&cs->c[i]))
-                cs->c[i].method = CB_READ_RDPMC;
-    }
-
-    if (hw_asked && !hw_open)
+    open_events(&o, specs, n);
+    add_pseudo_events(cs, tsc_ghz, core_ghz);
+    int rc = start_group(cs);
+    if (rc < 0)
+        return rc;
+    if (o.hw_asked && !o.hw_open)
         snprintf(cs->notice, sizeof(cs->notice),
                  "no PMU counters here (%.300s): cycles come from the TSC (reference cycles) and an "
                  "estimate of core cycles",
-                 first_hw_why ? first_hw_why : "none opened");
+                 o.first_hw_why ? o.first_hw_why : "none opened");
     return 0;
 }
 

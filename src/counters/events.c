@@ -58,6 +58,13 @@ struct alias_row {
 #define INTEL_HSW "hsw bdw"
 #define INTEL_CORE INTEL_HSW " " INTEL_SKL " " INTEL_ICL
 
+/* One Zen family's l1d-misses and llc-misses rows: the same fill event,
+ * with all its sources (all) or only those from memory (mem). */
+#define ZEN_FILLS(pmu, ev, all, all_what, mem, mem_what)                                 \
+    { "l1d-misses", pmu, { ev ":" all }, { 0 },                                          \
+      "l1d-misses = " ev " (all sources): " all_what, -1 },                              \
+    { "llc-misses", pmu, { ev ":" mem }, { 0 }, "llc-misses = " ev " " mem_what, -1 }
+
 static const struct alias_row alias_table[] = {
     /* ---- AMD Zen (family 17h, 19h) ---- */
     { "cycles", ZEN_ALL, { "CYCLES_NOT_IN_HALT" }, { 0 },
@@ -75,27 +82,25 @@ static const struct alias_row alias_table[] = {
     { "prefetch-drops", ZEN_ALL,
       { "INEFFECTIVE_SOFTWARE_PREFETCH:DATA_PIPE_SW_PF_DC_HIT:MAB_MCH_CNT" }, { 0 },
       "prefetch-drops = INEFFECTIVE_SOFTWARE_PREFETCH (DC hit + MAB match): ineffective software prefetches", -1 },
-    /* Zen 3/4 renamed the fill sources; Zen 2 has the older event. */
-    { "l1d-misses", "amd64_fam19h_zen3",
-      { "ANY_DATA_CACHE_FILLS_FROM_SYSTEM:LCL_L2:INT_CACHE:EXT_CACHE_LCL:MEM_IO_LCL:EXT_CACHE_RMT:MEM_IO_RMT" }, { 0 },
-      "l1d-misses = ANY_DATA_CACHE_FILLS_FROM_SYSTEM (all sources): L1D fills, demand and prefetch", -1 },
-    { "l1d-misses", "amd64_fam19h_zen4",
-      { "ANY_DATA_CACHE_FILLS_FROM_SYSTEM:LCL_L2:LOCAL_CCX:NEAR_CACHE_NEAR_FAR:DRAM_IO_NEAR:FAR_CACHE_NEAR_FAR:DRAM_IO_FAR:ALT_MEM_NEAR_FAR" }, { 0 },
-      "l1d-misses = ANY_DATA_CACHE_FILLS_FROM_SYSTEM (all sources): L1D fills, demand and prefetch", -1 },
-    { "l1d-misses", "amd64_fam17h_zen2",
-      { "DATA_CACHE_REFILLS_FROM_SYSTEM:MABRESP_LCL_L2:LS_MABRESP_LCL_CACHE:LS_MABRESP_LCL_DRAM:LS_MABRESP_RMT_CACHE:LS_MABRESP_RMT_DRAM" }, { 0 },
-      "l1d-misses = DATA_CACHE_REFILLS_FROM_SYSTEM (all sources): L1D refills", -1 },
-    /* L3 is an uncore PMU on Zen; from the core, an L3 miss is a fill that
-     * came from DRAM or I/O. */
-    { "llc-misses", "amd64_fam19h_zen3",
-      { "ANY_DATA_CACHE_FILLS_FROM_SYSTEM:MEM_IO_LCL:MEM_IO_RMT" }, { 0 },
-      "llc-misses = ANY_DATA_CACHE_FILLS_FROM_SYSTEM (MEM_IO_LCL + MEM_IO_RMT): L1D fills from DRAM/IO", -1 },
-    { "llc-misses", "amd64_fam19h_zen4",
-      { "ANY_DATA_CACHE_FILLS_FROM_SYSTEM:DRAM_IO_NEAR:DRAM_IO_FAR:ALT_MEM_NEAR_FAR" }, { 0 },
-      "llc-misses = ANY_DATA_CACHE_FILLS_FROM_SYSTEM (DRAM_IO_NEAR + DRAM_IO_FAR + ALT_MEM): L1D fills from memory", -1 },
-    { "llc-misses", "amd64_fam17h_zen2",
-      { "DATA_CACHE_REFILLS_FROM_SYSTEM:LS_MABRESP_LCL_DRAM:LS_MABRESP_RMT_DRAM" }, { 0 },
-      "llc-misses = DATA_CACHE_REFILLS_FROM_SYSTEM (local + remote DRAM): L1D refills from memory", -1 },
+    /* L1D fills by where they came from: l1d-misses counts every source,
+     * llc-misses those from DRAM or I/O (L3 is an uncore PMU on Zen, so
+     * from the core an L3 miss is such a fill).  Zen 3/4 renamed the fill
+     * sources; Zen 2 has the older event. */
+    ZEN_FILLS("amd64_fam19h_zen3", "ANY_DATA_CACHE_FILLS_FROM_SYSTEM",
+              "LCL_L2:INT_CACHE:EXT_CACHE_LCL:MEM_IO_LCL:EXT_CACHE_RMT:MEM_IO_RMT",
+              "L1D fills, demand and prefetch",
+              "MEM_IO_LCL:MEM_IO_RMT", "(MEM_IO_LCL + MEM_IO_RMT): L1D fills from DRAM/IO"),
+    ZEN_FILLS("amd64_fam19h_zen4", "ANY_DATA_CACHE_FILLS_FROM_SYSTEM",
+              "LCL_L2:LOCAL_CCX:NEAR_CACHE_NEAR_FAR:DRAM_IO_NEAR:FAR_CACHE_NEAR_FAR:DRAM_IO_FAR:"
+              "ALT_MEM_NEAR_FAR",
+              "L1D fills, demand and prefetch",
+              "DRAM_IO_NEAR:DRAM_IO_FAR:ALT_MEM_NEAR_FAR",
+              "(DRAM_IO_NEAR + DRAM_IO_FAR + ALT_MEM): L1D fills from memory"),
+    ZEN_FILLS("amd64_fam17h_zen2", "DATA_CACHE_REFILLS_FROM_SYSTEM",
+              "MABRESP_LCL_L2:LS_MABRESP_LCL_CACHE:LS_MABRESP_LCL_DRAM:LS_MABRESP_RMT_CACHE:"
+              "LS_MABRESP_RMT_DRAM",
+              "L1D refills",
+              "LS_MABRESP_LCL_DRAM:LS_MABRESP_RMT_DRAM", "(local + remote DRAM): L1D refills from memory"),
 
     /* ---- Intel cores ---- */
     { "cycles", INTEL_CORE " ix86arch", { "UNHALTED_CORE_CYCLES" }, { 0 },

@@ -147,25 +147,28 @@ double cb_tsc_ghz(const char **how)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-/* ADDS_PER_ITER adds, each reading the register the previous one wrote:
- * one core cycle each, whatever the width of the machine.  The loop
- * counter is a separate chain that runs alongside for free.  The asm is
- * opaque, so the compiler cannot fold the adds into one. */
-static uint64_t add_chain(uint64_t iters)
-{
-    uint64_t acc = 0;
-    __asm__ __volatile__(
-        "1:\n\t"
-        ".rept " STR(ADDS_PER_ITER) "\n\t"
-        "add $1, %0\n\t"
-        ".endr\n\t"
-        "dec %1\n\t"
-        "jnz 1b"
-        : "+r"(acc), "+r"(iters)
-        :
-        : "cc");
-    return acc;
-}
+/* A dependent chain: a loop whose body is REPS copies of INSN, each reading
+ * the register the previous one wrote, so the chain runs at INSN's latency
+ * whatever the width of the machine.  The loop counter is a separate chain
+ * that runs alongside for free.  The asm is opaque, so the compiler cannot
+ * fold the chain into one instruction.  Returns the accumulator. */
+#define DEFINE_CHAIN(name, start, insn, reps)                                                   \
+    static uint64_t name(uint64_t iters)                                                        \
+    {                                                                                           \
+        uint64_t acc = (start);                                                                 \
+        __asm__ __volatile__("1:\n\t"                                                           \
+                             ".rept " STR(reps) "\n\t" insn "\n\t"                              \
+                             ".endr\n\t"                                                        \
+                             "dec %1\n\t"                                                       \
+                             "jnz 1b"                                                           \
+                             : "+r"(acc), "+r"(iters)                                           \
+                             :                                                                  \
+                             : "cc");                                                           \
+        return acc;                                                                             \
+    }
+
+/* ADDS_PER_ITER adds: one core cycle each. */
+DEFINE_CHAIN(add_chain, 0, "add $1, %0", ADDS_PER_ITER)
 
 double cb_core_per_tick(uint64_t iters, double offset_ticks)
 {
@@ -223,21 +226,7 @@ double cb_smt_contention(void)
  * core clock look higher than it is.) */
 #define IMULS_PER_ITER 200
 #define IMUL_LATENCY 3
-static uint64_t imul_chain(uint64_t iters)
-{
-    uint64_t acc = 3;
-    __asm__ __volatile__(
-        "1:\n\t"
-        ".rept " STR(IMULS_PER_ITER) "\n\t"
-        "imul %0, %0\n\t"
-        ".endr\n\t"
-        "dec %1\n\t"
-        "jnz 1b"
-        : "+r"(acc), "+r"(iters)
-        :
-        : "cc");
-    return acc;
-}
+DEFINE_CHAIN(imul_chain, 3, "imul %0, %0", IMULS_PER_ITER)
 
 static uint64_t time_chain(int imul, uint64_t iters)
 {

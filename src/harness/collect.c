@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "config.h"
 #include "events.h"
 #include "fingerprint.h"
@@ -86,79 +87,102 @@ static void measure_core_clock(struct cb_collector *col)
     }
 }
 
-int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o, char *err,
-                      size_t errlen, int *usage)
-{
-    memset(col, 0, sizeof *col);
-    col->quiet = o->quiet;
-    snprintf(col->db, sizeof col->db, "%s", o->db);
-    *usage = 1;
+/* What opening a collector carries between its steps. */
+struct open_ctx {
+    struct cb_collector *col;
+    const struct cb_collect_opts *o;
     struct cb_event_spec specs[CB_MAX_COUNTERS - 2];
     int nspec;
-    int rc = cb_collect_resolve_events(o->events, specs, CB_MAX_COUNTERS - 2, &nspec, err, errlen);
+    struct cb_gitinfo git;
+    char *err;
+    size_t errlen;
+};
+
+/* Everything the user gave, checked before anything is opened: the events,
+ * the fake clock's spec, the CPU to pin to, the commit. */
+static int check_args(struct open_ctx *x)
+{
+    struct cb_collector *col = x->col;
+    const struct cb_collect_opts *o = x->o;
+    int rc = cb_collect_resolve_events(o->events, x->specs, CB_MAX_COUNTERS - 2, &x->nspec,
+                                       x->err, x->errlen);
     if (rc < 0)
         return rc;
     const char *fake = getenv(CB_FAKE_ENV);
     if (fake) {
-        if ((rc = cb_fake_init(&col->fake_clock, fake, &col->fake_be, err, errlen)) < 0)
+        if ((rc = cb_fake_init(&col->fake_clock, fake, &col->fake_be, x->err, x->errlen)) < 0)
             return rc;
         col->fake = 1;
     }
-    if ((rc = cb_pin_cpu(o->cpu, &col->pinned, err, errlen)) < 0)
+    if ((rc = cb_pin_cpu(o->cpu, &col->pinned, x->err, x->errlen)) < 0)
         return rc;
-    struct cb_gitinfo git;
-    rc = cb_gitinfo_read(o->repo, o->commit, &git);
+    rc = cb_gitinfo_read(o->repo, o->commit, &x->git);
     if (rc == -EINVAL) {
-        snprintf(err, errlen, "--commit %s does not name a commit in %s", o->commit,
+        snprintf(x->err, x->errlen, "--commit %s does not name a commit in %s", o->commit,
                  o->repo ? o->repo : "the current git tree");
         return rc;
     }
     if (rc == -ENOENT && o->repo) {
-        snprintf(err, errlen, "--repo %s is not a git work tree with commits", o->repo);
+        snprintf(x->err, x->errlen, "--repo %s is not a git work tree with commits", o->repo);
         return rc;
     }
-    /* The database last among the checks, so a refusal writes nothing. */
-    rc = cb_store_open(o->db, CB_STORE_WRITE, 0, &col->st, err, errlen);
-    if (rc < 0) {
-        *usage = rc == -EPROTO || rc == -EINVAL || rc == -EISDIR || rc == -EACCES || rc == -ENOENT;
-        return rc;
-    }
-    *usage = 0;
+    return 0;
+}
+
+/* The TSC rate and the core clock: the model's under the fake clock, so
+ * that nothing of this machine leaks in. */
+static void take_clocks(struct cb_collector *col)
+{
     cb_host_probe(&col->host);
     /* A machine that does not report its TSC rate is calibrated once per
      * boot, by the first run that this database sees. */
     double boot_ghz;
     if (cb_tsc_ghz_reported(NULL) <= 0 && cb_store_boot_tsc(col->st, &boot_ghz) == 0)
         cb_tsc_ghz_adopt(boot_ghz);
-    if (col->fake) {
-        /* The model's clocks, so that nothing of this machine leaks in. */
-        memset(&col->clk, 0, sizeof col->clk);
-        col->clk.tsc_ghz = CB_FAKE_TSC_GHZ;
-        col->clk.tsc_source = "";
-        col->clk.core_ghz = CB_FAKE_TSC_GHZ * CB_FAKE_CORE_PER_TICK;
-        col->clk.est = (struct cb_core_est){.ghz = col->clk.core_ghz, .method = "none",
-                                            .spread_pct = 0};
-    } else {
+    if (!col->fake) {
         cb_clocks_measure(&col->clk);
+        return;
     }
-    rc = cb_counters_open(&col->cs, specs, nspec, col->clk.tsc_ghz, col->clk.core_ghz);
+    memset(&col->clk, 0, sizeof col->clk);
+    col->clk.tsc_ghz = CB_FAKE_TSC_GHZ;
+    col->clk.tsc_source = "";
+    col->clk.core_ghz = CB_FAKE_TSC_GHZ * CB_FAKE_CORE_PER_TICK;
+    col->clk.est = (struct cb_core_est){.ghz = col->clk.core_ghz, .method = "none",
+                                        .spread_pct = 0};
+}
+
+/* The counters, then the harness calibrated over them. */
+static int open_counters(struct open_ctx *x)
+{
+    struct cb_collector *col = x->col;
+    int rc = cb_counters_open(&col->cs, x->specs, x->nspec, col->clk.tsc_ghz, col->clk.core_ghz);
     if (rc < 0) {
-        snprintf(err, errlen, "cannot set up counters: %s", strerror(-rc));
-        goto fail_store;
+        snprintf(x->err, x->errlen, "cannot set up counters: %s", strerror(-rc));
+        return rc;
     }
     measure_core_clock(col);
-    if (!o->quiet && col->cs.notice[0])
+    if (!x->o->quiet && col->cs.notice[0])
         fprintf(stderr, "cyclebudget: %s\n", col->cs.notice);
     if (col->fake)
         fprintf(stderr, "cyclebudget: %s is set: every figure of this run comes from a fake clock "
                         "(a test backend), not from this machine\n", CB_FAKE_ENV);
-    struct cb_harness_opts ho = o->harness;
+    struct cb_harness_opts ho = x->o->harness;
     if (col->fake)
         ho.backend = &col->fake_be;
     if ((rc = cb_harness_init(&col->h, &col->cs, &ho)) < 0) {
-        snprintf(err, errlen, "cannot calibrate the harness: %s", strerror(-rc));
-        goto fail_counters;
+        snprintf(x->err, x->errlen, "cannot calibrate the harness: %s", strerror(-rc));
+        cb_counters_close(&col->cs);
+        return rc;
     }
+    return 0;
+}
+
+/* The run's row: host, build, commit, clocks, meter and fingerprint. */
+static int begin_run(struct open_ctx *x)
+{
+    struct cb_collector *col = x->col;
+    const struct cb_collect_opts *o = x->o;
+    const struct cb_gitinfo *git = &x->git;
     /* Read after pinning, so the per-CPU fields are those of the run's CPU. */
     struct cb_fingerprint fp;
     char fps[1024];
@@ -170,8 +194,8 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
         .core_ghz = col->core_ghz, .core_ghz_spread = col->clk.core_spread,
         .core_ghz_source = col->core_source, .pmu = cb_events_pmu(),
         .version = PACKAGE_VERSION, .compiler = CB_CC_VERSION, .cflags = CB_CFLAGS,
-        .commit = git.commit, .subject = git.subject, .commit_date = git.date,
-        .dirty = git.dirty, .cmdline = o->cmdline, .tag = o->tag, .cpu = col->pinned,
+        .commit = git->commit, .subject = git->subject, .commit_date = git->date,
+        .dirty = git->dirty, .cmdline = o->cmdline, .tag = o->tag, .cpu = col->pinned,
         .clock_backend = col->h.be->name, .core_est_method = col->clk.est.method,
         .core_est_ghz = col->clk.est.ghz, .core_est_spread = col->clk.est.spread_pct,
         .core_est_add_ghz = col->clk.est.add_ghz, .core_est_imul_ghz = col->clk.est.imul_ghz,
@@ -179,10 +203,16 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
         .meter_baseline = col->h.meter.baseline > 0 ? col->h.meter.baseline : NAN,
         .meter_spread = col->h.meter.spread_pct, .meter_why = col->h.meter.why,
     };
-    if ((rc = cb_store_run_begin(col->st, &meta, &col->run_id)) < 0) {
-        snprintf(err, errlen, "cannot record the run in %s: %s", o->db, strerror(-rc));
-        goto fail_counters;
-    }
+    int rc = cb_store_run_begin(col->st, &meta, &col->run_id);
+    if (rc < 0)
+        snprintf(x->err, x->errlen, "cannot record the run in %s: %s", o->db, strerror(-rc));
+    return rc;
+}
+
+/* Each counter's row; on failure the run is marked aborted. */
+static int record_events(struct open_ctx *x)
+{
+    struct cb_collector *col = x->col;
     for (int i = 0; i < col->cs.n; i++) {
         const struct cb_counter *c = &col->cs.c[i];
         struct cb_event_row row = {
@@ -191,12 +221,40 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
             .read_method = cb_read_method_name(c->method), .supported = c->supported,
             .why = c->supported ? "" : c->why,
         };
-        if ((rc = cb_store_event_add(col->st, col->run_id, &row, &col->event_ids[i])) < 0) {
-            snprintf(err, errlen, "cannot record events in %s: %s", o->db, strerror(-rc));
+        int rc = cb_store_event_add(col->st, col->run_id, &row, &col->event_ids[i]);
+        if (rc < 0) {
+            snprintf(x->err, x->errlen, "cannot record events in %s: %s", x->o->db,
+                     strerror(-rc));
             cb_store_run_finish(col->st, col->run_id, "aborted");
-            goto fail_counters;
+            return rc;
         }
     }
+    return 0;
+}
+
+int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o, char *err,
+                      size_t errlen, int *usage)
+{
+    memset(col, 0, sizeof *col);
+    col->quiet = o->quiet;
+    snprintf(col->db, sizeof col->db, "%s", o->db);
+    *usage = 1;
+    struct open_ctx x = {.col = col, .o = o, .err = err, .errlen = errlen};
+    int rc = check_args(&x);
+    if (rc < 0)
+        return rc;
+    /* The database last among the checks, so a refusal writes nothing. */
+    rc = cb_store_open(o->db, CB_STORE_WRITE, 0, &col->st, err, errlen);
+    if (rc < 0) {
+        *usage = rc == -EPROTO || rc == -EINVAL || rc == -EISDIR || rc == -EACCES || rc == -ENOENT;
+        return rc;
+    }
+    *usage = 0;
+    take_clocks(col);
+    if ((rc = open_counters(&x)) < 0)
+        goto fail_store;
+    if ((rc = begin_run(&x)) < 0 || (rc = record_events(&x)) < 0)
+        goto fail_counters;
     return 0;
 
 fail_counters:
@@ -213,14 +271,8 @@ const struct cb_verdict *cb_collector_verdict(struct cb_collector *col, const st
     for (size_t k = 0; k < col->nvc; k++)
         if (col->vc[k].v == v)
             return &col->vc[k].verdict;
-    if (col->nvc == col->capvc) {
-        size_t cap = col->capvc ? col->capvc * 2 : 32;
-        struct cb_verdict_cache *n = realloc(col->vc, cap * sizeof *n);
-        if (!n)
-            return NULL;
-        col->vc = n;
-        col->capvc = cap;
-    }
+    if (cb_grow((void **)&col->vc, &col->capvc, col->nvc + 1, 32, sizeof *col->vc) < 0)
+        return NULL;
     struct cb_verdict_cache *cv = &col->vc[col->nvc++];
     memset(cv, 0, sizeof *cv);
     cv->v = v;

@@ -137,13 +137,8 @@ static int parse_frac(const char *v, double lo, double hi, int lo_open, double *
 int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, char *err,
                  size_t errlen)
 {
-    memset(f, 0, sizeof *f);
-    f->seed = 1;
-    f->noise = 0.005;
-    f->mux = 1.0;
-    f->slow = 1.5;
-    f->siblings = 2;
-    f->hypervisor = 0;
+    /* The model's defaults; every other field (the clock, the state) starts at zero. */
+    *f = (struct cb_fake){.seed = 1, .noise = 0.005, .mux = 1.0, .slow = 1.5, .siblings = 2};
     char buf[256];
     if (spec && strlen(spec) >= sizeof buf) {
         snprintf(err, errlen, "%s: too long (at most %zu characters)", CB_FAKE_ENV, sizeof buf - 1);

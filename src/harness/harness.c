@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arrays.h"
 #include "meter.h"
 #include "stats.h"
 #include "tsc.h"
@@ -17,14 +18,12 @@
 
 void cb_harness_defaults(struct cb_harness_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->case_seconds = 0.1;
-    o->target_ci_pct = 1.0;
-    o->min_samples = 10;
-    o->max_samples = 5000;
-    o->min_batch_us = 20.0;
-    o->rounds = 1;
-    o->pause_ms = CB_ROUND_PAUSE_MS;
+    /* Whatever is not named here is zero: adaptive sampling, the default
+     * cold working set, the real backend. */
+    *o = (struct cb_harness_opts){
+        .case_seconds = 0.1, .target_ci_pct = 1.0, .min_samples = 10, .max_samples = 5000,
+        .min_batch_us = 20.0, .rounds = 1, .pause_ms = CB_ROUND_PAUSE_MS,
+    };
 }
 
 int cb_pin_cpu(int cpu, int *pinned, char *err, size_t errlen)
@@ -129,22 +128,9 @@ int cb_harness_init(struct cb_harness *h, struct cb_counters *cs, const struct c
 
 static int push(struct cb_measurement *m, const struct cb_delta *d, int round)
 {
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 64;
-        struct cb_delta *nd = realloc(m->d, cap * sizeof *nd);
-        if (!nd)
-            return -ENOMEM;
-        m->d = nd;
-        double *ns = realloc(m->smt, cap * sizeof *ns);
-        if (!ns)
-            return -ENOMEM;
-        m->smt = ns;
-        int *nr = realloc(m->round, cap * sizeof *nr);
-        if (!nr)
-            return -ENOMEM;
-        m->round = nr;
-        m->cap = cap;
-    }
+    const struct cb_column cols[] = {CB_COLUMN(m->d), CB_COLUMN(m->smt), CB_COLUMN(m->round)};
+    if (cb_grow_columns(cols, 3, &m->cap, m->n + 1, 64) < 0)
+        return -ENOMEM;
     m->smt[m->n] = NAN;
     m->round[m->n] = round;
     m->d[m->n++] = *d;
@@ -238,35 +224,35 @@ static double meter_now(const struct cb_harness *h)
     return cb_meter_relative(&h->meter, h->be->meter(h->be->ctx));
 }
 
-/* One round: set up, warm up, size the batch, measure the empty batch,
- * sample, tear down.  want: the round's sample limit; cap_ticks and
- * min_samples: its adaptive limits. */
-static int measure_round(struct cb_harness *h, struct cb_case *c, struct cb_measurement *m,
-                         int round, int want, int min_samples, uint64_t cap_ticks, int est,
-                         struct round_buf *b, double *core_per_tick)
+/* One round of one case: what its steps share. */
+struct round {
+    struct cb_harness *h;
+    struct cb_case *c;
+    struct cb_measurement *m;
+    struct round_buf *b;
+    int round;
+    int tsc;                    /* the tsc counter's index */
+    uint64_t iters;             /* per batch, once sized */
+};
+
+/* Warm up (code, TLB, branch predictors; in warm mode the data) and grow
+ * the batch until it is long enough: reads under 1% of it, and at least
+ * min_batch_us.  The batch's iterations. */
+static uint64_t size_batch(const struct round *rd)
 {
-    const struct cb_probe *p = c->probe;
-    const struct cb_backend *be = h->be;
-    struct cb_counters *cs = h->cs;
+    struct cb_harness *h = rd->h;
     struct cb_reading r0, r1;
     struct cb_delta d;
-    int tsc = cb_counters_find(cs, "tsc");
-    int rc = p->setup(c);
-    if (rc < 0)
-        return rc;
-
-    double tsc_ghz = cs->tsc_ghz > 0 ? cs->tsc_ghz : 1.0;
-    double target = h->read_ticks * 100.0;          /* reads under 1% of a batch */
+    double tsc_ghz = h->cs->tsc_ghz > 0 ? h->cs->tsc_ghz : 1.0;
+    double target = h->read_ticks * 100.0;
     double floor_ticks = h->o.min_batch_us * 1e3 * tsc_ghz;
     if (target < floor_ticks)
         target = floor_ticks;
 
-    /* Warm up (code, TLB, branch predictors; in warm mode the data) and grow
-     * the batch until it is long enough. */
     uint64_t iters = 1;
-    be->run(be->ctx, c, 1);
+    h->be->run(h->be->ctx, rd->c, 1);
     for (int guard = 0; guard < 64; guard++) {
-        double ticks = batch(h, c, iters, &r0, &r1, &d, tsc) - h->read_ticks;
+        double ticks = batch(h, rd->c, iters, &r0, &r1, &d, rd->tsc) - h->read_ticks;
         if (ticks >= target || iters >= ((uint64_t)1 << 32))
             break;
         double grow = ticks > 0 ? target / ticks * 1.2 : 16.0;
@@ -276,28 +262,46 @@ static int measure_round(struct cb_harness *h, struct cb_case *c, struct cb_meas
             grow = 2.0;
         iters = (uint64_t)((double)iters * grow);
     }
-    m->iters[round] = iters;
-    be->run(be->ctx, c, iters);
+    return iters;
+}
 
-    /* The empty batch: the cost of the reads and the call itself. */
+/* The empty batch: the cost of the reads and the call itself, the median
+ * of EMPTY for each counter, into the round's overhead. */
+static void measure_overhead(const struct round *rd)
+{
     enum { EMPTY = 31 };
+    struct cb_counters *cs = rd->h->cs;
+    struct cb_reading r0, r1;
+    struct cb_delta d;
     double empty[CB_MAX_COUNTERS][EMPTY];
     for (int k = 0; k < EMPTY; k++) {
-        batch(h, c, 0, &r0, &r1, &d, tsc);
+        batch(rd->h, rd->c, 0, &r0, &r1, &d, rd->tsc);
         for (int i = 0; i < cs->n; i++)
             empty[i][k] = d.value[i];
     }
     for (int i = 0; i < cs->n; i++) {
         if (isnan(empty[i][0])) {
-            m->overhead[round][i] = NAN;
+            rd->m->overhead[rd->round][i] = NAN;
             continue;
         }
         qsort(empty[i], EMPTY, sizeof(double), cmp_d);
-        m->overhead[round][i] = empty[i][EMPTY / 2];
+        rd->m->overhead[rd->round][i] = empty[i][EMPTY / 2];
     }
-    m->rounds = round + 1;
+}
 
+/* Samples until want, a stopping rule (the CI target, the time cap) or
+ * *h->stop.  0, -EINTR when stopped, or the error of storing a sample. */
+static int take_samples(const struct round *rd, int want, int min_samples, uint64_t cap_ticks,
+                        int est)
+{
+    struct cb_harness *h = rd->h;
+    const struct cb_backend *be = h->be;
+    struct cb_measurement *m = rd->m;
+    struct round_buf *b = rd->b;
+    struct cb_reading r0, r1;
+    struct cb_delta d;
     size_t from = m->n;
+    int rc = 0;
     b->nratio = 0;
     /* The meter is read between samples: a sample's reading is the larger
      * of the one just before it and the one just after. */
@@ -305,13 +309,11 @@ static int measure_round(struct cb_harness *h, struct cb_case *c, struct cb_meas
     double elapsed = 0;
     m->why = h->o.reps > 0 ? CB_STOP_REPS : CB_STOP_MAX;
     for (int k = 0; k < want; k++) {
-        if (h->stop && *h->stop) {
-            rc = -EINTR;
-            break;
-        }
-        double ticks = batch(h, c, iters, &r0, &r1, &d, tsc);
-        if ((rc = push(m, &d, round)) < 0)
-            goto out;
+        if (h->stop && *h->stop)
+            return -EINTR;
+        double ticks = batch(h, rd->c, rd->iters, &r0, &r1, &d, rd->tsc);
+        if ((rc = push(m, &d, rd->round)) < 0)
+            return rc;
         /* The core clock beside this sample (~10k adds, about 1.5% of a
          * batch), for the case's estimated cycles. */
         if (est >= 0)
@@ -340,8 +342,33 @@ static int measure_round(struct cb_harness *h, struct cb_case *c, struct cb_meas
             break;
         }
     }
-    *core_per_tick = rescale_estimate(m, from, round, cs, est, b->ratio, b->nratio);
-out:
+    return 0;
+}
+
+/* One round: set up, warm up, size the batch, measure the empty batch,
+ * sample, tear down.  want: the round's sample limit; cap_ticks and
+ * min_samples: its adaptive limits. */
+static int measure_round(struct cb_harness *h, struct cb_case *c, struct cb_measurement *m,
+                         int round, int want, int min_samples, uint64_t cap_ticks, int est,
+                         struct round_buf *b, double *core_per_tick)
+{
+    const struct cb_probe *p = c->probe;
+    struct round rd = {.h = h, .c = c, .m = m, .b = b, .round = round,
+                       .tsc = cb_counters_find(h->cs, "tsc")};
+    int rc = p->setup(c);
+    if (rc < 0)
+        return rc;
+    rd.iters = size_batch(&rd);
+    m->iters[round] = rd.iters;
+    h->be->run(h->be->ctx, c, rd.iters);
+    measure_overhead(&rd);
+    m->rounds = round + 1;
+    size_t from = m->n;
+    rc = take_samples(&rd, want, min_samples, cap_ticks, est);
+    /* A stopped round keeps what it sampled; one that could not store a
+     * sample is abandoned. */
+    if (rc == 0 || rc == -EINTR)
+        *core_per_tick = rescale_estimate(m, from, round, h->cs, est, b->ratio, b->nratio);
     p->teardown(c);
     return rc;
 }

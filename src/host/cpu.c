@@ -58,58 +58,49 @@ static unsigned long long xgetbv0(void)
     return ((unsigned long long)hi << 32) | lo;
 }
 
+/* What a feature needs besides its cpuid bit: the OS saving the YMM state,
+ * or the YMM and ZMM state (XCR0). */
+enum { OS_ANY, OS_YMM, OS_ZMM };
+enum { EAX, EBX, ECX, EDX };
+
+/* One feature bit: cpuid leaf (subleaf 0), register and bit. */
+static const struct cpuid_bit {
+    unsigned leaf;
+    unsigned char reg, bit, os;
+    unsigned flag;
+} cpuid_bits[] = {
+    {1, EDX, 26, OS_ANY, CB_CPU_SSE2},          {1, ECX, 19, OS_ANY, CB_CPU_SSE41},
+    {1, ECX, 31, OS_ANY, CB_CPU_HYPERVISOR},    {1, ECX, 28, OS_YMM, CB_CPU_AVX},
+    {7, EBX, 5, OS_YMM, CB_CPU_AVX2},           {7, EBX, 16, OS_ZMM, CB_CPU_AVX512F},
+    {7, EBX, 30, OS_ZMM, CB_CPU_AVX512BW},      {7, EBX, 31, OS_ZMM, CB_CPU_AVX512VL},
+    {7, EBX, 19, OS_ANY, CB_CPU_ADX},           {7, EBX, 8, OS_ANY, CB_CPU_BMI2},
+    {7, EBX, 9, OS_ANY, CB_CPU_ERMS},           {7, EBX, 23, OS_ANY, CB_CPU_CLFLUSHOPT},
+    {7, EDX, 4, OS_ANY, CB_CPU_FSRM},           {0x80000001, EDX, 27, OS_ANY, CB_CPU_RDTSCP},
+    {0x80000001, ECX, 8, OS_ANY, CB_CPU_PREFETCHW}, {0x80000007, EDX, 8, OS_ANY, CB_CPU_INVTSC},
+};
+
 static unsigned detect(void)
 {
-    unsigned a, b, c, d, max, f = 0;
-    if (!__get_cpuid(0, &max, &b, &c, &d))
+    unsigned r[4], max, emax;
+    if (!__get_cpuid(0, &max, &r[EBX], &r[ECX], &r[EDX]))
         return 0;
-    __cpuid(1, a, b, c, d);
-    if (d & (1u << 26))
-        f |= CB_CPU_SSE2;
-    if (c & (1u << 19))
-        f |= CB_CPU_SSE41;
-    if (c & (1u << 31))
-        f |= CB_CPU_HYPERVISOR;
-    int osxsave = (c >> 27) & 1;
+    __cpuid(0x80000000, emax, r[EBX], r[ECX], r[EDX]);
+    __cpuid(1, r[EAX], r[EBX], r[ECX], r[EDX]);
+    int osxsave = (r[ECX] >> 27) & 1;
     unsigned long long xcr0 = osxsave ? xgetbv0() : 0;
     int ymm_ok = (xcr0 & 0x6) == 0x6;
     int zmm_ok = ymm_ok && (xcr0 & 0xe0) == 0xe0;
-    if ((c & (1u << 28)) && ymm_ok)
-        f |= CB_CPU_AVX;
-    if (max >= 7) {
-        __cpuid_count(7, 0, a, b, c, d);
-        if ((b & (1u << 5)) && ymm_ok)
-            f |= CB_CPU_AVX2;
-        if ((b & (1u << 16)) && zmm_ok)
-            f |= CB_CPU_AVX512F;
-        if ((b & (1u << 30)) && zmm_ok)
-            f |= CB_CPU_AVX512BW;
-        if ((b & (1u << 31)) && zmm_ok)
-            f |= CB_CPU_AVX512VL;
-        if (b & (1u << 19))
-            f |= CB_CPU_ADX;
-        if (b & (1u << 8))
-            f |= CB_CPU_BMI2;
-        if (b & (1u << 9))
-            f |= CB_CPU_ERMS;
-        if (b & (1u << 23))
-            f |= CB_CPU_CLFLUSHOPT;
-        if (d & (1u << 4))
-            f |= CB_CPU_FSRM;
-    }
-    unsigned emax;
-    __cpuid(0x80000000, emax, b, c, d);
-    if (emax >= 0x80000001) {
-        __cpuid(0x80000001, a, b, c, d);
-        if (d & (1u << 27))
-            f |= CB_CPU_RDTSCP;
-        if (c & (1u << 8))
-            f |= CB_CPU_PREFETCHW;
-    }
-    if (emax >= 0x80000007) {
-        __cpuid(0x80000007, a, b, c, d);
-        if (d & (1u << 8))
-            f |= CB_CPU_INVTSC;
+    const int os_ok[] = {[OS_ANY] = 1, [OS_YMM] = ymm_ok, [OS_ZMM] = zmm_ok};
+    unsigned f = 0;
+    for (size_t i = 0; i < sizeof cpuid_bits / sizeof cpuid_bits[0]; i++) {
+        const struct cpuid_bit *cb = &cpuid_bits[i];
+        /* Leaf 1 is there whenever cpuid is; the others only up to the
+         * highest leaf of their range. */
+        if (cb->leaf >= 0x80000000 ? cb->leaf > emax : cb->leaf > 1 && cb->leaf > max)
+            continue;
+        __cpuid_count(cb->leaf, 0, r[EAX], r[EBX], r[ECX], r[EDX]);
+        if ((r[cb->reg] & (1u << cb->bit)) && os_ok[cb->os])
+            f |= cb->flag;
     }
     return f;
 }

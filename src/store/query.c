@@ -10,19 +10,14 @@
 
 /* ---- which run ---------------------------------------------------------- */
 
+static void read_id(sqlite3_stmt *s, void *id)
+{
+    *(int64_t *)id = sqlite3_column_int64(s, 0);
+}
+
 static int one_id(struct cb_store *st, const char *sql, const char *text, int64_t *id)
 {
-    sqlite3_stmt *s;
-    int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-    if (rc != SQLITE_OK)
-        return rc;
-    if (text)
-        sqlite3_bind_text(s, 1, text, -1, SQLITE_TRANSIENT);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
-        *id = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    return rc;
+    return cb_st_row_once(st, sql, &text, text ? 1 : 0, read_id, id);
 }
 
 /* One run spec being resolved; each resolver returns 0 with *run_id set,

@@ -137,6 +137,14 @@ int cb_st_bind_str(sqlite3_stmt *s, int i, const char *v)
     return sqlite3_bind_text(s, i, v ? v : "", -1, SQLITE_TRANSIENT);
 }
 
+int cb_st_bind_strs(sqlite3_stmt *s, const char *const *v, int n)
+{
+    int rc = SQLITE_OK;
+    for (int i = 0; i < n && rc == SQLITE_OK; i++)
+        rc = cb_st_bind_str(s, i + 1, v[i]);
+    return rc;
+}
+
 /* NAN means "not measured": store NULL, never a number. */
 int cb_st_bind_real_or_null(sqlite3_stmt *s, int i, double v)
 {
@@ -213,6 +221,22 @@ int cb_st_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ct
 {
     int rc = cb_st_in_tx(st, fn, ctx);
     return rc == SQLITE_OK ? 0 : cb_st_errno_or_eio(rc);
+}
+
+int cb_st_row_once(struct cb_store *st, const char *sql, const char *const *text, int ntext,
+                   void (*row)(sqlite3_stmt *, void *), void *ctx)
+{
+    sqlite3_stmt *s;
+    int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    for (int i = 0; i < ntext; i++)
+        sqlite3_bind_text(s, i + 1, text[i], -1, SQLITE_TRANSIENT);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        row(s, ctx);
+    sqlite3_finalize(s);
+    return rc;
 }
 
 /* Step a statement that returns no rows. */

@@ -44,15 +44,16 @@ int cb_store_schema_latest(void)
     return v;
 }
 
+static void read_int(sqlite3_stmt *s, void *v)
+{
+    *(int *)v = sqlite3_column_int(s, 0);
+}
+
 int cb_store_schema_version(struct cb_store *st)
 {
-    sqlite3_stmt *s;
-    int v = -EIO;
-    if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+    int v;
+    if (cb_st_row_once(st, "PRAGMA user_version", NULL, 0, read_int, &v) != SQLITE_ROW)
         return -EIO;
-    if (sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int(s, 0);
-    sqlite3_finalize(s);
     return v;
 }
 
@@ -288,23 +289,22 @@ static int precheck(struct open_ctx *o)
     return r < 0 ? r : precheck_header(o, &sb);
 }
 
+#define QC_FIRST 200 /* what is kept of quick_check's first line */
+
+static void read_first(sqlite3_stmt *s, void *first)
+{
+    cb_st_col_str(s, 0, first, QC_FIRST);
+}
+
 /* PRAGMA quick_check: every page read, b-tree structure and free list
  * checked (not the index contents, which integrity_check adds at several
  * times the cost). */
 static int quick_check(struct cb_store *st, const char *path, char *err, size_t errlen)
 {
-    sqlite3_stmt *s;
-    int rc = sqlite3_prepare_v2(st->db, "PRAGMA quick_check(1)", -1, &s, NULL);
-    char first[200] = "";
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(s);
-        if (rc == SQLITE_ROW) {
-            const unsigned char *t = sqlite3_column_text(s, 0);
-            snprintf(first, sizeof first, "%s", t ? (const char *)t : "");
-            rc = SQLITE_OK;
-        }
-        sqlite3_finalize(s);
-    }
+    char first[QC_FIRST] = "";
+    int rc = cb_st_row_once(st, "PRAGMA quick_check(1)", NULL, 0, read_first, first);
+    if (rc == SQLITE_ROW)
+        rc = SQLITE_OK;
     if (rc == SQLITE_OK && strcmp(first, "ok") == 0)
         return 0;
     if (rc != SQLITE_OK && !cb_st_is_busy(rc) && (rc & 0xff) != SQLITE_CORRUPT &&
@@ -406,27 +406,26 @@ static int open_db(struct cb_store *st, struct open_ctx *o)
     return 0;
 }
 
+static void read_identity_row(sqlite3_stmt *s, void *vctx)
+{
+    struct open_ctx *o = vctx;
+    o->uv = sqlite3_column_int64(s, 0);
+    o->app = sqlite3_column_int64(s, 1);
+    o->nobj = sqlite3_column_int64(s, 2);
+    o->hasruns = sqlite3_column_int64(s, 3);
+}
+
 /* The database's own word on its schema version, owner and contents. */
 static int read_identity(struct cb_store *st, struct open_ctx *o)
 {
-    sqlite3_stmt *s;
-    int rc = sqlite3_prepare_v2(st->db,
+    int rc = cb_st_row_once(st,
         "SELECT (SELECT user_version FROM pragma_user_version),"
         " (SELECT application_id FROM pragma_application_id),"
         " (SELECT COUNT(*) FROM sqlite_schema),"
         " (SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'runs')",
-        -1, &s, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(s);
-        if (rc == SQLITE_ROW) {
-            o->uv = sqlite3_column_int64(s, 0);
-            o->app = sqlite3_column_int64(s, 1);
-            o->nobj = sqlite3_column_int64(s, 2);
-            o->hasruns = sqlite3_column_int64(s, 3);
-            rc = SQLITE_OK;
-        }
-        sqlite3_finalize(s);
-    }
+        NULL, 0, read_identity_row, o);
+    if (rc == SQLITE_ROW)
+        rc = SQLITE_OK;
     if (rc == SQLITE_OK)
         return 0;
     int code = rc & 0xff;

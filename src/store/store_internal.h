@@ -56,10 +56,19 @@ int cb_st_fail(struct cb_store *st, int rc, const char *what);
 sqlite3_stmt *cb_st_stmt(struct cb_store *st, int i, int *rc);
 /* NULL strings bind as "". */
 int cb_st_bind_str(sqlite3_stmt *s, int i, const char *v);
+/* v[0..n) to ?1..?n with cb_st_bind_str: SQLITE_OK, or the first failure
+ * (the rest left unbound). */
+int cb_st_bind_strs(sqlite3_stmt *s, const char *const *v, int n);
 /* NAN means "not measured": store NULL, never a number. */
 int cb_st_bind_real_or_null(sqlite3_stmt *s, int i, double v);
 double cb_st_col_real_or_nan(sqlite3_stmt *s, int i);
 void cb_st_col_str(sqlite3_stmt *s, int i, char *buf, size_t len);
+/* A query run once, outside the statement cache: sql prepared, the strings
+ * text[0..ntext) bound to ?1.., one step; when it yields a row, row(s, ctx)
+ * reads it before the statement is finalized.  The SQLite code of the
+ * prepare or of the step: SQLITE_ROW with a row, SQLITE_DONE without. */
+int cb_st_row_once(struct cb_store *st, const char *sql, const char *const *text, int ntext,
+                   void (*row)(sqlite3_stmt *, void *), void *ctx);
 /* Step a statement that returns no rows: SQLITE_OK or the error. */
 int cb_st_step_done(sqlite3_stmt *s);
 int cb_st_exec(struct cb_store *st, const char *sql);

@@ -57,6 +57,11 @@ static void my_hostname(char *buf, size_t len)
     buf[len - 1] = '\0';
 }
 
+static void read_real(sqlite3_stmt *s, void *v)
+{
+    *(double *)v = sqlite3_column_double(s, 0);
+}
+
 int cb_store_boot_tsc(struct cb_store *st, double *ghz)
 {
     char host[256], boot[64];
@@ -65,21 +70,13 @@ int cb_store_boot_tsc(struct cb_store *st, double *ghz)
     *ghz = 0;
     if (!boot[0])
         return -ENOENT;
-    sqlite3_stmt *s;
-    int rc = sqlite3_prepare_v2(st->db,
-                                "SELECT r.tsc_ghz FROM runs r JOIN hosts h ON h.id = r.host_id"
-                                " WHERE h.hostname = ?1 AND r.boot_id = ?2"
-                                "   AND h.tsc_source = 'calibrated' AND r.tsc_ghz > 0"
-                                " ORDER BY r.id DESC LIMIT 1",
-                                -1, &s, NULL);
-    if (rc != SQLITE_OK)
-        return -EIO;
-    sqlite3_bind_text(s, 1, host, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 2, boot, -1, SQLITE_TRANSIENT);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
-        *ghz = sqlite3_column_double(s, 0);
-    sqlite3_finalize(s);
+    const char *const key[] = {host, boot};
+    int rc = cb_st_row_once(st,
+                            "SELECT r.tsc_ghz FROM runs r JOIN hosts h ON h.id = r.host_id"
+                            " WHERE h.hostname = ?1 AND r.boot_id = ?2"
+                            "   AND h.tsc_source = 'calibrated' AND r.tsc_ghz > 0"
+                            " ORDER BY r.id DESC LIMIT 1",
+                            key, 2, read_real, ghz);
     return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : -EIO;
 }
 
@@ -149,25 +146,14 @@ static int bind_host(sqlite3_stmt *s, const void *arg)
 static int bind_build(sqlite3_stmt *s, const void *arg)
 {
     const struct cb_run_meta *m = arg;
-    int rc = cb_st_bind_str(s, 1, m->version);
-    if (rc == SQLITE_OK)
-        rc = cb_st_bind_str(s, 2, m->compiler);
-    if (rc == SQLITE_OK)
-        rc = cb_st_bind_str(s, 3, m->cflags);
-    return rc;
+    return cb_st_bind_strs(s, (const char *const[]){m->version, m->compiler, m->cflags}, 3);
 }
 
 static int bind_commit(sqlite3_stmt *s, const void *arg)
 {
     const struct cb_run_meta *m = arg;
-    int rc = cb_st_bind_str(s, 1, m->commit);
-    if (rc == SQLITE_OK)
-        rc = cb_st_bind_str(s, 2, m->subject);
-    if (rc == SQLITE_OK)
-        rc = cb_st_bind_str(s, 3, m->commit_date);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_int(s, 4, m->dirty < 0 ? -1 : m->dirty > 0);
-    return rc;
+    int rc = cb_st_bind_strs(s, (const char *const[]){m->commit, m->subject, m->commit_date}, 3);
+    return rc == SQLITE_OK ? sqlite3_bind_int(s, 4, m->dirty < 0 ? -1 : m->dirty > 0) : rc;
 }
 
 static int begin_fn(struct cb_store *st, void *vctx)
