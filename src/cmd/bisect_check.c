@@ -67,8 +67,7 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
     return 1;
 }
 
-/* 0 parsed, 1 --help printed, -EINVAL a bad value (message in err), or
- * -ENOENT an unknown option (already reported). */
+/* --against BASE and the options, nothing else (cb_cmd's parse step). */
 static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct bisect *b = ctx;

@@ -84,8 +84,7 @@ static int compare_opt(int ch, const char *arg, void *ctx, char *err, size_t err
     return 1;
 }
 
-/* 0 parsed (BASE and HEAD at argv[optind]), 1 --help printed, -EINVAL a
- * bad value (message in err), -ENOENT an unknown option (reported). */
+/* BASE, HEAD and the options (cb_cmd's parse step). */
 static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct compare *k = ctx;

@@ -9,6 +9,7 @@
 
 #include <sqlite3.h>
 
+#include "arrays.h"
 #include "fingerprint.h"
 
 const char *cb_fmt_size(uint64_t size, const char *unit, char *buf, size_t len)
@@ -320,12 +321,8 @@ void cb_report_free(struct cb_report *r)
     for (size_t k = 0; k < r->ncases; k++) {
         struct cb_report_case *c = &r->cases[k];
         for (size_t e = 0; c->ev && e < r->nevents; e++) {
-            free(c->ev[e].v);
-            free(c->ev[e].iters);
-            free(c->ev[e].raw);
-            free(c->ev[e].enabled);
-            free(c->ev[e].running);
-            free(c->ev[e].method);
+            struct cb_report_series *x = &c->ev[e];
+            cb_free_all((void *const[]){x->v, x->iters, x->raw, x->enabled, x->running, x->method}, 6);
         }
         free(c->ev);
         free(c->ev_median);

@@ -137,11 +137,11 @@ int cb_st_bind_str(sqlite3_stmt *s, int i, const char *v)
     return sqlite3_bind_text(s, i, v ? v : "", -1, SQLITE_TRANSIENT);
 }
 
-int cb_st_bind_strs(sqlite3_stmt *s, const char *const *v, int n)
+int cb_st_bind_strs(sqlite3_stmt *s, int first, const char *const *v, int n)
 {
     int rc = SQLITE_OK;
     for (int i = 0; i < n && rc == SQLITE_OK; i++)
-        rc = cb_st_bind_str(s, i + 1, v[i]);
+        rc = cb_st_bind_str(s, first + i, v[i]);
     return rc;
 }
 

@@ -56,9 +56,9 @@ int cb_st_fail(struct cb_store *st, int rc, const char *what);
 sqlite3_stmt *cb_st_stmt(struct cb_store *st, int i, int *rc);
 /* NULL strings bind as "". */
 int cb_st_bind_str(sqlite3_stmt *s, int i, const char *v);
-/* v[0..n) to ?1..?n with cb_st_bind_str: SQLITE_OK, or the first failure
- * (the rest left unbound). */
-int cb_st_bind_strs(sqlite3_stmt *s, const char *const *v, int n);
+/* v[0..n) to ?first.. with cb_st_bind_str: SQLITE_OK, or the first
+ * failure (the rest left unbound). */
+int cb_st_bind_strs(sqlite3_stmt *s, int first, const char *const *v, int n);
 /* NAN means "not measured": store NULL, never a number. */
 int cb_st_bind_real_or_null(sqlite3_stmt *s, int i, double v);
 double cb_st_col_real_or_nan(sqlite3_stmt *s, int i);

@@ -146,13 +146,13 @@ static int bind_host(sqlite3_stmt *s, const void *arg)
 static int bind_build(sqlite3_stmt *s, const void *arg)
 {
     const struct cb_run_meta *m = arg;
-    return cb_st_bind_strs(s, (const char *const[]){m->version, m->compiler, m->cflags}, 3);
+    return cb_st_bind_strs(s, 1, (const char *const[]){m->version, m->compiler, m->cflags}, 3);
 }
 
 static int bind_commit(sqlite3_stmt *s, const void *arg)
 {
     const struct cb_run_meta *m = arg;
-    int rc = cb_st_bind_strs(s, (const char *const[]){m->commit, m->subject, m->commit_date}, 3);
+    int rc = cb_st_bind_strs(s, 1, (const char *const[]){m->commit, m->subject, m->commit_date}, 3);
     return rc == SQLITE_OK ? sqlite3_bind_int(s, 4, m->dirty < 0 ? -1 : m->dirty > 0) : rc;
 }
 
@@ -245,13 +245,10 @@ static int event_fn(struct cb_store *st, void *vctx)
     sqlite3_stmt *s = cb_st_stmt(st, Q_EVENT_INS, &rc);
     if (!s)
         return rc;
+    const char *const strs[] = {e->name, e->part && *e->part ? e->part : e->name, e->pfm,
+                                e->encoding, e->source, e->read_method};
     sqlite3_bind_int64(s, 1, c->run_id);
-    cb_st_bind_str(s, 2, e->name);
-    cb_st_bind_str(s, 3, e->part && *e->part ? e->part : e->name);
-    cb_st_bind_str(s, 4, e->pfm);
-    cb_st_bind_str(s, 5, e->encoding);
-    cb_st_bind_str(s, 6, e->source);
-    cb_st_bind_str(s, 7, e->read_method);
+    cb_st_bind_strs(s, 2, strs, 6);
     sqlite3_bind_int(s, 8, e->supported ? 1 : 0);
     cb_st_bind_str(s, 9, e->why);
     rc = cb_st_step_done(s);
@@ -317,15 +314,11 @@ static int case_fn(struct cb_store *st, void *vctx)
     if (!s)
         return rc;
     sqlite3_bind_int64(s, 1, x->run_id);
-    cb_st_bind_str(s, 2, c->probe);
-    cb_st_bind_str(s, 3, c->variant);
+    cb_st_bind_strs(s, 2, (const char *const[]){c->probe, c->variant}, 2);
     sqlite3_bind_int64(s, 4, (int64_t)c->size);
-    cb_st_bind_str(s, 5, c->unit);
-    cb_st_bind_str(s, 6, c->op);
-    cb_st_bind_str(s, 7, c->mode);
+    cb_st_bind_strs(s, 5, (const char *const[]){c->unit, c->op, c->mode}, 3);
     sqlite3_bind_int64(s, 8, (int64_t)c->bytes_per_op);
-    cb_st_bind_str(s, 9, c->verdict);
-    cb_st_bind_str(s, 10, c->detail);
+    cb_st_bind_strs(s, 9, (const char *const[]){c->verdict, c->detail}, 2);
     cb_st_bind_real_or_null(s, 11, c->metered ? c->contention : NAN);
     cb_st_bind_real_or_null(s, 12, c->metered ? c->contended_share : NAN);
     rc = cb_st_step_done(s);
