@@ -138,7 +138,7 @@ static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measure
         cb_side_free(&A);
         goto usage_err;
     }
-    cmp_catch_stop_signals();
+    cb_catch_stop_signals(0);
     *measured = 0;
     for (size_t i = 0; i < A.ncases && rc >= 0; i++) {
         if (b->c.o.glob && fnmatch(b->c.o.glob, A.cases[i].key, 0) != 0)

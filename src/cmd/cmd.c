@@ -2,6 +2,7 @@
  * and "did you mean" suggestions (see cmd.h). */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,9 +95,12 @@ int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, c
             p->usage(stdout);
             return 1;
         }
-        int r = ch == '?' || ch == ':' ? 1 : store_field(p->fields, ch, optarg, ctx);
-        if (r == 1 && ch != '?' && ch != ':' && p->option)
-            r = p->option(ch, optarg, ctx, err, errlen);
+        int r = 1;
+        if (ch != '?' && ch != ':') {
+            r = store_field(p->fields, ch, optarg, ctx);
+            if (r == 1 && p->option)
+                r = p->option(ch, optarg, ctx, err, errlen);
+        }
         if (r < 0)
             return -EINVAL;
         if (r == 1) {
@@ -150,4 +154,24 @@ int cb_cmd_main(const struct cb_cmd *c, int argc, char **argv, void *ctx)
     rc = c->body(ctx, st);
     cb_store_close(st);
     return rc;
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop_signal(int sig)
+{
+    stop_flag = sig;
+}
+
+void cb_catch_stop_signals(int second_kills)
+{
+    struct sigaction sa = {.sa_handler = on_stop_signal, .sa_flags = second_kills ? SA_RESETHAND : 0};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+volatile sig_atomic_t *cb_stop_flag(void)
+{
+    return &stop_flag;
 }

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include <stdint.h>
+#include <signal.h>
 
 struct option;
 struct cb_store;
@@ -103,5 +103,14 @@ struct cb_cmd {
 };
 
 int cb_cmd_main(const struct cb_cmd *c, int argc, char **argv, void *ctx);
+
+/* SIGINT/SIGTERM raise the stop flag, which measuring loops check between
+ * samples, so that a run or rerun ends cleanly and is marked as such.  With
+ * second_kills, a second signal kills at once (SA_RESETHAND: a run the user
+ * wants gone is reaped as aborted by the next open); without, every signal
+ * only raises the flag (a rerun finishes its measurement, then stops). */
+void cb_catch_stop_signals(int second_kills);
+/* The flag: 0, or the last stop signal caught. */
+volatile sig_atomic_t *cb_stop_flag(void);
 
 #endif

@@ -292,7 +292,7 @@ static int race_measure(struct race_plan *pl, struct cb_collector *col, struct c
                         struct cb_host *host)
 {
     struct progress pg = {.on = !pl->s.co.quiet && isatty(2)};
-    pl->ro.stop = cb_session_stop_flag();
+    pl->ro.stop = cb_stop_flag();
     pl->ro.progress = show_progress;
     pl->ro.progress_arg = &pg;
     int rc = cb_race_run(col, &pl->ro, race);

@@ -17,13 +17,6 @@
 #include "rerun.h"
 #include "shell.h"
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-    stop_flag = sig;
-}
-
 int cmp_run_cpu(struct cb_store *st, int64_t run)
 {
     sqlite3_stmt *q;
@@ -44,15 +37,6 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
 }
 
-/* A rerun is stopped by SIGINT/SIGTERM between measurements, never mid-way. */
-void cmp_catch_stop_signals(void)
-{
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
 /* Measure one case of a side's key in col; its per-op metric values are
  * appended to side.  Returns 0, 1 when the case cannot be measured here, or
  * a negative errno (-EINTR on a signal). */
@@ -65,7 +49,7 @@ int cmp_measure_into(struct cb_collector *col, const struct cb_side_case *k, con
     if (!v || mode < 0)
         return 1;
     struct cb_measurement m;
-    int rc = cb_collector_case(col, p, v, k->size, (enum cb_mode)mode, &stop_flag, NULL, &m);
+    int rc = cb_collector_case(col, p, v, k->size, (enum cb_mode)mode, cb_stop_flag(), NULL, &m);
     if (rc < 0)
         return rc;
     if (rc != CB_CASE_MEASURED)
@@ -116,7 +100,7 @@ int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const c
             return rc;
         }
     }
-    cmp_catch_stop_signals();
+    cb_catch_stop_signals(0);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     struct cb_side *sides[2] = {A, B};
@@ -128,7 +112,7 @@ int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const c
             if (res->rows[i].v == CB_CMP_UNSURE)
                 snprintf(keys[nk++], CB_CASE_KEY_MAX, "%s", res->rows[i].a->key);
         double el = seconds_since(&t0);
-        if (nk == 0 || el >= cap_s || stop_flag)
+        if (nk == 0 || el >= cap_s || *cb_stop_flag())
             break;
         fprintf(stderr, "cyclebudget: rerun round %d: %zu undecided case%s (%.0f s of %.0f s)\n",
                 round + 1, nk, nk > 1 ? "s" : "", el, cap_s);
@@ -151,7 +135,7 @@ int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const c
             cb_side_add_run(sides[s], cols[s].run_id);   /* so the output names them */
         cb_collector_finish(&cols[s], status);
     }
-    if (rc == -EINTR || stop_flag) {
+    if (rc == -EINTR || *cb_stop_flag()) {
         snprintf(err, errlen, "interrupted: the rerun runs were marked aborted");
         return -EINTR;
     }
@@ -212,7 +196,7 @@ int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, co
     int cpu = cmp_run_cpu(st, A->runs[0]);
     char cpubuf[16];
     snprintf(cpubuf, sizeof cpubuf, "%d", cpu);
-    cmp_catch_stop_signals();
+    cb_catch_stop_signals(0);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = 0;
@@ -224,7 +208,7 @@ int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, co
                 len += strlen(res->rows[i].a->key) + 1;
             }
         double el = seconds_since(&t0);
-        if (nk == 0 || el >= cap_s || stop_flag)
+        if (nk == 0 || el >= cap_s || *cb_stop_flag())
             break;
         char *list = malloc(len);
         if (!list)
@@ -238,7 +222,7 @@ int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, co
             }
         fprintf(stderr, "cyclebudget: rerun round %d: %zu undecided case%s (%.0f s of %.0f s)\n",
                 round + 1, nk, nk > 1 ? "s" : "", el, cap_s);
-        for (int k = 0; k < 2 && rc >= 0 && !stop_flag; k++) {
+        for (int k = 0; k < 2 && rc >= 0 && !*cb_stop_flag(); k++) {
             int s = (round + k) % 2;
             const char *args[] = {"--cases", list, "--tag", tags[s], "--db", c->db, "-q", "--cpu", cpubuf};
             char *cmd = cb_shell_join(exec[s], args, cpu >= 0 ? 9 : 7);
@@ -250,7 +234,7 @@ int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, co
             int status = cb_shell_run(cmd);
             int64_t run = status == 0 ? newest_run(st, tags[s], before) : 0;
             if (status != 0 || run == 0) {
-                if (stop_flag || status == 130)
+                if (*cb_stop_flag() || status == 130)
                     rc = -EINTR;
                 else {
                     const char *side = s ? "head" : "base";
@@ -272,7 +256,7 @@ int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, co
             free(cmd);
         }
         free(list);
-        if (rc < 0 || stop_flag)
+        if (rc < 0 || *cb_stop_flag())
             break;
         /* A side's command that measures in another environment (another
          * build's flags, CPU) is refused after its first run, not after the
@@ -285,7 +269,7 @@ int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, co
         if ((rc = cmp_evaluate(st, A, B, &c->o, res)) < 0)
             break;
     }
-    if (rc == -EINTR || stop_flag) {
+    if (rc == -EINTR || *cb_stop_flag()) {
         snprintf(err, errlen, "interrupted: the runs recorded so far stay in %s", c->db);
         return -EINTR;
     }

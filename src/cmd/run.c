@@ -164,7 +164,7 @@ static int parse_cases(char **names, int n, struct named_case *out, char *err, s
 static int measure_one(struct cb_collector *col, const struct cb_probe *p, const struct cb_variant *v,
                        uint64_t size, enum cb_mode mode, const char *db, int *interrupted)
 {
-    int rc = cb_collector_case(col, p, v, size, mode, cb_session_stop_flag(), NULL, NULL);
+    int rc = cb_collector_case(col, p, v, size, mode, cb_stop_flag(), NULL, NULL);
     if (rc == -EINTR) {
         *interrupted = 1;
     } else if (rc < 0) {
@@ -422,7 +422,7 @@ static int run_measure(const struct run_plan *pl, struct cb_collector *col, int 
 {
     struct run_progress g = {
         .col = col, .db = pl->s.co.db, .total = (size_t)pl->nnamed,
-        .interactive = !pl->s.co.quiet && isatty(2), .interrupted = *cb_session_stop_flag() != 0,
+        .interactive = !pl->s.co.quiet && isatty(2), .interrupted = *cb_stop_flag() != 0,
     };
     each_family_case(pl, count_case, &g);
     int rc = 0;

@@ -12,13 +12,6 @@
 #include "probe.h"
 #include "session.h"
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-    stop_flag = sig;
-}
-
 void cb_session_init(struct cb_session *s, const char *events, int (*work)(void *, struct cb_collector *),
                      int argc, char **argv)
 {
@@ -79,20 +72,7 @@ int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, s
     return n;
 }
 
-void cb_session_catch_signals(void)
-{
-    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
-volatile sig_atomic_t *cb_session_stop_flag(void)
-{
-    return &stop_flag;
-}
-
-int cb_session_open(struct cb_session *s, struct cb_collector *col)
+static int session_open(struct cb_session *s, struct cb_collector *col)
 {
     char err[512];
     int usage = 0;
@@ -106,7 +86,7 @@ int cb_session_finish(struct cb_collector *col, int interrupted, const char *wha
                       const char *note)
 {
     int64_t run_id = col->run_id;
-    if (interrupted || stop_flag) {
+    if (interrupted || *cb_stop_flag()) {
         cb_collector_finish(col, "aborted");
         cb_die_msg("interrupted: %s %lld marked aborted (%s)", what, (long long)run_id, note);
         return 130;
@@ -134,7 +114,7 @@ int cb_session_body(void *plan, struct cb_store *unused)
     struct cb_session *s = plan;
     struct cb_collector col;
     (void)unused;
-    cb_session_catch_signals();
-    int rc = cb_session_open(s, &col);
+    cb_catch_stop_signals(1);
+    int rc = session_open(s, &col);
     return rc != 0 ? rc : s->work(plan, &col);
 }

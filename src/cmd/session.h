@@ -76,17 +76,6 @@ int cb_session_checked(int parsed, int (*check)(void *plan), void *plan, const c
  * exit status of either. */
 int cb_session_body(void *plan, struct cb_store *unused);
 
-/* SIGINT/SIGTERM raise the flag, which the collector checks between
- * samples; a second signal kills at once (SA_RESETHAND), and the next open
- * reaps the run as aborted.  Caught from before the run is begun, so that
- * no window leaves it 'running'. */
-void cb_session_catch_signals(void);
-volatile sig_atomic_t *cb_session_stop_flag(void);
-
-/* Open the collector (events, CPU, git, then the store).  0, or the exit
- * status with the message printed: 2 for what the user typed, 1 otherwise. */
-int cb_session_open(struct cb_session *s, struct cb_collector *col);
-
 /* End the run: aborted when interrupted (130; "interrupted: WHAT N marked
  * aborted (NOTE)"), else complete (0), or 1 when it cannot be marked. */
 int cb_session_finish(struct cb_collector *col, int interrupted, const char *what,
