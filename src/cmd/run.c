@@ -22,6 +22,7 @@
 #include "report.h"
 #include "session.h"
 #include "sides.h"
+#include "sim.h"
 
 #define MAX_SIZES 64
 
@@ -52,7 +53,11 @@ static void run_usage(FILE *out)
             "      --cpu N            pin to CPU N (default: the current one)\n"
             "      --cold-bytes SIZE  cold-mode working set (default: 2x LLC, 64M..128M)\n"
             "      --budget B         budget for the summary: 10G, 40G, 100G or cycles (default 10G)\n"
-            "  -q, --quiet            no progress and no summary\n");
+            "      --sim              count instead of timing: run under valgrind's callgrind with\n"
+            "                         this CPU's cache model, and store exact simulated counts\n"
+            "                         (Ir, D1/LL misses, branch misses, estimated cycles) per op;\n"
+            "                         %d samples per case unless --reps; not with -e\n"
+            "  -q, --quiet            no progress and no summary\n", CB_SIM_REPS);
 }
 
 static int glob_match_any(char **globs, const char *name)
@@ -191,6 +196,9 @@ struct run_plan {
     struct named_case *named;           /* --cases */
     char **cnames, *cstore;
     int nnamed;
+    int sim;                            /* --sim */
+    int argc;                           /* as typed, for --sim's re-execution */
+    char **argv;
     char err[512];
 };
 
@@ -198,7 +206,7 @@ static int run_work(void *plan, struct cb_collector *col);
 
 enum {
     OPT_COMMIT = CB_SESSION_OPT_OWN, OPT_REPO, OPT_REPS, OPT_MAX_TIME, OPT_BUDGET, OPT_ROUNDS,
-    OPT_ROUND_PAUSE, OPT_CASES,
+    OPT_ROUND_PAUSE, OPT_CASES, OPT_SIM,
 };
 
 /* One of run's own options; 0, or -EINVAL with the plan's err set. */
@@ -235,7 +243,8 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
         {"reps", required_argument, 0, OPT_REPS},     {"max-time", required_argument, 0, OPT_MAX_TIME},
         {"budget", required_argument, 0, OPT_BUDGET}, {"rounds", required_argument, 0, OPT_ROUNDS},
         {"round-pause", required_argument, 0, OPT_ROUND_PAUSE},
-        {"cases", required_argument, 0, OPT_CASES},   CB_SESSION_LONGOPTS, {0, 0, 0, 0},
+        {"cases", required_argument, 0, OPT_CASES},   {"sim", no_argument, 0, OPT_SIM},
+        CB_SESSION_LONGOPTS, {0, 0, 0, 0},
     };
     static const struct cb_opt_field fields[] = {
         CB_OPT_STR('p', struct run_plan, probes_arg),   CB_OPT_STR('V', struct run_plan, variants_arg),
@@ -243,11 +252,16 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
         CB_OPT_STR(OPT_COMMIT, struct run_plan, s.co.commit),
         CB_OPT_STR(OPT_REPO, struct run_plan, s.co.repo),
         CB_OPT_STR(OPT_BUDGET, struct run_plan, budget_arg),
-        CB_OPT_STR(OPT_CASES, struct run_plan, cases_arg), CB_SESSION_FIELDS(struct run_plan), {0},
+        CB_OPT_STR(OPT_CASES, struct run_plan, cases_arg), CB_OPT_BOOL(OPT_SIM, struct run_plan, sim),
+        CB_SESSION_FIELDS(struct run_plan), {0},
     };
     static const struct cb_cmd_parser parser = {"run", "p:V:s:e:m:qh", opts, run_usage, fields, run_option};
-    cb_session_init(&pl->s, CB_DEFAULT_EVENTS, run_work, argc, argv);
+    /* No default events here (the collector's are CB_DEFAULT_EVENTS), so
+     * that --sim can tell whether -e was given. */
+    cb_session_init(&pl->s, NULL, run_work, argc, argv);
     pl->budget_arg = "10G";
+    pl->argc = argc;
+    pl->argv = argv;
     int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
     if (rc != 0)
         return rc;
@@ -349,6 +363,13 @@ static int run_plan_cases(void *plan)
     int rc;
     if (cb_budget_parse(pl->budget_arg, CB_MIN_FRAME, &pl->budget, pl->err, sizeof pl->err) < 0)
         return -EINVAL;
+    if (pl->sim && pl->s.co.events) {
+        snprintf(pl->err, sizeof pl->err, "--sim counts callgrind's events, and -e chooses perf "
+                 "events: give one or the other");
+        return -EINVAL;
+    }
+    if (pl->sim && !cb_sim_requested() && (rc = cb_sim_check(pl->err, sizeof pl->err)) < 0)
+        return rc;
     if ((rc = plan_named(pl)) < 0 || (rc = plan_probes(pl)) < 0 || (rc = plan_variants(pl)) < 0 ||
         (rc = plan_modes(pl)) < 0)
         return rc;
@@ -489,9 +510,19 @@ static int run_work(void *plan, struct cb_collector *col)
     return rc;
 }
 
+/* --sim starts this same command under callgrind, where the collector
+ * counts with the simulator (CB_SIM is then set); otherwise the session. */
+static int run_body(void *plan, struct cb_store *st)
+{
+    struct run_plan *pl = plan;
+    if (pl->sim && !cb_sim_requested())
+        return cb_sim_exec(pl->argc, pl->argv, pl->s.co.quiet);
+    return cb_session_body(plan, st);
+}
+
 int cmd_run(int argc, char **argv)
 {
-    static const struct cb_cmd cmd = {run_parse_plan, CB_EXIT_USAGE, NULL, 0, cb_session_body};
+    static const struct cb_cmd cmd = {run_parse_plan, CB_EXIT_USAGE, NULL, 0, run_body};
     struct run_plan pl = {0};
     int rc = cb_cmd_main(&cmd, argc, argv, &pl);
     run_plan_free(&pl);

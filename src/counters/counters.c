@@ -27,6 +27,7 @@ const char *cb_read_method_name(enum cb_read_method m)
     case CB_READ_SYSCALL: return "read";
     case CB_READ_RDPMC:   return "rdpmc";
     case CB_READ_FAKE:    return "fake";
+    case CB_READ_SIM:     return "callgrind";
     case CB_READ_RDTSC:   return "rdtsc";
     case CB_READ_DERIVED: return "derived";
     }
@@ -506,6 +507,7 @@ void cb_counters_delta(const struct cb_counters *cs, const struct cb_reading *be
         d->method[i] = before->method[i] == CB_READ_SYSCALL ? before->method[i] : after->method[i];
         switch (c->method) {
         case CB_READ_RDTSC:
+        case CB_READ_SIM:
             d->value[i] = (double)dv;
             break;
         case CB_READ_DERIVED:

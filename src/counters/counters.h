@@ -33,8 +33,9 @@ enum cb_read_method {
     CB_READ_RDTSC,        /* the TSC */
     CB_READ_DERIVED,      /* computed from another counter (cycles-est) */
     CB_READ_FAKE,         /* the fake clock backend's model (tests; fakeclock.h) */
+    CB_READ_SIM,          /* callgrind's dump of one batch (run --sim; simclock.h) */
 };
-/* "none","read","rdpmc","rdtsc","derived","fake" */
+/* "none","read","rdpmc","rdtsc","derived","fake","callgrind" */
 const char *cb_read_method_name(enum cb_read_method m);
 
 struct cb_counter {

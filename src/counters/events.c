@@ -22,6 +22,7 @@ const char *cb_source_name(enum cb_source s)
     case CB_SRC_SOFTWARE: return "software";
     case CB_SRC_TSC:      return "tsc";
     case CB_SRC_ESTIMATE: return "estimate";
+    case CB_SRC_SIMULATED: return "simulated";
     }
     return "?";
 }

@@ -21,8 +21,9 @@ enum cb_source {
     CB_SRC_SOFTWARE,      /* a kernel software event (task-clock, page-faults) */
     CB_SRC_TSC,           /* the time-stamp counter: reference cycles */
     CB_SRC_ESTIMATE,      /* derived: TSC x estimated core/TSC clock ratio */
+    CB_SRC_SIMULATED,     /* counted by callgrind's model of the machine (run --sim) */
 };
-const char *cb_source_name(enum cb_source s);   /* "pmu", "software", "tsc", "estimate" */
+const char *cb_source_name(enum cb_source s);   /* "pmu", "software", "tsc", "estimate", "simulated" */
 
 /* One resolved event, ready for perf_event_open. */
 struct cb_event_spec {

@@ -20,6 +20,10 @@ struct cb_backend {
     double read_ticks;     /* > 0: what one reading costs, as the backend models it; 0: measure */
     int siblings;          /* >= 0: the topology the meter is to assume; -1: ask the kernel */
     int hypervisor;        /* >= 0: likewise; -1: ask cpuid */
+    uint64_t batch_iters;  /* > 0: every batch has this many operations (the simulator's
+                              counts need no sizing); 0: sized by the clock */
+    const char *primary;   /* the counter that drives the stopping rule; NULL: PMU cycles
+                              when counted, else the TSC */
     /* One reading of every counter now, at a window's start (end = 0:
      * cb_counters_read) or end (cb_counters_read_end). */
     int (*read)(void *ctx, struct cb_counters *cs, struct cb_reading *r, int end);

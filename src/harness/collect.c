@@ -114,6 +114,16 @@ static int check_args(struct open_ctx *x)
             return rc;
         col->fake = 1;
     }
+    if (cb_sim_requested()) {
+        if (col->fake) {
+            snprintf(x->err, x->errlen, "%s and %s are both set: a run is counted by one backend",
+                     CB_FAKE_ENV, CB_SIM_ENV);
+            return -EINVAL;
+        }
+        if ((rc = cb_sim_init(&col->sim_clock, &col->sim_be, x->err, x->errlen)) < 0)
+            return rc;
+        col->sim = 1;
+    }
     if ((rc = cb_pin_cpu(o->cpu, &col->pinned, x->err, x->errlen)) < 0)
         return rc;
     rc = cb_gitinfo_read(o->repo, o->commit, &x->git);
@@ -139,11 +149,20 @@ static void take_clocks(struct cb_collector *col)
     double boot_ghz;
     if (cb_tsc_ghz_reported(NULL) <= 0 && cb_store_boot_tsc(col->st, &boot_ghz) == 0)
         cb_tsc_ghz_adopt(boot_ghz);
-    if (!col->fake) {
+    if (!col->fake && !col->sim) {
         cb_clocks_measure(&col->clk);
         return;
     }
     memset(&col->clk, 0, sizeof col->clk);
+    if (col->sim) {
+        /* Timed under valgrind, the clocks would be the simulator's; the
+         * host's TSC rate (read by run --sim before valgrind started) is
+         * kept only to turn budgets into cycles. */
+        col->clk.tsc_ghz = col->sim_clock.ghz;
+        col->clk.tsc_source = "";
+        col->clk.est = (struct cb_core_est){.ghz = 0, .method = "none", .spread_pct = 0};
+        return;
+    }
     col->clk.tsc_ghz = CB_FAKE_TSC_GHZ;
     col->clk.tsc_source = "";
     col->clk.core_ghz = CB_FAKE_TSC_GHZ * CB_FAKE_CORE_PER_TICK;
@@ -155,7 +174,11 @@ static void take_clocks(struct cb_collector *col)
 static int open_counters(struct open_ctx *x)
 {
     struct cb_collector *col = x->col;
-    int rc = cb_counters_open(&col->cs, x->specs, x->nspec, col->clk.tsc_ghz, col->clk.core_ghz);
+    int rc = 0;
+    if (col->sim)
+        cb_sim_counters(&col->sim_clock, &col->cs);
+    else
+        rc = cb_counters_open(&col->cs, x->specs, x->nspec, col->clk.tsc_ghz, col->clk.core_ghz);
     if (rc < 0) {
         snprintf(x->err, x->errlen, "cannot set up counters: %s", strerror(-rc));
         return rc;
@@ -169,6 +192,12 @@ static int open_counters(struct open_ctx *x)
     struct cb_harness_opts ho = x->o->harness;
     if (col->fake)
         ho.backend = &col->fake_be;
+    if (col->sim) {
+        ho.backend = &col->sim_be;
+        ho.rounds = 1;
+        if (ho.reps <= 0)
+            ho.reps = CB_SIM_REPS;
+    }
     if ((rc = cb_harness_init(&col->h, &col->cs, &ho)) < 0) {
         snprintf(x->err, x->errlen, "cannot calibrate the harness: %s", strerror(-rc));
         cb_counters_close(&col->cs);
@@ -202,6 +231,7 @@ static int begin_run(struct open_ctx *x)
         .meter_kind = cb_meter_kind_name(col->h.meter.kind),
         .meter_baseline = col->h.meter.baseline > 0 ? col->h.meter.baseline : NAN,
         .meter_spread = col->h.meter.spread_pct, .meter_why = col->h.meter.why,
+        .sim_model = col->sim ? col->sim_clock.model : NULL,
     };
     int rc = cb_store_run_begin(col->st, &meta, &col->run_id);
     if (rc < 0)
@@ -334,6 +364,12 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     struct cb_measurement m;
     col->h.stop = stop;
     rc = cb_harness_measure(&col->h, &c, &m);
+    if (col->sim && col->sim_clock.failed) {
+        /* A batch whose counts are unknown must not be stored as a count. */
+        fprintf(stderr, "cyclebudget: --sim: %s\n", col->sim_clock.why);
+        cb_measurement_free(&m);
+        return -EIO;
+    }
     if (rc == -EINTR) {
         cb_measurement_free(&m);
         return rc;

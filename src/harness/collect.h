@@ -17,6 +17,7 @@
 #include "fakeclock.h"
 #include "harness.h"
 #include "probe.h"
+#include "simclock.h"
 #include "store.h"
 #include "tsc.h"
 
@@ -50,6 +51,9 @@ struct cb_collector {
     int fake;                    /* CB_FAKE_CLOCK set: the harness times a model (tests) */
     struct cb_fake fake_clock;
     struct cb_backend fake_be;
+    int sim;                     /* CB_SIM set: counted under callgrind (run --sim) */
+    struct cb_sim sim_clock;
+    struct cb_backend sim_be;
     struct cb_verdict_cache *vc; /* verdicts so far, one per variant */
     size_t nvc, capvc;
     char db[1024];

@@ -90,6 +90,7 @@ static int fake_read(void *ctx, struct cb_counters *cs, struct cb_reading *r, in
             break;
         }
         case CB_READ_FAKE:
+        case CB_READ_SIM:
         case CB_READ_NONE:
             break;
         }

@@ -119,7 +119,9 @@ int cb_harness_init(struct cb_harness *h, struct cb_counters *cs, const struct c
     cb_meter_baseline(&h->meter, cpu, sib, hv, h->be->meter, h->be->ctx, CB_METER_BASELINE_N);
     h->primary = -1;
     int cyc = cb_counters_find(cs, "cycles");
-    if (cyc >= 0 && cs->c[cyc].supported)
+    if (h->be->primary)
+        h->primary = cb_counters_find(cs, h->be->primary);
+    else if (cyc >= 0 && cs->c[cyc].supported)
         h->primary = cyc;
     else
         h->primary = cb_counters_find(cs, "tsc");
@@ -251,6 +253,8 @@ static uint64_t size_batch(const struct round *rd)
 
     uint64_t iters = 1;
     h->be->run(h->be->ctx, rd->c, 1);
+    if (h->be->batch_iters)
+        return h->be->batch_iters;
     for (int guard = 0; guard < 64; guard++) {
         double ticks = batch(h, rd->c, iters, &r0, &r1, &d, rd->tsc) - h->read_ticks;
         if (ticks >= target || iters >= ((uint64_t)1 << 32))

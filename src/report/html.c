@@ -170,9 +170,7 @@ static void cases_table(FILE *out, const struct cb_report *r)
                  "<th class=\"num\">p75</th><th class=\"num\">spread %%</th><th class=\"num\">B/cycle</th>"
                  "<th class=\"num\">ns/op</th><th class=\"num\">10G budget %%</th><th class=\"num\">n</th>"
                  "<th>verdict</th></tr></thead><tbody>",
-            r->run.id, strcmp(r->cyc_source, "pmu") == 0 ? "PMU core cycles"
-                       : strcmp(r->cyc_source, "estimate") == 0 ? "ESTIMATED core cycles"
-                                                                : "TSC reference cycles");
+            r->run.id, cb_report_cycles_what(r));
     for (size_t k = 0; k < r->ncases; k++)
         case_row(out, &r->cases[k], b10);
     fputs("</tbody></table></div>", out);
@@ -258,6 +256,10 @@ static void header_callouts(FILE *out, const struct cb_report *r)
     fputs(".</strong> ", out);
     if (strcmp(r->cyc_source, "pmu") == 0)
         fputs("These are core clock cycles from the hardware counter.", out);
+    else if (strcmp(r->cyc_source, "simulated") == 0)
+        fputs("Every figure of this run was counted by valgrind's callgrind on its model of this "
+              "CPU's caches: simulated counts, which repeat exactly from run to run, not "
+              "timings. The model is in the run's record.", out);
     else if (strcmp(r->cyc_source, "estimate") == 0)
         fputs("No hardware cycle counter was available, so every cycle figure is TSC ticks scaled "
               "by the measured ratio of core clock to TSC rate: an estimate, not a count.", out);

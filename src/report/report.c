@@ -33,6 +33,14 @@ static int find_event(const struct cb_report *r, const char *part, int need_supp
     return -1;
 }
 
+const char *cb_report_cycles_what(const struct cb_report *r)
+{
+    return strcmp(r->cyc_source, "pmu") == 0         ? "PMU core cycles"
+           : strcmp(r->cyc_source, "simulated") == 0 ? "SIMULATED cycles"
+           : strcmp(r->cyc_source, "estimate") == 0  ? "ESTIMATED core cycles"
+                                                     : "TSC reference cycles";
+}
+
 int cb_report_event(const struct cb_report *r, const char *part)
 {
     int e = find_event(r, part, 1);
@@ -257,6 +265,12 @@ int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
         snprintf(r->cyc_source, sizeof r->cyc_source, "pmu");
         snprintf(r->cyc_label, sizeof r->cyc_label, "core cycles counted by the PMU (%.100s)",
                  r->events[r->cyc_event].pfm);
+    } else if ((r->cyc_event = find_event(r, "cycles-sim", 1)) >= 0 &&
+               strcmp(r->events[r->cyc_event].source, "simulated") == 0) {
+        snprintf(r->cyc_source, sizeof r->cyc_source, "simulated");
+        snprintf(r->cyc_label, sizeof r->cyc_label,
+                 "SIMULATED cycles: callgrind's counts on its model of this CPU's caches, as L1 "
+                 "hits + 5 x LL hits + 35 x RAM hits (iai-callgrind's estimate); counted, not timed");
     } else if ((r->cyc_event = find_event(r, "cycles-est", 1)) >= 0) {
         snprintf(r->cyc_source, sizeof r->cyc_source, "estimate");
         snprintf(r->cyc_label, sizeof r->cyc_label,

@@ -58,6 +58,9 @@ void cb_report_free(struct cb_report *r);
 int cb_report_event(const struct cb_report *r, const char *part);
 /* Bytes per cycle of a measured case, NAN when not byte-oriented. */
 double cb_report_bpc(const struct cb_report_case *c);
+/* What the cycle figures are, in three or four words: "PMU core cycles",
+ * "SIMULATED cycles", "ESTIMATED core cycles", "TSC reference cycles". */
+const char *cb_report_cycles_what(const struct cb_report *r);
 /* Cycles per packet of a 64-byte frame at gbps on this run's core clock. */
 double cb_report_budget_cycles(const struct cb_report *r, double gbps);
 /* A case's cycle summary as the tables show it: as measured, or every

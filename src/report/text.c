@@ -211,9 +211,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
     fprintf(out, "\ncyc/op = median %s per operation, after subtracting the empty batch;\n"
                  "spread %% = IQR / median; budget %% = cyc/op as a share of the per-packet budget;\n"
                  "ns/op from the TSC; B/cyc = bytes per cycle; best variant first.\n",
-            strcmp(r->cyc_source, "pmu") == 0   ? "PMU core cycles"
-            : strcmp(r->cyc_source, "estimate") == 0 ? "ESTIMATED core cycles"
-                                                     : "TSC reference cycles");
+            cb_report_cycles_what(r));
     if (shared)
         shared_note(r, shared, out);
     if (!measured_any)

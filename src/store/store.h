@@ -71,13 +71,14 @@ struct cb_run_meta {
     const char *cmdline;
     const char *tag;             /* may be NULL */
     int cpu;                     /* the CPU the thread was pinned to */
-    const char *clock_backend;   /* "perf_event" or "fake"; NULL: "perf_event" */
+    const char *clock_backend;   /* "perf_event", "fake" or "callgrind"; NULL: "perf_event" */
     const char *core_est_method; /* "add-chain", "imul-chain", "none"; NULL: not estimated */
     double core_est_ghz, core_est_spread, core_est_add_ghz, core_est_imul_ghz;
     const char *meter_kind;      /* "smt", "host", "none", "unstable"; NULL: unknown */
     double meter_baseline, meter_spread;  /* raw; NAN unknown */
     const char *meter_why;
     const char *fingerprint;     /* cb_fingerprint_format(); NULL: none */
+    const char *sim_model;       /* run --sim: the simulated machine (0008_sim.sql); NULL: timed */
 };
 
 struct cb_event_row {
@@ -160,6 +161,7 @@ struct cb_run_info {
     double meter_baseline, meter_spread;  /* NAN unknown */
     char meter_why[480];
     char fingerprint[1024];      /* "" none */
+    char sim_model[256];         /* "" for a timed run */
 };
 
 struct cb_event_info {

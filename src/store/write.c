@@ -216,6 +216,12 @@ static int begin_fn(struct cb_store *st, void *vctx)
     }
     if (m->fingerprint)
         cb_st_bind_str(s, 12, m->fingerprint);
+    if ((rc = cb_st_step_done(s)) != SQLITE_OK || !m->sim_model)
+        return rc;
+    if (!(s = cb_st_stmt(st, Q_RUN_SIM, &rc)))
+        return rc;
+    sqlite3_bind_int64(s, 1, c->run_id);
+    cb_st_bind_str(s, 2, m->sim_model);
     return cb_st_step_done(s);
 }
 

@@ -1,0 +1,205 @@
+/* sim.c — run --sim: re-execute under callgrind (see sim.h). */
+#define _GNU_SOURCE
+#include "sim.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "caches.h"
+#include "cmd.h"
+#include "config.h"
+#include "simclock.h"
+#include "tsc.h"
+
+static int find_valgrind(char *path, size_t len)
+{
+    const char *env = getenv("CB_VALGRIND");
+    if (env && *env) {
+        snprintf(path, len, "%s", env);
+        return access(path, X_OK) == 0 ? 0 : -ENOENT;
+    }
+    const char *p = getenv("PATH");
+    char dirs[4096];
+    snprintf(dirs, sizeof dirs, "%s", p && *p ? p : "/usr/bin:/bin");
+    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        snprintf(path, len, "%s/valgrind", d);
+        if (access(path, X_OK) == 0)
+            return 0;
+    }
+    return -ENOENT;
+}
+
+int cb_sim_check(char *err, size_t errlen)
+{
+#ifndef HAVE_VALGRIND_CALLGRIND_H
+    snprintf(err, errlen, "--sim: this cyclebudget was built without valgrind's headers: "
+                          "apt-get install valgrind, then ./configure && make");
+    return -ENOTSUP;
+#else
+    char path[PATH_MAX];
+    if (find_valgrind(path, sizeof path) == 0)
+        return 0;
+    if (getenv("CB_VALGRIND") && *getenv("CB_VALGRIND"))
+        snprintf(err, errlen, "--sim: CB_VALGRIND=%s is not an executable valgrind",
+                 getenv("CB_VALGRIND"));
+    else
+        snprintf(err, errlen, "--sim counts under valgrind's callgrind, and no valgrind is on "
+                              "PATH: apt-get install valgrind (or set CB_VALGRIND)");
+    return -ENOENT;
+#endif
+}
+
+/* "valgrind-3.19.0", or "valgrind" when it will not say. */
+static void valgrind_version(const char *vg, char *buf, size_t len)
+{
+    char cmd[PATH_MAX + 32];
+    snprintf(buf, len, "valgrind");
+    snprintf(cmd, sizeof cmd, "'%s' --version 2>/dev/null", vg);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return;
+    if (fgets(buf, (int)len, p))
+        buf[strcspn(buf, "\n")] = 0;
+    pclose(p);
+}
+
+/* The dump files callgrind leaves (the end-of-program one, and any batch
+ * a stopped run did not read), then the directory. */
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[PATH_MAX + 256];
+    while (d && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+/* valgrind's log, after a failure: why the child died (an instruction
+ * valgrind cannot run, for one). */
+static void show_log(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strstr(line, "cache found") && !strstr(line, "LL cache:") && n++ < 40)
+            fprintf(stderr, "valgrind: %s", line);
+    if (f)
+        fclose(f);
+}
+
+/* The environment the child reads (simclock.h), and the model's line. */
+static void child_env(const char *out, const char *vg, char cache_args[3][64], int *ncache)
+{
+    struct cb_cache_model m;
+    char desc[180], model[300], version[64], ghz[32];
+    valgrind_version(vg, version, sizeof version);
+    *ncache = 0;
+    if (cb_caches_read(&m) == 0) {
+        cb_caches_args(&m, cache_args);
+        *ncache = 3;
+        cb_caches_describe(&m, desc, sizeof desc);
+    } else {
+        snprintf(desc, sizeof desc, "valgrind's default caches (cpuid has no cache leaves)");
+    }
+    snprintf(model, sizeof model, "%s %s branch-sim=yes", version, desc);
+    snprintf(ghz, sizeof ghz, "%.6f", cb_tsc_ghz(NULL));
+    setenv(CB_SIM_ENV, out, 1);
+    setenv(CB_SIM_MODEL_ENV, model, 1);
+    setenv(CB_SIM_GHZ_ENV, ghz, 1);
+}
+
+int cb_sim_exec(int argc, char **argv, int quiet)
+{
+    char vg[PATH_MAX], self[PATH_MAX], dir[PATH_MAX], out[PATH_MAX + 32], outarg[PATH_MAX + 64];
+    char log[PATH_MAX + 32], logarg[PATH_MAX + 64];
+    char cache_args[3][64];
+    int ncache;
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    const char *tmp = getenv("TMPDIR");
+    if (find_valgrind(vg, sizeof vg) < 0 || n <= 0) {
+        cb_die_msg("--sim: cannot find %s", n <= 0 ? "this program's own file (/proc/self/exe)"
+                                                  : "valgrind: apt-get install valgrind");
+        return n <= 0 ? 1 : CB_EXIT_USAGE;
+    }
+    self[n] = 0;
+    snprintf(dir, sizeof dir, "%s/cyclebudget-sim.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        cb_die_msg("--sim: cannot make a directory for callgrind's dumps (%s): %s", dir,
+                   strerror(errno));
+        return 1;
+    }
+    snprintf(out, sizeof out, "%s/callgrind.out", dir);
+    snprintf(outarg, sizeof outarg, "--callgrind-out-file=%s", out);
+    /* valgrind's own messages (among them warnings about the cache model
+     * its cpuid reading would have chosen, which --I1/--D1/--LL replace)
+     * go to a log that is shown only when the run fails. */
+    snprintf(log, sizeof log, "%s/valgrind.log", dir);
+    snprintf(logarg, sizeof logarg, "--log-file=%s", log);
+    child_env(out, vg, cache_args, &ncache);
+    if (!quiet)
+        fprintf(stderr, "cyclebudget: --sim: counting under callgrind (%s); verification and "
+                        "every batch run on the simulator, far slower than a timed run\n", getenv(CB_SIM_MODEL_ENV));
+    const char *fixed[] = {vg, "--tool=callgrind", "--quiet", "--collect-atstart=no",
+                           "--cache-sim=yes", "--branch-sim=yes", outarg, logarg};
+    size_t nf = sizeof fixed / sizeof fixed[0];
+    char **av = calloc(nf + 3 + 1 + (size_t)argc + 1, sizeof *av);
+    if (!av) {
+        remove_dir(dir);
+        return 1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < nf; i++)
+        av[k++] = (char *)fixed[i];
+    for (int i = 0; i < ncache; i++)
+        av[k++] = cache_args[i];
+    av[k++] = self;
+    for (int i = 0; i < argc; i++)
+        av[k++] = argv[i];
+    av[k] = NULL;
+
+    /* The child is in our process group: a ^C reaches it, and it ends its
+     * run as aborted.  We only wait. */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_term;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGTERM, &ign, &old_term);
+    int status = 1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        execv(vg, av);
+        fprintf(stderr, "cyclebudget: --sim: cannot start %s: %s\n", vg, strerror(errno));
+        _exit(127);
+    }
+    if (pid < 0) {
+        cb_die_msg("--sim: cannot fork: %s", strerror(errno));
+    } else {
+        int ws;
+        while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+            ;
+        status = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : 1;
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    free(av);
+    if (status != 0 && status != 130)
+        show_log(log);
+    remove_dir(dir);
+    return status;
+}

@@ -1,0 +1,44 @@
+/* caches.h — this CPU's caches from cpuid, as a cache model for valgrind.
+ *
+ * `run --sim` counts under callgrind's cache simulator (issue 17).  Its
+ * default model is what valgrind itself reads from cpuid, and it falls back
+ * to a made-up machine when it cannot (some hypervisors, AMD parts it does
+ * not know), so a cold case could hit in a simulated cache larger than the
+ * real one.  The model is therefore read here, from the cpuid cache leaves
+ * (Intel's leaf 4, AMD's 0x8000001d), passed to valgrind explicitly as
+ * --I1/--D1/--LL, and stored with the run. */
+#ifndef CB_CACHES_H
+#define CB_CACHES_H
+
+#include <stddef.h>
+
+/* One cache: size in bytes, ways, line size; all 0 when unknown. */
+struct cb_cache {
+    long size, ways, line;
+};
+
+struct cb_cache_model {
+    struct cb_cache i1, d1, ll;      /* what cpuid says (ll: the last level) */
+    struct cb_cache si1, sd1, sll;   /* what is simulated: the same, or adjusted to valgrind's
+                                        rule that a cache's set count is a power of two */
+    int ll_level;                    /* 2 or 3; 0 unknown */
+    int adjusted;                    /* some simulated cache differs from cpuid's */
+};
+
+/* Read the caches of the CPU this thread runs on.  0, or -ENOENT when
+ * cpuid has no cache leaves (the caller then leaves valgrind's default). */
+int cb_caches_read(struct cb_cache_model *m);
+
+/* Fit one cache to valgrind's rule: the same size and line, with the set
+ * count made the largest power of two that divides size / line, and the
+ * ways made up to keep the size (valgrind's own adjustment for LL caches
+ * such as 12-way 36 MiB).  0, or -EINVAL when no cache of that size fits
+ * (line not a power of two, or size not a multiple of it). */
+int cb_cache_fit(const struct cb_cache *c, struct cb_cache *out);
+
+/* "--I1=32768,8,64 --D1=32768,8,64 --LL=33554432,16,64" into three
+ * valgrind arguments, and the model in one line for the run's record. */
+void cb_caches_args(const struct cb_cache_model *m, char args[3][64]);
+void cb_caches_describe(const struct cb_cache_model *m, char *buf, size_t len);
+
+#endif
