@@ -447,6 +447,8 @@ int cb_copy_setup(struct cb_case *c)
         for (size_t j = 0; j < c->size; j++)
             p[j] = (unsigned char)(1 + (j * 131 + i * 29) % 255);
     }
+    cb_workset_settle(&st->src);
+    cb_workset_settle(&st->dst);
     c->priv = st;
     return 0;
 }

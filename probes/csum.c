@@ -563,6 +563,7 @@ static int csum_setup(struct cb_case *c)
     uint64_t seed = 0x9e3779b97f4a7c15ull ^ c->size;
     for (size_t i = 0; i < s->ws.count; i++)
         fill_random(cb_workset_at(&s->ws, i), c->size, &seed);
+    cb_workset_settle(&s->ws);
     s->fn = (cb_csum_fn)c->variant->fn;
     c->priv = s;
     return 0;

@@ -393,6 +393,7 @@ static int memset_setup(struct cb_case *c)
     for (size_t i = 0; i < st->dst.count; i++)
         memset(cb_workset_at(&st->dst, i), CB_MEMSET_SETUP_FILL,
                st->dst.stride - st->dst.offset);
+    cb_workset_settle(&st->dst);
     c->priv = st;
     return 0;
 }

@@ -25,6 +25,7 @@ struct cb_workset {
     size_t stride;        /* distance between slots */
     size_t count;         /* number of buffers: 1 in warm mode, else a power of two */
     size_t cur;
+    unsigned settled;     /* cb_workset_settle's reads end here, so they are made */
 };
 
 /* Default cold working set: 4x the LLC, at least 64 MiB. */
@@ -47,6 +48,15 @@ static inline unsigned char *cb_workset_next(struct cb_workset *w)
     return p;
 }
 
+/* Read every line of every buffer once, in the order cb_workset_next will
+ * visit them from now (w->cur is left as it is), so that each buffer's
+ * last touch before the walk is as long ago as the set allows: an LRU cache
+ * smaller than the set then holds none of the buffers the walk comes to.
+ * For cold mode, after the buffers are filled.  Filling them in index order
+ * left the last-filled part of the set in the last-level cache, where the
+ * walk found it: under callgrind, a cold 64 KiB checksum hit the simulated
+ * LL on 320 of its 1024 lines.  Warm mode: nothing to do. */
+void cb_workset_settle(struct cb_workset *w);
 /* Buffer i (0 <= i < count), for filling. */
 static inline unsigned char *cb_workset_at(const struct cb_workset *w, size_t i)
 {
