@@ -1,9 +1,12 @@
 /* caches.c — this CPU's caches as a valgrind cache model (see caches.h). */
+#define _GNU_SOURCE
 #include "caches.h"
 
 #include <cpuid.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The deterministic cache parameters leaf: Intel's 4 and AMD's 0x8000001d
@@ -24,9 +27,36 @@ static unsigned cache_leaf(void)
     return c & (1u << 22) ? 0x8000001d : 0; /* TOPOEXT */
 }
 
-int cb_caches_read(struct cb_cache_model *m)
+/* Level 1 data and instruction, and the last level, into m; then the
+ * simulated copies fitted to valgrind's rule. */
+static void note_cache(struct cb_cache_model *m, unsigned type, unsigned level, struct cb_cache k)
+{
+    if (level == 1 && type == 1)
+        m->d1 = k;
+    else if (level == 1 && type == 2)
+        m->i1 = k;
+    else if (level >= 2 && type == 3 && (int)level >= m->ll_level) {
+        m->ll = k;
+        m->ll_level = (int)level;
+    }
+}
+
+static int finish(struct cb_cache_model *m)
+{
+    if (!m->d1.size || !m->i1.size || !m->ll.size)
+        return -ENOENT;
+    if (cb_cache_fit(&m->i1, &m->si1) < 0 || cb_cache_fit(&m->d1, &m->sd1) < 0 ||
+        cb_cache_fit(&m->ll, &m->sll) < 0)
+        return -ENOENT;
+    m->adjusted = memcmp(&m->i1, &m->si1, sizeof m->i1) || memcmp(&m->d1, &m->sd1, sizeof m->d1) ||
+                  memcmp(&m->ll, &m->sll, sizeof m->ll);
+    return 0;
+}
+
+static int read_cpuid(struct cb_cache_model *m)
 {
     memset(m, 0, sizeof *m);
+    m->from = "cpuid";
     unsigned leaf = cache_leaf();
     if (!leaf)
         return -ENOENT;
@@ -42,23 +72,71 @@ int cb_caches_read(struct cb_cache_model *m)
         };
         long parts = (long)((b >> 12) & 0x3ff) + 1;
         k.size = k.ways * parts * k.line * ((long)c + 1);
-        if (level == 1 && type == 1)
-            m->d1 = k;
-        else if (level == 1 && type == 2)
-            m->i1 = k;
-        else if (level >= 2 && type == 3 && (int)level >= m->ll_level) {
-            m->ll = k;
-            m->ll_level = (int)level;
-        }
+        note_cache(m, type, level, k);
     }
-    if (!m->d1.size || !m->i1.size || !m->ll.size)
+    return finish(m);
+}
+
+/* One attribute file of a sysfs cache index: its first line. */
+static int read_attr(const char *dir, const char *name, char *buf, size_t len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
         return -ENOENT;
-    if (cb_cache_fit(&m->i1, &m->si1) < 0 || cb_cache_fit(&m->d1, &m->sd1) < 0 ||
-        cb_cache_fit(&m->ll, &m->sll) < 0)
-        return -ENOENT;
-    m->adjusted = memcmp(&m->i1, &m->si1, sizeof m->i1) || memcmp(&m->d1, &m->sd1, sizeof m->d1) ||
-                  memcmp(&m->ll, &m->sll, sizeof m->ll);
+    int ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    if (!ok)
+        return -EIO;
+    buf[strcspn(buf, "\n")] = 0;
     return 0;
+}
+
+/* "48K", "1024K", "32M", or plain bytes. */
+static long parse_size(const char *s)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || v <= 0)
+        return 0;
+    if (*end == 'K')
+        v *= 1024;
+    else if (*end == 'M')
+        v *= 1024 * 1024;
+    else if (*end != 0)
+        return 0;
+    return v;
+}
+
+int cb_caches_read_sysfs(struct cb_cache_model *m, const char *sysroot, int cpu)
+{
+    memset(m, 0, sizeof *m);
+    m->from = "sysfs";
+    for (int i = 0; i < 16; i++) {
+        char dir[384], level[32], type[32], size[32], ways[32], line[32];
+        snprintf(dir, sizeof dir, "%s/sys/devices/system/cpu/cpu%d/cache/index%d", sysroot, cpu, i);
+        if (read_attr(dir, "level", level, sizeof level) < 0)
+            break;
+        if (read_attr(dir, "type", type, sizeof type) < 0 || read_attr(dir, "size", size, sizeof size) < 0 ||
+            read_attr(dir, "ways_of_associativity", ways, sizeof ways) < 0 ||
+            read_attr(dir, "coherency_line_size", line, sizeof line) < 0)
+            continue;
+        unsigned t = strcmp(type, "Data") == 0 ? 1 : strcmp(type, "Instruction") == 0 ? 2
+                     : strcmp(type, "Unified") == 0 ? 3 : 0;
+        struct cb_cache k = {.size = parse_size(size), .ways = atol(ways), .line = atol(line)};
+        if (t && k.size > 0 && k.ways > 0 && k.line > 0)
+            note_cache(m, t, (unsigned)atoi(level), k);
+    }
+    return finish(m);
+}
+
+int cb_caches_read(struct cb_cache_model *m)
+{
+    if (read_cpuid(m) == 0)
+        return 0;
+    int cpu = sched_getcpu();
+    return cb_caches_read_sysfs(m, "", cpu < 0 ? 0 : cpu);
 }
 
 static int pow2(long v)
@@ -93,9 +171,9 @@ void cb_caches_args(const struct cb_cache_model *m, char args[3][64])
 
 void cb_caches_describe(const struct cb_cache_model *m, char *buf, size_t len)
 {
-    int n = snprintf(buf, len, "I1=%ld,%ld,%ld D1=%ld,%ld,%ld LL=%ld,%ld,%ld (L%d) from=cpuid",
+    int n = snprintf(buf, len, "I1=%ld,%ld,%ld D1=%ld,%ld,%ld LL=%ld,%ld,%ld (L%d) from=%s",
                      m->si1.size, m->si1.ways, m->si1.line, m->sd1.size, m->sd1.ways, m->sd1.line,
-                     m->sll.size, m->sll.ways, m->sll.line, m->ll_level);
+                     m->sll.size, m->sll.ways, m->sll.line, m->ll_level, m->from);
     if (m->adjusted && n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, " adjusted-from: I1=%ld,%ld D1=%ld,%ld LL=%ld,%ld",
                  m->i1.size, m->i1.ways, m->d1.size, m->d1.ways, m->ll.size, m->ll.ways);

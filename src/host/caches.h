@@ -5,8 +5,9 @@
  * to a made-up machine when it cannot (some hypervisors, AMD parts it does
  * not know), so a cold case could hit in a simulated cache larger than the
  * real one.  The model is therefore read here, from the cpuid cache leaves
- * (Intel's leaf 4, AMD's 0x8000001d), passed to valgrind explicitly as
- * --I1/--D1/--LL, and stored with the run. */
+ * (Intel's leaf 4, AMD's 0x8000001d), or from sysfs where the hypervisor
+ * hides those leaves (seen on an AMD EPYC KVM guest without TOPOEXT), passed
+ * to valgrind explicitly as --I1/--D1/--LL, and stored with the run. */
 #ifndef CB_CACHES_H
 #define CB_CACHES_H
 
@@ -23,11 +24,15 @@ struct cb_cache_model {
                                         rule that a cache's set count is a power of two */
     int ll_level;                    /* 2 or 3; 0 unknown */
     int adjusted;                    /* some simulated cache differs from cpuid's */
+    const char *from;                /* "cpuid" or "sysfs" */
 };
 
-/* Read the caches of the CPU this thread runs on.  0, or -ENOENT when
- * cpuid has no cache leaves (the caller then leaves valgrind's default). */
+/* Read the caches of the CPU this thread runs on: cpuid, else
+ * sysroot/sys/devices/system/cpu/cpuN/cache (sysroot "" for the live
+ * system; tests give a fixture tree).  0, or -ENOENT when neither knows
+ * (the caller then leaves valgrind's default). */
 int cb_caches_read(struct cb_cache_model *m);
+int cb_caches_read_sysfs(struct cb_cache_model *m, const char *sysroot, int cpu);
 
 /* Fit one cache to valgrind's rule: the same size and line, with the set
  * count made the largest power of two that divides size / line, and the
