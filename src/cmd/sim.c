@@ -20,7 +20,7 @@
 
 static int find_valgrind(char *path, size_t len)
 {
-    const char *env = getenv("CB_VALGRIND");
+    const char *env = getenv("CB_SIM_VALGRIND");
     if (env && *env) {
         snprintf(path, len, "%s", env);
         return access(path, X_OK) == 0 ? 0 : -ENOENT;
@@ -38,7 +38,11 @@ static int find_valgrind(char *path, size_t len)
 
 int cb_sim_check(char *err, size_t errlen)
 {
-#ifndef HAVE_VALGRIND_CALLGRIND_H
+#if defined(__SANITIZE_ADDRESS__)
+    snprintf(err, errlen, "--sim: this build has AddressSanitizer, which cannot run under valgrind: "
+                          "use a build configured without --enable-sanitizers");
+    return -ENOTSUP;
+#elif !defined(HAVE_VALGRIND_CALLGRIND_H)
     snprintf(err, errlen, "--sim: this cyclebudget was built without valgrind's headers: "
                           "apt-get install valgrind, then ./configure && make");
     return -ENOTSUP;
@@ -46,12 +50,12 @@ int cb_sim_check(char *err, size_t errlen)
     char path[PATH_MAX];
     if (find_valgrind(path, sizeof path) == 0)
         return 0;
-    if (getenv("CB_VALGRIND") && *getenv("CB_VALGRIND"))
-        snprintf(err, errlen, "--sim: CB_VALGRIND=%s is not an executable valgrind",
-                 getenv("CB_VALGRIND"));
+    if (getenv("CB_SIM_VALGRIND") && *getenv("CB_SIM_VALGRIND"))
+        snprintf(err, errlen, "--sim: CB_SIM_VALGRIND=%s is not an executable valgrind",
+                 getenv("CB_SIM_VALGRIND"));
     else
         snprintf(err, errlen, "--sim counts under valgrind's callgrind, and no valgrind is on "
-                              "PATH: apt-get install valgrind (or set CB_VALGRIND)");
+                              "PATH: apt-get install valgrind (or set CB_SIM_VALGRIND)");
     return -ENOENT;
 #endif
 }
@@ -114,7 +118,7 @@ static void child_env(const char *out, const char *vg, char cache_args[3][64], i
         *ncache = 3;
         cb_caches_describe(&m, desc, sizeof desc);
     } else {
-        snprintf(desc, sizeof desc, "valgrind's default caches (cpuid has no cache leaves)");
+        snprintf(desc, sizeof desc, "valgrind's default caches (neither cpuid nor sysfs gives this CPU's caches)");
     }
     snprintf(model, sizeof model, "%s %s branch-sim=yes", version, desc);
     snprintf(ghz, sizeof ghz, "%.6f", cb_tsc_ghz(NULL));

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 /* Can --sim run here: this build has valgrind's client requests, and a
- * valgrind is found ($CB_VALGRIND, else valgrind on PATH).  0, or a
+ * valgrind is found ($CB_SIM_VALGRIND, else valgrind on PATH).  0, or a
  * negative errno with err saying what to install. */
 int cb_sim_check(char *err, size_t errlen);
 

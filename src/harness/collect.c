@@ -124,7 +124,11 @@ static int check_args(struct open_ctx *x)
             return rc;
         col->sim = 1;
     }
-    if ((rc = cb_pin_cpu(o->cpu, &col->pinned, x->err, x->errlen)) < 0)
+    /* The simulated counts do not depend on the CPU, but the fingerprint
+     * records the pinned one and compare refuses runs whose fingerprints
+     * differ: two --sim runs must pin alike wherever they were started. */
+    int cpu = col->sim && o->cpu < 0 ? CB_CPU_FIRST : o->cpu;
+    if ((rc = cb_pin_cpu(cpu, &col->pinned, x->err, x->errlen)) < 0)
         return rc;
     rc = cb_gitinfo_read(o->repo, o->commit, &x->git);
     if (rc == -EINVAL) {

@@ -34,7 +34,7 @@ int cb_pin_cpu(int cpu, int *pinned, char *err, size_t errlen)
         return -errno;
     }
     if (cpu < 0) {
-        cpu = sched_getcpu();
+        cpu = cpu == CB_CPU_FIRST ? -1 : sched_getcpu();
         if (cpu < 0 || !CPU_ISSET(cpu, &allowed)) {
             for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &allowed); cpu++)
                 ;
