@@ -59,6 +59,12 @@ const char *cb_cmp_verdict_name(enum cb_cmp_verdict v);
 enum cb_cmp_verdict cb_cmp_decide(double p_adj, double lo, double hi, double alpha,
                                   double threshold);
 
+/* The default threshold for exact (simulated) counts, for compare and
+ * history: 0.1%.  They repeat to the last instruction, so a change far
+ * smaller than timings can show is still real; 0.1% leaves room for a few
+ * instructions of set-up moved by a compiler's layout change. */
+#define CB_CMP_EXACT_THRESHOLD 0.001
+
 /* One case's verdict as bisect-check weighs it. */
 struct cb_bisect_row {
     enum cb_cmp_verdict v;

@@ -271,13 +271,22 @@ static int run_has(struct cb_store *st, int64_t run, const char *part, const cha
 const char *cb_sides_metric(struct cb_store *st, const struct cb_side *a, const struct cb_side *b)
 {
     const struct cb_side *sides[2] = {a, b};
-    int pmu = 1, est = 1;
+    int pmu = 1, est = 1, sim = 1;
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; sides[k] && i < sides[k]->nruns; i++) {
             pmu &= run_has(st, sides[k]->runs[i], "cycles", "pmu");
             est &= run_has(st, sides[k]->runs[i], "cycles-est", "estimate");
+            sim &= run_has(st, sides[k]->runs[i], CB_SIDES_SIM_METRIC, "simulated");
         }
-    return pmu ? "cycles" : est ? "cycles-est" : "tsc";
+    return pmu ? "cycles" : sim ? CB_SIDES_SIM_METRIC : est ? "cycles-est" : "tsc";
+}
+
+size_t cb_side_simulated(struct cb_store *st, const struct cb_side *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; s && i < s->nruns; i++)
+        n += (size_t)run_has(st, s->runs[i], CB_SIDES_SIM_METRIC, "simulated");
+    return n;
 }
 
 struct cb_side_case *cb_side_find(const struct cb_side *s, const char *key)

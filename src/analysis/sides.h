@@ -57,8 +57,16 @@ void cb_side_free(struct cb_side *s);
  * on this project's VM the core clock moved by up to 7% between consecutive
  * runs (TSC medians of one A/A series 605..647 ticks, each run's IQR 0.2%),
  * and the per-run core-clock estimate followed it (estimated cycles
- * 963..975), so TSC ticks turned clock changes into false alarms. */
+ * 963..975), so TSC ticks turned clock changes into false alarms.
+ * Runs counted under callgrind (run --sim) have none of those: when every
+ * run is one, the metric is their instruction count, CB_SIDES_SIM_METRIC,
+ * which repeats exactly (the estimated cycles move by a few simulated cache
+ * misses between batches, as the harness's own accesses between them evict
+ * a line or two). */
+#define CB_SIDES_SIM_METRIC "Ir"
 const char *cb_sides_metric(struct cb_store *st, const struct cb_side *a, const struct cb_side *b);
+/* How many of the side's runs were counted under callgrind. */
+size_t cb_side_simulated(struct cb_store *st, const struct cb_side *s);
 
 /* Load every measured case of the side's runs in metric, pooling samples. */
 int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric);

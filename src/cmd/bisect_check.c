@@ -17,6 +17,7 @@
 #include "meter.h"
 #include "parse.h"
 #include "rerun.h"
+#include "sim.h"
 
 #define BISECT_ERROR 128
 
@@ -32,6 +33,8 @@ static void bisect_usage(FILE *out)
             "      --rounds N         measure each case in N rounds with an idle pause between\n"
             "                         (as 'run --rounds'; default 1)\n"
             "      --cold-bytes SIZE  cold-mode working set\n"
+            "      --sim              count under callgrind, as 'run --sim' (BASE's runs must be\n"
+            "                         --sim runs too); the verdict is then exact (see compare)\n"
             "  -q, --quiet            no table, only the verdict line\n"
             "exit status: 0 good, 1 bad (regressed against BASE), 125 cannot tell (skip),\n"
             "128 error (aborts git bisect run, which would read 1..127 as bad)\n");
@@ -42,6 +45,9 @@ struct bisect {
     struct cmp_common c;
     const char *against;
     int quiet;
+    int sim;                      /* --sim */
+    int argc;                     /* as typed, for --sim's re-execution */
+    char **argv;
     struct cb_harness_opts h;
 };
 
@@ -63,6 +69,9 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
         b->h.cold_bytes = u64;
         return 0;
     case 'N': return cb_parse_int(arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err, errlen);
+    case 'S':
+        b->sim = 1;
+        return cb_sim_requested() ? 0 : cb_sim_check(err, errlen);
     }
     return 1;
 }
@@ -76,6 +85,7 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         {"against", required_argument, 0, 'A'}, {"reps", required_argument, 0, 'n'},
         {"max-time", required_argument, 0, 'm'}, {"cold-bytes", required_argument, 0, 'C'},
         {"rounds", required_argument, 0, 'N'},  {"quiet", no_argument, 0, 'q'},
+        {"sim", no_argument, 0, 'S'},
         {0, 0, 0, 0},
     };
     static const struct cb_opt_field fields[] = {
@@ -83,6 +93,8 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     };
     static const struct cb_cmd_parser parser = {"bisect-check", "qh", opts, bisect_usage, fields, bisect_opt};
     memset(b, 0, sizeof *b);
+    b->argc = argc;
+    b->argv = argv;
     cmp_common_defaults(&b->c, argc, argv);
     cb_harness_defaults(&b->h);
     int rc = cb_getopt(argc, argv, &parser, b, err, errlen);
@@ -105,7 +117,7 @@ static int load_base(const struct bisect *b, struct cb_side *A, int *cpu, char *
         return -EINVAL;
     int rc;
     if ((rc = cb_side_resolve(st, b->against, b->c.include_aborted, b->c.repo, A, err, errlen)) < 0 ||
-        (rc = cb_side_load(st, A, "tsc")) < 0) {
+        (rc = cb_side_load(st, A, cb_sides_metric(st, A, NULL))) < 0) {
         if (rc != -ENOENT && rc != -EINVAL)
             snprintf(err, errlen, "cannot read %s: %s", b->c.db, strerror(-rc));
         cb_store_close(st);
@@ -143,7 +155,7 @@ static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measure
     for (size_t i = 0; i < A.ncases && rc >= 0; i++) {
         if (b->c.o.glob && fnmatch(b->c.o.glob, A.cases[i].key, 0) != 0)
             continue;
-        rc = cmp_measure_into(&col, &A.cases[i], "tsc", &keys);
+        rc = cmp_measure_into(&col, &A.cases[i], col.sim ? CB_SIDES_SIM_METRIC : "tsc", &keys);
         if (rc == 0)
             (*measured)++;
     }
@@ -197,7 +209,7 @@ static void print_verdict(const struct bisect *b, const struct cmp_ctx *x, const
 }
 
 /* Compare from the store, exactly as 'compare BASE RUN' would. */
-static int judge(const struct bisect *b, int64_t run_id, size_t measured)
+static int judge(struct bisect *b, int64_t run_id, size_t measured)
 {
     char err[1536];
     struct cb_store *st;
@@ -233,7 +245,10 @@ static int judge(const struct bisect *b, int64_t run_id, size_t measured)
         goto out;
     }
     x.crosses = crosses[0] ? crosses : NULL;
-    x.metric = cb_sides_metric(st, &A, &B);
+    if (cmp_pick_metric(st, &A, &B, &b->c.o, &x.metric, err, sizeof err) < 0) {
+        cb_die_msg("%s", err);
+        goto out;
+    }
     cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
     snprintf(x.head_desc, sizeof x.head_desc, "this tree = run %lld", (long long)run_id);
     if ((rc = cb_side_load(st, &A, x.metric)) < 0 || (rc = cb_side_load(st, &B, x.metric)) < 0 ||
@@ -256,10 +271,16 @@ out:
 /* Measure this tree, then judge it against BASE as compare would. */
 static int bisect_body(void *ctx, struct cb_store *st)
 {
-    const struct bisect *b = ctx;
+    struct bisect *b = ctx;
     int64_t run_id;
     size_t measured;
     (void)st;
+    /* --sim: this same check again under callgrind, where the collector
+     * counts; its exit status is git bisect run's answer. */
+    if (b->sim && !cb_sim_requested()) {
+        int rc = cb_sim_exec(b->argc, b->argv, 1);
+        return rc == CB_EXIT_USAGE ? BISECT_ERROR : rc;
+    }
     int rc = measure_tree(b, &run_id, &measured);
     return rc != 0 ? rc : judge(b, run_id, measured);
 }

@@ -124,7 +124,7 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
 
 /* Both sides resolved, their environments checked, their samples loaded
  * and compared case by case.  0, or the exit status to end with. */
-static int compare_sides(struct cb_store *st, const struct compare *k, const char *base, const char *head,
+static int compare_sides(struct cb_store *st, struct compare *k, const char *base, const char *head,
                          struct cb_side *A, struct cb_side *B, struct cmp_ctx *x, char *crosses,
                          size_t clen, struct cmp_result *res)
 {
@@ -138,7 +138,10 @@ static int compare_sides(struct cb_store *st, const struct compare *k, const cha
         return CB_EXIT_USAGE;
     }
     x->crosses = crosses[0] ? crosses : NULL;
-    x->metric = cb_sides_metric(st, A, B);
+    if (cmp_pick_metric(st, A, B, &k->c.o, &x->metric, err, sizeof err) < 0) {
+        cb_die_msg("%s", err);
+        return CB_EXIT_USAGE;
+    }
     if ((rc = cb_side_load(st, A, x->metric)) < 0 || (rc = cb_side_load(st, B, x->metric)) < 0 ||
         (rc = cmp_evaluate(st, A, B, &c->o, res)) < 0) {
         cb_die_msg("cannot read the samples from %s: %s", c->db, strerror(-rc));

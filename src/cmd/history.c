@@ -38,9 +38,12 @@ static void history_usage(FILE *out)
             "usage: cyclebudget history [CASE-GLOB] [options]\n"
             "  CASE-GLOB            case names probe/variant/size/mode to show (default: all)\n"
             "      --since REV      start at this commit (hash prefix or git revision)\n"
-            "      --min-change PCT a step must move the median this much (default 2%%)\n"
+            "      --min-change PCT a step must move the median this much (default 2%%; 0.1%%\n"
+            "                       with --sim)\n"
             "      --persist N      commits needed on each side of a step (default 2)\n"
             "      --series         also print every case's series\n"
+            "      --sim            the runs counted under callgrind (run --sim) instead of the\n"
+            "                       timed ones: a count and a time are never one series\n"
             "      --format F       text (default) or html: one page with a trend chart per\n"
             "                       case and the steps marked (to standard output)\n"
             "      --db PATH        database (default ./" CB_DEFAULT_DB ")\n"
@@ -109,6 +112,7 @@ struct hist {
     double min_change;
     long persist;
     int series, html;
+    int sim, min_change_set;      /* --sim; --min-change was given */
     struct cb_store *st;
     struct point *pts;            /* the commits, in order, each with its runs */
     size_t np;
@@ -126,6 +130,7 @@ static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t err
     struct hist *H = ctx;
     switch (ch) {
     case 'm':
+        H->min_change_set = 1;
         return cb_parse_percent(arg, "--min-change", &H->min_change, err, errlen);
     case 'p': return cb_parse_long(arg, 1, 100, "--persist", &H->persist, err, errlen) < 0 ? -EINVAL : 0;
     case 'f':
@@ -150,12 +155,12 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
         {"persist", required_argument, 0, 'p'}, {"series", no_argument, 0, 'S'},
         {"db", required_argument, 0, 'D'},     {"repo", required_argument, 0, 'R'},
         {"format", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"sim", no_argument, 0, 'M'},          {0, 0, 0, 0},
     };
     static const struct cb_opt_field fields[] = {
         CB_OPT_STR('s', struct hist, since), CB_OPT_BOOL('S', struct hist, series),
         CB_OPT_STR('D', struct hist, db),    CB_OPT_STR('R', struct hist, repo),
-        {0},
+        CB_OPT_BOOL('M', struct hist, sim),  {0},
     };
     static const struct cb_cmd_parser parser = {"history", "h", opts, history_usage, fields, history_opt};
     memset(H, 0, sizeof *H);
@@ -171,6 +176,10 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
     }
     if (optind < argc)
         H->glob = argv[optind];
+    /* Exact counts show a step far smaller than timings can (compare's
+     * CB_CMP_EXACT_THRESHOLD). */
+    if (H->sim && !H->min_change_set)
+        H->min_change = CB_CMP_EXACT_THRESHOLD;
     return 0;
 }
 
@@ -183,7 +192,8 @@ static int read_points(struct hist *H, const char *since_hash)
     if (sqlite3_prepare_v2(h, "SELECT hash, subject FROM commit_order", -1, &q, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(h,
                            "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
-                           "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND r.status = 'complete' ORDER BY r.id",
+                           "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND r.status = 'complete' "
+                           "AND (COALESCE(r.clock_backend, '') = 'callgrind') = ?2 ORDER BY r.id",
                            -1, &qr, NULL) != SQLITE_OK) {
         cb_die_msg("cannot read %s: %s", H->db, sqlite3_errmsg(h));
         return -EIO;
@@ -207,6 +217,7 @@ static int read_points(struct hist *H, const char *since_hash)
         snprintf(p->subject, sizeof p->subject, "%s", (const char *)sqlite3_column_text(q, 1));
         sqlite3_reset(qr);
         sqlite3_bind_text(qr, 1, hash, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(qr, 2, H->sim);
         while (rc == 0 && sqlite3_step(qr) == SQLITE_ROW)
             rc = cb_side_add_run(&p->side, sqlite3_column_int64(qr, 0));
         snprintf(p->side.spec, sizeof p->side.spec, "%.12s", hash);
@@ -454,6 +465,7 @@ static void history_header(struct hist *H)
     const char *metric = H->metric;
     H->metric_label = strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
                       : strcmp(metric, "cycles-est") == 0 ? "ESTIMATED core cycles per op"
+                      : strcmp(metric, "Ir") == 0         ? "SIMULATED instructions (callgrind's Ir) per op"
                                                           : "TSC ticks per op";
     snprintf(H->head, sizeof H->head, "history: %zu commit%s, %zu case%s; metric %s; a step needs %.1f%% and %ld "
              "commits on each side", H->np, H->np == 1 ? "" : "s", H->nk, H->nk == 1 ? "" : "s",

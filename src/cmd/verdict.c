@@ -129,11 +129,57 @@ static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b
     return rc;
 }
 
+int cmp_pick_metric(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                    struct cmp_opts *o, const char **metric, char *err, size_t errlen)
+{
+    size_t sa = cb_side_simulated(st, A), sb = cb_side_simulated(st, B);
+    if ((sa || sb) && (sa != A->nruns || sb != B->nruns)) {
+        snprintf(err, errlen, "%s has %zu of %zu runs counted under callgrind (run --sim) and %s "
+                 "%zu of %zu: compare counts with counts and timings with timings (select runs "
+                 "by tag, e.g. run --sim --tag sim)", A->spec, sa, A->nruns, B->spec, sb, B->nruns);
+        return -EXDEV;
+    }
+    *metric = cb_sides_metric(st, A, B);
+    o->exact = strcmp(*metric, CB_SIDES_SIM_METRIC) == 0;
+    if (o->exact && !o->threshold_set)
+        o->threshold = CB_CMP_EXACT_THRESHOLD;
+    return 0;
+}
+
+/* An exact count's verdict: the medians' ratio, beyond the threshold or
+ * not.  With counts that repeat exactly there is no noise to test against;
+ * the interval is the change itself. */
+static void exact_stats(const struct cb_side_case *a, const struct cb_side_case *b,
+                        const struct cmp_opts *o, struct cmp_row *r)
+{
+    double *va = malloc((a->n ? a->n : 1) * sizeof *va), *vb = malloc((b->n ? b->n : 1) * sizeof *vb);
+    memset(&r->s, 0, sizeof r->s);
+    r->s.na = a->n;
+    r->s.nb = b->n;
+    r->s.runs_a = a->nruns;
+    r->s.runs_b = b->nruns;
+    r->s.med_a = r->s.med_b = r->s.change = r->s.lo = r->s.hi = r->s.p = r->p_adj = NAN;
+    if (va && vb && a->n && b->n) {
+        memcpy(va, a->v, a->n * sizeof *va);
+        memcpy(vb, b->v, b->n * sizeof *vb);
+        r->s.med_a = cb_median_inplace(va, a->n);
+        r->s.med_b = cb_median_inplace(vb, b->n);
+        if (r->s.med_a > 0)
+            r->s.change = r->s.lo = r->s.hi = r->s.med_b / r->s.med_a - 1;
+    }
+    free(va);
+    free(vb);
+    double c = r->s.change;
+    r->v = isnan(c) ? CB_CMP_UNSURE : c > o->threshold ? CB_CMP_REGRESSED
+         : c < -o->threshold ? CB_CMP_IMPROVED : CB_CMP_UNCHANGED;
+}
+
 int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
                  const struct cmp_opts *o, struct cmp_result *res)
 {
     free(res->rows);
     memset(res, 0, sizeof *res);
+    res->exact = o->exact;
     res->rows = calloc(A->ncases ? A->ncases : 1, sizeof *res->rows);
     if (!res->rows)
         return -ENOMEM;
@@ -145,6 +191,10 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
         struct cmp_row *r = &res->rows[res->n++];
         r->a = a;
         r->b = b;
+        if (o->exact) {
+            exact_stats(a, b, o, r);
+            continue;
+        }
         int rc = case_stats(a, b, o, r);
         if (rc < 0)
             return rc;
@@ -157,8 +207,10 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
     int rc = o->corr == CORR_HOLM ? cb_p_adjust_holm(p, res->n, p) : cb_p_adjust_bh(p, res->n, p);
     for (size_t i = 0; rc == 0 && i < res->n; i++) {
         struct cmp_row *r = &res->rows[i];
-        r->p_adj = p[i];
-        r->v = cb_cmp_decide(r->p_adj, r->s.lo, r->s.hi, o->alpha, o->threshold);
+        if (!o->exact) {
+            r->p_adj = p[i];
+            r->v = cb_cmp_decide(r->p_adj, r->s.lo, r->s.hi, o->alpha, o->threshold);
+        }
         res->count[r->v]++;
         if (r->v == CB_CMP_REGRESSED &&
             cb_ack_lookup(st, r->a->key, (const char(*)[64])B->commits, B->ncommits, r->why,
@@ -188,12 +240,13 @@ void cmp_describe_side(struct cb_store *st, const struct cb_side *s, char *buf, 
         snprintf(buf + off, len - off, " (%zu commits)", s->ncommits);
 }
 
-static void fmt_pct(double x, char *buf, size_t len)
+/* Exact counts move by less than timings can show: three decimals. */
+static void fmt_pct(double x, int exact, char *buf, size_t len)
 {
     if (isnan(x))
         snprintf(buf, len, "n/a");
     else
-        snprintf(buf, len, "%+.1f%%", 100.0 * x);
+        snprintf(buf, len, exact ? "%+.3f%%" : "%+.1f%%", 100.0 * x);
 }
 
 /* What the contention meter made compare do: text in two lines at
@@ -237,6 +290,10 @@ static const char *test_name(const struct cmp_result *res, const struct cmp_opts
 {
     size_t k = by_runs(res);
     char q[32], t[48];
+    if (o->exact) {
+        snprintf(buf, len, "exact counts: no statistical test; the change of the medians decides");
+        return buf;
+    }
     if (o->trim > 0)
         snprintf(t, sizeof t, "Yuen's %g%%-trimmed t", 100 * o->trim);
     else
@@ -260,6 +317,8 @@ static const char *test_name(const struct cmp_result *res, const struct cmp_opts
 static const char *metric_unit(const char *metric)
 {
     return strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
+           : strcmp(metric, CB_SIDES_SIM_METRIC) == 0
+               ? "SIMULATED instructions (callgrind's Ir) per op: exact counts, not timings"
            : strcmp(metric, "cycles-est") == 0 ? "ESTIMATED core cycles per op (no PMU cycles on every run)"
                                                : "TSC ticks per op (no PMU cycles and no estimate on every run)";
 }
@@ -275,7 +334,7 @@ static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const 
     cb_json_field(f, "{\"base\":", x->base_desc);
     cb_json_field(f, ",\"head\":", x->head_desc);
     cb_json_field(f, ",\"metric\":", x->metric);
-    fprintf(f, ",\"run_quantile\":%g", o->run_q);
+    fprintf(f, ",\"run_quantile\":%g,\"exact\":%s", o->run_q, o->exact ? "true" : "false");
     fprintf(f, ",\"alpha\":%g,\"threshold_pct\":%g,\"correction\":\"%s\",\"crosses_environments\":%s",
             o->alpha, 100 * o->threshold, o->corr == CORR_HOLM ? "holm" : "bh",
             x->crosses ? "true" : "false");
@@ -324,8 +383,12 @@ static void print_head_md(const struct cmp_ctx *x, const struct cmp_opts *o, con
     char tn[320];
     fprintf(f, "### cyclebudget compare\n\n- base: `%s`\n- head: `%s`\n- metric: %s\n", x->base_desc,
             x->head_desc, metric_unit(x->metric));
-    fprintf(f, "- test: %s\n- regression: %s-corrected p < %g and the whole 95%% CI above +%g%%\n",
-            test_name(res, o, tn, sizeof tn), corr_name(o), o->alpha, 100 * o->threshold);
+    if (o->exact)
+        fprintf(f, "- test: %s\n- regression: a change above +%g%%\n", test_name(res, o, tn, sizeof tn),
+                100 * o->threshold);
+    else
+        fprintf(f, "- test: %s\n- regression: %s-corrected p < %g and the whole 95%% CI above +%g%%\n",
+                test_name(res, o, tn, sizeof tn), corr_name(o), o->alpha, 100 * o->threshold);
     if (x->crosses)
         fprintf(f, "- **this comparison crosses environments** (--force): %s\n", x->crosses);
     print_contention(f, res, 1);
@@ -339,10 +402,14 @@ static void print_head_text(const struct cmp_ctx *x, const struct cmp_opts *o, c
     char tn[320];
     fprintf(f, "base         %s\nhead         %s\nmetric       %s\n", x->base_desc, x->head_desc, metric_unit(x->metric));
     size_t clustered = by_runs(res);
-    fprintf(f, "test         %s;\n             %s over %zu case%s, alpha %g; change beyond %g%% over the whole 95%% CI\n",
-            test_name(res, o, tn, sizeof tn), corr_name(o), res->n, res->n == 1 ? "" : "s", o->alpha,
-            100 * o->threshold);
-    if (clustered < res->n)
+    if (o->exact)
+        fprintf(f, "test         %s;\n             a change beyond %g%% over %zu case%s\n",
+                test_name(res, o, tn, sizeof tn), 100 * o->threshold, res->n, res->n == 1 ? "" : "s");
+    else
+        fprintf(f, "test         %s;\n             %s over %zu case%s, alpha %g; change beyond %g%% over the whole 95%% CI\n",
+                test_name(res, o, tn, sizeof tn), corr_name(o), res->n, res->n == 1 ? "" : "s", o->alpha,
+                100 * o->threshold);
+    if (clustered < res->n && !o->exact)
         fprintf(f, "caveat       %zu case%s with a single run on a side: a shift between runs (core clock,\n"
                    "             load) looks like a change; record 5+ runs per side, interleaved, to gate on it\n",
                 res->n - clustered, res->n - clustered > 1 ? "s" : "");
@@ -360,18 +427,28 @@ static void print_rows(const struct cmp_result *res, int md, FILE *f)
     for (size_t i = 0; i < res->n; i++) {
         const struct cmp_row *r = &res->rows[i];
         char ch[32], lo[32], hi[32], ci[80], verdict[64];
-        fmt_pct(r->s.change, ch, sizeof ch);
-        fmt_pct(r->s.lo, lo, sizeof lo);
-        fmt_pct(r->s.hi, hi, sizeof hi);
-        snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
+        fmt_pct(r->s.change, res->exact, ch, sizeof ch);
+        fmt_pct(r->s.lo, res->exact, lo, sizeof lo);
+        fmt_pct(r->s.hi, res->exact, hi, sizeof hi);
+        /* An exact count has no interval and no p: say so instead of
+         * printing a zero-width CI and a NaN. */
+        char p[16];
+        if (res->exact) {
+            snprintf(ci, sizeof ci, "exact");
+            snprintf(p, sizeof p, "-");
+        } else {
+            snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
+            snprintf(p, sizeof p, "%.2g", r->p_adj);
+        }
+        int prec = res->exact ? 3 : 1;
         snprintf(verdict, sizeof verdict, "%s%s", cb_cmp_verdict_name(r->v), r->acked ? " (acknowledged)" : "");
         if (md)
-            fprintf(f, "| `%s` | %.1f | %.1f | %s | %s | %.2g | %s%s%s |\n", r->a->key, r->s.med_a,
-                    r->s.med_b, ch, ci, r->p_adj, r->v == CB_CMP_REGRESSED && !r->acked ? "**" : "",
+            fprintf(f, "| `%s` | %.*f | %.*f | %s | %s | %s | %s%s%s |\n", r->a->key, prec, r->s.med_a,
+                    prec, r->s.med_b, ch, ci, p, r->v == CB_CMP_REGRESSED && !r->acked ? "**" : "",
                     verdict, r->v == CB_CMP_REGRESSED && !r->acked ? "**" : "");
         else
-            fprintf(f, "%-34s %10.1f %10.1f %8s  %-18s %9.2g  %s\n", r->a->key, r->s.med_a, r->s.med_b,
-                    ch, ci, r->p_adj, verdict);
+            fprintf(f, "%-34s %10.*f %10.*f %8s  %-18s %9s  %s\n", r->a->key, prec, r->s.med_a, prec,
+                    r->s.med_b, ch, ci, p, verdict);
         if (r->acked)
             fprintf(f, md ? "|  | | | | | | acknowledged: %s |\n" : "%-34s acknowledged: %s\n", md ? r->why : "",
                     r->why);
@@ -419,7 +496,9 @@ int cmp_common_opt(int ch, struct cmp_common *c, char *err, size_t errlen)
     case 'F': c->force = 1; return 0;
     case 'I': c->include_aborted = 1; return 0;
     case 'a': return parse_alpha(optarg, &c->o.alpha, err, errlen);
-    case 't': return cmp_parse_pct(optarg, "--threshold", &c->o.threshold, err, errlen);
+    case 't':
+        c->o.threshold_set = 1;
+        return cmp_parse_pct(optarg, "--threshold", &c->o.threshold, err, errlen);
     case 'c':
         if (strcmp(optarg, "holm") == 0)
             c->o.corr = CORR_HOLM;

@@ -26,7 +26,11 @@ struct cmp_opts {
     enum corr corr;
     enum fmt fmt;
     const char *glob;             /* restrict to cases matching; NULL all */
+    int exact;                    /* simulated counts: no test, the threshold alone decides */
+    int threshold_set;            /* --threshold was given */
 };
+
+
 
 struct cmp_row {
     const struct cb_side_case *a, *b;
@@ -45,6 +49,7 @@ struct cmp_result {
     size_t n;
     int count[4];                 /* per verdict */
     int acked;                    /* regressions acknowledged */
+    int exact;                    /* the rows are exact counts (cmp_opts.exact) */
 };
 
 
@@ -93,6 +98,13 @@ int cmp_parse_pct(const char *s, const char *what, double *out, char *err, size_
  * 1 not a shared option, or a negative errno with the message in err. */
 int cmp_common_opt(int ch, struct cmp_common *c, char *err, size_t errlen);
 void cmp_common_defaults(struct cmp_common *c, int argc, char **argv);
+/* The metric A and B are compared in (cb_sides_metric), with o fitted to
+ * it: exact for simulated counts, with CB_CMP_EXACT_THRESHOLD unless
+ * --threshold was given.  0, or -EXDEV with err set when one side's runs
+ * were counted under callgrind and the other's timed: a count and a time
+ * are not the same figure. */
+int cmp_pick_metric(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                    struct cmp_opts *o, const char **metric, char *err, size_t errlen);
 /* Every case common to A and B, with its statistics and verdict, the
  * acknowledgements applied.  0 or a negative errno. */
 int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
