@@ -221,6 +221,12 @@ static int read_points(struct hist *H, const char *since_hash)
         while (rc == 0 && sqlite3_step(qr) == SQLITE_ROW)
             rc = cb_side_add_run(&p->side, sqlite3_column_int64(qr, 0));
         snprintf(p->side.spec, sizeof p->side.spec, "%.12s", hash);
+        /* A commit whose runs are all of the other kind (timed, or --sim)
+         * is no point of this history. */
+        if (rc == 0 && p->side.nruns == 0) {
+            cb_side_free(&p->side);
+            H->np--;
+        }
     }
     sqlite3_finalize(q);
     sqlite3_finalize(qr);
