@@ -58,14 +58,23 @@ void cb_suggest_probes(const char *bad, char *buf, size_t len)
     cb_suggest_nearest(bad, names, n, buf, len);
 }
 
-void cb_suggest_variants(const char *bad, char *buf, size_t len)
+void cb_suggest_variants(const struct cb_probe *only, const char *bad, char *buf, size_t len)
 {
+    /* Several families share names (avx2, glibc): each once. */
     const char *names[512];
     size_t n = 0;
-    for (size_t i = 0; i < cb_nprobes; i++)
-        for (size_t j = 0; j < cb_probes[i]->nvariants && n < 512; j++)
-            if (!(cb_probes[i]->variants[j].flags & CB_VARIANT_TESTONLY))
-                names[n++] = cb_probes[i]->variants[j].name;
+    for (size_t i = 0; i < cb_nprobes; i++) {
+        if (only && cb_probes[i] != only)
+            continue;
+        for (size_t j = 0; j < cb_probes[i]->nvariants && n < 512; j++) {
+            const char *v = cb_probes[i]->variants[j].name;
+            size_t k = 0;
+            while (k < n && strcmp(names[k], v) != 0)
+                k++;
+            if (k == n && !(cb_probes[i]->variants[j].flags & CB_VARIANT_TESTONLY))
+                names[n++] = v;
+        }
+    }
     cb_suggest_nearest(bad, names, n, buf, len);
 }
 

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <signal.h>
 
+struct cb_probe;
+
 struct option;
 struct cb_store;
 
@@ -35,10 +37,10 @@ void cb_die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cb_option_error(const char *cmd, char **argv);
 
 /* The names nearest to a bad one (by edit distance), as "a, b, c"; and
- * those among the probes or variants. */
+ * those among the probes, or the variants (of one probe, or all: NULL). */
 void cb_suggest_nearest(const char *bad, const char *const *names, size_t n, char *buf, size_t len);
 void cb_suggest_probes(const char *bad, char *buf, size_t len);
-void cb_suggest_variants(const char *bad, char *buf, size_t len);
+void cb_suggest_variants(const struct cb_probe *only, const char *bad, char *buf, size_t len);
 
 /* An option that only stores what was typed, as git's OPT_STRING and
  * OPT_BOOL do: its value (a string) or 1 (a flag) into the field at off in

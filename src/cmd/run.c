@@ -135,7 +135,7 @@ static int parse_cases(char **names, int n, struct named_case *out, char *err, s
         if (!out[i].v || (out[i].v->flags & CB_VARIANT_TESTONLY)) {
             char near[256];
             if (out[i].p)
-                cb_suggest_variants(f[1], near, sizeof near);
+                cb_suggest_variants(out[i].p, f[1], near, sizeof near);
             else
                 cb_suggest_probes(f[0], near, sizeof near);
             snprintf(err, errlen, "--cases: '%s': no %s '%s' here: did you mean %s?", names[i],
@@ -320,7 +320,7 @@ static int plan_variants(struct run_plan *pl)
                       fnmatch(*g, pl->probes[i]->variants[j].name, 0) == 0;
         if (!hit) {
             char near[256];
-            cb_suggest_variants(*g, near, sizeof near);
+            cb_suggest_variants(pl->np == 1 ? pl->probes[0] : NULL, *g, near, sizeof near);
             snprintf(pl->err, sizeof pl->err,
                      "no variant of %s matches '%s': did you mean %s? ('cyclebudget list variants')",
                      pl->suite ? "the quick suite's families" : pl->probes_arg, *g, near);
