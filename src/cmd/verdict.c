@@ -428,8 +428,6 @@ static void print_rows(const struct cmp_result *res, int md, FILE *f)
         const struct cmp_row *r = &res->rows[i];
         char ch[32], lo[32], hi[32], ci[80], verdict[64];
         fmt_pct(r->s.change, res->exact, ch, sizeof ch);
-        fmt_pct(r->s.lo, res->exact, lo, sizeof lo);
-        fmt_pct(r->s.hi, res->exact, hi, sizeof hi);
         /* An exact count has no interval and no p: say so instead of
          * printing a zero-width CI and a NaN. */
         char p[16];
@@ -437,6 +435,8 @@ static void print_rows(const struct cmp_result *res, int md, FILE *f)
             snprintf(ci, sizeof ci, "exact");
             snprintf(p, sizeof p, "-");
         } else {
+            fmt_pct(r->s.lo, 0, lo, sizeof lo);
+            fmt_pct(r->s.hi, 0, hi, sizeof hi);
             snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
             snprintf(p, sizeof p, "%.2g", r->p_adj);
         }
