@@ -159,6 +159,7 @@ static void take_clocks(struct cb_collector *col)
     }
     memset(&col->clk, 0, sizeof col->clk);
     if (col->sim) {
+        cb_host_identity_from_kernel(&col->host);
         /* Timed under valgrind, the clocks would be the simulator's; the
          * host's TSC rate (read by run --sim before valgrind started) is
          * kept only to turn budgets into cycles. */
@@ -225,7 +226,8 @@ static int begin_run(struct open_ctx *x)
         .fingerprint = fps,
         .host = &col->host, .tsc_ghz = col->clk.tsc_ghz, .tsc_source = col->clk.tsc_source,
         .core_ghz = col->core_ghz, .core_ghz_spread = col->clk.core_spread,
-        .core_ghz_source = col->core_source, .pmu = cb_events_pmu(),
+        /* libpfm4 under valgrind sees valgrind's virtual Intel CPU's PMU. */
+        .core_ghz_source = col->core_source, .pmu = col->sim ? "" : cb_events_pmu(),
         .version = PACKAGE_VERSION, .compiler = CB_CC_VERSION, .cflags = CB_CFLAGS,
         .commit = git->commit, .subject = git->subject, .commit_date = git->date,
         .dirty = git->dirty, .cmdline = o->cmdline, .tag = o->tag, .cpu = col->pinned,

@@ -192,6 +192,19 @@ static void cpuinfo_field(const char *key, char *out, size_t len)
     fclose(fp);
 }
 
+void cb_host_identity_from_kernel(struct cb_host *h)
+{
+    char v[64];
+    cpuinfo_field("vendor_id", h->vendor, sizeof h->vendor);
+    cpuinfo_field("model name", h->model_name, sizeof h->model_name);
+    cpuinfo_field("cpu family", v, sizeof v);
+    h->family = atoi(v);
+    cpuinfo_field("model", v, sizeof v);
+    h->model = atoi(v);
+    cpuinfo_field("stepping", v, sizeof v);
+    h->stepping = atoi(v);
+}
+
 void cb_host_probe(struct cb_host *h)
 {
     unsigned a, b, c, d;

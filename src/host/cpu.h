@@ -54,6 +54,13 @@ struct cb_host {
  * fields are left empty or 0. */
 void cb_host_probe(struct cb_host *h);
 
+/* Vendor, family, model, stepping and model name as the kernel read them at
+ * boot (/proc/cpuinfo).  Under valgrind, cpuid answers for valgrind's
+ * virtual CPU (an Intel i7-4910MQ on a Zen host), so a run --sim child takes
+ * the real CPU's identity from here; its features stay cpuid's, since they
+ * are what the simulated code could use. */
+void cb_host_identity_from_kernel(struct cb_host *h);
+
 /* Size of the last-level cache in bytes, 0 when unknown. */
 size_t cb_llc_bytes(void);
 

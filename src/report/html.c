@@ -256,17 +256,21 @@ static void header_callouts(FILE *out, const struct cb_report *r)
     fputs(".</strong> ", out);
     if (strcmp(r->cyc_source, "pmu") == 0)
         fputs("These are core clock cycles from the hardware counter.", out);
-    else if (strcmp(r->cyc_source, "simulated") == 0)
+    else if (strcmp(r->cyc_source, "simulated") == 0) {
         fputs("Every figure of this run was counted by valgrind's callgrind on its model of this "
               "CPU's caches: simulated counts, which repeat exactly from run to run, not "
-              "timings. The model is in the run's record.", out);
-    else if (strcmp(r->cyc_source, "estimate") == 0)
+              "timings. The simulated machine: ", out);
+        cb_html_esc(out, r->run.sim_model);
+        fputc('.', out);
+    } else if (strcmp(r->cyc_source, "estimate") == 0)
         fputs("No hardware cycle counter was available, so every cycle figure is TSC ticks scaled "
               "by the measured ratio of core clock to TSC rate: an estimate, not a count.", out);
     else
         fputs("These are TSC reference ticks at a fixed rate, not core cycles: they do not follow "
               "the core clock.", out);
-    fputs(" Times (ns/op) come from the TSC.</div>", out);
+    if (strcmp(r->cyc_source, "simulated") != 0)
+        fputs(" Times (ns/op) come from the TSC.", out);
+    fputs("</div>", out);
     if (cb_report_is_fake(&r->run))
         fputs("<div class=\"callout\"><strong>Fake clock.</strong> This run was timed on the fake "
               "clock (CB_FAKE_CLOCK, a test backend): its figures are a model, not measurements of "

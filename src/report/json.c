@@ -146,6 +146,8 @@ static void clocks_json(FILE *out, const struct cb_run_info *u)
     kv_num(out, "core_ghz_spread_pct", u->core_ghz_spread);
     kv_str(out, "core_ghz_source", u->core_ghz_source, 1);
     kv_str(out, "backend", u->clock_backend[0] ? u->clock_backend : "perf_event", 1);
+    if (u->sim_model[0])
+        kv_str(out, "sim_model", u->sim_model, 1);
     fputs(", \"core_estimate\": ", out);
     obj_or_null(out, u->core_est_method[0] != 0, core_estimate_members, u);
     fputs("},\n  \"contention_meter\": ", out);

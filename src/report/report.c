@@ -78,6 +78,13 @@ int cb_report_is_fake(const struct cb_run_info *u)
 
 void cb_report_clock_line(const struct cb_run_info *u, char *buf, size_t len)
 {
+    if (u->sim_model[0]) {
+        /* Under valgrind the clocks would be the simulator's: none is read. */
+        snprintf(buf, len, "none: counted under callgrind, not timed; the host's TSC rate, %.3f GHz "
+                           "(read before valgrind started), only turns the budget into cycles",
+                 u->tsc_ghz);
+        return;
+    }
     int n = snprintf(buf, len, "TSC %.3f GHz (%s); core %.2f GHz (%s", u->tsc_ghz,
                      u->tsc_source[0] ? u->tsc_source : "unknown", u->core_ghz,
                      u->core_ghz_source[0] ? u->core_ghz_source : "unknown");
@@ -101,7 +108,7 @@ void cb_report_clock_line(const struct cb_run_info *u, char *buf, size_t len)
 
 void cb_report_meter_line(const struct cb_run_info *u, char *buf, size_t len)
 {
-    if (!u->meter_kind[0]) {
+    if (!u->meter_kind[0] || u->sim_model[0]) {
         buf[0] = 0;
         return;
     }
