@@ -16,14 +16,17 @@ static uint64_t chain_asm(uint64_t x, uint64_t n)
         return x;
     /* add depends on the previous add: one per cycle, whatever the width
      * of the core.  dec/jnz runs beside it on another port.  Aligned to a
-     * cache line so that no build's layout makes the loop straddle two. */
+     * cache line so that no build's layout makes the loop straddle two.
+     * The 1 is in a register: some cores fold add-immediate chains at
+     * rename (a Xeon guest ran "add $1" at six a cycle), none a register's. */
+    uint64_t one = 1;
     __asm__ volatile(".p2align 6\n"
                      "1:\n\t"
-                     "add $1, %0\n\t"
+                     "add %2, %0\n\t"
                      "dec %1\n\t"
                      "jnz 1b"
                      : "+r"(x), "+r"(n)
-                     :
+                     : "r"(one)
                      : "cc");
     return x;
 }

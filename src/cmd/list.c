@@ -83,7 +83,7 @@ static void list_events(void)
     }
     printf("%-16s %-10s %-6s %s\n", "tsc", "tsc", "yes", "rdtsc/rdtscp: reference cycles (always)");
     printf("%-16s %-10s %-6s %s\n", "cycles-est", "estimate", "yes",
-           "TSC ticks x core/TSC clock ratio from a dependent-add chain (always)");
+           "TSC ticks x core/TSC clock ratio from a dependent add (or imul) chain (always)");
     printf("Any libpfm4 event string also works with -e, e.g. perf::PERF_COUNT_SW_PAGE_FAULTS.\n");
 }
 

@@ -315,7 +315,7 @@ static void add_pseudo_events(struct cb_counters *cs, double tsc_ghz, double cor
     t->method = CB_READ_RDTSC;
 
     struct cb_counter *e = add_pseudo(cs, "cycles-est",
-                                      "tsc*(core/tsc ratio of an add chain, per case)",
+                                      "tsc*(core/tsc ratio of the chosen chain, per case)",
                                       CB_SRC_ESTIMATE);
     if (core_ghz > 0 && tsc_ghz > 0 && isfinite(core_ghz) && isfinite(tsc_ghz)) {
         e->supported = 1;

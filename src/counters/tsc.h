@@ -67,7 +67,8 @@ struct cb_core_est {
     double spread_pct;    /* middle half of the chosen chain's long windows, % of the fastest */
     double add_ghz;       /* the add chain's figure, 0 when it failed */
     double imul_ghz;      /* the imul chain's, 0 when it failed */
-    double offset_ticks;  /* fixed cost of a TSC begin/end pair around a chain */
+    double offset_ticks;  /* fixed cost of a TSC begin/end pair around the chosen chain */
+    int imul;             /* 1 when the chosen chain is the imul one (cb_core_per_tick's) */
 };
 int cb_core_estimate(double tsc_ghz, int trials, struct cb_core_est *e);
 
@@ -93,13 +94,18 @@ int cb_chain_slope(const double *t_short, const double *t_long, size_t n, double
  * NULL. */
 double cb_core_ghz_estimate(double tsc_ghz, int rounds, double *spread_pct);
 
-/* Core cycles per TSC tick right now: one timed chain of iters * 1000
- * dependent adds, less offset_ticks (cb_core_est.offset_ticks: without it
- * a 10k-add window reads 0.7% slow).  0 when the chain came out wrong.  The
- * harness takes one after every sample, so that estimated cycles follow
- * the core clock case by case instead of trusting one estimate made at the
- * start of a run. */
-double cb_core_per_tick(uint64_t iters, double offset_ticks);
+/* Core cycles per TSC tick right now: one timed window of iters
+ * iterations of the chosen chain (imul = cb_core_est.imul: 200 dependent
+ * imuls an iteration, else 1000 dependent adds), less offset_ticks
+ * (cb_core_est.offset_ticks: without it a 10k-add window reads 0.7% slow).
+ * 0 when the chain came out wrong.  The harness takes one after every
+ * sample, so that estimated cycles follow the core clock case by case
+ * instead of trusting one estimate made at the start of a run; it must time
+ * the chain cb_core_estimate chose, since a CPU that folds add-immediate
+ * chains at rename runs the add window several times too fast. */
+double cb_core_per_tick(int imul, uint64_t iters, double offset_ticks);
+/* The window cb_core_per_tick needs for about 10,000 core cycles. */
+uint64_t cb_core_window_iters(int imul);
 
 /* Is another hardware thread using this core?  The raw reading: the ratio
  * of the time per add of a tight add/dec/jnz loop (two uops an add) to that

@@ -112,9 +112,10 @@ static void fake_run(void *ctx, struct cb_case *c, uint64_t iters)
     f->vclock += 40.0 + cost * noise * (f->busy ? f->slow : 1.0);
 }
 
-static double fake_per_tick(void *ctx, double offset)
+static double fake_per_tick(void *ctx, int imul, double offset)
 {
     (void)ctx;
+    (void)imul;
     (void)offset;
     return CB_FAKE_CORE_PER_TICK;
 }

@@ -78,10 +78,10 @@ static void real_run(void *ctx, struct cb_case *c, uint64_t iters)
     c->probe->run(c, iters);
 }
 
-static double real_per_tick(void *ctx, double offset)
+static double real_per_tick(void *ctx, int imul, double offset)
 {
     (void)ctx;
-    return cb_core_per_tick(10, offset);
+    return cb_core_per_tick(imul, cb_core_window_iters(imul), offset);
 }
 
 static double real_meter(void *ctx)
@@ -111,7 +111,7 @@ int cb_harness_init(struct cb_harness *h, struct cb_counters *cs, const struct c
         h->read_ticks = cost.read_ticks;
         struct cb_core_est e;
         if (cs->tsc_ghz > 0 && cb_core_estimate(cs->tsc_ghz, 15, &e) == 0)
-            h->chain_offset = e.offset_ticks;
+            h->chain_offset = e.offset_ticks, h->chain_imul = e.imul;
     }
     int cpu = sched_getcpu();
     int sib = h->be->siblings >= 0 ? h->be->siblings : cb_meter_siblings(NULL, cpu);
@@ -321,7 +321,7 @@ static int take_samples(const struct round *rd, int want, int min_samples, uint6
         /* The core clock beside this sample (~10k adds, about 1.5% of a
          * batch), for the case's estimated cycles. */
         if (est >= 0)
-            b->ratio[b->nratio++] = be->core_per_tick(be->ctx, h->chain_offset);
+            b->ratio[b->nratio++] = be->core_per_tick(be->ctx, h->chain_imul, h->chain_offset);
         double k_cont = meter_now(h);
         if (k_cont > 0 && prev_meter > 0) {
             double r = k_cont > prev_meter ? k_cont : prev_meter;

@@ -48,6 +48,7 @@ struct cb_harness {
     int primary;            /* counter index that drives the stopping rule */
     const struct cb_backend *be;
     struct cb_meter meter;  /* the contention meter and its baseline, taken at init */
+    int chain_imul;         /* the estimate chose the imul chain (adds are folded here) */
     double chain_offset;    /* ticks: the fixed cost of timing one core-clock chain */
     volatile sig_atomic_t *stop; /* set by a signal handler: finish the sample, return -EINTR */
 };

@@ -281,9 +281,10 @@ int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
     } else if ((r->cyc_event = find_event(r, "cycles-est", 1)) >= 0) {
         snprintf(r->cyc_source, sizeof r->cyc_source, "estimate");
         snprintf(r->cyc_label, sizeof r->cyc_label,
-                 "ESTIMATED core cycles: TSC ticks x the core/TSC ratio of a dependent-add chain "
+                 "ESTIMATED core cycles: TSC ticks x the core/TSC ratio of a dependent-%s chain "
                  "timed beside each case's samples (about x%.3f; %.2f GHz at the start, spread "
                  "%.1f%%); no PMU cycles",
+                 strcmp(r->run.core_est_method, "imul-chain") == 0 ? "imul" : "add",
                  r->run.tsc_ghz > 0 ? r->run.core_ghz / r->run.tsc_ghz : NAN, r->run.core_ghz,
                  r->run.core_ghz_spread);
     } else {
