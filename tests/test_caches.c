@@ -127,6 +127,47 @@ static void test_live(void)
         is_int(rc, -ENOENT, "this host gives no cache model: -ENOENT");
 }
 
+/* --sim-caches: the given caches replace the host's, are fitted like
+ * them, and anything malformed is refused with the option named. */
+static void test_override(void)
+{
+    struct cb_cache_model m;
+    char err[256], desc[256];
+    memset(&m, 0, sizeof m);
+    /* Nothing read from the host: all three are needed. */
+    is_int(cb_caches_override(&m, "D1=32K,8,64 LL=8M,16,64", err, sizeof err), -EINVAL,
+           "no host model and no I1: refused (%s)", err);
+    memset(&m, 0, sizeof m);
+    is_int(cb_caches_override(&m, "I1=32K,8,64 D1=48K,12,64 LL=36M,12,64", err, sizeof err), 0,
+           "all three given: a model");
+    /* 48K 12-way: 768 lines, 64 sets, a power of two: unchanged.  36 MiB
+     * 12-way: 589824 lines, 49152 sets; the largest power of two dividing
+     * the lines with at most 49152 sets is 32768, so 18 ways. */
+    ok(m.sd1.size == 49152 && m.sd1.ways == 12 && m.sll.size == 37748736 && m.sll.ways == 18,
+       "fitted as the host's caches are: D1 %ld,%ld LL %ld,%ld", m.sd1.size, m.sd1.ways, m.sll.size,
+       m.sll.ways);
+    cb_caches_describe(&m, desc, sizeof desc);
+    ok(strstr(desc, "from=option") && !strstr(desc, "given:"), "all given: from=option (%s)", desc);
+    /* Over a host model, only the named ones change, and the record says which. */
+    memset(&m, 0, sizeof m);
+    m.i1 = (struct cb_cache){65536, 16, 64};
+    m.d1 = (struct cb_cache){49152, 12, 64};
+    m.ll = (struct cb_cache){503316480, 16, 64};
+    m.ll_level = 3;
+    m.from = "cpuid";
+    is_int(cb_caches_override(&m, "LL=8M,16,64", err, sizeof err), 0, "LL alone over the host's");
+    cb_caches_describe(&m, desc, sizeof desc);
+    ok(m.sll.size == 8388608 && m.sd1.size == 49152 && strstr(desc, "from=cpuid given: LL"),
+       "only LL replaced, and the record says so (%s)", desc);
+    static const char *const bad[] = {"D1=32K,8", "L2=1M,8,64", "D1=32K,8,48", "D1=0,8,64",
+                                      "D1=32K,8,64x", "D1=32K,8,64 D1=32K,8,64", "", "LL=8G,16,64"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        is_int(cb_caches_override(&m, bad[i], err, sizeof err), -EINVAL, "'%s' refused", bad[i]);
+        ok(strstr(err, "--sim-caches") != NULL, "  naming the option (%s)", err);
+    }
+}
+
 int main(void)
 {
     snprintf(root, sizeof root, "/tmp/cb-caches-XXXXXX");
@@ -138,6 +179,7 @@ int main(void)
     test_fit();
     test_missing();
     test_live();
+    test_override();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0)

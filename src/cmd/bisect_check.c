@@ -35,6 +35,7 @@ static void bisect_usage(FILE *out)
             "      --cold-bytes SIZE  cold-mode working set\n"
             "      --sim              count under callgrind, as 'run --sim' (BASE's runs must be\n"
             "                         --sim runs too); the verdict is then exact (see compare)\n"
+            "      --sim-caches SPEC  with --sim, the simulated caches (as 'run --sim-caches')\n"
             "  -q, --quiet            no table, only the verdict line\n"
             "exit status: 0 good, 1 bad (regressed against BASE), 125 cannot tell (skip),\n"
             "128 error (aborts git bisect run, which would read 1..127 as bad)\n");
@@ -46,6 +47,7 @@ struct bisect {
     const char *against;
     int quiet;
     int sim;                      /* --sim */
+    const char *sim_caches;       /* --sim-caches */
     int argc;                     /* as typed, for --sim's re-execution */
     char **argv;
     struct cb_harness_opts h;
@@ -85,11 +87,12 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         {"against", required_argument, 0, 'A'}, {"reps", required_argument, 0, 'n'},
         {"max-time", required_argument, 0, 'm'}, {"cold-bytes", required_argument, 0, 'C'},
         {"rounds", required_argument, 0, 'N'},  {"quiet", no_argument, 0, 'q'},
-        {"sim", no_argument, 0, 'S'},
+        {"sim", no_argument, 0, 'S'},           {"sim-caches", required_argument, 0, 'K'},
         {0, 0, 0, 0},
     };
     static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('A', struct bisect, against), CB_OPT_BOOL('q', struct bisect, quiet), {0},
+        CB_OPT_STR('A', struct bisect, against), CB_OPT_BOOL('q', struct bisect, quiet),
+        CB_OPT_STR('K', struct bisect, sim_caches), {0},
     };
     static const struct cb_cmd_parser parser = {"bisect-check", "qh", opts, bisect_usage, fields, bisect_opt};
     memset(b, 0, sizeof *b);
@@ -104,6 +107,13 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         snprintf(err, errlen, "bisect-check needs --against BASE and nothing else; see 'cyclebudget bisect-check --help'");
         return -EINVAL;
     }
+    if (b->sim_caches && !b->sim) {
+        snprintf(err, errlen, "--sim-caches sets the simulated caches of --sim: give --sim too");
+        return -EINVAL;
+    }
+    struct cb_cache_model m;
+    if (b->sim && !cb_sim_requested() && cb_sim_model(b->sim_caches, &m, err, errlen) < 0)
+        return -EINVAL;
     return 0;
 }
 
@@ -278,7 +288,7 @@ static int bisect_body(void *ctx, struct cb_store *st)
     /* --sim: this same check again under callgrind, where the collector
      * counts; its exit status is git bisect run's answer. */
     if (b->sim && !cb_sim_requested()) {
-        int rc = cb_sim_exec(b->argc, b->argv, 1);
+        int rc = cb_sim_exec(b->argc, b->argv, 1, b->sim_caches);
         return rc == CB_EXIT_USAGE ? BISECT_ERROR : rc;
     }
     int rc = measure_tree(b, &run_id, &measured);

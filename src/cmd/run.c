@@ -57,6 +57,9 @@ static void run_usage(FILE *out)
             "                         this CPU's cache model, and store exact simulated counts\n"
             "                         (Ir, D1/LL misses, branch misses, estimated cycles) per op;\n"
             "                         %d samples per case unless --reps; not with -e\n"
+            "      --sim-caches SPEC  with --sim, simulate these caches instead of this CPU's:\n"
+            "                         one to three NAME=SIZE,WAYS,LINE (NAME I1, D1 or LL),\n"
+            "                         e.g. 'D1=32K,8,64 LL=8M,16,64'; cold sets are 2x the LL\n"
             "  -q, --quiet            no progress and no summary\n", CB_SIM_REPS);
 }
 
@@ -197,6 +200,7 @@ struct run_plan {
     char **cnames, *cstore;
     int nnamed;
     int sim;                            /* --sim */
+    const char *sim_caches;             /* --sim-caches */
     int argc;                           /* as typed, for --sim's re-execution */
     char **argv;
     char err[512];
@@ -206,7 +210,7 @@ static int run_work(void *plan, struct cb_collector *col);
 
 enum {
     OPT_COMMIT = CB_SESSION_OPT_OWN, OPT_REPO, OPT_REPS, OPT_MAX_TIME, OPT_BUDGET, OPT_ROUNDS,
-    OPT_ROUND_PAUSE, OPT_CASES, OPT_SIM,
+    OPT_ROUND_PAUSE, OPT_CASES, OPT_SIM, OPT_SIM_CACHES,
 };
 
 /* One of run's own options; 0, or -EINVAL with the plan's err set. */
@@ -244,6 +248,7 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
         {"budget", required_argument, 0, OPT_BUDGET}, {"rounds", required_argument, 0, OPT_ROUNDS},
         {"round-pause", required_argument, 0, OPT_ROUND_PAUSE},
         {"cases", required_argument, 0, OPT_CASES},   {"sim", no_argument, 0, OPT_SIM},
+        {"sim-caches", required_argument, 0, OPT_SIM_CACHES},
         CB_SESSION_LONGOPTS, {0, 0, 0, 0},
     };
     static const struct cb_opt_field fields[] = {
@@ -253,6 +258,7 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
         CB_OPT_STR(OPT_REPO, struct run_plan, s.co.repo),
         CB_OPT_STR(OPT_BUDGET, struct run_plan, budget_arg),
         CB_OPT_STR(OPT_CASES, struct run_plan, cases_arg), CB_OPT_BOOL(OPT_SIM, struct run_plan, sim),
+        CB_OPT_STR(OPT_SIM_CACHES, struct run_plan, sim_caches),
         CB_SESSION_FIELDS(struct run_plan), {0},
     };
     static const struct cb_cmd_parser parser = {"run", "p:V:s:e:m:qh", opts, run_usage, fields, run_option};
@@ -368,8 +374,16 @@ static int run_plan_cases(void *plan)
                  "events: give one or the other");
         return -EINVAL;
     }
-    if (pl->sim && !cb_sim_requested() && (rc = cb_sim_check(pl->err, sizeof pl->err)) < 0)
-        return rc;
+    if (pl->sim_caches && !pl->sim) {
+        snprintf(pl->err, sizeof pl->err, "--sim-caches sets the simulated caches of --sim: give --sim too");
+        return -EINVAL;
+    }
+    if (pl->sim && !cb_sim_requested()) {
+        struct cb_cache_model m;
+        if ((rc = cb_sim_check(pl->err, sizeof pl->err)) < 0 ||
+            (rc = cb_sim_model(pl->sim_caches, &m, pl->err, sizeof pl->err)) < 0)
+            return rc;
+    }
     if ((rc = plan_named(pl)) < 0 || (rc = plan_probes(pl)) < 0 || (rc = plan_variants(pl)) < 0 ||
         (rc = plan_modes(pl)) < 0)
         return rc;
@@ -516,7 +530,7 @@ static int run_body(void *plan, struct cb_store *st)
 {
     struct run_plan *pl = plan;
     if (pl->sim && !cb_sim_requested())
-        return cb_sim_exec(pl->argc, pl->argv, pl->s.co.quiet);
+        return cb_sim_exec(pl->argc, pl->argv, pl->s.co.quiet, pl->sim_caches);
     return cb_session_body(plan, st);
 }
 

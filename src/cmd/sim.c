@@ -106,28 +106,56 @@ static void show_log(const char *path)
         fclose(f);
 }
 
+int cb_sim_model(const char *spec, struct cb_cache_model *m, char *err, size_t errlen)
+{
+    int known = cb_caches_read(m) == 0;
+    if (!known)
+        memset(m, 0, sizeof *m);
+    if (spec && cb_caches_override(m, spec, err, errlen) < 0)
+        return -EINVAL;
+    return known || spec ? 0 : 1;
+}
+
 /* The environment the child reads (simclock.h), and the model's line. */
-static void child_env(const char *out, const char *vg, char cache_args[3][64], int *ncache)
+static int child_env(const char *out, const char *vg, const char *spec, char cache_args[3][64],
+                     int *ncache, int quiet)
 {
     struct cb_cache_model m;
-    char desc[180], model[300], version[64], ghz[32];
+    char desc[220], model[360], version[64], ghz[32], cold[32], err[256];
     valgrind_version(vg, version, sizeof version);
     *ncache = 0;
-    if (cb_caches_read(&m) == 0) {
+    int rc = cb_sim_model(spec, &m, err, sizeof err);
+    if (rc < 0) {
+        cb_die_msg("%s", err);
+        return rc;
+    }
+    if (rc == 0) {
         cb_caches_args(&m, cache_args);
         *ncache = 3;
         cb_caches_describe(&m, desc, sizeof desc);
+        /* Cold buffers must miss the simulated last level: the set is twice
+         * its size, not the timed runs' default (capped at 128 MiB for VMs
+         * that report a socket's L3: a 480 MiB LL would keep it all). */
+        unsigned long long want = 2ull * (unsigned long long)m.sll.size;
+        snprintf(cold, sizeof cold, "%llu", want);
+        setenv(CB_SIM_COLD_ENV, cold, 1);
+        if (!quiet && want > (256ull << 20))
+            fprintf(stderr, "cyclebudget: --sim: a cold case walks %llu MiB (twice the simulated "
+                            "LL) on the simulator, about 30 s a case; --sim-caches LL=SIZE,WAYS,LINE "
+                            "simulates a smaller one\n", want >> 20);
     } else {
         snprintf(desc, sizeof desc, "valgrind's default caches (neither cpuid nor sysfs gives this CPU's caches)");
+        unsetenv(CB_SIM_COLD_ENV);
     }
     snprintf(model, sizeof model, "%s %s branch-sim=yes", version, desc);
     snprintf(ghz, sizeof ghz, "%.6f", cb_tsc_ghz(NULL));
     setenv(CB_SIM_ENV, out, 1);
     setenv(CB_SIM_MODEL_ENV, model, 1);
     setenv(CB_SIM_GHZ_ENV, ghz, 1);
+    return 0;
 }
 
-int cb_sim_exec(int argc, char **argv, int quiet)
+int cb_sim_exec(int argc, char **argv, int quiet, const char *spec)
 {
     char vg[PATH_MAX], self[PATH_MAX], dir[PATH_MAX], out[PATH_MAX + 32], outarg[PATH_MAX + 64];
     char log[PATH_MAX + 32], logarg[PATH_MAX + 64];
@@ -154,7 +182,10 @@ int cb_sim_exec(int argc, char **argv, int quiet)
      * go to a log that is shown only when the run fails. */
     snprintf(log, sizeof log, "%s/valgrind.log", dir);
     snprintf(logarg, sizeof logarg, "--log-file=%s", log);
-    child_env(out, vg, cache_args, &ncache);
+    if (child_env(out, vg, spec, cache_args, &ncache, quiet) < 0) {
+        remove_dir(dir);
+        return CB_EXIT_USAGE;
+    }
     if (!quiet)
         fprintf(stderr, "cyclebudget: --sim: counting under callgrind (%s); verification and "
                         "every batch run on the simulator, far slower than a timed run\n", getenv(CB_SIM_MODEL_ENV));

@@ -202,6 +202,8 @@ static int open_counters(struct open_ctx *x)
         ho.rounds = 1;
         if (ho.reps <= 0)
             ho.reps = CB_SIM_REPS;
+        if (!ho.cold_bytes)
+            ho.cold_bytes = col->sim_clock.cold_bytes;
     }
     if ((rc = cb_harness_init(&col->h, &col->cs, &ho)) < 0) {
         snprintf(x->err, x->errlen, "cannot calibrate the harness: %s", strerror(-rc));

@@ -115,6 +115,8 @@ int cb_sim_init(struct cb_sim *s, struct cb_backend *be, char *err, size_t errle
     s->ghz = ghz ? strtod(ghz, NULL) : 0;
     if (!(s->ghz > 0 && s->ghz < 100))
         s->ghz = 0;
+    const char *cold = getenv(CB_SIM_COLD_ENV);
+    s->cold_bytes = cold ? (size_t)strtoull(cold, NULL, 10) : 0;
     *be = (struct cb_backend){
         .name = "callgrind", .ctx = s, .read_ticks = 1, .siblings = 1, .hypervisor = 0,
         .read = sim_read, .run = sim_run, .core_per_tick = sim_per_tick, .meter = sim_meter,

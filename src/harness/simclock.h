@@ -29,6 +29,7 @@
 #define CB_SIM_ENV "CB_SIM"             /* callgrind's --callgrind-out-file, set by run --sim */
 #define CB_SIM_MODEL_ENV "CB_SIM_MODEL" /* the simulated machine in words, for the run's record */
 #define CB_SIM_GHZ_ENV "CB_SIM_GHZ"     /* the host's TSC rate, for budget shares */
+#define CB_SIM_COLD_ENV "CB_SIM_COLD_BYTES" /* cold working set: twice the simulated LL */
 #define CB_SIM_BATCH 16                 /* operations per counted batch */
 #define CB_SIM_REPS 3                   /* samples per case by default: they repeat exactly */
 #define CB_SIM_CYCLES "cycles-sim"
@@ -37,6 +38,7 @@ struct cb_sim {
     char out[1024];                     /* the dump file's name; dump N is OUT.N */
     char model[256];
     double ghz;                         /* 0 unknown */
+    size_t cold_bytes;                  /* 0: the timed runs' default */
     unsigned dumps;                     /* dumps so far */
     int event_of[CB_MAX_COUNTERS];      /* per counter: enum cb_cg_event, or -1 for cycles-sim */
     int failed;                         /* a dump could not be read: the run must stop */

@@ -24,7 +24,8 @@ struct cb_cache_model {
                                         rule that a cache's set count is a power of two */
     int ll_level;                    /* 2 or 3; 0 unknown */
     int adjusted;                    /* some simulated cache differs from cpuid's */
-    const char *from;                /* "cpuid" or "sysfs" */
+    const char *from;                /* "cpuid" or "sysfs"; "option" when all three were given */
+    char given[16];                  /* the caches set by cb_caches_override: "D1 LL", "" none */
 };
 
 /* Read the caches of the CPU this thread runs on: cpuid, else
@@ -40,6 +41,15 @@ int cb_caches_read_sysfs(struct cb_cache_model *m, const char *sysroot, int cpu)
  * such as 12-way 36 MiB).  0, or -EINVAL when no cache of that size fits
  * (line not a power of two, or size not a multiple of it). */
 int cb_cache_fit(const struct cb_cache *c, struct cb_cache *out);
+
+/* Replace some of m's caches by those spec names, for run --sim-caches: a
+ * model that does not depend on the host (tests, or comparing with another
+ * machine's model).  spec: one to three "NAME=SIZE,WAYS,LINE" separated by
+ * spaces, NAME one of I1, D1, LL, SIZE in bytes or with a K or M suffix:
+ * "D1=32K,8,64 LL=8M,16,64".  m may hold nothing read (all three must then
+ * be given).  The simulated copies are fitted again.  0, or -EINVAL with err
+ * saying what is wrong. */
+int cb_caches_override(struct cb_cache_model *m, const char *spec, char *err, size_t errlen);
 
 /* "--I1=32768,8,64 --D1=32768,8,64 --LL=33554432,16,64" into three
  * valgrind arguments, and the model in one line for the run's record. */
