@@ -8,6 +8,8 @@
 #   bench/sim-repeat.sh ./cyclebudget [N] [CASES]
 # CASES is a --cases list (default: two checksums and glibc's copy at 1500 B,
 # and a checksum at 64 KiB warm and cold).  Needs valgrind and sqlite3.
+# SIM_CACHES='D1=32K,8,64 LL=8M,16,64' passes --sim-caches (the host's model
+# otherwise: with a large LL a cold case walks twice it, and is slow).
 set -eu
 CB=${1:-./cyclebudget}
 N=${2:-5}
@@ -24,7 +26,11 @@ sim_total=0
 i=1
 while [ "$i" -le "$N" ]; do
     t0=$(now)
-    "$CB" run --sim --cases "$CASES" --db "$D" --tag "sim$i" -q
+    if [ -n "${SIM_CACHES:-}" ]; then
+        "$CB" run --sim --sim-caches "$SIM_CACHES" --cases "$CASES" --db "$D" --tag "sim$i" -q
+    else
+        "$CB" run --sim --cases "$CASES" --db "$D" --tag "sim$i" -q
+    fi
     t1=$(now)
     s=$(secs "$t0" "$t1")
     echo "run --sim $i of $N: $s s for $ncases cases"
