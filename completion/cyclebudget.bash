@@ -190,9 +190,9 @@ _cyclebudget()
 
     # The value of an option that takes one: its choices, or nothing to
     # offer (a number, a revision, free text).
-    if [[ $prev == -* ]] && grep -q -- "^$prev 1\$" <<<"$opts"; then
-        _cyclebudget_value "$cmd" "$prev" "$cur" || COMPREPLY=()
-        return 0
+    if [[ $prev == -* ]]; then
+        _cyclebudget_value "$cmd" "$prev" "$cur" && return 0
+        grep -q -- "^$prev 1\$" <<<"$opts" && return 0
     fi
 
     if [[ $cur == -* ]]; then
