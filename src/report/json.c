@@ -78,6 +78,11 @@ static void obj_or_null(FILE *out, int have, void (*members)(FILE *, const struc
 static void run_head(FILE *out, const struct cb_run_info *u)
 {
     fprintf(out, "{\"id\": %" PRId64, u->id);
+    fputs(", \"uuid\": ", out);
+    if (u->uuid[0])
+        cb_json_str(out, u->uuid);
+    else
+        fputs("null", out);
     kv_str(out, "status", u->status, 1);
     kv_str(out, "started", u->started, 1);
     kv_str(out, "finished", u->finished, 1);

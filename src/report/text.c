@@ -100,6 +100,8 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
     if (u->tag[0])
         fprintf(out, "  tag %.40s", u->tag);
     fputc('\n', out);
+    if (u->uuid[0])
+        wrapped(out, "uuid", u->uuid);
     snprintf(line, sizeof line, "%s, %d CPUs, pinned to CPU %d, %s, PMU %s", u->model_name,
              u->ncpus, u->cpu, u->kernel, u->pmu[0] ? u->pmu : "none");
     wrapped(out, "host", line);
