@@ -32,6 +32,10 @@ enum cb_store_mode {
     CB_STORE_READ,        /* must exist; an older schema is migrated forward when the
                              file is writable, else refused with -ESTALE */
     CB_STORE_WRITE,       /* created when missing; migrated forward when older */
+    CB_STORE_SNAPSHOT,    /* must exist; opened read-only and copied into a private
+                             temporary database, which is migrated and is what the
+                             handle reads and writes: the file is never written
+                             (merge's sources) */
 };
 
 /* Open path.  On failure returns a negative errno and writes one line for
