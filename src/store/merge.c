@@ -135,16 +135,23 @@ static void fnv(unsigned long long *h, const void *p, size_t n)
         *h = (*h ^ b[i]) * FNV_PRIME;
 }
 
-/* A row's columns but the ids of this store, each with its type, so that
- * NULL, 0, 0.0 and '' all differ. */
-static void hash_row(unsigned long long *h, sqlite3_stmt *s, const char *const *skip)
+/* Which columns of s to leave out: bit i set for column i named in skip. */
+static uint64_t skip_mask(sqlite3_stmt *s, const char *const *skip)
+{
+    uint64_t mask = 0;
+    for (int i = 0; i < sqlite3_column_count(s) && i < 64; i++)
+        for (const char *const *k = skip; *k; k++)
+            if (strcmp(sqlite3_column_name(s, i), *k) == 0)
+                mask |= (uint64_t)1 << i;
+    return mask;
+}
+
+/* A row's columns but the skipped ones (the ids of this store), each with
+ * its type, so that NULL, 0, 0.0 and '' all differ. */
+static void hash_row(unsigned long long *h, sqlite3_stmt *s, uint64_t skip)
 {
     for (int i = 0; i < sqlite3_column_count(s); i++) {
-        const char *name = sqlite3_column_name(s, i);
-        int skipped = 0;
-        for (const char *const *k = skip; *k; k++)
-            skipped |= strcmp(name, *k) == 0;
-        if (skipped)
+        if (i < 64 && (skip >> i & 1))
             continue;
         unsigned char type = (unsigned char)sqlite3_column_type(s, i);
         fnv(h, &type, 1);
@@ -164,19 +171,18 @@ static void hash_row(unsigned long long *h, sqlite3_stmt *s, const char *const *
     fnv(h, "\n", 1);
 }
 
-/* Every row of sql (?1 = id) into h; each row's first column into ids when
- * given (up to *nids). */
-static int hash_rows(sqlite3 *db, const char *sql, int64_t id, const char *const *skip,
-                     unsigned long long *h, int64_t **ids, size_t *nids)
+/* Every row of s (reset, ?1 = id) into h; each row's first column into
+ * ids when given. */
+static int hash_stmt(sqlite3_stmt *s, int64_t id, const char *const *skip, unsigned long long *h,
+                     int64_t **ids, size_t *nids)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return -EIO;
+    sqlite3_reset(s);
     sqlite3_bind_int64(s, 1, id);
+    uint64_t mask = skip_mask(s, skip);
     int rc, r = 0;
     size_t cap = 0;
     while (r == 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-        hash_row(h, s, skip);
+        hash_row(h, s, mask);
         if (!ids)
             continue;
         if (*nids == cap) {
@@ -192,6 +198,17 @@ static int hash_rows(sqlite3 *db, const char *sql, int64_t id, const char *const
     }
     if (r == 0 && rc != SQLITE_DONE)
         r = -EIO;
+    sqlite3_reset(s);
+    return r;
+}
+
+static int hash_rows(sqlite3 *db, const char *sql, int64_t id, const char *const *skip,
+                     unsigned long long *h, int64_t **ids, size_t *nids)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return -EIO;
+    int r = hash_stmt(s, id, skip, h, ids, nids);
     sqlite3_finalize(s);
     return r;
 }
@@ -207,7 +224,16 @@ int cb_store_run_digest(struct cb_store *st, long long run_id, unsigned long lon
     unsigned long long h = FNV_OFFSET;
     int64_t *cases = NULL;
     size_t ncases = 0;
+    static const char *const none[] = {NULL};
     int r = hash_rows(st->db, "SELECT * FROM runs WHERE id = ?1", run_id, run_skip, &h, NULL, NULL);
+    /* Where it ran, what measured, what was measured: by content, as
+     * merge matches those rows. */
+    if (r == 0)
+        r = hash_rows(st->db, "SELECT h.hostname, h.vendor, h.family, h.model, h.stepping,"
+                      " h.model_name, h.microcode, h.kernel, h.pmu, b.version, b.compiler, b.cflags,"
+                      " cm.hash, cm.dirty FROM runs r JOIN hosts h ON h.id = r.host_id"
+                      " JOIN builds b ON b.id = r.build_id LEFT JOIN commits cm ON cm.id = r.commit_id"
+                      " WHERE r.id = ?1", run_id, none, &h, NULL, NULL);
     if (r == 0)
         r = hash_rows(st->db, "SELECT * FROM events WHERE run_id = ?1 ORDER BY id", run_id,
                       own_skip, &h, NULL, NULL);
@@ -215,13 +241,17 @@ int cb_store_run_digest(struct cb_store *st, long long run_id, unsigned long lon
         r = hash_rows(st->db, "SELECT * FROM cases WHERE run_id = ?1 ORDER BY id", run_id,
                       own_skip, &h, &cases, &ncases);
     /* Each case's samples after it, their event named rather than numbered. */
+    sqlite3_stmt *q = NULL;
+    if (r == 0 && sqlite3_prepare_v2(st->db, "SELECT e.name AS event_name, e.part AS event_part,"
+                                     " s.* FROM samples s JOIN events e ON e.id = s.event_id"
+                                     " WHERE s.case_id = ?1 ORDER BY e.id, s.seq", -1, &q,
+                                     NULL) != SQLITE_OK)
+        r = -EIO;
     for (size_t i = 0; r == 0 && i < ncases; i++) {
         fnv(&h, "case", 4);
-        r = hash_rows(st->db, "SELECT e.name AS event_name, e.part AS event_part, s.*"
-                      " FROM samples s JOIN events e ON e.id = s.event_id"
-                      " WHERE s.case_id = ?1 ORDER BY e.id, s.seq", cases[i], sample_skip, &h,
-                      NULL, NULL);
+        r = hash_stmt(q, cases[i], sample_skip, &h, NULL, NULL);
     }
+    sqlite3_finalize(q);
     free(cases);
     *digest = h;
     return r;
@@ -578,19 +608,23 @@ static int dst_run_of(struct merge *m, const char *uuid, int64_t *id)
  * merge of a source that is not (its snapshot is migrated, the file never
  * is).  So a run whose UUID is not in the destination is still the same run
  * as one there that began at the same moment in the same process of the
- * same boot and has the same content: 1 when there is one, 0 none. */
+ * same boot on a host of the same name and has the same content: 1 when
+ * there is one, 0 none. */
 static int same_run_renamed(struct merge *m, int64_t src_run, unsigned long long digest)
 {
-    static const char *const key = "started, status, pid, COALESCE(pid_start, -1), boot_id";
+    static const char *const key = "r.started, r.status, r.pid, COALESCE(r.pid_start, -1),"
+                                   " r.boot_id, h.hostname";
     char sql[512];
-    snprintf(sql, sizeof sql, "SELECT %s FROM runs WHERE id = ?1", key);
+    snprintf(sql, sizeof sql, "SELECT %s FROM runs r JOIN hosts h ON h.id = r.host_id"
+             " WHERE r.id = ?1", key);
     sqlite3_stmt *a = NULL, *b = NULL;
     int r = 0;
     if (sqlite3_prepare_v2(m->src->db, sql, -1, &a, NULL) != SQLITE_OK)
         return sql_fail(m, m->src->db, "runs");
-    if (sqlite3_prepare_v2(m->dst->db, "SELECT id FROM runs WHERE started = ?1 AND status = ?2"
-                           " AND pid = ?3 AND COALESCE(pid_start, -1) = ?4 AND boot_id = ?5",
-                           -1, &b, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(m->dst->db, "SELECT r.id FROM runs r JOIN hosts h ON h.id = r.host_id"
+                           " WHERE r.started = ?1 AND r.status = ?2 AND r.pid = ?3"
+                           " AND COALESCE(r.pid_start, -1) = ?4 AND r.boot_id = ?5"
+                           " AND h.hostname = ?6", -1, &b, NULL) != SQLITE_OK) {
         r = sql_fail(m, m->dst->db, "runs");
         goto out;
     }
@@ -599,7 +633,7 @@ static int same_run_renamed(struct merge *m, int64_t src_run, unsigned long long
         r = sql_fail(m, m->src->db, "runs");
         goto out;
     }
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < 6; k++)
         sqlite3_bind_value(b, k + 1, sqlite3_column_value(a, k));
     while (r == 0 && sqlite3_step(b) == SQLITE_ROW) {
         unsigned long long d;
