@@ -108,8 +108,8 @@ static void say_merged(const char *src, const struct cb_merge_stats *s)
            s->commits_added, s->commits_added == 1 ? "" : "s", s->acks_added,
            s->acks_added == 1 ? "" : "s");
     if (s->acks_kept)
-        printf(" (%zu ack%s differ from DST's, DST's kept)", s->acks_kept,
-               s->acks_kept == 1 ? "" : "s");
+        printf(" (%zu ack%s from DST's, DST's kept)", s->acks_kept,
+               s->acks_kept == 1 ? " differs" : "s differ");
     printf("\n");
 }
 
