@@ -19,6 +19,7 @@
 
 #include "store.h"
 #include "tap.h"
+#include "uuid.h"
 
 static char tmpdir[64];
 
@@ -495,8 +496,9 @@ static void test_migration(void)
     if (r)
         return;
     is_int(cb_store_schema_version(st), 1, "stopped at the previous version");
-    int64_t run, ev, cs;
+    int64_t run, ev, cs, run2;
     cb_store_run_begin(st, &m, &run);
+    cb_store_run_begin(st, &m, &run2);
     struct cb_event_row e = {"tsc", "tsc", "", "", "tsc", "rdtsc", 1, ""};
     cb_store_event_add(st, run, &e, &ev);
     /* The case and its samples as a version-1 writer wrote them: this
@@ -526,6 +528,21 @@ static void test_migration(void)
     is_int(cb_store_run_get(st, run, &ri), 0, "old run readable");
     is_str(ri.tag, "old", "old run's tag intact");
     is_str(ri.status, "complete", "old run's status intact");
+    /* 0009_uuid.sql: every old run got a UUID v4 of its own, in SQL. */
+    ok(cb_uuid_valid(ri.uuid) && ri.uuid[14] == '4' && strchr("89ab", ri.uuid[19]),
+       "old run got a version 4 UUID in the migration ('%s')", ri.uuid);
+    struct cb_run_info ri2;
+    is_int(cb_store_run_get(st, run2, &ri2), 0, "second old run readable");
+    ok(cb_uuid_valid(ri2.uuid) && strcmp(ri.uuid, ri2.uuid) != 0,
+       "the second old run's UUID differs ('%s')", ri2.uuid);
+    int64_t run3;
+    struct cb_run_info ri3;
+    is_int(cb_store_run_begin(st, &m, &run3), 0, "a new run begins after the migration");
+    cb_store_run_get(st, run3, &ri3);
+    ok(cb_uuid_valid(ri3.uuid) && ri3.uuid[14] == '4' && strcmp(ri3.uuid, ri.uuid) != 0 &&
+       strcmp(ri3.uuid, ri2.uuid) != 0, "the new run has a fresh UUID v4 ('%s')", ri3.uuid);
+    cb_store_run_finish(st, run2, "complete");
+    cb_store_run_finish(st, run3, "complete");
     double *v;
     size_t n;
     cb_store_case_values(st, cs, ev, &v, NULL, NULL, &n);
@@ -540,10 +557,61 @@ static void test_migration(void)
                          " ('case_summary', 'case_summary_all', 'runs_overview', 'sample_values')"),
            4, "views exist after migration");
     is_int(sql_int(path, "SELECT n FROM case_summary"), 3, "case_summary sees the old case");
-    is_int(sql_int(path, "SELECT cases FROM runs_overview"), 1, "runs_overview sees it");
+    is_int(sql_int(path, "SELECT SUM(cases) FROM runs_overview"), 1, "runs_overview sees it");
+    is_int(sql_int(path, "SELECT COUNT(DISTINCT uuid) FROM runs"), 3, "three runs, three UUIDs on disk");
+    char dup[256];
+    snprintf(dup, sizeof dup, "UPDATE runs SET uuid = (SELECT uuid FROM runs WHERE id = %lld)"
+             " WHERE id = %lld", (long long)run, (long long)run2);
+    ok(sql_exec(path, dup, 0) != 0, "runs_uuid refuses a second run with the same UUID");
+    ok(sql_exec(path, "UPDATE runs SET uuid = 'not-a-uuid' WHERE id = 1", 0) != 0,
+       "the CHECK refuses a UUID not in canonical form");
+    is_int(sql_exec(path, "INSERT INTO runs (host_id, build_id, cmdline, cpu, tsc_ghz, core_ghz,"
+                          " core_ghz_spread, core_ghz_source, pid, boot_id, status, finished)"
+                          " SELECT host_id, build_id, 'sql', 0, 1, 0, 0, '', 1, '', 'aborted', NULL"
+                          " FROM runs WHERE id = 1", 0), 0, "a run inserted by plain SQL");
+    is_int(sql_int(path, "SELECT COUNT(*) FROM runs WHERE cmdline = 'sql' AND uuid GLOB"
+                         " '????????-????-4???-????-????????????'"), 1,
+           "the trigger gave the SQL-inserted run a UUID");
     /* median of 49.6, 51.6, 44.8 is 49.6 */
     is_int(sql_int(path, "SELECT CAST(ROUND(median * 10) AS INTEGER) FROM case_summary"), 496,
            "median over migrated data");
+}
+
+/* ---- run identity ------------------------------------------------------- */
+
+static void test_uuid(void)
+{
+    enum { N = 2000 };
+    static char u[N][CB_UUID_LEN + 1];
+    int good = 1, distinct = 1;
+    unsigned nib[16] = {0};
+    for (int i = 0; i < N; i++) {
+        if (cb_uuid_v4(u[i], sizeof u[i]) != 0 || !cb_uuid_valid(u[i]) || u[i][14] != '4' ||
+            !strchr("89ab", u[i][19]))
+            good = 0;
+        nib[strchr("0123456789abcdef", u[i][0]) - "0123456789abcdef"]++;
+    }
+    for (int i = 0; i < N && distinct; i++)
+        for (int j = i + 1; j < N; j++)
+            if (strcmp(u[i], u[j]) == 0) {
+                distinct = 0;
+                break;
+            }
+    ok(good, "uuid: %d UUIDs are canonical, version 4, variant 10 (e.g. %s)", N, u[0]);
+    ok(distinct, "uuid: all %d distinct", N);
+    /* 2000 draws over 16 first nibbles: 125 each expected; a generator stuck
+     * on a few values (or not random at all) is far outside 60..190. */
+    unsigned lo = N, hi = 0;
+    for (int i = 0; i < 16; i++) {
+        lo = nib[i] < lo ? nib[i] : lo;
+        hi = nib[i] > hi ? nib[i] : hi;
+    }
+    ok(lo >= 60 && hi <= 190, "uuid: the first hex digit is spread (%u..%u of 2000 each)", lo, hi);
+    char small[CB_UUID_LEN];
+    is_int(cb_uuid_v4(small, sizeof small), -ENOSPC, "uuid: a buffer too small is refused");
+    ok(!cb_uuid_valid("6B93C41E-E477-4054-AEFF-71D6550E36FB") && !cb_uuid_valid("6b93c41e") &&
+       !cb_uuid_valid("6b93c41e-e477-4054-aeff_71d6550e36fb") && !cb_uuid_valid(NULL),
+       "uuid: upper case, short, and misplaced separators are not canonical");
 }
 
 /* ---- refusals ----------------------------------------------------------- */
@@ -905,6 +973,7 @@ int main(void)
     is_int(cb_store_schema_latest(), (long long)cb_nmigrations, "latest schema = number of migrations");
     test_round_trip();
     test_migration();
+    test_uuid();
     test_newer();
     test_not_a_database();
     test_paths();

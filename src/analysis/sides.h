@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "machine.h"
 #include "store.h"
 
 #define CB_CASE_KEY_MAX 160
@@ -84,6 +85,22 @@ int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t le
  * first difference ("kernel: A vs B") in why. */
 int cb_side_fingerprint(struct cb_store *st, const struct cb_side *s, char *buf, size_t len,
                         char *why, size_t whylen);
+
+/* The machine a run ran on (machine.h): its id, hostname and CPU model. */
+struct cb_machine {
+    char id[CB_MACHINE_ID_LEN + 1];
+    char hostname[128], model_name[128];
+};
+int cb_run_machine(struct cb_store *st, int64_t run_id, struct cb_machine *m);
+/* The distinct machines of a side's runs, in the order of their first run
+ * (*out malloc'd, the caller frees it). */
+int cb_side_machines(struct cb_store *st, const struct cb_side *s, struct cb_machine **out,
+                     size_t *n);
+/* Keep only the side's runs on machines spec names (cb_machine_match: an id
+ * prefix or a hostname glob): how many remain, or a negative errno. */
+int cb_side_keep_host(struct cb_store *st, struct cb_side *s, const char *spec);
+/* "alpha-lab [3fa9c2d1], beta-ci [0b7e55a0]": for messages. */
+void cb_machines_list(const struct cb_machine *m, size_t n, char *buf, size_t len);
 
 /* A commit of the store from a hash prefix or a git revision: the full hash.
  * -ENOENT / -EINVAL (ambiguous) with a message. */

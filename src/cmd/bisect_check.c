@@ -127,8 +127,9 @@ static int load_base(const struct bisect *b, struct cb_side *A, int *cpu, char *
         return -EINVAL;
     int rc;
     if ((rc = cb_side_resolve(st, b->against, b->c.include_aborted, b->c.repo, A, err, errlen)) < 0 ||
+        (rc = cmp_select_host(st, A, b->c.host, err, errlen)) < 0 ||
         (rc = cb_side_load(st, A, cb_sides_metric(st, A, NULL))) < 0) {
-        if (rc != -ENOENT && rc != -EINVAL)
+        if (rc != -ENOENT && rc != -EINVAL && rc != -EXDEV)
             snprintf(err, errlen, "cannot read %s: %s", b->c.db, strerror(-rc));
         cb_store_close(st);
         cb_side_free(A);
@@ -241,6 +242,7 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
         goto out;
     }
     if ((rc = cb_side_resolve(st, b->against, b->c.include_aborted, b->c.repo, &A, err, sizeof err)) < 0 ||
+        (rc = cmp_select_host(st, &A, b->c.host, err, sizeof err)) < 0 ||
         (rc = cb_side_resolve(st, runspec, 1, b->c.repo, &B, err, sizeof err)) < 0 ||
         (rc = cmp_check_env(st, &A, &B, b->c.force, crosses, sizeof crosses, err, sizeof err)) < 0) {
         cb_die_msg("%s", err);

@@ -133,6 +133,8 @@ static int compare_sides(struct cb_store *st, struct compare *k, const char *bas
     int rc;
     if ((rc = cb_side_resolve(st, base, c->include_aborted, c->repo, A, err, sizeof err)) < 0 ||
         (rc = cb_side_resolve(st, head, c->include_aborted, c->repo, B, err, sizeof err)) < 0 ||
+        (rc = cmp_select_host(st, A, c->host, err, sizeof err)) < 0 ||
+        (rc = cmp_select_host(st, B, c->host, err, sizeof err)) < 0 ||
         (rc = cmp_check_env(st, A, B, c->force, crosses, clen, err, sizeof err)) < 0) {
         cb_die_msg("%s", err);
         return CB_EXIT_USAGE;

@@ -46,6 +46,10 @@ static void history_usage(FILE *out)
             "                       timed ones: a count and a time are never one series\n"
             "      --format F       text (default) or html: one page with a trend chart per\n"
             "                       case and the steps marked (to standard output)\n"
+            "      --host H         only the runs of machine H: its id (as report shows it) or\n"
+            "                       a hostname glob.  Without it, a store holding several\n"
+            "                       machines' runs (a merged one) shows each machine's history\n"
+            "                       in turn, never one series of them all\n"
             "      --db PATH        database (default ./" CB_DEFAULT_DB ")\n"
             "      --repo DIR       git tree for resolving --since (default .)\n");
 }
@@ -108,7 +112,7 @@ static size_t pick_runs(const struct runvals *rv, size_t from, size_t to, size_t
 
 /* What the command line asked for, and what the command has read. */
 struct hist {
-    const char *since, *db, *repo, *glob;
+    const char *since, *db, *repo, *glob, *host;
     double min_change;
     long persist;
     int series, html;
@@ -155,12 +159,13 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
         {"persist", required_argument, 0, 'p'}, {"series", no_argument, 0, 'S'},
         {"db", required_argument, 0, 'D'},     {"repo", required_argument, 0, 'R'},
         {"format", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
-        {"sim", no_argument, 0, 'M'},          {0, 0, 0, 0},
+        {"sim", no_argument, 0, 'M'},          {"host", required_argument, 0, 'H'},
+        {0, 0, 0, 0},
     };
     static const struct cb_opt_field fields[] = {
         CB_OPT_STR('s', struct hist, since), CB_OPT_BOOL('S', struct hist, series),
         CB_OPT_STR('D', struct hist, db),    CB_OPT_STR('R', struct hist, repo),
-        CB_OPT_BOOL('M', struct hist, sim),  {0},
+        CB_OPT_BOOL('M', struct hist, sim),  CB_OPT_STR('H', struct hist, host), {0},
     };
     static const struct cb_cmd_parser parser = {"history", "h", opts, history_usage, fields, history_opt};
     memset(H, 0, sizeof *H);
@@ -176,6 +181,10 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
     }
     if (optind < argc)
         H->glob = argv[optind];
+    if (H->host && !*H->host) {
+        snprintf(err, errlen, "--host needs a machine id or a hostname glob");
+        return -EINVAL;
+    }
     /* Exact counts show a step far smaller than timings can (compare's
      * CB_CMP_EXACT_THRESHOLD). */
     if (H->sim && !H->min_change_set)
@@ -278,7 +287,7 @@ static int collect_keys(struct hist *H)
     return 0;
 }
 
-/* Read everything history shows: 0, or the exit status to end with. */
+/* The points of every machine: 0, or the exit status to end with. */
 static int history_read(struct hist *H)
 {
     char err[1024], since_hash[64] = "";
@@ -298,14 +307,13 @@ static int history_read(struct hist *H)
         cb_die_msg("cannot read the samples from %s: %s", H->db, strerror(-rc));
         return 1;
     }
-    if (load_samples(H) < 0 || collect_keys(H) < 0)
-        return 1;
-    if (H->glob && H->nk == 0) {
-        cb_die_msg("'%s' matches no case with a history in %s (names look like csum/adc-1chain/1500/warm)",
-                   H->glob, H->db);
-        return CB_EXIT_USAGE;
-    }
     return 0;
+}
+
+/* The samples and case names of the points (one machine's): 0, or 1 (said). */
+static int history_load(struct hist *H)
+{
+    return load_samples(H) < 0 || collect_keys(H) < 0 ? 1 : 0;
 }
 
 /* One case's series: the points (indices into pts) that measured it, and
@@ -500,6 +508,14 @@ static int history_footer(const struct hist *H)
     return 0;
 }
 
+static void points_free(struct point *pts, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cb_side_free(&pts[i].side);
+    free(pts);
+}
+
+/* What one machine's history read and made; the points go too. */
 static void history_free(struct hist *H)
 {
     for (size_t k = 0; H->trends && k < H->nk; k++) {
@@ -510,9 +526,89 @@ static void history_free(struct hist *H)
     }
     free(H->trends);
     free(H->keys);
-    for (size_t i = 0; i < H->np; i++)
-        cb_side_free(&H->pts[i].side);
-    free(H->pts);
+    points_free(H->pts, H->np);
+    H->trends = NULL;
+    H->keys = NULL;
+    H->nk = 0;
+    H->pts = NULL;
+    H->np = 0;
+    H->nsteps = H->nreg = H->nack = 0;
+}
+
+/* The machines whose runs the points hold (those --host names, with it),
+ * in the order of their first run: 0, or the exit status to end with. */
+static int history_machines(struct hist *H, struct cb_machine **out, size_t *n)
+{
+    struct cb_side all = {0};
+    int rc = 0;
+    for (size_t i = 0; i < H->np && rc == 0; i++)
+        for (size_t k = 0; k < H->pts[i].side.nruns && rc == 0; k++)
+            rc = cb_side_add_run(&all, H->pts[i].side.runs[k]);
+    if (rc == 0)
+        rc = cb_side_machines(H->st, &all, out, n);
+    cb_side_free(&all);
+    if (rc < 0) {
+        cb_die_msg("cannot read the hosts from %s: %s", H->db, strerror(-rc));
+        return 1;
+    }
+    if (!H->host)
+        return 0;
+    char list[768];
+    cb_machines_list(*out, *n, list, sizeof list);
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (cb_machine_match(H->host, (*out)[i].id, (*out)[i].hostname))
+            (*out)[kept++] = (*out)[i];
+    if (kept == 0 && *n > 0) {
+        cb_die_msg("--host %s names none of the machines with a history in %s (%s)", H->host,
+                   H->db, list);
+        return CB_EXIT_USAGE;
+    }
+    *n = kept;
+    return 0;
+}
+
+/* The points of machine m only, from all: 0 or -ENOMEM. */
+static int points_of(struct hist *H, const struct point *all, size_t nall, const struct cb_machine *m)
+{
+    H->pts = calloc(nall ? nall : 1, sizeof *H->pts);
+    if (!H->pts)
+        return -ENOMEM;
+    H->np = 0;
+    for (size_t i = 0; i < nall; i++) {
+        struct point *p = &H->pts[H->np];
+        snprintf(p->hash, sizeof p->hash, "%s", all[i].hash);
+        snprintf(p->subject, sizeof p->subject, "%s", all[i].subject);
+        snprintf(p->side.spec, sizeof p->side.spec, "%s", all[i].side.spec);
+        for (size_t k = 0; k < all[i].side.nruns; k++)
+            if (cb_side_add_run(&p->side, all[i].side.runs[k]) < 0)
+                return -ENOMEM;
+        int rc = cb_side_keep_host(H->st, &p->side, m->id);
+        if (rc < 0)
+            return rc;
+        if (rc == 0)
+            cb_side_free(&p->side);
+        else
+            H->np++;
+    }
+    return 0;
+}
+
+/* One machine's history: header, each case's series and steps, and the
+ * footer or the page.  0, 1 (said), or -1: no case matched the glob. */
+static int history_one(struct hist *H)
+{
+    int status = history_load(H);
+    if (status != 0)
+        return status;
+    if (H->glob && H->nk == 0)
+        return -1;
+    history_header(H);
+    if (H->html && !(H->trends = calloc(H->nk ? H->nk : 1, sizeof *H->trends))) {
+        cb_die_msg("out of memory");
+        return 1;
+    }
+    return history_cases(H) < 0 || history_footer(H) < 0 ? 1 : 0;
 }
 
 static const char *history_db(const void *ctx)
@@ -520,23 +616,61 @@ static const char *history_db(const void *ctx)
     return ((const struct hist *)ctx)->db;
 }
 
-/* Read the points and their samples, then the header, each case's series
- * and steps, and the footer or the page. */
+/* Read the points, then each machine's history in turn: runs of two
+ * machines are never one series (a merged store holds many). */
 static int history_body(void *ctx, struct cb_store *st)
 {
     struct hist *H = ctx;
     H->st = st;
+    struct cb_machine *m = NULL;
+    size_t nm = 0;
     int status = history_read(H);
-    if (status == 0) {
-        history_header(H);
-        if (H->html && !(H->trends = calloc(H->nk ? H->nk : 1, sizeof *H->trends))) {
+    if (status == 0)
+        status = history_machines(H, &m, &nm);
+    struct point *all = H->pts;
+    size_t nall = H->np;
+    H->pts = NULL;
+    H->np = 0;
+    if (status == 0 && H->html && nm > 1) {
+        char list[768];
+        cb_machines_list(m, nm, list, sizeof list);
+        cb_die_msg("%s holds the runs of %zu machines (%s): a page shows one; choose it with "
+                   "--host", H->db, nm, list);
+        status = CB_EXIT_USAGE;
+    }
+    int matched = 0;
+    for (size_t i = 0; status == 0 && i < nm; i++) {
+        if (points_of(H, all, nall, &m[i]) < 0) {
             cb_die_msg("out of memory");
             status = 1;
+            break;
         }
+        if ((nm > 1 || H->host) && !H->html)
+            printf("%shost %s [%s]: %s\n", i ? "\n" : "", m[i].hostname, m[i].id, m[i].model_name);
+        int r = history_one(H);
+        if (r == -1 && nm > 1)
+            printf("no case matches '%s' on this machine\n", H->glob);
+        else if (r == -1)
+            matched = 0;
+        else
+            matched = 1;
+        status = r > 0 ? r : 0;
+        history_free(H);
     }
-    if (status == 0 && (history_cases(H) < 0 || history_footer(H) < 0))
-        status = 1;
-    history_free(H);
+    if (status == 0 && nm == 0) {
+        /* No point at all: the empty history, as before there were hosts. */
+        status = history_one(H);
+        matched = status != -1;
+        status = status > 0 ? status : 0;
+        history_free(H);
+    }
+    if (status == 0 && H->glob && !matched) {
+        cb_die_msg("'%s' matches no case with a history in %s (names look like csum/adc-1chain/1500/warm)",
+                   H->glob, H->db);
+        status = CB_EXIT_USAGE;
+    }
+    points_free(all, nall);
+    free(m);
     return status;
 }
 

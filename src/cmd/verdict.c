@@ -513,8 +513,48 @@ int cmp_common_opt(int ch, struct cmp_common *c, char *err, size_t errlen)
     case 'Q': return parse_run_quantile(optarg, &c->o.run_q, err, errlen);
     case 'K': c->o.keep_contended = 1; return 0;
     case 'T': return parse_trim(optarg, &c->o.trim, err, errlen);
+    case CMP_OPT_HOST:
+        if (!*optarg) {
+            snprintf(err, errlen, "--host needs a machine id or a hostname glob");
+            return -EINVAL;
+        }
+        c->host = optarg;
+        return 0;
     }
     return 1;
+}
+
+int cmp_select_host(struct cb_store *st, struct cb_side *s, const char *host, char *err,
+                    size_t errlen)
+{
+    struct cb_machine *m;
+    size_t n;
+    char list[768];
+    int rc = cb_side_machines(st, s, &m, &n);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot read the hosts of '%s': %s", s->spec, strerror(-rc));
+        return rc;
+    }
+    cb_machines_list(m, n, list, sizeof list);
+    free(m);
+    if (host) {
+        if ((rc = cb_side_keep_host(st, s, host)) < 0) {
+            snprintf(err, errlen, "cannot read the hosts of '%s': %s", s->spec, strerror(-rc));
+            return rc;
+        }
+        if (rc == 0) {
+            snprintf(err, errlen, "--host %s: no run of '%s' is from a machine it names (they "
+                     "are from %s)", host, s->spec, list);
+            return -ENOENT;
+        }
+        return cmp_select_host(st, s, NULL, err, errlen);
+    }
+    if (n > 1) {
+        snprintf(err, errlen, "the runs of '%s' come from %zu machines (%s): one side is one "
+                 "machine; choose it with --host", s->spec, n, list);
+        return -EXDEV;
+    }
+    return 0;
 }
 
 void cmp_common_defaults(struct cmp_common *c, int argc, char **argv)

@@ -61,18 +61,21 @@ struct cmp_ctx {
 
 struct cmp_common {
     const char *db, *repo;
+    const char *host;            /* --host: a machine id prefix or hostname glob; NULL none */
     int force, include_aborted;
     struct cmp_opts o;
     char cmdline[2048];          /* as typed: for the runs a rerun records */
 };
 
+#define CMP_OPT_HOST 0x100   /* --host has no short form */
 #define CMP_COMMON_LONGOPTS                                                                  \
     {"db", required_argument, 0, 'D'}, {"repo", required_argument, 0, 'R'},              \
     {"force", no_argument, 0, 'F'}, {"include-aborted", no_argument, 0, 'I'},            \
     {"alpha", required_argument, 0, 'a'}, {"threshold", required_argument, 0, 't'},      \
     {"correction", required_argument, 0, 'c'}, {"cases", required_argument, 0, 'G'},     \
     {"run-quantile", required_argument, 0, 'Q'}, {"keep-contended", no_argument, 0, 'K'},   \
-    {"trim", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'}
+    {"trim", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'},                 \
+    {"host", required_argument, 0, CMP_OPT_HOST}
 
 #define CMP_COMMON_HELP                                                                                   \
     "      --db PATH          database (default ./" CB_DEFAULT_DB ")\n"                               \
@@ -87,6 +90,9 @@ struct cmp_common {
     "                         (Yuen's test; default 0: Welch's)\n"                               \
     "      --keep-contended   keep samples taken on a shared core (by default left out\n"          \
     "                         while 2+ runs a side keep 5+ quiet samples)\n"                      \
+    "      --host H           only runs of the machine H: its id (as report shows it) or a\n"      \
+    "                         hostname glob; needed when a side's runs come from several\n"       \
+    "                         hosts (a merged store)\n"                                           \
     "      --force            compare runs from different environments (the output says so)\n"      \
     "      --include-aborted  let aborted and running runs count\n"                                   \
     "      --repo DIR         git tree for resolving revisions such as HEAD~1 (default .)\n"
@@ -98,6 +104,11 @@ int cmp_parse_pct(const char *s, const char *what, double *out, char *err, size_
  * 1 not a shared option, or a negative errno with the message in err. */
 int cmp_common_opt(int ch, struct cmp_common *c, char *err, size_t errlen);
 void cmp_common_defaults(struct cmp_common *c, int argc, char **argv);
+/* A side's runs must come from one machine: with --host (host non-NULL),
+ * keep those of the machines it names (-ENOENT when none is left); without,
+ * -EXDEV when they come from several.  The message in err. */
+int cmp_select_host(struct cb_store *st, struct cb_side *s, const char *host, char *err,
+                    size_t errlen);
 /* The metric A and B are compared in (cb_sides_metric), with o fitted to
  * it: exact for simulated counts, with CB_CMP_EXACT_THRESHOLD unless
  * --threshold was given.  0, or -EXDEV with err set when one side's runs

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fingerprint.h"
+#include "machine.h"
 #include "meter.h"
 #include "report.h"
 
@@ -78,6 +79,11 @@ static void obj_or_null(FILE *out, int have, void (*members)(FILE *, const struc
 static void run_head(FILE *out, const struct cb_run_info *u)
 {
     fprintf(out, "{\"id\": %" PRId64, u->id);
+    fputs(", \"uuid\": ", out);
+    if (u->uuid[0])
+        cb_json_str(out, u->uuid);
+    else
+        fputs("null", out);
     kv_str(out, "status", u->status, 1);
     kv_str(out, "started", u->started, 1);
     kv_str(out, "finished", u->finished, 1);
@@ -93,7 +99,10 @@ static void run_head(FILE *out, const struct cb_run_info *u)
 static void host_json(FILE *out, const struct cb_run_info *u)
 {
     fputs(",\n  \"host\": {", out);
+    char machine[CB_MACHINE_ID_LEN + 1];
+    cb_machine_id(u->hostname, u->vendor, u->family, u->model, u->stepping, u->model_name, machine);
     kv_str(out, "hostname", u->hostname, 0);
+    kv_str(out, "machine", machine, 1);
     kv_str(out, "vendor", u->vendor, 1);
     fprintf(out, ", \"family\": %d, \"model\": %d, \"stepping\": %d", u->family, u->model,
             u->stepping);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "machine.h"
 #include "report.h"
 
 #define C_RED "\033[31m"
@@ -100,6 +101,13 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
     if (u->tag[0])
         fprintf(out, "  tag %.40s", u->tag);
     fputc('\n', out);
+    if (u->uuid[0]) {
+        char machine[CB_MACHINE_ID_LEN + 1];
+        cb_machine_id(u->hostname, u->vendor, u->family, u->model, u->stepping, u->model_name,
+                      machine);
+        snprintf(line, sizeof line, "%s on %s, machine %s (--host)", u->uuid, u->hostname, machine);
+        wrapped(out, "uuid", line);
+    }
     snprintf(line, sizeof line, "%s, %d CPUs, pinned to CPU %d, %s, PMU %s", u->model_name,
              u->ncpus, u->cpu, u->kernel, u->pmu[0] ? u->pmu : "none");
     wrapped(out, "host", line);

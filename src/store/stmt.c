@@ -36,6 +36,7 @@ static const char *const q_sql[Q__N] = {
         " core_est_spread=?5, core_est_add_ghz=?6, core_est_imul_ghz=?7, meter_kind=?8,"
         " meter_baseline=?9, meter_spread=?10, meter_why=?11, fingerprint=?12 WHERE id=?1",
     [Q_RUN_SIM] = "UPDATE runs SET sim_model=?2 WHERE id=?1",
+    [Q_RUN_UUID] = "UPDATE runs SET uuid=?2 WHERE id=?1",
     [Q_RUN_STATUS] = "SELECT status FROM runs WHERE id=?1",
     [Q_RUN_FINISH] =
         "UPDATE runs SET status=?2, finished=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
@@ -65,7 +66,7 @@ static const char *const q_sql[Q__N] = {
         " COALESCE(r.clock_backend,''), COALESCE(r.core_est_method,''), r.core_est_ghz,"
         " r.core_est_spread, r.core_est_add_ghz, r.core_est_imul_ghz, COALESCE(r.meter_kind,''),"
         " r.meter_baseline, r.meter_spread, COALESCE(r.meter_why,''), COALESCE(r.fingerprint,''),"
-        " COALESCE(r.sim_model,'') FROM runs r JOIN hosts h ON h.id = r.host_id JOIN builds b ON b.id = r.build_id"
+        " COALESCE(r.sim_model,''), COALESCE(r.uuid,'') FROM runs r JOIN hosts h ON h.id = r.host_id JOIN builds b ON b.id = r.build_id"
         " LEFT JOIN commits cm ON cm.id = r.commit_id WHERE r.id = ?1",
     [Q_EVENTS] =
         "SELECT id, name, part, pfm, encoding, source, read_method, why, supported"

@@ -160,7 +160,7 @@ static int precheck_missing(struct open_ctx *o, int e)
         cb_st_msg(o->err, o->errlen, "%s: %s", path, strerror(e));
         return -e;
     }
-    if (o->mode == CB_STORE_READ) {
+    if (o->mode != CB_STORE_WRITE) {
         cb_st_msg(o->err, o->errlen, "%s: no such database (nothing has been recorded there "
                   "yet; check --db)", path);
         return -ENOENT;
@@ -243,7 +243,7 @@ static int precheck_header(struct open_ctx *o, const struct stat *sb)
     ssize_t n = read(fd, h, sizeof h);
     close(fd);
     if (n == 0 && sb->st_size == 0) {
-        if (o->mode == CB_STORE_READ) {
+        if (o->mode != CB_STORE_WRITE) {
             cb_st_msg(o->err, o->errlen, "%s: empty file, nothing recorded there (check --db)",
                       path);
             return -EINVAL;
@@ -388,8 +388,12 @@ static int open_db(struct cb_store *st, struct open_ctx *o)
     o->wal_frames = stat(o->wal, &wb) == 0 && wb.st_size > 0;
     char uri[3 * PATH_MAX + 32];
     const char *name = o->path;
-    if (!o->writable && !o->wal_frames && stat(o->wal, &wb) != 0 && access(o->dir, W_OK) != 0 &&
-        immutable_uri(o->path, uri, sizeof uri) == 0) {
+    /* A snapshot with no -wal file beside it (no writer has it open: a
+     * WAL writer keeps one while it is connected) is read the same way, so
+     * that reading leaves no -wal and -shm beside a file merge only reads. */
+    int quiet = o->mode == CB_STORE_SNAPSHOT ? stat(o->wal, &wb) != 0
+                : !o->wal_frames && stat(o->wal, &wb) != 0 && access(o->dir, W_OK) != 0;
+    if (!o->writable && quiet && immutable_uri(o->path, uri, sizeof uri) == 0) {
         name = uri;
         flags |= SQLITE_OPEN_URI;
     }
@@ -459,12 +463,42 @@ static int check_identity(const struct open_ctx *o)
                   "or not cyclebudget's", path, o->uv);
         return -EINVAL;
     }
-    if (o->uv < o->target && !o->writable) {
+    if (o->uv < o->target && !o->writable && o->mode != CB_STORE_SNAPSHOT) {
         cb_st_msg(o->err, o->errlen, "%s: schema %ld is older than this cyclebudget's %d and "
                   "the file is read-only: open it once where it is writable to upgrade it",
                   path, o->uv, o->target);
         return -ESTALE;
     }
+    return 0;
+}
+
+/* CB_STORE_SNAPSHOT: everything the file holds, copied into a private
+ * temporary database (SQLite's "" file name: on disk under the temporary
+ * directory, deleted when closed), which from here on is the store.  The
+ * file itself was opened read-only and is closed again without a write;
+ * the migrations that follow change the copy only. */
+static int snapshot(struct cb_store *st, const struct open_ctx *o)
+{
+    sqlite3 *copy = NULL;
+    int rc = sqlite3_open_v2("", &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                             SQLITE_OPEN_NOMUTEX, NULL);
+    sqlite3_backup *b = rc == SQLITE_OK ? sqlite3_backup_init(copy, "main", st->db, "main") : NULL;
+    if (b) {
+        rc = sqlite3_backup_step(b, -1);
+        sqlite3_backup_finish(b);
+        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    } else if (rc == SQLITE_OK) {
+        rc = sqlite3_errcode(copy);
+    }
+    if (rc != SQLITE_OK) {
+        cb_st_msg(o->err, o->errlen, "%s: cannot copy it to read: %s", o->path,
+                  copy ? sqlite3_errmsg(copy) : sqlite3_errstr(rc));
+        sqlite3_close(copy);
+        return cb_st_errno_or_eio(rc);
+    }
+    sqlite3_close(st->db);
+    st->db = copy;
+    sqlite3_extended_result_codes(st->db, 1);
     return 0;
 }
 
@@ -516,6 +550,8 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
     int r = check_args(&o, upto_version);
     if (r == 0)
         r = precheck(&o);
+    if (mode == CB_STORE_SNAPSHOT)
+        o.writable = 0;
     if (r < 0)
         return r;
 
@@ -531,7 +567,9 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
         r = check_identity(&o);
     if (r == 0 && o.nobj > 0 && o.size <= CB_QUICK_CHECK_MAX)
         r = quick_check(st, path, err, errlen);
-    /* From here on we may write. */
+    if (r == 0 && mode == CB_STORE_SNAPSHOT)
+        r = snapshot(st, &o);
+    /* From here on we may write (a snapshot: its copy only). */
     if (r == 0)
         r = prepare_writes(st, &o);
     if (r == 0)

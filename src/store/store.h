@@ -32,6 +32,10 @@ enum cb_store_mode {
     CB_STORE_READ,        /* must exist; an older schema is migrated forward when the
                              file is writable, else refused with -ESTALE */
     CB_STORE_WRITE,       /* created when missing; migrated forward when older */
+    CB_STORE_SNAPSHOT,    /* must exist; opened read-only and copied into a private
+                             temporary database, which is migrated and is what the
+                             handle reads and writes: the file is never written
+                             (merge's sources) */
 };
 
 /* Open path.  On failure returns a negative errno and writes one line for
@@ -121,7 +125,8 @@ struct cb_sample_row {
     const char *method;          /* how this figure was read ("rdpmc", "read", ...); NULL */
 };
 
-/* Insert host/build/commit rows as needed and a run with status 'running'. */
+/* Insert host/build/commit rows as needed and a run with status 'running',
+ * named by a fresh UUID (uuid.h). */
 int cb_store_run_begin(struct cb_store *st, const struct cb_run_meta *m, int64_t *run_id);
 int cb_store_event_add(struct cb_store *st, int64_t run_id, const struct cb_event_row *e,
                        int64_t *event_id);
@@ -162,6 +167,7 @@ struct cb_run_info {
     char meter_why[480];
     char fingerprint[1024];      /* "" none */
     char sim_model[256];         /* "" for a timed run */
+    char uuid[40];               /* the run's name in every store (uuid.h, 0009_uuid.sql) */
 };
 
 struct cb_event_info {

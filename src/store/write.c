@@ -2,6 +2,7 @@
  * its events, each case with all its samples in one transaction, its end;
  * and reaping the runs whose writer died without ending them. */
 #include "store_internal.h"
+#include "uuid.h"
 
 #include <errno.h>
 #include <math.h>
@@ -156,6 +157,25 @@ static int bind_commit(sqlite3_stmt *s, const void *arg)
     return rc == SQLITE_OK ? sqlite3_bind_int(s, 4, m->dirty < 0 ? -1 : m->dirty > 0) : rc;
 }
 
+/* The run's name in every store.  0009_uuid.sql's trigger has already given
+ * it a random one in SQL; this one comes from getrandom(2), which does not
+ * depend on how SQLite seeds randomblob(). */
+static int set_uuid(struct cb_store *st, int64_t run_id)
+{
+    char uuid[CB_UUID_LEN + 1];
+    int rc, r = cb_uuid_v4(uuid, sizeof uuid);
+    if (r < 0) {
+        snprintf(st->why, sizeof st->why, "no random bytes for the run's UUID: %s", strerror(-r));
+        return SQLITE_ERROR;
+    }
+    sqlite3_stmt *s = cb_st_stmt(st, Q_RUN_UUID, &rc);
+    if (!s)
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    cb_st_bind_str(s, 2, uuid);
+    return cb_st_step_done(s);
+}
+
 static int begin_fn(struct cb_store *st, void *vctx)
 {
     struct begin_ctx *c = vctx;
@@ -216,13 +236,17 @@ static int begin_fn(struct cb_store *st, void *vctx)
     }
     if (m->fingerprint)
         cb_st_bind_str(s, 12, m->fingerprint);
-    if ((rc = cb_st_step_done(s)) != SQLITE_OK || !m->sim_model)
+    if ((rc = cb_st_step_done(s)) != SQLITE_OK)
         return rc;
-    if (!(s = cb_st_stmt(st, Q_RUN_SIM, &rc)))
-        return rc;
-    sqlite3_bind_int64(s, 1, c->run_id);
-    cb_st_bind_str(s, 2, m->sim_model);
-    return cb_st_step_done(s);
+    if (m->sim_model) {
+        if (!(s = cb_st_stmt(st, Q_RUN_SIM, &rc)))
+            return rc;
+        sqlite3_bind_int64(s, 1, c->run_id);
+        cb_st_bind_str(s, 2, m->sim_model);
+        if ((rc = cb_st_step_done(s)) != SQLITE_OK)
+            return rc;
+    }
+    return cb_store_schema_version(st) < 9 ? SQLITE_OK : set_uuid(st, c->run_id);
 }
 
 int cb_store_run_begin(struct cb_store *st, const struct cb_run_meta *m, int64_t *run_id)
