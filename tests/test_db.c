@@ -445,6 +445,20 @@ static void test_schema_rows(struct cb_db *db, const char *be)
        "%s: the default start time is ISO 8601 UTC with milliseconds: %s", be, got);
     one(db, "SELECT first_run FROM commit_order", got, sizeof got);
     is_str(got, "1", "%s: commit_order", be);
+    /* What PostgreSQL defines so that the C code's SQL runs on both. */
+    one(db, "SELECT group_concat(name, '+') FROM (SELECT name FROM events ORDER BY id) e", got,
+        sizeof got);
+    is_str(got, "tsc+cycles", "%s: group_concat(x, sep)", be);
+    one(db, "SELECT group_concat(name) FROM (SELECT name FROM events ORDER BY id DESC) e", got,
+        sizeof got);
+    is_str(got, "cycles,tsc", "%s: group_concat(x)", be);
+    one(db, "SELECT cb_now()", got, sizeof got);
+    ok(strlen(got) == 24 && got[10] == 'T' && got[23] == 'Z' && strncmp(got, "20", 2) == 0,
+       "%s: cb_now() is ISO 8601 UTC with milliseconds: %s", be, got);
+    one(db, "SELECT julianday('2000-01-01T12:00:00Z')", got, sizeof got);
+    is_near(strtod(got, NULL), 2451545.0, 1e-9, "%s: julianday() of J2000", be);
+    one(db, "SELECT COALESCE(julianday(''), -1)", got, sizeof got);
+    is_near(strtod(got, NULL), -1, 0, "%s: julianday('') is NULL", be);
 }
 
 /* "kind:table#pos column type notnull" for every column of every table and

@@ -2,8 +2,8 @@
 -- commit_order and run_fingerprint; read that file for what they mean.
 --
 -- Where the dialects differ, and why:
---  * acks.created: strftime('%Y-%m-%dT%H:%M:%fZ', 'now') is to_char() of
---    now() in UTC, as in 0001.
+--  * acks.created: strftime('%Y-%m-%dT%H:%M:%fZ', 'now') is cb_now(), as in
+--    0001.
 --  * commit_order sorts by julianday(author_date) as SQLite does (0001
 --    defines julianday(), NULL for '' or unreadable text), and NULLS FIRST:
 --    SQLite sorts NULL before every value, PostgreSQL after.
@@ -16,7 +16,7 @@ CREATE TABLE acks (
     commit_hash text NOT NULL CHECK (length(commit_hash) > 0),
     why         text NOT NULL CHECK (length(trim(why)) > 0),
     created     text NOT NULL
-                DEFAULT (to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+                DEFAULT (cb_now()),
     UNIQUE (case_glob, commit_hash)
 );
 CREATE INDEX acks_commit ON acks (commit_hash);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sqlite3.h>
 
@@ -223,6 +224,23 @@ static const struct cb_db_ops sq_ops = {
     .schema_version = sq_schema_version, .apply = sq_apply,
 };
 
+/* cb_now(): the current time as the store writes it,
+ * strftime('%Y-%m-%dT%H:%M:%fZ', 'now'); db/pg/0001_init.sql defines the
+ * same function for PostgreSQL, so that SQL in C can use it on both. */
+static void fn_now(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    (void)argv;
+    struct timespec ts;
+    struct tm tm;
+    char buf[40];
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    size_t n = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf + n, sizeof buf - n, ".%03ldZ", ts.tv_nsec / 1000000);
+    sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+}
+
 int cb_db_sqlite_open(const char *path, int flags, struct cb_db **out, char *err,
                       size_t errlen)
 {
@@ -245,6 +263,7 @@ int cb_db_sqlite_open(const char *path, int flags, struct cb_db **out, char *err
     }
     sqlite3_extended_result_codes(db->h, 1);
     sqlite3_busy_timeout(db->h, CB_DB_BUSY_MS);
+    sqlite3_create_function(db->h, "cb_now", 0, SQLITE_UTF8, NULL, fn_now, NULL, NULL);
     /* PostgreSQL always enforces foreign keys; SQLite only when asked. */
     sqlite3_exec(db->h, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
     *out = &db->base;
