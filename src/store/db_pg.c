@@ -27,8 +27,8 @@ int cb_db_pg_open(const char *url, int flags, struct cb_db **out, char *err, siz
     (void)url;
     (void)flags;
     *out = NULL;
-    cb_db_msg(NULL, err, errlen, "this cyclebudget was built without PostgreSQL support: "
-              "install libpq (Debian: apt-get install libpq-dev), then ./configure && make");
+    cb_db_msg(NULL, err, errlen, "this cyclebudget was built without PostgreSQL support "
+              "(libpq): apt-get install libpq-dev, then ./configure && make");
     return -EPROTONOSUPPORT;
 }
 
