@@ -309,6 +309,8 @@ static void test_tx(struct cb_db *db, const char *be, struct cb_db *fresh)
     exec_ok(db, ddl);
     is_int(cb_db_begin(db), 0, "%s: begin", be);
     ok(cb_db_in_tx(db), "%s: in a transaction", be);
+    is_int(cb_db_begin(db), -EINVAL, "%s: begin inside a transaction is refused", be);
+    ok(cb_db_in_tx(db), "%s: and the transaction stays open", be);
     for (int k = 0; k < 5; k++)
         cb_db_exec(db, "INSERT INTO x (name) VALUES ('gone')");
     is_int(cb_db_rollback(db), 0, "%s: rollback", be);

@@ -379,6 +379,12 @@ static int64_t pg_last_insert_id(struct cb_db *db)
 static int pg_begin(struct cb_db *db)
 {
     char sql[96];
+    /* PostgreSQL only warns about a BEGIN inside a transaction; SQLite
+     * refuses it, and so do we, so that the mistake shows on both. */
+    if (pg_in_tx(db)) {
+        cb_db_msg(db, NULL, 0, "cannot start a transaction within a transaction");
+        return -EINVAL;
+    }
     snprintf(sql, sizeof sql, "BEGIN; SELECT pg_advisory_xact_lock(%d)", CB_DB_APP_ID);
     int r = pg_exec(db, sql);
     if (r < 0 && pg_in_tx(db))
