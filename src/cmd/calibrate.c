@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ceilings.h"
 #include "cmd.h"
 #include "counters.h"
 #include "events.h"
+#include "fakeclock.h"
 #include "harness.h"
 #include "meter.h"
 #include "stats.h"
@@ -128,28 +130,156 @@ static int smt_all(void)
     return 0;
 }
 
+static const char *kind_label(const char *kind)
+{
+    return strcmp(kind, "adc") == 0     ? "adc 1 chain"
+           : strcmp(kind, "adcx2") == 0 ? "adcx+adox 2"
+           : strcmp(kind, "movsb") == 0 ? "rep movsb"
+           : strcmp(kind, "stosb") == 0 ? "rep stosb"
+                                        : kind;
+}
+
+static const char *bytes_text(uint64_t b, char *buf, size_t len)
+{
+    if (b >= (1ull << 20) && b % (1ull << 20) == 0)
+        snprintf(buf, len, "%llu MiB", (unsigned long long)(b >> 20));
+    else if (b >= 1024 && b % 1024 == 0)
+        snprintf(buf, len, "%llu KiB", (unsigned long long)(b >> 10));
+    else
+        snprintf(buf, len, "%llu B", (unsigned long long)b);
+    return buf;
+}
+
+/* The ceilings as a table: what, where, how fast in both units. */
+static void ceilings_print(FILE *out, const struct cb_ceilings *cs)
+{
+    char a[32], b[32], c[32];
+    fprintf(out, "ceilings (%s): bytes per TSC tick at %.3f GHz, and per estimated core cycle",
+            strcmp(cs->source, "model") == 0 ? "FIXED MODEL FIGURES, not this machine" : cs->source,
+            cs->tsc_ghz);
+    if (cs->core_ghz > 0)
+        fprintf(out, " at %.3f GHz (%s)\n", cs->core_ghz, cs->core_method);
+    else
+        fprintf(out, " (no core-clock estimate: '-')\n");
+    fprintf(out, "  caches           L1d %s, L2 %s, L3 %s (0: unknown)\n",
+            bytes_text(cs->cache[0], a, sizeof a), bytes_text(cs->cache[1], b, sizeof b),
+            bytes_text(cs->cache[2], c, sizeof c));
+    if (cs->note[0])
+        fprintf(out, "  note             %s\n", cs->note);
+    fprintf(out, "  %-12s %-5s %11s  %-6s  %8s  %11s  %7s\n", "ceiling", "level", "working set",
+            "ISA", "B/tick", "B/est-cycle", "spread");
+    for (size_t i = 0; i < cs->n; i++) {
+        const struct cb_ceiling *e = &cs->c[i];
+        char bpc[32];
+        if (isfinite(e->bpc))
+            snprintf(bpc, sizeof bpc, "%.2f", e->bpc);
+        else
+            snprintf(bpc, sizeof bpc, "-");
+        fprintf(out, "  %-12s %-5s %11s  %-6s  %8.2f  %11s  %6.1f%%\n", kind_label(e->kind),
+                cb_ceil_level_name(e->level), bytes_text(e->set_bytes, a, sizeof a), e->isa, e->bpt,
+                bpc, isfinite(e->spread_pct) ? e->spread_pct : 0);
+    }
+    fprintf(out, "  (each the best of its trials; spread: the middle half of the trials, %% of the "
+                 "best; rep movsb counts bytes copied, its set holds source and destination)\n");
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: cyclebudget calibrate [--ceilings] [--trials N]\n"
+            "       cyclebudget calibrate --smt\n"
+            "  prints counter read costs, the TSC frequency, the core-clock estimate (both\n"
+            "  estimators), the contention meter's raw figures and conclusion, and the\n"
+            "  machine's ceilings: load and store bandwidth from L1, L2, L3 and DRAM (widest\n"
+            "  vector ISA and scalar), add-with-carry throughput, rep movsb/stosb, in bytes\n"
+            "  per TSC tick and per estimated core cycle\n"
+            "      --ceilings     only the clocks and the ceilings\n"
+            "      --trials N     trials per ceiling, the best kept (default 7; DRAM at most 3)\n"
+            "      --smt          only the meter's baseline, for every CPU this process may use\n"
+            "  With CB_FAKE_CLOCK set the ceilings are fixed model figures (tests).\n");
+}
+
+struct calib_opts {
+    int smt, only_ceilings, trials;
+};
+
+static int parse(int argc, char **argv, struct calib_opts *o)
+{
+    static const struct option opts[] = {
+        {"smt", no_argument, NULL, 's'},
+        {"ceilings", no_argument, NULL, 'c'},
+        {"trials", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    *o = (struct calib_opts){.trials = 7};
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        char *end;
+        switch (ch) {
+        case 's': o->smt = 1; break;
+        case 'c': o->only_ceilings = 1; break;
+        case 't':
+            o->trials = (int)strtol(optarg, &end, 10);
+            if (end == optarg || *end || o->trials < 1 || o->trials > 32) {
+                cb_die_msg("calibrate: --trials '%s' is not a number from 1 to 32", optarg);
+                return CB_EXIT_USAGE;
+            }
+            break;
+        case 'h': usage(stdout); return 0;
+        default: return cb_option_error("calibrate", argv);
+        }
+    }
+    if (optind < argc) {
+        cb_die_msg("calibrate: unexpected '%s' (see 'cyclebudget calibrate --help')", argv[optind]);
+        return CB_EXIT_USAGE;
+    }
+    if (o->smt && o->only_ceilings) {
+        cb_die_msg("calibrate: --smt and --ceilings measure different things: give one");
+        return CB_EXIT_USAGE;
+    }
+    return CB_GO_ON;
+}
+
+/* The clocks the ceilings are stated in, then the ceilings: the model's
+ * under the fake clock, so that tests see fixed figures. */
+static int ceilings_section(const struct cb_clocks *k, int trials, struct cb_ceilings *cs)
+{
+    if (getenv(CB_FAKE_ENV)) {
+        cb_ceilings_model(cs, CB_FAKE_TSC_GHZ, CB_FAKE_CORE_PER_TICK);
+    } else if (cb_ceilings_measure(cs, k->tsc_ghz, k->est.ghz, k->est.method, trials) < 0) {
+        cb_die_msg("calibrate: cannot map memory for the ceilings' working sets");
+        return 1;
+    }
+    ceilings_print(stdout, cs);
+    return 0;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     int cpu = -1;
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        printf("usage: cyclebudget calibrate [--smt]\n"
-               "  prints counter read costs, the TSC frequency, the core-clock estimate (both\n"
-               "  estimators) and the contention meter's raw figures and conclusion; with --smt,\n"
-               "  only the meter's baseline, for every CPU this process may use\n");
-        return 0;
-    }
-    if (argc == 2 && strcmp(argv[1], "--smt") == 0)
+    struct calib_opts o;
+    int prc = parse(argc, argv, &o);
+    if (prc != CB_GO_ON)
+        return prc;
+    if (o.smt)
         return smt_all();
-    if (argc > 1) {
-        cb_die_msg("calibrate: unexpected '%s' (it takes only --smt; see 'cyclebudget calibrate --help')",
-                   argv[1]);
-        return CB_EXIT_USAGE;
-    }
     char err[256];
     int pinned;
     if (cb_pin_cpu(cpu, &pinned, err, sizeof err) < 0) {
         cb_die_msg("%s", err);
         return 1;
+    }
+    struct cb_ceilings ceil;
+    if (o.only_ceilings) {
+        struct cb_clocks k;
+        if (getenv(CB_FAKE_ENV))
+            memset(&k, 0, sizeof k);
+        else
+            cb_clocks_measure(&k);
+        printf("CPU %d\n", pinned);
+        return ceilings_section(&k, o.trials, &ceil);
     }
     cb_events_init();
     struct cb_clocks k;
@@ -203,5 +333,5 @@ int cmd_calibrate(int argc, char **argv)
     printf("a batch must last >= %.0f ticks (%.1f us) for reads to cost < 1%%\n",
            cost.read_ticks * 100, cost.read_ticks * 100 / (k.tsc_ghz * 1e3));
     cb_counters_close(&cs);
-    return 0;
+    return ceilings_section(&k, o.trials, &ceil);
 }
