@@ -4,6 +4,7 @@
  * ~140-200); the harness sizes batches from these figures, and users should
  * see them. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
@@ -13,12 +14,15 @@
 
 #include "ceilings.h"
 #include "cmd.h"
+#include "collect.h"
 #include "counters.h"
 #include "events.h"
 #include "fakeclock.h"
+#include "fingerprint.h"
 #include "harness.h"
 #include "meter.h"
 #include "stats.h"
+#include "store.h"
 #include "tsc.h"
 
 static void ticks_line(const char *what, double ticks, double ratio)
@@ -186,7 +190,7 @@ static void ceilings_print(FILE *out, const struct cb_ceilings *cs)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: cyclebudget calibrate [--ceilings] [--trials N]\n"
+            "usage: cyclebudget calibrate [--ceilings] [--trials N] [--db PATH | --no-store]\n"
             "       cyclebudget calibrate --smt\n"
             "  prints counter read costs, the TSC frequency, the core-clock estimate (both\n"
             "  estimators), the contention meter's raw figures and conclusion, and the\n"
@@ -195,12 +199,17 @@ static void usage(FILE *out)
             "  per TSC tick and per estimated core cycle\n"
             "      --ceilings     only the clocks and the ceilings\n"
             "      --trials N     trials per ceiling, the best kept (default 7; DRAM at most 3)\n"
+            "      --db PATH      store the ceilings there, for runs of this host and\n"
+            "                     environment to reuse (default: ./" CB_DEFAULT_DB ")\n"
+            "      --no-store     print only\n"
             "      --smt          only the meter's baseline, for every CPU this process may use\n"
-            "  With CB_FAKE_CLOCK set the ceilings are fixed model figures (tests).\n");
+            "  With CB_FAKE_CLOCK or CB_CEILINGS=model set the ceilings are fixed model\n"
+            "  figures (tests), stored as such.\n");
 }
 
 struct calib_opts {
-    int smt, only_ceilings, trials;
+    int smt, only_ceilings, trials, no_store;
+    const char *db;
 };
 
 static int parse(int argc, char **argv, struct calib_opts *o)
@@ -209,10 +218,12 @@ static int parse(int argc, char **argv, struct calib_opts *o)
         {"smt", no_argument, NULL, 's'},
         {"ceilings", no_argument, NULL, 'c'},
         {"trials", required_argument, NULL, 't'},
+        {"db", required_argument, NULL, 'd'},
+        {"no-store", no_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
-    *o = (struct calib_opts){.trials = 7};
+    *o = (struct calib_opts){.trials = CB_CEIL_TRIALS, .db = CB_DEFAULT_DB};
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -220,6 +231,8 @@ static int parse(int argc, char **argv, struct calib_opts *o)
         switch (ch) {
         case 's': o->smt = 1; break;
         case 'c': o->only_ceilings = 1; break;
+        case 'd': o->db = optarg; break;
+        case 'n': o->no_store = 1; break;
         case 't':
             o->trials = (int)strtol(optarg, &end, 10);
             if (end == optarg || *end || o->trials < 1 || o->trials > 32) {
@@ -235,6 +248,10 @@ static int parse(int argc, char **argv, struct calib_opts *o)
         cb_die_msg("calibrate: unexpected '%s' (see 'cyclebudget calibrate --help')", argv[optind]);
         return CB_EXIT_USAGE;
     }
+    if (o->no_store && o->db != (const char *)CB_DEFAULT_DB) {
+        cb_die_msg("calibrate: --db and --no-store contradict each other: give one");
+        return CB_EXIT_USAGE;
+    }
     if (o->smt && o->only_ceilings) {
         cb_die_msg("calibrate: --smt and --ceilings measure different things: give one");
         return CB_EXIT_USAGE;
@@ -242,11 +259,53 @@ static int parse(int argc, char **argv, struct calib_opts *o)
     return CB_GO_ON;
 }
 
+/* The ceilings into the store, keyed as a run of this host would key them
+ * (collect.c): the hosts row and the environment's timing lines. */
+static int store_ceilings(const char *db, int cpu, const struct cb_ceilings *cs,
+                          const struct cb_clocks *k)
+{
+    struct cb_store *st;
+    char err[512];
+    int rc = cb_store_open(db, CB_STORE_WRITE, 0, &st, err, sizeof err);
+    if (rc < 0) {
+        cb_die_msg("calibrate: %s", err);
+        return rc == -ENOENT || rc == -EISDIR || rc == -EINVAL || rc == -EPROTO || rc == -EACCES
+                   ? CB_EXIT_USAGE
+                   : 1;
+    }
+    struct cb_host host;
+    cb_host_probe(&host);
+    struct cb_fingerprint fp;
+    char lines[1024];
+    cb_fingerprint_read(&fp, NULL, cpu);
+    cb_fingerprint_lines(&fp, lines, sizeof lines);
+    int fake = getenv(CB_FAKE_ENV) != NULL;
+    cb_events_init();
+    struct cb_run_meta meta = {.host = &host, .tsc_ghz = fake ? CB_FAKE_TSC_GHZ : k->tsc_ghz,
+                               .tsc_source = fake ? "" : k->tsc_source, .pmu = cb_events_pmu()};
+    int64_t id;
+    rc = cb_store_calibration_add(st, &meta, lines, cs, &id);
+    cb_store_close(st);
+    if (rc < 0) {
+        cb_die_msg("calibrate: cannot store the ceilings in %s: %s", db, strerror(-rc));
+        return 1;
+    }
+    printf("stored as calibration %lld in %s: runs of this host and environment reuse it\n",
+           (long long)id, db);
+    return 0;
+}
+
 /* The clocks the ceilings are stated in, then the ceilings: the model's
  * under the fake clock, so that tests see fixed figures. */
+static int model_ceilings(void)
+{
+    const char *e = getenv(CB_CEILINGS_ENV);
+    return getenv(CB_FAKE_ENV) || (e && strcmp(e, "model") == 0);
+}
+
 static int ceilings_section(const struct cb_clocks *k, int trials, struct cb_ceilings *cs)
 {
-    if (getenv(CB_FAKE_ENV)) {
+    if (model_ceilings()) {
         cb_ceilings_model(cs, CB_FAKE_TSC_GHZ, CB_FAKE_CORE_PER_TICK);
     } else if (cb_ceilings_measure(cs, k->tsc_ghz, k->est.ghz, k->est.method, trials) < 0) {
         cb_die_msg("calibrate: cannot map memory for the ceilings' working sets");
@@ -279,7 +338,8 @@ int cmd_calibrate(int argc, char **argv)
         else
             cb_clocks_measure(&k);
         printf("CPU %d\n", pinned);
-        return ceilings_section(&k, o.trials, &ceil);
+        int rc = ceilings_section(&k, o.trials, &ceil);
+        return rc || o.no_store ? rc : store_ceilings(o.db, pinned, &ceil, &k);
     }
     cb_events_init();
     struct cb_clocks k;
@@ -333,5 +393,6 @@ int cmd_calibrate(int argc, char **argv)
     printf("a batch must last >= %.0f ticks (%.1f us) for reads to cost < 1%%\n",
            cost.read_ticks * 100, cost.read_ticks * 100 / (k.tsc_ghz * 1e3));
     cb_counters_close(&cs);
-    return ceilings_section(&k, o.trials, &ceil);
+    int rc = ceilings_section(&k, o.trials, &ceil);
+    return rc || o.no_store ? rc : store_ceilings(o.db, pinned, &ceil, &k);
 }

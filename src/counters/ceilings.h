@@ -26,6 +26,7 @@
 enum cb_ceil_level { CB_L1, CB_L2, CB_L3, CB_DRAM, CB_NLEVELS };
 
 #define CB_CEIL_MAX 40
+#define CB_CEIL_TRIALS 7     /* trials per ceiling by default */
 /* The DRAM set is 4x the last-level cache, within these bounds: a guest
  * can report a host's whole L3 (480 MiB here), and streaming 2 GiB per
  * trial would make calibrate slow and hungry for little gain.  When the cap
