@@ -226,7 +226,7 @@ static int parse(int argc, char **argv, struct calib_opts *o)
     *o = (struct calib_opts){.trials = CB_CEIL_TRIALS, .db = CB_DEFAULT_DB};
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         char *end;
         switch (ch) {
         case 's': o->smt = 1; break;
@@ -241,7 +241,14 @@ static int parse(int argc, char **argv, struct calib_opts *o)
             }
             break;
         case 'h': usage(stdout); return 0;
-        default: return cb_option_error("calibrate", argv);
+        case ':':
+            cb_die_msg("calibrate: %s needs a value (see 'cyclebudget calibrate --help')",
+                       argv[optind - 1]);
+            return CB_EXIT_USAGE;
+        default:
+            cb_die_msg("calibrate: unexpected '%s' (see 'cyclebudget calibrate --help')",
+                       argv[optind - 1]);
+            return CB_EXIT_USAGE;
         }
     }
     if (optind < argc) {
