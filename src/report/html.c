@@ -207,6 +207,7 @@ static void header_title(FILE *out, const struct cb_run_info *u)
     }
     fputs("</h1><nav class=\"toc\">", out);
     static const char *const parts[][2] = {{"budget", "budget"}, {"throughput", "throughput"},
+                                           {"roofline", "roofline"},
                                            {"noise", "noise"}, {"counters", "counters"},
                                            {"slab", "slab"}, {"rx", "rx_prefetch"},
                                            {"cases", "all cases"}};
@@ -334,6 +335,7 @@ static void run_section(FILE *out, const struct cb_report *r, const struct cb_bu
     header(out, r, b);
     cb_html_budget_view(out, r, v);
     cb_html_throughput_view(out, r, ls);
+    cb_html_roofline_view(out, r, ls);
     cb_html_noise_view(out, r);
     counters_view(out, r);
     cb_html_slab_view(out, r, ls);
