@@ -98,8 +98,9 @@ double cb_report_ceil_share(const struct cb_report_case *c)
 void cb_report_ceil_line(const struct cb_report *r, char *buf, size_t len)
 {
     if (!r->has_ceil) {
-        snprintf(buf, len, "none stored with this run (a run from before ceilings, --sim, or "
-                           "CB_CEILINGS=off): no share of a ceiling is shown");
+        snprintf(buf, len, "none linked to this run (only 'run' links them, not --sim, race or "
+                           "compare --rerun; nor with CB_CEILINGS=off or before migration 9): no "
+                           "share of a ceiling is shown");
         return;
     }
     const struct cb_ceilings *cs = &r->ceil;
