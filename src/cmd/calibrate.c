@@ -4,6 +4,7 @@
  * ~140-200); the harness sizes batches from these figures, and users should
  * see them. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
@@ -11,12 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ceilings.h"
 #include "cmd.h"
+#include "collect.h"
 #include "counters.h"
 #include "events.h"
+#include "fakeclock.h"
+#include "fingerprint.h"
 #include "harness.h"
 #include "meter.h"
 #include "stats.h"
+#include "store.h"
 #include "tsc.h"
 
 static void ticks_line(const char *what, double ticks, double ratio)
@@ -128,28 +134,219 @@ static int smt_all(void)
     return 0;
 }
 
+static const char *kind_label(const char *kind)
+{
+    return strcmp(kind, "adc") == 0     ? "adc 1 chain"
+           : strcmp(kind, "adcx2") == 0 ? "adcx+adox 2"
+           : strcmp(kind, "movsb") == 0 ? "rep movsb"
+           : strcmp(kind, "stosb") == 0 ? "rep stosb"
+                                        : kind;
+}
+
+static const char *bytes_text(uint64_t b, char *buf, size_t len)
+{
+    if (b >= (1ull << 20) && b % (1ull << 20) == 0)
+        snprintf(buf, len, "%llu MiB", (unsigned long long)(b >> 20));
+    else if (b >= 1024 && b % 1024 == 0)
+        snprintf(buf, len, "%llu KiB", (unsigned long long)(b >> 10));
+    else
+        snprintf(buf, len, "%llu B", (unsigned long long)b);
+    return buf;
+}
+
+/* The ceilings as a table: what, where, how fast in both units. */
+static void ceilings_print(FILE *out, const struct cb_ceilings *cs)
+{
+    char a[32], b[32], c[32];
+    fprintf(out, "ceilings (%s): bytes per TSC tick at %.3f GHz, and per estimated core cycle",
+            strcmp(cs->source, "model") == 0 ? "FIXED MODEL FIGURES, not this machine" : cs->source,
+            cs->tsc_ghz);
+    if (cs->core_ghz > 0)
+        fprintf(out, " at %.3f GHz (%s)\n", cs->core_ghz, cs->core_method);
+    else
+        fprintf(out, " (no core-clock estimate: '-')\n");
+    fprintf(out, "  caches           L1d %s, L2 %s, L3 %s (0: unknown)\n",
+            bytes_text(cs->cache[0], a, sizeof a), bytes_text(cs->cache[1], b, sizeof b),
+            bytes_text(cs->cache[2], c, sizeof c));
+    if (cs->note[0])
+        fprintf(out, "  note             %s\n", cs->note);
+    fprintf(out, "  %-12s %-5s %11s  %-6s  %8s  %11s  %7s\n", "ceiling", "level", "working set",
+            "ISA", "B/tick", "B/est-cycle", "spread");
+    for (size_t i = 0; i < cs->n; i++) {
+        const struct cb_ceiling *e = &cs->c[i];
+        char bpc[32];
+        if (isfinite(e->bpc))
+            snprintf(bpc, sizeof bpc, "%.2f", e->bpc);
+        else
+            snprintf(bpc, sizeof bpc, "-");
+        fprintf(out, "  %-12s %-5s %11s  %-6s  %8.2f  %11s  %6.1f%%\n", kind_label(e->kind),
+                cb_ceil_level_name(e->level), bytes_text(e->set_bytes, a, sizeof a), e->isa, e->bpt,
+                bpc, isfinite(e->spread_pct) ? e->spread_pct : 0);
+    }
+    fprintf(out, "  (each the best of its trials; spread: the middle half of the trials, %% of the "
+                 "best; rep movsb counts bytes copied, its set holds source and destination)\n");
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: cyclebudget calibrate [--ceilings] [--trials N] [--db PATH | --no-store]\n"
+            "       cyclebudget calibrate --smt\n"
+            "  prints counter read costs, the TSC frequency, the core-clock estimate (both\n"
+            "  estimators), the contention meter's raw figures and conclusion, and the\n"
+            "  machine's ceilings: load and store bandwidth from L1, L2, L3 and DRAM (widest\n"
+            "  vector ISA and scalar), add-with-carry throughput, rep movsb/stosb, in bytes\n"
+            "  per TSC tick and per estimated core cycle\n"
+            "      --ceilings     only the clocks and the ceilings\n"
+            "      --trials N     trials per ceiling, the best kept (default 7; DRAM at most 3)\n"
+            "      --db PATH      store the ceilings there, for runs of this host and\n"
+            "                     environment to reuse (default: ./" CB_DEFAULT_DB ")\n"
+            "      --no-store     print only\n"
+            "      --smt          only the meter's baseline, for every CPU this process may use\n"
+            "  With CB_FAKE_CLOCK or CB_CEILINGS=model set the ceilings are fixed model\n"
+            "  figures (tests), stored as such.\n");
+}
+
+struct calib_opts {
+    int smt, only_ceilings, trials, no_store;
+    const char *db;
+};
+
+static int parse(int argc, char **argv, struct calib_opts *o)
+{
+    static const struct option opts[] = {
+        {"smt", no_argument, NULL, 's'},
+        {"ceilings", no_argument, NULL, 'c'},
+        {"trials", required_argument, NULL, 't'},
+        {"db", required_argument, NULL, 'd'},
+        {"no-store", no_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    *o = (struct calib_opts){.trials = CB_CEIL_TRIALS, .db = CB_DEFAULT_DB};
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        char *end;
+        switch (ch) {
+        case 's': o->smt = 1; break;
+        case 'c': o->only_ceilings = 1; break;
+        case 'd': o->db = optarg; break;
+        case 'n': o->no_store = 1; break;
+        case 't':
+            o->trials = (int)strtol(optarg, &end, 10);
+            if (end == optarg || *end || o->trials < 1 || o->trials > 32) {
+                cb_die_msg("calibrate: --trials '%s' is not a number from 1 to 32", optarg);
+                return CB_EXIT_USAGE;
+            }
+            break;
+        case 'h': usage(stdout); return 0;
+        case ':':
+            cb_die_msg("calibrate: %s needs a value (see 'cyclebudget calibrate --help')",
+                       argv[optind - 1]);
+            return CB_EXIT_USAGE;
+        default:
+            cb_die_msg("calibrate: unexpected '%s' (see 'cyclebudget calibrate --help')",
+                       argv[optind - 1]);
+            return CB_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        cb_die_msg("calibrate: unexpected '%s' (see 'cyclebudget calibrate --help')", argv[optind]);
+        return CB_EXIT_USAGE;
+    }
+    if (o->no_store && o->db != (const char *)CB_DEFAULT_DB) {
+        cb_die_msg("calibrate: --db and --no-store contradict each other: give one");
+        return CB_EXIT_USAGE;
+    }
+    if (o->smt && o->only_ceilings) {
+        cb_die_msg("calibrate: --smt and --ceilings measure different things: give one");
+        return CB_EXIT_USAGE;
+    }
+    return CB_GO_ON;
+}
+
+/* The ceilings into the store, keyed as a run of this host would key them
+ * (collect.c): the hosts row and the environment's timing lines. */
+static int store_ceilings(const char *db, int cpu, const struct cb_ceilings *cs,
+                          const struct cb_clocks *k)
+{
+    struct cb_store *st;
+    char err[512];
+    int rc = cb_store_open(db, CB_STORE_WRITE, 0, &st, err, sizeof err);
+    if (rc < 0) {
+        cb_die_msg("calibrate: %s", err);
+        return rc == -ENOENT || rc == -EISDIR || rc == -EINVAL || rc == -EPROTO || rc == -EACCES
+                   ? CB_EXIT_USAGE
+                   : 1;
+    }
+    struct cb_host host;
+    cb_host_probe(&host);
+    struct cb_fingerprint fp;
+    char lines[1024];
+    cb_fingerprint_read(&fp, NULL, cpu);
+    cb_fingerprint_lines(&fp, lines, sizeof lines);
+    int fake = getenv(CB_FAKE_ENV) != NULL;
+    cb_events_init();
+    struct cb_run_meta meta = {.host = &host, .tsc_ghz = fake ? CB_FAKE_TSC_GHZ : k->tsc_ghz,
+                               .tsc_source = fake ? "" : k->tsc_source, .pmu = cb_events_pmu()};
+    int64_t id;
+    rc = cb_store_calibration_add(st, &meta, lines, cs, &id);
+    cb_store_close(st);
+    if (rc < 0) {
+        cb_die_msg("calibrate: cannot store the ceilings in %s: %s", db, strerror(-rc));
+        return 1;
+    }
+    printf("stored as calibration %lld in %s: runs of this host and environment reuse it\n",
+           (long long)id, db);
+    return 0;
+}
+
+/* The clocks the ceilings are stated in, then the ceilings: the model's
+ * under the fake clock, so that tests see fixed figures. */
+static int model_ceilings(void)
+{
+    const char *e = getenv(CB_CEILINGS_ENV);
+    return getenv(CB_FAKE_ENV) || (e && strcmp(e, "model") == 0);
+}
+
+static int ceilings_section(const struct cb_clocks *k, int trials, struct cb_ceilings *cs)
+{
+    if (model_ceilings()) {
+        cb_ceilings_model(cs, CB_FAKE_TSC_GHZ, CB_FAKE_CORE_PER_TICK);
+    } else if (cb_ceilings_measure(cs, k->tsc_ghz, k->est.ghz, k->est.method, trials) < 0) {
+        cb_die_msg("calibrate: cannot map memory for the ceilings' working sets");
+        return 1;
+    }
+    ceilings_print(stdout, cs);
+    return 0;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     int cpu = -1;
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        printf("usage: cyclebudget calibrate [--smt]\n"
-               "  prints counter read costs, the TSC frequency, the core-clock estimate (both\n"
-               "  estimators) and the contention meter's raw figures and conclusion; with --smt,\n"
-               "  only the meter's baseline, for every CPU this process may use\n");
-        return 0;
-    }
-    if (argc == 2 && strcmp(argv[1], "--smt") == 0)
+    struct calib_opts o;
+    int prc = parse(argc, argv, &o);
+    if (prc != CB_GO_ON)
+        return prc;
+    if (o.smt)
         return smt_all();
-    if (argc > 1) {
-        cb_die_msg("calibrate: unexpected '%s' (it takes only --smt; see 'cyclebudget calibrate --help')",
-                   argv[1]);
-        return CB_EXIT_USAGE;
-    }
     char err[256];
     int pinned;
     if (cb_pin_cpu(cpu, &pinned, err, sizeof err) < 0) {
         cb_die_msg("%s", err);
         return 1;
+    }
+    struct cb_ceilings ceil;
+    if (o.only_ceilings) {
+        struct cb_clocks k;
+        if (getenv(CB_FAKE_ENV))
+            memset(&k, 0, sizeof k);
+        else
+            cb_clocks_measure(&k);
+        printf("CPU %d\n", pinned);
+        int rc = ceilings_section(&k, o.trials, &ceil);
+        return rc || o.no_store ? rc : store_ceilings(o.db, pinned, &ceil, &k);
     }
     cb_events_init();
     struct cb_clocks k;
@@ -203,5 +400,6 @@ int cmd_calibrate(int argc, char **argv)
     printf("a batch must last >= %.0f ticks (%.1f us) for reads to cost < 1%%\n",
            cost.read_ticks * 100, cost.read_ticks * 100 / (k.tsc_ghz * 1e3));
     cb_counters_close(&cs);
-    return 0;
+    int rc = ceilings_section(&k, o.trials, &ceil);
+    return rc || o.no_store ? rc : store_ceilings(o.db, pinned, &ceil, &k);
 }

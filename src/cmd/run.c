@@ -60,6 +60,9 @@ static void run_usage(FILE *out)
             "      --sim-caches SPEC  with --sim, simulate these caches instead of this CPU's:\n"
             "                         one to three NAME=SIZE,WAYS,LINE (NAME I1, D1 or LL),\n"
             "                         e.g. 'D1=32K,8,64 LL=8M,16,64'; cold sets are 2x the LL\n"
+            "      --recalibrate      measure the machine's ceilings anew (default: reuse the\n"
+            "                         newest calibration stored for this host and environment,\n"
+            "                         measuring one, about a second, when there is none)\n"
             "  -q, --quiet            no progress and no summary\n", CB_SIM_REPS);
 }
 
@@ -210,7 +213,7 @@ static int run_work(void *plan, struct cb_collector *col);
 
 enum {
     OPT_COMMIT = CB_SESSION_OPT_OWN, OPT_REPO, OPT_REPS, OPT_MAX_TIME, OPT_BUDGET, OPT_ROUNDS,
-    OPT_ROUND_PAUSE, OPT_CASES, OPT_SIM, OPT_SIM_CACHES,
+    OPT_ROUND_PAUSE, OPT_CASES, OPT_SIM, OPT_SIM_CACHES, OPT_RECALIBRATE,
 };
 
 /* One of run's own options; 0, or -EINVAL with the plan's err set. */
@@ -227,6 +230,7 @@ static int run_option(int ch, const char *arg, void *ctx, char *err, size_t len)
     case OPT_MAX_TIME:
         return cb_parse_seconds(arg, "--max-time", &h->case_seconds, err, len) < 0 ? -EINVAL : 0;
     case OPT_ROUNDS: return cb_parse_int(arg, 1, CB_MAX_ROUNDS, "--rounds", &h->rounds, err, len);
+    case OPT_RECALIBRATE: pl->s.co.ceilings = 2; return 0;
     case OPT_ROUND_PAUSE:
         if (cb_parse_long(arg, 0, 10000, "--round-pause", &lv, err, len) < 0)
             return -EINVAL;
@@ -249,6 +253,7 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
         {"round-pause", required_argument, 0, OPT_ROUND_PAUSE},
         {"cases", required_argument, 0, OPT_CASES},   {"sim", no_argument, 0, OPT_SIM},
         {"sim-caches", required_argument, 0, OPT_SIM_CACHES},
+        {"recalibrate", no_argument, 0, OPT_RECALIBRATE},
         CB_SESSION_LONGOPTS, {0, 0, 0, 0},
     };
     static const struct cb_opt_field fields[] = {
@@ -265,6 +270,7 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
     /* No default events here (the collector's are CB_DEFAULT_EVENTS), so
      * that --sim can tell whether -e was given. */
     cb_session_init(&pl->s, NULL, run_work, argc, argv);
+    pl->s.co.ceilings = 1;
     pl->budget_arg = "10G";
     pl->argc = argc;
     pl->argv = argv;

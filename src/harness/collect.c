@@ -114,6 +114,12 @@ static int check_args(struct open_ctx *x)
             return rc;
         col->fake = 1;
     }
+    const char *ceil = getenv(CB_CEILINGS_ENV);
+    if (ceil && *ceil && strcmp(ceil, "model") != 0 && strcmp(ceil, "off") != 0) {
+        snprintf(x->err, x->errlen, "%s='%s': it takes 'model' (fixed figures, for tests) or "
+                 "'off' (no ceilings); unset it to measure them", CB_CEILINGS_ENV, ceil);
+        return -EINVAL;
+    }
     if (cb_sim_requested()) {
         if (col->fake) {
             snprintf(x->err, x->errlen, "%s and %s are both set: a run is counted by one backend",
@@ -247,6 +253,58 @@ static int begin_run(struct open_ctx *x)
     return rc;
 }
 
+/* The ceilings the run is judged against: the newest calibration of this
+ * host and environment, or measured now and stored (the model's fixed
+ * figures under the fake clock, so that tests time nothing).  The host key
+ * is the one begin_run stored; the environment is the fingerprint's timing
+ * lines, without the CPU number (every core has the same ceilings).  A
+ * failure here costs the run its shares, not its cases: said, not fatal. */
+static void link_ceilings(struct open_ctx *x)
+{
+    struct cb_collector *col = x->col;
+    if (!x->o->ceilings || col->sim)
+        return;
+    struct cb_fingerprint fp;
+    char lines[1024];
+    cb_fingerprint_read(&fp, NULL, col->pinned);
+    cb_fingerprint_lines(&fp, lines, sizeof lines);
+    struct cb_run_meta meta = {.host = &col->host, .tsc_ghz = col->clk.tsc_ghz,
+                               .tsc_source = col->clk.tsc_source, .pmu = cb_events_pmu()};
+    const char *env = getenv(CB_CEILINGS_ENV);
+    if (env && strcmp(env, "off") == 0)
+        return;
+    int model = col->fake || (env && strcmp(env, "model") == 0);
+    int64_t id = 0;
+    int reused = x->o->ceilings == 1 &&
+                 cb_store_calibration_find(col->st, &meta, lines, model ? "model" : "measured",
+                                           &id) == 0;
+    if (!reused) {
+        struct cb_ceilings cs;
+        int rc = 0;
+        if (model)
+            cb_ceilings_model(&cs, CB_FAKE_TSC_GHZ, CB_FAKE_CORE_PER_TICK);
+        else
+            rc = cb_ceilings_measure(&cs, col->clk.tsc_ghz, col->clk.est.ghz, col->clk.est.method,
+                                     CB_CEIL_TRIALS);
+        if (rc == 0)
+            rc = cb_store_calibration_add(col->st, &meta, lines, &cs, &id);
+        if (rc < 0) {
+            fprintf(stderr, "cyclebudget: the machine's ceilings were not recorded (%s): reports "
+                            "of this run show no share of them\n", strerror(-rc));
+            return;
+        }
+    }
+    if (cb_store_run_calibration_set(col->st, col->run_id, id, reused) < 0)
+        return;
+    col->cal_id = id;
+    col->cal_reused = reused;
+    if (!x->o->quiet)
+        fprintf(stderr, reused ? "cyclebudget: ceilings: reusing calibration %lld, stored for this "
+                                 "host and environment ('run --recalibrate' measures anew)\n"
+                               : "cyclebudget: ceilings: measured for this run (calibration %lld)\n",
+                (long long)id);
+}
+
 /* Each counter's row; on failure the run is marked aborted. */
 static int record_events(struct open_ctx *x)
 {
@@ -293,6 +351,7 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
         goto fail_store;
     if ((rc = begin_run(&x)) < 0 || (rc = record_events(&x)) < 0)
         goto fail_counters;
+    link_ceilings(&x);
     return 0;
 
 fail_counters:

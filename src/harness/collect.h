@@ -21,6 +21,12 @@
 #include "store.h"
 #include "tsc.h"
 
+/* CB_CEILINGS=model: a run is judged against the fixed model ceilings
+ * (ceilings.h), stored with source "model", instead of measuring the
+ * machine for a second; make check sets it, so that no test depends on
+ * this machine's speed or spends its time.  =off: no ceilings. */
+#define CB_CEILINGS_ENV "CB_CEILINGS"
+
 #define CB_DEFAULT_EVENTS "cycles,instructions,cache-misses,task-clock"
 
 struct cb_collect_opts {
@@ -31,6 +37,11 @@ struct cb_collect_opts {
     const char *cmdline;
     int cpu;                     /* -1: the current CPU */
     int quiet;
+    /* The machine's ceilings (ceilings.h), for a report to judge every
+     * case against: 0 none; 1 the newest stored calibration of this host
+     * and environment, measured and stored when there is none; 2 measured
+     * anew.  Never under --sim (nothing is timed there). */
+    int ceilings;
     struct cb_harness_opts harness;
 };
 
@@ -54,6 +65,8 @@ struct cb_collector {
     int sim;                     /* CB_SIM set: counted under callgrind (run --sim) */
     struct cb_sim sim_clock;
     struct cb_backend sim_be;
+    int64_t cal_id;              /* the run's calibration of the ceilings; 0 none */
+    int cal_reused;              /* 1 found stored, 0 measured by this run */
     struct cb_verdict_cache *vc; /* verdicts so far, one per variant */
     size_t nvc, capvc;
     char db[1024];

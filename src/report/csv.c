@@ -64,7 +64,15 @@ static void csv_case(FILE *out, const struct cb_report *r, const struct cb_repor
                            cb_report_bpc(c), c->ns_per_op, b10 > 0 ? s.median / b10 * 100.0 : NAN};
     for (size_t f = 0; f < sizeof figs / sizeof figs[0]; f++)
         numf(out, figs[f]);
-    fprintf(out, ",%d\r\n", c->scaled);
+    fprintf(out, ",%d", c->scaled);
+    /* The machine's ceilings, last so that older columns keep their places;
+     * empty (null) where unknown, never 0. */
+    textf(out, c->ceil_level >= 0 ? cb_ceil_level_name(c->ceil_level) : "");
+    const double ceil[] = {c->bpt, c->ceil_load, 100 * c->share_load, c->ceil_store,
+                           100 * c->share_store};
+    for (size_t f = 0; f < sizeof ceil / sizeof ceil[0]; f++)
+        numf(out, ceil[f]);
+    fputs("\r\n", out);
 }
 
 static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
@@ -72,7 +80,8 @@ static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
     fputs("run,started,tag,commit,dirty,host,probe,variant,size,unit,mode,op,bytes_per_op,"
           "verdict,cycles_source,n,cycles_median,cycles_min,cycles_p25,cycles_p75,cycles_max,"
           "cycles_ci_lo,cycles_ci_hi,spread_pct,bytes_per_cycle,ns_per_op,budget_10g_pct,"
-          "scaled\r\n",
+          "scaled,ceiling_level,bytes_per_tick,load_ceiling_bytes_per_tick,load_ceiling_pct,"
+          "store_ceiling_bytes_per_tick,store_ceiling_pct\r\n",
           out);
     for (size_t i = 0; i < nruns; i++) {
         const struct cb_report *r = &runs[i];

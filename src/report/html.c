@@ -148,6 +148,8 @@ static void case_row(FILE *out, const struct cb_report_case *c, double b10)
         tdnum(out, share);
     else
         fprintf(out, "<td class=\"num %s\" data-v=\"%.6g\">%.1f</td>", share <= 100 ? "fit" : "over", share, share);
+    tdnum(out, 100 * c->share_load);
+    tdnum(out, 100 * c->share_store);
     fprintf(out, "<td class=\"num\" data-v=\"%zu\">%zu%s%s</td>", s.n, s.n,
             c->scaled ? " scaled" : "", cb_report_case_shared(c) ? " shared" : "");
     int bad = strcmp(c->info.verdict, "bad") == 0;
@@ -168,7 +170,11 @@ static void cases_table(FILE *out, const struct cb_report *r)
                  "<thead><tr><th>probe</th><th>variant</th><th class=\"num\">size</th><th>mode</th>"
                  "<th class=\"num\">cycles/op</th><th class=\"num\">min</th><th class=\"num\">p25</th>"
                  "<th class=\"num\">p75</th><th class=\"num\">spread %%</th><th class=\"num\">B/cycle</th>"
-                 "<th class=\"num\">ns/op</th><th class=\"num\">10G budget %%</th><th class=\"num\">n</th>"
+                 "<th class=\"num\">ns/op</th><th class=\"num\">10G budget %%</th>"
+                 "<th class=\"num\" title=\"bytes per TSC tick over the load ceiling of the level the "
+                 "working set fits in (DRAM when cold)\">%% load ceil</th>"
+                 "<th class=\"num\" title=\"the same over the store ceiling, for copy, memset and "
+                 "csum_copy\">%% store ceil</th><th class=\"num\">n</th>"
                  "<th>verdict</th></tr></thead><tbody>",
             r->run.id, cb_report_cycles_what(r));
     for (size_t k = 0; k < r->ncases; k++)
@@ -201,6 +207,7 @@ static void header_title(FILE *out, const struct cb_run_info *u)
     }
     fputs("</h1><nav class=\"toc\">", out);
     static const char *const parts[][2] = {{"budget", "budget"}, {"throughput", "throughput"},
+                                           {"roofline", "roofline"},
                                            {"noise", "noise"}, {"counters", "counters"},
                                            {"slab", "slab"}, {"rx", "rx_prefetch"},
                                            {"cases", "all cases"}};
@@ -244,6 +251,8 @@ static void header_meta(FILE *out, const struct cb_report *r, const struct cb_bu
              b->label, bc, r->core_ghz, cb_report_budget_cycles(r, 10), cb_report_budget_cycles(r, 40),
              cb_report_budget_cycles(r, 100));
     dt(out, "budget", buf);
+    cb_report_ceil_line(r, buf, sizeof buf);
+    dt(out, "ceilings", buf);
     fputs("</dl>", out);
 }
 
@@ -326,6 +335,7 @@ static void run_section(FILE *out, const struct cb_report *r, const struct cb_bu
     header(out, r, b);
     cb_html_budget_view(out, r, v);
     cb_html_throughput_view(out, r, ls);
+    cb_html_roofline_view(out, r, ls);
     cb_html_noise_view(out, r);
     counters_view(out, r);
     cb_html_slab_view(out, r, ls);

@@ -31,6 +31,9 @@ void cb_html_size_label(FILE *out, uint64_t size, const char *unit);
 void cb_html_budget_view(FILE *out, const struct cb_report *r, const struct cb_report_case **v);
 int cb_html_throughput_view(FILE *out, const struct cb_report *r, struct line *ls);
 void cb_html_noise_view(FILE *out, const struct cb_report *r);
+/* One roofline picture per byte-moving family against the run's ceilings;
+ * 0 when the run has none. */
+int cb_html_roofline_view(FILE *out, const struct cb_report *r, struct line *ls);
 void cb_html_slab_view(FILE *out, const struct cb_report *r, struct line *ls);
 void cb_html_rx_view(FILE *out, const struct cb_report *r, const struct cb_report_case **v);
 

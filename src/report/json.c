@@ -275,6 +275,61 @@ static void case_events_json(FILE *out, const struct cb_report *r, const struct 
     fputc('}', out);
 }
 
+/* The case against the machine's ceilings: null when the run has none or
+ * the case is not byte-oriented; shares are fractions (0.42), null where
+ * unknown. */
+static void case_ceiling_json(FILE *out, const struct cb_report_case *c)
+{
+    if (c->ceil_level < 0) {
+        fputs("null", out);
+        return;
+    }
+    fputc('{', out);
+    kv_str(out, "level", cb_ceil_level_name(c->ceil_level), 0);
+    kv_num(out, "load_bytes_per_tick", c->ceil_load);
+    kv_num(out, "load_share", c->share_load);
+    kv_num(out, "store_bytes_per_tick", c->ceil_store);
+    kv_num(out, "store_share", c->share_store);
+    fputc('}', out);
+}
+
+/* The run's calibration: when and how it was had, the cache sizes that
+ * place a working set, and every ceiling; null when none is stored. */
+static void calibration_json(FILE *out, const struct cb_report *r)
+{
+    fputs(",\n  \"calibration\": ", out);
+    if (!r->has_ceil) {
+        fputs("null", out);
+        return;
+    }
+    const struct cb_ceilings *cs = &r->ceil;
+    fprintf(out, "{\"id\": %lld, \"reused\": %s", (long long)r->cal_id,
+            r->cal_reused ? "true" : "false");
+    kv_str(out, "taken", r->cal_taken, 1);
+    kv_str(out, "source", cs->source, 1);
+    kv_num(out, "tsc_ghz", cs->tsc_ghz);
+    kv_num(out, "core_ghz_estimated", cs->core_ghz > 0 ? cs->core_ghz : NAN);
+    kv_str(out, "core_method", cs->core_method, 1);
+    fprintf(out, ", \"cache_bytes\": {\"L1\": %llu, \"L2\": %llu, \"L3\": %llu}",
+            (unsigned long long)cs->cache[0], (unsigned long long)cs->cache[1],
+            (unsigned long long)cs->cache[2]);
+    kv_str(out, "note", cs->note, 1);
+    fputs(",\n    \"ceilings\": [", out);
+    for (size_t i = 0; i < cs->n; i++) {
+        const struct cb_ceiling *e = &cs->c[i];
+        fputs(i ? ",\n      {" : "\n      {", out);
+        kv_str(out, "kind", e->kind, 0);
+        kv_str(out, "level", cb_ceil_level_name(e->level), 1);
+        kv_str(out, "isa", e->isa, 1);
+        fprintf(out, ", \"set_bytes\": %llu", (unsigned long long)e->set_bytes);
+        kv_num(out, "bytes_per_tick", e->bpt);
+        kv_num(out, "bytes_per_est_cycle", e->bpc);
+        kv_num(out, "spread_pct", e->spread_pct);
+        fprintf(out, ", \"trials\": %d}", e->trials);
+    }
+    fputs("]}", out);
+}
+
 static void case_json(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
 {
     fprintf(out, "{\"id\": %" PRId64, c->info.id);
@@ -297,6 +352,9 @@ static void case_json(FILE *out, const struct cb_report *r, const struct cb_repo
     kv_num(out, "ns_per_op", c->ns_per_op);
     kv_num(out, "bytes_per_cycle", cb_report_bpc(c));
     fprintf(out, ", \"scaled\": %s", c->scaled ? "true" : "false");
+    kv_num(out, "bytes_per_tick", c->bpt);
+    fputs(",\n     \"ceiling\": ", out);
+    case_ceiling_json(out, c);
     case_events_json(out, r, c);
     fputc('}', out);
 }
@@ -311,6 +369,7 @@ static void run_json(const struct cb_report *r, FILE *out)
     clocks_json(out, u);
     env_json(out, u);
     cycles_json(out, r);
+    calibration_json(out, r);
     events_json(out, r);
     fputs(",\n  \"cases\": [", out);
     for (size_t k = 0; k < r->ncases; k++) {

@@ -58,6 +58,70 @@ double cb_report_bpc(const struct cb_report_case *c)
     return (double)c->info.bytes_per_op / c->cyc.median;
 }
 
+uint64_t cb_report_working_set(const char *probe, uint64_t bytes_per_op)
+{
+    int two = strcmp(probe, "copy") == 0 || strcmp(probe, "csum_copy") == 0;
+    return two ? 2 * bytes_per_op : bytes_per_op;
+}
+
+int cb_report_stores(const char *probe)
+{
+    return strcmp(probe, "copy") == 0 || strcmp(probe, "memset") == 0 ||
+           strcmp(probe, "csum_copy") == 0;
+}
+
+void cb_report_case_ceilings(struct cb_report_case *c, const struct cb_ceilings *cs)
+{
+    c->ceil_level = -1;
+    c->bpt = c->ceil_load = c->share_load = c->ceil_store = c->share_store = NAN;
+    if (c->measured && c->info.bytes_per_op > 0 && c->tsc.median > 0)
+        c->bpt = (double)c->info.bytes_per_op / c->tsc.median;
+    if (!cs || !cs->n || c->info.bytes_per_op == 0 || strcmp(c->info.unit, "B") != 0)
+        return;
+    uint64_t ws = cb_report_working_set(c->info.probe, c->info.bytes_per_op);
+    c->ceil_level = cb_ceil_level_for(cs->cache, ws, strcmp(c->info.mode, "cold") == 0);
+    const struct cb_ceiling *ld = cb_ceil_best(cs, "load", c->ceil_level);
+    c->ceil_load = ld ? ld->bpt : NAN;
+    c->share_load = cb_ceil_share(c->bpt, c->ceil_load);
+    if (cb_report_stores(c->info.probe)) {
+        const struct cb_ceiling *sto = cb_ceil_best(cs, "store", c->ceil_level);
+        c->ceil_store = sto ? sto->bpt : NAN;
+        c->share_store = cb_ceil_share(c->bpt, c->ceil_store);
+    }
+}
+
+double cb_report_ceil_share(const struct cb_report_case *c)
+{
+    return cb_report_stores(c->info.probe) ? c->share_store : c->share_load;
+}
+
+void cb_report_ceil_line(const struct cb_report *r, char *buf, size_t len)
+{
+    if (!r->has_ceil) {
+        snprintf(buf, len, "none linked to this run (only 'run' links them, not --sim, race or "
+                           "compare --rerun; nor with CB_CEILINGS=off or before migration 9): no "
+                           "share of a ceiling is shown");
+        return;
+    }
+    const struct cb_ceilings *cs = &r->ceil;
+    int n = snprintf(buf, len, "calibration %lld (%s by this run, taken %s), %s: load",
+                     (long long)r->cal_id, r->cal_reused ? "stored earlier and reused" : "measured",
+                     r->cal_taken[0] ? r->cal_taken : "at an unknown time",
+                     strcmp(cs->source, "model") == 0 ? "FIXED MODEL FIGURES (a test's), not "
+                                                        "this machine"
+                                                      : "measured on this host");
+    for (int l = 0; l < CB_NLEVELS && n > 0 && (size_t)n < len; l++) {
+        const struct cb_ceiling *c = cb_ceil_best(cs, "load", l);
+        if (c)
+            n += snprintf(buf + n, len - (size_t)n, " %s %.1f", cb_ceil_level_name(l), c->bpt);
+    }
+    if (n > 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, " B/TSC tick; %% ceil = the case's bytes per TSC "
+                                                "tick over that of its working set's level (DRAM "
+                                                "when cold)%s%s",
+                      cs->note[0] ? "; " : "", cs->note);
+}
+
 double cb_report_budget_cycles(const struct cb_report *r, double gbps)
 {
     return cb_budget_ns(gbps, CB_MIN_FRAME) * r->core_ghz;
@@ -335,6 +399,11 @@ int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
             }
         }
     }
+    if (cb_store_run_calibration(st, run_id, &r->cal_id, &r->cal_reused) == 0 &&
+        cb_store_calibration_get(st, r->cal_id, &r->ceil, r->cal_taken, sizeof r->cal_taken) == 0)
+        r->has_ceil = r->ceil.n > 0;
+    for (size_t k = 0; k < r->ncases; k++)
+        cb_report_case_ceilings(&r->cases[k], r->has_ceil ? &r->ceil : NULL);
     return 0;
 }
 

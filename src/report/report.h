@@ -36,6 +36,15 @@ struct cb_report_case {
     double ns_per_op;            /* median TSC ticks / TSC GHz */
     double *ev_median;           /* per event (r->nevents): median per op, NAN when not counted */
     int scaled;                  /* some sample of the cycles event was multiplexed and scaled */
+    /* The case against the machine's ceilings (ceilings.h), in bytes per
+     * TSC tick on both sides: its working set's level (-1: no ceilings or
+     * not byte-oriented), the best load ceiling there and the case's share
+     * of it; for families that store (cb_report_stores) the store ceiling
+     * and share as well.  NAN, never 0, where unknown. */
+    int ceil_level;
+    double bpt;                  /* the case's bytes per TSC tick */
+    double ceil_load, share_load;
+    double ceil_store, share_store;
 };
 
 struct cb_report {
@@ -49,6 +58,12 @@ struct cb_report {
     char cyc_source[16];         /* "pmu", "estimate", "tsc" */
     char cyc_label[256];         /* one line for people: what these cycles are */
     double core_ghz;             /* clock for budget conversions */
+    /* The calibration the run is judged against (0009_ceilings.sql). */
+    int has_ceil;
+    int64_t cal_id;
+    int cal_reused;              /* 1 found stored by the run, 0 measured by it */
+    char cal_taken[32];
+    struct cb_ceilings ceil;
 };
 
 int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r);
@@ -56,6 +71,22 @@ void cb_report_free(struct cb_report *r);
 
 /* The event whose name or component is part among the supported ones, or -1. */
 int cb_report_event(const struct cb_report *r, const char *part);
+/* The working set of a warm case of probe moving bytes_per_op bytes: both
+ * buffers for the copies, the one buffer otherwise. */
+uint64_t cb_report_working_set(const char *probe, uint64_t bytes_per_op);
+/* Families whose every byte is also stored (copy, memset, csum_copy): they
+ * are judged against the store ceiling too. */
+int cb_report_stores(const char *probe);
+/* Fill c's ceiling fields from cs (NULL: none), pure: the level its working
+ * set fits in (DRAM when cold), the best load and store ceilings there, and
+ * the case's bytes per TSC tick as a share of each. */
+void cb_report_case_ceilings(struct cb_report_case *c, const struct cb_ceilings *cs);
+/* "% of the L1 load ceiling" and the like, for a text or page legend:
+ * what the case's share is of (load, or store for the storing families). */
+double cb_report_ceil_share(const struct cb_report_case *c);
+/* One line on the calibration: "calibration 3 (reused, measured 2026-...):
+ * L1 load 110.2 B/tick ..." or "none stored with this run". */
+void cb_report_ceil_line(const struct cb_report *r, char *buf, size_t len);
 /* Bytes per cycle of a measured case, NAN when not byte-oriented. */
 double cb_report_bpc(const struct cb_report_case *c);
 /* What the cycle figures are, in three or four words: "PMU core cycles",

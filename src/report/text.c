@@ -124,6 +124,8 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
         wrapped(out, "commit", line);
     }
     wrapped(out, "cycles", r->cyc_label);
+    cb_report_ceil_line(r, line, sizeof line);
+    wrapped(out, "ceiling", line);
     if (u->sim_model[0])
         wrapped(out, "model", u->sim_model);
     size_t len = 0;
@@ -182,13 +184,15 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
         fprintf(out, "\n%s%s  %s  %s%s  (per %s)\n", o->color ? C_BOLD : "", g->probe,
                 cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode, o->color ? C_OFF : "",
                 g->op);
-        fprintf(out, "  %-20s %9s %9s %9s %7s %8s %8s %8s %5s\n", "variant", "cyc/op", "min cyc",
-                "cyc/KB", "B/cyc", "spread %", "budget %", "ns/op", "n");
+        /* Narrower than before the ceiling column, so that a row with its
+         * "shared" mark still fits 100 columns; names are at most 18. */
+        fprintf(out, "  %-18s %8s %8s %8s %7s %8s %8s %6s %7s %4s\n", "variant", "cyc/op", "min cyc",
+                "cyc/KB", "B/cyc", "spread %", "budget %", "% ceil", "ns/op", "n");
         for (size_t k = 0; k < n; k++) {
             const struct cb_report_case *c = v[k];
             if (!c->measured) {
                 int bad = strcmp(c->info.verdict, "bad") == 0;
-                fprintf(out, "  %-20.20s %s%s%s %s\n", c->info.variant,
+                fprintf(out, "  %-18.18s %s%s%s %s\n", c->info.variant,
                         o->color && bad ? C_RED : "", bad ? "BAD" : "skipped",
                         o->color && bad ? C_OFF : "", c->info.detail);
                 continue;
@@ -196,11 +200,11 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             measured_any = 1;
             double bytes = (double)c->info.bytes_per_op;
             /* The best variant of the group leads, in bold on a terminal. */
-            fprintf(out, "  %s%-20.20s%s", o->color && k == 0 ? C_BOLD : "", c->info.variant,
+            fprintf(out, "  %s%-18.18s%s", o->color && k == 0 ? C_BOLD : "", c->info.variant,
                     o->color && k == 0 ? C_OFF : "");
-            num(out, c->cyc.median, 9, 1);
-            num(out, c->cyc.min, 9, 1);
-            num(out, bytes > 0 ? c->cyc.median * 1024.0 / bytes : NAN, 9, 0);
+            num(out, c->cyc.median, 8, 1);
+            num(out, c->cyc.min, 8, 1);
+            num(out, bytes > 0 ? c->cyc.median * 1024.0 / bytes : NAN, 8, 0);
             num(out, bytes > 0 && c->cyc.median > 0 ? bytes / c->cyc.median : NAN, 7, 2);
             num(out, c->cyc.spread_pct, 8, 1);
             double share = budget > 0 ? c->cyc.median / budget * 100.0 : NAN;
@@ -210,8 +214,9 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             fprintf(out, "%s", col);
             num(out, share, 8, 1);
             fprintf(out, "%s", o->color ? C_OFF : "");
-            num(out, c->ns_per_op, 8, 2);
-            fprintf(out, " %5zu%s%s\n", c->cyc.n, c->scaled ? " scaled" : "",
+            num(out, 100 * cb_report_ceil_share(c), 6, 1);
+            num(out, c->ns_per_op, 7, 2);
+            fprintf(out, " %4zu%s%s\n", c->cyc.n, c->scaled ? " scaled" : "",
                     cb_report_case_shared(c) ? " shared" : "");
             shared += (size_t)cb_report_case_shared(c);
         }
@@ -220,7 +225,10 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
     free(v);
     fprintf(out, "\ncyc/op = median %s per operation, after subtracting the empty batch;\n"
                  "spread %% = IQR / median; budget %% = cyc/op as a share of the per-packet budget;\n"
-                 "ns/op from the TSC; B/cyc = bytes per cycle; best variant first.\n",
+                 "%% ceil = bytes per TSC tick as a share of the machine's load ceiling at the level\n"
+                 "the working set fits in (DRAM when cold; the store ceiling for copy, memset and\n"
+                 "csum_copy; '-' with no ceilings stored); ns/op from the TSC; B/cyc = bytes per\n"
+                 "cycle; best variant first.\n",
             cb_report_cycles_what(r));
     if (shared)
         shared_note(r, shared, out);

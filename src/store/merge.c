@@ -19,7 +19,7 @@
 /* ---- id maps -------------------------------------------------------------- */
 
 /* Which ids a column holds: the id maps of one source. */
-enum { M_NONE, M_HOST, M_BUILD, M_COMMIT, M_RUN, M_EVENT, M_CASE, M_RACE, M_RESULT, M__N };
+enum { M_NONE, M_HOST, M_BUILD, M_COMMIT, M_CALIB, M_RUN, M_EVENT, M_CASE, M_RACE, M_RESULT, M__N };
 
 /* Source id -> destination id.  Rows are copied in ascending source id, so
  * appending keeps it sorted and a lookup is a binary search. */
@@ -65,7 +65,7 @@ static int map_get(const struct idmap *m, int64_t from, int64_t *to)
 
 /* ---- the tables ----------------------------------------------------------- */
 
-#define NFK 3
+#define NFK 4
 struct fk {
     const char *col;
     int map;
@@ -87,7 +87,8 @@ struct table {
     " WHERE ra.run_id = ?1)"
 static const struct table run_tables[] = {
     {"runs", M_RUN, "t.id = ?1", "t.id",
-     {{"host_id", M_HOST}, {"build_id", M_BUILD}, {"commit_id", M_COMMIT}}},
+     {{"host_id", M_HOST}, {"build_id", M_BUILD}, {"commit_id", M_COMMIT},
+      {"calibration_id", M_CALIB}}},
     {"events", M_EVENT, "t.run_id = ?1", "t.id", {{"run_id", M_RUN}}},
     {"cases", M_CASE, "t.run_id = ?1", "t.id", {{"run_id", M_RUN}}},
     {"samples", M_NONE, "t.case_id IN (SELECT id FROM cases WHERE run_id = ?1)",
@@ -117,9 +118,11 @@ static const struct shared shared_tables[] = {
     {"commits", M_COMMIT, {"hash", "dirty"}},
 };
 
-/* Tables merge knows not to be part of a run: acks (merged on their own)
- * and the tables above. */
-static const char *const not_of_runs[] = {"acks", "hosts", "builds", "commits"};
+/* Tables merge knows not to be part of a run: acks (merged on their own),
+ * the tables above, and the machine's ceilings (calib_row: many runs may
+ * be judged against one calibration). */
+static const char *const not_of_runs[] = {"acks", "hosts", "builds", "commits", "calibrations",
+                                          "ceilings"};
 
 /* ---- a run's digest -------------------------------------------------------- */
 
@@ -218,7 +221,7 @@ int cb_store_run_digest(struct cb_store *st, long long run_id, unsigned long lon
     /* The UUID is the run's name, not its content: a store older than
      * 0009_uuid.sql names its runs when it is migrated (merge.h). */
     static const char *const run_skip[] = {"id", "uuid", "host_id", "build_id", "commit_id",
-                                           NULL};
+                                           "calibration_id", NULL};
     static const char *const own_skip[] = {"id", "run_id", NULL};
     static const char *const sample_skip[] = {"case_id", "event_id", NULL};
     unsigned long long h = FNV_OFFSET;
@@ -231,8 +234,10 @@ int cb_store_run_digest(struct cb_store *st, long long run_id, unsigned long lon
     if (r == 0)
         r = hash_rows(st->db, "SELECT h.hostname, h.vendor, h.family, h.model, h.stepping,"
                       " h.model_name, h.microcode, h.kernel, h.pmu, b.version, b.compiler, b.cflags,"
-                      " cm.hash, cm.dirty FROM runs r JOIN hosts h ON h.id = r.host_id"
+                      " cm.hash, cm.dirty, ca.taken, ca.fingerprint, ca.source"
+                      " FROM runs r JOIN hosts h ON h.id = r.host_id"
                       " JOIN builds b ON b.id = r.build_id LEFT JOIN commits cm ON cm.id = r.commit_id"
+                      " LEFT JOIN calibrations ca ON ca.id = r.calibration_id"
                       " WHERE r.id = ?1", run_id, none, &h, NULL, NULL);
     if (r == 0)
         r = hash_rows(st->db, "SELECT * FROM events WHERE run_id = ?1 ORDER BY id", run_id,
@@ -473,6 +478,138 @@ out:
     return r;
 }
 
+/* Every column of table but id, as "a, b, c", with its count and the index
+ * in the row of column want (-1 when missing). */
+static int calib_cols(struct merge *m, const char *table, const char *want, struct cols *c,
+                      char *list, size_t len, int *at)
+{
+    int r = table_cols(m, table, c);
+    if (r < 0)
+        return r;
+    int id = col_index(c, "id");
+    col_list(c, id, "", list, len);
+    *at = -1;
+    for (int k = 0, p = 0; k < c->n; k++) {
+        if (k == id)
+            continue;
+        if (strcmp(c->name[k], want) == 0)
+            *at = p;
+        p++;
+    }
+    return *at < 0 ? -EPROTO : 0;
+}
+
+/* The destination's id of a calibration of the source (the ceilings a run
+ * is judged against): the same one when DST holds it (its host, its
+ * fingerprint and the instant it was taken), else copied with its
+ * ceilings.  Many runs share one, so it is matched, never copied twice. */
+static int calib_row(struct merge *m, int64_t src_id, int64_t *dst_id)
+{
+    if (map_get(&m->map[M_CALIB], src_id, dst_id) == 0)
+        return 0;
+    struct cols c, k;
+    char list[2048], klist[2048], ph[512], sql[6144];
+    int host_at, cal_at;
+    int r = calib_cols(m, "calibrations", "host_id", &c, list, sizeof list, &host_at);
+    if (r == 0)
+        r = calib_cols(m, "ceilings", "calibration_id", &k, klist, sizeof klist, &cal_at);
+    if (r < 0) {
+        cb_st_msg(m->err, m->errlen, "merging %s: cannot read the calibrations' columns", m->src_name);
+        return r;
+    }
+    sqlite3_stmt *row = NULL, *find = NULL, *ins = NULL, *ksel = NULL, *kins = NULL;
+    snprintf(sql, sizeof sql, "SELECT %s FROM calibrations WHERE id = ?1", list);
+    if (sqlite3_prepare_v2(m->src->db, sql, -1, &row, NULL) != SQLITE_OK) {
+        r = sql_fail(m, m->src->db, "calibrations");
+        goto out;
+    }
+    sqlite3_bind_int64(row, 1, src_id);
+    if (sqlite3_step(row) != SQLITE_ROW) {
+        cb_st_msg(m->err, m->errlen, "merging %s: calibration %lld is missing", m->src_name,
+                  (long long)src_id);
+        r = -EINVAL;
+        goto out;
+    }
+    int64_t host;
+    if ((r = shared_row(m, M_HOST, sqlite3_column_int64(row, host_at), &host)) < 0)
+        goto out;
+    if (sqlite3_prepare_v2(m->dst->db, "SELECT id FROM calibrations WHERE host_id = ?1 AND"
+                           " fingerprint = ?2 AND taken = ?3 AND source = ?4", -1, &find, NULL) != SQLITE_OK) {
+        r = sql_fail(m, m->dst->db, "calibrations");
+        goto out;
+    }
+    int nc = sqlite3_column_count(row);
+    sqlite3_bind_int64(find, 1, host);
+    static const char *const key[] = {"fingerprint", "taken", "source"};
+    for (int i = 0; i < nc; i++)
+        for (int j = 0; j < 3; j++)
+            if (strcmp(sqlite3_column_name(row, i), key[j]) == 0)
+                sqlite3_bind_value(find, j + 2, sqlite3_column_value(row, i));
+    int rc = sqlite3_step(find);
+    if (rc == SQLITE_ROW) {
+        *dst_id = sqlite3_column_int64(find, 0);
+        r = map_put(&m->map[M_CALIB], src_id, *dst_id);
+        goto out;
+    }
+    if (rc != SQLITE_DONE) {
+        r = sql_fail(m, m->dst->db, "calibrations");
+        goto out;
+    }
+    placeholders(nc, ph, sizeof ph);
+    snprintf(sql, sizeof sql, "INSERT INTO calibrations (%s) VALUES (%s)", list, ph);
+    if (sqlite3_prepare_v2(m->dst->db, sql, -1, &ins, NULL) != SQLITE_OK) {
+        r = sql_fail(m, m->dst->db, "calibrations");
+        goto out;
+    }
+    for (int i = 0; i < nc; i++) {
+        if (i == host_at)
+            sqlite3_bind_int64(ins, i + 1, host);
+        else
+            sqlite3_bind_value(ins, i + 1, sqlite3_column_value(row, i));
+    }
+    if (cb_st_step_done(ins) != SQLITE_OK) {
+        r = sql_fail(m, m->dst->db, "calibrations");
+        goto out;
+    }
+    *dst_id = sqlite3_last_insert_rowid(m->dst->db);
+    if ((r = map_put(&m->map[M_CALIB], src_id, *dst_id)) < 0)
+        goto out;
+    /* Its ceilings, with the new calibration's id. */
+    snprintf(sql, sizeof sql, "SELECT %s FROM ceilings WHERE calibration_id = ?1 ORDER BY id", klist);
+    if (sqlite3_prepare_v2(m->src->db, sql, -1, &ksel, NULL) != SQLITE_OK) {
+        r = sql_fail(m, m->src->db, "ceilings");
+        goto out;
+    }
+    int kn = sqlite3_column_count(ksel);
+    placeholders(kn, ph, sizeof ph);
+    snprintf(sql, sizeof sql, "INSERT INTO ceilings (%s) VALUES (%s)", klist, ph);
+    if (sqlite3_prepare_v2(m->dst->db, sql, -1, &kins, NULL) != SQLITE_OK) {
+        r = sql_fail(m, m->dst->db, "ceilings");
+        goto out;
+    }
+    sqlite3_bind_int64(ksel, 1, src_id);
+    while (r == 0 && (rc = sqlite3_step(ksel)) == SQLITE_ROW) {
+        sqlite3_reset(kins);
+        for (int i = 0; i < kn; i++) {
+            if (i == cal_at)
+                sqlite3_bind_int64(kins, i + 1, *dst_id);
+            else
+                sqlite3_bind_value(kins, i + 1, sqlite3_column_value(ksel, i));
+        }
+        if (cb_st_step_done(kins) != SQLITE_OK)
+            r = sql_fail(m, m->dst->db, "ceilings");
+    }
+    if (r == 0 && rc != SQLITE_DONE)
+        r = sql_fail(m, m->src->db, "ceilings");
+out:
+    sqlite3_finalize(row);
+    sqlite3_finalize(find);
+    sqlite3_finalize(ins);
+    sqlite3_finalize(ksel);
+    sqlite3_finalize(kins);
+    return r;
+}
+
 /* Copy run table i's rows of one source run; how many. */
 static int copy_rows(struct merge *m, size_t i, int64_t src_run, size_t *count)
 {
@@ -499,6 +636,8 @@ static int copy_rows(struct merge *m, size_t i, int64_t src_run, size_t *count)
             int64_t to, from = sqlite3_column_int64(sel, k);
             if (map == M_HOST || map == M_BUILD || map == M_COMMIT)
                 r = shared_row(m, map, from, &to);
+            else if (map == M_CALIB)
+                r = calib_row(m, from, &to);
             else if (map_get(&m->map[map], from, &to) < 0) {
                 cb_st_msg(m->err, m->errlen, "merging %s: %s.%s = %lld points at a row not "
                           "copied", m->src_name, t->name, c->name[k], (long long)from);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ceilings.h"
 #include "cpu.h"
 
 struct cb_store;
@@ -206,5 +207,25 @@ int cb_store_cases(struct cb_store *st, int64_t run_id, struct cb_case_info **ou
  * (NAN when not measured) when smt != NULL. */
 int cb_store_case_values(struct cb_store *st, int64_t case_id, int64_t event_id,
                          double **values, int **scaled, double **smt, size_t *n);
+
+/* Calibrations of the machine's ceilings (ceilings.h, 0009_ceilings.sql),
+ * keyed to a host (m->host with m's TSC rate, its source and PMU: the
+ * hosts row a run of it would have) and fp, the environment's timing lines
+ * (cb_fingerprint_lines).  add stores cs, with its time stamp, as a new
+ * calibration; find gives the newest of that host and fp whose source
+ * (ceilings.h: "measured" or "model") is source, so that a measurement is
+ * never judged against made-up figures (-ENOENT none);
+ * get reads one back, with when it was taken (may be NULL). */
+int cb_store_calibration_add(struct cb_store *st, const struct cb_run_meta *m, const char *fp,
+                             const struct cb_ceilings *cs, int64_t *id);
+int cb_store_calibration_find(struct cb_store *st, const struct cb_run_meta *m, const char *fp,
+                              const char *source, int64_t *id);
+int cb_store_calibration_get(struct cb_store *st, int64_t id, struct cb_ceilings *cs, char *taken,
+                             size_t takenlen);
+/* Link a run to the calibration it is judged against; reused 1 when it
+ * was found stored, 0 when the run measured it.  And read the link back:
+ * -ENOENT when the run has none. */
+int cb_store_run_calibration_set(struct cb_store *st, int64_t run_id, int64_t cal_id, int reused);
+int cb_store_run_calibration(struct cb_store *st, int64_t run_id, int64_t *cal_id, int *reused);
 
 #endif

@@ -73,6 +73,10 @@ int cb_st_row_once(struct cb_store *st, const char *sql, const char *const *text
 int cb_st_step_done(sqlite3_stmt *s);
 int cb_st_exec(struct cb_store *st, const char *sql);
 
+/* The hosts row of m's host (write.c): with add, found or inserted
+ * (SQLITE_OK); without, SQLITE_ROW found or SQLITE_DONE none. */
+int cb_st_host_id(struct cb_store *st, const struct cb_run_meta *m, int add, int64_t *id);
+
 /* Retrying after SQLITE_BUSY. */
 void cb_st_backoff(int attempt);
 int cb_st_is_busy(int rc);

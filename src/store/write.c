@@ -144,6 +144,21 @@ static int bind_host(sqlite3_stmt *s, const void *arg)
     return rc;
 }
 
+int cb_st_host_id(struct cb_store *st, const struct cb_run_meta *m, int add, int64_t *id)
+{
+    if (add)
+        return find_or_add(st, Q_HOST_SEL, Q_HOST_INS, bind_host, m, id);
+    int rc;
+    sqlite3_stmt *s = cb_st_stmt(st, Q_HOST_SEL, &rc);
+    if (!s || (rc = bind_host(s, m)) != SQLITE_OK)
+        return rc;
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    return rc;
+}
+
 static int bind_build(sqlite3_stmt *s, const void *arg)
 {
     const struct cb_run_meta *m = arg;

@@ -1,0 +1,105 @@
+/* ceilings.h — the machine's ceilings: how many bytes a core can move per cycle.
+ *
+ * A cycle count alone does not say whether a variant is good: "63 cycles for
+ * 1500 bytes" means something only beside "this core loads 64 bytes per
+ * cycle from L1".  The ceilings are measured here the way the core clock is
+ * estimated (tsc.h): simple loops timed against the TSC, each the best of
+ * several trials (interference only ever slows a loop), with the middle half
+ * of the trials kept as the spread.  Measured: loads and stores from working
+ * sets sized to sit in L1, L2, L3 and DRAM, with the widest vector ISA this
+ * CPU runs (chosen at run time, never -march=native) and with scalar 64-bit
+ * moves; one add-with-carry chain and two independent ones (adcx/adox: the
+ * carry and overflow flags are the only two carries x86 has); rep movsb and
+ * rep stosb.
+ *
+ * Figures are bytes per TSC tick (a fixed reference clock, labelled so) and
+ * bytes per estimated core cycle (the tick figure times tsc_ghz / core_ghz,
+ * with the core-clock estimator's chosen figure; NAN when there is none).
+ * Reports judge a case against the tick figure, since its own cycles are
+ * TSC ticks too: the share then depends on no estimate. */
+#ifndef CB_CEILINGS_H
+#define CB_CEILINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum cb_ceil_level { CB_L1, CB_L2, CB_L3, CB_DRAM, CB_NLEVELS };
+
+#define CB_CEIL_MAX 40
+#define CB_CEIL_TRIALS 7     /* trials per ceiling by default */
+/* The DRAM set is 4x the last-level cache, within these bounds: a guest
+ * can report a host's whole L3 (480 MiB here), and streaming 2 GiB per
+ * trial would make calibrate slow and hungry for little gain.  When the cap
+ * binds the note says so: the DRAM figure may then include LLC hits. */
+#define CB_CEIL_DRAM_MIN (64ull << 20)
+#define CB_CEIL_DRAM_CAP (256ull << 20)
+
+struct cb_ceiling {
+    char kind[8];          /* "load", "store", "adc", "adcx2", "movsb", "stosb" */
+    char isa[8];           /* "avx512", "avx2", "sse2", "scalar" (adc*, movsb, stosb: "scalar") */
+    int level;             /* enum cb_ceil_level of the working set */
+    uint64_t set_bytes;    /* working set (movsb: source and destination together) */
+    double bpt;            /* best bytes per TSC tick */
+    double bpc;            /* bytes per estimated core cycle; NAN: no core estimate */
+    double spread_pct;     /* middle half of the trials' rates, % of the best */
+    int trials;
+};
+
+struct cb_ceilings {
+    size_t n;
+    struct cb_ceiling c[CB_CEIL_MAX];
+    uint64_t cache[3];     /* L1d, L2, L3 sizes in bytes the sets were chosen from; 0 unknown */
+    uint64_t set[CB_NLEVELS];  /* the working set of each level; 0: level not measured */
+    double tsc_ghz, core_ghz;  /* core_ghz 0: no estimate (bpc NAN) */
+    char core_method[16];  /* the estimator's chosen method, "" none */
+    char source[12];       /* "measured", or "model" (fixed figures for tests) */
+    char note[256];        /* what to know about the sets (the DRAM cap), "" none */
+};
+
+const char *cb_ceil_level_name(int level);      /* "L1".."DRAM", "?" */
+int cb_ceil_level_by_name(const char *name);    /* -1 unknown */
+
+/* The L1d, L2 and L3 sizes of cpu from sysroot/sys/devices/system/cpu
+ * (sysroot "" for the live system), data and unified caches only; a level
+ * the tree lacks is 0.  Where sysfs says nothing of L1d or the last level,
+ * cpuid (caches.h) fills them.  0, or -ENOENT when nothing is known. */
+int cb_ceil_caches(const char *sysroot, int cpu, uint64_t cache[3]);
+
+/* The working set of each level from the cache sizes, pure: L1 half the
+ * L1d, L2 half the L2, L3 4x the L2 but at most half the L3, DRAM 4x the
+ * last level within [CB_CEIL_DRAM_MIN, CB_CEIL_DRAM_CAP]; a level whose
+ * cache is unknown gets 0 (not measured).  note gets what to know. */
+void cb_ceil_sets(const uint64_t cache[3], uint64_t set[CB_NLEVELS], char *note, size_t len);
+
+/* The level a working set of ws bytes fits in, pure: the smallest known
+ * cache that holds it, DRAM when none does or when cold. */
+int cb_ceil_level_for(const uint64_t cache[3], uint64_t ws, int cold);
+
+/* The highest ceiling of kind at level over every ISA measured; NULL when
+ * none was. */
+const struct cb_ceiling *cb_ceil_best(const struct cb_ceilings *cs, const char *kind, int level);
+
+/* Share of a ceiling reached by a figure in the same unit: NAN when either
+ * is not a positive number (never 0: unknown is not slow). */
+double cb_ceil_share(double figure, double ceiling);
+
+/* Measure every ceiling on the calling thread's CPU (pin it first).
+ * trials per ceiling (DRAM: at most 3).  core_ghz 0: no estimate.
+ * 0, or -ENOMEM. */
+int cb_ceilings_measure(struct cb_ceilings *cs, double tsc_ghz, double core_ghz,
+                        const char *core_method, int trials);
+
+/* Fixed figures of a made-up machine (source "model"), for the fake clock
+ * and tests, so that nothing in make check depends on this machine's
+ * speed: L1d 32 KiB, L2 1 MiB, L3 32 MiB; loads 64/32/16/8 B/tick. */
+void cb_ceilings_model(struct cb_ceilings *cs, double tsc_ghz, double core_per_tick);
+
+/* One measured loop, for the sanity test and bench: the best B/tick of
+ * trials passes of the widest load loop over a set of bytes.  NAN on
+ * failure. */
+double cb_ceil_load_once(uint64_t bytes, int trials);
+
+/* The widest vector ISA this CPU runs: "avx512", "avx2" or "sse2". */
+const char *cb_ceil_widest_isa(void);
+
+#endif
