@@ -13,6 +13,8 @@
 #   %load  its share of the load loop at the same size (the same call shape:
 #          one call per buffer, so the per-call cost is in both)
 #   %L1    its share of the steady L1 load ceiling (load512's best at 4 or 16 KiB)
+#   %2op   its share of add2x512 at the same size: the most that a checksum
+#          needing two vector ALU ops per 64 B (avx512-vnni) can reach
 # The load loop's own rows: load512 loads only; add512 also adds each vector
 # into one of 4 accumulators (one vector ALU op per 64 B, the least any
 # reduction needs); add2x512 adds each vector twice (two ALU ops per 64 B, as
@@ -46,9 +48,9 @@ done <"$tmp/load"
 ceil=$(awk -v a="${l512[4096]}" -v b="${l512[16384]}" 'BEGIN { print (a > b ? a : b) }')
 
 printf '%-14s' variant
-for s in $sizes; do printf ' %20s' "$s B"; done
+for s in $sizes; do printf ' %27s' "$s B"; done
 printf '\n%-14s' ""
-for s in $sizes; do printf ' %6s %6s %6s' B/t %load %L1; done
+for s in $sizes; do printf ' %6s %6s %6s %6s' B/t %load %L1 %2op; done
 echo
 row() {  # row NAME then B/tick per size
     local name=$1
@@ -56,9 +58,10 @@ row() {  # row NAME then B/tick per size
     printf '%-14s' "$name"
     local s
     for s in $sizes; do
-        awk -v v="$1" -v l="${l512[$s]}" -v c="$ceil" 'BEGIN {
-            if (v == "" || v == "-") { printf " %6s %6s %6s", "-", "-", "-"; exit }
-            printf " %6.1f %5.0f%% %5.0f%%", v, (l > 0 ? 100 * v / l : 0), (c > 0 ? 100 * v / c : 0) }'
+        awk -v v="$1" -v l="${l512[$s]}" -v c="$ceil" -v t="${a2x512[$s]}" 'BEGIN {
+            if (v == "" || v == "-") { printf " %6s %6s %6s %6s", "-", "-", "-", "-"; exit }
+            printf " %6.1f %5.0f%% %5.0f%% %5.0f%%", v, (l > 0 ? 100 * v / l : 0),
+                (c > 0 ? 100 * v / c : 0), (t > 0 ? 100 * v / t : 0) }'
         shift
     done
     echo
