@@ -13,7 +13,9 @@
  * the variants simply load from buf as given.  The pre-2021 kernel aligned
  * the pointer first (and rotated the result back for odd addresses); that
  * prologue is left out here, so the old-loop variants measure their loops,
- * not the kernel's alignment handling.
+ * not the kernel's alignment handling.  avx512-vnni does align (a zmm load
+ * across two lines costs two), and swaps its byte weights after an odd
+ * head instead of rotating the result.
  *
  * No variant reads outside [buf, buf + len): the 2021 kernel's last-bytes
  * load_unaligned_zeropad() may read past the end and relies on the kernel's
