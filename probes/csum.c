@@ -474,11 +474,11 @@ __attribute__((target("avx512f,avx512bw"))) static uint32_t csum_avx512(const vo
 /* ---- avx512-vnni: one widening op per byte half ------------------------- */
 
 /* avx512 spends 3 vector ALU ops on every 64 bytes (add, shift, add), and a
- * zmm core has two ALU ports (one for shifts), so it cannot load faster
- * than ~43 B per cycle however wide it unrolls.  vpdpbusd multiplies four
- * unsigned bytes by four signed bytes and adds the four products to a
- * 32-bit lane in one op; with weights 1,0,1,0 it adds a dword's two low
- * bytes, with 0,1,0,1 its two high bytes.  A 16-bit word is lo + 256 * hi
+ * zmm core has two ALU ports (only one of which shifts), so it cannot load
+ * faster than ~43 B per cycle however wide it unrolls.  vpdpbusd multiplies
+ * four unsigned bytes by four signed bytes and adds the four products to a
+ * 32-bit lane in one op; with weights 1,0,1,0 it adds the low bytes of a
+ * dword's two 16-bit words, with 0,1,0,1 their high bytes.  A 16-bit word is lo + 256 * hi
  * and 2^16 == 1 mod 0xffff, so the checksum is (sum of lo) + 256 * (sum of
  * hi), both exact: 2 ops per 64 bytes, on either port.  No x86 vector op
  * adds a whole vector of unsigned 16-bit words to wider lanes by itself
