@@ -184,7 +184,8 @@ static void test_table(void)
 
     static const char *const names[] = {"ref",         "adc-1chain",  "adc-2chain",
                                         "adc-1chain-pf", "kernel-2021", "kernel-2023",
-                                        "adx",         "avx2",        "avx512"};
+                                        "adx",         "avx2",        "avx512",
+                                        "avx512-vnni"};
     is_int(p->nvariants, sizeof names / sizeof names[0], "variant count");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         int found = 0;
@@ -206,9 +207,10 @@ static void test_table(void)
     }
     is_int(nref, 1, "exactly one reference variant");
     ok(descs, "every variant has a description and a function");
-    unsigned want_needs[3] = {CB_CPU_ADX, CB_CPU_AVX2, CB_CPU_AVX512F | CB_CPU_AVX512BW};
-    const char *simd[3] = {"adx", "avx2", "avx512"};
-    for (int k = 0; k < 3; k++)
+    unsigned want_needs[4] = {CB_CPU_ADX, CB_CPU_AVX2, CB_CPU_AVX512F | CB_CPU_AVX512BW,
+                              CB_CPU_AVX512F | CB_CPU_AVX512BW | CB_CPU_AVX512VNNI};
+    const char *simd[4] = {"adx", "avx2", "avx512", "avx512-vnni"};
+    for (int k = 0; k < 4; k++)
         for (size_t j = 0; j < p->nvariants; j++)
             if (strcmp(p->variants[j].name, simd[k]) == 0)
                 is_uint(p->variants[j].needs, want_needs[k], "%s needs", simd[k]);
@@ -267,6 +269,71 @@ static void test_independent(const struct cb_variant *v)
     }
     ok(!bad, "%s: agrees with the big-endian sum on 3000 random inputs", v->name);
     free(buf);
+}
+
+/* Carry-heavy data at every alignment.  All-0xff bytes make every word
+ * 0xffff, so every add carries out: lengths 1..127 take each masked-tail
+ * length and every branch of the short paths; 64 KiB (32768 words of 0xffff,
+ * whose ones'-complement sum is 0xffff, never 0) and three 64 KiB chunks
+ * and a bit stress the carries and the SIMD variants' chunking. */
+static void test_edges(const struct cb_variant *v)
+{
+    const size_t big = 3 * 65536 + 5;
+    unsigned char *raw = malloc(big + 128);
+    unsigned char *base = (unsigned char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    memset(base, 0xff, big + 64);
+    static const uint32_t sums[3] = {0, 0x1234567u, 0xffffffffu};
+    int bad = 0;
+    for (size_t len = 1; len <= 127 && !bad; len++)
+        for (size_t al = 0; al < 64 && !bad; al++)
+            for (int k = 0; k < 3 && !bad; k++) {
+                uint16_t got = call_fold(v, base + al, len, sums[k]);
+                uint16_t want = indep_csum(base + al, len, sums[k]);
+                if (got != want) {
+                    bad = 1;
+                    printf("#   len=%zu align=%zu sum0=0x%08x: got 0x%04x, want 0x%04x\n", len, al,
+                           (unsigned)sums[k], got, want);
+                }
+            }
+    ok(!bad, "%s: all-0xff data, lengths 1..127 at alignments 0..63", v->name);
+
+    int all = 1;
+    static const size_t aligns[] = {0, 1, 2, 63};
+    for (size_t i = 0; i < sizeof aligns / sizeof aligns[0]; i++)
+        if (call_fold(v, base + aligns[i], 65536, 0) != 0xffff)
+            all = 0;
+    ok(all, "%s: 64 KiB of 0xff sums to 0xffff at alignments 0, 1, 2, 63", v->name);
+    is_uint(call_fold(v, base + 1, big, 0xffffffffu), indep_csum(base + 1, big, 0xffffffffu),
+            "%s: 3 x 64 KiB + 5 of 0xff at alignment 1", v->name);
+
+    /* Random data across the 64 KiB chunk boundary, odd and even starts. */
+    for (size_t i = 0; i < big + 64; i++)
+        base[i] = (unsigned char)rnd();
+    int chunk_ok = 1;
+    for (size_t len = 65536 - 70; len <= 65536 + 70 && chunk_ok; len += 7)
+        for (size_t al = 0; al < 2; al++)
+            if (call_fold(v, base + al, len, 0) != indep_csum(base + al, len, 0))
+                chunk_ok = 0;
+    ok(chunk_ok, "%s: random data, lengths 64 KiB +- 70 at alignments 0 and 1", v->name);
+    free(raw);
+}
+
+/* CB_CPU_MASK hides the VNNI bit: avx512-vnni is then not runnable, and
+ * verify refuses it rather than run an instruction the CPU may lack. */
+static void test_vnni_mask(void)
+{
+    const struct cb_variant *v = cb_variant_find(&cb_probe_csum, "avx512-vnni");
+    ok(v != NULL, "avx512-vnni is in the table");
+    if (!v)
+        return;
+    setenv("CB_CPU_MASK", "avx512vnni", 1);
+    unsigned masked = cb_cpu_features();
+    struct cb_verdict out;
+    int rc = cb_probe_csum.verify(v, &out);
+    unsetenv("CB_CPU_MASK");
+    ok(!(masked & CB_CPU_AVX512VNNI), "CB_CPU_MASK=avx512vnni hides the feature");
+    is_int(rc, -ENOTSUP, "verify refuses avx512-vnni when VNNI is hidden");
+    is_uint(cb_cpu_feature_by_name("avx512vnni"), CB_CPU_AVX512VNNI, "feature name avx512vnni");
 }
 
 static void test_wrong(const char *name, cb_csum_fn fn, int want_odd)
@@ -367,12 +434,14 @@ int main(void)
         test_verify(v);
         test_independent(v);
         test_guard_pages(v);
+        test_edges(v);
         if (strcmp(v->name, "kernel-2023") == 0)
             best = v;
     }
     test_wrong("drop-odd-byte", wrong_drop_odd, 1);
     test_wrong("no-carry", wrong_no_carry, 0);
     test_unrunnable();
+    test_vnni_mask();
     if (best) {
         test_run(best, CB_MODE_WARM, 1000);
         test_run(best, CB_MODE_COLD, 1500);

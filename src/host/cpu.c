@@ -22,6 +22,7 @@ static const struct {
     {"fsrm", CB_CPU_FSRM},         {"clflushopt", CB_CPU_CLFLUSHOPT},
     {"rdtscp", CB_CPU_RDTSCP},     {"invtsc", CB_CPU_INVTSC},
     {"prefetchw", CB_CPU_PREFETCHW}, {"hypervisor", CB_CPU_HYPERVISOR},
+    {"avx512vnni", CB_CPU_AVX512VNNI},
 };
 
 unsigned cb_cpu_feature_by_name(const char *name)
@@ -77,6 +78,7 @@ static const struct cpuid_bit {
     {7, EBX, 9, OS_ANY, CB_CPU_ERMS},           {7, EBX, 23, OS_ANY, CB_CPU_CLFLUSHOPT},
     {7, EDX, 4, OS_ANY, CB_CPU_FSRM},           {0x80000001, EDX, 27, OS_ANY, CB_CPU_RDTSCP},
     {0x80000001, ECX, 8, OS_ANY, CB_CPU_PREFETCHW}, {0x80000007, EDX, 8, OS_ANY, CB_CPU_INVTSC},
+    {7, ECX, 11, OS_ZMM, CB_CPU_AVX512VNNI},
 };
 
 static unsigned detect(void)

@@ -25,6 +25,7 @@ enum cb_cpu_feature {
     CB_CPU_INVTSC     = 1u << 13, /* invariant TSC: constant rate, runs in C-states */
     CB_CPU_PREFETCHW  = 1u << 14,
     CB_CPU_HYPERVISOR = 1u << 15,
+    CB_CPU_AVX512VNNI = 1u << 16, /* vpdpbusd/vpdpwssd on zmm */
 };
 
 /* Features of the running CPU.  The environment variable CB_CPU_MASK (a list
