@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "caches.h"
 #include "ceilings.h"
 #include "tap.h"
 
@@ -58,11 +59,11 @@ static void test_sysfs(void)
     cache_dir(root, 2, "2", "Unified", "2048K");
     cache_dir(root, 3, "3", "Unified", "491520K");
     uint64_t c[3];
-    is_int(cb_ceil_caches(root, 0, c), 0, "sysfs tree read");
+    is_int(cb_caches_sizes(root, 0, c), 0, "sysfs tree read");
     is_uint(c[0], 48 * 1024, "L1d 48 KiB (not the 64 KiB L1i)");
     is_uint(c[1], 2048 * 1024, "L2 2 MiB");
     is_uint(c[2], 491520ull * 1024, "L3 480 MiB");
-    is_int(cb_ceil_caches(root, 7, c), -ENOENT, "a CPU the tree lacks: nothing known");
+    is_int(cb_caches_sizes(root, 7, c), -ENOENT, "a CPU the tree lacks: nothing known");
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0)

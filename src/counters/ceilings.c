@@ -31,73 +31,6 @@ int cb_ceil_level_by_name(const char *name)
 
 /* ---- cache sizes and working sets --------------------------------------- */
 
-static int read_line(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -errno;
-    int ok = fgets(buf, (int)len, f) != NULL;
-    fclose(f);
-    if (!ok)
-        return -EIO;
-    buf[strcspn(buf, "\n")] = 0;
-    return 0;
-}
-
-/* "48K", "2048K", "32M", "1024" -> bytes; 0 when not a size. */
-static uint64_t parse_size(const char *s)
-{
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s)
-        return 0;
-    if (*end == 'K')
-        v <<= 10;
-    else if (*end == 'M')
-        v <<= 20;
-    else if (*end == 'G')
-        v <<= 30;
-    return v;
-}
-
-int cb_ceil_caches(const char *sysroot, int cpu, uint64_t cache[3])
-{
-    memset(cache, 0, 3 * sizeof *cache);
-    if (!sysroot)
-        sysroot = "";
-    if (cpu < 0)
-        cpu = 0;
-    for (int i = 0; i < 16; i++) {
-        char path[512], level[16], type[32], size[32];
-        snprintf(path, sizeof path, "%s/sys/devices/system/cpu/cpu%d/cache/index%d/level", sysroot,
-                 cpu, i);
-        if (read_line(path, level, sizeof level) < 0)
-            continue;
-        snprintf(path, sizeof path, "%s/sys/devices/system/cpu/cpu%d/cache/index%d/type", sysroot,
-                 cpu, i);
-        if (read_line(path, type, sizeof type) < 0 || strcmp(type, "Instruction") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/sys/devices/system/cpu/cpu%d/cache/index%d/size", sysroot,
-                 cpu, i);
-        if (read_line(path, size, sizeof size) < 0)
-            continue;
-        int lv = atoi(level);
-        if (lv >= 1 && lv <= 3)
-            cache[lv - 1] = parse_size(size);
-    }
-    /* Only the live system has a cpuid to ask. */
-    if (!*sysroot && (!cache[0] || (!cache[1] && !cache[2]))) {
-        struct cb_cache_model m;
-        if (cb_caches_read(&m) == 0) {
-            if (!cache[0] && m.d1.size > 0)
-                cache[0] = (uint64_t)m.d1.size;
-            if (m.ll.size > 0 && (m.ll_level == 2 || m.ll_level == 3) && !cache[m.ll_level - 1])
-                cache[m.ll_level - 1] = (uint64_t)m.ll.size;
-        }
-    }
-    return cache[0] || cache[1] || cache[2] ? 0 : -ENOENT;
-}
-
 static uint64_t round_down(uint64_t v, uint64_t to)
 {
     return v / to * to;
@@ -489,7 +422,7 @@ int cb_ceilings_measure(struct cb_ceilings *cs, double tsc_ghz, double core_ghz,
     snprintf(cs->source, sizeof cs->source, "measured");
     if (trials < 1)
         trials = 1;
-    if (cb_ceil_caches("", -1, cs->cache) < 0) {
+    if (cb_caches_sizes("", -1, cs->cache) < 0) {
         /* Nothing known: an L1 of 32 KiB is a safe guess for the loops,
          * and said. */
         cs->cache[0] = 32768;

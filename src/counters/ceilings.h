@@ -59,11 +59,6 @@ struct cb_ceilings {
 const char *cb_ceil_level_name(int level);      /* "L1".."DRAM", "?" */
 int cb_ceil_level_by_name(const char *name);    /* -1 unknown */
 
-/* The L1d, L2 and L3 sizes of cpu from sysroot/sys/devices/system/cpu
- * (sysroot "" for the live system), data and unified caches only; a level
- * the tree lacks is 0.  Where sysfs says nothing of L1d or the last level,
- * cpuid (caches.h) fills them.  0, or -ENOENT when nothing is known. */
-int cb_ceil_caches(const char *sysroot, int cpu, uint64_t cache[3]);
 
 /* The working set of each level from the cache sizes, pure: L1 half the
  * L1d, L2 half the L2, L3 4x the L2 but at most half the L3, DRAM 4x the

@@ -131,6 +131,37 @@ int cb_caches_read_sysfs(struct cb_cache_model *m, const char *sysroot, int cpu)
     return finish(m);
 }
 
+int cb_caches_sizes(const char *sysroot, int cpu, uint64_t size[3])
+{
+    memset(size, 0, 3 * sizeof *size);
+    if (!sysroot)
+        sysroot = "";
+    if (cpu < 0)
+        cpu = 0;
+    for (int i = 0; i < 16; i++) {
+        char dir[384], level[16], type[32], sz[32];
+        snprintf(dir, sizeof dir, "%s/sys/devices/system/cpu/cpu%d/cache/index%d", sysroot, cpu, i);
+        if (read_attr(dir, "level", level, sizeof level) < 0 ||
+            read_attr(dir, "type", type, sizeof type) < 0 || strcmp(type, "Instruction") == 0 ||
+            read_attr(dir, "size", sz, sizeof sz) < 0)
+            continue;
+        int lv = atoi(level);
+        if (lv >= 1 && lv <= 3)
+            size[lv - 1] = (uint64_t)parse_size(sz);
+    }
+    /* Only the live system has a cpuid to ask. */
+    if (!*sysroot && (!size[0] || (!size[1] && !size[2]))) {
+        struct cb_cache_model m;
+        if (cb_caches_read(&m) == 0) {
+            if (!size[0] && m.d1.size > 0)
+                size[0] = (uint64_t)m.d1.size;
+            if (m.ll.size > 0 && (m.ll_level == 2 || m.ll_level == 3) && !size[m.ll_level - 1])
+                size[m.ll_level - 1] = (uint64_t)m.ll.size;
+        }
+    }
+    return size[0] || size[1] || size[2] ? 0 : -ENOENT;
+}
+
 int cb_caches_read(struct cb_cache_model *m)
 {
     if (read_cpuid(m) == 0)

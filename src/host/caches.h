@@ -12,6 +12,7 @@
 #define CB_CACHES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* One cache: size in bytes, ways, line size; all 0 when unknown. */
 struct cb_cache {
@@ -34,6 +35,13 @@ struct cb_cache_model {
  * (the caller then leaves valgrind's default). */
 int cb_caches_read(struct cb_cache_model *m);
 int cb_caches_read_sysfs(struct cb_cache_model *m, const char *sysroot, int cpu);
+
+/* The sizes in bytes of the L1 data cache, L2 and L3 (0 each unknown),
+ * for calibrate's working sets: sysroot/sys/devices/system/cpu/cpuN/cache
+ * (sysroot "" for the live system, cpu < 0 for cpu0), then, live only,
+ * cpuid for what sysfs lacks.  The instruction cache is never taken for
+ * L1.  0, or -ENOENT when nothing is known. */
+int cb_caches_sizes(const char *sysroot, int cpu, uint64_t size[3]);
 
 /* Fit one cache to valgrind's rule: the same size and line, with the set
  * count made the largest power of two that divides size / line, and the

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "cpu.h"
 
+#include "caches.h"
+
 #include <cpuid.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -121,43 +123,14 @@ unsigned cb_cpu_features(void)
     return f;
 }
 
-static void read_line(const char *path, char *buf, size_t len)
-{
-    FILE *fp = fopen(path, "r");
-    buf[0] = '\0';
-    if (!fp)
-        return;
-    if (fgets(buf, (int)len, fp))
-        buf[strcspn(buf, "\n")] = '\0';
-    fclose(fp);
-}
-
-static size_t parse_cache_size(const char *s)
-{
-    char *end;
-    unsigned long v = strtoul(s, &end, 10);
-    if (end == s)
-        return 0;
-    if (*end == 'K')
-        v *= 1024;
-    else if (*end == 'M')
-        v *= 1024 * 1024;
-    return v;
-}
-
 size_t cb_llc_bytes(void)
 {
+    uint64_t sz[3];
     size_t best = 0;
-    for (int i = 0; i < 8; i++) {
-        char path[96], buf[64];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        read_line(path, buf, sizeof buf);
-        if (!buf[0])
-            continue;
-        size_t v = parse_cache_size(buf);
-        if (v > best)
-            best = v;
-    }
+    if (cb_caches_sizes("", 0, sz) == 0)
+        for (int i = 0; i < 3; i++)
+            if (sz[i] > best)
+                best = (size_t)sz[i];
     if (!best) {
         long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
         if (v <= 0)
