@@ -109,6 +109,44 @@ struct cb_plugin {
 #define CB_PLUGIN_ENTRY "cyclebudget_plugin"
 CB_API const struct cb_plugin *cyclebudget_plugin(void);
 
+/* ---- region markers -------------------------------------------------------
+ *
+ * For code that cannot be cut into a function: mark a region by name, and
+ * each pass through it is one sample, read from the same counters as
+ * `cyclebudget run` (its default events, or CYCLEBUDGET_EVENTS) and
+ * written into the same store, as a run of its own, one case per region
+ * (probe "region", variant the region's name).  `cyclebudget report latest`
+ * shows them; compare and history treat them as any other case.
+ *
+ *   cb_marker_init();                 // reads the environment, below
+ *   for (...) {
+ *       cb_region_begin("parse");
+ *       parse(pkt);
+ *       cb_region_end("parse");
+ *   }
+ *   cb_marker_close();                // writes the run (also done at exit)
+ *
+ * The environment chooses, as LIKWID_MARKER_INIT's does:
+ *   CYCLEBUDGET_DB      the store to write; unset: the markers are inactive,
+ *                       and each call costs a load and a branch
+ *   CYCLEBUDGET_EVENTS  comma-separated events (default: run's)
+ *   CYCLEBUDGET_TAG     a tag for the run
+ * A region's samples include the cost of the reads around it; the
+ * median cost of an empty begin/end pair, measured at init, is stored as
+ * each sample's overhead and subtracted in reports.  Markers are for one
+ * thread: the one that called cb_marker_init (it is pinned to the CPU it
+ * was on; the counters count that thread).  Regions may nest when their
+ * names differ.  At most 64 regions, 100000 samples kept per region.
+ *
+ * Each returns 0 (also when inactive) or a negative errno: init -EINVAL
+ * (bad events; the message is printed), begin -EBUSY (already begun),
+ * -E2BIG (too many regions), end -ENOENT (not begun).  A failure never
+ * stops the program; after one, init leaves the markers inactive. */
+CB_API int cb_marker_init(void);
+CB_API int cb_region_begin(const char *name);
+CB_API int cb_region_end(const char *name);
+CB_API int cb_marker_close(void);
+
 #ifdef __cplusplus
 }
 #endif
