@@ -166,6 +166,7 @@ struct cb_run_info {
     char meter_why[480];
     char fingerprint[1024];      /* "" none */
     char sim_model[256];         /* "" for a timed run */
+    char plugins[1024];          /* run --plugin: "PATH (sha256 0123...): csum/mine; ...", or "" */
 };
 
 struct cb_event_info {
