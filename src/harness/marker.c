@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cyclebudget/cyclebudget.h>
 
@@ -48,6 +49,8 @@ struct region {
 static struct {
     int active;                  /* the only field the inactive path reads */
     int closed;                  /* init is not repeated after close */
+    pid_t owner;                 /* the process whose run it is: a forked child's
+                                    exit must not write it a second time */
     struct cb_collector col;
     double overhead[CB_MAX_COUNTERS]; /* median empty begin/end pair */
     struct region r[MAX_REGIONS];
@@ -136,6 +139,7 @@ CB_API int cb_marker_init(void)
         return rc;
     }
     measure_overhead();
+    markers.owner = getpid();
     markers.last = -1;
     markers.active = 1;
     atexit(close_at_exit);
@@ -249,6 +253,8 @@ CB_API int cb_marker_close(void)
         return 0;
     markers.active = 0;
     markers.closed = 1;
+    if (getpid() != markers.owner)
+        return 0;
     int rc = 0;
     for (int i = 0; i < markers.nr && rc == 0; i++)
         if (markers.r[i].n)
