@@ -26,10 +26,14 @@
 #include "sha256.h"
 #include "workset.h"
 
-/* A plugin gets this long to load and register in the child. */
+/* A plugin gets this long to load and register in the child, and a
+ * plugin variant this long to be verified in one. */
 #define LOAD_SECONDS 10
+#define VERIFY_SECONDS 300
 #define MAX_FAMILIES 16
 #define MAX_VARIANTS 64
+
+static void default_faults(void);
 
 /* The built-in families whose variants are plain functions. */
 static const char *const pluggable[] = {"csum", "copy", "csum_copy", "memset"};
@@ -180,9 +184,7 @@ static int try_in_child(const char *path, char *err, size_t errlen)
         close(fd[0]);
         /* Die of the fault itself, not in a handler this process (or a
          * sanitizer's runtime) installed: the parent reports the signal. */
-        static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGALRM};
-        for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
-            signal(faults[i], SIG_DFL);
+        default_faults();
         alarm(LOAD_SECONDS);
         char msg[1024] = "";
         void *h;
@@ -226,6 +228,106 @@ static int try_in_child(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "plugin %s exited (status %d) while loading, instead of returning "
                  "its table: refused", path, code);
     return code == ENOEXEC || code == EPROTO || code == EINVAL ? -code : -EFAULT;
+}
+
+/* ---- verification in a child ------------------------------------------- */
+
+/* The faults a child dies of, with no handler of this process in the way. */
+static void default_faults(void)
+{
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGALRM};
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        signal(faults[i], SIG_DFL);
+}
+
+/* verify(v) in a forked child: the user's code is run on thousands of
+ * inputs before it is ever timed, and a variant that crashes there (reads
+ * past its buffer, divides by zero) must be BAD by name with the signal,
+ * not end the run.  Returns verify's result, with its verdict in *out. */
+static int verify_in_child(int (*verify)(const struct cb_variant *, struct cb_verdict *),
+                           const struct cb_variant *v, struct cb_verdict *out)
+{
+    struct {
+        int rc;
+        struct cb_verdict vd;
+    } r;
+    memset(out, 0, sizeof *out);
+    int fd[2];
+    if (pipe(fd) < 0)
+        return -errno;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(fd[0]);
+        close(fd[1]);
+        return -e;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        default_faults();
+        alarm(VERIFY_SECONDS);
+        memset(&r, 0, sizeof r);
+        r.rc = verify(v, &r.vd);
+        _exit(write(fd[1], &r, sizeof r) == (ssize_t)sizeof r ? 0 : 1);
+    }
+    close(fd[1]);
+    size_t n = 0;
+    ssize_t k;
+    while (n < sizeof r && ((k = read(fd[0], (char *)&r + n, sizeof r - n)) > 0 ||
+                            (k < 0 && errno == EINTR)))
+        n += k > 0 ? (size_t)k : 0;
+    close(fd[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (n == sizeof r && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+        *out = r.vd;
+        return r.rc;
+    }
+    out->ok = 0;
+    if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+        snprintf(out->detail, sizeof out->detail, "did not finish verification in %d s",
+                 VERIFY_SECONDS);
+    else if (WIFSIGNALED(st))
+        snprintf(out->detail, sizeof out->detail, "crashed while being verified (signal %d: %s)",
+                 WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else
+        snprintf(out->detail, sizeof out->detail, "exited (status %d) while being verified",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    return 0;
+}
+
+/* The registered probe whose variant table holds v. */
+static const struct cb_probe *owner_of(const struct cb_variant *v)
+{
+    for (size_t i = 0; i < cb_probe_count(); i++) {
+        const struct cb_probe *p = cb_probe_at(i);
+        if (v >= p->variants && v < p->variants + p->nvariants)
+            return p;
+    }
+    return NULL;
+}
+
+static const struct cb_probe *builtin_named(const char *name)
+{
+    for (size_t i = 0; i < cb_nprobes; i++)
+        if (strcmp(cb_probes[i]->name, name) == 0)
+            return cb_probes[i];
+    return NULL;
+}
+
+/* The verify of a built-in family a plugin added to: its own variants as
+ * ever, in this process; the plugin's in a child. */
+static int merged_verify(const struct cb_variant *v, struct cb_verdict *out)
+{
+    const struct cb_probe *p = owner_of(v);
+    const struct cb_probe *base = p ? builtin_named(p->name) : NULL;
+    if (!base)
+        return -EINVAL;
+    if ((size_t)(v - p->variants) < base->nvariants)
+        return base->verify(v, out);
+    return verify_in_child(base->verify, v, out);
 }
 
 /* ---- a plugin's own family, as a probe ----------------------------------- */
@@ -311,7 +413,7 @@ static const struct plugin_family *pf_of(const struct cb_variant *v)
 
 /* The family's own check; without one the verdict is ok with nothing
  * checked, and says "unverified" (the collector prints and stores that). */
-static int pf_verify(const struct cb_variant *v, struct cb_verdict *out)
+static int pf_check(const struct cb_variant *v, struct cb_verdict *out)
 {
     memset(out, 0, sizeof *out);
     const struct plugin_family *pf = pf_of(v);
@@ -330,6 +432,15 @@ static int pf_verify(const struct cb_variant *v, struct cb_verdict *out)
     if (bad)
         snprintf(out->detail, sizeof out->detail, "%s", why[0] ? why : "its family's check failed");
     return 0;
+}
+
+/* The check runs the plugin's code: in a child, as merged_verify does. */
+static int pf_verify(const struct cb_variant *v, struct cb_verdict *out)
+{
+    const struct plugin_family *pf = pf_of(v);
+    if (pf && !pf->fam->check)
+        return pf_check(v, out);
+    return verify_in_child(pf_check, v, out);
 }
 
 /* ---- registering ------------------------------------------------------------- */
@@ -390,6 +501,7 @@ static int register_table(const struct cb_plugin *t, struct cb_plugin_info *out)
         if (!np)
             return -ENOMEM;
         *np = *base;
+        np->verify = merged_verify;
         int rc = add_variants(pluggable[i], t, base, np);
         if (rc == 0)
             rc = cb_registry_add(np);

@@ -8,7 +8,8 @@
  * it; then here, where its table is checked again and its variants join the
  * registry (registry.c's runtime extension).  From there on a plugin
  * variant is measured exactly as a built-in one: verified against the
- * family's reference before it is ever timed, excluded as BAD by name when
+ * family's reference before it is ever timed (in a child, so that one that
+ * crashes there is BAD with its signal), excluded as BAD by name when
  * wrong. */
 #ifndef CB_PLUGIN_H
 #define CB_PLUGIN_H
