@@ -16,6 +16,7 @@
 
 #include "meter.h"
 #include "parse.h"
+#include "plugin.h"
 #include "rerun.h"
 #include "sim.h"
 
@@ -36,6 +37,8 @@ static void bisect_usage(FILE *out)
             "      --sim              count under callgrind, as 'run --sim' (BASE's runs must be\n"
             "                         --sim runs too); the verdict is then exact (see compare)\n"
             "      --sim-caches SPEC  with --sim, the simulated caches (as 'run --sim-caches')\n"
+            "      --plugin PATH      load a variant plugin first, as 'run --plugin' (its\n"
+            "                         cases in BASE are measured with this build of it; repeatable)\n"
             "  -q, --quiet            no table, only the verdict line\n"
             "exit status: 0 good, 1 bad (regressed against BASE), 125 cannot tell (skip),\n"
             "128 error (aborts git bisect run, which would read 1..127 as bad)\n");
@@ -51,6 +54,8 @@ struct bisect {
     int argc;                     /* as typed, for --sim's re-execution */
     char **argv;
     struct cb_harness_opts h;
+    struct cb_plugin_info plugins[CB_PLUGIN_MAX]; /* --plugin, loaded */
+    int nplugins;
 };
 
 /* One option: the common ones, then bisect-check's own; 0 taken, 1 not one
@@ -71,6 +76,12 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
         b->h.cold_bytes = u64;
         return 0;
     case 'N': return cb_parse_int(arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err, errlen);
+    case 'P':
+        if (b->nplugins == CB_PLUGIN_MAX) {
+            snprintf(err, errlen, "--plugin: at most %d plugins", CB_PLUGIN_MAX);
+            return -EINVAL;
+        }
+        return cb_plugin_load(arg, &b->plugins[b->nplugins++], err, errlen) < 0 ? -EINVAL : 0;
     case 'S':
         b->sim = 1;
         return cb_sim_requested() ? 0 : cb_sim_check(err, errlen);
@@ -88,6 +99,7 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         {"max-time", required_argument, 0, 'm'}, {"cold-bytes", required_argument, 0, 'C'},
         {"rounds", required_argument, 0, 'N'},  {"quiet", no_argument, 0, 'q'},
         {"sim", no_argument, 0, 'S'},           {"sim-caches", required_argument, 0, 'K'},
+        {"plugin", required_argument, 0, 'P'},
         {0, 0, 0, 0},
     };
     static const struct cb_opt_field fields[] = {
@@ -161,6 +173,9 @@ static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measure
         cb_side_free(&A);
         goto usage_err;
     }
+    for (int i = 0; i < b->nplugins && rc >= 0; i++)
+        rc = cb_store_run_plugin_add(col.st, col.run_id, b->plugins[i].path, b->plugins[i].sha256,
+                                     b->plugins[i].name, b->plugins[i].variants);
     cb_catch_stop_signals(0);
     *measured = 0;
     for (size_t i = 0; i < A.ncases && rc >= 0; i++) {

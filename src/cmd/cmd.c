@@ -53,8 +53,8 @@ void cb_suggest_probes(const char *bad, char *buf, size_t len)
 {
     const char *names[64];
     size_t n = 0;
-    for (size_t i = 0; i < cb_nprobes && n < 64; i++)
-        names[n++] = cb_probes[i]->name;
+    for (size_t i = 0; i < cb_probe_count() && n < 64; i++)
+        names[n++] = cb_probe_at(i)->name;
     cb_suggest_nearest(bad, names, n, buf, len);
 }
 
@@ -63,15 +63,16 @@ void cb_suggest_variants(const struct cb_probe *only, const char *bad, char *buf
     /* Several families share names (avx2, glibc): each once. */
     const char *names[512];
     size_t n = 0;
-    for (size_t i = 0; i < cb_nprobes; i++) {
-        if (only && cb_probes[i] != only)
+    for (size_t i = 0; i < cb_probe_count(); i++) {
+        const struct cb_probe *p = cb_probe_at(i);
+        if (only && p != only)
             continue;
-        for (size_t j = 0; j < cb_probes[i]->nvariants && n < 512; j++) {
-            const char *v = cb_probes[i]->variants[j].name;
+        for (size_t j = 0; j < p->nvariants && n < 512; j++) {
+            const char *v = p->variants[j].name;
             size_t k = 0;
             while (k < n && strcmp(names[k], v) != 0)
                 k++;
-            if (k == n && !(cb_probes[i]->variants[j].flags & CB_VARIANT_TESTONLY))
+            if (k == n && !(p->variants[j].flags & CB_VARIANT_TESTONLY))
                 names[n++] = v;
         }
     }

@@ -18,6 +18,7 @@
 #include "collect.h"
 #include "cmd.h"
 #include "parse.h"
+#include "plugin.h"
 #include "probe.h"
 #include "report.h"
 #include "session.h"
@@ -63,7 +64,11 @@ static void run_usage(FILE *out)
             "      --recalibrate      measure the machine's ceilings anew (default: reuse the\n"
             "                         newest calibration stored for this host and environment,\n"
             "                         measuring one, about a second, when there is none)\n"
-            "  -q, --quiet            no progress and no summary\n", CB_SIM_REPS);
+            "      --plugin PATH      load a variant plugin (a shared object defining\n"
+            "                         cyclebudget_plugin(), see cyclebudget(3)): its variants are\n"
+            "                         verified and measured as built-in ones; its path and sha256\n"
+            "                         are stored with the run (repeatable, up to %d)\n"
+            "  -q, --quiet            no progress and no summary\n", CB_SIM_REPS, CB_PLUGIN_MAX);
 }
 
 static int glob_match_any(char **globs, const char *name)
@@ -204,6 +209,9 @@ struct run_plan {
     int nnamed;
     int sim;                            /* --sim */
     const char *sim_caches;             /* --sim-caches */
+    const char *plugin_args[CB_PLUGIN_MAX]; /* --plugin, as typed */
+    int nplugins;
+    struct cb_plugin_info *plugins;     /* loaded, nplugins of them */
     int argc;                           /* as typed, for --sim's re-execution */
     char **argv;
     char err[512];
@@ -213,7 +221,7 @@ static int run_work(void *plan, struct cb_collector *col);
 
 enum {
     OPT_COMMIT = CB_SESSION_OPT_OWN, OPT_REPO, OPT_REPS, OPT_MAX_TIME, OPT_BUDGET, OPT_ROUNDS,
-    OPT_ROUND_PAUSE, OPT_CASES, OPT_SIM, OPT_SIM_CACHES, OPT_RECALIBRATE,
+    OPT_ROUND_PAUSE, OPT_CASES, OPT_SIM, OPT_SIM_CACHES, OPT_RECALIBRATE, OPT_PLUGIN,
 };
 
 /* One of run's own options; 0, or -EINVAL with the plan's err set. */
@@ -231,6 +239,13 @@ static int run_option(int ch, const char *arg, void *ctx, char *err, size_t len)
         return cb_parse_seconds(arg, "--max-time", &h->case_seconds, err, len) < 0 ? -EINVAL : 0;
     case OPT_ROUNDS: return cb_parse_int(arg, 1, CB_MAX_ROUNDS, "--rounds", &h->rounds, err, len);
     case OPT_RECALIBRATE: pl->s.co.ceilings = 2; return 0;
+    case OPT_PLUGIN:
+        if (pl->nplugins == CB_PLUGIN_MAX) {
+            snprintf(err, len, "--plugin: at most %d plugins in one run", CB_PLUGIN_MAX);
+            return -EINVAL;
+        }
+        pl->plugin_args[pl->nplugins++] = arg;
+        return 0;
     case OPT_ROUND_PAUSE:
         if (cb_parse_long(arg, 0, 10000, "--round-pause", &lv, err, len) < 0)
             return -EINVAL;
@@ -254,6 +269,7 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
         {"cases", required_argument, 0, OPT_CASES},   {"sim", no_argument, 0, OPT_SIM},
         {"sim-caches", required_argument, 0, OPT_SIM_CACHES},
         {"recalibrate", no_argument, 0, OPT_RECALIBRATE},
+        {"plugin", required_argument, 0, OPT_PLUGIN},
         CB_SESSION_LONGOPTS, {0, 0, 0, 0},
     };
     static const struct cb_opt_field fields[] = {
@@ -307,9 +323,9 @@ static int plan_probes(struct run_plan *pl)
     if (pl->cases_arg)
         return 0;
     if (pl->suite) {
-        for (size_t i = 0; i < cb_nprobes && pl->np < CB_SESSION_MAX_PROBES; i++)
-            if (cb_probes[i]->suite_sizes)
-                pl->probes[pl->np++] = cb_probes[i];
+        for (size_t i = 0; i < cb_probe_count() && pl->np < CB_SESSION_MAX_PROBES; i++)
+            if (cb_probe_at(i)->suite_sizes)
+                pl->probes[pl->np++] = cb_probe_at(i);
         return 0;
     }
     pl->np = cb_session_probes(pl->probes_arg, pl->probes, pl->err, sizeof pl->err);
@@ -368,11 +384,31 @@ static int plan_modes(struct run_plan *pl)
     return rc;
 }
 
+/* --plugin: each one loaded into the registry (a crash while loading is
+ * caught in a child), before -p, -V and --cases are looked up in it. */
+static int plan_plugins(struct run_plan *pl)
+{
+    if (!pl->nplugins)
+        return 0;
+    if (!(pl->plugins = calloc((size_t)pl->nplugins, sizeof *pl->plugins))) {
+        snprintf(pl->err, sizeof pl->err, "out of memory");
+        return -ENOMEM;
+    }
+    for (int i = 0; i < pl->nplugins; i++) {
+        int rc = cb_plugin_load(pl->plugin_args[i], &pl->plugins[i], pl->err, sizeof pl->err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 /* Everything typed, checked before the store is opened for writing. */
 static int run_plan_cases(void *plan)
 {
     struct run_plan *pl = plan;
     int rc;
+    if ((rc = plan_plugins(pl)) < 0)
+        return rc;
     if (cb_budget_parse(pl->budget_arg, CB_MIN_FRAME, &pl->budget, pl->err, sizeof pl->err) < 0)
         return -EINVAL;
     if (pl->sim && pl->s.co.events) {
@@ -509,6 +545,7 @@ static void run_plan_free(struct run_plan *pl)
     free(pl->cnames);
     free(pl->cstore);
     free(pl->named);
+    free(pl->plugins);
 }
 
 static int run_parse_plan(int argc, char **argv, void *ctx, char *err, size_t errlen)
@@ -522,6 +559,19 @@ static int run_work(void *plan, struct cb_collector *col)
 {
     struct run_plan *pl = plan;
     int interrupted = 0;
+    for (int i = 0; i < pl->nplugins; i++) {
+        const struct cb_plugin_info *pi = &pl->plugins[i];
+        if (cb_store_run_plugin_add(col->st, col->run_id, pi->path, pi->sha256, pi->name,
+                                    pi->variants) < 0) {
+            cb_die_msg("cannot store plugin %s with run %lld in %s; run marked aborted", pi->path,
+                       (long long)col->run_id, pl->s.co.db);
+            cb_collector_finish(col, "aborted");
+            return 1;
+        }
+        if (!pl->s.co.quiet)
+            fprintf(stderr, "cyclebudget: plugin %s (sha256 %.16s...): %s\n", pi->path, pi->sha256,
+                    pi->variants);
+    }
     int rc = run_measure(pl, col, &interrupted);
     if (rc == 0)
         rc = cb_session_finish(col, interrupted, "run", "it will not appear in reports");

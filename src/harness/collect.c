@@ -382,6 +382,11 @@ const struct cb_verdict *cb_collector_verdict(struct cb_collector *col, const st
     if (!cv->verdict.ok && !col->quiet)
         fprintf(stderr, "\ncyclebudget: BAD %s %s: %s (not timed)\n", p->name, v->name,
                 cv->verdict.detail);
+    /* A plugin family without a reference check (plugin.c): timed, and
+     * said to be unchecked, here and in the case's detail. */
+    if (cv->verdict.ok && !cv->verdict.checked && cv->verdict.detail[0] && !col->quiet)
+        fprintf(stderr, "\ncyclebudget: UNVERIFIED %s %s: %s\n", p->name, v->name,
+                cv->verdict.detail);
     return &cv->verdict;
 }
 
@@ -424,6 +429,8 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
         rc = store_unmeasured(col, &row, "bad", vd->detail, case_id);
         return rc < 0 ? rc : CB_CASE_BAD;
     }
+    if (!vd->checked)
+        row.detail = vd->detail;
     struct cb_case c = {
         .probe = p, .variant = v, .size = size, .mode = mode,
         .cold_bytes = col->h.o.cold_bytes,

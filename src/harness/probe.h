@@ -98,6 +98,15 @@ struct cb_probe {
 extern const struct cb_probe *const cb_probes[];
 extern const size_t cb_nprobes;
 
+/* What commands see: the built-in families, with plugins' variants added
+ * (registry.c), then the plugins' own families.  i < cb_probe_count(). */
+size_t cb_probe_count(void);
+const struct cb_probe *cb_probe_at(size_t i);
+/* Register a plugin's family (plugin.c): it replaces the family of the same
+ * name, built-in or added before.  p must live as long as the process.
+ * 0, or -ENOSPC when the list is full. */
+int cb_registry_add(const struct cb_probe *p);
+
 const struct cb_probe *cb_probe_find(const char *name);
 const struct cb_variant *cb_variant_find(const struct cb_probe *p, const char *name);
 /* 1 when this CPU has everything v needs. */

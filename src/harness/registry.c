@@ -1,7 +1,11 @@
-/* registry.c — the probe families linked into cyclebudget.
+/* registry.c — the probe families linked into cyclebudget, and those that
+ * loaded plugins add.
  *
- * The one piece of global state the project allows: a const table.  Adding a
- * family is one line here plus its file in probes/. */
+ * The one piece of global state the project allows: a const table of the
+ * built-in families (adding one is a line here plus its file in probes/),
+ * and its one runtime extension, the plugin list below.  Lookups go through
+ * cb_probe_find/cb_probe_at, which see both. */
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -26,6 +30,66 @@ const struct cb_probe *const cb_probes[] = {
 };
 const size_t cb_nprobes = sizeof cb_probes / sizeof cb_probes[0];
 
+/* The runtime extension: families registered by run --plugin (plugin.c),
+ * in the order loaded.  One with a built-in family's name takes its place
+ * (a copy of it, its variants plus the plugin's); others follow the
+ * built-ins.  Filled in the parse step, single-threaded, before anything is
+ * measured, and never shrunk: the probes and variants it points to live as
+ * long as the process, as the dlopened code they call does. */
+#define CB_REGISTRY_MAX_EXT 32
+static const struct cb_probe *registry_ext[CB_REGISTRY_MAX_EXT];
+static size_t registry_next;
+
+int cb_registry_add(const struct cb_probe *p)
+{
+    for (size_t i = 0; i < registry_next; i++)
+        if (strcmp(registry_ext[i]->name, p->name) == 0) {
+            registry_ext[i] = p;
+            return 0;
+        }
+    if (registry_next == CB_REGISTRY_MAX_EXT)
+        return -ENOSPC;
+    registry_ext[registry_next++] = p;
+    return 0;
+}
+
+static const struct cb_probe *ext_named(const char *name)
+{
+    for (size_t i = 0; i < registry_next; i++)
+        if (strcmp(registry_ext[i]->name, name) == 0)
+            return registry_ext[i];
+    return NULL;
+}
+
+size_t cb_probe_count(void)
+{
+    size_t n = cb_nprobes;
+    for (size_t i = 0; i < registry_next; i++) {
+        size_t k = 0;
+        while (k < cb_nprobes && strcmp(cb_probes[k]->name, registry_ext[i]->name) != 0)
+            k++;
+        n += k == cb_nprobes;
+    }
+    return n;
+}
+
+const struct cb_probe *cb_probe_at(size_t i)
+{
+    if (i < cb_nprobes) {
+        const struct cb_probe *e = ext_named(cb_probes[i]->name);
+        return e ? e : cb_probes[i];
+    }
+    i -= cb_nprobes;
+    for (size_t j = 0; j < registry_next; j++) {
+        size_t k = 0;
+        while (k < cb_nprobes && strcmp(cb_probes[k]->name, registry_ext[j]->name) != 0)
+            k++;
+        if (k == cb_nprobes && i-- == 0)
+            return registry_ext[j];
+    }
+    return NULL;
+}
+
 const char *cb_mode_name(enum cb_mode m)
 {
     return m == CB_MODE_COLD ? "cold" : "warm";
@@ -42,6 +106,9 @@ int cb_mode_parse(const char *s)
 
 const struct cb_probe *cb_probe_find(const char *name)
 {
+    const struct cb_probe *e = ext_named(name);
+    if (e)
+        return e;
     for (size_t i = 0; i < cb_nprobes; i++)
         if (strcmp(cb_probes[i]->name, name) == 0)
             return cb_probes[i];

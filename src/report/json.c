@@ -366,6 +366,11 @@ static void run_json(const struct cb_report *r, FILE *out)
     host_json(out, u);
     fputs(",\n  \"commit\": ", out);
     obj_or_null(out, u->commit[0] != 0, commit_members, u);
+    /* run --plugin: which builds of the user's code were measured. */
+    if (u->plugins[0]) {
+        fputs(",\n  \"plugins\": ", out);
+        cb_json_str(out, u->plugins);
+    }
     clocks_json(out, u);
     env_json(out, u);
     cycles_json(out, r);

@@ -128,6 +128,8 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
     wrapped(out, "ceiling", line);
     if (u->sim_model[0])
         wrapped(out, "model", u->sim_model);
+    if (u->plugins[0])
+        wrapped(out, "plugins", u->plugins);
     size_t len = 0;
     line[0] = 0;
     for (size_t e = 0; e < r->nevents && len < sizeof line; e++) {

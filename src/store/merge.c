@@ -99,6 +99,7 @@ static const struct table run_tables[] = {
     {"race_entrants", M_NONE, RESULTS_OF_RUN, "t.result_id, t.variant", {{"result_id", M_RESULT}}},
     {"race_cases", M_NONE, RESULTS_OF_RUN, "t.result_id, t.case_id",
      {{"result_id", M_RESULT}, {"case_id", M_CASE}}},
+    {"run_plugins", M_NONE, "t.run_id = ?1", "t.id", {{"run_id", M_RUN}}},
 };
 #define NRUN_TABLES (sizeof run_tables / sizeof run_tables[0])
 
@@ -241,6 +242,10 @@ int cb_store_run_digest(struct cb_store *st, long long run_id, unsigned long lon
                       " WHERE r.id = ?1", run_id, none, &h, NULL, NULL);
     if (r == 0)
         r = hash_rows(st->db, "SELECT * FROM events WHERE run_id = ?1 ORDER BY id", run_id,
+                      own_skip, &h, NULL, NULL);
+    /* Which build of which plugin measured its own variants. */
+    if (r == 0)
+        r = hash_rows(st->db, "SELECT * FROM run_plugins WHERE run_id = ?1 ORDER BY id", run_id,
                       own_skip, &h, NULL, NULL);
     if (r == 0)
         r = hash_rows(st->db, "SELECT * FROM cases WHERE run_id = ?1 ORDER BY id", run_id,

@@ -180,7 +180,7 @@ static const struct col run_cols[] = {
     R(STR, clock_backend), R(STR, core_est_method), R(NDBL, core_est_ghz),
     R(NDBL, core_est_spread), R(NDBL, core_est_add_ghz), R(NDBL, core_est_imul_ghz),
     R(STR, meter_kind), R(NDBL, meter_baseline), R(NDBL, meter_spread), R(STR, meter_why),
-    R(STR, fingerprint), R(STR, sim_model), R(STR, uuid),
+    R(STR, fingerprint), R(STR, sim_model), R(STR, uuid), R(STR, plugins),
 };
 #undef R
 

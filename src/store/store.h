@@ -134,6 +134,10 @@ int cb_store_event_add(struct cb_store *st, int64_t run_id, const struct cb_even
 /* The case and all its samples in one transaction (retried when busy). */
 int cb_store_case_add(struct cb_store *st, int64_t run_id, const struct cb_case_row *c,
                       const struct cb_sample_row *s, size_t ns, int64_t *case_id);
+/* A plugin the run loaded (run --plugin): its absolute path, the sha256 of
+ * the file, its name and what it added ("csum/mine,..."). */
+int cb_store_run_plugin_add(struct cb_store *st, int64_t run_id, const char *path,
+                            const char *sha256, const char *name, const char *variants);
 /* status: "complete" or "aborted"; sets the end time. */
 int cb_store_run_finish(struct cb_store *st, int64_t run_id, const char *status);
 
@@ -169,6 +173,7 @@ struct cb_run_info {
     char fingerprint[1024];      /* "" none */
     char sim_model[256];         /* "" for a timed run */
     char uuid[40];               /* the run's name in every store (uuid.h, 0009_uuid.sql) */
+    char plugins[1024];          /* run --plugin: "PATH (sha256 0123...): csum/mine; ...", or "" */
 };
 
 struct cb_event_info {

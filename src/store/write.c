@@ -416,6 +416,31 @@ int cb_store_case_add(struct cb_store *st, int64_t run_id, const struct cb_case_
     return 0;
 }
 
+int cb_store_run_plugin_add(struct cb_store *st, int64_t run_id, const char *path,
+                            const char *sha256, const char *name, const char *variants)
+{
+    static const char sql[] = "INSERT INTO run_plugins (run_id, path, sha256, name, variants) "
+                              "VALUES (?1, ?2, ?3, ?4, ?5)";
+    if (!st || !path || !sha256 || strlen(sha256) != 64 || !name || !variants)
+        return -EINVAL;
+    int rc = SQLITE_BUSY;
+    for (int attempt = 0; attempt < CB_TX_TRIES && cb_st_is_busy(rc); attempt++) {
+        if (attempt)
+            cb_st_backoff(attempt);
+        sqlite3_stmt *s;
+        if ((rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL)) != SQLITE_OK)
+            continue;
+        sqlite3_bind_int64(s, 1, run_id);
+        const char *const text[] = {path, sha256, name, variants};
+        cb_st_bind_strs(s, 2, text, 4);
+        rc = sqlite3_step(s);
+        sqlite3_finalize(s);
+        if (rc == SQLITE_DONE)
+            return 0;
+    }
+    return cb_st_fail(st, rc, "storing the run's plugin");
+}
+
 int cb_store_run_finish(struct cb_store *st, int64_t run_id, const char *status)
 {
     if (!st || !status || (strcmp(status, "complete") && strcmp(status, "aborted")))

@@ -1,0 +1,154 @@
+/* cyclebudget.h — the public API of libcyclebudget (see cyclebudget(3)).
+ *
+ * Two ways to measure your own code with cyclebudget:
+ *
+ *  - A variant plugin: a shared object that hands `cyclebudget run --plugin
+ *    ./my.so` a table of functions.  Each one joins a family (csum, copy,
+ *    csum_copy, memset, or a family the plugin defines), is verified against
+ *    the family's reference before it is ever timed, and is measured and
+ *    stored exactly as a built-in variant is.  A plugin needs only this
+ *    header (pkg-config --cflags cyclebudget), not the library.
+ *
+ *  - Region markers (cb_region_begin/cb_region_end, further below) around
+ *    code that cannot be cut into a function; link -lcyclebudget.
+ *
+ * Everything here is versioned by CB_API_VERSION: a plugin built against
+ * another version is refused, never half-loaded.  Nothing else in the
+ * library is part of the API.  C11; no other header is needed. */
+#ifndef CYCLEBUDGET_CYCLEBUDGET_H
+#define CYCLEBUDGET_CYCLEBUDGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a structure or a function type below changes. */
+#define CB_API_VERSION 1
+
+/* What the library exports (everything else is hidden). */
+#if defined(__GNUC__)
+#define CB_API __attribute__((visibility("default")))
+#else
+#define CB_API
+#endif
+
+/* The CB_API_VERSION the library was built with. */
+CB_API unsigned cb_api_version(void);
+
+/* ---- variant plugins ----------------------------------------------------
+ *
+ * The function types of the built-in families a plugin may add to.  Each is
+ * what the family's variants implement; see `cyclebudget list`.
+ *   csum       csum_partial: the 32-bit ones'-complement partial sum of len
+ *              bytes at buf (any alignment) plus sum; verified folded to 16
+ *              bits against RFC 1071 at every length 0..2048 and start
+ *              offset 0..63, and on longer and all-0xff/all-zero buffers.
+ *   copy       memcpy of len bytes (non-overlapping); verified on every
+ *              length 0..2048 at every src/dst alignment, bytes beside dst
+ *              untouched.
+ *   csum_copy  copy len bytes and return their partial sum, as csum.
+ *   memset     fill len bytes at dst with the byte c.
+ * (slab's variants are parameters of a built-in allocator model, not
+ * functions: it takes no plugin variants.) */
+typedef uint32_t (*cb_csum_fn)(const void *buf, size_t len, uint32_t sum);
+typedef void (*cb_copy_fn)(void *dst, const void *src, size_t len);
+typedef uint32_t (*cb_csum_copy_fn)(const void *src, void *dst, size_t len, uint32_t sum);
+typedef void (*cb_memset_fn)(void *dst, int c, size_t len);
+
+/* One variant.  Names are 1-48 characters of [A-Za-z0-9_.+-], unique in
+ * their family (a built-in variant's name is refused). */
+struct cb_plugin_variant {
+    const char *family;   /* "csum", "copy", "csum_copy", "memset", or one of
+                             the plugin's own families */
+    const char *name;
+    const char *desc;     /* one line: what it is (may be NULL) */
+    const void *fn;       /* the family's function type, cast to const void * */
+};
+
+/* A family of the plugin's own: one operation works on len bytes. */
+struct cb_plugin_family {
+    const char *name;     /* must not be a built-in family's name */
+    const char *desc;     /* one line (may be NULL) */
+    /* One timed operation: run variant fn over the len bytes at buf
+     * (random data, re-used warm or streamed cold) and return anything
+     * derived from the result, so that the call cannot be optimised away. */
+    uint64_t (*call)(const void *fn, void *buf, size_t len);
+    /* The reference check of variant fn, before it is ever timed: 0 when
+     * it is right; otherwise nonzero, with the first wrong input described
+     * in detail.  NULL: the family's variants are measured and reported as
+     * unverified. */
+    int (*check)(const void *fn, char *detail, size_t detail_len);
+    const size_t *sizes;  /* default sizes in bytes, 0-terminated; NULL: 64, 1500, 4096 */
+};
+
+/* What a plugin registers: its whole contribution, in one table. */
+struct cb_plugin {
+    unsigned api_version; /* CB_API_VERSION, as the plugin was compiled */
+    const char *name;     /* the plugin's name, for messages */
+    const struct cb_plugin_family *families;
+    size_t nfamilies;
+    const struct cb_plugin_variant *variants;
+    size_t nvariants;
+};
+
+/* The one entry point a plugin defines: it returns the plugin's table
+ * (static storage; called once, before anything is measured).
+ *
+ *   static const struct cb_plugin_variant vs[] = {
+ *       {"csum", "mine", "my csum_partial", (const void *)my_csum},
+ *   };
+ *   const struct cb_plugin *cyclebudget_plugin(void)
+ *   {
+ *       static const struct cb_plugin p = {CB_API_VERSION, "mine", NULL, 0, vs, 1};
+ *       return &p;
+ *   }
+ */
+#define CB_PLUGIN_ENTRY "cyclebudget_plugin"
+CB_API const struct cb_plugin *cyclebudget_plugin(void);
+
+/* ---- region markers -------------------------------------------------------
+ *
+ * For code that cannot be cut into a function: mark a region by name, and
+ * each pass through it is one sample, read from the same counters as
+ * `cyclebudget run` (its default events, or CYCLEBUDGET_EVENTS) and
+ * written into the same store, as a run of its own, one case per region
+ * (probe "region", variant the region's name).  `cyclebudget report latest`
+ * shows them; compare and history treat them as any other case.
+ *
+ *   cb_marker_init();                 // reads the environment, below
+ *   for (...) {
+ *       cb_region_begin("parse");
+ *       parse(pkt);
+ *       cb_region_end("parse");
+ *   }
+ *   cb_marker_close();                // writes the run (also done at exit)
+ *
+ * The environment chooses, as LIKWID_MARKER_INIT's does:
+ *   CYCLEBUDGET_DB      the store to write; unset: the markers are inactive,
+ *                       and each call costs a load and a branch
+ *   CYCLEBUDGET_EVENTS  comma-separated events (default: run's)
+ *   CYCLEBUDGET_TAG     a tag for the run
+ * A region's samples include the cost of the reads around it; the
+ * median cost of an empty begin/end pair, measured at init, is stored as
+ * each sample's overhead and subtracted in reports.  Markers are for one
+ * thread: the one that called cb_marker_init (it is pinned to the CPU it
+ * was on; the counters count that thread).  Regions may nest when their
+ * names differ.  At most 64 regions, 100000 samples kept per region.
+ *
+ * Each returns 0 (also when inactive) or a negative errno: init -EINVAL
+ * (bad events; the message is printed), begin -EBUSY (already begun),
+ * -E2BIG (too many regions), end -ENOENT (not begun).  A failure never
+ * stops the program; after one, init leaves the markers inactive. */
+CB_API int cb_marker_init(void);
+CB_API int cb_region_begin(const char *name);
+CB_API int cb_region_end(const char *name);
+CB_API int cb_marker_close(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,567 @@
+/* plugin.c — load a variant plugin: try it in a child, then here; check its
+ * table; add its variants and families to the registry. */
+#define _GNU_SOURCE
+#include "plugin.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cyclebudget/cyclebudget.h>
+
+/* The public function types must be the families' own: including both
+ * headers makes the compiler check that each typedef is the same type. */
+#include "copy.h"
+#include "csum.h"
+#include "csum_copy.h"
+#include "memset.h"
+#include "probe.h"
+#include "sha256.h"
+#include "workset.h"
+
+/* A plugin gets this long to load and register in the child, and a
+ * plugin variant this long to be verified in one. */
+#define LOAD_SECONDS 10
+#define VERIFY_SECONDS 300
+#define MAX_FAMILIES 16
+#define MAX_VARIANTS 64
+
+static void default_faults(void);
+
+/* The built-in families whose variants are plain functions. */
+static const char *const pluggable[] = {"csum", "copy", "csum_copy", "memset"};
+
+static int is_pluggable(const char *family)
+{
+    for (size_t i = 0; i < sizeof pluggable / sizeof pluggable[0]; i++)
+        if (strcmp(pluggable[i], family) == 0)
+            return 1;
+    return 0;
+}
+
+static int good_name(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || n > 48)
+        return 0;
+    for (; *s; s++)
+        if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') || ('0' <= *s && *s <= '9') ||
+              strchr("_.+-", *s)))
+            return 0;
+    return 1;
+}
+
+static const struct cb_plugin_family *own_family(const struct cb_plugin *t, const char *name)
+{
+    for (size_t i = 0; i < t->nfamilies; i++)
+        if (strcmp(t->families[i].name, name) == 0)
+            return &t->families[i];
+    return NULL;
+}
+
+/* Everything about the table that could make it unsafe or ambiguous to
+ * register; the same check runs in the child and here.  0 or -EPROTO /
+ * -EINVAL with err set.  api_version is read before anything else: it is
+ * the first member in every version of the structure. */
+static int check_table(const struct cb_plugin *t, const char *path, char *err, size_t errlen)
+{
+    if (!t) {
+        snprintf(err, errlen, "plugin %s: cyclebudget_plugin() returned NULL", path);
+        return -EINVAL;
+    }
+    if (t->api_version != CB_API_VERSION) {
+        snprintf(err, errlen, "plugin %s was built for plugin API version %u, and this "
+                 "cyclebudget speaks version %d: rebuild it against this cyclebudget's "
+                 "<cyclebudget/cyclebudget.h>", path, t->api_version, CB_API_VERSION);
+        return -EPROTO;
+    }
+    if (!good_name(t->name)) {
+        snprintf(err, errlen, "plugin %s: its name must be 1-48 characters of [A-Za-z0-9_.+-]", path);
+        return -EINVAL;
+    }
+    if (t->nfamilies > MAX_FAMILIES || t->nvariants > MAX_VARIANTS || t->nvariants == 0 ||
+        (t->nfamilies && !t->families) || !t->variants) {
+        snprintf(err, errlen, "plugin %s: it must register 1..%d variants and 0..%d families "
+                 "(it says %zu and %zu)", path, MAX_VARIANTS, MAX_FAMILIES, t->nvariants,
+                 t->nfamilies);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < t->nfamilies; i++) {
+        const struct cb_plugin_family *f = &t->families[i];
+        if (!good_name(f->name) || !f->call) {
+            snprintf(err, errlen, "plugin %s: family %zu needs a name of [A-Za-z0-9_.+-] and a "
+                     "call function", path, i + 1);
+            return -EINVAL;
+        }
+        if (cb_probe_find(f->name) || own_family(t, f->name) != f) {
+            snprintf(err, errlen, "plugin %s: family '%s' exists already: give your family "
+                     "a name of its own, or add variants to the existing one", path, f->name);
+            return -EINVAL;
+        }
+    }
+    for (size_t i = 0; i < t->nvariants; i++) {
+        const struct cb_plugin_variant *v = &t->variants[i];
+        const char *fam = v->family ? v->family : "(null)";
+        if (!own_family(t, fam) && !is_pluggable(fam)) {
+            snprintf(err, errlen, "plugin %s: variant %zu's family '%s' %s; a plugin adds to "
+                     "csum, copy, csum_copy or memset, or to a family it defines", path, i + 1, fam,
+                     cb_probe_find(fam) ? "takes no plugin variants (its variants are "
+                                          "parameters of a built-in model, not functions)"
+                                        : "does not exist");
+            return -EINVAL;
+        }
+        if (!good_name(v->name) || !v->fn) {
+            snprintf(err, errlen, "plugin %s: variant %zu of %s needs a name of 1-48 characters "
+                     "of [A-Za-z0-9_.+-] and a function", path, i + 1, fam);
+            return -EINVAL;
+        }
+        const struct cb_probe *p = cb_probe_find(fam);
+        int dup = p && cb_variant_find(p, v->name);
+        for (size_t j = 0; j < i && !dup; j++)
+            dup = strcmp(t->variants[j].family, fam) == 0 && strcmp(t->variants[j].name, v->name) == 0;
+        if (dup) {
+            snprintf(err, errlen, "plugin %s: %s has a variant '%s' already: name yours "
+                     "differently", path, fam, v->name);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+/* dlopen path and call its entry point.  0 with *out, or -ENOEXEC. */
+static int open_table(const char *path, void **handle, const struct cb_plugin **out, char *err,
+                      size_t errlen)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *why = dlerror();
+        snprintf(err, errlen, "%s is not a plugin: it is not a shared object this process can "
+                 "load (%s); build one with cc -shared -fPIC $(pkg-config --cflags cyclebudget)",
+                 path, why ? why : "dlopen failed");
+        return -ENOEXEC;
+    }
+    const struct cb_plugin *(*entry)(void);
+    *(void **)&entry = dlsym(h, CB_PLUGIN_ENTRY);
+    if (!entry) {
+        snprintf(err, errlen, "%s is a shared object but not a cyclebudget plugin: it defines no "
+                 CB_PLUGIN_ENTRY "() (see cyclebudget(3))", path);
+        dlclose(h);
+        return -ENOEXEC;
+    }
+    *handle = h;
+    *out = entry();
+    return 0;
+}
+
+/* The first try, in a child: whatever the plugin's constructors or entry
+ * point do (crash, hang, exit), this process has not run them.  The child
+ * writes its message, if any, into a pipe.  0, or a negative errno with err
+ * set. */
+static int try_in_child(const char *path, char *err, size_t errlen)
+{
+    int fd[2];
+    if (pipe(fd) < 0) {
+        snprintf(err, errlen, "cannot load plugin %s: pipe: %s", path, strerror(errno));
+        return -errno;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(fd[0]);
+        close(fd[1]);
+        snprintf(err, errlen, "cannot load plugin %s: fork: %s", path, strerror(e));
+        return -e;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        /* Die of the fault itself, not in a handler this process (or a
+         * sanitizer's runtime) installed: the parent reports the signal. */
+        default_faults();
+        alarm(LOAD_SECONDS);
+        char msg[1024] = "";
+        void *h;
+        const struct cb_plugin *t;
+        int rc = open_table(path, &h, &t, msg, sizeof msg);
+        if (rc == 0)
+            rc = check_table(t, path, msg, sizeof msg);
+        if (msg[0] && write(fd[1], msg, strlen(msg)) < 0)
+            rc = -EIO;
+        _exit(rc == 0 ? 0 : -rc < 126 ? -rc : 125);
+    }
+    close(fd[1]);
+    char msg[1024];
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < sizeof msg && ((r = read(fd[0], msg + n, sizeof msg - 1 - n)) > 0 ||
+                                  (r < 0 && errno == EINTR)))
+        n += r > 0 ? (size_t)r : 0;
+    msg[n] = '\0';
+    close(fd[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFSIGNALED(st)) {
+        int sig = WTERMSIG(st);
+        if (sig == SIGALRM)
+            snprintf(err, errlen, "plugin %s did not finish loading in %d s (it hangs in a "
+                     "constructor or in " CB_PLUGIN_ENTRY "()): refused", path, LOAD_SECONDS);
+        else
+            snprintf(err, errlen, "plugin %s crashed while loading (signal %d: %s, in a "
+                     "constructor or in " CB_PLUGIN_ENTRY "()): refused; nothing was measured",
+                     path, sig, strsignal(sig));
+        return -EFAULT;
+    }
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : 125;
+    if (code == 0)
+        return 0;
+    if (msg[0])
+        snprintf(err, errlen, "%s", msg);
+    else
+        snprintf(err, errlen, "plugin %s exited (status %d) while loading, instead of returning "
+                 "its table: refused", path, code);
+    return code == ENOEXEC || code == EPROTO || code == EINVAL ? -code : -EFAULT;
+}
+
+/* ---- verification in a child ------------------------------------------- */
+
+/* The faults a child dies of, with no handler of this process in the way. */
+static void default_faults(void)
+{
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGALRM};
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        signal(faults[i], SIG_DFL);
+}
+
+/* verify(v) in a forked child: the user's code is run on thousands of
+ * inputs before it is ever timed, and a variant that crashes there (reads
+ * past its buffer, divides by zero) must be BAD by name with the signal,
+ * not end the run.  Returns verify's result, with its verdict in *out. */
+static int verify_in_child(int (*verify)(const struct cb_variant *, struct cb_verdict *),
+                           const struct cb_variant *v, struct cb_verdict *out)
+{
+    struct {
+        int rc;
+        struct cb_verdict vd;
+    } r;
+    memset(out, 0, sizeof *out);
+    int fd[2];
+    if (pipe(fd) < 0)
+        return -errno;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(fd[0]);
+        close(fd[1]);
+        return -e;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        default_faults();
+        alarm(VERIFY_SECONDS);
+        memset(&r, 0, sizeof r);
+        r.rc = verify(v, &r.vd);
+        _exit(write(fd[1], &r, sizeof r) == (ssize_t)sizeof r ? 0 : 1);
+    }
+    close(fd[1]);
+    size_t n = 0;
+    ssize_t k;
+    while (n < sizeof r && ((k = read(fd[0], (char *)&r + n, sizeof r - n)) > 0 ||
+                            (k < 0 && errno == EINTR)))
+        n += k > 0 ? (size_t)k : 0;
+    close(fd[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (n == sizeof r && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+        *out = r.vd;
+        return r.rc;
+    }
+    out->ok = 0;
+    if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+        snprintf(out->detail, sizeof out->detail, "did not finish verification in %d s",
+                 VERIFY_SECONDS);
+    else if (WIFSIGNALED(st))
+        snprintf(out->detail, sizeof out->detail, "crashed while being verified (signal %d: %s)",
+                 WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else
+        snprintf(out->detail, sizeof out->detail, "exited (status %d) while being verified",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    return 0;
+}
+
+/* The registered probe whose variant table holds v. */
+static const struct cb_probe *owner_of(const struct cb_variant *v)
+{
+    for (size_t i = 0; i < cb_probe_count(); i++) {
+        const struct cb_probe *p = cb_probe_at(i);
+        if (v >= p->variants && v < p->variants + p->nvariants)
+            return p;
+    }
+    return NULL;
+}
+
+static const struct cb_probe *builtin_named(const char *name)
+{
+    for (size_t i = 0; i < cb_nprobes; i++)
+        if (strcmp(cb_probes[i]->name, name) == 0)
+            return cb_probes[i];
+    return NULL;
+}
+
+/* The verify of a built-in family a plugin added to: its own variants as
+ * ever, in this process; the plugin's in a child. */
+static int merged_verify(const struct cb_variant *v, struct cb_verdict *out)
+{
+    const struct cb_probe *p = owner_of(v);
+    const struct cb_probe *base = p ? builtin_named(p->name) : NULL;
+    if (!base)
+        return -EINVAL;
+    if ((size_t)(v - p->variants) < base->nvariants)
+        return base->verify(v, out);
+    return verify_in_child(base->verify, v, out);
+}
+
+/* ---- a plugin's own family, as a probe ----------------------------------- */
+
+/* The probe the harness sees for a family of a plugin: its table entry
+ * beside the struct cb_probe the registry points to (first member, so a
+ * case's probe pointer leads back to it). */
+struct plugin_family {
+    struct cb_probe probe;
+    const struct cb_plugin_family *fam;
+    char detail[160];                 /* "unverified: ..." */
+};
+
+struct pf_state {
+    struct cb_workset ws;
+    const void *fn;
+    uint64_t (*call)(const void *fn, void *buf, size_t len);
+};
+
+static const size_t pf_default_sizes[] = {64, 1500, 4096, 0};
+
+static void pf_fill(unsigned char *p, size_t n, uint64_t *s)
+{
+    for (size_t i = 0; i < n; i++) {
+        *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+        p[i] = (unsigned char)*s;
+    }
+}
+
+static int pf_setup(struct cb_case *c)
+{
+    const struct plugin_family *pf = (const struct plugin_family *)c->probe;
+    struct pf_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return -ENOMEM;
+    int rc = cb_workset_init(&s->ws, c->size, 0, c->mode, c->cold_bytes);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    uint64_t seed = 0x9e3779b97f4a7c15ull ^ c->size;
+    for (size_t i = 0; i < s->ws.count; i++)
+        pf_fill(cb_workset_at(&s->ws, i), c->size, &seed);
+    cb_workset_settle(&s->ws);
+    s->fn = c->variant->fn;
+    s->call = pf->fam->call;
+    c->priv = s;
+    return 0;
+}
+
+static void pf_run(struct cb_case *c, uint64_t iters)
+{
+    struct pf_state *s = c->priv;
+    uint64_t acc = 0;
+    for (uint64_t i = 0; i < iters; i++)
+        acc += s->call(s->fn, cb_workset_next(&s->ws), c->size);
+    c->sink += acc;
+}
+
+static void pf_teardown(struct cb_case *c)
+{
+    struct pf_state *s = c->priv;
+    if (s) {
+        cb_workset_free(&s->ws);
+        free(s);
+    }
+    c->priv = NULL;
+}
+
+static int pf_verify(const struct cb_variant *v, struct cb_verdict *out);
+
+/* The plugin family v belongs to, found through the registry (a variant
+ * does not point to its family). */
+static const struct plugin_family *pf_of(const struct cb_variant *v)
+{
+    for (size_t i = 0; i < cb_probe_count(); i++) {
+        const struct cb_probe *p = cb_probe_at(i);
+        if (p->verify == pf_verify && v >= p->variants && v < p->variants + p->nvariants)
+            return (const struct plugin_family *)p;
+    }
+    return NULL;
+}
+
+/* The family's own check; without one the verdict is ok with nothing
+ * checked, and says "unverified" (the collector prints and stores that). */
+static int pf_check(const struct cb_variant *v, struct cb_verdict *out)
+{
+    memset(out, 0, sizeof *out);
+    const struct plugin_family *pf = pf_of(v);
+    if (!pf)
+        return -EINVAL;
+    if (!pf->fam->check) {
+        out->ok = 1;
+        snprintf(out->detail, sizeof out->detail, "%s", pf->detail);
+        return 0;
+    }
+    char why[sizeof out->detail] = "";
+    int bad = pf->fam->check(v->fn, why, sizeof why);
+    why[sizeof why - 1] = '\0';
+    out->ok = bad == 0;
+    out->checked = 1;
+    if (bad)
+        snprintf(out->detail, sizeof out->detail, "%s", why[0] ? why : "its family's check failed");
+    return 0;
+}
+
+/* The check runs the plugin's code: in a child, as merged_verify does. */
+static int pf_verify(const struct cb_variant *v, struct cb_verdict *out)
+{
+    const struct plugin_family *pf = pf_of(v);
+    if (pf && !pf->fam->check)
+        return pf_check(v, out);
+    return verify_in_child(pf_check, v, out);
+}
+
+/* ---- registering ------------------------------------------------------------- */
+
+static int add_variants(const char *family, const struct cb_plugin *t, const struct cb_probe *base,
+                        struct cb_probe *np)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < t->nvariants; i++)
+        k += strcmp(t->variants[i].family, family) == 0;
+    size_t nb = base ? base->nvariants : 0;
+    struct cb_variant *vs = calloc(nb + k, sizeof *vs);
+    if (!vs)
+        return -ENOMEM;
+    if (nb)
+        memcpy(vs, base->variants, nb * sizeof *vs);
+    size_t n = nb;
+    for (size_t i = 0; i < t->nvariants; i++)
+        if (strcmp(t->variants[i].family, family) == 0)
+            vs[n++] = (struct cb_variant){
+                .name = t->variants[i].name,
+                .desc = t->variants[i].desc ? t->variants[i].desc : "(plugin variant)",
+                .fn = t->variants[i].fn,
+            };
+    np->variants = vs;
+    np->nvariants = n;
+    /* A built-in family's quick suite keeps its own globs, and the
+     * plugin's variants join it: they are what the user came to measure. */
+    if (base && base->suite_variants) {
+        size_t len = strlen(base->suite_variants) + 1;
+        for (size_t i = nb; i < n; i++)
+            len += strlen(vs[i].name) + 1;
+        char *g = malloc(len);
+        if (!g)
+            return -ENOMEM;
+        strcpy(g, base->suite_variants);
+        for (size_t i = nb; i < n; i++)
+            strcat(strcat(g, ","), vs[i].name);
+        np->suite_variants = g;
+    }
+    return 0;
+}
+
+/* Into the registry: a copy of each built-in family the plugin adds to,
+ * with its variants appended, and a probe per family of its own.  What is
+ * allocated here lives as long as the process (the registry's rule). */
+static int register_table(const struct cb_plugin *t, struct cb_plugin_info *out)
+{
+    size_t off = 0;
+    for (size_t i = 0; i < sizeof pluggable / sizeof pluggable[0]; i++) {
+        const struct cb_probe *base = cb_probe_find(pluggable[i]);
+        int any = 0;
+        for (size_t j = 0; j < t->nvariants; j++)
+            any |= strcmp(t->variants[j].family, pluggable[i]) == 0;
+        if (!any || !base)
+            continue;
+        struct cb_probe *np = malloc(sizeof *np);
+        if (!np)
+            return -ENOMEM;
+        *np = *base;
+        np->verify = merged_verify;
+        int rc = add_variants(pluggable[i], t, base, np);
+        if (rc == 0)
+            rc = cb_registry_add(np);
+        if (rc)
+            return rc;
+    }
+    for (size_t i = 0; i < t->nfamilies; i++) {
+        const struct cb_plugin_family *f = &t->families[i];
+        struct plugin_family *pf = calloc(1, sizeof *pf);
+        if (!pf)
+            return -ENOMEM;
+        pf->fam = f;
+        snprintf(pf->detail, sizeof pf->detail, "unverified: plugin family %s has no reference check",
+                 f->name);
+        pf->probe = (struct cb_probe){
+            .name = f->name, .desc = f->desc ? f->desc : "(plugin family)", .unit = "B",
+            .op = "call", .sizes = f->sizes ? f->sizes : pf_default_sizes,
+            .setup = pf_setup, .run = pf_run, .verify = pf_verify, .teardown = pf_teardown,
+        };
+        int rc = add_variants(f->name, t, NULL, &pf->probe);
+        if (rc == 0)
+            rc = cb_registry_add(&pf->probe);
+        if (rc)
+            return rc;
+    }
+    for (size_t j = 0; j < t->nvariants; j++)
+        off += (size_t)snprintf(out->variants + off, off < sizeof out->variants ? sizeof out->variants - off : 0,
+                                "%s%s/%s", j ? "," : "", t->variants[j].family, t->variants[j].name);
+    return 0;
+}
+
+int cb_plugin_load(const char *arg, struct cb_plugin_info *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    /* dlopen searches the library path for a bare name: a plugin is a file. */
+    char path[PATH_MAX];
+    if (!realpath(arg, path) || access(path, R_OK) != 0) {
+        snprintf(err, errlen, "cannot read plugin %s: %s; give the path of a shared object, "
+                 "e.g. --plugin ./my.so", arg, strerror(errno));
+        return -ENOENT;
+    }
+    int rc = try_in_child(path, err, errlen);
+    if (rc < 0)
+        return rc;
+    void *h;
+    const struct cb_plugin *t;
+    if ((rc = open_table(path, &h, &t, err, errlen)) < 0 ||
+        (rc = check_table(t, path, err, errlen)) < 0)
+        return rc;
+    snprintf(out->path, sizeof out->path, "%s", path);
+    snprintf(out->name, sizeof out->name, "%s", t->name);
+    if ((rc = cb_sha256_file(path, out->sha256)) < 0) {
+        snprintf(err, errlen, "cannot read plugin %s: %s", path, strerror(-rc));
+        return -ENOENT;
+    }
+    if ((rc = register_table(t, out)) < 0) {
+        snprintf(err, errlen, "cannot register plugin %s: %s", path,
+                 rc == -ENOSPC ? "too many plugin families" : strerror(-rc));
+        return -EINVAL;
+    }
+    /* The handle stays open: the registry calls into it until exit. */
+    return 0;
+}

@@ -1,0 +1,39 @@
+/* plugin.h — run --plugin: variants from the user's own shared objects.
+ *
+ * A plugin is a shared object defining cyclebudget_plugin(), which returns
+ * one table (include/cyclebudget/cyclebudget.h): variants for the built-in
+ * families csum, copy, csum_copy and memset, and families of its own.  The
+ * object is first loaded in a forked child, so that a plugin that crashes
+ * or hangs while loading is refused before this process has run a line of
+ * it; then here, where its table is checked again and its variants join the
+ * registry (registry.c's runtime extension).  From there on a plugin
+ * variant is measured exactly as a built-in one: verified against the
+ * family's reference before it is ever timed (in a child, so that one that
+ * crashes there is BAD with its signal), excluded as BAD by name when
+ * wrong. */
+#ifndef CB_PLUGIN_H
+#define CB_PLUGIN_H
+
+#include <stddef.h>
+
+#define CB_PLUGIN_MAX 8               /* --plugin, at most this many times */
+
+/* What a run stores about a loaded plugin (0009_plugins.sql). */
+struct cb_plugin_info {
+    char path[4096];                  /* absolute */
+    char sha256[65];                  /* of the file's bytes */
+    char name[64];                    /* the table's name */
+    char variants[1024];              /* "csum/mine,csum/mine-bad": what it added */
+};
+
+/* Load the plugin at path into the registry.  Every failure is the user's
+ * to fix (exit 2), with err saying what was wrong and what to do:
+ *   -ENOENT   no such file, or it cannot be read
+ *   -ENOEXEC  not a shared object dlopen accepts, or no cyclebudget_plugin()
+ *   -EPROTO   built against another CB_API_VERSION
+ *   -EFAULT   it crashed (or hung) while loading or registering
+ *   -EINVAL   its table is malformed (names, counts, families, clashes)
+ * Nothing is registered unless 0 is returned. */
+int cb_plugin_load(const char *path, struct cb_plugin_info *out, char *err, size_t errlen);
+
+#endif
