@@ -9,7 +9,6 @@
  * because closing the last connection of a WAL database checkpoints the WAL
  * into the main file. */
 #include "store_internal.h"
-#include "db.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 /* PRAGMA application_id: 'CyBu'.  Lets us tell our database from another
  * program's SQLite file before touching it. */
@@ -45,17 +46,10 @@ int cb_store_schema_latest(void)
     return v;
 }
 
-static void read_int(sqlite3_stmt *s, void *v)
-{
-    *(int *)v = sqlite3_column_int(s, 0);
-}
-
 int cb_store_schema_version(struct cb_store *st)
 {
-    int v;
-    if (cb_st_row_once(st, "PRAGMA user_version", NULL, 0, read_int, &v) != SQLITE_ROW)
-        return -EIO;
-    return v;
+    int v = cb_db_schema_version(st->db);
+    return v < 0 ? -EIO : v;
 }
 
 /* ---- opening ---------------------------------------------------------- */
@@ -71,16 +65,16 @@ static int migrate_one(struct cb_store *st, void *vctx)
      * between our check and our BEGIN. */
     int cur = cb_store_schema_version(st);
     if (cur < 0)
-        return SQLITE_IOERR;
+        return -EIO;
     if (cur >= c->m->version)
-        return SQLITE_OK;
+        return CB_DB_OK;
     int rc = cb_st_exec(st, c->m->sql);
-    if (rc != SQLITE_OK)
+    if (rc != CB_DB_OK)
         return rc;
     char pragma[96];
     snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", c->m->version);
     rc = cb_st_exec(st, pragma);
-    if (rc == SQLITE_OK && c->m->version == 1) {
+    if (rc == CB_DB_OK && c->m->version == 1) {
         snprintf(pragma, sizeof pragma, "PRAGMA application_id = %d", CB_APP_ID);
         rc = cb_st_exec(st, pragma);
     }
@@ -94,9 +88,9 @@ static int migrate(struct cb_store *st, int target, char *err, size_t errlen)
         if (c.m->version > target)
             break;
         int rc = cb_st_in_tx(st, migrate_one, &c);
-        if (rc != SQLITE_OK) {
+        if (rc != CB_DB_OK) {
             cb_st_msg(err, errlen, "cannot apply migration %s: %s", c.m->name,
-                st->why[0] ? st->why : sqlite3_errstr(rc));
+                st->why[0] ? st->why : strerror(-cb_st_errno_or_eio(rc)));
             return cb_st_errno_or_eio(rc);
         }
     }
@@ -127,6 +121,24 @@ static void dir_of(const char *path, char *dir, size_t len)
         snprintf(dir, len, "/");
     else
         snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+/* An SQLite result code of the calls made here directly (open, backup) as
+ * 0 or a negative errno, as db_sqlite.c maps those it makes. */
+static int sq_errno(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_OK: case SQLITE_DONE: return 0;
+    case SQLITE_BUSY: case SQLITE_LOCKED: return -EBUSY;
+    case SQLITE_NOMEM: return -ENOMEM;
+    case SQLITE_READONLY: return -EROFS;
+    case SQLITE_PERM: case SQLITE_AUTH: case SQLITE_CANTOPEN: return -EACCES;
+    case SQLITE_FULL: return -ENOSPC;
+    case SQLITE_CONSTRAINT: case SQLITE_MISMATCH: case SQLITE_RANGE: case SQLITE_TOOBIG:
+    case SQLITE_CORRUPT: case SQLITE_NOTADB:
+        return -EINVAL;
+    default: return -EIO;
+    }
 }
 
 static int newer_msg(const char *path, long have, int latest, char *err, size_t errlen)
@@ -292,7 +304,7 @@ static int precheck(struct open_ctx *o)
 
 #define QC_FIRST 200 /* what is kept of quick_check's first line */
 
-static void read_first(sqlite3_stmt *s, void *first)
+static void read_first(struct cb_db_stmt *s, void *first)
 {
     cb_st_col_str(s, 0, first, QC_FIRST);
 }
@@ -304,13 +316,15 @@ static int quick_check(struct cb_store *st, const char *path, char *err, size_t 
 {
     char first[QC_FIRST] = "";
     int rc = cb_st_row_once(st, "PRAGMA quick_check(1)", NULL, 0, read_first, first);
-    if (rc == SQLITE_ROW)
-        rc = SQLITE_OK;
-    if (rc == SQLITE_OK && strcmp(first, "ok") == 0)
+    if (rc == CB_DB_ROW)
+        rc = CB_DB_OK;
+    if (rc == CB_DB_OK && strcmp(first, "ok") == 0)
         return 0;
-    if (rc != SQLITE_OK && !cb_st_is_busy(rc) && (rc & 0xff) != SQLITE_CORRUPT &&
-        (rc & 0xff) != SQLITE_NOTADB && (rc & 0xff) != SQLITE_IOERR) {
-        cb_st_msg(err, errlen, "%s: cannot check it: %s", path, sqlite3_errmsg(st->db));
+    /* SQLite's own code says which failures are damage. */
+    int code = rc < 0 ? sqlite3_errcode(cb_db_sqlite(st->db)) & 0xff : SQLITE_OK;
+    if (rc != CB_DB_OK && !cb_st_is_busy(rc) && code != SQLITE_CORRUPT &&
+        code != SQLITE_NOTADB && code != SQLITE_IOERR) {
+        cb_st_msg(err, errlen, "%s: cannot check it: %s", path, cb_db_errmsg(st->db));
         return cb_st_errno_or_eio(rc);
     }
     if (cb_st_is_busy(rc)) {
@@ -320,7 +334,7 @@ static int quick_check(struct cb_store *st, const char *path, char *err, size_t 
     }
     /* One line: SQLite's first complaint can span several. */
     if (!first[0])
-        snprintf(first, sizeof first, "%s", sqlite3_errmsg(st->db));
+        snprintf(first, sizeof first, "%s", cb_db_errmsg(st->db));
     first[strcspn(first, "\n")] = '\0';
     cb_st_msg(err, errlen, "%s is damaged (%s): restore it from a backup; 'sqlite3 %s .recover' "
         "may save its rows", path, first, path);
@@ -347,7 +361,7 @@ static int immutable_uri(const char *path, char *uri, size_t len)
 
 static int set_wal(struct cb_store *st)
 {
-    int rc = SQLITE_BUSY;
+    int rc = -EBUSY;
     for (int attempt = 0; attempt < CB_TX_TRIES && cb_st_is_busy(rc); attempt++) {
         if (attempt)
             cb_st_backoff(attempt);
@@ -398,26 +412,33 @@ static int open_db(struct cb_store *st, struct open_ctx *o)
         name = uri;
         flags |= SQLITE_OPEN_URI;
     }
-    int rc = sqlite3_open_v2(name, &st->db, flags, NULL);
+    sqlite3 *h = NULL;
+    int rc = sqlite3_open_v2(name, &h, flags, NULL);
     if (rc != SQLITE_OK) {
         cb_st_msg(o->err, o->errlen, "%s: cannot open: %s", o->path,
-                  st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
-        return cb_st_errno_of(rc);
+                  h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
+        sqlite3_close(h);
+        return sq_errno(rc);
     }
     /* Until every check has passed: closing must not checkpoint (write). */
-    sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-    sqlite3_extended_result_codes(st->db, 1);
-    sqlite3_busy_timeout(st->db, CB_BUSY_MS);
-    return 0;
+    sqlite3_db_config(h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+    sqlite3_extended_result_codes(h, 1);
+    sqlite3_busy_timeout(h, CB_BUSY_MS);
+    int r = cb_db_sqlite_wrap(h, &st->db);
+    if (r < 0) {
+        sqlite3_close(h);
+        cb_st_msg(o->err, o->errlen, "out of memory");
+    }
+    return r;
 }
 
-static void read_identity_row(sqlite3_stmt *s, void *vctx)
+static void read_identity_row(struct cb_db_stmt *s, void *vctx)
 {
     struct open_ctx *o = vctx;
-    o->uv = sqlite3_column_int64(s, 0);
-    o->app = sqlite3_column_int64(s, 1);
-    o->nobj = sqlite3_column_int64(s, 2);
-    o->hasruns = sqlite3_column_int64(s, 3);
+    o->uv = cb_db_column_int64(s, 0);
+    o->app = cb_db_column_int64(s, 1);
+    o->nobj = cb_db_column_int64(s, 2);
+    o->hasruns = cb_db_column_int64(s, 3);
 }
 
 /* The database's own word on its schema version, owner and contents. */
@@ -429,17 +450,17 @@ static int read_identity(struct cb_store *st, struct open_ctx *o)
         " (SELECT COUNT(*) FROM sqlite_schema),"
         " (SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'runs')",
         NULL, 0, read_identity_row, o);
-    if (rc == SQLITE_ROW)
-        rc = SQLITE_OK;
-    if (rc == SQLITE_OK)
+    if (rc == CB_DB_ROW)
+        rc = CB_DB_OK;
+    if (rc == CB_DB_OK)
         return 0;
-    int code = rc & 0xff;
+    int code = sqlite3_errcode(cb_db_sqlite(st->db)) & 0xff;
     if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
         cb_st_msg(o->err, o->errlen, "%s: not an SQLite database, or a damaged one (%s)",
-                  o->path, sqlite3_errmsg(st->db));
+                  o->path, cb_db_errmsg(st->db));
         return -EINVAL;
     }
-    cb_st_msg(o->err, o->errlen, "%s: cannot read: %s", o->path, sqlite3_errmsg(st->db));
+    cb_st_msg(o->err, o->errlen, "%s: cannot read: %s", o->path, cb_db_errmsg(st->db));
     return cb_st_errno_or_eio(rc);
 }
 
@@ -483,7 +504,8 @@ static int snapshot(struct cb_store *st, const struct open_ctx *o)
     sqlite3 *copy = NULL;
     int rc = sqlite3_open_v2("", &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                              SQLITE_OPEN_NOMUTEX, NULL);
-    sqlite3_backup *b = rc == SQLITE_OK ? sqlite3_backup_init(copy, "main", st->db, "main") : NULL;
+    sqlite3_backup *b = rc == SQLITE_OK ?
+        sqlite3_backup_init(copy, "main", cb_db_sqlite(st->db), "main") : NULL;
     if (b) {
         rc = sqlite3_backup_step(b, -1);
         sqlite3_backup_finish(b);
@@ -495,11 +517,18 @@ static int snapshot(struct cb_store *st, const struct open_ctx *o)
         cb_st_msg(o->err, o->errlen, "%s: cannot copy it to read: %s", o->path,
                   copy ? sqlite3_errmsg(copy) : sqlite3_errstr(rc));
         sqlite3_close(copy);
-        return cb_st_errno_or_eio(rc);
+        return sq_errno(rc) ? sq_errno(rc) : -EIO;
     }
-    sqlite3_close(st->db);
-    st->db = copy;
-    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_extended_result_codes(copy, 1);
+    struct cb_db *db;
+    int r = cb_db_sqlite_wrap(copy, &db);
+    if (r < 0) {
+        sqlite3_close(copy);
+        cb_st_msg(o->err, o->errlen, "out of memory");
+        return r;
+    }
+    cb_db_close(st->db);
+    st->db = db;
     return 0;
 }
 
@@ -508,9 +537,9 @@ static int prepare_writes(struct cb_store *st, const struct open_ctx *o)
 {
     if (o->mode == CB_STORE_WRITE) {
         int rc = set_wal(st);
-        if (rc != SQLITE_OK) {
+        if (rc != CB_DB_OK) {
             cb_st_msg(o->err, o->errlen, "%s: cannot switch to WAL mode: %s", o->path,
-                      sqlite3_errmsg(st->db));
+                      cb_db_errmsg(st->db));
             return cb_st_errno_or_eio(rc);
         }
         /* NORMAL is durable across application crashes in WAL mode; only
@@ -527,7 +556,8 @@ static int prepare_writes(struct cb_store *st, const struct open_ctx *o)
  * runs whose collectors died. */
 static int go_live(struct cb_store *st, const struct open_ctx *o)
 {
-    sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
+    if (cb_db_sqlite(st->db))
+        sqlite3_db_config(cb_db_sqlite(st->db), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
     const char *kill_at = getenv("CB_STORE_TEST_KILL_IN_CASE");
     st->kill_in_case = kill_at ? atoi(kill_at) : 0;
     if (o->mode == CB_STORE_WRITE) {
@@ -595,7 +625,7 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
      * the empty -wal and the -shm that opening made, so a refused file is
      * left as it was found, without litter. */
     if (st->db && !o.wal_frames)
-        sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
+        sqlite3_db_config(cb_db_sqlite(st->db), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
     cb_store_close(st);
     return r;
 }
@@ -605,12 +635,12 @@ void cb_store_close(struct cb_store *st)
     if (!st)
         return;
     for (int i = 0; i < Q__N; i++)
-        sqlite3_finalize(st->q[i]);
-    sqlite3_close(st->db);
+        cb_db_finalize(st->q[i]);
+    cb_db_close(st->db);
     free(st);
 }
 
-sqlite3 *cb_store_sqlite(struct cb_store *st)
+struct cb_db *cb_store_db(struct cb_store *st)
 {
     return st->db;
 }
