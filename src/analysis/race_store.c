@@ -111,7 +111,7 @@ int cb_race_store(struct cb_collector *col, struct cb_race *r)
     struct cb_db *db = cb_store_db(col->st);
     struct cb_db_stmt *sr = NULL, *sres = NULL, *sent = NULL, *scase = NULL;
     int rc = -EIO;
-    if (cb_db_exec(db, "BEGIN IMMEDIATE") != CB_DB_OK)
+    if (cb_db_begin(db) != CB_DB_OK)
         return -EBUSY;
     if (cb_db_prepare(db,
                            "INSERT INTO races (run_id, mode, metric, alpha, min_margin, rounds, reps, seed)"
@@ -146,7 +146,7 @@ int cb_race_store(struct cb_collector *col, struct cb_race *r)
     goto out;
 fail:
     fprintf(stderr, "cyclebudget: storing the race failed: %s\n", cb_db_errmsg(db));
-    cb_db_exec(db, "ROLLBACK");
+    cb_db_rollback(db);
     r->race_id = 0;
 out:
     cb_db_finalize(sr);

@@ -145,10 +145,10 @@ static int resolve_item(struct cb_store *st, const char *item, int incl, const c
 {
     size_t added = 0;
     int rc;
-    const char *status_ok = " AND (status = 'complete' OR ?2)";
+    const char *status_ok = " AND (status = 'complete' OR ?2 <> 0)";
     char sql[512];
     if (strcmp(item, "latest") == 0) {
-        snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE 1 %s ORDER BY started DESC, id DESC LIMIT 1",
+        snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE 1 = 1 %s ORDER BY started DESC, id DESC LIMIT 1",
                  status_ok);
         if ((rc = add_runs(st, s, sql, NULL, incl, &added)) < 0)
             return rc;
@@ -196,7 +196,7 @@ static int resolve_item(struct cb_store *st, const char *item, int incl, const c
         snprintf(sql, sizeof sql,
                  "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
                  "WHERE cm.hash = ?1 AND cm.dirty <> 1 %s ORDER BY r.id",
-                 " AND (r.status = 'complete' OR ?2)");
+                 " AND (r.status = 'complete' OR ?2 <> 0)");
         if ((rc = add_runs(st, s, sql, hash, incl, &added)) < 0)
             return rc;
         if (added)

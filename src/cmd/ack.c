@@ -50,7 +50,7 @@ static int ack_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
         {0},
     };
     static const struct cb_cmd_parser parser = {"ack", "h", opts, ack_usage, fields, NULL};
-    *a = (struct ack_args){.db = CB_DEFAULT_DB};
+    *a = (struct ack_args){.db = cb_default_db()};
     int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
     if (rc != 0 || a->list)
         return rc;

@@ -169,7 +169,7 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
     };
     static const struct cb_cmd_parser parser = {"history", "h", opts, history_usage, fields, history_opt};
     memset(H, 0, sizeof *H);
-    H->db = CB_DEFAULT_DB;
+    H->db = cb_default_db();
     H->min_change = 0.02;
     H->persist = 2;
     int rc = cb_getopt(argc, argv, &parser, H, err, errlen);
@@ -202,7 +202,8 @@ static int read_points(struct hist *H, const char *since_hash)
         cb_db_prepare(h,
                            "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
                            "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND r.status = 'complete' "
-                           "AND (COALESCE(r.clock_backend, '') = 'callgrind') = ?2 ORDER BY r.id", &qr) != CB_DB_OK) {
+                           "AND (CASE WHEN COALESCE(r.clock_backend, '') = 'callgrind' THEN 1 ELSE 0 END) = ?2 "
+                           "ORDER BY r.id", &qr) != CB_DB_OK) {
         cb_die_msg("cannot read %s: %s", H->db, cb_db_errmsg(h));
         return -EIO;
     }

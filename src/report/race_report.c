@@ -379,11 +379,10 @@ int cb_race_report_text(struct cb_store *st, FILE *out)
     struct cb_db *db = cb_store_db(st);
     struct cb_db_stmt *s = NULL;
     /* A store from before races has no table: nothing to show, no error. */
-    if (cb_db_prepare(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'races'", &s) != CB_DB_OK)
+    int v = cb_db_schema_version(db);
+    if (v < 0)
         return -EIO;
-    int have = cb_db_step(s) == CB_DB_ROW;
-    cb_db_finalize(s);
-    if (!have)
+    if (v < 4)   /* db/0004_race.sql */
         return 0;
     if (cb_db_prepare(db,
                            "SELECT MAX(ra.id) FROM races ra JOIN runs r ON r.id = ra.run_id"

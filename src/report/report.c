@@ -272,7 +272,7 @@ static int load_samples(struct cb_store *st, struct cb_report *r)
 {
     static const char q[] =
         "SELECT s.case_id, s.event_id, s.iters,"
-        "       (s.value - COALESCE(s.overhead, 0.0)) / CAST(s.iters AS REAL), s.scaled,"
+        "       (s.value - COALESCE(s.overhead, 0.0)) / CAST(s.iters AS DOUBLE PRECISION), s.scaled,"
         "       s.raw, s.enabled, s.running, s.method"
         "  FROM cases c JOIN samples s ON s.case_id = c.id"
         " WHERE c.run_id = ?1 AND s.value IS NOT NULL"

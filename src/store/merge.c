@@ -182,10 +182,14 @@ static int hash_stmt(struct cb_db_stmt *s, int64_t id, const char *const *skip, 
 {
     cb_db_reset(s);
     cb_db_bind_int64(s, 1, id);
-    uint64_t mask = skip_mask(s, skip);
-    int rc, r = 0;
+    uint64_t mask = 0;
+    int rc, r = 0, first = 1;
     size_t cap = 0;
     while (r == 0 && (rc = cb_db_step(s)) == CB_DB_ROW) {
+        /* After the first step: PostgreSQL names the columns only then. */
+        if (first)
+            mask = skip_mask(s, skip);
+        first = 0;
         hash_row(h, s, mask);
         if (!ids)
             continue;
@@ -888,7 +892,7 @@ int cb_store_merge(struct cb_store *dst, struct cb_store *src, const char *src_n
         if (attempt)
             cb_st_backoff(attempt);
         merge_reset(&m);
-        int rc = cb_st_exec(dst, "BEGIN IMMEDIATE");
+        int rc = cb_db_begin(dst->db);
         if (rc != CB_DB_OK) {
             r = cb_st_is_busy(rc) ? -EBUSY : sql_fail(&m, dst->db, "BEGIN");
             continue;
@@ -899,8 +903,8 @@ int cb_store_merge(struct cb_store *dst, struct cb_store *src, const char *src_n
             if (rc != CB_DB_OK)
                 r = cb_st_is_busy(rc) ? -EBUSY : sql_fail(&m, dst->db, "COMMIT");
         }
-        if (r != 0 && !!cb_db_in_tx(dst->db))
-            cb_st_exec(dst, "ROLLBACK");
+        if (r != 0 && cb_db_in_tx(dst->db))
+            cb_db_rollback(dst->db);
     }
     if (r == -EBUSY)
         cb_st_msg(err, errlen, "merging %s: the destination stayed busy (another writer?)",

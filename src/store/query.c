@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,8 +68,11 @@ static int resolve_id(const struct resolve_ctx *c)
     errno = 0;
     long long v = strtoll(c->spec, &end, 10);
     if (errno == 0) {
-        int rc = one_id(c->st, "SELECT id FROM runs WHERE id = CAST(?1 AS INTEGER)", c->spec,
-                        &id);
+        /* The number strtoll read, which is what SQLite's CAST of the text
+         * gave; PostgreSQL's CAST refuses text that is not all digits. */
+        char sql[80];
+        snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE id = %lld", v);
+        int rc = one_id(c->st, sql, NULL, &id);
         if (rc == CB_DB_ROW && id == v) {
             *c->run_id = id;
             return 0;

@@ -39,7 +39,7 @@ static const char *const q_sql[Q__N] = {
     [Q_RUN_UUID] = "UPDATE runs SET uuid=?2 WHERE id=?1",
     [Q_RUN_STATUS] = "SELECT status FROM runs WHERE id=?1",
     [Q_RUN_FINISH] =
-        "UPDATE runs SET status=?2, finished=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+        "UPDATE runs SET status=?2, finished=cb_now()"
         " WHERE id=?1 AND status='running'",
     [Q_EVENT_INS] =
         "INSERT INTO events (run_id, name, part, pfm, encoding, source, read_method,"
@@ -79,7 +79,7 @@ static const char *const q_sql[Q__N] = {
         " c.bytes_per_op, (SELECT COUNT(DISTINCT s.seq) FROM samples s WHERE s.case_id = c.id),"
         " c.contention, c.contended_share FROM cases c WHERE c.run_id=?1 ORDER BY c.id",
     [Q_VALUES] =
-        "SELECT (value - COALESCE(overhead, 0.0)) / CAST(iters AS REAL), scaled, smt FROM samples"
+        "SELECT (value - COALESCE(overhead, 0.0)) / CAST(iters AS DOUBLE PRECISION), scaled, smt FROM samples"
         " WHERE case_id=?1 AND event_id=?2 AND value IS NOT NULL ORDER BY seq",
 };
 

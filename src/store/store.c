@@ -570,6 +570,44 @@ static int go_live(struct cb_store *st, const struct open_ctx *o)
     return 0;
 }
 
+/* A PostgreSQL database: no file to check, so the server's word is taken
+ * (db.h's open) and the schema is db/pg/'s.  A snapshot is of an SQLite
+ * file only (merge's sources). */
+static int open_pg(struct open_ctx *o, int upto_version, struct cb_store **out)
+{
+    if (o->mode == CB_STORE_SNAPSHOT) {
+        cb_st_msg(o->err, o->errlen, "%s: merge reads SQLite files; to copy runs out of a "
+                  "PostgreSQL store, merge into it from SQLite files instead", o->path);
+        return -EINVAL;
+    }
+    struct cb_db *db = NULL;
+    int r = cb_db_open(o->path, 0, &db, o->err, o->errlen);
+    if (r < 0)
+        return r == -EPROTONOSUPPORT ? -EINVAL : r;
+    struct cb_store *st = calloc(1, sizeof *st);
+    if (!st) {
+        cb_db_close(db);
+        cb_st_msg(o->err, o->errlen, "out of memory");
+        return -ENOMEM;
+    }
+    st->db = db;
+    if (o->mode != CB_STORE_WRITE && cb_db_schema_version(db) == 0) {
+        cb_st_msg(o->err, o->errlen, "%s: no cyclebudget schema there (nothing has been "
+                  "recorded there yet; check --db)", o->path);
+        r = -ENOENT;
+    }
+    if (r == 0)
+        r = cb_db_migrate(db, upto_version, o->err, o->errlen);
+    if (r == 0)
+        r = go_live(st, o);
+    if (r < 0) {
+        cb_store_close(st);
+        return r;
+    }
+    *out = st;
+    return 0;
+}
+
 int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
                   struct cb_store **out, char *err, size_t errlen)
 {
@@ -578,18 +616,8 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
     *out = NULL;
     if (err && errlen)
         err[0] = '\0';
-    /* A PostgreSQL URL: db.h can open one, but the store's queries do not
-     * run through db.h yet (issue 20), so it is refused as a usage error,
-     * saying how to get libpq where the build has none. */
-    if (cb_db_is_url(path)) {
-        struct cb_db *db = NULL;
-        if (!cb_db_have_postgresql())
-            cb_db_open(path, 0, &db, err, errlen);
-        else
-            cb_st_msg(err, errlen, "a postgresql:// --db is not supported by the commands of "
-                      "this cyclebudget yet: give --db a file path");
-        return -EINVAL;
-    }
+    if (cb_db_is_url(path))
+        return open_pg(&o, upto_version, out);
     int r = check_args(&o, upto_version);
     if (r == 0)
         r = precheck(&o);
