@@ -306,7 +306,12 @@ static int table_cols(struct merge *m, const char *table, struct cols *c)
 {
     struct cb_db_stmt *s;
     c->n = 0;
-    if (cb_db_prepare(m->src->db, "SELECT name FROM pragma_table_info(?1) ORDER BY cid", &s) != CB_DB_OK)
+    /* The source's own schema: an SQLite file's, or a PostgreSQL database's. */
+    const char *sql = cb_db_kind(m->src->db) == CB_DB_SQLITE
+        ? "SELECT name FROM pragma_table_info(?1) ORDER BY cid"
+        : "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()"
+          " AND table_name = ?1 ORDER BY ordinal_position";
+    if (cb_db_prepare(m->src->db, sql, &s) != CB_DB_OK)
         return sql_fail(m, m->src->db, "reading the schema");
     cb_db_bind_text(s, 1, table);
     while (cb_db_step(s) == CB_DB_ROW && c->n < MAXCOLS)
@@ -386,10 +391,13 @@ static int prepare_table(struct merge *m, size_t i)
 static int check_tables(struct merge *m)
 {
     struct cb_db_stmt *s;
-    if (cb_db_prepare(m->src->db,
-                           "SELECT DISTINCT t.name, f.\"table\" FROM sqlite_schema t,"
-                           " pragma_foreign_key_list(t.name) f WHERE t.type = 'table'"
-                           " ORDER BY t.name", &s) != CB_DB_OK)
+    const char *sql = cb_db_kind(m->src->db) == CB_DB_SQLITE
+        ? "SELECT DISTINCT t.name, f.\"table\" FROM sqlite_schema t,"
+          " pragma_foreign_key_list(t.name) f WHERE t.type = 'table' ORDER BY t.name"
+        : "SELECT DISTINCT c.conrelid::regclass::text, c.confrelid::regclass::text"
+          " FROM pg_constraint c WHERE c.contype = 'f'"
+          " AND c.connamespace = current_schema()::regnamespace ORDER BY 1";
+    if (cb_db_prepare(m->src->db, sql, &s) != CB_DB_OK)
         return sql_fail(m, m->src->db, "reading the schema");
     int r = 0;
     while (r == 0 && cb_db_step(s) == CB_DB_ROW) {
@@ -587,7 +595,9 @@ static int calib_row(struct merge *m, int64_t src_id, int64_t *dst_id)
         r = sql_fail(m, m->src->db, "ceilings");
         goto out;
     }
-    int kn = cb_db_column_count(ksel);
+    /* klist's columns: counted from the schema, as PostgreSQL tells a
+     * statement's columns only after its first step. */
+    int kn = k.n - (col_index(&k, "id") >= 0);
     placeholders(kn, ph, sizeof ph);
     snprintf(sql, sizeof sql, "INSERT INTO ceilings (%s) VALUES (%s)", klist, ph);
     if (cb_db_prepare(m->dst->db, sql, &kins) != CB_DB_OK) {

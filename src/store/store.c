@@ -254,8 +254,13 @@ static int precheck_header(struct open_ctx *o, const struct stat *sb)
         return e == EACCES || e == EPERM ? -EACCES : -e;
     }
     ssize_t n = read(fd, h, sizeof h);
+    /* The size now, not at the stat before: another collector creating the
+     * database may have written its first page in between, and that header
+     * against the old size 0 would read as a truncated file. */
+    struct stat now;
+    off_t size = fstat(fd, &now) == 0 ? now.st_size : sb->st_size;
     close(fd);
-    if (n == 0 && sb->st_size == 0) {
+    if (n == 0 && size == 0) {
         if (o->mode != CB_STORE_WRITE) {
             cb_st_msg(o->err, o->errlen, "%s: empty file, nothing recorded there (check --db)",
                       path);
@@ -275,10 +280,10 @@ static int precheck_header(struct open_ctx *o, const struct stat *sb)
                   "(application_id 0x%08x), not cyclebudget's", path, app);
         return -EINVAL;
     }
-    int r = precheck_truncated(o, h, sb->st_size);
+    int r = precheck_truncated(o, h, size);
     if (r < 0)
         return r;
-    o->size = sb->st_size;
+    o->size = size;
     /* The header's copy of user_version: current unless a WAL holds newer
      * pages, which the check after opening covers. */
     int32_t uv = (int32_t)be32(h + 60);
@@ -570,18 +575,40 @@ static int go_live(struct cb_store *st, const struct open_ctx *o)
     return 0;
 }
 
+/* CB_STORE_SNAPSHOT of a PostgreSQL database (merge's source): a read-only
+ * session inside one REPEATABLE READ transaction, so that every query sees
+ * the database as it was at the first, whatever collectors add meanwhile.
+ * Nothing is written, so its schema must already be this binary's. */
+static int pg_snapshot(struct cb_store *st, const struct open_ctx *o)
+{
+    int v = cb_db_schema_version(st->db);
+    if (v < 0) {
+        cb_st_msg(o->err, o->errlen, "%s: cannot read the schema version: %s", o->path,
+                  cb_db_errmsg(st->db));
+        return v;
+    }
+    if (v > o->latest)
+        return newer_msg(o->path, v, o->latest, o->err, o->errlen);
+    if (v < o->latest) {
+        cb_st_msg(o->err, o->errlen, "%s: schema %d is older than this cyclebudget's %d, and a "
+                  "merge never writes its source: run a command that writes it (e.g. 'cyclebudget "
+                  "run --db ...') once to upgrade it", o->path, v, o->latest);
+        return -ESTALE;
+    }
+    int r = cb_db_exec(st->db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    if (r < 0)
+        cb_st_msg(o->err, o->errlen, "%s: cannot begin a snapshot: %s", o->path,
+                  cb_db_errmsg(st->db));
+    return r;
+}
+
 /* A PostgreSQL database: no file to check, so the server's word is taken
- * (db.h's open) and the schema is db/pg/'s.  A snapshot is of an SQLite
- * file only (merge's sources). */
+ * (db.h's open) and the schema is db/pg/'s. */
 static int open_pg(struct open_ctx *o, int upto_version, struct cb_store **out)
 {
-    if (o->mode == CB_STORE_SNAPSHOT) {
-        cb_st_msg(o->err, o->errlen, "%s: merge reads SQLite files; to copy runs out of a "
-                  "PostgreSQL store, merge into it from SQLite files instead", o->path);
-        return -EINVAL;
-    }
     struct cb_db *db = NULL;
-    int r = cb_db_open(o->path, 0, &db, o->err, o->errlen);
+    int r = cb_db_open(o->path, o->mode == CB_STORE_SNAPSHOT ? CB_DB_READONLY : 0, &db, o->err,
+                       o->errlen);
     if (r < 0)
         return r == -EPROTONOSUPPORT ? -EINVAL : r;
     struct cb_store *st = calloc(1, sizeof *st);
@@ -596,7 +623,9 @@ static int open_pg(struct open_ctx *o, int upto_version, struct cb_store **out)
                   "recorded there yet; check --db)", o->path);
         r = -ENOENT;
     }
-    if (r == 0)
+    if (r == 0 && o->mode == CB_STORE_SNAPSHOT)
+        r = pg_snapshot(st, o);
+    else if (r == 0)
         r = cb_db_migrate(db, upto_version, o->err, o->errlen);
     if (r == 0)
         r = go_live(st, o);
