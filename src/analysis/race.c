@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "arrays.h"
 #include "config.h"
 #include "stats.h"

@@ -6,7 +6,7 @@
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
-#include <sqlite3.h>
+#include "db.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +23,7 @@ void cb_case_key(char *buf, size_t len, const char *probe, const char *variant, 
 
 static int sql_err(int rc)
 {
-    return rc == SQLITE_NOMEM ? -ENOMEM : rc == SQLITE_BUSY ? -EBUSY : -EIO;
+    return rc == -ENOMEM || rc == -EBUSY ? rc : -EIO;
 }
 
 int cb_side_add_run(struct cb_side *s, int64_t run_id)
@@ -64,23 +64,23 @@ void cb_side_free(struct cb_side *s)
 static int add_runs(struct cb_store *st, struct cb_side *s, const char *sql, const char *text,
                     int incl, size_t *added)
 {
-    sqlite3_stmt *q;
-    int rc = sqlite3_prepare_v2(cb_store_sqlite(st), sql, -1, &q, NULL);
-    if (rc != SQLITE_OK)
+    struct cb_db_stmt *q;
+    int rc = cb_db_prepare(cb_store_db(st), sql, &q);
+    if (rc != CB_DB_OK)
         return sql_err(rc);
     if (text)
-        sqlite3_bind_text(q, 1, text, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(q, 2, incl);
+        cb_db_bind_text(q, 1, text);
+    cb_db_bind_int64(q, 2, incl);
     *added = 0;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (cb_side_add_run(s, sqlite3_column_int64(q, 0)) < 0) {
-            sqlite3_finalize(q);
+    while ((rc = cb_db_step(q)) == CB_DB_ROW) {
+        if (cb_side_add_run(s, cb_db_column_int64(q, 0)) < 0) {
+            cb_db_finalize(q);
             return -ENOMEM;
         }
         (*added)++;
     }
-    sqlite3_finalize(q);
-    return rc == SQLITE_DONE ? 0 : sql_err(rc);
+    cb_db_finalize(q);
+    return rc == CB_DB_DONE ? 0 : sql_err(rc);
 }
 
 static int is_hex(const char *s)
@@ -91,23 +91,22 @@ static int is_hex(const char *s)
 int cb_commit_resolve(struct cb_store *st, const char *rev, const char *repo, char *hash,
                       size_t hashlen, char *err, size_t errlen)
 {
-    sqlite3 *db = cb_store_sqlite(st);
+    struct cb_db *db = cb_store_db(st);
     if (is_hex(rev) && strlen(rev) >= 4 && strlen(rev) <= 40) {
-        sqlite3_stmt *q;
-        int rc = sqlite3_prepare_v2(db,
+        struct cb_db_stmt *q;
+        int rc = cb_db_prepare(db,
                                     "SELECT DISTINCT hash FROM commits WHERE substr(hash, 1, "
-                                    "length(?1)) = lower(?1) ORDER BY hash LIMIT 2",
-                                    -1, &q, NULL);
-        if (rc != SQLITE_OK)
+                                    "length(?1)) = lower(?1) ORDER BY hash LIMIT 2", &q);
+        if (rc != CB_DB_OK)
             return sql_err(rc);
-        sqlite3_bind_text(q, 1, rev, -1, SQLITE_TRANSIENT);
+        cb_db_bind_text(q, 1, rev);
         int found = 0;
         char first[64] = "", second[64] = "";
-        while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-            snprintf(found ? second : first, 64, "%s", (const char *)sqlite3_column_text(q, 0));
+        while ((rc = cb_db_step(q)) == CB_DB_ROW) {
+            snprintf(found ? second : first, 64, "%s", (const char *)cb_db_column_text(q, 0));
             found++;
         }
-        sqlite3_finalize(q);
+        cb_db_finalize(q);
         if (found > 1) {
             snprintf(err, errlen, "commit prefix '%s' is ambiguous (%.12s, %.12s, ...): give more digits",
                      rev, first, second);
@@ -121,14 +120,14 @@ int cb_commit_resolve(struct cb_store *st, const char *rev, const char *repo, ch
     /* Not a stored hash prefix: maybe a name git knows (HEAD~2, v1.0). */
     struct cb_gitinfo gi;
     if (cb_gitinfo_read(repo, rev, &gi) == 0 && gi.commit[0]) {
-        sqlite3_stmt *q;
-        int rc = sqlite3_prepare_v2(db, "SELECT 1 FROM commits WHERE hash = ?1", -1, &q, NULL);
-        if (rc != SQLITE_OK)
+        struct cb_db_stmt *q;
+        int rc = cb_db_prepare(db, "SELECT 1 FROM commits WHERE hash = ?1", &q);
+        if (rc != CB_DB_OK)
             return sql_err(rc);
-        sqlite3_bind_text(q, 1, gi.commit, -1, SQLITE_TRANSIENT);
-        rc = sqlite3_step(q);
-        sqlite3_finalize(q);
-        if (rc == SQLITE_ROW) {
+        cb_db_bind_text(q, 1, gi.commit);
+        rc = cb_db_step(q);
+        cb_db_finalize(q);
+        if (rc == CB_DB_ROW) {
             snprintf(hash, hashlen, "%s", gi.commit);
             return 0;
         }
@@ -146,10 +145,10 @@ static int resolve_item(struct cb_store *st, const char *item, int incl, const c
 {
     size_t added = 0;
     int rc;
-    const char *status_ok = " AND (status = 'complete' OR ?2)";
+    const char *status_ok = " AND (status = 'complete' OR ?2 <> 0)";
     char sql[512];
     if (strcmp(item, "latest") == 0) {
-        snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE 1 %s ORDER BY started DESC, id DESC LIMIT 1",
+        snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE 1 = 1 %s ORDER BY started DESC, id DESC LIMIT 1",
                  status_ok);
         if ((rc = add_runs(st, s, sql, NULL, incl, &added)) < 0)
             return rc;
@@ -160,18 +159,17 @@ static int resolve_item(struct cb_store *st, const char *item, int incl, const c
         return 0;
     }
     if (strspn(item, "0123456789") == strlen(item) && strlen(item) < 16) {
-        sqlite3_stmt *q;
-        rc = sqlite3_prepare_v2(cb_store_sqlite(st), "SELECT id, status FROM runs WHERE id = ?1",
-                                -1, &q, NULL);
-        if (rc != SQLITE_OK)
+        struct cb_db_stmt *q;
+        rc = cb_db_prepare(cb_store_db(st), "SELECT id, status FROM runs WHERE id = ?1", &q);
+        if (rc != CB_DB_OK)
             return sql_err(rc);
-        sqlite3_bind_int64(q, 1, strtoll(item, NULL, 10));
-        rc = sqlite3_step(q);
-        if (rc == SQLITE_ROW) {
+        cb_db_bind_int64(q, 1, strtoll(item, NULL, 10));
+        rc = cb_db_step(q);
+        if (rc == CB_DB_ROW) {
             char status[16];
-            snprintf(status, sizeof status, "%s", (const char *)sqlite3_column_text(q, 1));
-            int64_t id = sqlite3_column_int64(q, 0);
-            sqlite3_finalize(q);
+            snprintf(status, sizeof status, "%s", (const char *)cb_db_column_text(q, 1));
+            int64_t id = cb_db_column_int64(q, 0);
+            cb_db_finalize(q);
             if (strcmp(status, "complete") != 0 && !incl) {
                 snprintf(err, errlen, "run %s is %s, and only complete runs count: pass --include-aborted to use it anyway",
                          item, status);
@@ -179,7 +177,7 @@ static int resolve_item(struct cb_store *st, const char *item, int incl, const c
             }
             return cb_side_add_run(s, id);
         }
-        sqlite3_finalize(q);
+        cb_db_finalize(q);
         /* All digits but no such run: it may still be a tag or a hash prefix. */
     }
     snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE tag = ?1 %s ORDER BY id", status_ok);
@@ -198,7 +196,7 @@ static int resolve_item(struct cb_store *st, const char *item, int incl, const c
         snprintf(sql, sizeof sql,
                  "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
                  "WHERE cm.hash = ?1 AND cm.dirty <> 1 %s ORDER BY r.id",
-                 " AND (r.status = 'complete' OR ?2)");
+                 " AND (r.status = 'complete' OR ?2 <> 0)");
         if ((rc = add_runs(st, s, sql, hash, incl, &added)) < 0)
             return rc;
         if (added)
@@ -234,37 +232,35 @@ int cb_side_resolve(struct cb_store *st, const char *spec, int include_aborted, 
     }
     free(copy);
     if (rc == 0) {
-        sqlite3_stmt *q;
-        int r2 = sqlite3_prepare_v2(cb_store_sqlite(st),
+        struct cb_db_stmt *q;
+        int r2 = cb_db_prepare(cb_store_db(st),
                                     "SELECT cm.hash FROM runs r JOIN commits cm ON cm.id = r.commit_id "
-                                    "WHERE r.id = ?1 AND cm.dirty <> 1",
-                                    -1, &q, NULL);
-        if (r2 != SQLITE_OK)
+                                    "WHERE r.id = ?1 AND cm.dirty <> 1", &q);
+        if (r2 != CB_DB_OK)
             return sql_err(r2);
         for (size_t i = 0; i < s->nruns && rc == 0; i++) {
-            sqlite3_reset(q);
-            sqlite3_bind_int64(q, 1, s->runs[i]);
-            if (sqlite3_step(q) == SQLITE_ROW)
-                rc = add_commit(s, (const char *)sqlite3_column_text(q, 0));
+            cb_db_reset(q);
+            cb_db_bind_int64(q, 1, s->runs[i]);
+            if (cb_db_step(q) == CB_DB_ROW)
+                rc = add_commit(s, (const char *)cb_db_column_text(q, 0));
         }
-        sqlite3_finalize(q);
+        cb_db_finalize(q);
     }
     return rc;
 }
 
 static int run_has(struct cb_store *st, int64_t run, const char *part, const char *source)
 {
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(cb_store_sqlite(st),
+    struct cb_db_stmt *q;
+    if (cb_db_prepare(cb_store_db(st),
                            "SELECT 1 FROM events WHERE run_id = ?1 AND part = ?2 AND "
-                           "source = ?3 AND supported = 1",
-                           -1, &q, NULL) != SQLITE_OK)
+                           "source = ?3 AND supported = 1", &q) != CB_DB_OK)
         return 0;
-    sqlite3_bind_int64(q, 1, run);
-    sqlite3_bind_text(q, 2, part, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 3, source, -1, SQLITE_STATIC);
-    int yes = sqlite3_step(q) == SQLITE_ROW;
-    sqlite3_finalize(q);
+    cb_db_bind_int64(q, 1, run);
+    cb_db_bind_text(q, 2, part);
+    cb_db_bind_text(q, 3, source);
+    int yes = cb_db_step(q) == CB_DB_ROW;
+    cb_db_finalize(q);
     return yes;
 }
 
@@ -331,20 +327,19 @@ int cb_side_append(struct cb_side *s, const char *probe, const char *variant, ui
 
 int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
 {
-    sqlite3_stmt *q;
-    int rc = sqlite3_prepare_v2(cb_store_sqlite(st),
+    struct cb_db_stmt *q;
+    int rc = cb_db_prepare(cb_store_db(st),
                                 "SELECT c.id, c.probe, c.variant, c.size, c.mode, c.unit, e.id "
                                 "  FROM cases c JOIN events e ON e.run_id = c.run_id "
                                 " WHERE c.run_id = ?1 AND c.verdict = 'ok' AND e.part = ?2 "
                                 "   AND e.supported = 1 AND (?2 <> 'cycles' OR e.source = 'pmu') "
-                                " ORDER BY c.id",
-                                -1, &q, NULL);
-    if (rc != SQLITE_OK)
+                                " ORDER BY c.id", &q);
+    if (rc != CB_DB_OK)
         return sql_err(rc);
     for (size_t r = 0; r < s->nruns; r++) {
-        sqlite3_reset(q);
-        sqlite3_bind_int64(q, 1, s->runs[r]);
-        sqlite3_bind_text(q, 2, metric, -1, SQLITE_STATIC);
+        cb_db_reset(q);
+        cb_db_bind_int64(q, 1, s->runs[r]);
+        cb_db_bind_text(q, 2, metric);
         /* Copy the rows out first: reading values runs other statements. */
         struct row {
             int64_t cid, eid;
@@ -352,27 +347,27 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
             uint64_t size;
         } *rows = NULL;
         size_t nrows = 0;
-        while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        while ((rc = cb_db_step(q)) == CB_DB_ROW) {
             struct row *nr = realloc(rows, (nrows + 1) * sizeof *nr);
             if (!nr) {
                 free(rows);
-                sqlite3_finalize(q);
+                cb_db_finalize(q);
                 return -ENOMEM;
             }
             rows = nr;
             struct row *w = &rows[nrows++];
-            w->cid = sqlite3_column_int64(q, 0);
-            snprintf(w->probe, sizeof w->probe, "%s", (const char *)sqlite3_column_text(q, 1));
-            snprintf(w->variant, sizeof w->variant, "%s", (const char *)sqlite3_column_text(q, 2));
-            w->size = (uint64_t)sqlite3_column_int64(q, 3);
-            snprintf(w->mode, sizeof w->mode, "%s", (const char *)sqlite3_column_text(q, 4));
-            snprintf(w->unit, sizeof w->unit, "%s", (const char *)sqlite3_column_text(q, 5));
-            w->eid = sqlite3_column_int64(q, 6);
+            w->cid = cb_db_column_int64(q, 0);
+            snprintf(w->probe, sizeof w->probe, "%s", (const char *)cb_db_column_text(q, 1));
+            snprintf(w->variant, sizeof w->variant, "%s", (const char *)cb_db_column_text(q, 2));
+            w->size = (uint64_t)cb_db_column_int64(q, 3);
+            snprintf(w->mode, sizeof w->mode, "%s", (const char *)cb_db_column_text(q, 4));
+            snprintf(w->unit, sizeof w->unit, "%s", (const char *)cb_db_column_text(q, 5));
+            w->eid = cb_db_column_int64(q, 6);
         }
-        sqlite3_reset(q);
-        if (rc != SQLITE_DONE) {
+        cb_db_reset(q);
+        if (rc != CB_DB_DONE) {
             free(rows);
-            sqlite3_finalize(q);
+            cb_db_finalize(q);
             return sql_err(rc);
         }
         rc = 0;
@@ -388,19 +383,19 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
         }
         free(rows);
         if (rc < 0) {
-            sqlite3_finalize(q);
+            cb_db_finalize(q);
             return rc;
         }
     }
-    sqlite3_finalize(q);
+    cb_db_finalize(q);
     return 0;
 }
 
 int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t len)
 {
-    sqlite3_stmt *q;
+    struct cb_db_stmt *q;
     /* A store opened read-only may predate runs.fingerprint (migration 7). */
-    int rc = sqlite3_prepare_v2(cb_store_sqlite(st),
+    int rc = cb_db_prepare(cb_store_db(st),
                                 cb_store_schema_version(st) >= 7
                                     ? "SELECT vendor, family, model, stepping, model_name, microcode, "
                                       "kernel, pmu, compiler, cflags, cpu, cycles_source, "
@@ -408,15 +403,14 @@ int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t le
                                       "FROM run_fingerprint WHERE run_id = ?1"
                                     : "SELECT vendor, family, model, stepping, model_name, microcode, "
                                       "kernel, pmu, compiler, cflags, cpu, cycles_source, NULL "
-                                      "FROM run_fingerprint WHERE run_id = ?1",
-                                -1, &q, NULL);
-    if (rc != SQLITE_OK)
+                                      "FROM run_fingerprint WHERE run_id = ?1", &q);
+    if (rc != CB_DB_OK)
         return sql_err(rc);
-    sqlite3_bind_int64(q, 1, run_id);
-    rc = sqlite3_step(q);
-    if (rc != SQLITE_ROW) {
-        sqlite3_finalize(q);
-        return rc == SQLITE_DONE ? -ENOENT : sql_err(rc);
+    cb_db_bind_int64(q, 1, run_id);
+    rc = cb_db_step(q);
+    if (rc != CB_DB_ROW) {
+        cb_db_finalize(q);
+        return rc == CB_DB_DONE ? -ENOENT : sql_err(rc);
     }
     static const char *const names[] = {"cpu vendor", "cpu family", "cpu model", "cpu stepping",
                                         "cpu model name", "microcode", "kernel", "pmu",
@@ -424,17 +418,17 @@ int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t le
     size_t off = 0;
     buf[0] = '\0';
     for (int i = 0; i < 12 && off < len; i++) {
-        const unsigned char *t = sqlite3_column_text(q, i);
+        const char *t = cb_db_column_text(q, i);
         off += (size_t)snprintf(buf + off, len - off, "%s=%s\n", names[i], t ? (const char *)t : "");
     }
     /* The environment the run recorded (migration 7 on); older runs give
      * the same lines, unknown, which cb_fingerprint_diff does not count. */
-    const unsigned char *env = sqlite3_column_text(q, 12);
+    const char *env = cb_db_column_text(q, 12);
     struct cb_fingerprint fp;
     int have = env && cb_fingerprint_parse((const char *)env, &fp) == 0;
     if (off < len)
         cb_fingerprint_lines(have ? &fp : NULL, buf + off, len - off);
-    sqlite3_finalize(q);
+    cb_db_finalize(q);
     return 0;
 }
 
@@ -461,22 +455,21 @@ int cb_side_fingerprint(struct cb_store *st, const struct cb_side *s, char *buf,
 int cb_ack_lookup(struct cb_store *st, const char *key, const char (*commits)[64], size_t ncommits,
                   char *why, size_t whylen)
 {
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(cb_store_sqlite(st),
-                           "SELECT case_glob, why FROM acks WHERE commit_hash = ?1 ORDER BY id DESC",
-                           -1, &q, NULL) != SQLITE_OK)
+    struct cb_db_stmt *q;
+    if (cb_db_prepare(cb_store_db(st),
+                           "SELECT case_glob, why FROM acks WHERE commit_hash = ?1 ORDER BY id DESC", &q) != CB_DB_OK)
         return 0;
     int found = 0;
     for (size_t i = 0; i < ncommits && !found; i++) {
-        sqlite3_reset(q);
-        sqlite3_bind_text(q, 1, commits[i], -1, SQLITE_TRANSIENT);
-        while (!found && sqlite3_step(q) == SQLITE_ROW)
-            if (fnmatch((const char *)sqlite3_column_text(q, 0), key, 0) == 0) {
-                snprintf(why, whylen, "%s", (const char *)sqlite3_column_text(q, 1));
+        cb_db_reset(q);
+        cb_db_bind_text(q, 1, commits[i]);
+        while (!found && cb_db_step(q) == CB_DB_ROW)
+            if (fnmatch((const char *)cb_db_column_text(q, 0), key, 0) == 0) {
+                snprintf(why, whylen, "%s", (const char *)cb_db_column_text(q, 1));
                 found = 1;
             }
     }
-    sqlite3_finalize(q);
+    cb_db_finalize(q);
     return found;
 }
 
@@ -484,26 +477,26 @@ int cb_ack_lookup(struct cb_store *st, const char *key, const char (*commits)[64
 
 int cb_run_machine(struct cb_store *st, int64_t run_id, struct cb_machine *m)
 {
-    sqlite3_stmt *q;
-    int rc = sqlite3_prepare_v2(cb_store_sqlite(st),
+    struct cb_db_stmt *q;
+    int rc = cb_db_prepare(cb_store_db(st),
                                 "SELECT h.hostname, h.vendor, h.family, h.model, h.stepping,"
                                 " h.model_name FROM runs r JOIN hosts h ON h.id = r.host_id"
-                                " WHERE r.id = ?1", -1, &q, NULL);
-    if (rc != SQLITE_OK)
+                                " WHERE r.id = ?1", &q);
+    if (rc != CB_DB_OK)
         return sql_err(rc);
-    sqlite3_bind_int64(q, 1, run_id);
-    rc = sqlite3_step(q);
-    if (rc != SQLITE_ROW) {
-        sqlite3_finalize(q);
-        return rc == SQLITE_DONE ? -ENOENT : sql_err(rc);
+    cb_db_bind_int64(q, 1, run_id);
+    rc = cb_db_step(q);
+    if (rc != CB_DB_ROW) {
+        cb_db_finalize(q);
+        return rc == CB_DB_DONE ? -ENOENT : sql_err(rc);
     }
-    const char *host = (const char *)sqlite3_column_text(q, 0);
-    const char *model = (const char *)sqlite3_column_text(q, 5);
+    const char *host = (const char *)cb_db_column_text(q, 0);
+    const char *model = (const char *)cb_db_column_text(q, 5);
     snprintf(m->hostname, sizeof m->hostname, "%s", host ? host : "");
     snprintf(m->model_name, sizeof m->model_name, "%s", model ? model : "");
-    cb_machine_id(m->hostname, (const char *)sqlite3_column_text(q, 1), sqlite3_column_int(q, 2),
-                  sqlite3_column_int(q, 3), sqlite3_column_int(q, 4), m->model_name, m->id);
-    sqlite3_finalize(q);
+    cb_machine_id(m->hostname, (const char *)cb_db_column_text(q, 1), cb_db_column_int(q, 2),
+                  cb_db_column_int(q, 3), cb_db_column_int(q, 4), m->model_name, m->id);
+    cb_db_finalize(q);
     return 0;
 }
 

@@ -7,7 +7,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
-#include <sqlite3.h>
+#include "db.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +50,7 @@ static int ack_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
         {0},
     };
     static const struct cb_cmd_parser parser = {"ack", "h", opts, ack_usage, fields, NULL};
-    *a = (struct ack_args){.db = CB_DEFAULT_DB};
+    *a = (struct ack_args){.db = cb_default_db()};
     int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
     if (rc != 0 || a->list)
         return rc;
@@ -68,58 +68,56 @@ static int ack_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
     return 0;
 }
 
-static int ack_list(sqlite3 *h)
+static int ack_list(struct cb_db *h)
 {
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(h, "SELECT case_glob, substr(commit_hash, 1, 12), created, why FROM acks ORDER BY id",
-                           -1, &q, NULL) != SQLITE_OK)
+    struct cb_db_stmt *q;
+    if (cb_db_prepare(h, "SELECT case_glob, substr(commit_hash, 1, 12), created, why FROM acks ORDER BY id", &q) != CB_DB_OK)
         return -EIO;
-    while (sqlite3_step(q) == SQLITE_ROW)
-        printf("%-34s %s  %.19s  %s\n", sqlite3_column_text(q, 0), sqlite3_column_text(q, 1),
-               sqlite3_column_text(q, 2), sqlite3_column_text(q, 3));
-    sqlite3_finalize(q);
+    while (cb_db_step(q) == CB_DB_ROW)
+        printf("%-34s %s  %.19s  %s\n", cb_db_column_text(q, 0), cb_db_column_text(q, 1),
+               cb_db_column_text(q, 2), cb_db_column_text(q, 3));
+    cb_db_finalize(q);
     return 0;
 }
 
 /* A glob that matches nothing is a typo, not an acknowledgement: 1 when it
  * matches a case, 0 when not, -EIO. */
-static int ack_glob_hits(sqlite3 *h, const char *glob)
+static int ack_glob_hits(struct cb_db *h, const char *glob)
 {
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(h, "SELECT DISTINCT probe, variant, size, mode FROM cases", -1, &q, NULL) != SQLITE_OK)
+    struct cb_db_stmt *q;
+    if (cb_db_prepare(h, "SELECT DISTINCT probe, variant, size, mode FROM cases", &q) != CB_DB_OK)
         return -EIO;
     int hits = 0;
-    while (!hits && sqlite3_step(q) == SQLITE_ROW) {
+    while (!hits && cb_db_step(q) == CB_DB_ROW) {
         char key[CB_CASE_KEY_MAX];
-        cb_case_key(key, sizeof key, (const char *)sqlite3_column_text(q, 0),
-                    (const char *)sqlite3_column_text(q, 1), (uint64_t)sqlite3_column_int64(q, 2),
-                    (const char *)sqlite3_column_text(q, 3));
+        cb_case_key(key, sizeof key, (const char *)cb_db_column_text(q, 0),
+                    (const char *)cb_db_column_text(q, 1), (uint64_t)cb_db_column_int64(q, 2),
+                    (const char *)cb_db_column_text(q, 3));
         hits = fnmatch(glob, key, 0) == 0;
     }
-    sqlite3_finalize(q);
+    cb_db_finalize(q);
     return hits;
 }
 
-static int ack_insert(sqlite3 *h, const char *glob, const char *hash, const char *why)
+static int ack_insert(struct cb_db *h, const char *glob, const char *hash, const char *why)
 {
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(h, "INSERT INTO acks (case_glob, commit_hash, why) VALUES (?1, ?2, ?3) "
+    struct cb_db_stmt *q;
+    if (cb_db_prepare(h, "INSERT INTO acks (case_glob, commit_hash, why) VALUES (?1, ?2, ?3) "
                               "ON CONFLICT (case_glob, commit_hash) DO UPDATE SET why = excluded.why, "
-                              "created = excluded.created",
-                           -1, &q, NULL) != SQLITE_OK)
+                              "created = excluded.created", &q) != CB_DB_OK)
         return -EIO;
-    sqlite3_bind_text(q, 1, glob, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 2, hash, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 3, why, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(q);
-    sqlite3_finalize(q);
-    return rc == SQLITE_DONE ? 0 : -EIO;
+    cb_db_bind_text(q, 1, glob);
+    cb_db_bind_text(q, 2, hash);
+    cb_db_bind_text(q, 3, why);
+    int rc = cb_db_step(q);
+    cb_db_finalize(q);
+    return rc == CB_DB_DONE ? 0 : -EIO;
 }
 
 /* Check the case and the commit, then record it: an exit status. */
 static int ack_record(struct cb_store *st, const struct ack_args *a)
 {
-    sqlite3 *h = cb_store_sqlite(st);
+    struct cb_db *h = cb_store_db(st);
     char err[1024], hash[64];
     int hits = ack_glob_hits(h, a->glob);
     if (hits == 0) {
@@ -131,7 +129,7 @@ static int ack_record(struct cb_store *st, const struct ack_args *a)
         return CB_EXIT_USAGE;
     }
     if (hits < 0 || ack_insert(h, a->glob, hash, a->why) < 0) {
-        cb_die_msg("cannot record the acknowledgement in %s: %s", a->db, sqlite3_errmsg(h));
+        cb_die_msg("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(h));
         return 1;
     }
     printf("acknowledged %s at %.12s: %s\n", a->glob, hash, a->why);
@@ -148,9 +146,9 @@ static int ack_body(void *ctx, struct cb_store *st)
     struct ack_args *a = ctx;
     if (!a->list)
         return ack_record(st, a);
-    if (ack_list(cb_store_sqlite(st)) == 0)
+    if (ack_list(cb_store_db(st)) == 0)
         return 0;
-    cb_die_msg("cannot record the acknowledgement in %s: %s", a->db, sqlite3_errmsg(cb_store_sqlite(st)));
+    cb_die_msg("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(cb_store_db(st)));
     return 1;
 }
 

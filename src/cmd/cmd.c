@@ -5,12 +5,19 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "parse.h"
 #include "probe.h"
 #include "store.h"
+
+const char *cb_default_db(void)
+{
+    const char *env = getenv("CB_DB");
+    return env && *env ? env : CB_DEFAULT_DB;
+}
 
 void cb_die_msg(const char *fmt, ...)
 {

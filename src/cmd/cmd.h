@@ -17,6 +17,10 @@ struct cb_store;
 #define CB_DEFAULT_DB "cyclebudget.db"
 #define CB_EXIT_USAGE 2
 
+/* The database a command uses without --db: $CB_DB when set (a file or a
+ * postgresql:// URL, e.g. a lab's shared store), else CB_DEFAULT_DB. */
+const char *cb_default_db(void);
+
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);

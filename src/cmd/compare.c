@@ -15,7 +15,6 @@
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,7 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
-#include <sqlite3.h>
+#include "db.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,7 +169,7 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
     };
     static const struct cb_cmd_parser parser = {"history", "h", opts, history_usage, fields, history_opt};
     memset(H, 0, sizeof *H);
-    H->db = CB_DEFAULT_DB;
+    H->db = cb_default_db();
     H->min_change = 0.02;
     H->persist = 2;
     int rc = cb_getopt(argc, argv, &parser, H, err, errlen);
@@ -196,20 +196,20 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
  * complete runs of a clean tree.  0, or a negative errno. */
 static int read_points(struct hist *H, const char *since_hash)
 {
-    sqlite3_stmt *q, *qr;
-    sqlite3 *h = cb_store_sqlite(H->st);
-    if (sqlite3_prepare_v2(h, "SELECT hash, subject FROM commit_order", -1, &q, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(h,
+    struct cb_db_stmt *q, *qr;
+    struct cb_db *h = cb_store_db(H->st);
+    if (cb_db_prepare(h, "SELECT hash, subject FROM commit_order", &q) != CB_DB_OK ||
+        cb_db_prepare(h,
                            "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
                            "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND r.status = 'complete' "
-                           "AND (COALESCE(r.clock_backend, '') = 'callgrind') = ?2 ORDER BY r.id",
-                           -1, &qr, NULL) != SQLITE_OK) {
-        cb_die_msg("cannot read %s: %s", H->db, sqlite3_errmsg(h));
+                           "AND (CASE WHEN COALESCE(r.clock_backend, '') = 'callgrind' THEN 1 ELSE 0 END) = ?2 "
+                           "ORDER BY r.id", &qr) != CB_DB_OK) {
+        cb_die_msg("cannot read %s: %s", H->db, cb_db_errmsg(h));
         return -EIO;
     }
     int started = since_hash[0] == '\0', rc = 0;
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        const char *hash = (const char *)sqlite3_column_text(q, 0);
+    while (cb_db_step(q) == CB_DB_ROW) {
+        const char *hash = (const char *)cb_db_column_text(q, 0);
         if (!started && strcmp(hash, since_hash) == 0)
             started = 1;
         if (!started)
@@ -223,12 +223,12 @@ static int read_points(struct hist *H, const char *since_hash)
         struct point *p = &H->pts[H->np++];
         memset(p, 0, sizeof *p);
         snprintf(p->hash, sizeof p->hash, "%s", hash);
-        snprintf(p->subject, sizeof p->subject, "%s", (const char *)sqlite3_column_text(q, 1));
-        sqlite3_reset(qr);
-        sqlite3_bind_text(qr, 1, hash, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int(qr, 2, H->sim);
-        while (rc == 0 && sqlite3_step(qr) == SQLITE_ROW)
-            rc = cb_side_add_run(&p->side, sqlite3_column_int64(qr, 0));
+        snprintf(p->subject, sizeof p->subject, "%s", (const char *)cb_db_column_text(q, 1));
+        cb_db_reset(qr);
+        cb_db_bind_text(qr, 1, hash);
+        cb_db_bind_int64(qr, 2, H->sim);
+        while (rc == 0 && cb_db_step(qr) == CB_DB_ROW)
+            rc = cb_side_add_run(&p->side, cb_db_column_int64(qr, 0));
         snprintf(p->side.spec, sizeof p->side.spec, "%.12s", hash);
         /* A commit whose runs are all of the other kind (timed, or --sim)
          * is no point of this history. */
@@ -237,8 +237,8 @@ static int read_points(struct hist *H, const char *since_hash)
             H->np--;
         }
     }
-    sqlite3_finalize(q);
-    sqlite3_finalize(qr);
+    cb_db_finalize(q);
+    cb_db_finalize(qr);
     return rc;
 }
 

@@ -124,7 +124,7 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     };
     static const struct cb_cmd_parser parser = {"report", "ho:", opts, report_usage, fields, report_opt};
     static char *latest[] = {"latest"};
-    *a = (struct report_args){.db = CB_DEFAULT_DB, .budget_arg = "10G", .frame = CB_MIN_FRAME};
+    *a = (struct report_args){.db = cb_default_db(), .budget_arg = "10G", .frame = CB_MIN_FRAME};
     int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
     if (rc != 0)
         return rc;

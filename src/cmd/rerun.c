@@ -6,7 +6,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
-#include <sqlite3.h>
+#include "db.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,14 +19,14 @@
 
 int cmp_run_cpu(struct cb_store *st, int64_t run)
 {
-    sqlite3_stmt *q;
+    struct cb_db_stmt *q;
     int cpu = -1;
-    if (sqlite3_prepare_v2(cb_store_sqlite(st), "SELECT cpu FROM runs WHERE id = ?1", -1, &q, NULL) != SQLITE_OK)
+    if (cb_db_prepare(cb_store_db(st), "SELECT cpu FROM runs WHERE id = ?1", &q) != CB_DB_OK)
         return -1;
-    sqlite3_bind_int64(q, 1, run);
-    if (sqlite3_step(q) == SQLITE_ROW)
-        cpu = sqlite3_column_int(q, 0);
-    sqlite3_finalize(q);
+    cb_db_bind_int64(q, 1, run);
+    if (cb_db_step(q) == CB_DB_ROW)
+        cpu = cb_db_column_int(q, 0);
+    cb_db_finalize(q);
     return cpu;
 }
 
@@ -147,17 +147,16 @@ int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const c
 /* The newest complete run with tag that is newer than after; 0 when none. */
 static int64_t newest_run(struct cb_store *st, const char *tag, int64_t after)
 {
-    sqlite3_stmt *q;
+    struct cb_db_stmt *q;
     int64_t id = 0;
-    if (sqlite3_prepare_v2(cb_store_sqlite(st),
-                           "SELECT max(id) FROM runs WHERE id > ?1 AND tag = ?2 AND status = 'complete'",
-                           -1, &q, NULL) != SQLITE_OK)
+    if (cb_db_prepare(cb_store_db(st),
+                           "SELECT max(id) FROM runs WHERE id > ?1 AND tag = ?2 AND status = 'complete'", &q) != CB_DB_OK)
         return 0;
-    sqlite3_bind_int64(q, 1, after);
-    sqlite3_bind_text(q, 2, tag, -1, SQLITE_STATIC);
-    if (sqlite3_step(q) == SQLITE_ROW)
-        id = sqlite3_column_int64(q, 0);
-    sqlite3_finalize(q);
+    cb_db_bind_int64(q, 1, after);
+    cb_db_bind_text(q, 2, tag);
+    if (cb_db_step(q) == CB_DB_ROW)
+        id = cb_db_column_int64(q, 0);
+    cb_db_finalize(q);
     return id;
 }
 

@@ -17,7 +17,7 @@ void cb_session_init(struct cb_session *s, const char *events, int (*work)(void 
 {
     memset(s, 0, sizeof *s);
     s->work = work;
-    s->co.db = CB_DEFAULT_DB;
+    s->co.db = cb_default_db();
     s->co.events = events;
     s->co.cpu = -1;
     s->co.cmdline = s->cmdline;

@@ -6,7 +6,6 @@
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -560,7 +559,7 @@ int cmp_select_host(struct cb_store *st, struct cb_side *s, const char *host, ch
 void cmp_common_defaults(struct cmp_common *c, int argc, char **argv)
 {
     memset(c, 0, sizeof *c);
-    c->db = CB_DEFAULT_DB;
+    c->db = cb_default_db();
     c->o.alpha = 0.01;
     c->o.threshold = 0.02;
     c->o.run_q = CB_RUN_QUANTILE_DEFAULT;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
+#include "db.h"
 
 #include "config.h"
 
@@ -283,40 +283,40 @@ int cb_race_emit_header(const struct cb_race *r, const struct cb_host *h, FILE *
 
 /* ----------------------------------------------------------------- report */
 
-static const char *col_text(sqlite3_stmt *s, int i)
+static const char *col_text(struct cb_db_stmt *s, int i)
 {
-    const unsigned char *t = sqlite3_column_text(s, i);
+    const char *t = cb_db_column_text(s, i);
     return t ? (const char *)t : "";
 }
 
-static double col_real(sqlite3_stmt *s, int i)
+static double col_real(struct cb_db_stmt *s, int i)
 {
-    return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+    return cb_db_column_type(s, i) == CB_DB_NULL ? NAN : cb_db_column_double(s, i);
 }
 
-static void fmt_range(sqlite3_stmt *s, int ilo, int ihi, char *buf, size_t len)
+static void fmt_range(struct cb_db_stmt *s, int ilo, int ihi, char *buf, size_t len)
 {
-    long long lo = sqlite3_column_int64(s, ilo);
-    if (sqlite3_column_type(s, ihi) == SQLITE_NULL)
+    long long lo = cb_db_column_int64(s, ilo);
+    if (cb_db_column_type(s, ihi) == CB_DB_NULL)
         snprintf(buf, len, "%lld..", lo);
     else
-        snprintf(buf, len, "%lld..%lld", lo, (long long)sqlite3_column_int64(s, ihi));
+        snprintf(buf, len, "%lld..%lld", lo, (long long)cb_db_column_int64(s, ihi));
 }
 
 /* A statement with the race id bound as ?1, or NULL. */
-static sqlite3_stmt *by_race(sqlite3 *db, int64_t race_id, const char *sql)
+static struct cb_db_stmt *by_race(struct cb_db *db, int64_t race_id, const char *sql)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    struct cb_db_stmt *s;
+    if (cb_db_prepare(db, sql, &s) != CB_DB_OK)
         return NULL;
-    sqlite3_bind_int64(s, 1, race_id);
+    cb_db_bind_int64(s, 1, race_id);
     return s;
 }
 
 int cb_race_print(struct cb_store *st, int64_t race_id, FILE *out)
 {
-    sqlite3 *db = cb_store_sqlite(st);
-    sqlite3_stmt *s = NULL;
+    struct cb_db *db = cb_store_db(st);
+    struct cb_db_stmt *s = NULL;
     int rc = -ENOENT;
     if (!(s = by_race(db, race_id,
                     "SELECT ra.id, r.id, r.started, h.hostname, h.model_name, ra.mode,"
@@ -324,17 +324,17 @@ int cb_race_print(struct cb_store *st, int64_t race_id, FILE *out)
                     "  FROM races ra JOIN runs r ON r.id = ra.run_id"
                     "  JOIN hosts h ON h.id = r.host_id WHERE ra.id = ?")))
         return -EIO;
-    if (sqlite3_step(s) == SQLITE_ROW) {
+    if (cb_db_step(s) == CB_DB_ROW) {
         fprintf(out,
                 "race %lld (run %lld, %s) on %s, %s\n"
                 "  %s, ranked by %s per op, %d rounds x %d samples, alpha %g, min margin %g%%\n",
-                (long long)sqlite3_column_int64(s, 0), (long long)sqlite3_column_int64(s, 1),
+                (long long)cb_db_column_int64(s, 0), (long long)cb_db_column_int64(s, 1),
                 col_text(s, 2), col_text(s, 3), col_text(s, 4), col_text(s, 5), col_text(s, 6),
-                sqlite3_column_int(s, 9), sqlite3_column_int(s, 10), sqlite3_column_double(s, 7),
-                sqlite3_column_double(s, 8) * 100);
+                cb_db_column_int(s, 9), cb_db_column_int(s, 10), cb_db_column_double(s, 7),
+                cb_db_column_double(s, 8) * 100);
         rc = 0;
     }
-    sqlite3_finalize(s);
+    cb_db_finalize(s);
     if (rc < 0)
         return rc;
     if (!(s = by_race(db, race_id,
@@ -348,7 +348,7 @@ int cb_race_print(struct cb_store *st, int64_t race_id, FILE *out)
         return -EIO;
     fprintf(out, "  %-10s %-10s %-14s %-14s %-10s %-26s %-14s %s\n", "family", "bucket", "sizes",
             "winner", "decision", "margin [CI], %", "runner-up", "before");
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    while (cb_db_step(s) == CB_DB_ROW) {
         char range[48], margin[64], before[96];
         fmt_range(s, 2, 3, range, sizeof range);
         double m = col_real(s, 7), lo = col_real(s, 8), hi = col_real(s, 9);
@@ -357,7 +357,7 @@ int cb_race_print(struct cb_store *st, int64_t race_id, FILE *out)
         else
             snprintf(margin, sizeof margin, "%+.1f [%+.1f, %+.1f]", m * 100, lo * 100, hi * 100);
         const char *prev = col_text(s, 11), *win = col_text(s, 6);
-        if (sqlite3_column_type(s, 11) == SQLITE_NULL)
+        if (cb_db_column_type(s, 11) == CB_DB_NULL)
             snprintf(before, sizeof before, "-");
         else if (strcmp(prev, win) == 0)
             snprintf(before, sizeof before, "same");
@@ -365,41 +365,38 @@ int cb_race_print(struct cb_store *st, int64_t race_id, FILE *out)
             snprintf(before, sizeof before, "was %s", prev);
         fprintf(out, "  %-10s %-10s %-14s %-14s %-10s %-26s %-14s %s", col_text(s, 0),
                 col_text(s, 1), range, win[0] ? win : "-", col_text(s, 5), margin,
-                sqlite3_column_type(s, 10) == SQLITE_NULL ? "-" : col_text(s, 10), before);
-        if (sqlite3_column_type(s, 12) != SQLITE_NULL)
+                cb_db_column_type(s, 10) == CB_DB_NULL ? "-" : col_text(s, 10), before);
+        if (cb_db_column_type(s, 12) != CB_DB_NULL)
             fprintf(out, "  (BAD, excluded: %s)", col_text(s, 12));
         fputc('\n', out);
     }
-    sqlite3_finalize(s);
+    cb_db_finalize(s);
     return 0;
 }
 
 int cb_race_report_text(struct cb_store *st, FILE *out)
 {
-    sqlite3 *db = cb_store_sqlite(st);
-    sqlite3_stmt *s = NULL;
+    struct cb_db *db = cb_store_db(st);
+    struct cb_db_stmt *s = NULL;
     /* A store from before races has no table: nothing to show, no error. */
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'races'",
-                           -1, &s, NULL) != SQLITE_OK)
+    int v = cb_db_schema_version(db);
+    if (v < 0)
         return -EIO;
-    int have = sqlite3_step(s) == SQLITE_ROW;
-    sqlite3_finalize(s);
-    if (!have)
+    if (v < 4)   /* db/0004_race.sql */
         return 0;
-    if (sqlite3_prepare_v2(db,
+    if (cb_db_prepare(db,
                            "SELECT MAX(ra.id) FROM races ra JOIN runs r ON r.id = ra.run_id"
                            "  JOIN hosts h ON h.id = r.host_id WHERE r.status = 'complete'"
-                           " GROUP BY h.hostname, h.model_name, ra.mode ORDER BY 1",
-                           -1, &s, NULL) != SQLITE_OK)
+                           " GROUP BY h.hostname, h.model_name, ra.mode ORDER BY 1", &s) != CB_DB_OK)
         return -EIO;
     int n = 0, rc = 0;
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    while (cb_db_step(s) == CB_DB_ROW) {
         if (n)
             fputc('\n', out);
-        if ((rc = cb_race_print(st, sqlite3_column_int64(s, 0), out)) < 0)
+        if ((rc = cb_race_print(st, cb_db_column_int64(s, 0), out)) < 0)
             break;
         n++;
     }
-    sqlite3_finalize(s);
+    cb_db_finalize(s);
     return rc < 0 ? rc : n;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
+#include "db.h"
 
 #include "arrays.h"
 #include "fingerprint.h"
@@ -241,7 +241,7 @@ static int grow_to(void **p, size_t nc, size_t size)
 }
 
 /* One sample from the load query's current row (columns 2.. as in q). */
-static int series_push(struct cb_report_series *s, size_t *cap, sqlite3_stmt *row)
+static int series_push(struct cb_report_series *s, size_t *cap, struct cb_db_stmt *row)
 {
     if (s->n == *cap) {
         size_t nc = *cap ? *cap * 2 : 16;
@@ -255,12 +255,12 @@ static int series_push(struct cb_report_series *s, size_t *cap, sqlite3_stmt *ro
         *cap = nc;
     }
     size_t i = s->n++;
-    s->iters[i] = (uint64_t)sqlite3_column_int64(row, 2);
-    s->v[i] = sqlite3_column_double(row, 3);
-    s->raw[i] = sqlite3_column_type(row, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(row, 5);
-    s->enabled[i] = (uint64_t)sqlite3_column_int64(row, 6);
-    s->running[i] = (uint64_t)sqlite3_column_int64(row, 7);
-    const unsigned char *m = sqlite3_column_text(row, 8);
+    s->iters[i] = (uint64_t)cb_db_column_int64(row, 2);
+    s->v[i] = cb_db_column_double(row, 3);
+    s->raw[i] = cb_db_column_type(row, 5) == CB_DB_NULL ? NAN : cb_db_column_double(row, 5);
+    s->enabled[i] = (uint64_t)cb_db_column_int64(row, 6);
+    s->running[i] = (uint64_t)cb_db_column_int64(row, 7);
+    const char *m = cb_db_column_text(row, 8);
     snprintf(s->method[i], sizeof s->method[i], "%s", m ? (const char *)m : "");
     return 0;
 }
@@ -272,20 +272,20 @@ static int load_samples(struct cb_store *st, struct cb_report *r)
 {
     static const char q[] =
         "SELECT s.case_id, s.event_id, s.iters,"
-        "       (s.value - COALESCE(s.overhead, 0.0)) / CAST(s.iters AS REAL), s.scaled,"
+        "       (s.value - COALESCE(s.overhead, 0.0)) / CAST(s.iters AS DOUBLE PRECISION), s.scaled,"
         "       s.raw, s.enabled, s.running, s.method"
         "  FROM cases c JOIN samples s ON s.case_id = c.id"
         " WHERE c.run_id = ?1 AND s.value IS NOT NULL"
         " ORDER BY s.case_id, s.event_id, s.seq";
-    sqlite3_stmt *stmt;
-    if (sqlite3_prepare_v2(cb_store_sqlite(st), q, -1, &stmt, NULL) != SQLITE_OK)
+    struct cb_db_stmt *stmt;
+    if (cb_db_prepare(cb_store_db(st), q, &stmt) != CB_DB_OK)
         return -EIO;
-    sqlite3_bind_int64(stmt, 1, r->run.id);
+    cb_db_bind_int64(stmt, 1, r->run.id);
     size_t k = 0, e = 0, cap = 0;
     int64_t last_case = -1, last_ev = -1;
     int rc, err = 0;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        int64_t cid = sqlite3_column_int64(stmt, 0), eid = sqlite3_column_int64(stmt, 1);
+    while ((rc = cb_db_step(stmt)) == CB_DB_ROW) {
+        int64_t cid = cb_db_column_int64(stmt, 0), eid = cb_db_column_int64(stmt, 1);
         if (cid != last_case || eid != last_ev) {
             while (k < r->ncases && r->cases[k].info.id != cid)
                 k++;
@@ -306,11 +306,11 @@ static int load_samples(struct cb_store *st, struct cb_report *r)
         struct cb_report_series *sr = &r->cases[k].ev[e];
         if ((err = series_push(sr, &cap, stmt)) < 0)
             break;
-        sr->scaled |= sqlite3_column_int(stmt, 4);
+        sr->scaled |= cb_db_column_int(stmt, 4);
     }
-    if (!err && rc != SQLITE_DONE)
+    if (!err && rc != CB_DB_DONE)
         err = -EIO;
-    sqlite3_finalize(stmt);
+    cb_db_finalize(stmt);
     return err;
 }
 

@@ -118,6 +118,16 @@ const char *cb_db_column_text(struct cb_db_stmt *s, int i)
     return s->db->ops->column_text(s, i);
 }
 
+int cb_db_bind_column(struct cb_db_stmt *dst, int i, struct cb_db_stmt *src, int j)
+{
+    switch (cb_db_column_type(src, j)) {
+    case CB_DB_INTEGER: return cb_db_bind_int64(dst, i, cb_db_column_int64(src, j));
+    case CB_DB_FLOAT: return cb_db_bind_double(dst, i, cb_db_column_double(src, j));
+    case CB_DB_TEXT: return cb_db_bind_text(dst, i, cb_db_column_text(src, j));
+    default: return cb_db_bind_null(dst, i);
+    }
+}
+
 int cb_db_exec(struct cb_db *db, const char *sql) { return db->ops->exec(db, sql); }
 int64_t cb_db_changes(struct cb_db *db) { return db->ops->changes(db); }
 int64_t cb_db_last_insert_id(struct cb_db *db) { return db->ops->last_insert_id(db); }

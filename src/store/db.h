@@ -45,7 +45,10 @@ enum cb_db_kind { CB_DB_SQLITE, CB_DB_POSTGRESQL };
 #define CB_DB_READONLY 1   /* SQLite: open read-only (PostgreSQL: a read-only session) */
 #define CB_DB_CREATE   2   /* SQLite: create the file when missing */
 
-/* cb_db_step's results. */
+/* cb_db_step's results; CB_DB_OK is every other call's success (the same
+ * value as CB_DB_DONE, so that "rc == CB_DB_DONE ? CB_DB_OK : rc" and the
+ * like read as they did with SQLite's codes). */
+#define CB_DB_OK   0
 #define CB_DB_DONE 0
 #define CB_DB_ROW  1
 
@@ -68,8 +71,14 @@ int cb_db_open(const char *target, int flags, struct cb_db **out, char *err, siz
 void cb_db_close(struct cb_db *db);
 enum cb_db_kind cb_db_kind(const struct cb_db *db);
 const char *cb_db_kind_name(const struct cb_db *db);     /* "sqlite", "postgresql" */
-/* The SQLite handle, for code not yet converted; NULL on PostgreSQL. */
+/* The SQLite handle, for the steps that exist on SQLite only (the store's
+ * file checks, journal mode, checkpoints, merge's snapshot of a source
+ * file); NULL on PostgreSQL. */
 struct sqlite3 *cb_db_sqlite(struct cb_db *db);
+/* A handle the caller opened itself with sqlite3_open_v2 (the store, which
+ * decides the flags, URI and checks before and after), taken over: closed by
+ * cb_db_close.  Only cb_now() is added to it; its settings are left alone. */
+int cb_db_sqlite_wrap(struct sqlite3 *h, struct cb_db **out);
 
 /* The last error's message (never NULL; "" when none). */
 const char *cb_db_errmsg(struct cb_db *db);
@@ -97,6 +106,13 @@ const char *cb_db_column_name(struct cb_db_stmt *s, int i);
 int64_t cb_db_column_int64(struct cb_db_stmt *s, int i);
 double cb_db_column_double(struct cb_db_stmt *s, int i);
 const char *cb_db_column_text(struct cb_db_stmt *s, int i);   /* valid until the next step */
+static inline int cb_db_column_int(struct cb_db_stmt *s, int i)
+{
+    return (int)cb_db_column_int64(s, i);
+}
+/* Bind column j of src's current row to parameter i of dst, as the value it
+ * is (NULL, integer, double or text): a generic row copy (merge). */
+int cb_db_bind_column(struct cb_db_stmt *dst, int i, struct cb_db_stmt *src, int j);
 
 /* SQL without parameters, possibly several statements (migrations). */
 int cb_db_exec(struct cb_db *db, const char *sql);

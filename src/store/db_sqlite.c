@@ -274,3 +274,16 @@ struct sqlite3 *cb_db_sqlite(struct cb_db *db)
 {
     return db->ops->kind == CB_DB_SQLITE ? H(db) : NULL;
 }
+
+int cb_db_sqlite_wrap(struct sqlite3 *h, struct cb_db **out)
+{
+    struct sq_db *db = calloc(1, sizeof *db);
+    *out = NULL;
+    if (!db)
+        return -ENOMEM;
+    db->base.ops = &sq_ops;
+    db->h = h;
+    sqlite3_create_function(h, "cb_now", 0, SQLITE_UTF8, NULL, fn_now, NULL, NULL);
+    *out = &db->base;
+    return 0;
+}

@@ -140,34 +140,34 @@ static void fnv(unsigned long long *h, const void *p, size_t n)
 }
 
 /* Which columns of s to leave out: bit i set for column i named in skip. */
-static uint64_t skip_mask(sqlite3_stmt *s, const char *const *skip)
+static uint64_t skip_mask(struct cb_db_stmt *s, const char *const *skip)
 {
     uint64_t mask = 0;
-    for (int i = 0; i < sqlite3_column_count(s) && i < 64; i++)
+    for (int i = 0; i < cb_db_column_count(s) && i < 64; i++)
         for (const char *const *k = skip; *k; k++)
-            if (strcmp(sqlite3_column_name(s, i), *k) == 0)
+            if (strcmp(cb_db_column_name(s, i), *k) == 0)
                 mask |= (uint64_t)1 << i;
     return mask;
 }
 
 /* A row's columns but the skipped ones (the ids of this store), each with
  * its type, so that NULL, 0, 0.0 and '' all differ. */
-static void hash_row(unsigned long long *h, sqlite3_stmt *s, uint64_t skip)
+static void hash_row(unsigned long long *h, struct cb_db_stmt *s, uint64_t skip)
 {
-    for (int i = 0; i < sqlite3_column_count(s); i++) {
+    for (int i = 0; i < cb_db_column_count(s); i++) {
         if (i < 64 && (skip >> i & 1))
             continue;
-        unsigned char type = (unsigned char)sqlite3_column_type(s, i);
+        unsigned char type = (unsigned char)cb_db_column_type(s, i);
         fnv(h, &type, 1);
-        if (type == SQLITE_INTEGER) {
-            int64_t v = sqlite3_column_int64(s, i);
+        if (type == CB_DB_INTEGER) {
+            int64_t v = cb_db_column_int64(s, i);
             fnv(h, &v, sizeof v);
-        } else if (type == SQLITE_FLOAT) {
-            double v = sqlite3_column_double(s, i);
+        } else if (type == CB_DB_FLOAT) {
+            double v = cb_db_column_double(s, i);
             fnv(h, &v, sizeof v);
-        } else if (type != SQLITE_NULL) {
-            const void *p = sqlite3_column_blob(s, i);
-            int64_t n = sqlite3_column_bytes(s, i);
+        } else if (type != CB_DB_NULL) {
+            const char *p = cb_db_column_text(s, i);
+            int64_t n = (int64_t)strlen(p ? p : "");
             fnv(h, &n, sizeof n);
             fnv(h, p, (size_t)n);
         }
@@ -177,15 +177,19 @@ static void hash_row(unsigned long long *h, sqlite3_stmt *s, uint64_t skip)
 
 /* Every row of s (reset, ?1 = id) into h; each row's first column into
  * ids when given. */
-static int hash_stmt(sqlite3_stmt *s, int64_t id, const char *const *skip, unsigned long long *h,
+static int hash_stmt(struct cb_db_stmt *s, int64_t id, const char *const *skip, unsigned long long *h,
                      int64_t **ids, size_t *nids)
 {
-    sqlite3_reset(s);
-    sqlite3_bind_int64(s, 1, id);
-    uint64_t mask = skip_mask(s, skip);
-    int rc, r = 0;
+    cb_db_reset(s);
+    cb_db_bind_int64(s, 1, id);
+    uint64_t mask = 0;
+    int rc, r = 0, first = 1;
     size_t cap = 0;
-    while (r == 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while (r == 0 && (rc = cb_db_step(s)) == CB_DB_ROW) {
+        /* After the first step: PostgreSQL names the columns only then. */
+        if (first)
+            mask = skip_mask(s, skip);
+        first = 0;
         hash_row(h, s, mask);
         if (!ids)
             continue;
@@ -198,22 +202,22 @@ static int hash_stmt(sqlite3_stmt *s, int64_t id, const char *const *skip, unsig
             }
             *ids = n;
         }
-        (*ids)[(*nids)++] = sqlite3_column_int64(s, 0);
+        (*ids)[(*nids)++] = cb_db_column_int64(s, 0);
     }
-    if (r == 0 && rc != SQLITE_DONE)
+    if (r == 0 && rc != CB_DB_DONE)
         r = -EIO;
-    sqlite3_reset(s);
+    cb_db_reset(s);
     return r;
 }
 
-static int hash_rows(sqlite3 *db, const char *sql, int64_t id, const char *const *skip,
+static int hash_rows(struct cb_db *db, const char *sql, int64_t id, const char *const *skip,
                      unsigned long long *h, int64_t **ids, size_t *nids)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    struct cb_db_stmt *s;
+    if (cb_db_prepare(db, sql, &s) != CB_DB_OK)
         return -EIO;
     int r = hash_stmt(s, id, skip, h, ids, nids);
-    sqlite3_finalize(s);
+    cb_db_finalize(s);
     return r;
 }
 
@@ -251,17 +255,16 @@ int cb_store_run_digest(struct cb_store *st, long long run_id, unsigned long lon
         r = hash_rows(st->db, "SELECT * FROM cases WHERE run_id = ?1 ORDER BY id", run_id,
                       own_skip, &h, &cases, &ncases);
     /* Each case's samples after it, their event named rather than numbered. */
-    sqlite3_stmt *q = NULL;
-    if (r == 0 && sqlite3_prepare_v2(st->db, "SELECT e.name AS event_name, e.part AS event_part,"
+    struct cb_db_stmt *q = NULL;
+    if (r == 0 && cb_db_prepare(st->db, "SELECT e.name AS event_name, e.part AS event_part,"
                                      " s.* FROM samples s JOIN events e ON e.id = s.event_id"
-                                     " WHERE s.case_id = ?1 ORDER BY e.id, s.seq", -1, &q,
-                                     NULL) != SQLITE_OK)
+                                     " WHERE s.case_id = ?1 ORDER BY e.id, s.seq", &q) != CB_DB_OK)
         r = -EIO;
     for (size_t i = 0; r == 0 && i < ncases; i++) {
         fnv(&h, "case", 4);
         r = hash_stmt(q, cases[i], sample_skip, &h, NULL, NULL);
     }
-    sqlite3_finalize(q);
+    cb_db_finalize(q);
     free(cases);
     *digest = h;
     return r;
@@ -283,7 +286,7 @@ struct merge {
     struct idmap map[M__N];
     /* Per run table: the source's SELECT, the destination's INSERT, and
      * which column is what. */
-    sqlite3_stmt *sel[NRUN_TABLES], *ins[NRUN_TABLES];
+    struct cb_db_stmt *sel[NRUN_TABLES], *ins[NRUN_TABLES];
     struct cols cols[NRUN_TABLES];
     int colmap[NRUN_TABLES][MAXCOLS];   /* M_NONE, or the map a column goes through */
     int idcol[NRUN_TABLES];             /* the own id's column, or -1 */
@@ -292,24 +295,28 @@ struct merge {
     int conflict;
 };
 
-static int sql_fail(struct merge *m, sqlite3 *db, const char *what)
+static int sql_fail(struct merge *m, struct cb_db *db, const char *what)
 {
-    cb_st_msg(m->err, m->errlen, "merging %s: %s: %s", m->src_name, what, sqlite3_errmsg(db));
+    cb_st_msg(m->err, m->errlen, "merging %s: %s: %s", m->src_name, what, cb_db_errmsg(db));
     return -EIO;
 }
 
 /* The columns of a table in the source, in their order. */
 static int table_cols(struct merge *m, const char *table, struct cols *c)
 {
-    sqlite3_stmt *s;
+    struct cb_db_stmt *s;
     c->n = 0;
-    if (sqlite3_prepare_v2(m->src->db, "SELECT name FROM pragma_table_info(?1) ORDER BY cid", -1,
-                           &s, NULL) != SQLITE_OK)
+    /* The source's own schema: an SQLite file's, or a PostgreSQL database's. */
+    const char *sql = cb_db_kind(m->src->db) == CB_DB_SQLITE
+        ? "SELECT name FROM pragma_table_info(?1) ORDER BY cid"
+        : "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()"
+          " AND table_name = ?1 ORDER BY ordinal_position";
+    if (cb_db_prepare(m->src->db, sql, &s) != CB_DB_OK)
         return sql_fail(m, m->src->db, "reading the schema");
-    sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-    while (sqlite3_step(s) == SQLITE_ROW && c->n < MAXCOLS)
+    cb_db_bind_text(s, 1, table);
+    while (cb_db_step(s) == CB_DB_ROW && c->n < MAXCOLS)
         cb_st_col_str(s, 0, c->name[c->n++], sizeof c->name[0]);
-    sqlite3_finalize(s);
+    cb_db_finalize(s);
     if (c->n == 0 || c->n == MAXCOLS) {
         cb_st_msg(m->err, m->errlen, "merging %s: table %s has %s columns", m->src_name, table,
                   c->n ? "too many" : "no");
@@ -368,12 +375,12 @@ static int prepare_table(struct merge *m, size_t i)
     col_list(c, -1, "t.", list, sizeof list);
     snprintf(sql, sizeof sql, "SELECT %s FROM %s t WHERE %s ORDER BY %s", list, t->name, t->rows,
              t->order);
-    if (sqlite3_prepare_v2(m->src->db, sql, -1, &m->sel[i], NULL) != SQLITE_OK)
+    if (cb_db_prepare(m->src->db, sql, &m->sel[i]) != CB_DB_OK)
         return sql_fail(m, m->src->db, t->name);
     col_list(c, m->idcol[i], "", list, sizeof list);
     placeholders(c->n - (m->idcol[i] >= 0), ph, sizeof ph);
     snprintf(sql, sizeof sql, "INSERT INTO %s (%s) VALUES (%s)", t->name, list, ph);
-    if (sqlite3_prepare_v2(m->dst->db, sql, -1, &m->ins[i], NULL) != SQLITE_OK)
+    if (cb_db_prepare(m->dst->db, sql, &m->ins[i]) != CB_DB_OK)
         return sql_fail(m, m->dst->db, t->name);
     return 0;
 }
@@ -383,15 +390,18 @@ static int prepare_table(struct merge *m, size_t i)
  * otherwise be left behind without a word. */
 static int check_tables(struct merge *m)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(m->src->db,
-                           "SELECT DISTINCT t.name, f.\"table\" FROM sqlite_schema t,"
-                           " pragma_foreign_key_list(t.name) f WHERE t.type = 'table'"
-                           " ORDER BY t.name", -1, &s, NULL) != SQLITE_OK)
+    struct cb_db_stmt *s;
+    const char *sql = cb_db_kind(m->src->db) == CB_DB_SQLITE
+        ? "SELECT DISTINCT t.name, f.\"table\" FROM sqlite_schema t,"
+          " pragma_foreign_key_list(t.name) f WHERE t.type = 'table' ORDER BY t.name"
+        : "SELECT DISTINCT c.conrelid::regclass::text, c.confrelid::regclass::text"
+          " FROM pg_constraint c WHERE c.contype = 'f'"
+          " AND c.connamespace = current_schema()::regnamespace ORDER BY 1";
+    if (cb_db_prepare(m->src->db, sql, &s) != CB_DB_OK)
         return sql_fail(m, m->src->db, "reading the schema");
     int r = 0;
-    while (r == 0 && sqlite3_step(s) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(s, 0);
+    while (r == 0 && cb_db_step(s) == CB_DB_ROW) {
+        const char *name = (const char *)cb_db_column_text(s, 0);
         int known = 0;
         for (size_t i = 0; i < NRUN_TABLES; i++)
             known |= strcmp(name, run_tables[i].name) == 0;
@@ -400,11 +410,11 @@ static int check_tables(struct merge *m)
         if (!known) {
             cb_st_msg(m->err, m->errlen, "internal error: table %s refers to %s, and merge does "
                       "not know how to copy it (src/store/merge.c)", name,
-                      (const char *)sqlite3_column_text(s, 1));
+                      (const char *)cb_db_column_text(s, 1));
             r = -EPROTO;
         }
     }
-    sqlite3_finalize(s);
+    cb_db_finalize(s);
     return r;
 }
 
@@ -425,12 +435,12 @@ static int shared_row(struct merge *m, int map, int64_t src_id, int64_t *dst_id)
     char list[4096], ph[1024], sql[8192];
     col_list(&c, -1, "", list, sizeof list);
     snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE id = ?1", list, t->name);
-    sqlite3_stmt *row = NULL, *find = NULL, *ins = NULL;
-    if (sqlite3_prepare_v2(m->src->db, sql, -1, &row, NULL) != SQLITE_OK)
+    struct cb_db_stmt *row = NULL, *find = NULL, *ins = NULL;
+    if (cb_db_prepare(m->src->db, sql, &row) != CB_DB_OK)
         return sql_fail(m, m->src->db, t->name);
-    sqlite3_bind_int64(row, 1, src_id);
-    if (sqlite3_step(row) != SQLITE_ROW) {
-        sqlite3_finalize(row);
+    cb_db_bind_int64(row, 1, src_id);
+    if (cb_db_step(row) != CB_DB_ROW) {
+        cb_db_finalize(row);
         cb_st_msg(m->err, m->errlen, "merging %s: %s row %lld is missing", m->src_name, t->name,
                   (long long)src_id);
         return -EINVAL;
@@ -442,32 +452,32 @@ static int shared_row(struct merge *m, int map, int64_t src_id, int64_t *dst_id)
         o += (size_t)snprintf(sql + o, sizeof sql - o, "%s%s = ?%d", nkey ? " AND " : "",
                               t->key[nkey], nkey + 1);
     r = 0;
-    if (sqlite3_prepare_v2(m->dst->db, sql, -1, &find, NULL) != SQLITE_OK) {
+    if (cb_db_prepare(m->dst->db, sql, &find) != CB_DB_OK) {
         r = sql_fail(m, m->dst->db, t->name);
         goto out;
     }
     for (int k = 0; k < nkey; k++)
-        sqlite3_bind_value(find, k + 1, sqlite3_column_value(row, col_index(&c, t->key[k])));
-    int rc = sqlite3_step(find);
-    if (rc == SQLITE_ROW) {
-        *dst_id = sqlite3_column_int64(find, 0);
-    } else if (rc == SQLITE_DONE) {
+        cb_db_bind_column(find, k + 1, row, col_index(&c, t->key[k]));
+    int rc = cb_db_step(find);
+    if (rc == CB_DB_ROW) {
+        *dst_id = cb_db_column_int64(find, 0);
+    } else if (rc == CB_DB_DONE) {
         int id = col_index(&c, "id");
         col_list(&c, id, "", list, sizeof list);
         placeholders(c.n - 1, ph, sizeof ph);
         snprintf(sql, sizeof sql, "INSERT INTO %s (%s) VALUES (%s)", t->name, list, ph);
-        if (sqlite3_prepare_v2(m->dst->db, sql, -1, &ins, NULL) != SQLITE_OK) {
+        if (cb_db_prepare(m->dst->db, sql, &ins) != CB_DB_OK) {
             r = sql_fail(m, m->dst->db, t->name);
             goto out;
         }
         for (int k = 0, p = 1; k < c.n; k++)
             if (k != id)
-                sqlite3_bind_value(ins, p++, sqlite3_column_value(row, k));
-        if (cb_st_step_done(ins) != SQLITE_OK) {
+                cb_db_bind_column(ins, p++, row, k);
+        if (cb_st_step_done(ins) != CB_DB_OK) {
             r = sql_fail(m, m->dst->db, t->name);
             goto out;
         }
-        *dst_id = sqlite3_last_insert_rowid(m->dst->db);
+        *dst_id = cb_db_last_insert_id(m->dst->db);
         size_t *added = map == M_HOST ? &m->stats->hosts_added
                       : map == M_BUILD ? &m->stats->builds_added : &m->stats->commits_added;
         (*added)++;
@@ -477,9 +487,9 @@ static int shared_row(struct merge *m, int map, int64_t src_id, int64_t *dst_id)
     }
     r = map_put(&m->map[map], src_id, *dst_id);
 out:
-    sqlite3_finalize(row);
-    sqlite3_finalize(find);
-    sqlite3_finalize(ins);
+    cb_db_finalize(row);
+    cb_db_finalize(find);
+    cb_db_finalize(ins);
     return r;
 }
 
@@ -522,96 +532,98 @@ static int calib_row(struct merge *m, int64_t src_id, int64_t *dst_id)
         cb_st_msg(m->err, m->errlen, "merging %s: cannot read the calibrations' columns", m->src_name);
         return r;
     }
-    sqlite3_stmt *row = NULL, *find = NULL, *ins = NULL, *ksel = NULL, *kins = NULL;
+    struct cb_db_stmt *row = NULL, *find = NULL, *ins = NULL, *ksel = NULL, *kins = NULL;
     snprintf(sql, sizeof sql, "SELECT %s FROM calibrations WHERE id = ?1", list);
-    if (sqlite3_prepare_v2(m->src->db, sql, -1, &row, NULL) != SQLITE_OK) {
+    if (cb_db_prepare(m->src->db, sql, &row) != CB_DB_OK) {
         r = sql_fail(m, m->src->db, "calibrations");
         goto out;
     }
-    sqlite3_bind_int64(row, 1, src_id);
-    if (sqlite3_step(row) != SQLITE_ROW) {
+    cb_db_bind_int64(row, 1, src_id);
+    if (cb_db_step(row) != CB_DB_ROW) {
         cb_st_msg(m->err, m->errlen, "merging %s: calibration %lld is missing", m->src_name,
                   (long long)src_id);
         r = -EINVAL;
         goto out;
     }
     int64_t host;
-    if ((r = shared_row(m, M_HOST, sqlite3_column_int64(row, host_at), &host)) < 0)
+    if ((r = shared_row(m, M_HOST, cb_db_column_int64(row, host_at), &host)) < 0)
         goto out;
-    if (sqlite3_prepare_v2(m->dst->db, "SELECT id FROM calibrations WHERE host_id = ?1 AND"
-                           " fingerprint = ?2 AND taken = ?3 AND source = ?4", -1, &find, NULL) != SQLITE_OK) {
+    if (cb_db_prepare(m->dst->db, "SELECT id FROM calibrations WHERE host_id = ?1 AND"
+                           " fingerprint = ?2 AND taken = ?3 AND source = ?4", &find) != CB_DB_OK) {
         r = sql_fail(m, m->dst->db, "calibrations");
         goto out;
     }
-    int nc = sqlite3_column_count(row);
-    sqlite3_bind_int64(find, 1, host);
+    int nc = cb_db_column_count(row);
+    cb_db_bind_int64(find, 1, host);
     static const char *const key[] = {"fingerprint", "taken", "source"};
     for (int i = 0; i < nc; i++)
         for (int j = 0; j < 3; j++)
-            if (strcmp(sqlite3_column_name(row, i), key[j]) == 0)
-                sqlite3_bind_value(find, j + 2, sqlite3_column_value(row, i));
-    int rc = sqlite3_step(find);
-    if (rc == SQLITE_ROW) {
-        *dst_id = sqlite3_column_int64(find, 0);
+            if (strcmp(cb_db_column_name(row, i), key[j]) == 0)
+                cb_db_bind_column(find, j + 2, row, i);
+    int rc = cb_db_step(find);
+    if (rc == CB_DB_ROW) {
+        *dst_id = cb_db_column_int64(find, 0);
         r = map_put(&m->map[M_CALIB], src_id, *dst_id);
         goto out;
     }
-    if (rc != SQLITE_DONE) {
+    if (rc != CB_DB_DONE) {
         r = sql_fail(m, m->dst->db, "calibrations");
         goto out;
     }
     placeholders(nc, ph, sizeof ph);
     snprintf(sql, sizeof sql, "INSERT INTO calibrations (%s) VALUES (%s)", list, ph);
-    if (sqlite3_prepare_v2(m->dst->db, sql, -1, &ins, NULL) != SQLITE_OK) {
+    if (cb_db_prepare(m->dst->db, sql, &ins) != CB_DB_OK) {
         r = sql_fail(m, m->dst->db, "calibrations");
         goto out;
     }
     for (int i = 0; i < nc; i++) {
         if (i == host_at)
-            sqlite3_bind_int64(ins, i + 1, host);
+            cb_db_bind_int64(ins, i + 1, host);
         else
-            sqlite3_bind_value(ins, i + 1, sqlite3_column_value(row, i));
+            cb_db_bind_column(ins, i + 1, row, i);
     }
-    if (cb_st_step_done(ins) != SQLITE_OK) {
+    if (cb_st_step_done(ins) != CB_DB_OK) {
         r = sql_fail(m, m->dst->db, "calibrations");
         goto out;
     }
-    *dst_id = sqlite3_last_insert_rowid(m->dst->db);
+    *dst_id = cb_db_last_insert_id(m->dst->db);
     if ((r = map_put(&m->map[M_CALIB], src_id, *dst_id)) < 0)
         goto out;
     /* Its ceilings, with the new calibration's id. */
     snprintf(sql, sizeof sql, "SELECT %s FROM ceilings WHERE calibration_id = ?1 ORDER BY id", klist);
-    if (sqlite3_prepare_v2(m->src->db, sql, -1, &ksel, NULL) != SQLITE_OK) {
+    if (cb_db_prepare(m->src->db, sql, &ksel) != CB_DB_OK) {
         r = sql_fail(m, m->src->db, "ceilings");
         goto out;
     }
-    int kn = sqlite3_column_count(ksel);
+    /* klist's columns: counted from the schema, as PostgreSQL tells a
+     * statement's columns only after its first step. */
+    int kn = k.n - (col_index(&k, "id") >= 0);
     placeholders(kn, ph, sizeof ph);
     snprintf(sql, sizeof sql, "INSERT INTO ceilings (%s) VALUES (%s)", klist, ph);
-    if (sqlite3_prepare_v2(m->dst->db, sql, -1, &kins, NULL) != SQLITE_OK) {
+    if (cb_db_prepare(m->dst->db, sql, &kins) != CB_DB_OK) {
         r = sql_fail(m, m->dst->db, "ceilings");
         goto out;
     }
-    sqlite3_bind_int64(ksel, 1, src_id);
-    while (r == 0 && (rc = sqlite3_step(ksel)) == SQLITE_ROW) {
-        sqlite3_reset(kins);
+    cb_db_bind_int64(ksel, 1, src_id);
+    while (r == 0 && (rc = cb_db_step(ksel)) == CB_DB_ROW) {
+        cb_db_reset(kins);
         for (int i = 0; i < kn; i++) {
             if (i == cal_at)
-                sqlite3_bind_int64(kins, i + 1, *dst_id);
+                cb_db_bind_int64(kins, i + 1, *dst_id);
             else
-                sqlite3_bind_value(kins, i + 1, sqlite3_column_value(ksel, i));
+                cb_db_bind_column(kins, i + 1, ksel, i);
         }
-        if (cb_st_step_done(kins) != SQLITE_OK)
+        if (cb_st_step_done(kins) != CB_DB_OK)
             r = sql_fail(m, m->dst->db, "ceilings");
     }
-    if (r == 0 && rc != SQLITE_DONE)
+    if (r == 0 && rc != CB_DB_DONE)
         r = sql_fail(m, m->src->db, "ceilings");
 out:
-    sqlite3_finalize(row);
-    sqlite3_finalize(find);
-    sqlite3_finalize(ins);
-    sqlite3_finalize(ksel);
-    sqlite3_finalize(kins);
+    cb_db_finalize(row);
+    cb_db_finalize(find);
+    cb_db_finalize(ins);
+    cb_db_finalize(ksel);
+    cb_db_finalize(kins);
     return r;
 }
 
@@ -620,25 +632,25 @@ static int copy_rows(struct merge *m, size_t i, int64_t src_run, size_t *count)
 {
     const struct table *t = &run_tables[i];
     const struct cols *c = &m->cols[i];
-    sqlite3_stmt *sel = m->sel[i], *ins = m->ins[i];
-    sqlite3_reset(sel);
-    sqlite3_bind_int64(sel, 1, src_run);
+    struct cb_db_stmt *sel = m->sel[i], *ins = m->ins[i];
+    cb_db_reset(sel);
+    cb_db_bind_int64(sel, 1, src_run);
     int rc, r = 0;
     *count = 0;
-    while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
-        sqlite3_reset(ins);
+    while (r == 0 && (rc = cb_db_step(sel)) == CB_DB_ROW) {
+        cb_db_reset(ins);
         int64_t own = 0;
         for (int k = 0, p = 1; k < c->n && r == 0; k++) {
             if (k == m->idcol[i]) {
-                own = sqlite3_column_int64(sel, k);
+                own = cb_db_column_int64(sel, k);
                 continue;
             }
             int map = m->colmap[i][k];
-            if (map == M_NONE || sqlite3_column_type(sel, k) == SQLITE_NULL) {
-                sqlite3_bind_value(ins, p++, sqlite3_column_value(sel, k));
+            if (map == M_NONE || cb_db_column_type(sel, k) == CB_DB_NULL) {
+                cb_db_bind_column(ins, p++, sel, k);
                 continue;
             }
-            int64_t to, from = sqlite3_column_int64(sel, k);
+            int64_t to, from = cb_db_column_int64(sel, k);
             if (map == M_HOST || map == M_BUILD || map == M_COMMIT)
                 r = shared_row(m, map, from, &to);
             else if (map == M_CALIB)
@@ -649,17 +661,17 @@ static int copy_rows(struct merge *m, size_t i, int64_t src_run, size_t *count)
                 r = -EINVAL;
             }
             if (r == 0)
-                sqlite3_bind_int64(ins, p++, to);
+                cb_db_bind_int64(ins, p++, to);
         }
-        if (r == 0 && cb_st_step_done(ins) != SQLITE_OK)
+        if (r == 0 && cb_st_step_done(ins) != CB_DB_OK)
             r = sql_fail(m, m->dst->db, t->name);
         if (r == 0 && t->own != M_NONE)
-            r = map_put(&m->map[t->own], own, sqlite3_last_insert_rowid(m->dst->db));
+            r = map_put(&m->map[t->own], own, cb_db_last_insert_id(m->dst->db));
         (*count)++;
     }
-    if (r == 0 && rc != SQLITE_DONE)
+    if (r == 0 && rc != CB_DB_DONE)
         r = sql_fail(m, m->src->db, t->name);
-    sqlite3_reset(sel);
+    cb_db_reset(sel);
     return r;
 }
 
@@ -687,63 +699,63 @@ static int copy_run(struct merge *m, int64_t src_run, int aborted)
  * and commit. */
 static int merge_acks(struct merge *m)
 {
-    sqlite3_stmt *sel = NULL, *find = NULL, *ins = NULL;
+    struct cb_db_stmt *sel = NULL, *find = NULL, *ins = NULL;
     int r = 0;
-    if (sqlite3_prepare_v2(m->src->db, "SELECT case_glob, commit_hash, why, created FROM acks"
-                           " ORDER BY id", -1, &sel, NULL) != SQLITE_OK)
+    if (cb_db_prepare(m->src->db, "SELECT case_glob, commit_hash, why, created FROM acks"
+                           " ORDER BY id", &sel) != CB_DB_OK)
         return sql_fail(m, m->src->db, "acks");
-    if (sqlite3_prepare_v2(m->dst->db, "SELECT why FROM acks WHERE case_glob = ?1 AND"
-                           " commit_hash = ?2", -1, &find, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(m->dst->db, "INSERT INTO acks (case_glob, commit_hash, why, created)"
-                           " VALUES (?1, ?2, ?3, ?4)", -1, &ins, NULL) != SQLITE_OK) {
+    if (cb_db_prepare(m->dst->db, "SELECT why FROM acks WHERE case_glob = ?1 AND"
+                           " commit_hash = ?2", &find) != CB_DB_OK ||
+        cb_db_prepare(m->dst->db, "INSERT INTO acks (case_glob, commit_hash, why, created)"
+                           " VALUES (?1, ?2, ?3, ?4)", &ins) != CB_DB_OK) {
         r = sql_fail(m, m->dst->db, "acks");
         goto out;
     }
     int rc;
-    while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
-        sqlite3_reset(find);
+    while (r == 0 && (rc = cb_db_step(sel)) == CB_DB_ROW) {
+        cb_db_reset(find);
         for (int k = 0; k < 2; k++)
-            sqlite3_bind_value(find, k + 1, sqlite3_column_value(sel, k));
-        rc = sqlite3_step(find);
-        if (rc == SQLITE_ROW) {
-            m->stats->acks_kept += strcmp((const char *)sqlite3_column_text(find, 0),
-                                          (const char *)sqlite3_column_text(sel, 2)) != 0;
+            cb_db_bind_column(find, k + 1, sel, k);
+        rc = cb_db_step(find);
+        if (rc == CB_DB_ROW) {
+            m->stats->acks_kept += strcmp((const char *)cb_db_column_text(find, 0),
+                                          (const char *)cb_db_column_text(sel, 2)) != 0;
             continue;
         }
-        if (rc != SQLITE_DONE) {
+        if (rc != CB_DB_DONE) {
             r = sql_fail(m, m->dst->db, "acks");
             break;
         }
         for (int k = 0; k < 4; k++)
-            sqlite3_bind_value(ins, k + 1, sqlite3_column_value(sel, k));
-        if (cb_st_step_done(ins) != SQLITE_OK)
+            cb_db_bind_column(ins, k + 1, sel, k);
+        if (cb_st_step_done(ins) != CB_DB_OK)
             r = sql_fail(m, m->dst->db, "acks");
         else
             m->stats->acks_added++;
     }
 out:
-    sqlite3_finalize(sel);
-    sqlite3_finalize(find);
-    sqlite3_finalize(ins);
+    cb_db_finalize(sel);
+    cb_db_finalize(find);
+    cb_db_finalize(ins);
     return r;
 }
 
 /* The destination's run with this UUID: 1 (and its id), 0 none, or an errno. */
 static int dst_run_of(struct merge *m, const char *uuid, int64_t *id)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(m->dst->db, "SELECT id FROM runs WHERE uuid = ?1", -1, &s, NULL) !=
-        SQLITE_OK)
+    struct cb_db_stmt *s;
+    if (cb_db_prepare(m->dst->db, "SELECT id FROM runs WHERE uuid = ?1", &s) !=
+        CB_DB_OK)
         return sql_fail(m, m->dst->db, "runs");
-    sqlite3_bind_text(s, 1, uuid, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(s), r = 0;
-    if (rc == SQLITE_ROW) {
-        *id = sqlite3_column_int64(s, 0);
+    cb_db_bind_text(s, 1, uuid);
+    int rc = cb_db_step(s), r = 0;
+    if (rc == CB_DB_ROW) {
+        *id = cb_db_column_int64(s, 0);
         r = 1;
-    } else if (rc != SQLITE_DONE) {
+    } else if (rc != CB_DB_DONE) {
         r = sql_fail(m, m->dst->db, "runs");
     }
-    sqlite3_finalize(s);
+    cb_db_finalize(s);
     return r;
 }
 
@@ -761,34 +773,34 @@ static int same_run_renamed(struct merge *m, int64_t src_run, unsigned long long
     char sql[512];
     snprintf(sql, sizeof sql, "SELECT %s FROM runs r JOIN hosts h ON h.id = r.host_id"
              " WHERE r.id = ?1", key);
-    sqlite3_stmt *a = NULL, *b = NULL;
+    struct cb_db_stmt *a = NULL, *b = NULL;
     int r = 0;
-    if (sqlite3_prepare_v2(m->src->db, sql, -1, &a, NULL) != SQLITE_OK)
+    if (cb_db_prepare(m->src->db, sql, &a) != CB_DB_OK)
         return sql_fail(m, m->src->db, "runs");
-    if (sqlite3_prepare_v2(m->dst->db, "SELECT r.id FROM runs r JOIN hosts h ON h.id = r.host_id"
+    if (cb_db_prepare(m->dst->db, "SELECT r.id FROM runs r JOIN hosts h ON h.id = r.host_id"
                            " WHERE r.started = ?1 AND r.status = ?2 AND r.pid = ?3"
                            " AND COALESCE(r.pid_start, -1) = ?4 AND r.boot_id = ?5"
-                           " AND h.hostname = ?6", -1, &b, NULL) != SQLITE_OK) {
+                           " AND h.hostname = ?6", &b) != CB_DB_OK) {
         r = sql_fail(m, m->dst->db, "runs");
         goto out;
     }
-    sqlite3_bind_int64(a, 1, src_run);
-    if (sqlite3_step(a) != SQLITE_ROW) {
+    cb_db_bind_int64(a, 1, src_run);
+    if (cb_db_step(a) != CB_DB_ROW) {
         r = sql_fail(m, m->src->db, "runs");
         goto out;
     }
     for (int k = 0; k < 6; k++)
-        sqlite3_bind_value(b, k + 1, sqlite3_column_value(a, k));
-    while (r == 0 && sqlite3_step(b) == SQLITE_ROW) {
+        cb_db_bind_column(b, k + 1, a, k);
+    while (r == 0 && cb_db_step(b) == CB_DB_ROW) {
         unsigned long long d;
-        if (cb_store_run_digest(m->dst, sqlite3_column_int64(b, 0), &d) < 0)
+        if (cb_store_run_digest(m->dst, cb_db_column_int64(b, 0), &d) < 0)
             r = sql_fail(m, m->dst->db, "a run's digest");
         else if (d == digest)
             r = 1;
     }
 out:
-    sqlite3_finalize(a);
-    sqlite3_finalize(b);
+    cb_db_finalize(a);
+    cb_db_finalize(b);
     return r;
 }
 
@@ -834,17 +846,16 @@ static int merge_body(struct merge *m)
         r = prepare_table(m, i);
     if (r == 0)
         r = merge_acks(m);
-    sqlite3_stmt *s;
+    struct cb_db_stmt *s;
     if (r < 0)
         return r;
-    if (sqlite3_prepare_v2(m->src->db, "SELECT id, uuid, status FROM runs ORDER BY id", -1, &s,
-                           NULL) != SQLITE_OK)
+    if (cb_db_prepare(m->src->db, "SELECT id, uuid, status FROM runs ORDER BY id", &s) != CB_DB_OK)
         return sql_fail(m, m->src->db, "runs");
     int rc;
-    while (r == 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(s, 0);
-        const char *uuid = (const char *)sqlite3_column_text(s, 1);
-        const char *status = (const char *)sqlite3_column_text(s, 2);
+    while (r == 0 && (rc = cb_db_step(s)) == CB_DB_ROW) {
+        int64_t id = cb_db_column_int64(s, 0);
+        const char *uuid = (const char *)cb_db_column_text(s, 1);
+        const char *status = (const char *)cb_db_column_text(s, 2);
         if (strcmp(status, "running") == 0) {
             m->stats->runs_running++;
             continue;
@@ -857,17 +868,17 @@ static int merge_body(struct merge *m)
         }
         r = merge_run(m, id, uuid, status);
     }
-    if (r == 0 && rc != SQLITE_DONE)
+    if (r == 0 && rc != CB_DB_DONE)
         r = sql_fail(m, m->src->db, "runs");
-    sqlite3_finalize(s);
+    cb_db_finalize(s);
     return r;
 }
 
 static void merge_reset(struct merge *m)
 {
     for (size_t i = 0; i < NRUN_TABLES; i++) {
-        sqlite3_finalize(m->sel[i]);
-        sqlite3_finalize(m->ins[i]);
+        cb_db_finalize(m->sel[i]);
+        cb_db_finalize(m->ins[i]);
         m->sel[i] = m->ins[i] = NULL;
     }
     for (int k = 0; k < M__N; k++)
@@ -891,26 +902,26 @@ int cb_store_merge(struct cb_store *dst, struct cb_store *src, const char *src_n
         if (attempt)
             cb_st_backoff(attempt);
         merge_reset(&m);
-        int rc = cb_st_exec(dst, "BEGIN IMMEDIATE");
-        if (rc != SQLITE_OK) {
+        int rc = cb_db_begin(dst->db);
+        if (rc != CB_DB_OK) {
             r = cb_st_is_busy(rc) ? -EBUSY : sql_fail(&m, dst->db, "BEGIN");
             continue;
         }
         r = merge_body(&m);
         if (r == 0) {
             rc = cb_st_exec(dst, "COMMIT");
-            if (rc != SQLITE_OK)
+            if (rc != CB_DB_OK)
                 r = cb_st_is_busy(rc) ? -EBUSY : sql_fail(&m, dst->db, "COMMIT");
         }
-        if (r != 0 && !sqlite3_get_autocommit(dst->db))
-            cb_st_exec(dst, "ROLLBACK");
+        if (r != 0 && cb_db_in_tx(dst->db))
+            cb_db_rollback(dst->db);
     }
     if (r == -EBUSY)
         cb_st_msg(err, errlen, "merging %s: the destination stayed busy (another writer?)",
                   src_name);
     for (size_t i = 0; i < NRUN_TABLES; i++) {
-        sqlite3_finalize(m.sel[i]);
-        sqlite3_finalize(m.ins[i]);
+        cb_db_finalize(m.sel[i]);
+        cb_db_finalize(m.ins[i]);
     }
     for (int k = 0; k < M__N; k++)
         free(m.map[k].pair);

@@ -19,9 +19,13 @@
  * reports skip it unless asked); a run still 'running' in the source is left
  * out with a count, as its collector may still be adding to it.
  *
- * The source is read from a CB_STORE_SNAPSHOT store (store.h): opened
- * read-only, copied and migrated to this binary's schema, so the file itself
- * is never written.  Rows are read and written one by one through prepared
+ * The source is read from a CB_STORE_SNAPSHOT store (store.h): an SQLite
+ * file is opened read-only, copied and migrated to this binary's schema, so
+ * the file itself is never written; a PostgreSQL database is read in one
+ * read-only REPEATABLE READ transaction and must already be at this
+ * binary's schema.  The source's schema is read from its catalog
+ * (pragma_table_info on SQLite, information_schema and pg_constraint on
+ * PostgreSQL).  Rows are read and written one by one through prepared
  * statements, never by ATTACH, so that the destination's side of the copy
  * is plain INSERTs and SELECTs another backend can run. */
 #ifndef CB_MERGE_H

@@ -5,14 +5,15 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- which run ---------------------------------------------------------- */
 
-static void read_id(sqlite3_stmt *s, void *id)
+static void read_id(struct cb_db_stmt *s, void *id)
 {
-    *(int64_t *)id = sqlite3_column_int64(s, 0);
+    *(int64_t *)id = cb_db_column_int64(s, 0);
 }
 
 static int one_id(struct cb_store *st, const char *sql, const char *text, int64_t *id)
@@ -34,7 +35,7 @@ struct resolve_ctx {
 static int lookup_failed(const struct resolve_ctx *c, int rc)
 {
     cb_st_msg(c->err, c->errlen, "cannot look up run %s: %s", c->spec,
-              sqlite3_errmsg(c->st->db));
+              cb_db_errmsg(c->st->db));
     return cb_st_errno_or_eio(rc);
 }
 
@@ -46,11 +47,11 @@ static int resolve_latest(const struct resolve_ctx *c)
                                  " ORDER BY started DESC, id DESC LIMIT 1"
                                : "SELECT id FROM runs WHERE status = 'complete'"
                                  " ORDER BY started DESC, id DESC LIMIT 1", NULL, &id);
-    if (rc == SQLITE_ROW) {
+    if (rc == CB_DB_ROW) {
         *c->run_id = id;
         return 0;
     }
-    if (rc != SQLITE_DONE)
+    if (rc != CB_DB_DONE)
         return lookup_failed(c, rc);
     one_id(c->st, "SELECT COUNT(*) FROM runs", NULL, &other);
     cb_st_msg(c->err, c->errlen, "latest: no complete run in this database (%lld runs, none "
@@ -67,13 +68,16 @@ static int resolve_id(const struct resolve_ctx *c)
     errno = 0;
     long long v = strtoll(c->spec, &end, 10);
     if (errno == 0) {
-        int rc = one_id(c->st, "SELECT id FROM runs WHERE id = CAST(?1 AS INTEGER)", c->spec,
-                        &id);
-        if (rc == SQLITE_ROW && id == v) {
+        /* The number strtoll read, which is what SQLite's CAST of the text
+         * gave; PostgreSQL's CAST refuses text that is not all digits. */
+        char sql[80];
+        snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE id = %lld", v);
+        int rc = one_id(c->st, sql, NULL, &id);
+        if (rc == CB_DB_ROW && id == v) {
             *c->run_id = id;
             return 0;
         }
-        if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        if (rc != CB_DB_DONE && rc != CB_DB_ROW)
             return lookup_failed(c, rc);
     }
     one_id(c->st, "SELECT MIN(id) FROM runs", NULL, &lo);
@@ -95,15 +99,15 @@ static int resolve_tag(const struct resolve_ctx *c)
                                  " ORDER BY started DESC, id DESC LIMIT 1"
                                : "SELECT id FROM runs WHERE tag = ?1 AND status = 'complete'"
                                  " ORDER BY started DESC, id DESC LIMIT 1", c->spec, &id);
-    if (rc == SQLITE_ROW) {
+    if (rc == CB_DB_ROW) {
         *c->run_id = id;
         return 0;
     }
-    if (rc != SQLITE_DONE)
+    if (rc != CB_DB_DONE)
         return lookup_failed(c, rc);
     rc = one_id(c->st, "SELECT id FROM runs WHERE tag = ?1 ORDER BY id DESC LIMIT 1", c->spec,
                 &other);
-    if (rc == SQLITE_ROW)
+    if (rc == CB_DB_ROW)
         cb_st_msg(c->err, c->errlen, "tag %s: no complete run (run %lld has it but is running "
                   "or aborted; give its id to look at it anyway)", c->spec, (long long)other);
     else
@@ -149,16 +153,16 @@ struct col {
 };
 #define COL(type, kind, f) {COL_##kind, offsetof(type, f), sizeof(((type *)0)->f)}
 
-static void read_cols(sqlite3_stmt *s, void *row, const struct col *cols, size_t ncols)
+static void read_cols(struct cb_db_stmt *s, void *row, const struct col *cols, size_t ncols)
 {
     for (size_t i = 0; i < ncols; i++) {
         char *p = (char *)row + cols[i].off;
         int c = (int)i;
         switch (cols[i].kind) {
-        case COL_I64: *(int64_t *)p = sqlite3_column_int64(s, c); break;
-        case COL_U64: *(uint64_t *)p = (uint64_t)sqlite3_column_int64(s, c); break;
-        case COL_INT: *(int *)p = sqlite3_column_int(s, c); break;
-        case COL_DBL: *(double *)p = sqlite3_column_double(s, c); break;
+        case COL_I64: *(int64_t *)p = cb_db_column_int64(s, c); break;
+        case COL_U64: *(uint64_t *)p = (uint64_t)cb_db_column_int64(s, c); break;
+        case COL_INT: *(int *)p = cb_db_column_int(s, c); break;
+        case COL_DBL: *(double *)p = cb_db_column_double(s, c); break;
         case COL_NDBL: *(double *)p = cb_st_col_real_or_nan(s, c); break;
         case COL_STR: cb_st_col_str(s, c, p, cols[i].len); break;
         }
@@ -210,18 +214,18 @@ int cb_store_run_get(struct cb_store *st, int64_t run_id, struct cb_run_info *o)
     int rc;
     if (!st || !o)
         return -EINVAL;
-    sqlite3_stmt *s = cb_st_stmt(st, Q_RUN_GET, &rc);
+    struct cb_db_stmt *s = cb_st_stmt(st, Q_RUN_GET, &rc);
     if (!s)
         return cb_st_fail(st, rc, "reading a run");
-    sqlite3_bind_int64(s, 1, run_id);
-    rc = sqlite3_step(s);
-    if (rc != SQLITE_ROW) {
-        sqlite3_reset(s);
-        return rc == SQLITE_DONE ? -ENOENT : cb_st_fail(st, rc, "reading a run");
+    cb_db_bind_int64(s, 1, run_id);
+    rc = cb_db_step(s);
+    if (rc != CB_DB_ROW) {
+        cb_db_reset(s);
+        return rc == CB_DB_DONE ? -ENOENT : cb_st_fail(st, rc, "reading a run");
     }
     memset(o, 0, sizeof *o);
     read_cols(s, o, run_cols, NCOLS(run_cols));
-    sqlite3_reset(s);
+    cb_db_reset(s);
     return 0;
 }
 
@@ -249,15 +253,15 @@ static int read_run_rows(struct cb_store *st, int q, int64_t run_id, const char 
     int rc;
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *s = cb_st_stmt(st, q, &rc);
+    struct cb_db_stmt *s = cb_st_stmt(st, q, &rc);
     if (!s)
         return cb_st_fail(st, rc, what);
-    sqlite3_bind_int64(s, 1, run_id);
+    cb_db_bind_int64(s, 1, run_id);
     void *a = NULL;
     size_t cap = 0, k = 0;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while ((rc = cb_db_step(s)) == CB_DB_ROW) {
         if (grow(&a, &cap, k, elem) < 0) {
-            sqlite3_reset(s);
+            cb_db_reset(s);
             free(a);
             return -ENOMEM;
         }
@@ -265,8 +269,8 @@ static int read_run_rows(struct cb_store *st, int q, int64_t run_id, const char 
         memset(row, 0, elem);
         read_cols(s, row, cols, ncols);
     }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) {
+    cb_db_reset(s);
+    if (rc != CB_DB_DONE) {
         free(a);
         return cb_st_fail(st, rc, what);
     }
@@ -294,15 +298,15 @@ struct values {
     size_t cap, capsc, capsm, k;
 };
 
-static int add_value(struct values *a, sqlite3_stmt *s, int scaled, int smt)
+static int add_value(struct values *a, struct cb_db_stmt *s, int scaled, int smt)
 {
     if (grow((void **)&a->v, &a->cap, a->k, sizeof *a->v) < 0 ||
         (scaled && grow((void **)&a->sc, &a->capsc, a->k, sizeof *a->sc) < 0) ||
         (smt && grow((void **)&a->sm, &a->capsm, a->k, sizeof *a->sm) < 0))
         return -ENOMEM;
-    a->v[a->k] = sqlite3_column_double(s, 0);
+    a->v[a->k] = cb_db_column_double(s, 0);
     if (scaled)
-        a->sc[a->k] = sqlite3_column_int(s, 1);
+        a->sc[a->k] = cb_db_column_int(s, 1);
     if (smt)
         a->sm[a->k] = cb_st_col_real_or_nan(s, 2);
     a->k++;
@@ -326,21 +330,21 @@ int cb_store_case_values(struct cb_store *st, int64_t case_id, int64_t event_id,
     if (smt)
         *smt = NULL;
     *n = 0;
-    sqlite3_stmt *s = cb_st_stmt(st, Q_VALUES, &rc);
+    struct cb_db_stmt *s = cb_st_stmt(st, Q_VALUES, &rc);
     if (!s)
         return cb_st_fail(st, rc, "reading samples");
-    sqlite3_bind_int64(s, 1, case_id);
-    sqlite3_bind_int64(s, 2, event_id);
+    cb_db_bind_int64(s, 1, case_id);
+    cb_db_bind_int64(s, 2, event_id);
     struct values a = {0};
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while ((rc = cb_db_step(s)) == CB_DB_ROW) {
         if (add_value(&a, s, scaled != NULL, smt != NULL) < 0) {
-            sqlite3_reset(s);
+            cb_db_reset(s);
             free_values(&a);
             return -ENOMEM;
         }
     }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) {
+    cb_db_reset(s);
+    if (rc != CB_DB_DONE) {
         free_values(&a);
         return cb_st_fail(st, rc, "reading samples");
     }

@@ -39,7 +39,7 @@ static const char *const q_sql[Q__N] = {
     [Q_RUN_UUID] = "UPDATE runs SET uuid=?2 WHERE id=?1",
     [Q_RUN_STATUS] = "SELECT status FROM runs WHERE id=?1",
     [Q_RUN_FINISH] =
-        "UPDATE runs SET status=?2, finished=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+        "UPDATE runs SET status=?2, finished=cb_now()"
         " WHERE id=?1 AND status='running'",
     [Q_EVENT_INS] =
         "INSERT INTO events (run_id, name, part, pfm, encoding, source, read_method,"
@@ -79,7 +79,7 @@ static const char *const q_sql[Q__N] = {
         " c.bytes_per_op, (SELECT COUNT(DISTINCT s.seq) FROM samples s WHERE s.case_id = c.id),"
         " c.contention, c.contended_share FROM cases c WHERE c.run_id=?1 ORDER BY c.id",
     [Q_VALUES] =
-        "SELECT (value - COALESCE(overhead, 0.0)) / CAST(iters AS REAL), scaled, smt FROM samples"
+        "SELECT (value - COALESCE(overhead, 0.0)) / CAST(iters AS DOUBLE PRECISION), scaled, smt FROM samples"
         " WHERE case_id=?1 AND event_id=?2 AND value IS NOT NULL ORDER BY seq",
 };
 
@@ -95,18 +95,7 @@ void cb_st_msg(char *err, size_t errlen, const char *fmt, ...)
 
 int cb_st_errno_of(int rc)
 {
-    switch (rc & 0xff) {
-    case SQLITE_OK: case SQLITE_ROW: case SQLITE_DONE: return 0;
-    case SQLITE_BUSY: case SQLITE_LOCKED: return -EBUSY;
-    case SQLITE_NOMEM: return -ENOMEM;
-    case SQLITE_READONLY: return -EROFS;
-    case SQLITE_PERM: case SQLITE_AUTH: case SQLITE_CANTOPEN: return -EACCES;
-    case SQLITE_FULL: return -ENOSPC;
-    case SQLITE_CONSTRAINT: case SQLITE_MISMATCH: case SQLITE_RANGE: case SQLITE_TOOBIG:
-        return -EINVAL;
-    case SQLITE_CORRUPT: case SQLITE_NOTADB: return -EINVAL;
-    default: return -EIO;
-    }
+    return rc < 0 ? rc : 0;
 }
 
 int cb_st_errno_or_eio(int rc)
@@ -115,61 +104,62 @@ int cb_st_errno_or_eio(int rc)
     return e ? e : -EIO;
 }
 
-/* The write/read calls have no err buffer: say what SQLite said on stderr
- * (a failed CHECK names the column and the rule) and return an errno. */
+/* The write/read calls have no err buffer: say what the database said on
+ * stderr (a failed CHECK names the column and the rule) and return an errno. */
 int cb_st_fail(struct cb_store *st, int rc, const char *what)
 {
     fprintf(stderr, "cyclebudget: store: %s: %s\n", what,
-            st && st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+            st && st->db && cb_db_errmsg(st->db)[0] ? cb_db_errmsg(st->db)
+            : strerror(rc < 0 ? -rc : EIO));
     return cb_st_errno_of(rc);
 }
 
-sqlite3_stmt *cb_st_stmt(struct cb_store *st, int i, int *rc)
+struct cb_db_stmt *cb_st_stmt(struct cb_store *st, int i, int *rc)
 {
     if (!st->q[i]) {
-        *rc = sqlite3_prepare_v3(st->db, q_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->q[i], NULL);
-        if (*rc != SQLITE_OK)
+        *rc = cb_db_prepare(st->db, q_sql[i], &st->q[i]);
+        if (*rc != CB_DB_OK)
             return NULL;
     }
-    sqlite3_reset(st->q[i]);
-    sqlite3_clear_bindings(st->q[i]);
-    *rc = SQLITE_OK;
+    cb_db_reset(st->q[i]);
+    cb_db_clear_bindings(st->q[i]);
+    *rc = CB_DB_OK;
     return st->q[i];
 }
 
-int cb_st_bind_str(sqlite3_stmt *s, int i, const char *v)
+int cb_st_bind_str(struct cb_db_stmt *s, int i, const char *v)
 {
-    return sqlite3_bind_text(s, i, v ? v : "", -1, SQLITE_TRANSIENT);
+    return cb_db_bind_text(s, i, v ? v : "");
 }
 
-int cb_st_bind_strs(sqlite3_stmt *s, int first, const char *const *v, int n)
+int cb_st_bind_strs(struct cb_db_stmt *s, int first, const char *const *v, int n)
 {
-    int rc = SQLITE_OK;
-    for (int i = 0; i < n && rc == SQLITE_OK; i++)
+    int rc = CB_DB_OK;
+    for (int i = 0; i < n && rc == CB_DB_OK; i++)
         rc = cb_st_bind_str(s, first + i, v[i]);
     return rc;
 }
 
 /* NAN means "not measured": store NULL, never a number. */
-int cb_st_bind_real_or_null(sqlite3_stmt *s, int i, double v)
+int cb_st_bind_real_or_null(struct cb_db_stmt *s, int i, double v)
 {
-    return isnan(v) ? sqlite3_bind_null(s, i) : sqlite3_bind_double(s, i, v);
+    return isnan(v) ? cb_db_bind_null(s, i) : cb_db_bind_double(s, i, v);
 }
 
-double cb_st_col_real_or_nan(sqlite3_stmt *s, int i)
+double cb_st_col_real_or_nan(struct cb_db_stmt *s, int i)
 {
-    return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+    return cb_db_column_type(s, i) == CB_DB_NULL ? NAN : cb_db_column_double(s, i);
 }
 
-void cb_st_col_str(sqlite3_stmt *s, int i, char *buf, size_t len)
+void cb_st_col_str(struct cb_db_stmt *s, int i, char *buf, size_t len)
 {
-    const unsigned char *t = sqlite3_column_text(s, i);
-    snprintf(buf, len, "%s", t ? (const char *)t : "");
+    const char *t = cb_db_column_text(s, i);
+    snprintf(buf, len, "%s", t ? t : "");
 }
 
 int cb_st_exec(struct cb_store *st, const char *sql)
 {
-    return sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+    return cb_db_exec(st->db, sql);
 }
 
 void cb_st_backoff(int attempt)
@@ -180,40 +170,39 @@ void cb_st_backoff(int attempt)
 
 int cb_st_is_busy(int rc)
 {
-    return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+    return rc == -EBUSY;
 }
 
-/* Run fn inside BEGIN IMMEDIATE ... COMMIT, the whole of it again when
- * SQLite says busy.  IMMEDIATE takes the write lock up front: a deferred
- * transaction that reads and then writes can get SQLITE_BUSY on the upgrade
- * without the busy handler ever being called.  Returns an SQLite code. */
+/* Run fn inside cb_db_begin ... COMMIT, the whole of it again when the
+ * database says busy.  cb_db_begin takes the write lock up front (SQLite's
+ * BEGIN IMMEDIATE, PostgreSQL's advisory lock): a deferred transaction that
+ * reads and then writes can get SQLITE_BUSY on the upgrade without the busy
+ * handler ever being called.  Returns a db.h code. */
 int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ctx)
 {
-    int rc = SQLITE_BUSY;
+    int rc = -EBUSY;
     for (int attempt = 0; attempt < CB_TX_TRIES; attempt++) {
         if (attempt)
             cb_st_backoff(attempt);
         st->why[0] = '\0';
-        rc = cb_st_exec(st, "BEGIN IMMEDIATE");
+        rc = cb_db_begin(st->db);
         if (cb_st_is_busy(rc))
             continue;
-        if (rc != SQLITE_OK)
+        if (rc != CB_DB_OK)
             return rc;
         rc = fn(st, ctx);
-        if (rc == SQLITE_OK || rc == SQLITE_DONE) {
+        if (rc == CB_DB_OK || rc == CB_DB_DONE) {
             rc = cb_st_exec(st, "COMMIT");
-            if (rc == SQLITE_OK)
-                return SQLITE_OK;
+            if (rc == CB_DB_OK)
+                return CB_DB_OK;
         }
-        /* Keep fn's error message: ROLLBACK would replace it with "not an
-         * error". */
         char keep[512];
-        snprintf(keep, sizeof keep, "%s", st->why[0] ? st->why : sqlite3_errmsg(st->db));
-        if (!sqlite3_get_autocommit(st->db))
-            cb_st_exec(st, "ROLLBACK");
+        snprintf(keep, sizeof keep, "%s", st->why[0] ? st->why : cb_db_errmsg(st->db));
+        if (cb_db_in_tx(st->db))
+            cb_db_rollback(st->db);
         if (!cb_st_is_busy(rc)) {
-            if (rc == SQLITE_OK || rc == SQLITE_DONE)
-                rc = SQLITE_ERROR;
+            if (rc == CB_DB_OK || rc == CB_DB_DONE)
+                rc = -EIO;
             fprintf(stderr, "cyclebudget: store: %s\n", keep);
             snprintf(st->why, sizeof st->why, "%s", keep);
             return rc;
@@ -225,29 +214,29 @@ int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void 
 int cb_st_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ctx)
 {
     int rc = cb_st_in_tx(st, fn, ctx);
-    return rc == SQLITE_OK ? 0 : cb_st_errno_or_eio(rc);
+    return rc == CB_DB_OK ? 0 : cb_st_errno_or_eio(rc);
 }
 
 int cb_st_row_once(struct cb_store *st, const char *sql, const char *const *text, int ntext,
-                   void (*row)(sqlite3_stmt *, void *), void *ctx)
+                   void (*row)(struct cb_db_stmt *, void *), void *ctx)
 {
-    sqlite3_stmt *s;
-    int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-    if (rc != SQLITE_OK)
+    struct cb_db_stmt *s;
+    int rc = cb_db_prepare(st->db, sql, &s);
+    if (rc != CB_DB_OK)
         return rc;
     for (int i = 0; i < ntext; i++)
-        sqlite3_bind_text(s, i + 1, text[i], -1, SQLITE_TRANSIENT);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
+        cb_db_bind_text(s, i + 1, text[i]);
+    rc = cb_db_step(s);
+    if (rc == CB_DB_ROW)
         row(s, ctx);
-    sqlite3_finalize(s);
+    cb_db_finalize(s);
     return rc;
 }
 
 /* Step a statement that returns no rows. */
-int cb_st_step_done(sqlite3_stmt *s)
+int cb_st_step_done(struct cb_db_stmt *s)
 {
-    int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+    int rc = cb_db_step(s);
+    cb_db_reset(s);
+    return rc == CB_DB_DONE ? CB_DB_OK : rc;
 }

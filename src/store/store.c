@@ -9,7 +9,6 @@
  * because closing the last connection of a WAL database checkpoints the WAL
  * into the main file. */
 #include "store_internal.h"
-#include "db.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 /* PRAGMA application_id: 'CyBu'.  Lets us tell our database from another
  * program's SQLite file before touching it. */
@@ -45,17 +46,10 @@ int cb_store_schema_latest(void)
     return v;
 }
 
-static void read_int(sqlite3_stmt *s, void *v)
-{
-    *(int *)v = sqlite3_column_int(s, 0);
-}
-
 int cb_store_schema_version(struct cb_store *st)
 {
-    int v;
-    if (cb_st_row_once(st, "PRAGMA user_version", NULL, 0, read_int, &v) != SQLITE_ROW)
-        return -EIO;
-    return v;
+    int v = cb_db_schema_version(st->db);
+    return v < 0 ? -EIO : v;
 }
 
 /* ---- opening ---------------------------------------------------------- */
@@ -71,16 +65,16 @@ static int migrate_one(struct cb_store *st, void *vctx)
      * between our check and our BEGIN. */
     int cur = cb_store_schema_version(st);
     if (cur < 0)
-        return SQLITE_IOERR;
+        return -EIO;
     if (cur >= c->m->version)
-        return SQLITE_OK;
+        return CB_DB_OK;
     int rc = cb_st_exec(st, c->m->sql);
-    if (rc != SQLITE_OK)
+    if (rc != CB_DB_OK)
         return rc;
     char pragma[96];
     snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", c->m->version);
     rc = cb_st_exec(st, pragma);
-    if (rc == SQLITE_OK && c->m->version == 1) {
+    if (rc == CB_DB_OK && c->m->version == 1) {
         snprintf(pragma, sizeof pragma, "PRAGMA application_id = %d", CB_APP_ID);
         rc = cb_st_exec(st, pragma);
     }
@@ -94,9 +88,9 @@ static int migrate(struct cb_store *st, int target, char *err, size_t errlen)
         if (c.m->version > target)
             break;
         int rc = cb_st_in_tx(st, migrate_one, &c);
-        if (rc != SQLITE_OK) {
+        if (rc != CB_DB_OK) {
             cb_st_msg(err, errlen, "cannot apply migration %s: %s", c.m->name,
-                st->why[0] ? st->why : sqlite3_errstr(rc));
+                st->why[0] ? st->why : strerror(-cb_st_errno_or_eio(rc)));
             return cb_st_errno_or_eio(rc);
         }
     }
@@ -127,6 +121,24 @@ static void dir_of(const char *path, char *dir, size_t len)
         snprintf(dir, len, "/");
     else
         snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+/* An SQLite result code of the calls made here directly (open, backup) as
+ * 0 or a negative errno, as db_sqlite.c maps those it makes. */
+static int sq_errno(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_OK: case SQLITE_DONE: return 0;
+    case SQLITE_BUSY: case SQLITE_LOCKED: return -EBUSY;
+    case SQLITE_NOMEM: return -ENOMEM;
+    case SQLITE_READONLY: return -EROFS;
+    case SQLITE_PERM: case SQLITE_AUTH: case SQLITE_CANTOPEN: return -EACCES;
+    case SQLITE_FULL: return -ENOSPC;
+    case SQLITE_CONSTRAINT: case SQLITE_MISMATCH: case SQLITE_RANGE: case SQLITE_TOOBIG:
+    case SQLITE_CORRUPT: case SQLITE_NOTADB:
+        return -EINVAL;
+    default: return -EIO;
+    }
 }
 
 static int newer_msg(const char *path, long have, int latest, char *err, size_t errlen)
@@ -242,8 +254,13 @@ static int precheck_header(struct open_ctx *o, const struct stat *sb)
         return e == EACCES || e == EPERM ? -EACCES : -e;
     }
     ssize_t n = read(fd, h, sizeof h);
+    /* The size now, not at the stat before: another collector creating the
+     * database may have written its first page in between, and that header
+     * against the old size 0 would read as a truncated file. */
+    struct stat now;
+    off_t size = fstat(fd, &now) == 0 ? now.st_size : sb->st_size;
     close(fd);
-    if (n == 0 && sb->st_size == 0) {
+    if (n == 0 && size == 0) {
         if (o->mode != CB_STORE_WRITE) {
             cb_st_msg(o->err, o->errlen, "%s: empty file, nothing recorded there (check --db)",
                       path);
@@ -263,10 +280,10 @@ static int precheck_header(struct open_ctx *o, const struct stat *sb)
                   "(application_id 0x%08x), not cyclebudget's", path, app);
         return -EINVAL;
     }
-    int r = precheck_truncated(o, h, sb->st_size);
+    int r = precheck_truncated(o, h, size);
     if (r < 0)
         return r;
-    o->size = sb->st_size;
+    o->size = size;
     /* The header's copy of user_version: current unless a WAL holds newer
      * pages, which the check after opening covers. */
     int32_t uv = (int32_t)be32(h + 60);
@@ -292,7 +309,7 @@ static int precheck(struct open_ctx *o)
 
 #define QC_FIRST 200 /* what is kept of quick_check's first line */
 
-static void read_first(sqlite3_stmt *s, void *first)
+static void read_first(struct cb_db_stmt *s, void *first)
 {
     cb_st_col_str(s, 0, first, QC_FIRST);
 }
@@ -304,13 +321,15 @@ static int quick_check(struct cb_store *st, const char *path, char *err, size_t 
 {
     char first[QC_FIRST] = "";
     int rc = cb_st_row_once(st, "PRAGMA quick_check(1)", NULL, 0, read_first, first);
-    if (rc == SQLITE_ROW)
-        rc = SQLITE_OK;
-    if (rc == SQLITE_OK && strcmp(first, "ok") == 0)
+    if (rc == CB_DB_ROW)
+        rc = CB_DB_OK;
+    if (rc == CB_DB_OK && strcmp(first, "ok") == 0)
         return 0;
-    if (rc != SQLITE_OK && !cb_st_is_busy(rc) && (rc & 0xff) != SQLITE_CORRUPT &&
-        (rc & 0xff) != SQLITE_NOTADB && (rc & 0xff) != SQLITE_IOERR) {
-        cb_st_msg(err, errlen, "%s: cannot check it: %s", path, sqlite3_errmsg(st->db));
+    /* SQLite's own code says which failures are damage. */
+    int code = rc < 0 ? sqlite3_errcode(cb_db_sqlite(st->db)) & 0xff : SQLITE_OK;
+    if (rc != CB_DB_OK && !cb_st_is_busy(rc) && code != SQLITE_CORRUPT &&
+        code != SQLITE_NOTADB && code != SQLITE_IOERR) {
+        cb_st_msg(err, errlen, "%s: cannot check it: %s", path, cb_db_errmsg(st->db));
         return cb_st_errno_or_eio(rc);
     }
     if (cb_st_is_busy(rc)) {
@@ -320,7 +339,7 @@ static int quick_check(struct cb_store *st, const char *path, char *err, size_t 
     }
     /* One line: SQLite's first complaint can span several. */
     if (!first[0])
-        snprintf(first, sizeof first, "%s", sqlite3_errmsg(st->db));
+        snprintf(first, sizeof first, "%s", cb_db_errmsg(st->db));
     first[strcspn(first, "\n")] = '\0';
     cb_st_msg(err, errlen, "%s is damaged (%s): restore it from a backup; 'sqlite3 %s .recover' "
         "may save its rows", path, first, path);
@@ -347,7 +366,7 @@ static int immutable_uri(const char *path, char *uri, size_t len)
 
 static int set_wal(struct cb_store *st)
 {
-    int rc = SQLITE_BUSY;
+    int rc = -EBUSY;
     for (int attempt = 0; attempt < CB_TX_TRIES && cb_st_is_busy(rc); attempt++) {
         if (attempt)
             cb_st_backoff(attempt);
@@ -398,26 +417,33 @@ static int open_db(struct cb_store *st, struct open_ctx *o)
         name = uri;
         flags |= SQLITE_OPEN_URI;
     }
-    int rc = sqlite3_open_v2(name, &st->db, flags, NULL);
+    sqlite3 *h = NULL;
+    int rc = sqlite3_open_v2(name, &h, flags, NULL);
     if (rc != SQLITE_OK) {
         cb_st_msg(o->err, o->errlen, "%s: cannot open: %s", o->path,
-                  st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
-        return cb_st_errno_of(rc);
+                  h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
+        sqlite3_close(h);
+        return sq_errno(rc);
     }
     /* Until every check has passed: closing must not checkpoint (write). */
-    sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-    sqlite3_extended_result_codes(st->db, 1);
-    sqlite3_busy_timeout(st->db, CB_BUSY_MS);
-    return 0;
+    sqlite3_db_config(h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+    sqlite3_extended_result_codes(h, 1);
+    sqlite3_busy_timeout(h, CB_BUSY_MS);
+    int r = cb_db_sqlite_wrap(h, &st->db);
+    if (r < 0) {
+        sqlite3_close(h);
+        cb_st_msg(o->err, o->errlen, "out of memory");
+    }
+    return r;
 }
 
-static void read_identity_row(sqlite3_stmt *s, void *vctx)
+static void read_identity_row(struct cb_db_stmt *s, void *vctx)
 {
     struct open_ctx *o = vctx;
-    o->uv = sqlite3_column_int64(s, 0);
-    o->app = sqlite3_column_int64(s, 1);
-    o->nobj = sqlite3_column_int64(s, 2);
-    o->hasruns = sqlite3_column_int64(s, 3);
+    o->uv = cb_db_column_int64(s, 0);
+    o->app = cb_db_column_int64(s, 1);
+    o->nobj = cb_db_column_int64(s, 2);
+    o->hasruns = cb_db_column_int64(s, 3);
 }
 
 /* The database's own word on its schema version, owner and contents. */
@@ -429,17 +455,17 @@ static int read_identity(struct cb_store *st, struct open_ctx *o)
         " (SELECT COUNT(*) FROM sqlite_schema),"
         " (SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'runs')",
         NULL, 0, read_identity_row, o);
-    if (rc == SQLITE_ROW)
-        rc = SQLITE_OK;
-    if (rc == SQLITE_OK)
+    if (rc == CB_DB_ROW)
+        rc = CB_DB_OK;
+    if (rc == CB_DB_OK)
         return 0;
-    int code = rc & 0xff;
+    int code = sqlite3_errcode(cb_db_sqlite(st->db)) & 0xff;
     if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
         cb_st_msg(o->err, o->errlen, "%s: not an SQLite database, or a damaged one (%s)",
-                  o->path, sqlite3_errmsg(st->db));
+                  o->path, cb_db_errmsg(st->db));
         return -EINVAL;
     }
-    cb_st_msg(o->err, o->errlen, "%s: cannot read: %s", o->path, sqlite3_errmsg(st->db));
+    cb_st_msg(o->err, o->errlen, "%s: cannot read: %s", o->path, cb_db_errmsg(st->db));
     return cb_st_errno_or_eio(rc);
 }
 
@@ -483,7 +509,8 @@ static int snapshot(struct cb_store *st, const struct open_ctx *o)
     sqlite3 *copy = NULL;
     int rc = sqlite3_open_v2("", &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                              SQLITE_OPEN_NOMUTEX, NULL);
-    sqlite3_backup *b = rc == SQLITE_OK ? sqlite3_backup_init(copy, "main", st->db, "main") : NULL;
+    sqlite3_backup *b = rc == SQLITE_OK ?
+        sqlite3_backup_init(copy, "main", cb_db_sqlite(st->db), "main") : NULL;
     if (b) {
         rc = sqlite3_backup_step(b, -1);
         sqlite3_backup_finish(b);
@@ -495,11 +522,18 @@ static int snapshot(struct cb_store *st, const struct open_ctx *o)
         cb_st_msg(o->err, o->errlen, "%s: cannot copy it to read: %s", o->path,
                   copy ? sqlite3_errmsg(copy) : sqlite3_errstr(rc));
         sqlite3_close(copy);
-        return cb_st_errno_or_eio(rc);
+        return sq_errno(rc) ? sq_errno(rc) : -EIO;
     }
-    sqlite3_close(st->db);
-    st->db = copy;
-    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_extended_result_codes(copy, 1);
+    struct cb_db *db;
+    int r = cb_db_sqlite_wrap(copy, &db);
+    if (r < 0) {
+        sqlite3_close(copy);
+        cb_st_msg(o->err, o->errlen, "out of memory");
+        return r;
+    }
+    cb_db_close(st->db);
+    st->db = db;
     return 0;
 }
 
@@ -508,9 +542,9 @@ static int prepare_writes(struct cb_store *st, const struct open_ctx *o)
 {
     if (o->mode == CB_STORE_WRITE) {
         int rc = set_wal(st);
-        if (rc != SQLITE_OK) {
+        if (rc != CB_DB_OK) {
             cb_st_msg(o->err, o->errlen, "%s: cannot switch to WAL mode: %s", o->path,
-                      sqlite3_errmsg(st->db));
+                      cb_db_errmsg(st->db));
             return cb_st_errno_or_eio(rc);
         }
         /* NORMAL is durable across application crashes in WAL mode; only
@@ -527,7 +561,8 @@ static int prepare_writes(struct cb_store *st, const struct open_ctx *o)
  * runs whose collectors died. */
 static int go_live(struct cb_store *st, const struct open_ctx *o)
 {
-    sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
+    if (cb_db_sqlite(st->db))
+        sqlite3_db_config(cb_db_sqlite(st->db), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
     const char *kill_at = getenv("CB_STORE_TEST_KILL_IN_CASE");
     st->kill_in_case = kill_at ? atoi(kill_at) : 0;
     if (o->mode == CB_STORE_WRITE) {
@@ -540,6 +575,68 @@ static int go_live(struct cb_store *st, const struct open_ctx *o)
     return 0;
 }
 
+/* CB_STORE_SNAPSHOT of a PostgreSQL database (merge's source): a read-only
+ * session inside one REPEATABLE READ transaction, so that every query sees
+ * the database as it was at the first, whatever collectors add meanwhile.
+ * Nothing is written, so its schema must already be this binary's. */
+static int pg_snapshot(struct cb_store *st, const struct open_ctx *o)
+{
+    int v = cb_db_schema_version(st->db);
+    if (v < 0) {
+        cb_st_msg(o->err, o->errlen, "%s: cannot read the schema version: %s", o->path,
+                  cb_db_errmsg(st->db));
+        return v;
+    }
+    if (v > o->latest)
+        return newer_msg(o->path, v, o->latest, o->err, o->errlen);
+    if (v < o->latest) {
+        cb_st_msg(o->err, o->errlen, "%s: schema %d is older than this cyclebudget's %d, and a "
+                  "merge never writes its source: run a command that writes it (e.g. 'cyclebudget "
+                  "run --db ...') once to upgrade it", o->path, v, o->latest);
+        return -ESTALE;
+    }
+    int r = cb_db_exec(st->db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    if (r < 0)
+        cb_st_msg(o->err, o->errlen, "%s: cannot begin a snapshot: %s", o->path,
+                  cb_db_errmsg(st->db));
+    return r;
+}
+
+/* A PostgreSQL database: no file to check, so the server's word is taken
+ * (db.h's open) and the schema is db/pg/'s. */
+static int open_pg(struct open_ctx *o, int upto_version, struct cb_store **out)
+{
+    struct cb_db *db = NULL;
+    int r = cb_db_open(o->path, o->mode == CB_STORE_SNAPSHOT ? CB_DB_READONLY : 0, &db, o->err,
+                       o->errlen);
+    if (r < 0)
+        return r == -EPROTONOSUPPORT ? -EINVAL : r;
+    struct cb_store *st = calloc(1, sizeof *st);
+    if (!st) {
+        cb_db_close(db);
+        cb_st_msg(o->err, o->errlen, "out of memory");
+        return -ENOMEM;
+    }
+    st->db = db;
+    if (o->mode != CB_STORE_WRITE && cb_db_schema_version(db) == 0) {
+        cb_st_msg(o->err, o->errlen, "%s: no cyclebudget schema there (nothing has been "
+                  "recorded there yet; check --db)", o->path);
+        r = -ENOENT;
+    }
+    if (r == 0 && o->mode == CB_STORE_SNAPSHOT)
+        r = pg_snapshot(st, o);
+    else if (r == 0)
+        r = cb_db_migrate(db, upto_version, o->err, o->errlen);
+    if (r == 0)
+        r = go_live(st, o);
+    if (r < 0) {
+        cb_store_close(st);
+        return r;
+    }
+    *out = st;
+    return 0;
+}
+
 int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
                   struct cb_store **out, char *err, size_t errlen)
 {
@@ -548,18 +645,8 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
     *out = NULL;
     if (err && errlen)
         err[0] = '\0';
-    /* A PostgreSQL URL: db.h can open one, but the store's queries do not
-     * run through db.h yet (issue 20), so it is refused as a usage error,
-     * saying how to get libpq where the build has none. */
-    if (cb_db_is_url(path)) {
-        struct cb_db *db = NULL;
-        if (!cb_db_have_postgresql())
-            cb_db_open(path, 0, &db, err, errlen);
-        else
-            cb_st_msg(err, errlen, "a postgresql:// --db is not supported by the commands of "
-                      "this cyclebudget yet: give --db a file path");
-        return -EINVAL;
-    }
+    if (cb_db_is_url(path))
+        return open_pg(&o, upto_version, out);
     int r = check_args(&o, upto_version);
     if (r == 0)
         r = precheck(&o);
@@ -595,7 +682,7 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
      * the empty -wal and the -shm that opening made, so a refused file is
      * left as it was found, without litter. */
     if (st->db && !o.wal_frames)
-        sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
+        sqlite3_db_config(cb_db_sqlite(st->db), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
     cb_store_close(st);
     return r;
 }
@@ -605,12 +692,12 @@ void cb_store_close(struct cb_store *st)
     if (!st)
         return;
     for (int i = 0; i < Q__N; i++)
-        sqlite3_finalize(st->q[i]);
-    sqlite3_close(st->db);
+        cb_db_finalize(st->q[i]);
+    cb_db_close(st->db);
     free(st);
 }
 
-sqlite3 *cb_store_sqlite(struct cb_store *st)
+struct cb_db *cb_store_db(struct cb_store *st)
 {
     return st->db;
 }

@@ -51,11 +51,13 @@ enum cb_store_mode {
 int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
                   struct cb_store **out, char *err, size_t errlen);
 void cb_store_close(struct cb_store *st);
-/* The open SQLite handle, for modules with their own queries (compare,
+/* The open database (db.h), for modules with their own queries (compare,
  * history, race).  They use their own prepared statements and leave the
- * handle's settings alone. */
-struct sqlite3 *cb_store_sqlite(struct cb_store *st);
-int cb_store_schema_version(struct cb_store *st);   /* PRAGMA user_version */
+ * handle's settings alone; their SQL must run on both backends (HACKING.md,
+ * "Two SQL dialects"). */
+struct cb_db *cb_store_db(struct cb_store *st);
+/* SQLite's PRAGMA user_version, PostgreSQL's schema_version table. */
+int cb_store_schema_version(struct cb_store *st);
 
 /* What a run knows about where it ran and what it measured. */
 struct cb_run_meta {

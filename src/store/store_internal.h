@@ -12,13 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <sqlite3.h>
-
+#include "db.h"
 #include "store.h"
 
-/* BEGIN IMMEDIATE already waits CB_BUSY_MS (store.c); these retries cover
- * the SQLITE_BUSY cases the busy handler is not called for (WAL recovery, a
- * COMMIT racing a checkpoint). */
+/* cb_db_begin already waits CB_DB_BUSY_MS; these retries cover the -EBUSY
+ * cases SQLite's busy handler is not called for (WAL recovery, a COMMIT
+ * racing a checkpoint) and PostgreSQL's serialization failures. */
 #define CB_TX_TRIES 8
 
 /* The statement cache: one prepared statement per query, made on first use
@@ -32,8 +31,8 @@ enum {
 };
 
 struct cb_store {
-    sqlite3 *db;
-    sqlite3_stmt *q[Q__N];
+    struct cb_db *db;
+    struct cb_db_stmt *q[Q__N];
     char why[512];            /* a transaction body's own reason to fail, or "" */
     /* Tests only (CB_STORE_TEST_KILL_IN_CASE=N): SIGKILL this process in the
      * middle of writing its Nth case, inside the open transaction, to show
@@ -44,43 +43,44 @@ struct cb_store {
 /* One line for the user into err (may be NULL). */
 void cb_st_msg(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* An SQLite result code as 0 or a negative errno. */
+/* The store's result codes are db.h's: CB_DB_OK (= CB_DB_DONE), CB_DB_ROW,
+ * or a negative errno.  This one as 0 or a negative errno. */
 int cb_st_errno_of(int rc);
-/* The same for a call that failed: never 0 (-EIO where SQLite said OK). */
+/* The same for a call that failed: never 0 (-EIO where the database said OK). */
 int cb_st_errno_or_eio(int rc);
-/* The write/read calls have no err buffer: say what SQLite said on stderr
- * and return an errno. */
+/* The write/read calls have no err buffer: say what the database said on
+ * stderr and return an errno. */
 int cb_st_fail(struct cb_store *st, int rc, const char *what);
 
-/* Cached statement i, reset and unbound; NULL with the SQLite code in *rc. */
-sqlite3_stmt *cb_st_stmt(struct cb_store *st, int i, int *rc);
+/* Cached statement i, reset and unbound; NULL with the error in *rc. */
+struct cb_db_stmt *cb_st_stmt(struct cb_store *st, int i, int *rc);
 /* NULL strings bind as "". */
-int cb_st_bind_str(sqlite3_stmt *s, int i, const char *v);
-/* v[0..n) to ?first.. with cb_st_bind_str: SQLITE_OK, or the first
+int cb_st_bind_str(struct cb_db_stmt *s, int i, const char *v);
+/* v[0..n) to ?first.. with cb_st_bind_str: CB_DB_OK, or the first
  * failure (the rest left unbound). */
-int cb_st_bind_strs(sqlite3_stmt *s, int first, const char *const *v, int n);
+int cb_st_bind_strs(struct cb_db_stmt *s, int first, const char *const *v, int n);
 /* NAN means "not measured": store NULL, never a number. */
-int cb_st_bind_real_or_null(sqlite3_stmt *s, int i, double v);
-double cb_st_col_real_or_nan(sqlite3_stmt *s, int i);
-void cb_st_col_str(sqlite3_stmt *s, int i, char *buf, size_t len);
+int cb_st_bind_real_or_null(struct cb_db_stmt *s, int i, double v);
+double cb_st_col_real_or_nan(struct cb_db_stmt *s, int i);
+void cb_st_col_str(struct cb_db_stmt *s, int i, char *buf, size_t len);
 /* A query run once, outside the statement cache: sql prepared, the strings
  * text[0..ntext) bound to ?1.., one step; when it yields a row, row(s, ctx)
- * reads it before the statement is finalized.  The SQLite code of the
- * prepare or of the step: SQLITE_ROW with a row, SQLITE_DONE without. */
+ * reads it before the statement is finalized.  The result of the
+ * prepare or of the step: CB_DB_ROW with a row, CB_DB_DONE without. */
 int cb_st_row_once(struct cb_store *st, const char *sql, const char *const *text, int ntext,
-                   void (*row)(sqlite3_stmt *, void *), void *ctx);
-/* Step a statement that returns no rows: SQLITE_OK or the error. */
-int cb_st_step_done(sqlite3_stmt *s);
+                   void (*row)(struct cb_db_stmt *, void *), void *ctx);
+/* Step a statement that returns no rows: CB_DB_OK or the error. */
+int cb_st_step_done(struct cb_db_stmt *s);
 int cb_st_exec(struct cb_store *st, const char *sql);
 
 /* The hosts row of m's host (write.c): with add, found or inserted
- * (SQLITE_OK); without, SQLITE_ROW found or SQLITE_DONE none. */
+ * (CB_DB_OK); without, CB_DB_ROW found or CB_DB_DONE none. */
 int cb_st_host_id(struct cb_store *st, const struct cb_run_meta *m, int add, int64_t *id);
 
-/* Retrying after SQLITE_BUSY. */
+/* Retrying after -EBUSY. */
 void cb_st_backoff(int attempt);
 int cb_st_is_busy(int rc);
-/* fn inside BEGIN IMMEDIATE ... COMMIT, retried when busy; an SQLite code. */
+/* fn inside cb_db_begin ... COMMIT, retried when busy; a db.h code. */
 int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ctx);
 /* The same as 0 or a negative errno, for the public calls. */
 int cb_st_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ctx);

@@ -58,9 +58,9 @@ static void my_hostname(char *buf, size_t len)
     buf[len - 1] = '\0';
 }
 
-static void read_real(sqlite3_stmt *s, void *v)
+static void read_real(struct cb_db_stmt *s, void *v)
 {
-    *(double *)v = sqlite3_column_double(s, 0);
+    *(double *)v = cb_db_column_double(s, 0);
 }
 
 int cb_store_boot_tsc(struct cb_store *st, double *ghz)
@@ -78,7 +78,7 @@ int cb_store_boot_tsc(struct cb_store *st, double *ghz)
                             "   AND h.tsc_source = 'calibrated' AND r.tsc_ghz > 0"
                             " ORDER BY r.id DESC LIMIT 1",
                             key, 2, read_real, ghz);
-    return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : -EIO;
+    return rc == CB_DB_ROW ? 0 : rc == CB_DB_DONE ? -ENOENT : -EIO;
 }
 
 /* ---- writing ------------------------------------------------------------ */
@@ -89,33 +89,33 @@ struct begin_ctx {
 };
 
 static int find_or_add(struct cb_store *st, int qsel, int qins,
-                       int (*bind)(sqlite3_stmt *, const void *), const void *arg, int64_t *id)
+                       int (*bind)(struct cb_db_stmt *, const void *), const void *arg, int64_t *id)
 {
     int rc;
-    sqlite3_stmt *s = cb_st_stmt(st, qsel, &rc);
-    if (!s || (rc = bind(s, arg)) != SQLITE_OK)
+    struct cb_db_stmt *s = cb_st_stmt(st, qsel, &rc);
+    if (!s || (rc = bind(s, arg)) != CB_DB_OK)
         return rc;
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        *id = sqlite3_column_int64(s, 0);
-        sqlite3_reset(s);
-        return SQLITE_OK;
+    rc = cb_db_step(s);
+    if (rc == CB_DB_ROW) {
+        *id = cb_db_column_int64(s, 0);
+        cb_db_reset(s);
+        return CB_DB_OK;
     }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE)
+    cb_db_reset(s);
+    if (rc != CB_DB_DONE)
         return rc;
     s = cb_st_stmt(st, qins, &rc);
-    if (!s || (rc = bind(s, arg)) != SQLITE_OK)
+    if (!s || (rc = bind(s, arg)) != CB_DB_OK)
         return rc;
     rc = cb_st_step_done(s);
-    if (rc == SQLITE_OK)
-        *id = sqlite3_last_insert_rowid(st->db);
+    if (rc == CB_DB_OK)
+        *id = cb_db_last_insert_id(st->db);
     return rc;
 }
 
 /* The SELECTs use the INSERTs' ?N numbers, so one binder serves both; a
  * number a statement does not mention is within range and ignored. */
-static int bind_host(sqlite3_stmt *s, const void *arg)
+static int bind_host(struct cb_db_stmt *s, const void *arg)
 {
     const struct cb_run_meta *m = arg;
     const struct cb_host *h = m->host;
@@ -123,21 +123,21 @@ static int bind_host(sqlite3_stmt *s, const void *arg)
     cb_cpu_feature_names(h->features, feat, sizeof feat);
     /* Rounded to 1 MHz: see hosts.tsc_ghz in 0001_init.sql. */
     double tsc = isfinite(m->tsc_ghz) && m->tsc_ghz > 0 ? (double)(long long)(m->tsc_ghz * 1000.0 + 0.5) / 1000.0 : 0;
-    int rc = SQLITE_OK;
-#define B(i, call) if (rc == SQLITE_OK) rc = (call)
+    int rc = CB_DB_OK;
+#define B(i, call) if (rc == CB_DB_OK) rc = (call)
     B(1, cb_st_bind_str(s, 1, h->hostname));
     B(2, cb_st_bind_str(s, 2, h->vendor));
-    B(3, sqlite3_bind_int(s, 3, h->family));
-    B(4, sqlite3_bind_int(s, 4, h->model));
-    B(5, sqlite3_bind_int(s, 5, h->stepping));
+    B(3, cb_db_bind_int64(s, 3, h->family));
+    B(4, cb_db_bind_int64(s, 4, h->model));
+    B(5, cb_db_bind_int64(s, 5, h->stepping));
     B(6, cb_st_bind_str(s, 6, h->model_name));
     B(7, cb_st_bind_str(s, 7, h->microcode));
     B(8, cb_st_bind_str(s, 8, feat));
-    B(9, sqlite3_bind_int64(s, 9, h->features));
-    B(10, sqlite3_bind_int(s, 10, h->ncpus));
-    B(11, sqlite3_bind_int64(s, 11, (int64_t)h->llc_bytes));
+    B(9, cb_db_bind_int64(s, 9, h->features));
+    B(10, cb_db_bind_int64(s, 10, h->ncpus));
+    B(11, cb_db_bind_int64(s, 11, (int64_t)h->llc_bytes));
     B(12, cb_st_bind_str(s, 12, h->kernel));
-    B(13, sqlite3_bind_double(s, 13, tsc));
+    B(13, cb_db_bind_double(s, 13, tsc));
     B(14, cb_st_bind_str(s, 14, m->tsc_source));
     B(15, cb_st_bind_str(s, 15, m->pmu));
 #undef B
@@ -149,27 +149,27 @@ int cb_st_host_id(struct cb_store *st, const struct cb_run_meta *m, int add, int
     if (add)
         return find_or_add(st, Q_HOST_SEL, Q_HOST_INS, bind_host, m, id);
     int rc;
-    sqlite3_stmt *s = cb_st_stmt(st, Q_HOST_SEL, &rc);
-    if (!s || (rc = bind_host(s, m)) != SQLITE_OK)
+    struct cb_db_stmt *s = cb_st_stmt(st, Q_HOST_SEL, &rc);
+    if (!s || (rc = bind_host(s, m)) != CB_DB_OK)
         return rc;
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
-        *id = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
+    rc = cb_db_step(s);
+    if (rc == CB_DB_ROW)
+        *id = cb_db_column_int64(s, 0);
+    cb_db_reset(s);
     return rc;
 }
 
-static int bind_build(sqlite3_stmt *s, const void *arg)
+static int bind_build(struct cb_db_stmt *s, const void *arg)
 {
     const struct cb_run_meta *m = arg;
     return cb_st_bind_strs(s, 1, (const char *const[]){m->version, m->compiler, m->cflags}, 3);
 }
 
-static int bind_commit(sqlite3_stmt *s, const void *arg)
+static int bind_commit(struct cb_db_stmt *s, const void *arg)
 {
     const struct cb_run_meta *m = arg;
     int rc = cb_st_bind_strs(s, 1, (const char *const[]){m->commit, m->subject, m->commit_date}, 3);
-    return rc == SQLITE_OK ? sqlite3_bind_int(s, 4, m->dirty < 0 ? -1 : m->dirty > 0) : rc;
+    return rc == CB_DB_OK ? cb_db_bind_int64(s, 4, m->dirty < 0 ? -1 : m->dirty > 0) : rc;
 }
 
 /* The run's name in every store.  0009_uuid.sql's trigger has already given
@@ -181,12 +181,12 @@ static int set_uuid(struct cb_store *st, int64_t run_id)
     int rc, r = cb_uuid_v4(uuid, sizeof uuid);
     if (r < 0) {
         snprintf(st->why, sizeof st->why, "no random bytes for the run's UUID: %s", strerror(-r));
-        return SQLITE_ERROR;
+        return -EIO;
     }
-    sqlite3_stmt *s = cb_st_stmt(st, Q_RUN_UUID, &rc);
+    struct cb_db_stmt *s = cb_st_stmt(st, Q_RUN_UUID, &rc);
     if (!s)
         return rc;
-    sqlite3_bind_int64(s, 1, run_id);
+    cb_db_bind_int64(s, 1, run_id);
     cb_st_bind_str(s, 2, uuid);
     return cb_st_step_done(s);
 }
@@ -197,44 +197,44 @@ static int begin_fn(struct cb_store *st, void *vctx)
     const struct cb_run_meta *m = c->m;
     int64_t host, build, commit = 0;
     int rc = find_or_add(st, Q_HOST_SEL, Q_HOST_INS, bind_host, m, &host);
-    if (rc == SQLITE_OK)
+    if (rc == CB_DB_OK)
         rc = find_or_add(st, Q_BUILD_SEL, Q_BUILD_INS, bind_build, m, &build);
-    if (rc == SQLITE_OK && m->commit && *m->commit)
+    if (rc == CB_DB_OK && m->commit && *m->commit)
         rc = find_or_add(st, Q_COMMIT_SEL, Q_COMMIT_INS, bind_commit, m, &commit);
-    if (rc != SQLITE_OK)
+    if (rc != CB_DB_OK)
         return rc;
 
     char boot[64];
     boot_id(boot, sizeof boot);
     long long start = proc_start(getpid());
-    sqlite3_stmt *s = cb_st_stmt(st, Q_RUN_INS, &rc);
+    struct cb_db_stmt *s = cb_st_stmt(st, Q_RUN_INS, &rc);
     if (!s)
         return rc;
-    sqlite3_bind_int64(s, 1, host);
-    sqlite3_bind_int64(s, 2, build);
+    cb_db_bind_int64(s, 1, host);
+    cb_db_bind_int64(s, 2, build);
     if (commit)
-        sqlite3_bind_int64(s, 3, commit);
+        cb_db_bind_int64(s, 3, commit);
     cb_st_bind_str(s, 4, m->cmdline);
     if (m->tag && *m->tag)
         cb_st_bind_str(s, 5, m->tag);
-    sqlite3_bind_int(s, 6, m->cpu);
-    sqlite3_bind_double(s, 7, isfinite(m->tsc_ghz) ? m->tsc_ghz : 0);
-    sqlite3_bind_double(s, 8, isfinite(m->core_ghz) ? m->core_ghz : 0);
-    sqlite3_bind_double(s, 9, isfinite(m->core_ghz_spread) ? m->core_ghz_spread : 0);
+    cb_db_bind_int64(s, 6, m->cpu);
+    cb_db_bind_double(s, 7, isfinite(m->tsc_ghz) ? m->tsc_ghz : 0);
+    cb_db_bind_double(s, 8, isfinite(m->core_ghz) ? m->core_ghz : 0);
+    cb_db_bind_double(s, 9, isfinite(m->core_ghz_spread) ? m->core_ghz_spread : 0);
     cb_st_bind_str(s, 10, m->core_ghz_source);
-    sqlite3_bind_int64(s, 11, getpid());
+    cb_db_bind_int64(s, 11, getpid());
     if (start >= 0)
-        sqlite3_bind_int64(s, 12, start);
+        cb_db_bind_int64(s, 12, start);
     cb_st_bind_str(s, 13, boot);
     rc = cb_st_step_done(s);
-    if (rc != SQLITE_OK)
+    if (rc != CB_DB_OK)
         return rc;
-    c->run_id = sqlite3_last_insert_rowid(st->db);
+    c->run_id = cb_db_last_insert_id(st->db);
     if (cb_store_schema_version(st) < 7)
         return rc;
     if (!(s = cb_st_stmt(st, Q_RUN_TRUTH, &rc)))
         return rc;
-    sqlite3_bind_int64(s, 1, c->run_id);
+    cb_db_bind_int64(s, 1, c->run_id);
     cb_st_bind_str(s, 2, m->clock_backend ? m->clock_backend : "perf_event");
     if (m->core_est_method) {
         cb_st_bind_str(s, 3, m->core_est_method);
@@ -251,17 +251,17 @@ static int begin_fn(struct cb_store *st, void *vctx)
     }
     if (m->fingerprint)
         cb_st_bind_str(s, 12, m->fingerprint);
-    if ((rc = cb_st_step_done(s)) != SQLITE_OK)
+    if ((rc = cb_st_step_done(s)) != CB_DB_OK)
         return rc;
     if (m->sim_model) {
         if (!(s = cb_st_stmt(st, Q_RUN_SIM, &rc)))
             return rc;
-        sqlite3_bind_int64(s, 1, c->run_id);
+        cb_db_bind_int64(s, 1, c->run_id);
         cb_st_bind_str(s, 2, m->sim_model);
-        if ((rc = cb_st_step_done(s)) != SQLITE_OK)
+        if ((rc = cb_st_step_done(s)) != CB_DB_OK)
             return rc;
     }
-    return cb_store_schema_version(st) < 9 ? SQLITE_OK : set_uuid(st, c->run_id);
+    return cb_store_schema_version(st) < 9 ? CB_DB_OK : set_uuid(st, c->run_id);
 }
 
 int cb_store_run_begin(struct cb_store *st, const struct cb_run_meta *m, int64_t *run_id)
@@ -287,18 +287,18 @@ static int event_fn(struct cb_store *st, void *vctx)
     struct event_ctx *c = vctx;
     const struct cb_event_row *e = c->e;
     int rc;
-    sqlite3_stmt *s = cb_st_stmt(st, Q_EVENT_INS, &rc);
+    struct cb_db_stmt *s = cb_st_stmt(st, Q_EVENT_INS, &rc);
     if (!s)
         return rc;
     const char *const strs[] = {e->name, e->part && *e->part ? e->part : e->name, e->pfm,
                                 e->encoding, e->source, e->read_method};
-    sqlite3_bind_int64(s, 1, c->run_id);
+    cb_db_bind_int64(s, 1, c->run_id);
     cb_st_bind_strs(s, 2, strs, 6);
-    sqlite3_bind_int(s, 8, e->supported ? 1 : 0);
+    cb_db_bind_int64(s, 8, e->supported ? 1 : 0);
     cb_st_bind_str(s, 9, e->why);
     rc = cb_st_step_done(s);
-    if (rc == SQLITE_OK)
-        c->id = sqlite3_last_insert_rowid(st->db);
+    if (rc == CB_DB_OK)
+        c->id = cb_db_last_insert_id(st->db);
     return rc;
 }
 
@@ -320,16 +320,16 @@ int cb_store_event_add(struct cb_store *st, int64_t run_id, const struct cb_even
  * code through *rc. */
 static int run_running(struct cb_store *st, int64_t run_id, int *rc)
 {
-    sqlite3_stmt *s = cb_st_stmt(st, Q_RUN_STATUS, rc);
+    struct cb_db_stmt *s = cb_st_stmt(st, Q_RUN_STATUS, rc);
     if (!s)
         return -1;
-    sqlite3_bind_int64(s, 1, run_id);
-    int r = sqlite3_step(s), res = -1;
-    if (r == SQLITE_ROW)
-        res = strcmp((const char *)sqlite3_column_text(s, 0), "running") == 0;
-    else if (r != SQLITE_DONE)
+    cb_db_bind_int64(s, 1, run_id);
+    int r = cb_db_step(s), res = -1;
+    if (r == CB_DB_ROW)
+        res = strcmp((const char *)cb_db_column_text(s, 0), "running") == 0;
+    else if (r != CB_DB_DONE)
         *rc = r;
-    sqlite3_reset(s);
+    cb_db_reset(s);
     return res;
 }
 
@@ -345,61 +345,61 @@ static int case_fn(struct cb_store *st, void *vctx)
 {
     struct case_ctx *x = vctx;
     const struct cb_case_row *c = x->c;
-    int rc = SQLITE_OK;
+    int rc = CB_DB_OK;
     int running = run_running(st, x->run_id, &rc);
-    if (rc != SQLITE_OK)
+    if (rc != CB_DB_OK)
         return rc;
     if (running != 1) {
         /* A run reaped as aborted or already finished takes no more cases. */
         snprintf(st->why, sizeof st->why, "run %lld: %s", (long long)x->run_id,
                  running < 0 ? "no such run" : "not running (finished, or reaped as aborted)");
-        return SQLITE_CONSTRAINT;
+        return -EINVAL;
     }
-    sqlite3_stmt *s = cb_st_stmt(st, Q_CASE_INS, &rc);
+    struct cb_db_stmt *s = cb_st_stmt(st, Q_CASE_INS, &rc);
     if (!s)
         return rc;
-    sqlite3_bind_int64(s, 1, x->run_id);
+    cb_db_bind_int64(s, 1, x->run_id);
     cb_st_bind_strs(s, 2, (const char *const[]){c->probe, c->variant}, 2);
-    sqlite3_bind_int64(s, 4, (int64_t)c->size);
+    cb_db_bind_int64(s, 4, (int64_t)c->size);
     cb_st_bind_strs(s, 5, (const char *const[]){c->unit, c->op, c->mode}, 3);
-    sqlite3_bind_int64(s, 8, (int64_t)c->bytes_per_op);
+    cb_db_bind_int64(s, 8, (int64_t)c->bytes_per_op);
     cb_st_bind_strs(s, 9, (const char *const[]){c->verdict, c->detail}, 2);
     cb_st_bind_real_or_null(s, 11, c->metered ? c->contention : NAN);
     cb_st_bind_real_or_null(s, 12, c->metered ? c->contended_share : NAN);
     rc = cb_st_step_done(s);
-    if (rc != SQLITE_OK)
+    if (rc != CB_DB_OK)
         return rc;
-    x->id = sqlite3_last_insert_rowid(st->db);
+    x->id = cb_db_last_insert_id(st->db);
 
     s = cb_st_stmt(st, Q_SAMPLE_INS, &rc);
     if (!s)
         return rc;
     for (size_t i = 0; i < x->ns; i++) {
         const struct cb_sample_row *r = &x->s[i];
-        sqlite3_reset(s);
-        sqlite3_bind_int64(s, 1, x->id);
-        sqlite3_bind_int64(s, 2, r->event_id);
-        sqlite3_bind_int(s, 3, r->seq);
-        sqlite3_bind_int64(s, 4, (int64_t)r->iters);
+        cb_db_reset(s);
+        cb_db_bind_int64(s, 1, x->id);
+        cb_db_bind_int64(s, 2, r->event_id);
+        cb_db_bind_int64(s, 3, r->seq);
+        cb_db_bind_int64(s, 4, (int64_t)r->iters);
         cb_st_bind_real_or_null(s, 5, r->value);
         cb_st_bind_real_or_null(s, 6, r->overhead);
-        sqlite3_bind_int64(s, 7, (int64_t)r->enabled);
-        sqlite3_bind_int64(s, 8, (int64_t)r->running);
-        sqlite3_bind_int(s, 9, r->scaled ? 1 : 0);
+        cb_db_bind_int64(s, 7, (int64_t)r->enabled);
+        cb_db_bind_int64(s, 8, (int64_t)r->running);
+        cb_db_bind_int64(s, 9, r->scaled ? 1 : 0);
         cb_st_bind_real_or_null(s, 10, r->smt > 0 ? r->smt : NAN);
-        sqlite3_bind_int(s, 11, r->round);
+        cb_db_bind_int64(s, 11, r->round);
         cb_st_bind_real_or_null(s, 12, r->raw);
         if (r->method)
             cb_st_bind_str(s, 13, r->method);
         else
-            sqlite3_bind_null(s, 13);
+            cb_db_bind_null(s, 13);
         rc = cb_st_step_done(s);
-        if (rc != SQLITE_OK)
+        if (rc != CB_DB_OK)
             return rc;
         if (i == x->ns / 2 && st->kill_in_case && ++st->cases_written == st->kill_in_case)
             raise(SIGKILL);
     }
-    return SQLITE_OK;
+    return CB_DB_OK;
 }
 
 int cb_store_case_add(struct cb_store *st, int64_t run_id, const struct cb_case_row *c,
@@ -423,19 +423,19 @@ int cb_store_run_plugin_add(struct cb_store *st, int64_t run_id, const char *pat
                               "VALUES (?1, ?2, ?3, ?4, ?5)";
     if (!st || !path || !sha256 || strlen(sha256) != 64 || !name || !variants)
         return -EINVAL;
-    int rc = SQLITE_BUSY;
+    int rc = -EBUSY;
     for (int attempt = 0; attempt < CB_TX_TRIES && cb_st_is_busy(rc); attempt++) {
         if (attempt)
             cb_st_backoff(attempt);
-        sqlite3_stmt *s;
-        if ((rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL)) != SQLITE_OK)
+        struct cb_db_stmt *s;
+        if ((rc = cb_db_prepare(st->db, sql, &s)) != CB_DB_OK)
             continue;
-        sqlite3_bind_int64(s, 1, run_id);
+        cb_db_bind_int64(s, 1, run_id);
         const char *const text[] = {path, sha256, name, variants};
         cb_st_bind_strs(s, 2, text, 4);
-        rc = sqlite3_step(s);
-        sqlite3_finalize(s);
-        if (rc == SQLITE_DONE)
+        rc = cb_db_step(s);
+        cb_db_finalize(s);
+        if (rc == CB_DB_DONE)
             return 0;
     }
     return cb_st_fail(st, rc, "storing the run's plugin");
@@ -449,17 +449,17 @@ int cb_store_run_finish(struct cb_store *st, int64_t run_id, const char *status)
     for (int attempt = 0; attempt < CB_TX_TRIES; attempt++) {
         if (attempt)
             cb_st_backoff(attempt);
-        sqlite3_stmt *s = cb_st_stmt(st, Q_RUN_FINISH, &rc);
+        struct cb_db_stmt *s = cb_st_stmt(st, Q_RUN_FINISH, &rc);
         if (!s)
             return cb_st_fail(st, rc, "finishing the run");
-        sqlite3_bind_int64(s, 1, run_id);
+        cb_db_bind_int64(s, 1, run_id);
         cb_st_bind_str(s, 2, status);
         rc = cb_st_step_done(s);
         if (cb_st_is_busy(rc))
             continue;
-        if (rc != SQLITE_OK)
+        if (rc != CB_DB_OK)
             return cb_st_fail(st, rc, "finishing the run");
-        if (sqlite3_changes(st->db) == 1)
+        if (cb_db_changes(st->db) == 1)
             return 0;
         int running = run_running(st, run_id, &rc);
         if (running < 0) {
@@ -492,16 +492,16 @@ static int reap_fn(struct cb_store *st, void *vctx)
      * SELECT over the same table is still stepping. */
     int64_t dead[256];
     int ndead = 0;
-    sqlite3_stmt *s = cb_st_stmt(st, Q_REAP_SEL, &rc);
+    struct cb_db_stmt *s = cb_st_stmt(st, Q_REAP_SEL, &rc);
     if (!s)
         return rc;
     cb_st_bind_str(s, 1, host);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW && ndead < (int)(sizeof dead / sizeof dead[0])) {
-        int64_t id = sqlite3_column_int64(s, 0);
-        pid_t pid = (pid_t)sqlite3_column_int64(s, 1);
-        int known_start = sqlite3_column_type(s, 2) != SQLITE_NULL;
-        long long start = sqlite3_column_int64(s, 2);
-        const char *rboot = (const char *)sqlite3_column_text(s, 3);
+    while ((rc = cb_db_step(s)) == CB_DB_ROW && ndead < (int)(sizeof dead / sizeof dead[0])) {
+        int64_t id = cb_db_column_int64(s, 0);
+        pid_t pid = (pid_t)cb_db_column_int64(s, 1);
+        int known_start = cb_db_column_type(s, 2) != CB_DB_NULL;
+        long long start = cb_db_column_int64(s, 2);
+        const char *rboot = (const char *)cb_db_column_text(s, 3);
         int is_dead;
         /* Same hostname is taken to mean this machine.  Another boot: every
          * process of that boot is gone, whatever its pid is now. */
@@ -518,21 +518,21 @@ static int reap_fn(struct cb_store *st, void *vctx)
         if (is_dead)
             dead[ndead++] = id;
     }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+    cb_db_reset(s);
+    if (rc != CB_DB_DONE && rc != CB_DB_ROW)
         return rc;
 
     for (int i = 0; i < ndead; i++) {
         s = cb_st_stmt(st, Q_REAP_UPD, &rc);
         if (!s)
             return rc;
-        sqlite3_bind_int64(s, 1, dead[i]);
+        cb_db_bind_int64(s, 1, dead[i]);
         rc = cb_st_step_done(s);
-        if (rc != SQLITE_OK)
+        if (rc != CB_DB_OK)
             return rc;
-        c->n += sqlite3_changes(st->db);
+        c->n += cb_db_changes(st->db);
     }
-    return SQLITE_OK;
+    return CB_DB_OK;
 }
 
 int cb_store_reap_aborted(struct cb_store *st)
