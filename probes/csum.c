@@ -711,19 +711,6 @@ static inline uint64_t xorshift64(uint64_t *s)
     return *s = x;
 }
 
-static void fill_random(unsigned char *p, size_t n, uint64_t *seed)
-{
-    while (n >= 8) {
-        uint64_t r = xorshift64(seed);
-        memcpy(p, &r, 8);
-        p += 8;
-        n -= 8;
-    }
-    if (n) {
-        uint64_t r = xorshift64(seed);
-        memcpy(p, &r, n);
-    }
-}
 
 static int runnable_here(const struct cb_variant *v)
 {
@@ -750,10 +737,7 @@ static int csum_setup(struct cb_case *c)
         free(s);
         return rc;
     }
-    uint64_t seed = 0x9e3779b97f4a7c15ull ^ c->size;
-    for (size_t i = 0; i < s->ws.count; i++)
-        fill_random(cb_workset_at(&s->ws, i), c->size, &seed);
-    cb_workset_settle(&s->ws);
+    cb_workset_fill_random(&s->ws, 0x9e3779b97f4a7c15ull ^ c->size);
     s->fn = (cb_csum_fn)c->variant->fn;
     c->priv = s;
     return 0;
@@ -836,7 +820,7 @@ static int csum_verify(const struct cb_variant *v, struct cb_verdict *out)
         return -ENOMEM;
     unsigned char *base = (unsigned char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
     uint64_t seed = 0x2545f4914f6cdd1dull;
-    fill_random(base, cap, &seed);
+    cb_fill_random(base, cap, &seed);
     const uint32_t sums[3] = {0, (uint32_t)xorshift64(&seed) | 1u, 0xffffffffu};
 
     for (size_t len = 0; len <= VERIFY_MAXLEN; len++)

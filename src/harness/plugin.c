@@ -349,14 +349,6 @@ struct pf_state {
 
 static const size_t pf_default_sizes[] = {64, 1500, 4096, 0};
 
-static void pf_fill(unsigned char *p, size_t n, uint64_t *s)
-{
-    for (size_t i = 0; i < n; i++) {
-        *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
-        p[i] = (unsigned char)*s;
-    }
-}
-
 static int pf_setup(struct cb_case *c)
 {
     const struct plugin_family *pf = (const struct plugin_family *)c->probe;
@@ -368,10 +360,7 @@ static int pf_setup(struct cb_case *c)
         free(s);
         return rc;
     }
-    uint64_t seed = 0x9e3779b97f4a7c15ull ^ c->size;
-    for (size_t i = 0; i < s->ws.count; i++)
-        pf_fill(cb_workset_at(&s->ws, i), c->size, &seed);
-    cb_workset_settle(&s->ws);
+    cb_workset_fill_random(&s->ws, 0x9e3779b97f4a7c15ull ^ c->size);
     s->fn = c->variant->fn;
     s->call = pf->fam->call;
     c->priv = s;

@@ -74,6 +74,28 @@ void cb_workset_settle(struct cb_workset *w)
     *(volatile unsigned *)&w->settled = sum;
 }
 
+void cb_fill_random(unsigned char *p, size_t n, uint64_t *seed)
+{
+    uint64_t x = *seed;
+    while (n) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        size_t k = n < 8 ? n : 8;
+        memcpy(p, &x, k);
+        p += k;
+        n -= k;
+    }
+    *seed = x;
+}
+
+void cb_workset_fill_random(struct cb_workset *w, uint64_t seed)
+{
+    for (size_t i = 0; i < w->count; i++)
+        cb_fill_random(cb_workset_at(w, i), w->len, &seed);
+    cb_workset_settle(w);
+}
+
 void cb_workset_free(struct cb_workset *w)
 {
     if (w->mem)

@@ -57,6 +57,12 @@ static inline unsigned char *cb_workset_next(struct cb_workset *w)
  * walk found it: under callgrind, a cold 64 KiB checksum hit the simulated
  * LL on 320 of its 1024 lines.  Warm mode: nothing to do. */
 void cb_workset_settle(struct cb_workset *w);
+/* n bytes of xorshift64 noise from *seed (advanced): data no variant can
+ * take a shortcut on, the same for a given seed on every run. */
+void cb_fill_random(unsigned char *p, size_t n, uint64_t *seed);
+/* Every buffer of w filled with cb_fill_random from seed, then settled:
+ * what a family whose operation reads its buffer does after init. */
+void cb_workset_fill_random(struct cb_workset *w, uint64_t seed);
 /* Buffer i (0 <= i < count), for filling. */
 static inline unsigned char *cb_workset_at(const struct cb_workset *w, size_t i)
 {
