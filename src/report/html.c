@@ -241,8 +241,14 @@ static void header_meta(FILE *out, const struct cb_report *r, const struct cb_bu
     } else {
         dt(out, "commit", "not measured from a git tree");
     }
+    /* Which build of the user's own code was measured: as the text and
+     * JSON reports say it. */
+    if (u->plugins[0])
+        dt(out, "plugins", u->plugins);
     snprintf(buf, sizeof buf, "%s → %s (%s)", u->started, u->finished[0] ? u->finished : "?", u->status);
     dt(out, "time", buf);
+    if (u->uuid[0])
+        dt(out, "uuid", u->uuid);
     fputs("<dt>command</dt><dd><code>", out);
     cb_html_esc(out, u->cmdline);
     fputs("</code></dd>", out);
