@@ -7,14 +7,16 @@
 #include "counters.h"
 #include "cpu.h"
 #include "events.h"
+#include "plugin.h"
 #include "probe.h"
 #include "report.h"
 #include "tsc.h"
 
+/* Built-in families, then what --plugin added (cb_probe_at). */
 static void list_probes(void)
 {
-    for (size_t i = 0; i < cb_nprobes; i++) {
-        const struct cb_probe *p = cb_probes[i];
+    for (size_t i = 0; i < cb_probe_count(); i++) {
+        const struct cb_probe *p = cb_probe_at(i);
         size_t nv = 0;
         for (size_t j = 0; j < p->nvariants; j++)
             nv += !(p->variants[j].flags & CB_VARIANT_TESTONLY);
@@ -30,8 +32,8 @@ static void list_probes(void)
 
 static void list_variants(unsigned feats)
 {
-    for (size_t i = 0; i < cb_nprobes; i++) {
-        const struct cb_probe *p = cb_probes[i];
+    for (size_t i = 0; i < cb_probe_count(); i++) {
+        const struct cb_probe *p = cb_probe_at(i);
         printf("%s:\n", p->name);
         for (size_t j = 0; j < p->nvariants; j++) {
             const struct cb_variant *v = &p->variants[j];
@@ -87,21 +89,53 @@ static void list_events(void)
     printf("Any libpfm4 event string also works with -e, e.g. perf::PERF_COUNT_SW_PAGE_FAULTS.\n");
 }
 
+static void list_usage(FILE *out)
+{
+    fprintf(out, "usage: cyclebudget list [probes|variants|events] [--plugin PATH]...\n"
+                 "  what can run here: families and their default sizes, variants (those this CPU\n"
+                 "  lacks marked), or event aliases with their libpfm4 resolution\n"
+                 "      --plugin PATH      load a variant plugin first, as 'run --plugin', so that\n"
+                 "                         its families and variants are listed too (repeatable)\n");
+}
+
 int cmd_list(int argc, char **argv)
 {
-    const char *what = argc > 1 ? argv[1] : "probes";
-    if (argc > 2) {
-        cb_die_msg("list takes one of probes, variants, events; unexpected '%s'", argv[2]);
-        return CB_EXIT_USAGE;
+    const char *what = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *path = NULL;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            list_usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--plugin") == 0) {
+            if (i + 1 == argc) {
+                cb_die_msg("list: --plugin needs a PATH; see 'cyclebudget list --help'");
+                return CB_EXIT_USAGE;
+            }
+            path = argv[++i];
+        } else if (strncmp(argv[i], "--plugin=", 9) == 0) {
+            path = argv[i] + 9;
+        } else if (!what && argv[i][0] != '-') {
+            what = argv[i];
+        } else {
+            cb_die_msg("list takes one of probes, variants, events and --plugin PATH; unexpected '%s'",
+                       argv[i]);
+            return CB_EXIT_USAGE;
+        }
+        if (path) {
+            struct cb_plugin_info info;
+            char err[1024];
+            if (cb_plugin_load(path, &info, err, sizeof err) < 0) {
+                cb_die_msg("%s", err);
+                return CB_EXIT_USAGE;
+            }
+        }
     }
-    if (strcmp(what, "probes") == 0)
+    if (!what || strcmp(what, "probes") == 0)
         list_probes();
     else if (strcmp(what, "variants") == 0)
         list_variants(cb_cpu_features());
     else if (strcmp(what, "events") == 0)
         list_events();
-    else if (strcmp(what, "--help") == 0)
-        printf("usage: cyclebudget list [probes|variants|events]\n");
     else {
         cb_die_msg("list: unknown kind '%s': give probes, variants or events", what);
         return CB_EXIT_USAGE;
