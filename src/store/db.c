@@ -62,9 +62,7 @@ void cb_db_close(struct cb_db *db)
 }
 
 enum cb_db_kind cb_db_kind(const struct cb_db *db) { return db->ops->kind; }
-const char *cb_db_kind_name(const struct cb_db *db) { return db->ops->name; }
 const char *cb_db_errmsg(struct cb_db *db) { return db ? db->errmsg : "no database"; }
-int cb_db_busy_timeout(struct cb_db *db, int ms) { return db->ops->busy_timeout(db, ms); }
 
 int cb_db_prepare(struct cb_db *db, const char *sql, struct cb_db_stmt **out)
 {

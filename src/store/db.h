@@ -54,8 +54,7 @@ enum cb_db_kind { CB_DB_SQLITE, CB_DB_POSTGRESQL };
 
 enum cb_db_type { CB_DB_NULL, CB_DB_INTEGER, CB_DB_FLOAT, CB_DB_TEXT };
 
-/* A wait for another writer's lock longer than this fails with -EBUSY
- * unless cb_db_busy_timeout says otherwise. */
+/* A wait for another writer's lock longer than this fails with -EBUSY. */
 #define CB_DB_BUSY_MS 10000
 
 /* 1 when target names a PostgreSQL database (postgresql:// or postgres://). */
@@ -70,7 +69,6 @@ int cb_db_have_postgresql(void);
 int cb_db_open(const char *target, int flags, struct cb_db **out, char *err, size_t errlen);
 void cb_db_close(struct cb_db *db);
 enum cb_db_kind cb_db_kind(const struct cb_db *db);
-const char *cb_db_kind_name(const struct cb_db *db);     /* "sqlite", "postgresql" */
 /* The SQLite handle, for the steps that exist on SQLite only (the store's
  * file checks, journal mode, checkpoints, merge's snapshot of a source
  * file); NULL on PostgreSQL. */
@@ -82,8 +80,6 @@ int cb_db_sqlite_wrap(struct sqlite3 *h, struct cb_db **out);
 
 /* The last error's message (never NULL; "" when none). */
 const char *cb_db_errmsg(struct cb_db *db);
-/* How long a statement waits for another writer's lock before -EBUSY. */
-int cb_db_busy_timeout(struct cb_db *db, int ms);
 
 /* Statements.  Parameters are 1-based as in SQLite; an unbound one is NULL.
  * Text is copied when bound. */

@@ -11,7 +11,6 @@ struct cb_db_ops {
     const char *name;
     enum cb_db_kind kind;
     void (*close)(struct cb_db *);
-    int (*busy_timeout)(struct cb_db *, int ms);
     int (*prepare)(struct cb_db *, const char *sql, struct cb_db_stmt **);
     int (*bind_int64)(struct cb_db_stmt *, int, int64_t);
     int (*bind_double)(struct cb_db_stmt *, int, double);

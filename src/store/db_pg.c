@@ -139,13 +139,6 @@ static int pg_exec(struct cb_db *db, const char *sql)
     return check(db, PQexec(C(db), sql), 0);
 }
 
-static int pg_busy_timeout(struct cb_db *db, int ms)
-{
-    char sql[64];
-    snprintf(sql, sizeof sql, "SET lock_timeout = %d", ms < 0 ? 0 : ms);
-    return pg_exec(db, sql);
-}
-
 static int pg_prepare(struct cb_db *db, const char *sql, struct cb_db_stmt **out)
 {
     struct pg_stmt *s = calloc(1, sizeof *s);
@@ -436,7 +429,7 @@ static int pg_apply(struct cb_db *db, const struct cb_migration *m)
 
 static const struct cb_db_ops pg_ops = {
     .name = "postgresql", .kind = CB_DB_POSTGRESQL,
-    .close = pg_close, .busy_timeout = pg_busy_timeout, .prepare = pg_prepare,
+    .close = pg_close, .prepare = pg_prepare,
     .bind_int64 = pg_bind_int64, .bind_double = pg_bind_double, .bind_text = pg_bind_text,
     .bind_null = pg_bind_null, .clear_bindings = pg_clear_bindings, .step = pg_step,
     .reset = pg_reset, .finalize = pg_finalize, .column_count = pg_column_count,

@@ -62,11 +62,6 @@ static void sq_close(struct cb_db *db)
     free(db);
 }
 
-static int sq_busy_timeout(struct cb_db *db, int ms)
-{
-    return result(db, sqlite3_busy_timeout(H(db), ms));
-}
-
 static int sq_prepare(struct cb_db *db, const char *sql, struct cb_db_stmt **out)
 {
     struct sq_stmt *st = calloc(1, sizeof *st);
@@ -213,7 +208,7 @@ static int sq_apply(struct cb_db *db, const struct cb_migration *m)
 
 static const struct cb_db_ops sq_ops = {
     .name = "sqlite", .kind = CB_DB_SQLITE,
-    .close = sq_close, .busy_timeout = sq_busy_timeout, .prepare = sq_prepare,
+    .close = sq_close, .prepare = sq_prepare,
     .bind_int64 = sq_bind_int64, .bind_double = sq_bind_double, .bind_text = sq_bind_text,
     .bind_null = sq_bind_null, .clear_bindings = sq_clear_bindings, .step = sq_step,
     .reset = sq_reset, .finalize = sq_finalize, .column_count = sq_column_count,
