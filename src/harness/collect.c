@@ -201,6 +201,7 @@ static int open_counters(struct open_ctx *x)
         fprintf(stderr, "cyclebudget: %s is set: every figure of this run comes from a fake clock "
                         "(a test backend), not from this machine\n", CB_FAKE_ENV);
     struct cb_harness_opts ho = x->o->harness;
+    ho.core_est = &col->clk.est;
     if (col->fake)
         ho.backend = &col->fake_be;
     if (col->sim) {

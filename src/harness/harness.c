@@ -109,9 +109,14 @@ int cb_harness_init(struct cb_harness *h, struct cb_counters *cs, const struct c
         if (rc < 0)
             return rc;
         h->read_ticks = cost.read_ticks;
+        /* The chain timed beside each sample is the one the run's estimate
+         * chose (and the run's record names), with that chain's fixed cost. */
         struct cb_core_est e;
-        if (cs->tsc_ghz > 0 && cb_core_estimate(cs->tsc_ghz, 15, &e) == 0)
-            h->chain_offset = e.offset_ticks, h->chain_imul = e.imul;
+        const struct cb_core_est *use = o->core_est && o->core_est->ghz > 0 ? o->core_est : NULL;
+        if (!use && cs->tsc_ghz > 0 && cb_core_estimate(cs->tsc_ghz, 15, &e) == 0)
+            use = &e;
+        if (use)
+            h->chain_offset = use->offset_ticks, h->chain_imul = use->imul;
     }
     int cpu = sched_getcpu();
     int sib = h->be->siblings >= 0 ? h->be->siblings : cb_meter_siblings(NULL, cpu);

@@ -26,6 +26,8 @@
 #define CB_MAX_ROUNDS 64
 #define CB_ROUND_PAUSE_MS 20.0
 
+struct cb_core_est; /* tsc.h */
+
 struct cb_harness_opts {
     int reps;               /* > 0: exactly this many samples; 0: adaptive */
     double case_seconds;    /* adaptive: time cap per case */
@@ -38,6 +40,8 @@ struct cb_harness_opts {
                                times, with an idle pause before each round after the first */
     double pause_ms;        /* that pause */
     const struct cb_backend *backend; /* NULL: the machine (cb_backend_real) */
+    const struct cb_core_est *core_est; /* the run's core-clock estimate, whose chain is timed
+                                           beside each sample; NULL: init estimates one */
 };
 void cb_harness_defaults(struct cb_harness_opts *o);
 
