@@ -22,6 +22,7 @@
 #include "csum.h"
 #include "csum_copy.h"
 #include "memset.h"
+#include "plugin_verify.h"
 #include "probe.h"
 #include "sha256.h"
 #include "workset.h"
@@ -317,6 +318,25 @@ static const struct cb_probe *builtin_named(const char *name)
     return NULL;
 }
 
+/* A plugin's variant of a built-in family, in the child: the family's
+ * verifier, then the same lengths and alignments against guard pages at
+ * fixed places in the page (plugin_verify.h), so that the verdict does not
+ * depend on where malloc put the buffer in this run. */
+static int plugin_variant_verify(const struct cb_variant *v, struct cb_verdict *out)
+{
+    const struct cb_probe *p = owner_of(v);
+    const struct cb_probe *base = p ? builtin_named(p->name) : NULL;
+    if (!base)
+        return -EINVAL;
+    int rc = base->verify(v, out);
+    if (rc < 0 || !out->ok)
+        return rc;
+    uint64_t checked = out->checked;
+    rc = cb_plugin_verify_paged(p->name, v, out);
+    out->checked += checked;
+    return rc;
+}
+
 /* The verify of a built-in family a plugin added to: its own variants as
  * ever, in this process; the plugin's in a child. */
 static int merged_verify(const struct cb_variant *v, struct cb_verdict *out)
@@ -327,7 +347,7 @@ static int merged_verify(const struct cb_variant *v, struct cb_verdict *out)
         return -EINVAL;
     if ((size_t)(v - p->variants) < base->nvariants)
         return base->verify(v, out);
-    return verify_in_child(base->verify, v, out);
+    return verify_in_child(plugin_variant_verify, v, out);
 }
 
 /* ---- a plugin's own family, as a probe ----------------------------------- */

@@ -1,0 +1,26 @@
+/* plugin_verify.h — a plugin variant checked at page edges (issue 35).
+ *
+ * The families' own verifiers take their buffers from malloc, so where a
+ * buffer ends relative to a page changes from run to run: a plugin whose
+ * tail is wrong only when it crosses or meets a page end was caught in some
+ * runs and passed in others, and one that reads a few bytes past the end
+ * (masking them off, the kernel's load_unaligned_zeropad habit without its
+ * exception fixup) always passed.  This check places every buffer, for each
+ * length and start alignment the family's verifier tries, against a
+ * PROT_NONE guard page (ending within a cache line of it, exactly at it for
+ * one alignment of each length), right after a guard page, and in the last
+ * cache line of a page: the same addresses relative to pages in every run.
+ * A fault is caught here and reported as a wrong input, so the verdict says
+ * the length and alignment.  Run it only in the verification child: it
+ * installs SIGSEGV/SIGBUS handlers for its duration. */
+#ifndef CB_PLUGIN_VERIFY_H
+#define CB_PLUGIN_VERIFY_H
+
+#include "probe.h"
+
+/* v belongs to the built-in family named family (csum, copy, csum_copy or
+ * memset).  Fills *out (ok 1 when every placement matched the reference);
+ * returns 0 when it ran, -EINVAL for another family, -ENOMEM. */
+int cb_plugin_verify_paged(const char *family, const struct cb_variant *v, struct cb_verdict *out);
+
+#endif
