@@ -3,6 +3,7 @@
  * As in copy.c, loops are asm or SIMD intrinsics and short tails loop-free:
  * the compilers turn a plain store loop back into a call to memset. */
 #include "memset.h"
+#include "kflags.h"
 
 #include <errno.h>
 #include <immintrin.h>
@@ -270,7 +271,7 @@ static void memset_struct256(void *dst, int c, size_t n)
 
 static const struct cb_variant memset_variants[] = {
     {"glibc", "glibc memset via a volatile pointer (never inlined)",
-     0, FN(memset_glibc), CB_VARIANT_REFERENCE, 0},
+     0, FN(memset_glibc), CB_VARIANT_REFERENCE | CB_VARIANT_VECTOR, 0},
     {"stosb", "rep stosb alone: fast with ERMS (perf bench x86-64-stosb)",
      0, FN(memset_stosb), 0, 0},
     {"stosq", "rep stosq for len/8 words, rep stosb for the rest (x86-64-stosq)",
@@ -278,21 +279,27 @@ static const struct cb_variant memset_variants[] = {
     {"movq", "eight movq per 64 B, the hand-written clear of the 2016 TXDP thread",
      0, FN(memset_movq), 0, 0},
     {"sse2", "16-byte unaligned stores, 64 B per iteration, overlapping tail",
-     CB_CPU_SSE2, FN(memset_sse2), 0, 0},
+     CB_CPU_SSE2, FN(memset_sse2), CB_VARIANT_VECTOR, 0},
     {"avx2", "32-byte unaligned stores, 128 B per iteration, overlapping tail",
-     CB_CPU_AVX2, FN(memset_avx2), 0, 0},
+     CB_CPU_AVX2, FN(memset_avx2), CB_VARIANT_VECTOR, 0},
     {"avx512", "64-byte zmm stores, 256 B per iteration, overlapping tail",
-     CB_CPU_AVX512F, FN(memset_avx512), 0, 0},
+     CB_CPU_AVX512F, FN(memset_avx512), CB_VARIANT_VECTOR, 0},
     {"ntq", "movnti to a line-aligned dst, sfence: for sizes beyond the LLC",
      CB_CPU_SSE2, FN(memset_ntq), 0, 0},
     {"ntdq-avx2", "vmovntdq 32-byte NT stores to a line-aligned dst, sfence",
-     CB_CPU_AVX2, FN(memset_ntdq_avx2), 0, 0},
+     CB_CPU_AVX2, FN(memset_ntdq_avx2), CB_VARIANT_VECTOR, 0},
     {"struct192", "compiler's inline clear of a 192-byte struct (3 lines of skb head)",
      0, FN(memset_struct192), 0, 192},
     {"struct200", "compiler's inline clear of a 200-byte struct (just over 3 lines)",
      0, FN(memset_struct200), 0, 200},
     {"struct256", "compiler's inline clear of a 256-byte struct (4 lines of skb head)",
      0, FN(memset_struct256), 0, 256},
+    {"struct192+kflags", "struct192's clear built with the kernel's code generation (no SSE)",
+     0, FN(cb_memset_struct192_kflags), 0, 192},
+    {"struct200+kflags", "struct200's clear built with the kernel's code generation (no SSE)",
+     0, FN(cb_memset_struct200_kflags), 0, 200},
+    {"struct256+kflags", "struct256's clear built with the kernel's code generation (no SSE)",
+     0, FN(cb_memset_struct256_kflags), 0, 256},
 };
 
 /* The 2016 table (192..4096), plus 200 for struct200, 64 KiB, and 16 MiB to

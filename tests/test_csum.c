@@ -184,6 +184,7 @@ static void test_table(void)
 
     static const char *const names[] = {"ref",         "adc-1chain",  "adc-2chain",
                                         "adc-1chain-pf", "kernel-2021", "kernel-2023",
+                                        "kernel-2021+kflags", "kernel-2023+kflags",
                                         "adx",         "avx2",        "avx512",
                                         "avx512-vnni"};
     is_int(p->nvariants, sizeof names / sizeof names[0], "variant count");

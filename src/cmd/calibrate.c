@@ -154,6 +154,31 @@ static const char *bytes_text(uint64_t b, char *buf, size_t len)
     return buf;
 }
 
+/* What kernel_fpu_begin()/end() cost here (fpu.h): the charge reports add
+ * to SIMD variants for running in the kernel. */
+static void fpu_print(FILE *out, const struct cb_ceilings *cs)
+{
+    const struct cb_fpu_cost *f = &cs->fpu;
+    if (!f->supported) {
+        fprintf(out, "kernel FPU use     not measured: this CPU has no XSAVE (or the OS left it off)\n");
+        return;
+    }
+    double r = cs->core_ghz > 0 && cs->tsc_ghz > 0 ? cs->core_ghz / cs->tsc_ghz : NAN;
+    fprintf(out, "kernel FPU use     kernel_fpu_begin/end%s: %s of %u B of state (XCR0 %#llx%s)\n",
+            strcmp(f->source, "model") == 0 ? " (FIXED MODEL FIGURES)" : "", f->save_insn,
+            f->state_bytes, (unsigned long long)f->xcr0,
+            f->xcr0 != f->saved_mask ? ", AMX tiles left out" : "");
+    fprintf(out, "  first use        %6.0f TSC ticks", f->first_ticks);
+    if (isfinite(r))
+        fprintf(out, " (~%.0f core cycles)", f->first_ticks * r);
+    fprintf(out, ": save %.0f + restore on exit to user %.0f + fninit/ldmxcsr\n", f->save_ticks,
+            f->restore_ticks);
+    fprintf(out, "  later use        %6.0f TSC ticks", f->later_ticks);
+    if (isfinite(r))
+        fprintf(out, " (~%.0f core cycles)", f->later_ticks * r);
+    fprintf(out, ": fninit/ldmxcsr only (the state is saved already)\n");
+}
+
 /* The ceilings as a table: what, where, how fast in both units. */
 static void ceilings_print(FILE *out, const struct cb_ceilings *cs)
 {
@@ -185,6 +210,7 @@ static void ceilings_print(FILE *out, const struct cb_ceilings *cs)
     }
     fprintf(out, "  (each the best of its trials; spread: the middle half of the trials, %% of the "
                  "best; rep movsb counts bytes copied, its set holds source and destination)\n");
+    fpu_print(out, cs);
 }
 
 static void usage(FILE *out)

@@ -420,6 +420,8 @@ int cb_ceilings_measure(struct cb_ceilings *cs, double tsc_ghz, double core_ghz,
 {
     header(cs, tsc_ghz, core_ghz, core_method);
     snprintf(cs->source, sizeof cs->source, "measured");
+    /* No XSAVE (-ENOTSUP) leaves fpu.supported 0: reports say so. */
+    (void)cb_fpu_measure(&cs->fpu);
     if (trials < 1)
         trials = 1;
     if (cb_caches_sizes("", -1, cs->cache) < 0) {
@@ -488,6 +490,7 @@ void cb_ceilings_model(struct cb_ceilings *cs, double tsc_ghz, double core_per_t
 {
     header(cs, tsc_ghz, tsc_ghz * core_per_tick, "model");
     snprintf(cs->source, sizeof cs->source, "model");
+    cb_fpu_model(&cs->fpu);
     cs->cache[0] = 32 << 10;
     cs->cache[1] = 1 << 20;
     cs->cache[2] = 32 << 20;

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fpu.h"
+
 enum cb_ceil_level { CB_L1, CB_L2, CB_L3, CB_DRAM, CB_NLEVELS };
 
 #define CB_CEIL_MAX 40
@@ -54,6 +56,8 @@ struct cb_ceilings {
     char core_method[16];  /* the estimator's chosen method, "" none */
     char source[12];       /* "measured", or "model" (fixed figures for tests) */
     char note[256];        /* what to know about the sets (the DRAM cap), "" none */
+    struct cb_fpu_cost fpu;    /* kernel_fpu_begin/end on this CPU (fpu.h); supported 0:
+                                  not measured */
 };
 
 const char *cb_ceil_level_name(int level);      /* "L1".."DRAM", "?" */

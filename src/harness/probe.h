@@ -22,6 +22,9 @@ int cb_mode_parse(const char *s);
 enum cb_variant_flags {
     CB_VARIANT_REFERENCE = 1u << 0, /* the family's reference implementation */
     CB_VARIANT_TESTONLY  = 1u << 1, /* compiled into tests only; hidden from list/run */
+    CB_VARIANT_VECTOR    = 1u << 2, /* uses SIMD registers: in the kernel it must run
+                                       between kernel_fpu_begin() and _end(), whose
+                                       save of the user's state reports charge (fpu.h) */
 };
 
 struct cb_variant {

@@ -11,6 +11,7 @@
 
 #include "cpu.h"
 #include "probe.h"
+#include "calls.h"
 #include "copy.h"
 #include "csum.h"
 #include "csum_copy.h"
@@ -26,6 +27,7 @@ const struct cb_probe *const cb_probes[] = {
     &cb_probe_memset,
     &cb_probe_slab,
     &cb_probe_rx_prefetch,
+    &cb_probe_calls,
     &cb_probe_synthetic,
 };
 const size_t cb_nprobes = sizeof cb_probes / sizeof cb_probes[0];

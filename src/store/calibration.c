@@ -11,10 +11,66 @@
 #include <string.h>
 
 #define CAL_SCHEMA 9
+#define FPU_SCHEMA 12
 
 static int have_schema(struct cb_store *st)
 {
     return cb_store_schema_version(st) >= CAL_SCHEMA;
+}
+
+/* The FPU columns (0012_fpu.sql), when measured: NULL otherwise. */
+static int fpu_add(struct cb_store *st, int64_t id, const struct cb_fpu_cost *f)
+{
+    if (!f->supported || cb_store_schema_version(st) < FPU_SCHEMA)
+        return CB_DB_OK;
+    struct cb_db_stmt *s;
+    int rc = cb_db_prepare(st->db,
+                           "UPDATE calibrations SET fpu_state_bytes=?2, fpu_xcr0=?3, fpu_save_insn=?4,"
+                           " fpu_first_ticks=?5, fpu_later_ticks=?6, fpu_save_ticks=?7,"
+                           " fpu_restore_ticks=?8 WHERE id=?1", &s);
+    if (rc != CB_DB_OK)
+        return rc;
+    cb_db_bind_int64(s, 1, id);
+    cb_db_bind_int64(s, 2, f->state_bytes);
+    cb_db_bind_int64(s, 3, (int64_t)f->xcr0);
+    cb_st_bind_str(s, 4, f->save_insn);
+    cb_db_bind_double(s, 5, f->first_ticks);
+    cb_db_bind_double(s, 6, f->later_ticks);
+    cb_db_bind_double(s, 7, f->save_ticks);
+    cb_db_bind_double(s, 8, f->restore_ticks);
+    rc = cb_db_step(s);
+    cb_db_finalize(s);
+    return rc == CB_DB_DONE ? CB_DB_OK : rc;
+}
+
+/* Read them back into cs->fpu; supported stays 0 where they are NULL. */
+static int fpu_get(struct cb_store *st, int64_t id, struct cb_ceilings *cs)
+{
+    if (cb_store_schema_version(st) < FPU_SCHEMA)
+        return 0;
+    struct cb_db_stmt *s;
+    int rc = cb_db_prepare(st->db,
+                           "SELECT fpu_state_bytes, fpu_xcr0, fpu_save_insn, fpu_first_ticks,"
+                           " fpu_later_ticks, fpu_save_ticks, fpu_restore_ticks FROM calibrations"
+                           " WHERE id=?1 AND fpu_first_ticks IS NOT NULL", &s);
+    if (rc != CB_DB_OK)
+        return cb_st_fail(st, rc, "reading a calibration's FPU figures");
+    cb_db_bind_int64(s, 1, id);
+    struct cb_fpu_cost *f = &cs->fpu;
+    if ((rc = cb_db_step(s)) == CB_DB_ROW) {
+        f->supported = 1;
+        f->state_bytes = (uint32_t)cb_db_column_int64(s, 0);
+        f->xcr0 = f->saved_mask = (uint64_t)cb_db_column_int64(s, 1);
+        f->saved_mask &= ~((1ull << 17) | (1ull << 18));
+        cb_st_col_str(s, 2, f->save_insn, sizeof f->save_insn);
+        f->first_ticks = cb_db_column_double(s, 3);
+        f->later_ticks = cb_db_column_double(s, 4);
+        f->save_ticks = cb_db_column_double(s, 5);
+        f->restore_ticks = cb_db_column_double(s, 6);
+        snprintf(f->source, sizeof f->source, "%s", cs->source);
+    }
+    cb_db_finalize(s);
+    return rc == CB_DB_ROW || rc == CB_DB_DONE ? 0 : cb_st_fail(st, rc, "reading FPU figures");
 }
 
 struct add_ctx {
@@ -53,6 +109,8 @@ static int add_fn(struct cb_store *st, void *vctx)
     if (rc != CB_DB_DONE)
         return rc;
     c->id = cb_db_last_insert_id(st->db);
+    if ((rc = fpu_add(st, c->id, &cs->fpu)) != CB_DB_OK)
+        return rc;
     rc = cb_db_prepare(st->db,
                             "INSERT INTO ceilings (calibration_id, kind, level, isa, set_bytes,"
                             " bytes_per_tick, bytes_per_cycle, spread_pct, trials)"
@@ -154,6 +212,8 @@ int cb_store_calibration_get(struct cb_store *st, int64_t id, struct cb_ceilings
     if (taken)
         cb_st_col_str(s, 8, taken, takenlen);
     cb_db_finalize(s);
+    if ((rc = fpu_get(st, id, cs)) < 0)
+        return rc;
     rc = cb_db_prepare(st->db,
                             "SELECT kind, level, isa, set_bytes, bytes_per_tick, bytes_per_cycle,"
                             " spread_pct, trials FROM ceilings WHERE calibration_id=?1 ORDER BY id", &s);
