@@ -98,14 +98,16 @@ static int calls_verify(const struct cb_variant *v, struct cb_verdict *out)
     return 0;
 }
 
-/* One call, a handful (a protocol handler's chain), and many. */
+/* One call, a handful (a protocol handler's chain), and many.  The size is
+ * the chain's length: one operation of size 8 is 8 calls (the store's
+ * operations are calls, packets, objects or bytes). */
 static const size_t calls_sizes[] = {1, 8, 64, 0};
 
 const struct cb_probe cb_probe_calls = {
     .name = "calls",
     .desc = "a call and a return, direct or indirect, with and without retpoline/return thunks",
     .unit = "call",
-    .op = "chain",
+    .op = "call",
     .variants = calls_variants,
     .nvariants = sizeof calls_variants / sizeof calls_variants[0],
     .sizes = calls_sizes,

@@ -375,6 +375,7 @@ static void run_json(const struct cb_report *r, FILE *out)
     env_json(out, u);
     cycles_json(out, r);
     calibration_json(out, r);
+    cb_report_kernel_json(r, out);
     events_json(out, r);
     fputs(",\n  \"cases\": [", out);
     for (size_t k = 0; k < r->ncases; k++) {

@@ -317,6 +317,7 @@ static int load_samples(struct cb_store *st, struct cb_report *r)
 int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
 {
     memset(r, 0, sizeof *r);
+    r->fpu_batch = CB_FPU_BATCH_DEFAULT;
     int rc = cb_store_run_get(st, run_id, &r->run);
     if (rc < 0)
         return rc;

@@ -64,6 +64,10 @@ struct cb_report {
     int cal_reused;              /* 1 found stored by the run, 0 measured by it */
     char cal_taken[32];
     struct cb_ceilings ceil;
+    /* Calls of a SIMD variant per kernel entry the in-kernel cost is
+     * amortised over (kernel.c); CB_FPU_BATCH_DEFAULT unless report
+     * --fpu-batch set it. */
+    int fpu_batch;
 };
 
 int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r);
@@ -151,6 +155,22 @@ struct cb_text_opts {
     int color;                   /* ANSI colour: only for a terminal, never with NO_COLOR */
 };
 int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE *out);
+
+/* In the kernel (kernel.c, issue 35): a SIMD variant (CB_VARIANT_VECTOR)
+ * pays kernel_fpu_begin/end, measured with the run's calibration (fpu.h).
+ * 1 when c's variant uses vector registers. */
+int cb_report_case_vector(const struct cb_report_case *c);
+/* c's cycles per op in the kernel: at a first use in a kernel entry, and
+ * amortised over r->fpu_batch calls in one; NAN when not a measured SIMD
+ * case or no FPU figures are stored. */
+double cb_report_kernel_first(const struct cb_report *r, const struct cb_report_case *c);
+double cb_report_kernel_batched(const struct cb_report *r, const struct cb_report_case *c);
+/* The text section: the charge, each SIMD case's in-kernel cost, the
+ * crossovers (user space, kernel first use, kernel batched), and the flags
+ * of the +kflags variants. */
+void cb_report_kernel_text(const struct cb_report *r, FILE *out);
+/* The JSON members: ",\n  \"kernel\": {...}" for the run. */
+void cb_report_kernel_json(const struct cb_report *r, FILE *out);
 /* One line per probe, size and mode: the best variant and the runner-up. */
 int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, FILE *out);
 /* NO_COLOR (set and non-empty) wins; otherwise colour only for a terminal. */

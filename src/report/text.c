@@ -234,6 +234,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             cb_report_cycles_what(r));
     if (shared)
         shared_note(r, shared, out);
+    cb_report_kernel_text(r, out);
     if (!measured_any)
         fprintf(out, "(no case of this run was measured)\n");
     return 0;
