@@ -1,4 +1,5 @@
 /* collect.c — a collecting session (see collect.h). */
+#define _GNU_SOURCE
 #include "collect.h"
 
 #include <errno.h>
@@ -9,6 +10,7 @@
 
 #include "arrays.h"
 #include "config.h"
+#include "cpupair.h"
 #include "events.h"
 #include "fingerprint.h"
 #include "gitinfo.h"
@@ -134,8 +136,14 @@ static int check_args(struct open_ctx *x)
      * records the pinned one and compare refuses runs whose fingerprints
      * differ: two --sim runs must pin alike wherever they were started. */
     int cpu = col->sim && o->cpu < 0 ? CB_CPU_FIRST : o->cpu;
+    /* The mask as given (taskset, cpuset), before pinning narrows it: the
+     * cross-CPU families take their second CPU from it. */
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    (void)sched_getaffinity(0, sizeof allowed, &allowed);
     if ((rc = cb_pin_cpu(cpu, &col->pinned, x->err, x->errlen)) < 0)
         return rc;
+    col->peer = cb_pair_peer("", &allowed, col->pinned);
     rc = cb_gitinfo_read(o->repo, o->commit, &x->git);
     if (rc == -EINVAL) {
         snprintf(x->err, x->errlen, "--commit %s does not name a commit in %s", o->commit,
@@ -434,7 +442,7 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
         row.detail = vd->detail;
     struct cb_case c = {
         .probe = p, .variant = v, .size = size, .mode = mode,
-        .cold_bytes = col->h.o.cold_bytes,
+        .cold_bytes = col->h.o.cold_bytes, .peer_cpu = col->peer,
     };
     struct cb_measurement m;
     col->h.stop = stop;
@@ -449,13 +457,18 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
         cb_measurement_free(&m);
         return rc;
     }
-    if (rc < 0) {
+    if (rc == -ENODEV && c.peer_cpu < 0)
+        snprintf(detail, sizeof detail, "needs a second CPU: this process may run on CPU %d only "
+                 "(a 1-CPU host, or its affinity mask)", col->pinned);
+    else if (rc < 0)
         snprintf(detail, sizeof detail, "setup failed: %s", strerror(-rc));
+    if (rc < 0) {
         cb_measurement_free(&m);
         rc = store_unmeasured(col, &row, "skipped", detail, case_id);
         return rc < 0 ? rc : CB_CASE_SKIPPED;
     }
     row.bytes_per_op = c.bytes_per_op;
+    row.cpu_pair = c.pair;
     int ne = col->cs.n;
     size_t nrows = m.n * (size_t)ne;
     struct cb_sample_row *rows = malloc((nrows ? nrows : 1) * sizeof *rows);

@@ -58,6 +58,7 @@ struct cb_collector {
     double core_ghz;
     const char *core_source;     /* "pmu" or "estimate" */
     int pinned;
+    int peer;                    /* a second CPU of the process's mask before pinning; -1 none */
     int quiet;
     int fake;                    /* CB_FAKE_CLOCK set: the harness times a model (tests) */
     struct cb_fake fake_clock;

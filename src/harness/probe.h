@@ -51,6 +51,10 @@ struct cb_case {
     uint64_t bytes_per_op;/* bytes touched per operation, for B/cycle; 0 = n/a.
                              Preset to size for byte probes; setup may change it */
     void *priv;           /* the probe's state, owned by setup/teardown */
+    int peer_cpu;         /* a second CPU this process may use (cpupair.h), for the
+                             cross-CPU families; -1 none: their setup returns -ENODEV */
+    char pair[64];        /* set by such a setup: the pair it ran on, stored with
+                             the case ("cpu 0 -> cpu 1 (cores of one socket)") */
     volatile uint64_t sink; /* fold results in here so no work is optimised away */
 };
 

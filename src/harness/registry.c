@@ -19,6 +19,7 @@
 #include "rxring.h"
 #include "slab.h"
 #include "synthetic.h"
+#include "xfer.h"
 
 const struct cb_probe *const cb_probes[] = {
     &cb_probe_csum,
@@ -28,6 +29,7 @@ const struct cb_probe *const cb_probes[] = {
     &cb_probe_slab,
     &cb_probe_rx_prefetch,
     &cb_probe_calls,
+    &cb_probe_xfer,
     &cb_probe_synthetic,
 };
 const size_t cb_nprobes = sizeof cb_probes / sizeof cb_probes[0];

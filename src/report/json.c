@@ -342,6 +342,8 @@ static void case_json(FILE *out, const struct cb_report *r, const struct cb_repo
     fprintf(out, ", \"bytes_per_op\": %" PRIu64, c->info.bytes_per_op);
     kv_str(out, "verdict", c->info.verdict, 1);
     kv_str(out, "detail", c->info.detail, 1);
+    if (c->info.cpu_pair[0])
+        kv_str(out, "cpu_pair", c->info.cpu_pair, 1);
     kv_num(out, "smt_contention", c->info.contention);
     kv_num(out, "contended_share", c->info.contended_share);
     fputs(",\n     \"cycles\": ", out);

@@ -183,9 +183,10 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
         qsort(v, n, sizeof *v, cmp_case);
         char sz[32];
         const struct cb_case_info *g = &r->cases[i].info;
-        fprintf(out, "\n%s%s  %s  %s%s  (per %s)\n", o->color ? C_BOLD : "", g->probe,
+        /* A cross-CPU family's pair is part of what was measured. */
+        fprintf(out, "\n%s%s  %s  %s%s  (per %s)%s%s\n", o->color ? C_BOLD : "", g->probe,
                 cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode, o->color ? C_OFF : "",
-                g->op);
+                g->op, g->cpu_pair[0] ? "  on " : "", g->cpu_pair);
         /* Narrower than before the ceiling column, so that a row with its
          * "shared" mark still fits 100 columns; names are at most 18. */
         fprintf(out, "  %-18s %8s %8s %8s %7s %8s %8s %6s %7s %4s\n", "variant", "cyc/op", "min cyc",

@@ -111,6 +111,7 @@ struct cb_case_row {
     int metered;                 /* 1: the two figures below were measured (else NULL) */
     double contention;           /* median SMT contention meter (tsc.h) beside the samples */
     double contended_share;      /* share of samples taken on a shared core */
+    const char *cpu_pair;        /* a cross-CPU case's two CPUs (cpupair.h); NULL or "": none */
 };
 
 struct cb_sample_row {
@@ -191,6 +192,7 @@ struct cb_case_info {
     int nsamples;                /* sample batches (distinct seq) */
     double contention;           /* median SMT meter reading; NAN when not measured */
     double contended_share;      /* share of samples on a shared core; NAN when not measured */
+    char cpu_pair[64];           /* "cpu 0 -> cpu 1 (cores of one socket)"; "" one-CPU case */
 };
 /* A case counts as measured on a shared core when over half its samples
  * were (the median sample then carries the neighbour's load). */

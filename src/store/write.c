@@ -366,6 +366,10 @@ static int case_fn(struct cb_store *st, void *vctx)
     cb_st_bind_strs(s, 9, (const char *const[]){c->verdict, c->detail}, 2);
     cb_st_bind_real_or_null(s, 11, c->metered ? c->contention : NAN);
     cb_st_bind_real_or_null(s, 12, c->metered ? c->contended_share : NAN);
+    if (c->cpu_pair && c->cpu_pair[0])
+        cb_st_bind_str(s, 13, c->cpu_pair);
+    else
+        cb_db_bind_null(s, 13);
     rc = cb_st_step_done(s);
     if (rc != CB_DB_OK)
         return rc;
