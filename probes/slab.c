@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "slab_remote.h"
 #include "workset.h"
 
-enum slab_kind { K_SINGLE, K_SLOWPATH, K_BULK, K_MALLOC, K_CLEAR };
+enum slab_kind { K_SINGLE, K_SLOWPATH, K_BULK, K_MALLOC, K_CLEAR, K_REMOTE };
 
 struct slab_params {
     enum slab_kind kind;
@@ -68,6 +69,8 @@ static void run_warm(struct slab_state *st, uint64_t iters)
     const struct slab_params *par = st->par;
     struct cb_slub_cache *c = &st->cache;
     switch (par->kind) {
+    case K_REMOTE: /* slab_remote.c runs these */
+        break;
     case K_SINGLE:
         for (uint64_t i = 0; i < iters; i++) {
             void *p = cb_slub_alloc(c);
@@ -155,6 +158,8 @@ static void run_cold(struct slab_state *st, uint64_t iters)
         if (k > w - pos)
             k = w - pos;
         switch (par->kind) {
+        case K_REMOTE: /* slab_remote.c runs these */
+            break;
         case K_BULK:
             cb_slub_free_bulk(c, k, slot);
             cb_slub_alloc_bulk(c, k, slot);
@@ -305,6 +310,8 @@ nomem:
 static int slab_setup(struct cb_case *c)
 {
     const struct slab_params *par = c->variant->fn;
+    if (par->kind == K_REMOTE)
+        return cb_slab_remote_setup(c, par->batch);
     struct slab_state *st = malloc(sizeof *st);
     if (!st)
         return -ENOMEM;
@@ -339,6 +346,10 @@ static int slab_setup(struct cb_case *c)
 
 static void slab_run(struct cb_case *c, uint64_t iters)
 {
+    if (((const struct slab_params *)c->variant->fn)->kind == K_REMOTE) {
+        cb_slab_remote_run(c, iters);
+        return;
+    }
     struct slab_state *st = c->priv;
     run_state(st, iters);
     c->sink += st->acc;
@@ -346,6 +357,10 @@ static void slab_run(struct cb_case *c, uint64_t iters)
 
 static void slab_teardown(struct cb_case *c)
 {
+    if (((const struct slab_params *)c->variant->fn)->kind == K_REMOTE) {
+        cb_slab_remote_teardown(c);
+        return;
+    }
     struct slab_state *st = c->priv;
     if (st) {
         state_free(st);
@@ -356,13 +371,16 @@ static void slab_teardown(struct cb_case *c)
 
 struct cb_slub_cache *cb_slab_cache(struct cb_case *c)
 {
+    if (((const struct slab_params *)c->variant->fn)->kind == K_REMOTE)
+        return NULL;
     struct slab_state *st = c->priv;
     return st && st->par->kind != K_MALLOC ? &st->cache : NULL;
 }
 
 void **cb_slab_window(struct cb_case *c, size_t *n)
 {
-    struct slab_state *st = c->priv;
+    struct slab_state *st = ((const struct slab_params *)c->variant->fn)->kind == K_REMOTE
+                                ? NULL : c->priv;
     *n = st ? st->window : 0;
     return st ? st->ring : NULL;
 }
@@ -591,6 +609,16 @@ static int slab_verify(const struct cb_variant *v, struct cb_verdict *out)
     static const size_t sizes[] = {64, 256, 2048, 40, 8, 1000};
     const struct slab_params *par = v->fn;
     memset(out, 0, sizeof *out);
+    if (par->kind == K_REMOTE) {
+        static const size_t rsizes[] = {16, 64, 256, 2048};
+        out->ok = 1;
+        for (size_t i = 0; i < sizeof rsizes / sizeof rsizes[0] && out->ok; i++) {
+            int rc = cb_slab_remote_verify(par->batch, rsizes[i], out);
+            if (rc < 0)
+                return rc;
+        }
+        return 0;
+    }
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         int rc = par->kind == K_MALLOC ? verify_malloc(par, sizes[i], out)
                                        : verify_slub(par, sizes[i], out);
@@ -610,6 +638,8 @@ static const struct slab_params p_slow = {K_SLOWPATH, 1, 0};
 static const struct slab_params p_malloc = {K_MALLOC, 1, 0};
 static const struct slab_params p_clear3 = {K_CLEAR, 1, 192};
 static const struct slab_params p_clear4 = {K_CLEAR, 1, 256};
+static const struct slab_params p_remote1 = {K_REMOTE, 1, 0};
+static const struct slab_params p_remote16 = {K_REMOTE, 16, 0};
 #define BULK(n) static const struct slab_params p_bulk##n = {K_BULK, n, 0};
 BULK(1) BULK(2) BULK(4) BULK(8) BULK(16) BULK(32) BULK(64) BULK(128) BULK(250)
 #undef BULK
@@ -631,6 +661,10 @@ static const struct cb_variant slab_variants[] = {
         &p_clear3, 0),
     ROW("alloc-clear4", "alloc + zero 4 cache lines (256 B, clamped to size) + free: an skb head",
         &p_clear4, 0),
+    ROW("remote-free", "allocated on the peer CPU, freed here: one cmpxchg onto its defer list",
+        &p_remote1, 0),
+    ROW("remote-free-bulk16", "as remote-free, 16 objects chained and given back with one cmpxchg",
+        &p_remote16, 0),
 };
 #undef BULKROW
 #undef ROW

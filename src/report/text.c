@@ -183,10 +183,13 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
         qsort(v, n, sizeof *v, cmp_case);
         char sz[32];
         const struct cb_case_info *g = &r->cases[i].info;
-        /* A cross-CPU family's pair is part of what was measured. */
+        /* A cross-CPU case's pair is part of what was measured. */
+        const char *pair = "";
+        for (size_t k = i; k < j && !pair[0]; k++)
+            pair = r->cases[k].info.cpu_pair;
         fprintf(out, "\n%s%s  %s  %s%s  (per %s)%s%s\n", o->color ? C_BOLD : "", g->probe,
                 cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode, o->color ? C_OFF : "",
-                g->op, g->cpu_pair[0] ? "  on " : "", g->cpu_pair);
+                g->op, pair[0] ? "  cross-CPU rows on " : "", pair);
         /* Narrower than before the ceiling column, so that a row with its
          * "shared" mark still fits 100 columns; names are at most 18. */
         fprintf(out, "  %-18s %8s %8s %8s %7s %8s %8s %6s %7s %4s\n", "variant", "cyc/op", "min cyc",
