@@ -171,12 +171,11 @@ static void fpu_print(FILE *out, const struct cb_ceilings *cs)
     fprintf(out, "  first use        %6.0f TSC ticks", f->first_ticks);
     if (isfinite(r))
         fprintf(out, " (~%.0f core cycles)", f->first_ticks * r);
-    fprintf(out, ": save %.0f + restore on exit to user %.0f + fninit/ldmxcsr\n", f->save_ticks,
-            f->restore_ticks);
+    fprintf(out, ": save %.0f, restore %.0f, fninit\n", f->save_ticks, f->restore_ticks);
     fprintf(out, "  later use        %6.0f TSC ticks", f->later_ticks);
     if (isfinite(r))
         fprintf(out, " (~%.0f core cycles)", f->later_ticks * r);
-    fprintf(out, ": fninit/ldmxcsr only (the state is saved already)\n");
+    fprintf(out, ": fninit, ldmxcsr (no save)\n");
 }
 
 /* The ceilings as a table: what, where, how fast in both units. */

@@ -407,6 +407,18 @@ static int store_unmeasured(struct cb_collector *col, struct cb_case_row *row, c
     return cb_store_case_add(col->st, col->run_id, row, NULL, 0, case_id);
 }
 
+/* Why a case whose setup failed is skipped: a cross-CPU family without a
+ * second CPU says so (probe.h's peer_cpu). */
+static void setup_failure(const struct cb_collector *col, const struct cb_case *c, int rc,
+                          char *detail, size_t len)
+{
+    if (rc == -ENODEV && c->peer_cpu < 0)
+        snprintf(detail, len, "needs a second CPU: this process may run on CPU %d only "
+                 "(a 1-CPU host, or its affinity mask)", col->pinned);
+    else
+        snprintf(detail, len, "setup failed: %s", strerror(-rc));
+}
+
 int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
                       const struct cb_variant *v, uint64_t size, enum cb_mode mode,
                       volatile sig_atomic_t *stop, int64_t *case_id, struct cb_measurement *out)
@@ -457,12 +469,8 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
         cb_measurement_free(&m);
         return rc;
     }
-    if (rc == -ENODEV && c.peer_cpu < 0)
-        snprintf(detail, sizeof detail, "needs a second CPU: this process may run on CPU %d only "
-                 "(a 1-CPU host, or its affinity mask)", col->pinned);
-    else if (rc < 0)
-        snprintf(detail, sizeof detail, "setup failed: %s", strerror(-rc));
     if (rc < 0) {
+        setup_failure(col, &c, rc, detail, sizeof detail);
         cb_measurement_free(&m);
         rc = store_unmeasured(col, &row, "skipped", detail, case_id);
         return rc < 0 ? rc : CB_CASE_SKIPPED;

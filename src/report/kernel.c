@@ -119,8 +119,29 @@ static const char *at_text(const struct crossover *x, int k, char *buf, size_t l
     char sz[32];
     if (x->at[k])
         return cb_fmt_size(x->at[k], x->unit, buf, len);
-    snprintf(buf, len, "never up to %s", cb_fmt_size(x->largest, x->unit, sz, sizeof sz));
+    snprintf(buf, len, "none to %s", cb_fmt_size(x->largest, x->unit, sz, sizeof sz));
     return buf;
+}
+
+/* The flags, a few per line under their label: the report keeps to 100
+ * columns. */
+static void flags_text(FILE *out, const char *flags)
+{
+    fprintf(out, "\n+kflags: the x86-64 kernel's code generation as user space allows it:\n ");
+    size_t col = 1;
+    const char *p = flags[0] ? flags : "no flags (not x86-64)";
+    while (*p) {
+        size_t n = strcspn(p, " ");
+        if (col + 1 + n > 96) {
+            fputs("\n ", out);
+            col = 1;
+        }
+        fprintf(out, " %.*s", (int)n, p);
+        col += 1 + n;
+        p += n;
+        p += strspn(p, " ");
+    }
+    fputc('\n', out);
 }
 
 static int any_kflags(const struct cb_report *r)
@@ -152,8 +173,7 @@ static void cases_text(const struct cb_report *r, FILE *out)
 void cb_report_kernel_text(const struct cb_report *r, FILE *out)
 {
     if (any_kflags(r))
-        fprintf(out, "\n+kflags: built with %s (the x86-64 kernel's code generation as user "
-                "space allows it)\n", cb_kernel_cflags[0] ? cb_kernel_cflags : "no flags (not x86-64)");
+        flags_text(out, cb_kernel_cflags);
     struct crossover xs[MAX_X];
     size_t n = crossovers(r, xs, MAX_X);
     if (!n)
@@ -173,12 +193,13 @@ void cb_report_kernel_text(const struct cb_report *r, FILE *out)
             r->fpu_batch, r->fpu_batch, (long long)r->cal_id, f->source);
     cases_text(r, out);
     fprintf(out, "crossover: the smallest measured size at which a SIMD variant beats the best "
-            "scalar one\n");
+            "scalar one\n  %-10s %-5s %-16s %-16s %s\n", "probe", "mode", "user space",
+            "kernel 1st", "kernel batch");
     for (size_t i = 0; i < n; i++) {
         char a[48], b[48], c[48];
-        fprintf(out, "  %-10s %-5s user space %s; kernel, first use %s; kernel, batch of %d %s\n",
-                xs[i].probe, xs[i].mode, at_text(&xs[i], 0, a, sizeof a),
-                at_text(&xs[i], 1, b, sizeof b), r->fpu_batch, at_text(&xs[i], 2, c, sizeof c));
+        fprintf(out, "  %-10s %-5s %-16s %-16s %s\n", xs[i].probe, xs[i].mode,
+                at_text(&xs[i], 0, a, sizeof a), at_text(&xs[i], 1, b, sizeof b),
+                at_text(&xs[i], 2, c, sizeof c));
     }
 }
 
