@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kflags.h"
 #include "slab_remote.h"
 #include "workset.h"
 
-enum slab_kind { K_SINGLE, K_SLOWPATH, K_BULK, K_MALLOC, K_CLEAR, K_REMOTE };
+enum slab_kind { K_SINGLE, K_SLOWPATH, K_BULK, K_MALLOC, K_CLEAR, K_REMOTE, K_SINGLE_KF };
 
 struct slab_params {
     enum slab_kind kind;
@@ -70,6 +71,9 @@ static void run_warm(struct slab_state *st, uint64_t iters)
     struct cb_slub_cache *c = &st->cache;
     switch (par->kind) {
     case K_REMOTE: /* slab_remote.c runs these */
+        break;
+    case K_SINGLE_KF:
+        cb_slab_single_kflags(c, iters, &st->acc);
         break;
     case K_SINGLE:
         for (uint64_t i = 0; i < iters; i++) {
@@ -159,6 +163,9 @@ static void run_cold(struct slab_state *st, uint64_t iters)
             k = w - pos;
         switch (par->kind) {
         case K_REMOTE: /* slab_remote.c runs these */
+            break;
+        case K_SINGLE_KF:
+            cb_slab_replace_kflags(c, slot, k, &st->acc);
             break;
         case K_BULK:
             cb_slub_free_bulk(c, k, slot);
@@ -634,6 +641,7 @@ static int slab_verify(const struct cb_variant *v, struct cb_verdict *out)
 /* ---- the table --------------------------------------------------------------- */
 
 static const struct slab_params p_single = {K_SINGLE, 1, 0};
+static const struct slab_params p_single_kf = {K_SINGLE_KF, 1, 0};
 static const struct slab_params p_slow = {K_SLOWPATH, 1, 0};
 static const struct slab_params p_malloc = {K_MALLOC, 1, 0};
 static const struct slab_params p_clear3 = {K_CLEAR, 1, 192};
@@ -651,6 +659,8 @@ BULK(1) BULK(2) BULK(4) BULK(8) BULK(16) BULK(32) BULK(64) BULK(128) BULK(250)
 static const struct cb_variant slab_variants[] = {
     ROW("single", "alloc+free pairs on the cpu freelist: the fast path (2016: 53 cycles)",
         &p_single, CB_VARIANT_REFERENCE),
+    ROW("single+kflags", "single with the SLUB model built the kernel's way (kflags: no SSE, thunks)",
+        &p_single_kf, 0),
     ROW("slowpath",
         "allocate 3 slabs' worth, free shuffled: refills and frees to non-cpu slabs (2016: ~100)",
         &p_slow, 0),

@@ -32,4 +32,11 @@ void cb_memset_struct256_kflags(void *dst, int c, size_t n);
 uint64_t cb_calls_direct_kflags(uint64_t n, uint64_t x);
 uint64_t cb_calls_indirect_kflags(uint64_t n, uint64_t x);
 
+/* The slab family's "single+kflags" (slub.c's model, built the kernel's
+ * way): iters alloc+touch+free pairs (warm); free and reallocate each of
+ * slot[0..k-1] (cold).  acc gathers the addresses, as slab.c's touch(). */
+struct cb_slub_cache;
+void cb_slab_single_kflags(struct cb_slub_cache *c, uint64_t iters, uint64_t *acc);
+void cb_slab_replace_kflags(struct cb_slub_cache *c, void **slot, size_t k, uint64_t *acc);
+
 #endif
