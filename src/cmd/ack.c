@@ -44,9 +44,9 @@ static int ack_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
         {"repo", required_argument, 0, 'R'}, {"list", no_argument, 0, 'l'},
         {"help", no_argument, 0, 'h'},      {0, 0, 0, 0},
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('w', struct ack_args, why),   CB_OPT_STR('D', struct ack_args, db),
-        CB_OPT_STR('R', struct ack_args, repo),  CB_OPT_BOOL('l', struct ack_args, list),
+    static const struct cb_legacy_field fields[] = {
+        CB_LEGACY_STR('w', struct ack_args, why),   CB_LEGACY_STR('D', struct ack_args, db),
+        CB_LEGACY_STR('R', struct ack_args, repo),  CB_LEGACY_BOOL('l', struct ack_args, list),
         {0},
     };
     static const struct cb_cmd_parser parser = {"ack", "h", opts, ack_usage, fields, NULL};

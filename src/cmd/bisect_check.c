@@ -101,9 +101,9 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         {"plugin", required_argument, 0, 'P'},
         {0, 0, 0, 0},
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('A', struct bisect, against), CB_OPT_BOOL('q', struct bisect, quiet),
-        CB_OPT_STR('K', struct bisect, sim_caches), {0},
+    static const struct cb_legacy_field fields[] = {
+        CB_LEGACY_STR('A', struct bisect, against), CB_LEGACY_BOOL('q', struct bisect, quiet),
+        CB_LEGACY_STR('K', struct bisect, sim_caches), {0},
     };
     static const struct cb_cmd_parser parser = {"bisect-check", "qh", opts, bisect_usage, fields, bisect_opt};
     memset(b, 0, sizeof *b);

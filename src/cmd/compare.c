@@ -94,9 +94,9 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
         {"head-exec", required_argument, 0, 'H'},
         {0, 0, 0, 0},
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_BOOL('r', struct compare, rerun), CB_OPT_STR('B', struct compare, exec[0]),
-        CB_OPT_STR('H', struct compare, exec[1]), {0},
+    static const struct cb_legacy_field fields[] = {
+        CB_LEGACY_BOOL('r', struct compare, rerun), CB_LEGACY_STR('B', struct compare, exec[0]),
+        CB_LEGACY_STR('H', struct compare, exec[1]), {0},
     };
     static const struct cb_cmd_parser parser = {"compare", "h", opts, compare_usage, fields, compare_opt};
     memset(k, 0, sizeof *k);

@@ -162,10 +162,10 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
         {"sim", no_argument, 0, 'M'},          {"host", required_argument, 0, 'H'},
         {0, 0, 0, 0},
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('s', struct hist, since), CB_OPT_BOOL('S', struct hist, series),
-        CB_OPT_STR('D', struct hist, db),    CB_OPT_STR('R', struct hist, repo),
-        CB_OPT_BOOL('M', struct hist, sim),  CB_OPT_STR('H', struct hist, host), {0},
+    static const struct cb_legacy_field fields[] = {
+        CB_LEGACY_STR('s', struct hist, since), CB_LEGACY_BOOL('S', struct hist, series),
+        CB_LEGACY_STR('D', struct hist, db),    CB_LEGACY_STR('R', struct hist, repo),
+        CB_LEGACY_BOOL('M', struct hist, sim),  CB_LEGACY_STR('H', struct hist, host), {0},
     };
     static const struct cb_cmd_parser parser = {"history", "h", opts, history_usage, fields, history_opt};
     memset(H, 0, sizeof *H);

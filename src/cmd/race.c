@@ -154,10 +154,10 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
         {"emit", required_argument, 0, OPT_EMIT}, {"output", required_argument, 0, 'o'},
         CB_SESSION_LONGOPTS,                     {0, 0, 0, 0},
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('p', struct race_plan, probes_arg), CB_OPT_STR('s', struct race_plan, sizes_arg),
-        CB_OPT_STR('m', struct race_plan, mode_arg),   CB_OPT_STR('o', struct race_plan, outpath),
-        CB_OPT_STR(OPT_EMIT, struct race_plan, emit),  CB_SESSION_FIELDS(struct race_plan), {0},
+    static const struct cb_legacy_field fields[] = {
+        CB_LEGACY_STR('p', struct race_plan, probes_arg), CB_LEGACY_STR('s', struct race_plan, sizes_arg),
+        CB_LEGACY_STR('m', struct race_plan, mode_arg),   CB_LEGACY_STR('o', struct race_plan, outpath),
+        CB_LEGACY_STR(OPT_EMIT, struct race_plan, emit),  CB_SESSION_FIELDS(struct race_plan), {0},
     };
     static const struct cb_cmd_parser parser = {"race", "p:s:m:o:e:qh", opts, race_usage, fields, race_option};
     cb_session_init(&pl->s, "cycles", race_work, argc, argv);

@@ -117,9 +117,9 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         {"include-aborted", no_argument, 0, 6}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR(1, struct report_args, db),       CB_OPT_STR(2, struct report_args, budget_arg),
-        CB_OPT_BOOL(5, struct report_args, samples), CB_OPT_BOOL(6, struct report_args, include_aborted),
+    static const struct cb_legacy_field fields[] = {
+        CB_LEGACY_STR(1, struct report_args, db),       CB_LEGACY_STR(2, struct report_args, budget_arg),
+        CB_LEGACY_BOOL(5, struct report_args, samples), CB_LEGACY_BOOL(6, struct report_args, include_aborted),
         {0},
     };
     static const struct cb_cmd_parser parser = {"report", "ho:", opts, report_usage, fields, report_opt};

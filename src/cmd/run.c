@@ -272,14 +272,14 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
         {"plugin", required_argument, 0, OPT_PLUGIN},
         CB_SESSION_LONGOPTS, {0, 0, 0, 0},
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('p', struct run_plan, probes_arg),   CB_OPT_STR('V', struct run_plan, variants_arg),
-        CB_OPT_STR('s', struct run_plan, sizes_arg),    CB_OPT_STR('m', struct run_plan, mode_arg),
-        CB_OPT_STR(OPT_COMMIT, struct run_plan, s.co.commit),
-        CB_OPT_STR(OPT_REPO, struct run_plan, s.co.repo),
-        CB_OPT_STR(OPT_BUDGET, struct run_plan, budget_arg),
-        CB_OPT_STR(OPT_CASES, struct run_plan, cases_arg), CB_OPT_BOOL(OPT_SIM, struct run_plan, sim),
-        CB_OPT_STR(OPT_SIM_CACHES, struct run_plan, sim_caches),
+    static const struct cb_legacy_field fields[] = {
+        CB_LEGACY_STR('p', struct run_plan, probes_arg),   CB_LEGACY_STR('V', struct run_plan, variants_arg),
+        CB_LEGACY_STR('s', struct run_plan, sizes_arg),    CB_LEGACY_STR('m', struct run_plan, mode_arg),
+        CB_LEGACY_STR(OPT_COMMIT, struct run_plan, s.co.commit),
+        CB_LEGACY_STR(OPT_REPO, struct run_plan, s.co.repo),
+        CB_LEGACY_STR(OPT_BUDGET, struct run_plan, budget_arg),
+        CB_LEGACY_STR(OPT_CASES, struct run_plan, cases_arg), CB_LEGACY_BOOL(OPT_SIM, struct run_plan, sim),
+        CB_LEGACY_STR(OPT_SIM_CACHES, struct run_plan, sim_caches),
         CB_SESSION_FIELDS(struct run_plan), {0},
     };
     static const struct cb_cmd_parser parser = {"run", "p:V:s:e:m:qh", opts, run_usage, fields, run_option};

@@ -35,8 +35,8 @@ enum {
 /* The shared options that only store what was typed, for a plan of type
  * whose struct cb_session is the member s. */
 #define CB_SESSION_FIELDS(type)                                                                    \
-    CB_OPT_STR(CB_SESSION_OPT_DB, type, s.co.db), CB_OPT_STR(CB_SESSION_OPT_TAG, type, s.co.tag),   \
-    CB_OPT_STR('e', type, s.co.events), CB_OPT_BOOL('q', type, s.co.quiet)
+    CB_LEGACY_STR(CB_SESSION_OPT_DB, type, s.co.db), CB_LEGACY_STR(CB_SESSION_OPT_TAG, type, s.co.tag),   \
+    CB_LEGACY_STR('e', type, s.co.events), CB_LEGACY_BOOL('q', type, s.co.quiet)
 
 #define CB_SESSION_MAX_PROBES 32
 
