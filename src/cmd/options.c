@@ -16,6 +16,7 @@
  * it when it is a CALL. */
 struct flat {
     const struct cb_option *o;
+    int id;                     /* o->id, or one made up for a stored long-only option */
     size_t base;                /* of the struct its field offset is relative to */
     int (*option)(int id, const char *arg, void *ctx, char *err, size_t errlen);
 };
@@ -38,7 +39,10 @@ static int flatten(const struct cb_option *t, size_t base,
         }
         if (n == MAX_OPTIONS)
             return -E2BIG;
-        out[n++] = (struct flat){t, base, fn};
+        /* A stored option needs no id of its own: 0 takes one above any a
+         * command names. */
+        int id = t->id ? t->id : CB_OPT_LONG_ONLY + 1024 + n;
+        out[n++] = (struct flat){t, id, base, fn};
     }
     return n;
 }
@@ -55,7 +59,7 @@ static int getopt_tables(const struct flat *f, int n, char *shortopts, struct op
     for (int i = 0; i < n; i++) {
         const struct cb_option *o = f[i].o;
         for (int j = 0; j < i; j++)
-            if (f[j].o->id == o->id || (o->name && f[j].o->name && strcmp(f[j].o->name, o->name) == 0)) {
+            if (f[j].id == f[i].id || (o->name && f[j].o->name && strcmp(f[j].o->name, o->name) == 0)) {
                 snprintf(err, errlen, "internal error: two options of one command are --%s",
                          o->name ? o->name : "?");
                 return -EEXIST;
@@ -66,7 +70,7 @@ static int getopt_tables(const struct flat *f, int n, char *shortopts, struct op
                 shortopts[s++] = ':';
         }
         if (o->name)
-            longopts[l++] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};
+            longopts[l++] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, f[i].id};
     }
     shortopts[s] = '\0';
     longopts[l++] = (struct option){"help", no_argument, NULL, 'h'};
@@ -79,7 +83,7 @@ static int take(const struct flat *f, int n, const struct cb_cmd_parser *p, int 
                 const char *arg, void *ctx, char *err, size_t errlen)
 {
     for (int i = 0; i < n; i++) {
-        if (f[i].o->id != id)
+        if (f[i].id != id)
             continue;
         char *at = (char *)ctx + f[i].base;
         switch (f[i].o->kind) {

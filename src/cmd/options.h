@@ -31,8 +31,8 @@ struct option;
 struct cb_option {
     enum cb_opt_kind kind;
     /* The short option's letter (-p), or a number from CB_OPT_LONG_ONLY up
-     * for an option with no short form: what getopt returns for it and what
-     * an option function is given. */
+     * for an option with no short form: what an option function is given.
+     * 0 for a STRING or FLAG option with no short form. */
     int id;
     const char *name;           /* the long name, without "--" */
     const char *arg;            /* the value's name in --help ("LIST"); NULL: takes none */
