@@ -41,6 +41,10 @@ struct cb_option {
     const struct cb_opt_group *group;
 };
 
+/* A number macro in a help string: "at most " CB_OPT_NUM(CB_PLUGIN_MAX). */
+#define CB_OPT_NUM_(x) #x
+#define CB_OPT_NUM(x) CB_OPT_NUM_(x)
+
 /* The first id of an option without a short form. */
 #define CB_OPT_LONG_ONLY 256
 
