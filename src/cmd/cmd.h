@@ -49,18 +49,6 @@ void cb_suggest_nearest(const char *bad, const char *const *names, size_t n, cha
 void cb_suggest_probes(const char *bad, char *buf, size_t len);
 void cb_suggest_variants(const struct cb_probe *only, const char *bad, char *buf, size_t len);
 
-/* Legacy, until every command has an option table (options.h): an option
- * that only stores what was typed, its value (a string) or 1 (a flag) into
- * the field at off in the command's context. */
-enum cb_legacy_kind { CB_LEGACY_STRING, CB_LEGACY_FLAG };
-struct cb_legacy_field {
-    int ch;                             /* getopt's value; 0 ends the list */
-    enum cb_legacy_kind kind;
-    size_t off;                         /* offsetof the const char * or int */
-};
-#define CB_LEGACY_STR(ch, type, field) {ch, CB_LEGACY_STRING, CB_OPT_SIZED_(type, field, sizeof(const char *))}
-#define CB_LEGACY_BOOL(ch, type, field) {ch, CB_LEGACY_FLAG, CB_OPT_SIZED_(type, field, sizeof(int))}
-
 /* A command's parse result as its exit status: CB_GO_ON for 0, 0 after
  * --help (1), usage_status otherwise, saying err for -EINVAL. */
 #define CB_GO_ON (-1)

@@ -98,57 +98,29 @@ static int take(const struct flat *f, int n, const struct cb_cmd_parser *p, int 
     return 1;
 }
 
-/* The legacy path: getopt's tables and the stored fields as the command
- * wrote them. */
-static int legacy_field(const struct cb_legacy_field *f, int ch, const char *arg, void *ctx)
-{
-    for (; f && f->ch; f++) {
-        if (f->ch != ch)
-            continue;
-        char *at = (char *)ctx + f->off;
-        if (f->kind == CB_LEGACY_STRING)
-            memcpy(at, &arg, sizeof arg);
-        else
-            memcpy(at, &(int){1}, sizeof(int));
-        return 0;
-    }
-    return 1;
-}
-
 int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, char *err,
               size_t errlen)
 {
     struct flat f[MAX_OPTIONS];
     struct option longopts[MAX_OPTIONS + 2];
     char shortopts[3 * MAX_OPTIONS + 3];
-    int n = 0;
-    if (p->options) {
-        n = flatten(p->options, 0, NULL, f, 0);
-        if (n < 0) {
-            snprintf(err, errlen, "internal error: %s has more than %d options", p->cmd, MAX_OPTIONS);
-            return -EINVAL;
-        }
-        if (getopt_tables(f, n, shortopts, longopts, err, errlen) < 0)
-            return -EINVAL;
+    int n = flatten(p->options, 0, NULL, f, 0);
+    if (n < 0) {
+        snprintf(err, errlen, "internal error: %s has more than %d options", p->cmd, MAX_OPTIONS);
+        return -EINVAL;
     }
+    if (getopt_tables(f, n, shortopts, longopts, err, errlen) < 0)
+        return -EINVAL;
     optind = 1;
     int ch;
-    while ((ch = getopt_long(argc, argv, p->options ? shortopts : p->shortopts,
-                             p->options ? longopts : p->opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (ch == 'h') {
-            if (p->options)
-                cb_usage(p, stdout);
-            else
-                p->usage(stdout);
+            cb_usage(p, stdout);
             return 1;
         }
         int r = 1;
-        if (ch != '?' && ch != ':') {
-            if (p->options)
-                r = take(f, n, p, ch, optarg, ctx, err, errlen);
-            else if ((r = legacy_field(p->fields, ch, optarg, ctx)) == 1 && p->option)
-                r = p->option(ch, optarg, ctx, err, errlen);
-        }
+        if (ch != '?' && ch != ':')
+            r = take(f, n, p, ch, optarg, ctx, err, errlen);
         if (r < 0)
             return -EINVAL;
         if (r == 1) {

@@ -25,8 +25,6 @@ enum cb_opt_kind {
 };
 
 struct cb_opt_group;
-struct cb_legacy_field;
-struct option;
 
 struct cb_option {
     enum cb_opt_kind kind;
@@ -72,12 +70,6 @@ struct cb_opt_group {
 /* A command's options, parsed the one way every command parses them. */
 struct cb_cmd_parser {
     const char *cmd;                    /* names it in messages */
-    /* Until every command has a table: getopt's tables, a hand-written
-     * --help and the stored fields (cmd.h's CB_LEGACY_*). */
-    const char *shortopts;
-    const struct option *opts;
-    void (*usage)(FILE *out);
-    const struct cb_legacy_field *fields;
     /* The command's own CALL options (may be NULL): 0 taken, 1 not one of
      * its options, -EINVAL with err set. */
     int (*option)(int id, const char *arg, void *ctx, char *err, size_t errlen);
