@@ -10,6 +10,7 @@
 #include "arrays.h"
 #include "config.h"
 #include "stats.h"
+#include "ranktest.h"
 
 /* ---------------------------------------------------------------- buckets */
 
@@ -195,7 +196,7 @@ void cb_race_decide(struct cb_race_cell *c, double alpha, double min_margin)
         struct cb_race_entrant *e = &c->e[i];
         if ((int)i == fastest || e->verdict != CB_RACE_OK || e->n == 0 || isnan(e->median))
             continue;
-        e->p = cb_mann_whitney_p(f->vals, f->n, e->vals, e->n);
+        e->p = cb_mw_p(f->vals, f->n, e->vals, e->n);
         double est, lo, hi;
         int have = cb_race_shift(f->vals, f->n, e->vals, e->n, alpha, &est, &lo, &hi) == 0 &&
                    f->median > 0;
@@ -226,7 +227,7 @@ void cb_race_decide(struct cb_race_cell *c, double alpha, double min_margin)
     }
     c->runner_up = ru;
     struct cb_race_entrant *u = &c->e[ru];
-    c->p = cb_mann_whitney_p(w->vals, w->n, u->vals, u->n);
+    c->p = cb_mw_p(w->vals, w->n, u->vals, u->n);
     double est, lo, hi;
     if (w->median > 0 && cb_race_shift(w->vals, w->n, u->vals, u->n, alpha, &est, &lo, &hi) == 0) {
         c->margin = est / w->median;

@@ -8,7 +8,8 @@
  * before it is ever timed (a BAD variant never runs, so it can never win).
  *
  * A winner is declared only with confidence: the fastest variant (by median)
- * must beat each other one by the Mann-Whitney rank test at alpha AND by a
+ * must beat each other one by the Mann-Whitney rank test at alpha (exact for
+ * small samples, ranktest.h) AND by a
  * margin whose lower confidence bound is at least min_margin.  Variants it
  * does not beat are tied with it, and the tie rule picks among them the
  * simplest, most portable one:
