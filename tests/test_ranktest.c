@@ -72,6 +72,12 @@ int main(void)
     is_near(cb_mw_p(big, 30, big, 30), cb_mann_whitney_p(big, 30, big, 30), 0,
             "... and cb_mw_p falls back to the normal approximation");
 
+    /* U of 5 vs 5 without ties: P(U <= 2) = 4/252 (U = 0, 1, 2, 2: one
+     * arrangement each for 0 and 1, two for 2); P(U <= 3) = 7/252. */
+    is_near(cb_mw_exact_cdf(5, 5, 2), 4.0 / 252, 1e-12, "P(U <= 2) at 5 vs 5 = 4/252");
+    is_near(cb_mw_exact_cdf(5, 5, 3), 7.0 / 252, 1e-12, "P(U <= 3) at 5 vs 5 = 7/252");
+    is_near(cb_mw_exact_cdf(3, 3, 9), 1.0, 1e-12, "P(U <= 9) at 3 vs 3 = 1");
+
     /* Against brute force, ties included: seeded samples on a coarse grid
      * (so ties are common), every size pair up to 7 vs 7. */
     unsigned long long x = 88172645463325252ull;

@@ -3,6 +3,7 @@
 #include "race.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +298,16 @@ static int add_round(struct cb_race_entrant *e, const struct cb_measurement *m, 
     return 0;
 }
 
+static int glob_match(const char *const *globs, const char *name)
+{
+    if (!globs)
+        return 1;
+    for (; *globs; globs++)
+        if (fnmatch(*globs, name, 0) == 0)
+            return 1;
+    return 0;
+}
+
 /* The cells, probe by bucket, each with its entrants: every variant the
  * options let in at that bucket's size. */
 static int make_cells(struct cb_race *r, const struct cb_race_opts *o)
@@ -318,6 +329,8 @@ static int make_cells(struct cb_race *r, const struct cb_race_opts *o)
             for (size_t j = 0; j < p->nvariants; j++) {
                 const struct cb_variant *v = &p->variants[j];
                 if ((v->flags & CB_VARIANT_TESTONLY) && !o->include_testonly)
+                    continue;
+                if (!glob_match(o->variant_globs, v->name))
                     continue;
                 /* A fixed-size variant belongs only to the bucket measured at
                  * its size: elsewhere it is not an entrant at all. */

@@ -99,6 +99,8 @@ struct cb_race_opts {
     double min_margin;           /* fraction >= 0 */
     uint64_t seed;               /* the shuffle's seed: equal seeds, equal orders */
     int include_testonly;        /* race CB_VARIANT_TESTONLY variants too (tests) */
+    const char *const *variant_globs; /* NULL-terminated: race only the variants matching
+                                    one (fnmatch); NULL races every variant */
     volatile sig_atomic_t *stop; /* raised by a signal: finish the sample, return -EINTR */
     /* Called before each measured case, for a progress line; may be NULL. */
     void (*progress)(void *arg, size_t done, size_t total, const struct cb_probe *p,

@@ -7,6 +7,7 @@
  * aborted, with no race rows and nothing emitted. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -36,6 +37,8 @@ static void race_usage(FILE *out)
             "  -s, --sizes LIST       one bucket per size, each up to that size, the last one\n"
             "                         open-ended (default: small <=64 @40, packets <=1500 @1500,\n"
             "                         pages <=4K @4K, large <=64K @64K, streaming beyond @2x LLC)\n"
+            "  -V, --variants GLOBS   race only the variants matching these globs (comma list,\n"
+            "                         e.g. 'avx2,adc-*'; default: every variant)\n"
             "      --mode MODE        warm or cold (default: warm)\n"
             "      --alpha A          rank-test level for a confident winner (default: 0.01)\n"
             "      --min-margin PCT   a confident winner is at least this much faster, at the\n"
@@ -108,7 +111,8 @@ bad:
 /* What race was asked for, checked. */
 struct race_plan {
     struct cb_session s;
-    const char *probes_arg, *sizes_arg, *mode_arg, *emit, *outpath;
+    const char *probes_arg, *sizes_arg, *mode_arg, *emit, *outpath, *variants_arg;
+    char **vglobs, *vstore;    /* -V, split */
     struct cb_race_opts ro;
     const struct cb_probe *probes[CB_SESSION_MAX_PROBES];
     struct cb_race_bucket buckets[CB_RACE_MAX_BUCKETS];
@@ -147,6 +151,7 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"probes", required_argument, 0, 'p'},   {"sizes", required_argument, 0, 's'},
+        {"variants", required_argument, 0, 'V'},
         {"mode", required_argument, 0, 'm'},     {"alpha", required_argument, 0, OPT_ALPHA},
         {"min-margin", required_argument, 0, OPT_MIN_MARGIN},
         {"rounds", required_argument, 0, OPT_ROUNDS},
@@ -157,9 +162,10 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
     static const struct cb_opt_field fields[] = {
         CB_OPT_STR('p', struct race_plan, probes_arg), CB_OPT_STR('s', struct race_plan, sizes_arg),
         CB_OPT_STR('m', struct race_plan, mode_arg),   CB_OPT_STR('o', struct race_plan, outpath),
-        CB_OPT_STR(OPT_EMIT, struct race_plan, emit),  CB_SESSION_FIELDS(struct race_plan), {0},
+        CB_OPT_STR(OPT_EMIT, struct race_plan, emit),  CB_OPT_STR('V', struct race_plan, variants_arg),
+        CB_SESSION_FIELDS(struct race_plan), {0},
     };
-    static const struct cb_cmd_parser parser = {"race", "p:s:m:o:e:qh", opts, race_usage, fields, race_option};
+    static const struct cb_cmd_parser parser = {"race", "p:s:m:o:e:V:qh", opts, race_usage, fields, race_option};
     cb_session_init(&pl->s, "cycles", race_work, argc, argv);
     pl->s.co.harness.reps = 3;
     pl->probes_arg = RACE_DEFAULT_PROBES;
@@ -237,6 +243,31 @@ static int plan_probes(struct race_plan *pl)
     return np < 0 ? np : 0;
 }
 
+/* -V: each glob must match a variant of the families raced. */
+static int plan_variants(struct race_plan *pl)
+{
+    if (!pl->variants_arg)
+        return 0;
+    if (cb_parse_name_list(pl->variants_arg, "--variants", &pl->vglobs, &pl->vstore, pl->err,
+                           sizeof pl->err) < 0)
+        return -EINVAL;
+    for (char **g = pl->vglobs; *g; g++) {
+        int hit = 0;
+        for (size_t i = 0; i < pl->ro.nprobes && !hit; i++)
+            for (size_t j = 0; j < pl->probes[i]->nvariants && !hit; j++)
+                hit = fnmatch(*g, pl->probes[i]->variants[j].name, 0) == 0;
+        if (!hit) {
+            char near[256];
+            cb_suggest_variants(pl->ro.nprobes == 1 ? pl->probes[0] : NULL, *g, near, sizeof near);
+            snprintf(pl->err, sizeof pl->err, "-V: no variant of %s matches '%s': did you mean %s?",
+                     pl->probes_arg, *g, near);
+            return -ENOENT;
+        }
+    }
+    pl->ro.variant_globs = (const char *const *)pl->vglobs;
+    return 0;
+}
+
 /* One bucket per -s size; by default up to the cold working set, this
  * project's measure of "no cache holds it". */
 static int plan_buckets(struct race_plan *pl)
@@ -279,7 +310,7 @@ static int race_plan_check(void *plan)
                  pl->ro.rounds);
         return -EINVAL;
     }
-    if ((rc = plan_probes(pl)) < 0 || (rc = plan_buckets(pl)) < 0)
+    if ((rc = plan_probes(pl)) < 0 || (rc = plan_variants(pl)) < 0 || (rc = plan_buckets(pl)) < 0)
         return rc;
     if (!pl->have_seed)
         pl->ro.seed = (cb_tsc_begin() ^ ((uint64_t)getpid() << 32)) & INT64_MAX;
@@ -397,5 +428,8 @@ int cmd_race(int argc, char **argv)
 {
     static const struct cb_cmd cmd = {race_parse_plan, CB_EXIT_USAGE, NULL, 0, cb_session_body};
     struct race_plan pl = {0};
-    return cb_cmd_main(&cmd, argc, argv, &pl);
+    int rc = cb_cmd_main(&cmd, argc, argv, &pl);
+    free(pl.vglobs);
+    free(pl.vstore);
+    return rc;
 }

@@ -33,32 +33,63 @@ static void doubled_midranks(struct tagged *t, size_t n, long *rank2)
     }
 }
 
-/* cnt[k * (smax + 1) + s]: the number of k-subsets of the ranks seen so far
- * whose doubled sum is s (a subset-sum count, one rank at a time). */
-static double tail_share(const long *rank2, size_t n, size_t m, long obs)
+/* The number of m-subsets of the n doubled ranks by their doubled sum s,
+ * s = 0 .. n (n + 1): a subset-sum count, one rank at a time.  Caller frees. */
+static double *subset_counts(const long *rank2, size_t n, size_t m)
 {
     long smax = (long)(n * (n + 1));
     size_t w = (size_t)smax + 1;
     double *cnt = calloc((m + 1) * w, sizeof *cnt);
     if (!cnt)
-        return NAN;
+        return NULL;
     cnt[0] = 1;
     for (size_t i = 0; i < n; i++)
         for (size_t k = (i + 1 < m ? i + 1 : m); k >= 1; k--)
             for (long s = smax; s >= rank2[i]; s--)
                 cnt[k * w + (size_t)s] += cnt[(k - 1) * w + (size_t)(s - rank2[i])];
+    memmove(cnt, cnt + m * w, w * sizeof *cnt);
+    return cnt;
+}
+
+static double tail_share(const long *rank2, size_t n, size_t m, long obs)
+{
+    long smax = (long)(n * (n + 1));
+    double *cnt = subset_counts(rank2, n, m);
+    if (!cnt)
+        return NAN;
     /* The doubled mean of the sum is m (n + 1): an integer, so "as far from
      * the mean" is decided without rounding. */
     long mean = (long)(m * (n + 1)), dev = labs(obs - mean);
     double tail = 0, all = 0;
     for (long s = 0; s <= smax; s++) {
-        double c = cnt[m * w + (size_t)s];
-        all += c;
+        all += cnt[s];
         if (labs(s - mean) >= dev)
-            tail += c;
+            tail += cnt[s];
     }
     free(cnt);
     return all > 0 ? tail / all : NAN;
+}
+
+double cb_mw_exact_cdf(size_t na, size_t nb, double u)
+{
+    size_t n = na + nb, m = na;
+    if (na == 0 || nb == 0 || n > CB_MW_EXACT_MAX)
+        return NAN;
+    long rank2[CB_MW_EXACT_MAX];
+    for (size_t i = 0; i < n; i++)
+        rank2[i] = 2 * (long)(i + 1);
+    double *cnt = subset_counts(rank2, n, m);
+    if (!cnt)
+        return NAN;
+    /* U = W - m (m + 1) / 2, so U <= u is doubled W <= 2u + m (m + 1). */
+    double lim = 2 * floor(u) + (double)(m * (m + 1)), below = 0, all = 0;
+    for (long s = 0; s <= (long)(n * (n + 1)); s++) {
+        all += cnt[s];
+        if ((double)s <= lim)
+            below += cnt[s];
+    }
+    free(cnt);
+    return below / all;
 }
 
 double cb_mw_exact_p(const double *a, size_t na, const double *b, size_t nb)

@@ -23,6 +23,11 @@
  * above CB_MW_EXACT_MAX. */
 double cb_mw_exact_p(const double *a, size_t na, const double *b, size_t nb);
 
+/* P(U <= u) for U, the Mann-Whitney statistic of na against nb samples
+ * with no ties, from its exact distribution; NAN as cb_mw_exact_p.  For
+ * the distribution-free confidence interval of a shift (versus.h). */
+double cb_mw_exact_cdf(size_t na, size_t nb, double u);
+
 /* The rank test reports use: exact up to CB_MW_EXACT_MAX samples, the
  * normal approximation (cb_mann_whitney_p) above. */
 double cb_mw_p(const double *a, size_t na, const double *b, size_t nb);
