@@ -24,7 +24,7 @@
 #include "parse.h"
 #include "rerun.h"
 #include "verdict.h"
-#include "versus.h"
+#include "case_versus.h"
 
 static void compare_usage(FILE *out)
 {

@@ -1,7 +1,7 @@
-/* versus.h — compare RUN:CASE RUN:CASE: one case against another, from the
+/* case_versus.h — compare RUN:CASE RUN:CASE: one case against another, from the
  * same run or two (versus_text.h prints it). */
-#ifndef CB_CMD_VERSUS_H
-#define CB_CMD_VERSUS_H
+#ifndef CB_CMD_CASE_VERSUS_H
+#define CB_CMD_CASE_VERSUS_H
 
 #include "store.h"
 

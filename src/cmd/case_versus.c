@@ -1,5 +1,5 @@
-/* versus.c — compare RUN:CASE RUN:CASE (see versus.h). */
-#include "versus.h"
+/* case_versus.c — compare RUN:CASE RUN:CASE (see case_versus.h). */
+#include "case_versus.h"
 
 #include <stdio.h>
 #include <string.h>
