@@ -155,6 +155,21 @@ static void shared_note(const struct cb_report *r, size_t shared, FILE *out)
 }
 
 
+/* Under the table: what each column is. */
+static void legend(const struct cb_report *r, FILE *out)
+{
+    fprintf(out, "\ncyc/op = median %s per operation, after subtracting the empty batch;\n"
+                 "spread %% = IQR / median; budget %% = cyc/op as a share of the per-packet budget;\n"
+                 "%% ceil = bytes per TSC tick as a share of the machine's load ceiling at the level\n"
+                 "the working set fits in (DRAM when cold; the store ceiling for copy, memset and\n"
+                 "csum_copy; '-' with no ceilings stored); ns/op from the TSC; B/cyc = bytes per\n"
+                 "cycle; best variant first, by %s;\n"
+                 "tie = within noise of the first (not faster or slower at p < %.2g by the exact\n"
+                 "rank test, or under %.0f%% apart): no best among them.\n",
+            cb_report_cycles_what(r), cb_rank_by_time(r) ? "TSC time" : "cycles", CB_RANK_ALPHA,
+            CB_RANK_MARGIN * 100);
+}
+
 int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
 {
     header(r, o, out);
@@ -221,16 +236,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
     }
     free(v);
     free(tied);
-    fprintf(out, "\ncyc/op = median %s per operation, after subtracting the empty batch;\n"
-                 "spread %% = IQR / median; budget %% = cyc/op as a share of the per-packet budget;\n"
-                 "%% ceil = bytes per TSC tick as a share of the machine's load ceiling at the level\n"
-                 "the working set fits in (DRAM when cold; the store ceiling for copy, memset and\n"
-                 "csum_copy; '-' with no ceilings stored); ns/op from the TSC; B/cyc = bytes per\n"
-                 "cycle; best variant first, by %s;\n"
-                 "tie = within noise of the first (not faster or slower at p < %.2g by the exact\n"
-                 "rank test, or under %.0f%% apart): no best among them.\n",
-            cb_report_cycles_what(r), cb_rank_by_time(r) ? "TSC time" : "cycles", CB_RANK_ALPHA,
-            CB_RANK_MARGIN * 100);
+    legend(r, out);
     if (shared)
         shared_note(r, shared, out);
     if (!measured_any)
