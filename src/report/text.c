@@ -164,8 +164,8 @@ static void legend(const struct cb_report *r, FILE *out)
                  "the working set fits in (DRAM when cold; the store ceiling for copy, memset and\n"
                  "csum_copy; '-' with no ceilings stored); ns/op from the TSC; B/cyc = bytes per\n"
                  "cycle; best variant first, by %s;\n"
-                 "tie = within noise of the first (not faster or slower at p < %.2g by the exact\n"
-                 "rank test, or under %.0f%% apart): no best among them.\n",
+                 "= before a name: tied with the first, within noise (not faster or slower at\n"
+                 "p < %.2g by the exact rank test, or under %.0f%% apart): no best among them.\n",
             cb_report_cycles_what(r), cb_rank_by_time(r) ? "TSC time" : "cycles", CB_RANK_ALPHA,
             CB_RANK_MARGIN * 100);
 }
@@ -211,9 +211,11 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             }
             measured_any = 1;
             double bytes = (double)c->info.bytes_per_op;
-            /* The best variant of the group leads, in bold on a terminal. */
-            fprintf(out, "  %s%-18.18s%s", o->color && k == 0 ? C_BOLD : "", c->info.variant,
-                    o->color && k == 0 ? C_OFF : "");
+            /* The best variant of the group leads, in bold on a terminal; a
+             * tied row is marked in its indent, because the row already
+             * fills 100 columns when it is also "scaled" or "shared". */
+            fprintf(out, " %c%s%-18.18s%s", tied[k] ? '=' : ' ', o->color && k == 0 ? C_BOLD : "",
+                    c->info.variant, o->color && k == 0 ? C_OFF : "");
             num(out, c->cyc.median, 8, 1);
             num(out, c->cyc.min, 8, 1);
             num(out, bytes > 0 ? c->cyc.median * 1024.0 / bytes : NAN, 8, 0);
@@ -228,8 +230,8 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             fprintf(out, "%s", o->color ? C_OFF : "");
             num(out, 100 * cb_report_ceil_share(c), 6, 1);
             num(out, c->ns_per_op, 7, 2);
-            fprintf(out, " %4zu%s%s%s\n", c->cyc.n, tied[k] ? " tie" : "",
-                    c->scaled ? " scaled" : "", cb_report_case_shared(c) ? " shared" : "");
+            fprintf(out, " %4zu%s%s\n", c->cyc.n, c->scaled ? " scaled" : "",
+                    cb_report_case_shared(c) ? " shared" : "");
             shared += (size_t)cb_report_case_shared(c);
         }
         i = j;
