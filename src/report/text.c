@@ -155,6 +155,24 @@ static void shared_note(const struct cb_report *r, size_t shared, FILE *out)
 }
 
 
+/* Under a group's rows, the variants tied with its first: a line of its
+ * own, because a row already fills 100 columns when it is also "scaled"
+ * or "shared", and the rows' layout is what scripts read. */
+static void tie_line(const struct cb_report_case *const *v, const int *tied, size_t n, FILE *out)
+{
+    if (n == 0 || !tied[0])
+        return;
+    int col = fprintf(out, "  = tied within noise:");
+    for (size_t k = 0; k < n; k++) {
+        if (!tied[k])
+            continue;
+        if (col + 1 + (int)strlen(v[k]->info.variant) > 100)
+            col = fprintf(out, "\n   ");
+        col += fprintf(out, " %s", v[k]->info.variant);
+    }
+    fputc('\n', out);
+}
+
 /* Under the table: what each column is. */
 static void legend(const struct cb_report *r, FILE *out)
 {
@@ -164,8 +182,8 @@ static void legend(const struct cb_report *r, FILE *out)
                  "the working set fits in (DRAM when cold; the store ceiling for copy, memset and\n"
                  "csum_copy; '-' with no ceilings stored); ns/op from the TSC; B/cyc = bytes per\n"
                  "cycle; best variant first, by %s;\n"
-                 "= before a name: tied with the first, within noise (not faster or slower at\n"
-                 "p < %.2g by the exact rank test, or under %.0f%% apart): no best among them.\n",
+                 "= tied within noise: not faster or slower than the first at p < %.2g by the\n"
+                 "exact rank test, or under %.0f%% apart; no best among them.\n",
             cb_report_cycles_what(r), cb_rank_by_time(r) ? "TSC time" : "cycles", CB_RANK_ALPHA,
             CB_RANK_MARGIN * 100);
 }
@@ -211,11 +229,9 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             }
             measured_any = 1;
             double bytes = (double)c->info.bytes_per_op;
-            /* The best variant of the group leads, in bold on a terminal; a
-             * tied row is marked in its indent, because the row already
-             * fills 100 columns when it is also "scaled" or "shared". */
-            fprintf(out, " %c%s%-18.18s%s", tied[k] ? '=' : ' ', o->color && k == 0 ? C_BOLD : "",
-                    c->info.variant, o->color && k == 0 ? C_OFF : "");
+            /* The best variant of the group leads, in bold on a terminal. */
+            fprintf(out, "  %s%-18.18s%s", o->color && k == 0 ? C_BOLD : "", c->info.variant,
+                    o->color && k == 0 ? C_OFF : "");
             num(out, c->cyc.median, 8, 1);
             num(out, c->cyc.min, 8, 1);
             num(out, bytes > 0 ? c->cyc.median * 1024.0 / bytes : NAN, 8, 0);
@@ -234,6 +250,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
                     cb_report_case_shared(c) ? " shared" : "");
             shared += (size_t)cb_report_case_shared(c);
         }
+        tie_line(v, tied, n, out);
         i = j;
     }
     free(v);
