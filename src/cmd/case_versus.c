@@ -29,12 +29,12 @@ static int load_side(struct cb_store *st, const char *db, const char *spec, int 
     *key = colon + 1;
     int64_t id;
     if (cb_store_run_resolve_status(st, run, include_aborted, &id, err, sizeof err) < 0) {
-        cb_die_msg("%s (in %s)", err, spec);
+        cb_error("%s (in %s)", err, spec);
         return CB_EXIT_USAGE;
     }
     int rc = cb_report_load(st, id, r);
     if (rc < 0) {
-        cb_die_msg("cannot read run %lld from %s: %s", (long long)id, db, strerror(-rc));
+        cb_error("cannot read run %lld from %s: %s", (long long)id, db, strerror(-rc));
         return 1;
     }
     return 0;
@@ -44,7 +44,7 @@ static int found(const struct cb_vs_side *s, const char *spec)
 {
     if (s->n)
         return 1;
-    cb_die_msg("%s: no measured case by that name in the run (names look like "
+    cb_error("%s: no measured case by that name in the run (names look like "
                "csum/adc-1chain/1500/warm; 'cyclebudget report' lists them)", spec);
     return 0;
 }

@@ -239,10 +239,11 @@ static int plan_variants(struct race_plan *pl)
             for (size_t j = 0; j < pl->probes[i]->nvariants && !hit; j++)
                 hit = fnmatch(*g, pl->probes[i]->variants[j].name, 0) == 0;
         if (!hit) {
-            char near[256];
-            cb_suggest_variants(pl->ro.nprobes == 1 ? pl->probes[0] : NULL, *g, near, sizeof near);
+            struct cb_sb near = CB_SB_INIT;
+            cb_suggest_variants(pl->ro.nprobes == 1 ? pl->probes[0] : NULL, *g, &near);
             snprintf(pl->err, sizeof pl->err, "-V: no variant of %s matches '%s': did you mean %s?",
-                     pl->probes_arg, *g, near);
+                     pl->probes_arg, *g, near.buf);
+            cb_sb_release(&near);
             return -ENOENT;
         }
     }
@@ -317,7 +318,7 @@ static int race_measure(struct race_plan *pl, struct cb_collector *col, struct c
         rc = cb_race_store(col, race);
     if (rc < 0) {
         cb_collector_finish(col, "aborted");
-        cb_die_msg("the race failed: %s; run %lld marked aborted", strerror(-rc), (long long)col->run_id);
+        cb_error("the race failed: %s; run %lld marked aborted", strerror(-rc), (long long)col->run_id);
         return 1;
     }
     *host = col->host;
@@ -334,7 +335,7 @@ static int race_emit(const struct race_plan *pl, const struct cb_race *race, con
     if (pl->outpath) {
         snprintf(tmp, sizeof tmp, "%s.tmp", pl->outpath);
         if (!(f = fopen(tmp, "w"))) {
-            cb_die_msg("cannot write %s: %s (the race is stored as run %lld)", tmp, strerror(errno),
+            cb_error("cannot write %s: %s (the race is stored as run %lld)", tmp, strerror(errno),
                        (long long)run_id);
             return 1;
         }
@@ -352,7 +353,7 @@ static int race_emit(const struct race_plan *pl, const struct cb_race *race, con
         erc = -EIO;
     }
     if (erc < 0) {
-        cb_die_msg("cannot write %s: %s (the race is stored as run %lld)",
+        cb_error("cannot write %s: %s (the race is stored as run %lld)",
                    pl->outpath ? pl->outpath : "stdout", strerror(-erc), (long long)run_id);
         return 1;
     }
@@ -411,6 +412,7 @@ int cmd_race(int argc, char **argv)
     static const struct cb_cmd cmd = {race_parse_plan, CB_EXIT_USAGE, NULL, 0, cb_session_body};
     struct race_plan pl = {0};
     int rc = cb_cmd_main(&cmd, argc, argv, &pl);
+    cb_session_release(&pl.s);
     free(pl.vglobs);
     free(pl.vstore);
     return rc;
