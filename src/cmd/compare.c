@@ -32,7 +32,8 @@ static void compare_usage(FILE *out)
             "  BASE, HEAD: a run id, 'latest', a tag (all its runs), a commit (hash prefix or\n"
             "  git revision: all its runs), or a comma list of those (pooled)\n"
             CMP_COMMON_HELP
-            "      --format F         text (default), markdown (for a pull request) or json\n"
+            "      --format F         text (default), markdown (for a pull request), json, or\n"
+            "                         junit (JUnit XML for a CI's test report)\n"
             "      --rerun            measure the undecided cases again, both sides\n"
             "                         interleaved, until decided or --rerun-time\n"
             "      --rerun-time SEC   the time cap of --rerun (default 60)\n"
@@ -61,8 +62,10 @@ static int parse_format(const char *s, struct cmp_opts *o, char *err, size_t err
         o->fmt = FMT_MARKDOWN;
     else if (strcmp(s, "json") == 0)
         o->fmt = FMT_JSON;
+    else if (strcmp(s, "junit") == 0)
+        o->fmt = FMT_JUNIT;
     else {
-        snprintf(err, errlen, "--format '%s': give text, markdown or json", s);
+        snprintf(err, errlen, "--format '%s': give text, markdown, json or junit", s);
         return -EINVAL;
     }
     return 0;

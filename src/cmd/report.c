@@ -2,8 +2,8 @@
  *
  * Reports only read the store, so any past run can be reported from a copied
  * database.  Every argument is checked and every run loaded before the output
- * file is created; the file is written beside its final name and renamed into
- * place, so a failure never leaves half a report. */
+ * file is created; a file is written beside its final name and renamed into
+ * place, so a failure never leaves half a report (output.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include "analysis.h"
 #include "budget.h"
 #include "cmd.h"
+#include "output.h"
 #include "parse.h"
 #include "race.h"
 #include "race_report.h"
@@ -163,43 +164,24 @@ static int report_load_runs(struct cb_store *st, const struct report_args *a,
     return 0;
 }
 
-/* To -o through a file beside it, renamed into place when whole, so a
- * failure never leaves half a report. */
-static int report_to_file(struct cb_store *st, const struct report_args *a, const struct cb_report *runs)
-{
-    size_t tl = strlen(a->outpath) + 32;
-    char *tmp = malloc(tl);
-    if (!tmp)
-        return 1;
-    snprintf(tmp, tl, "%s.tmp.%ld", a->outpath, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        cb_die_msg("cannot create %s: %s; check the directory exists and is writable", a->outpath,
-                   strerror(errno));
-        free(tmp);
-        return 1;
-    }
-    int status = 0;
-    int rc = emit(st, a->fmt, runs, a->nspec, &a->budget, a->samples, 0, f);
-    int werr = ferror(f);
-    if (fclose(f) != 0)
-        werr = 1;
-    if (rc < 0 || werr || rename(tmp, a->outpath) != 0) {
-        cb_die_msg("cannot write %s: %s", a->outpath, rc < 0 ? strerror(-rc) : strerror(errno));
-        unlink(tmp);
-        status = 1;
-    }
-    free(tmp);
-    return status;
-}
-
+/* To -o (cb_output: a regular file is replaced in one piece when whole; a
+ * device, FIFO or socket written straight to) or stdout. */
 static int report_write(struct cb_store *st, const struct report_args *a, const struct cb_report *runs)
 {
-    if (a->outpath && strcmp(a->outpath, "-") != 0)
-        return report_to_file(st, a, runs);
-    int rc = emit(st, a->fmt, runs, a->nspec, &a->budget, a->samples, cb_report_want_color(1), stdout);
-    if (rc < 0 || fflush(stdout) != 0) {
-        cb_die_msg("cannot write the report: %s", strerror(rc < 0 ? -rc : errno));
+    char err[1200];
+    struct cb_output o;
+    int to_file = a->outpath && strcmp(a->outpath, "-") != 0;
+    if (cb_output_open(&o, a->outpath, err, sizeof err) < 0) {
+        cb_die_msg("%s", err);
+        return 1;
+    }
+    int color = to_file ? 0 : cb_report_want_color(1);
+    int rc = emit(st, a->fmt, runs, a->nspec, &a->budget, a->samples, color, o.f);
+    if (rc < 0)
+        cb_die_msg("cannot write %s: %s", to_file ? a->outpath : "the report", strerror(-rc));
+    if (cb_output_close(&o, rc >= 0, err, sizeof err) < 0) {
+        if (rc >= 0)
+            cb_die_msg("%s", err);
         return 1;
     }
     return 0;

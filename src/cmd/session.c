@@ -25,10 +25,25 @@ void cb_session_init(struct cb_session *s, const char *events, int (*work)(void 
     cb_quote_cmdline(argc, argv, s->cmdline, sizeof s->cmdline);
 }
 
+/* A tag that reads as a run id or as 'latest' could never be selected by
+ * it: report, compare and history take those words for what they mean. */
+static int session_tag(struct cb_session *s, const char *arg, char *err, size_t errlen)
+{
+    if (strcmp(arg, "latest") == 0 || (*arg && strspn(arg, "0123456789") == strlen(arg))) {
+        snprintf(err, errlen, "--tag '%s' reads as %s, so no command could select the run by it; "
+                 "give another (e.g. 'v%s')", arg,
+                 *arg == 'l' ? "the newest run" : "a run id", *arg == 'l' ? "1.2-latest" : arg);
+        return -EINVAL;
+    }
+    s->co.tag = arg;
+    return 0;
+}
+
 int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, size_t errlen)
 {
     uint64_t u64;
     switch (ch) {
+    case CB_SESSION_OPT_TAG: return session_tag(s, arg, err, errlen);
     case CB_SESSION_OPT_CPU: return cb_parse_int(arg, 0, 65535, "--cpu", &s->co.cpu, err, errlen);
     case CB_SESSION_OPT_COLD:
         if (cb_parse_cold_bytes(arg, &u64, err, errlen) < 0)
@@ -91,9 +106,20 @@ int cb_session_finish(struct cb_collector *col, int interrupted, const char *wha
         cb_die_msg("interrupted: %s %lld marked aborted (%s)", what, (long long)run_id, note);
         return 130;
     }
+    /* Asked before finishing, which frees the verdicts. */
+    char first[400];
+    size_t verified, bad = cb_collector_bad(col, &verified, first, sizeof first);
     int rc = cb_collector_finish(col, "complete");
     if (rc < 0) {
         cb_die_msg("cannot mark run %lld complete: %s", (long long)run_id, strerror(-rc));
+        return 1;
+    }
+    /* Nothing measured because every variant computed wrong results is a
+     * failure, said even under -q: exit 0 there read as a good run. */
+    if (verified > 0 && bad == verified) {
+        cb_die_msg("every variant asked for was BAD (wrong results, so none was timed): %zu of %zu; "
+                   "the first, %s; %s %lld holds no measurement", bad, verified, first, what,
+                   (long long)run_id);
         return 1;
     }
     return 0;

@@ -35,7 +35,7 @@ enum {
 /* The shared options that only store what was typed, for a plan of type
  * whose struct cb_session is the member s. */
 #define CB_SESSION_FIELDS(type)                                                                    \
-    CB_OPT_STR(CB_SESSION_OPT_DB, type, s.co.db), CB_OPT_STR(CB_SESSION_OPT_TAG, type, s.co.tag),   \
+    CB_OPT_STR(CB_SESSION_OPT_DB, type, s.co.db),                                                  \
     CB_OPT_STR('e', type, s.co.events), CB_OPT_BOOL('q', type, s.co.quiet)
 
 #define CB_SESSION_MAX_PROBES 32
@@ -53,7 +53,7 @@ struct cb_session {
 void cb_session_init(struct cb_session *s, const char *events, int (*work)(void *, struct cb_collector *),
                      int argc, char **argv);
 
-/* One of the shared options that need parsing (--cpu, --cold-bytes): 0 when
+/* One of the shared options that need parsing (--tag, --cpu, --cold-bytes): 0 when
  * ch is one (applied), 1 when it is not, -EINVAL with err set when its
  * value is bad (cb_cmd_parser's convention). */
 int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, size_t errlen);

@@ -71,10 +71,14 @@ static void td_case(FILE *out, const struct cb_case_info *i)
 {
     tdtext(out, i->probe);
     tdtext(out, i->variant);
+    int region = strcmp(i->probe, "region") == 0 && i->size == 0;
     fprintf(out, "<td class=\"num\" data-v=\"%" PRIu64 "\">", i->size);
-    cb_html_size_label(out, i->size, i->unit);
+    if (region)
+        fputs("-", out);
+    else
+        cb_html_size_label(out, i->size, i->unit);
     fputs("</td>", out);
-    tdtext(out, i->mode);
+    tdtext(out, region ? "marked" : i->mode);
 }
 
 static int is_cycle_part(const struct cb_report *r, size_t e)

@@ -145,10 +145,9 @@ void cb_html_budget_view(FILE *out, const struct cb_report *r, const struct cb_r
             const struct cb_case_info *g = &r->cases[i].info;
             fputs("<div class=\"card\"><h3>", out);
             cb_html_esc(out, g->probe);
+            char where[64];
             fputs(" · ", out);
-            cb_html_size_label(out, g->size, g->unit);
-            fputs(" · ", out);
-            cb_html_esc(out, g->mode);
+            cb_html_esc(out, cb_report_where(g, " · ", where, sizeof where));
             fputs(" <span class=\"pill\">cycles per ", out);
             cb_html_esc(out, g->op);
             fputs("</span></h3>", out);
@@ -440,8 +439,10 @@ static void noise_row(FILE *out, const struct cb_report *r, const struct cb_repo
 {
     double med = c->cyc.median;
     fprintf(out, "<text class=\"lab\" x=\"194\" y=\"%.1f\" text-anchor=\"end\">", y + 4);
-    cb_html_size_label(out, c->info.size, c->info.unit);
-    fputs(" ", out);
+    if (strcmp(c->info.probe, "region") != 0 || c->info.size != 0) {
+        cb_html_size_label(out, c->info.size, c->info.unit);
+        fputs(" ", out);
+    }
     cb_html_esc(out, c->info.variant);
     fprintf(out, "</text><line stroke=\"#888\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
             noise_x(s, c->cyc.min, med), noise_x(s, c->cyc.max, med), y, y);
