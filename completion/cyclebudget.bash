@@ -121,7 +121,7 @@ _cyclebudget_value()
     --format)
         case $cmd in
         report) _cyclebudget_reply -W "text html csv json gbench" -- "$cur" ;;
-        compare) _cyclebudget_reply -W "text markdown json" -- "$cur" ;;
+        compare) _cyclebudget_reply -W "text markdown json junit" -- "$cur" ;;
         history) _cyclebudget_reply -W "text html" -- "$cur" ;;
         *) COMPREPLY=() ;;
         esac

@@ -182,7 +182,10 @@ int cb_report_html(const struct cb_report *runs, size_t nruns, const struct cb_b
 int cb_report_csv(const struct cb_report *runs, size_t nruns, int samples, FILE *out);
 int cb_report_json(const struct cb_report *runs, size_t nruns, FILE *out);
 /* Google Benchmark's JSON (context + benchmarks), for compare.py and the
- * trackers that read it: one run. */
-int cb_report_gbench(const struct cb_report *r, FILE *out);
+ * trackers that read it (gbench.c): each case a repetition per run (its
+ * median) and aggregates over the pooled samples.  -EINVAL for a run with
+ * no TSC times, which cb_report_gbench_ok says before anything is written. */
+int cb_report_gbench(const struct cb_report *runs, size_t nruns, FILE *out);
+int cb_report_gbench_ok(const struct cb_report *r, char *err, size_t errlen);
 
 #endif
