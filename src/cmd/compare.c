@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "parse.h"
 #include "rerun.h"
 #include "verdict.h"
@@ -34,6 +35,8 @@ static void compare_usage(FILE *out)
             CMP_COMMON_HELP
             "      --format F         text (default), markdown (for a pull request), json, or\n"
             "                         junit (JUnit XML for a CI's test report)\n"
+            "      --junit FILE       also write the verdicts as JUnit XML there (a CI reads\n"
+            "                         it; --format stays what the job log shows)\n"
             "      --rerun            measure the undecided cases again, both sides\n"
             "                         interleaved, until decided or --rerun-time\n"
             "      --rerun-time SEC   the time cap of --rerun (default 60)\n"
@@ -52,6 +55,7 @@ struct compare {
     int rerun;
     double cap_s;                 /* --rerun-time */
     const char *exec[2];          /* --base-exec, --head-exec */
+    const char *junit;            /* --junit FILE, or NULL */
 };
 
 static int parse_format(const char *s, struct cmp_opts *o, char *err, size_t errlen)
@@ -94,12 +98,12 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
         CMP_COMMON_LONGOPTS,
         {"format", required_argument, 0, 'f'}, {"rerun", no_argument, 0, 'r'},
         {"rerun-time", required_argument, 0, 'X'}, {"base-exec", required_argument, 0, 'B'},
-        {"head-exec", required_argument, 0, 'H'},
+        {"head-exec", required_argument, 0, 'H'}, {"junit", required_argument, 0, 'J'},
         {0, 0, 0, 0},
     };
     static const struct cb_opt_field fields[] = {
         CB_OPT_BOOL('r', struct compare, rerun), CB_OPT_STR('B', struct compare, exec[0]),
-        CB_OPT_STR('H', struct compare, exec[1]), {0},
+        CB_OPT_STR('H', struct compare, exec[1]), CB_OPT_STR('J', struct compare, junit), {0},
     };
     static const struct cb_cmd_parser parser = {"compare", "h", opts, compare_usage, fields, compare_opt};
     memset(k, 0, sizeof *k);
@@ -183,6 +187,25 @@ static const char *compare_db(const void *ctx)
     return ((const struct compare *)ctx)->c.db;
 }
 
+/* --junit FILE: the same verdicts as JUnit XML, beside the printed ones,
+ * so that a CI job shows one format and reads the other from one compare
+ * (a second compare would not see --rerun's new runs).  0 or -1 said. */
+static int compare_junit(const char *path, const struct cmp_ctx *x, const struct cmp_result *res)
+{
+    char err[1200];
+    struct cb_output o;
+    if (cb_output_open(&o, path, err, sizeof err) < 0) {
+        cb_die_msg("--junit: %s", err);
+        return -1;
+    }
+    cmp_print_junit(x, res, o.f);
+    if (cb_output_close(&o, 1, err, sizeof err) < 0) {
+        cb_die_msg("--junit: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
 /* Compare the sides, rerun the undecided, print the verdicts. */
 static int compare_body(void *ctx, struct cb_store *st)
 {
@@ -202,6 +225,8 @@ static int compare_body(void *ctx, struct cb_store *st)
         cmp_describe_side(st, &B, x.head_desc, sizeof x.head_desc);
         status = cmp_exit_of(&res);
         cmp_print_result(&x, &k->c.o, &res, status, stdout);
+        if (k->junit && compare_junit(k->junit, &x, &res) < 0)
+            status = CB_EXIT_USAGE;
     }
     free(res.rows);
     cb_side_free(&A);
