@@ -63,6 +63,27 @@
     }
   }
   document.querySelectorAll("svg.chart").forEach(unclash);
+  /* history: show only the cases whose name matches a glob (* and ?, as
+   * the command line's CASE-GLOB). */
+  var filter = document.getElementById("case-filter");
+  function globRe(g) {
+    return new RegExp("^" + g.replace(/[.+^${}()|[\]\\\/]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".") + "$");
+  }
+  function applyFilter() {
+    var g = filter.value.trim(), re = g ? globRe(g) : null, shown = 0, all = 0;
+    document.querySelectorAll("[data-case]").forEach(function (e) {
+      var ok = !re || re.test(e.getAttribute("data-case"));
+      e.hidden = !ok;
+      if (e.classList.contains("card")) { all++; if (ok) shown++; }
+    });
+    document.getElementById("case-count").textContent = shown + " of " + all + " charts";
+  }
+  if (filter) {
+    /* A link may carry the glob: page.html#cases=csum/* */
+    if (location.hash.indexOf("#cases=") === 0) filter.value = decodeURIComponent(location.hash.slice(7));
+    filter.addEventListener("input", applyFilter);
+    applyFilter();
+  }
   /* Tests look for this: the script ran to the end without an error. */
   document.documentElement.setAttribute("data-ready", "1");
 })();
