@@ -64,7 +64,8 @@ static int open_regular(struct cb_output *o, const char *target, const struct st
                         size_t errlen)
 {
     if (!(o->target = strdup(target)) || asprintf(&o->tmp, "%s.tmp.%ld", target, (long)getpid()) < 0) {
-        o->tmp = NULL;
+        free(o->target);
+        o->tmp = o->target = NULL;
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
@@ -78,7 +79,8 @@ static int open_regular(struct cb_output *o, const char *target, const struct st
         snprintf(err, errlen, "cannot create %s: %s; check the directory exists and is writable", o->shown,
                  strerror(-e));
         free(o->tmp);
-        o->tmp = NULL;
+        free(o->target);
+        o->tmp = o->target = NULL;
         return e;
     }
     if (sb)
