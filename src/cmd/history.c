@@ -120,7 +120,7 @@ static int read_points(struct hist *H, const char *since_hash)
                            "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND r.status = 'complete' "
                            "AND (CASE WHEN COALESCE(r.clock_backend, '') = 'callgrind' THEN 1 ELSE 0 END) = ?2 "
                            "ORDER BY r.id", &qr) != CB_DB_OK) {
-        cb_die_msg("cannot read %s: %s", H->db, cb_db_errmsg(h));
+        cb_error("cannot read %s: %s", H->db, cb_db_errmsg(h));
         return -EIO;
     }
     int started = since_hash[0] == '\0', rc = 0;
@@ -175,7 +175,7 @@ static int load_samples(struct hist *H)
             rc = cb_run_fingerprint(H->st, H->pts[i].side.runs[0], H->pts[i].fp, sizeof H->pts[i].fp);
     }
     if (rc < 0)
-        cb_die_msg("cannot read the samples from %s: %s", H->db, strerror(-rc));
+        cb_error("cannot read the samples from %s: %s", H->db, strerror(-rc));
     return rc;
 }
 
@@ -194,7 +194,7 @@ static int collect_keys(struct hist *H)
                 continue;
             char (*nkeys)[CB_CASE_KEY_MAX] = realloc(H->keys, (H->nk + 1) * sizeof *nkeys);
             if (!nkeys) {
-                cb_die_msg("out of memory");
+                cb_error("out of memory");
                 return -ENOMEM;
             }
             H->keys = nkeys;
@@ -209,18 +209,18 @@ static int history_read(struct hist *H)
     char err[1024], since_hash[64] = "";
     if (H->since &&
         cb_commit_resolve(H->st, H->since, H->repo, since_hash, sizeof since_hash, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return CB_EXIT_USAGE;
     }
     int rc = read_points(H, since_hash);
     if (rc == -EIO)
         return 1;
     if (since_hash[0] && H->np == 0) {
-        cb_die_msg("--since %s: commit %.12s has no complete run of a clean tree", H->since, since_hash);
+        cb_error("--since %s: commit %.12s has no complete run of a clean tree", H->since, since_hash);
         return CB_EXIT_USAGE;
     }
     if (rc < 0) {
-        cb_die_msg("cannot read the samples from %s: %s", H->db, strerror(-rc));
+        cb_error("cannot read the samples from %s: %s", H->db, strerror(-rc));
         return 1;
     }
     return 0;
@@ -255,7 +255,7 @@ static int series_read(const struct hist *H, const char *key, struct series *S)
     if (run_values(H->pts, S->idx, S->n, key, &S->rv) < 0 ||
         !(S->a = malloc((S->rv.start[S->n] + 1) * sizeof *S->a)) ||
         !(S->b = malloc((S->rv.start[S->n] + 1) * sizeof *S->b))) {
-        cb_die_msg("cannot summarise %s: a run figure is not positive, or out of memory", key);
+        cb_error("cannot summarise %s: a run figure is not positive, or out of memory", key);
         return -EINVAL;
     }
     for (size_t i = 0; i < S->n; i++) {
@@ -286,7 +286,7 @@ static int trend_fill(const struct hist *H, const char *key, const struct series
     tr->y = malloc((n ? n : 1) * sizeof *tr->y);
     tr->steps = malloc((n ? n : 1) * sizeof *tr->steps);
     if (!tr->hash || !tr->subject || !tr->y || !tr->steps) {
-        cb_die_msg("out of memory");
+        cb_error("out of memory");
         return -ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
@@ -417,7 +417,7 @@ static int history_footer(struct hist *H)
     /* The page is written once every machine is read: keep this one's. */
     struct hist_kept *k = realloc(H->kept, (H->nkept + 1) * sizeof *H->kept);
     if (!k) {
-        cb_die_msg("out of memory");
+        cb_error("out of memory");
         return -1;
     }
     H->kept = k;
@@ -445,7 +445,7 @@ static int history_page(struct hist *H)
     if (rc == 0 && H->nkept)
         rc = cb_history_html(stdout, h, H->nkept);
     if (rc < 0 || fflush(stdout) != 0)
-        cb_die_msg("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
+        cb_error("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
     for (size_t i = 0; i < H->nkept; i++) {
         struct hist_kept *k = &H->kept[i];
         for (size_t t = 0; k->trends && t < k->nk; t++)
@@ -492,7 +492,7 @@ static int history_one(struct hist *H)
         return -1;
     history_header(H);
     if (H->html && !(H->trends = calloc(H->nk ? H->nk : 1, sizeof *H->trends))) {
-        cb_die_msg("out of memory");
+        cb_error("out of memory");
         return 1;
     }
     return history_cases(H) < 0 || history_footer(H) < 0 ? 1 : 0;
@@ -521,7 +521,7 @@ static int history_body(void *ctx, struct cb_store *st)
     int matched = 0;
     for (size_t i = 0; status == 0 && i < nm; i++) {
         if (points_of(H, all, nall, &m[i]) < 0) {
-            cb_die_msg("out of memory");
+            cb_error("out of memory");
             status = 1;
             break;
         }
@@ -552,7 +552,7 @@ static int history_body(void *ctx, struct cb_store *st)
     else if (H->html)
         history_page(H); /* frees what was kept */
     if (status == 0 && H->glob && !matched) {
-        cb_die_msg("'%s' matches no case with a history in %s (names look like csum/adc-1chain/1500/warm)",
+        cb_error("'%s' matches no case with a history in %s (names look like csum/adc-1chain/1500/warm)",
                    H->glob, H->db);
         status = CB_EXIT_USAGE;
     }

@@ -77,7 +77,7 @@ int history_machines(struct hist *H, struct cb_machine **out, size_t *n)
         rc = cb_side_machines(H->st, &all, out, n);
     cb_side_free(&all);
     if (rc < 0) {
-        cb_die_msg("cannot read the hosts from %s: %s", H->db, strerror(-rc));
+        cb_error("cannot read the hosts from %s: %s", H->db, strerror(-rc));
         return 1;
     }
     if (!H->host)
@@ -89,7 +89,7 @@ int history_machines(struct hist *H, struct cb_machine **out, size_t *n)
         if (cb_machine_match(H->host, (*out)[i].id, (*out)[i].hostname))
             (*out)[kept++] = (*out)[i];
     if (kept == 0 && *n > 0) {
-        cb_die_msg("--host %s names none of the machines with a history in %s (%s)", H->host,
+        cb_error("--host %s names none of the machines with a history in %s (%s)", H->host,
                    H->db, list);
         return CB_EXIT_USAGE;
     }

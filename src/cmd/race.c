@@ -290,7 +290,7 @@ static int race_measure(struct race_plan *pl, struct cb_collector *col, struct c
         rc = cb_race_store(col, race);
     if (rc < 0) {
         cb_collector_finish(col, "aborted");
-        cb_die_msg("the race failed: %s; run %lld marked aborted", strerror(-rc), (long long)col->run_id);
+        cb_error("the race failed: %s; run %lld marked aborted", strerror(-rc), (long long)col->run_id);
         return 1;
     }
     *host = col->host;
@@ -305,7 +305,7 @@ static int race_emit(const struct race_plan *pl, const struct cb_race *race, con
     char err[1200];
     struct cb_output o;
     if (cb_output_open(&o, pl->outpath, err, sizeof err) < 0) {
-        cb_die_msg("%s (the race is stored as run %lld)", err, (long long)run_id);
+        cb_error("%s (the race is stored as run %lld)", err, (long long)run_id);
         return 1;
     }
     int erc = strcmp(pl->emit, "json") == 0 ? cb_race_emit_json(race, host, o.f)
@@ -313,7 +313,7 @@ static int race_emit(const struct race_plan *pl, const struct cb_race *race, con
     if (erc < 0)
         snprintf(err, sizeof err, "cannot write %s: %s", o.shown, strerror(-erc));
     if (cb_output_close(&o, erc >= 0, err, sizeof err) < 0 || erc < 0) {
-        cb_die_msg("%s (the race is stored as run %lld)", err, (long long)run_id);
+        cb_error("%s (the race is stored as run %lld)", err, (long long)run_id);
         return 1;
     }
     return 0;
@@ -370,5 +370,7 @@ int cmd_race(int argc, char **argv)
 {
     static const struct cb_cmd cmd = {race_parse_plan, CB_EXIT_USAGE, NULL, 0, cb_session_body};
     struct race_plan pl = {0};
-    return cb_cmd_main(&cmd, argc, argv, &pl);
+    int rc = cb_cmd_main(&cmd, argc, argv, &pl);
+    cb_session_release(&pl.s);
+    return rc;
 }

@@ -157,13 +157,13 @@ static int report_resolve(struct cb_store *st, const struct report_args *a, int6
     *n = 0;
     if (a->fmt == F_GBENCH && cb_side_resolve(st, a->specs[0], a->include_aborted, NULL, &side, err,
                                               sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return CB_EXIT_USAGE;
     }
     size_t want = a->fmt == F_GBENCH ? side.nruns : a->nspec;
     if (!(*ids = calloc(want + 1, sizeof **ids))) {
         cb_side_free(&side);
-        cb_die_msg("out of memory");
+        cb_error("out of memory");
         return 1;
     }
     for (size_t i = 0; i < want; i++) {
@@ -171,7 +171,7 @@ static int report_resolve(struct cb_store *st, const struct report_args *a, int6
             (*ids)[i] = side.runs[i];
         else if (cb_store_run_resolve_status(st, a->specs[i], a->include_aborted, &(*ids)[i], err,
                                              sizeof err) < 0) {
-            cb_die_msg("%s", err);
+            cb_error("%s", err);
             return CB_EXIT_USAGE;
         }
     }
@@ -192,11 +192,11 @@ static int report_load_runs(struct cb_store *st, const struct report_args *a, co
         int rc = cb_report_load(st, ids[i], &runs[i]);
         *nloaded = i + 1;
         if (rc < 0) {
-            cb_die_msg("cannot read run %lld from %s: %s", (long long)ids[i], a->db, strerror(-rc));
+            cb_error("cannot read run %lld from %s: %s", (long long)ids[i], a->db, strerror(-rc));
             return 1;
         }
         if (a->fmt == F_GBENCH && cb_report_gbench_ok(&runs[i], err, sizeof err) < 0) {
-            cb_die_msg("%s", err);
+            cb_error("%s", err);
             return CB_EXIT_USAGE;
         }
     }
@@ -212,16 +212,16 @@ static int report_write(struct cb_store *st, const struct report_args *a, const 
     struct cb_output o;
     int to_file = a->outpath && strcmp(a->outpath, "-") != 0;
     if (cb_output_open(&o, a->outpath, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return 1;
     }
     int color = to_file ? 0 : cb_report_want_color(1);
     int rc = emit(st, a->fmt, runs, n, &a->budget, a->samples, color, o.f);
     if (rc < 0)
-        cb_die_msg("cannot write %s: %s", to_file ? a->outpath : "the report", strerror(-rc));
+        cb_error("cannot write %s: %s", to_file ? a->outpath : "the report", strerror(-rc));
     if (cb_output_close(&o, rc >= 0, err, sizeof err) < 0) {
         if (rc >= 0)
-            cb_die_msg("%s", err);
+            cb_error("%s", err);
         return 1;
     }
     return 0;
@@ -240,7 +240,7 @@ static int report_body(void *ctx, struct cb_store *st)
     struct cb_report *runs = NULL;
     int rc = report_resolve(st, a, &ids, &n);
     if (rc == 0 && !(runs = calloc(n + 1, sizeof *runs))) {
-        cb_die_msg("out of memory");
+        cb_error("out of memory");
         rc = 1;
     }
     if (rc == 0 && (rc = report_load_runs(st, a, ids, n, runs, &nloaded)) == 0)

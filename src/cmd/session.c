@@ -20,9 +20,10 @@ void cb_session_init(struct cb_session *s, const char *events, int (*work)(void 
     s->co.db = cb_default_db();
     s->co.events = events;
     s->co.cpu = -1;
-    s->co.cmdline = s->cmdline;
     cb_harness_defaults(&s->co.harness);
-    cb_quote_cmdline(argc, argv, s->cmdline, sizeof s->cmdline);
+    cb_sb_init(&s->cmdline);
+    cb_quote_cmdline(argc, argv, &s->cmdline);
+    s->co.cmdline = s->cmdline.buf;
 }
 
 /* A tag that reads as a run id or as 'latest' could never be selected by
@@ -77,6 +78,11 @@ static const struct cb_option session_table[] = {
 
 const struct cb_opt_group cb_session_options = {session_table, session_option};
 
+void cb_session_release(struct cb_session *s)
+{
+    cb_sb_release(&s->cmdline);
+}
+
 int cb_session_no_operands(int argc, char **argv, const char *cmd, char *err, size_t errlen)
 {
     if (optind >= argc)
@@ -97,10 +103,11 @@ int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, s
     for (int i = 0; i < n; i++) {
         if ((out[i] = cb_probe_find(names[i])))
             continue;
-        char near[256];
-        cb_suggest_probes(names[i], near, sizeof near);
+        struct cb_sb near = CB_SB_INIT;
+        cb_suggest_probes(names[i], &near);
         snprintf(err, errlen, "unknown probe '%s': did you mean %s? ('cyclebudget list probes' shows all)",
-                 names[i], near);
+                 names[i], near.buf);
+        cb_sb_release(&near);
         n = -ENOENT;
         break;
     }
@@ -115,7 +122,7 @@ static int session_open(struct cb_session *s, struct cb_collector *col)
     int usage = 0;
     if (cb_collector_open(col, &s->co, err, sizeof err, &usage) == 0)
         return 0;
-    cb_die_msg("%s", err);
+    cb_error("%s", err);
     return usage ? CB_EXIT_USAGE : 1;
 }
 
@@ -125,7 +132,7 @@ int cb_session_finish(struct cb_collector *col, int interrupted, const char *wha
     int64_t run_id = col->run_id;
     if (interrupted || *cb_stop_flag()) {
         cb_collector_finish(col, "aborted");
-        cb_die_msg("interrupted: %s %lld marked aborted (%s)", what, (long long)run_id, note);
+        cb_error("interrupted: %s %lld marked aborted (%s)", what, (long long)run_id, note);
         return 130;
     }
     /* Asked before finishing, which frees the verdicts. */
@@ -133,13 +140,13 @@ int cb_session_finish(struct cb_collector *col, int interrupted, const char *wha
     size_t verified, bad = cb_collector_bad(col, &verified, first, sizeof first);
     int rc = cb_collector_finish(col, "complete");
     if (rc < 0) {
-        cb_die_msg("cannot mark run %lld complete: %s", (long long)run_id, strerror(-rc));
+        cb_error("cannot mark run %lld complete: %s", (long long)run_id, strerror(-rc));
         return 1;
     }
     /* Nothing measured because every variant computed wrong results is a
      * failure, said even under -q: exit 0 there read as a good run. */
     if (verified > 0 && bad == verified) {
-        cb_die_msg("every variant asked for was BAD (wrong results, so none was timed): %zu of %zu; "
+        cb_error("every variant asked for was BAD (wrong results, so none was timed): %zu of %zu; "
                    "the first, %s; %s %lld holds no measurement", bad, verified, first, what,
                    (long long)run_id);
         return 1;
