@@ -23,88 +23,9 @@
 #include "fingerprint.h"
 #include "history.h"
 #include "history_html.h"
+#include "history_points.h"
 #include "parse.h"
 #include "sides.h"
-
-struct point {
-    char hash[64], subject[256];
-    struct cb_side side;
-    char fp[2048];
-};
-
-/* Each point's run figures (compare's: the log of each run's 0.1-quantile
- * of its quiet samples), point after point; start[i] is where point i's
- * begin, start[n] the total; quiet[j] whether run j had enough quiet
- * samples. */
-struct runvals {
-    double *lv;
-    int *quiet;
-    size_t *start;
-};
-
-static void runvals_free(struct runvals *rv)
-{
-    free(rv->lv);
-    free(rv->quiet);
-    free(rv->start);
-}
-
-static int run_values(struct point *pts, const size_t *idx, size_t n, const char *key,
-                      struct runvals *rv)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += cb_side_find(&pts[idx[i]].side, key)->nruns;
-    rv->lv = malloc((total ? total : 1) * sizeof *rv->lv);
-    rv->quiet = malloc((total ? total : 1) * sizeof *rv->quiet);
-    rv->start = malloc((n + 1) * sizeof *rv->start);
-    if (!rv->lv || !rv->quiet || !rv->start)
-        return -ENOMEM;
-    size_t at = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct cb_side_case *c = cb_side_find(&pts[idx[i]].side, key);
-        rv->start[i] = at;
-        int rc = cb_run_log_values(c->v, c->smt, c->ends, c->nruns, CB_RUN_QUANTILE_DEFAULT,
-                                   rv->lv + at, rv->quiet + at);
-        if (rc < 0)
-            return rc;
-        at += c->nruns;
-    }
-    rv->start[n] = at;
-    return 0;
-}
-
-/* The figures of runs [from, to) into out: the quiet runs when at least
- * need of them, else all, as compare leaves out runs taken on a shared
- * core only while enough others remain. */
-static size_t pick_runs(const struct runvals *rv, size_t from, size_t to, size_t need, double *out)
-{
-    size_t nq = 0, n = 0;
-    for (size_t j = from; j < to; j++)
-        nq += (size_t)rv->quiet[j];
-    for (size_t j = from; j < to; j++)
-        if (rv->quiet[j] || nq < need)
-            out[n++] = rv->lv[j];
-    return n;
-}
-
-/* What the command line asked for, and what the command has read. */
-struct hist {
-    const char *since, *db, *repo, *glob, *host;
-    double min_change;
-    long persist;
-    int series, html;
-    int sim, min_change_set;      /* --sim; --min-change was given */
-    struct cb_store *st;
-    struct point *pts;            /* the commits, in order, each with its runs */
-    size_t np;
-    const char *metric, *metric_label;
-    char (*keys)[CB_CASE_KEY_MAX];  /* the case names, in the order they first appear */
-    size_t nk;
-    struct cb_trend *trends;      /* --format html: one per key */
-    size_t nsteps, nreg, nack;
-    char head[256];
-};
 
 enum { OPT_MIN_CHANGE = CB_OPT_LONG_ONLY, OPT_PERSIST, OPT_FORMAT };
 
@@ -186,173 +107,6 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
     return 0;
 }
 
-/* One point per commit from since_hash on (all when empty), each with its
- * complete runs of a clean tree.  0, or a negative errno. */
-static int read_points(struct hist *H, const char *since_hash)
-{
-    struct cb_db_stmt *q, *qr;
-    struct cb_db *h = cb_store_db(H->st);
-    if (cb_db_prepare(h, "SELECT hash, subject FROM commit_order", &q) != CB_DB_OK ||
-        cb_db_prepare(h,
-                           "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
-                           "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND r.status = 'complete' "
-                           "AND (CASE WHEN COALESCE(r.clock_backend, '') = 'callgrind' THEN 1 ELSE 0 END) = ?2 "
-                           "ORDER BY r.id", &qr) != CB_DB_OK) {
-        cb_error("cannot read %s: %s", H->db, cb_db_errmsg(h));
-        return -EIO;
-    }
-    int started = since_hash[0] == '\0', rc = 0;
-    while (cb_db_step(q) == CB_DB_ROW) {
-        const char *hash = (const char *)cb_db_column_text(q, 0);
-        if (!started && strcmp(hash, since_hash) == 0)
-            started = 1;
-        if (!started)
-            continue;
-        struct point *n = realloc(H->pts, (H->np + 1) * sizeof *n);
-        if (!n) {
-            rc = -ENOMEM;
-            break;
-        }
-        H->pts = n;
-        struct point *p = &H->pts[H->np++];
-        memset(p, 0, sizeof *p);
-        snprintf(p->hash, sizeof p->hash, "%s", hash);
-        snprintf(p->subject, sizeof p->subject, "%s", (const char *)cb_db_column_text(q, 1));
-        cb_db_reset(qr);
-        cb_db_bind_text(qr, 1, hash);
-        cb_db_bind_int64(qr, 2, H->sim);
-        while (rc == 0 && cb_db_step(qr) == CB_DB_ROW)
-            rc = cb_side_add_run(&p->side, cb_db_column_int64(qr, 0));
-        snprintf(p->side.spec, sizeof p->side.spec, "%.12s", hash);
-        /* A commit whose runs are all of the other kind (timed, or --sim)
-         * is no point of this history. */
-        if (rc == 0 && p->side.nruns == 0) {
-            cb_side_free(&p->side);
-            H->np--;
-        }
-    }
-    cb_db_finalize(q);
-    cb_db_finalize(qr);
-    return rc;
-}
-
-/* One metric for the whole history (PMU cycles only if every run had
- * them), every point's samples in it, and each point's environment. */
-static int load_samples(struct hist *H)
-{
-    struct cb_side all = {0};
-    int rc = 0;
-    for (size_t i = 0; i < H->np && rc == 0; i++)
-        for (size_t k = 0; k < H->pts[i].side.nruns && rc == 0; k++)
-            rc = cb_side_add_run(&all, H->pts[i].side.runs[k]);
-    H->metric = cb_sides_metric(H->st, &all, NULL);
-    cb_side_free(&all);
-    for (size_t i = 0; i < H->np && rc == 0; i++) {
-        rc = cb_side_load(H->st, &H->pts[i].side, H->metric);
-        if (rc == 0)
-            rc = cb_run_fingerprint(H->st, H->pts[i].side.runs[0], H->pts[i].fp, sizeof H->pts[i].fp);
-    }
-    if (rc < 0)
-        cb_error("cannot read the samples from %s: %s", H->db, strerror(-rc));
-    return rc;
-}
-
-/* The case names matching the glob, in the order they first appear. */
-static int collect_keys(struct hist *H)
-{
-    for (size_t i = 0; i < H->np; i++)
-        for (size_t k = 0; k < H->pts[i].side.ncases; k++) {
-            const char *key = H->pts[i].side.cases[k].key;
-            if (H->glob && fnmatch(H->glob, key, 0) != 0)
-                continue;
-            size_t j = 0;
-            while (j < H->nk && strcmp(H->keys[j], key) != 0)
-                j++;
-            if (j < H->nk)
-                continue;
-            char (*nkeys)[CB_CASE_KEY_MAX] = realloc(H->keys, (H->nk + 1) * sizeof *nkeys);
-            if (!nkeys) {
-                cb_error("out of memory");
-                return -ENOMEM;
-            }
-            H->keys = nkeys;
-            snprintf(H->keys[H->nk++], CB_CASE_KEY_MAX, "%s", key);
-        }
-    return 0;
-}
-
-/* The points of every machine: 0, or the exit status to end with. */
-static int history_read(struct hist *H)
-{
-    char err[1024], since_hash[64] = "";
-    if (H->since &&
-        cb_commit_resolve(H->st, H->since, H->repo, since_hash, sizeof since_hash, err, sizeof err) < 0) {
-        cb_error("%s", err);
-        return CB_EXIT_USAGE;
-    }
-    int rc = read_points(H, since_hash);
-    if (rc == -EIO)
-        return 1;
-    if (since_hash[0] && H->np == 0) {
-        cb_error("--since %s: commit %.12s has no complete run of a clean tree", H->since, since_hash);
-        return CB_EXIT_USAGE;
-    }
-    if (rc < 0) {
-        cb_error("cannot read the samples from %s: %s", H->db, strerror(-rc));
-        return 1;
-    }
-    return 0;
-}
-
-/* The samples and case names of the points (one machine's): 0, or 1 (said). */
-static int history_load(struct hist *H)
-{
-    return load_samples(H) < 0 || collect_keys(H) < 0 ? 1 : 0;
-}
-
-/* One case's series: the points (indices into pts) that measured it, and
- * their figures.  A commit's point is the geometric mean of its runs'
- * figures, as compare's side is: run medians of all samples moved with the
- * host's load and state, and made steps of it. */
-struct series {
-    size_t n, *idx;
-    double *y, *a, *b;            /* a, b: scratch for the runs of two segments */
-    struct runvals rv;
-};
-
-static int series_read(const struct hist *H, const char *key, struct series *S)
-{
-    S->n = 0;
-    for (size_t i = 0; i < H->np && S->n < CB_HISTORY_MAX_POINTS; i++) {
-        struct cb_side_case *c = cb_side_find(&H->pts[i].side, key);
-        if (c && c->n)
-            S->idx[S->n++] = i;
-    }
-    memset(&S->rv, 0, sizeof S->rv);
-    S->a = S->b = NULL;
-    if (run_values(H->pts, S->idx, S->n, key, &S->rv) < 0 ||
-        !(S->a = malloc((S->rv.start[S->n] + 1) * sizeof *S->a)) ||
-        !(S->b = malloc((S->rv.start[S->n] + 1) * sizeof *S->b))) {
-        cb_error("cannot summarise %s: a run figure is not positive, or out of memory", key);
-        return -EINVAL;
-    }
-    for (size_t i = 0; i < S->n; i++) {
-        size_t m = pick_runs(&S->rv, S->rv.start[i], S->rv.start[i + 1], 1, S->a);
-        double sum = 0;
-        for (size_t j = 0; j < m; j++)
-            sum += S->a[j];
-        S->y[i] = exp(sum / (double)m);
-    }
-    return 0;
-}
-
-static void series_free(struct series *S)
-{
-    runvals_free(&S->rv);
-    free(S->a);
-    free(S->b);
-}
-
 /* The html page's copy of a series. */
 static int trend_fill(const struct hist *H, const char *key, const struct series *S, struct cb_trend *tr)
 {
@@ -379,8 +133,8 @@ static int trend_fill(const struct hist *H, const char *key, const struct series
  * segment after, as compare's with runs as the unit; NAN when too few. */
 static void step_interval(const struct series *S, const struct cb_step *st, double ci[3])
 {
-    size_t na = pick_runs(&S->rv, S->rv.start[st->from], S->rv.start[st->at], 2, S->a);
-    size_t nb = pick_runs(&S->rv, S->rv.start[st->at], S->rv.start[st->to], 2, S->b);
+    size_t na = hist_pick_runs(&S->rv, S->rv.start[st->from], S->rv.start[st->at], 2, S->a);
+    size_t nb = hist_pick_runs(&S->rv, S->rv.start[st->at], S->rv.start[st->to], 2, S->b);
     struct cb_yuen w;
     ci[0] = ci[1] = ci[2] = NAN;
     if (na >= 2 && nb >= 2 && cb_yuen(S->a, na, S->b, nb, 0.0, 0.95, &w) == 0) {
@@ -428,12 +182,12 @@ static void step_report(struct hist *H, const char *key, const struct series *S,
 static int history_case(struct hist *H, size_t k, struct series *S, struct cb_step *steps)
 {
     const char *key = H->keys[k];
-    int rc = series_read(H, key, S);
+    int rc = hist_series_read(H, key, S);
     struct cb_trend *tr = H->trends ? &H->trends[k] : NULL;
     if (rc == 0 && tr)
         rc = trend_fill(H, key, S, tr);
     if (rc < 0) {
-        series_free(S);
+        hist_series_free(S);
         return -1;
     }
     if (H->series && !H->html) {
@@ -449,7 +203,7 @@ static int history_case(struct hist *H, size_t k, struct series *S, struct cb_st
             continue;     /* the interval does not exclude no change */
         step_report(H, key, S, &steps[s], ci, tr);
     }
-    series_free(S);
+    hist_series_free(S);
     return 0;
 }
 
@@ -502,97 +256,11 @@ static int history_footer(const struct hist *H)
     return 0;
 }
 
-static void points_free(struct point *pts, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        cb_side_free(&pts[i].side);
-    free(pts);
-}
-
-/* What one machine's history read and made; the points go too. */
-static void history_free(struct hist *H)
-{
-    for (size_t k = 0; H->trends && k < H->nk; k++) {
-        free(H->trends[k].hash);
-        free(H->trends[k].subject);
-        free(H->trends[k].y);
-        free(H->trends[k].steps);
-    }
-    free(H->trends);
-    free(H->keys);
-    points_free(H->pts, H->np);
-    H->trends = NULL;
-    H->keys = NULL;
-    H->nk = 0;
-    H->pts = NULL;
-    H->np = 0;
-    H->nsteps = H->nreg = H->nack = 0;
-}
-
-/* The machines whose runs the points hold (those --host names, with it),
- * in the order of their first run: 0, or the exit status to end with. */
-static int history_machines(struct hist *H, struct cb_machine **out, size_t *n)
-{
-    struct cb_side all = {0};
-    int rc = 0;
-    for (size_t i = 0; i < H->np && rc == 0; i++)
-        for (size_t k = 0; k < H->pts[i].side.nruns && rc == 0; k++)
-            rc = cb_side_add_run(&all, H->pts[i].side.runs[k]);
-    if (rc == 0)
-        rc = cb_side_machines(H->st, &all, out, n);
-    cb_side_free(&all);
-    if (rc < 0) {
-        cb_error("cannot read the hosts from %s: %s", H->db, strerror(-rc));
-        return 1;
-    }
-    if (!H->host)
-        return 0;
-    char list[768];
-    cb_machines_list(*out, *n, list, sizeof list);
-    size_t kept = 0;
-    for (size_t i = 0; i < *n; i++)
-        if (cb_machine_match(H->host, (*out)[i].id, (*out)[i].hostname))
-            (*out)[kept++] = (*out)[i];
-    if (kept == 0 && *n > 0) {
-        cb_error("--host %s names none of the machines with a history in %s (%s)", H->host,
-                   H->db, list);
-        return CB_EXIT_USAGE;
-    }
-    *n = kept;
-    return 0;
-}
-
-/* The points of machine m only, from all: 0 or -ENOMEM. */
-static int points_of(struct hist *H, const struct point *all, size_t nall, const struct cb_machine *m)
-{
-    H->pts = calloc(nall ? nall : 1, sizeof *H->pts);
-    if (!H->pts)
-        return -ENOMEM;
-    H->np = 0;
-    for (size_t i = 0; i < nall; i++) {
-        struct point *p = &H->pts[H->np];
-        snprintf(p->hash, sizeof p->hash, "%s", all[i].hash);
-        snprintf(p->subject, sizeof p->subject, "%s", all[i].subject);
-        snprintf(p->side.spec, sizeof p->side.spec, "%s", all[i].side.spec);
-        for (size_t k = 0; k < all[i].side.nruns; k++)
-            if (cb_side_add_run(&p->side, all[i].side.runs[k]) < 0)
-                return -ENOMEM;
-        int rc = cb_side_keep_host(H->st, &p->side, m->id);
-        if (rc < 0)
-            return rc;
-        if (rc == 0)
-            cb_side_free(&p->side);
-        else
-            H->np++;
-    }
-    return 0;
-}
-
 /* One machine's history: header, each case's series and steps, and the
  * footer or the page.  0, 1 (said), or -1: no case matched the glob. */
 static int history_one(struct hist *H)
 {
-    int status = history_load(H);
+    int status = hist_load(H);
     if (status != 0)
         return status;
     if (H->glob && H->nk == 0)
@@ -618,9 +286,9 @@ static int history_body(void *ctx, struct cb_store *st)
     H->st = st;
     struct cb_machine *m = NULL;
     size_t nm = 0;
-    int status = history_read(H);
+    int status = hist_read(H);
     if (status == 0)
-        status = history_machines(H, &m, &nm);
+        status = hist_machines(H, &m, &nm);
     struct point *all = H->pts;
     size_t nall = H->np;
     H->pts = NULL;
@@ -634,7 +302,7 @@ static int history_body(void *ctx, struct cb_store *st)
     }
     int matched = 0;
     for (size_t i = 0; status == 0 && i < nm; i++) {
-        if (points_of(H, all, nall, &m[i]) < 0) {
+        if (hist_points_of(H, all, nall, &m[i]) < 0) {
             cb_error("out of memory");
             status = 1;
             break;
@@ -649,21 +317,21 @@ static int history_body(void *ctx, struct cb_store *st)
         else
             matched = 1;
         status = r > 0 ? r : 0;
-        history_free(H);
+        hist_free(H);
     }
     if (status == 0 && nm == 0) {
         /* No point at all: the empty history, as before there were hosts. */
         status = history_one(H);
         matched = status != -1;
         status = status > 0 ? status : 0;
-        history_free(H);
+        hist_free(H);
     }
     if (status == 0 && H->glob && !matched) {
         cb_error("'%s' matches no case with a history in %s (names look like csum/adc-1chain/1500/warm)",
                    H->glob, H->db);
         status = CB_EXIT_USAGE;
     }
-    points_free(all, nall);
+    hist_points_free(all, nall);
     free(m);
     return status;
 }
