@@ -286,8 +286,9 @@ static int race_plan_check(void *plan)
     pl->ro.mode = (enum cb_mode)m;
     if ((rc = plan_output(pl)) < 0)
         return rc;
-    /* Each round is one value per variant: below 6 a rank test can never
-     * reach alpha 0.01, and every bucket would be a tie. */
+    /* Each round is one value per variant: below 6 the rank test reaches
+     * alpha 0.01 only when every round of one variant beats every round of
+     * the other (5 against 5: p = 2/252 exactly), so most buckets would tie. */
     if (pl->ro.rounds < 6) {
         snprintf(pl->err, sizeof pl->err, "--rounds %d: each round is one value for the rank test, which needs at least 6",
                  pl->ro.rounds);
