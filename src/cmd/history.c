@@ -18,14 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "cmd.h"
 #include "compare.h"
 #include "fingerprint.h"
 #include "history.h"
-#include "history_html.h"
-#include "history_points.h"
+#include "history_cmd.h"
 #include "parse.h"
 #include "sides.h"
+
 
 enum { OPT_MIN_CHANGE = CB_OPT_LONG_ONLY, OPT_PERSIST, OPT_FORMAT };
 
@@ -67,11 +68,11 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
                     "count and a time are never one series"),
         CB_OPT_CALL(OPT_FORMAT, "format", "F",
                     "text (default) or html: one page with a trend chart per case and the steps "
-                    "marked (to standard output)"),
+                    "marked, a panel per machine (to standard output)"),
         CB_OPT_STR(0, "host", struct hist, host, "H",
                    "only the runs of machine H: its id (as report shows it) or a hostname glob.  "
                    "Without it, a store holding several machines' runs (a merged one) shows each "
-                   "machine's history in turn, never one series of them all"),
+                   "machine's history in turn (html: a panel each), never one series of them all"),
         CB_OPT_STR(0, "db", struct hist, db, "PATH", "database (default ./" CB_DEFAULT_DB ")"),
         CB_OPT_STR(0, "repo", struct hist, repo, "DIR", "git tree for resolving --since (default .)"),
         CB_OPT_END,
@@ -107,6 +108,173 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
     return 0;
 }
 
+/* One point per commit from since_hash on (all when empty), each with its
+ * complete runs of a clean tree.  0, or a negative errno. */
+static int read_points(struct hist *H, const char *since_hash)
+{
+    struct cb_db_stmt *q, *qr;
+    struct cb_db *h = cb_store_db(H->st);
+    if (cb_db_prepare(h, "SELECT hash, subject FROM commit_order", &q) != CB_DB_OK ||
+        cb_db_prepare(h,
+                           "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
+                           "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND r.status = 'complete' "
+                           "AND (CASE WHEN COALESCE(r.clock_backend, '') = 'callgrind' THEN 1 ELSE 0 END) = ?2 "
+                           "ORDER BY r.id", &qr) != CB_DB_OK) {
+        cb_error("cannot read %s: %s", H->db, cb_db_errmsg(h));
+        return -EIO;
+    }
+    int started = since_hash[0] == '\0', rc = 0;
+    while (cb_db_step(q) == CB_DB_ROW) {
+        const char *hash = (const char *)cb_db_column_text(q, 0);
+        if (!started && strcmp(hash, since_hash) == 0)
+            started = 1;
+        if (!started)
+            continue;
+        struct point *n = realloc(H->pts, (H->np + 1) * sizeof *n);
+        if (!n) {
+            rc = -ENOMEM;
+            break;
+        }
+        H->pts = n;
+        struct point *p = &H->pts[H->np++];
+        memset(p, 0, sizeof *p);
+        snprintf(p->hash, sizeof p->hash, "%s", hash);
+        snprintf(p->subject, sizeof p->subject, "%s", (const char *)cb_db_column_text(q, 1));
+        cb_db_reset(qr);
+        cb_db_bind_text(qr, 1, hash);
+        cb_db_bind_int64(qr, 2, H->sim);
+        while (rc == 0 && cb_db_step(qr) == CB_DB_ROW)
+            rc = cb_side_add_run(&p->side, cb_db_column_int64(qr, 0));
+        snprintf(p->side.spec, sizeof p->side.spec, "%.12s", hash);
+        /* A commit whose runs are all of the other kind (timed, or --sim)
+         * is no point of this history. */
+        if (rc == 0 && p->side.nruns == 0) {
+            cb_side_free(&p->side);
+            H->np--;
+        }
+    }
+    cb_db_finalize(q);
+    cb_db_finalize(qr);
+    return rc;
+}
+
+/* One metric for the whole history (PMU cycles only if every run had
+ * them), every point's samples in it, and each point's environment. */
+static int load_samples(struct hist *H)
+{
+    struct cb_side all = {0};
+    int rc = 0;
+    for (size_t i = 0; i < H->np && rc == 0; i++)
+        for (size_t k = 0; k < H->pts[i].side.nruns && rc == 0; k++)
+            rc = cb_side_add_run(&all, H->pts[i].side.runs[k]);
+    H->metric = cb_sides_metric(H->st, &all, NULL);
+    cb_side_free(&all);
+    for (size_t i = 0; i < H->np && rc == 0; i++) {
+        rc = cb_side_load(H->st, &H->pts[i].side, H->metric);
+        if (rc == 0)
+            rc = cb_run_fingerprint(H->st, H->pts[i].side.runs[0], H->pts[i].fp, sizeof H->pts[i].fp);
+    }
+    if (rc < 0)
+        cb_error("cannot read the samples from %s: %s", H->db, strerror(-rc));
+    return rc;
+}
+
+/* The case names matching the glob, in the order they first appear. */
+static int collect_keys(struct hist *H)
+{
+    for (size_t i = 0; i < H->np; i++)
+        for (size_t k = 0; k < H->pts[i].side.ncases; k++) {
+            const char *key = H->pts[i].side.cases[k].key;
+            if (H->glob && fnmatch(H->glob, key, 0) != 0)
+                continue;
+            size_t j = 0;
+            while (j < H->nk && strcmp(H->keys[j], key) != 0)
+                j++;
+            if (j < H->nk)
+                continue;
+            char (*nkeys)[CB_CASE_KEY_MAX] = realloc(H->keys, (H->nk + 1) * sizeof *nkeys);
+            if (!nkeys) {
+                cb_error("out of memory");
+                return -ENOMEM;
+            }
+            H->keys = nkeys;
+            snprintf(H->keys[H->nk++], CB_CASE_KEY_MAX, "%s", key);
+        }
+    return 0;
+}
+
+/* The points of every machine: 0, or the exit status to end with. */
+static int history_read(struct hist *H)
+{
+    char err[1024], since_hash[64] = "";
+    if (H->since &&
+        cb_commit_resolve(H->st, H->since, H->repo, since_hash, sizeof since_hash, err, sizeof err) < 0) {
+        cb_error("%s", err);
+        return CB_EXIT_USAGE;
+    }
+    int rc = read_points(H, since_hash);
+    if (rc == -EIO)
+        return 1;
+    if (since_hash[0] && H->np == 0) {
+        cb_error("--since %s: commit %.12s has no complete run of a clean tree", H->since, since_hash);
+        return CB_EXIT_USAGE;
+    }
+    if (rc < 0) {
+        cb_error("cannot read the samples from %s: %s", H->db, strerror(-rc));
+        return 1;
+    }
+    return 0;
+}
+
+/* The samples and case names of the points (one machine's): 0, or 1 (said). */
+static int history_load(struct hist *H)
+{
+    return load_samples(H) < 0 || collect_keys(H) < 0 ? 1 : 0;
+}
+
+/* One case's series: the points (indices into pts) that measured it, and
+ * their figures.  A commit's point is the geometric mean of its runs'
+ * figures, as compare's side is: run medians of all samples moved with the
+ * host's load and state, and made steps of it. */
+struct series {
+    size_t n, *idx;
+    double *y, *a, *b;            /* a, b: scratch for the runs of two segments */
+    struct runvals rv;
+};
+
+static int series_read(const struct hist *H, const char *key, struct series *S)
+{
+    S->n = 0;
+    for (size_t i = 0; i < H->np && S->n < CB_HISTORY_MAX_POINTS; i++) {
+        struct cb_side_case *c = cb_side_find(&H->pts[i].side, key);
+        if (c && c->n)
+            S->idx[S->n++] = i;
+    }
+    memset(&S->rv, 0, sizeof S->rv);
+    S->a = S->b = NULL;
+    if (run_values(H->pts, S->idx, S->n, key, &S->rv) < 0 ||
+        !(S->a = malloc((S->rv.start[S->n] + 1) * sizeof *S->a)) ||
+        !(S->b = malloc((S->rv.start[S->n] + 1) * sizeof *S->b))) {
+        cb_error("cannot summarise %s: a run figure is not positive, or out of memory", key);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < S->n; i++) {
+        size_t m = pick_runs(&S->rv, S->rv.start[i], S->rv.start[i + 1], 1, S->a);
+        double sum = 0;
+        for (size_t j = 0; j < m; j++)
+            sum += S->a[j];
+        S->y[i] = exp(sum / (double)m);
+    }
+    return 0;
+}
+
+static void series_free(struct series *S)
+{
+    runvals_free(&S->rv);
+    free(S->a);
+    free(S->b);
+}
+
 /* The html page's copy of a series. */
 static int trend_fill(const struct hist *H, const char *key, const struct series *S, struct cb_trend *tr)
 {
@@ -133,8 +301,8 @@ static int trend_fill(const struct hist *H, const char *key, const struct series
  * segment after, as compare's with runs as the unit; NAN when too few. */
 static void step_interval(const struct series *S, const struct cb_step *st, double ci[3])
 {
-    size_t na = hist_pick_runs(&S->rv, S->rv.start[st->from], S->rv.start[st->at], 2, S->a);
-    size_t nb = hist_pick_runs(&S->rv, S->rv.start[st->at], S->rv.start[st->to], 2, S->b);
+    size_t na = pick_runs(&S->rv, S->rv.start[st->from], S->rv.start[st->at], 2, S->a);
+    size_t nb = pick_runs(&S->rv, S->rv.start[st->at], S->rv.start[st->to], 2, S->b);
     struct cb_yuen w;
     ci[0] = ci[1] = ci[2] = NAN;
     if (na >= 2 && nb >= 2 && cb_yuen(S->a, na, S->b, nb, 0.0, 0.95, &w) == 0) {
@@ -182,12 +350,12 @@ static void step_report(struct hist *H, const char *key, const struct series *S,
 static int history_case(struct hist *H, size_t k, struct series *S, struct cb_step *steps)
 {
     const char *key = H->keys[k];
-    int rc = hist_series_read(H, key, S);
+    int rc = series_read(H, key, S);
     struct cb_trend *tr = H->trends ? &H->trends[k] : NULL;
     if (rc == 0 && tr)
         rc = trend_fill(H, key, S, tr);
     if (rc < 0) {
-        hist_series_free(S);
+        series_free(S);
         return -1;
     }
     if (H->series && !H->html) {
@@ -203,7 +371,7 @@ static int history_case(struct hist *H, size_t k, struct series *S, struct cb_st
             continue;     /* the interval does not exclude no change */
         step_report(H, key, S, &steps[s], ci, tr);
     }
-    hist_series_free(S);
+    series_free(S);
     return 0;
 }
 
@@ -237,7 +405,7 @@ static void history_header(struct hist *H)
 }
 
 /* The last line, or the page.  0, or -1 (said). */
-static int history_footer(const struct hist *H)
+static int history_footer(struct hist *H)
 {
     char tail[160];
     snprintf(tail, sizeof tail, "%zu step%s: %zu unacknowledged regression%s, %zu acknowledged", H->nsteps,
@@ -246,21 +414,78 @@ static int history_footer(const struct hist *H)
         printf("%s\n", tail);
         return 0;
     }
-    char summary[448];
-    snprintf(summary, sizeof summary, "%.250s. %s.", H->head + strlen("history: "), tail);
-    int rc = cb_history_html(stdout, H->metric_label, summary, H->trends, H->nk);
-    if (rc < 0 || fflush(stdout) != 0) {
-        cb_error("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
+    /* The page is written once every machine is read: keep this one's. */
+    struct hist_kept *k = realloc(H->kept, (H->nkept + 1) * sizeof *H->kept);
+    if (!k) {
+        cb_error("out of memory");
         return -1;
     }
+    H->kept = k;
+    k = &H->kept[H->nkept++];
+    *k = (struct hist_kept){H->trends, H->nk, H->pts, H->np, H->metric_label, "", ""};
+    snprintf(k->label, sizeof k->label, "%s", H->label);
+    snprintf(k->summary, sizeof k->summary, "%.250s. %s.", H->head + strlen("history: "), tail);
+    H->trends = NULL;
+    H->pts = NULL;
+    H->np = 0;
     return 0;
+}
+
+/* --format html: one page, a panel per machine kept; then they go.  0 or
+ * 1 (said). */
+static int history_page(struct hist *H)
+{
+    int rc = 0;
+    struct cb_history_host *h = calloc(H->nkept + 1, sizeof *h);
+    if (!h)
+        rc = -ENOMEM;
+    for (size_t i = 0; h && i < H->nkept; i++)
+        h[i] = (struct cb_history_host){H->kept[i].label, H->kept[i].metric, H->kept[i].summary,
+                                        H->kept[i].trends, H->kept[i].nk};
+    if (rc == 0 && H->nkept)
+        rc = cb_history_html(stdout, h, H->nkept);
+    if (rc < 0 || fflush(stdout) != 0)
+        cb_error("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
+    for (size_t i = 0; i < H->nkept; i++) {
+        struct hist_kept *k = &H->kept[i];
+        for (size_t t = 0; k->trends && t < k->nk; t++)
+            cb_free_all((void *const[]){k->trends[t].hash, k->trends[t].subject, k->trends[t].y,
+                                        k->trends[t].steps}, 4);
+        free(k->trends);
+        points_free(k->pts, k->np);
+    }
+    free(H->kept);
+    free(h);
+    H->kept = NULL;
+    H->nkept = 0;
+    return rc < 0 ? 1 : 0;
+}
+
+/* What one machine's history read and made; the points go too. */
+static void history_free(struct hist *H)
+{
+    for (size_t k = 0; H->trends && k < H->nk; k++) {
+        free(H->trends[k].hash);
+        free(H->trends[k].subject);
+        free(H->trends[k].y);
+        free(H->trends[k].steps);
+    }
+    free(H->trends);
+    free(H->keys);
+    points_free(H->pts, H->np);
+    H->trends = NULL;
+    H->keys = NULL;
+    H->nk = 0;
+    H->pts = NULL;
+    H->np = 0;
+    H->nsteps = H->nreg = H->nack = 0;
 }
 
 /* One machine's history: header, each case's series and steps, and the
  * footer or the page.  0, 1 (said), or -1: no case matched the glob. */
 static int history_one(struct hist *H)
 {
-    int status = hist_load(H);
+    int status = history_load(H);
     if (status != 0)
         return status;
     if (H->glob && H->nk == 0)
@@ -286,52 +511,52 @@ static int history_body(void *ctx, struct cb_store *st)
     H->st = st;
     struct cb_machine *m = NULL;
     size_t nm = 0;
-    int status = hist_read(H);
+    int status = history_read(H);
     if (status == 0)
-        status = hist_machines(H, &m, &nm);
+        status = history_machines(H, &m, &nm);
     struct point *all = H->pts;
     size_t nall = H->np;
     H->pts = NULL;
     H->np = 0;
-    if (status == 0 && H->html && nm > 1) {
-        char list[768];
-        cb_machines_list(m, nm, list, sizeof list);
-        cb_error("%s holds the runs of %zu machines (%s): a page shows one; choose it with "
-                   "--host", H->db, nm, list);
-        status = CB_EXIT_USAGE;
-    }
     int matched = 0;
     for (size_t i = 0; status == 0 && i < nm; i++) {
-        if (hist_points_of(H, all, nall, &m[i]) < 0) {
+        if (points_of(H, all, nall, &m[i]) < 0) {
             cb_error("out of memory");
             status = 1;
             break;
         }
-        if ((nm > 1 || H->host) && !H->html)
-            printf("%shost %s [%s]: %s\n", i ? "\n" : "", m[i].hostname, m[i].id, m[i].model_name);
+        H->label[0] = 0;
+        if (nm > 1 || H->host)
+            snprintf(H->label, sizeof H->label, "host %s [%s]: %s", m[i].hostname, m[i].id, m[i].model_name);
+        if (H->label[0] && !H->html)
+            printf("%s%s\n", i ? "\n" : "", H->label);
         int r = history_one(H);
-        if (r == -1 && nm > 1)
+        if (r == -1 && nm > 1 && !H->html)
             printf("no case matches '%s' on this machine\n", H->glob);
         else if (r == -1)
             matched = 0;
         else
             matched = 1;
         status = r > 0 ? r : 0;
-        hist_free(H);
+        history_free(H);
     }
     if (status == 0 && nm == 0) {
         /* No point at all: the empty history, as before there were hosts. */
         status = history_one(H);
         matched = status != -1;
         status = status > 0 ? status : 0;
-        hist_free(H);
+        history_free(H);
     }
+    if (status == 0 && H->html && (!H->glob || matched))
+        status = history_page(H);
+    else if (H->html)
+        history_page(H); /* frees what was kept */
     if (status == 0 && H->glob && !matched) {
         cb_error("'%s' matches no case with a history in %s (names look like csum/adc-1chain/1500/warm)",
                    H->glob, H->db);
         status = CB_EXIT_USAGE;
     }
-    hist_points_free(all, nall);
+    points_free(all, nall);
     free(m);
     return status;
 }
