@@ -77,6 +77,11 @@ int cb_st_exec(struct cb_store *st, const char *sql);
  * (CB_DB_OK); without, CB_DB_ROW found or CB_DB_DONE none. */
 int cb_st_host_id(struct cb_store *st, const struct cb_run_meta *m, int add, int64_t *id);
 
+/* The runs left 'running' on this host whose collector is gone (another
+ * boot, no such process, or its pid reused), up to max ids into dead: how
+ * many, or a negative errno (write.c; the reaper marks them aborted). */
+int cb_st_dead_runs(struct cb_store *st, int64_t *dead, int max);
+
 /* Retrying after -EBUSY. */
 void cb_st_backoff(int attempt);
 int cb_st_is_busy(int rc);

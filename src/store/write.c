@@ -479,24 +479,17 @@ struct reap_ctx {
     int n;
 };
 
-static int reap_fn(struct cb_store *st, void *vctx)
+int cb_st_dead_runs(struct cb_store *st, int64_t *dead, int max)
 {
-    struct reap_ctx *c = vctx;
     char host[256], boot[64];
-    int rc;
+    int rc, ndead = 0;
     my_hostname(host, sizeof host);
     boot_id(boot, sizeof boot);
-    c->n = 0;
-
-    /* Collect first, update after: the update must not run while the
-     * SELECT over the same table is still stepping. */
-    int64_t dead[256];
-    int ndead = 0;
     struct cb_db_stmt *s = cb_st_stmt(st, Q_REAP_SEL, &rc);
     if (!s)
-        return rc;
+        return cb_st_errno_or_eio(rc);
     cb_st_bind_str(s, 1, host);
-    while ((rc = cb_db_step(s)) == CB_DB_ROW && ndead < (int)(sizeof dead / sizeof dead[0])) {
+    while ((rc = cb_db_step(s)) == CB_DB_ROW && ndead < max) {
         int64_t id = cb_db_column_int64(s, 0);
         pid_t pid = (pid_t)cb_db_column_int64(s, 1);
         int known_start = cb_db_column_type(s, 2) != CB_DB_NULL;
@@ -520,8 +513,22 @@ static int reap_fn(struct cb_store *st, void *vctx)
     }
     cb_db_reset(s);
     if (rc != CB_DB_DONE && rc != CB_DB_ROW)
-        return rc;
+        return cb_st_errno_or_eio(rc);
+    return ndead;
+}
 
+static int reap_fn(struct cb_store *st, void *vctx)
+{
+    struct reap_ctx *c = vctx;
+    int rc;
+    c->n = 0;
+    /* Collect first, update after: the update must not run while the
+     * SELECT over the same table is still stepping. */
+    int64_t dead[256];
+    int ndead = cb_st_dead_runs(st, dead, (int)(sizeof dead / sizeof dead[0]));
+    if (ndead < 0)
+        return ndead;
+    struct cb_db_stmt *s;
     for (int i = 0; i < ndead; i++) {
         s = cb_st_stmt(st, Q_REAP_UPD, &rc);
         if (!s)
