@@ -323,6 +323,13 @@ static int go_live(struct cb_store *st, const struct cb_st_open *o)
         sqlite3_db_config(cb_db_sqlite(st->db), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
     const char *kill_at = getenv("CB_STORE_TEST_KILL_IN_CASE");
     st->kill_in_case = kill_at ? atoi(kill_at) : 0;
+    if (o->mode == CB_STORE_WRITE && cb_db_sqlite(st->db) &&
+        cb_st_reserve_take(st, o->dir) == -ENOSPC) {
+        cb_st_msg(o->err, o->errlen, "%s: disk full (the filesystem of %s has no space left): "
+                  "free some space there, or give --db a file on another filesystem, and run "
+                  "again", o->path, o->dir);
+        return -ENOSPC;
+    }
     if (o->mode == CB_STORE_WRITE) {
         int r = cb_store_reap_aborted(st);
         if (r < 0)
@@ -451,6 +458,7 @@ void cb_store_close(struct cb_store *st)
     for (int i = 0; i < Q__N; i++)
         cb_db_finalize(st->q[i]);
     cb_db_close(st->db);
+    cb_st_reserve_release(st);
     free(st);
 }
 

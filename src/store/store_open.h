@@ -46,11 +46,7 @@ int cb_st_needs_check(struct cb_store *st, const struct cb_st_open *o);
 /* PRAGMA quick_check (full: PRAGMA integrity_check): 0, or -EINVAL with
  * err saying the file is damaged and what to do, or another errno. */
 int cb_st_quick_check(struct cb_store *st, const char *path, int full, char *err, size_t errlen);
-/* The last failure of SQLite on st was a full disk: SQLITE_FULL, ENOSPC,
- * or an I/O error with less than CB_DISK_FULL_BYTES free in dir (may be
- * NULL): 1 or 0. */
-#define CB_DISK_FULL_BYTES (256u << 10)
-int cb_st_disk_full(struct cb_store *st, const char *dir);
+#define CB_DISK_FULL_BYTES (256u << 10)   /* cb_st_disk_full's threshold */
 /* "PATH: WHAT: disk full ..." or "PATH: WHAT: the database's message" into
  * o->err; the errno of rc (-ENOSPC when the disk is full). */
 int cb_st_open_fail(struct cb_store *st, const struct cb_st_open *o, int rc, const char *what);
