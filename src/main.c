@@ -22,6 +22,7 @@ static void usage(FILE *out)
             "  bisect-check  measure HEAD against a base, for 'git bisect run'\n"
             "  race       race the variants per size bucket and emit the winners\n"
             "  merge      copy the runs of other databases into one (many hosts)\n"
+            "  check      read every page of the database for damage\n"
             "\n"
             "'cyclebudget <command> --help' describes each command's options.\n");
 }
@@ -41,7 +42,7 @@ int main(int argc, char **argv)
         {"run", cmd_run},         {"report", cmd_report},       {"list", cmd_list},
         {"budget", cmd_budget},   {"calibrate", cmd_calibrate}, {"compare", cmd_compare},
         {"history", cmd_history}, {"ack", cmd_ack},               {"bisect-check", cmd_bisect_check},
-        {"race", cmd_race},       {"merge", cmd_merge},
+        {"race", cmd_race},       {"merge", cmd_merge},         {"check", cmd_check},
     };
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
         if (strcmp(cmd, cmds[i].name) == 0)
             return cmds[i].fn(argc - 1, argv + 1);
     const char *names[] = {"run", "report", "list", "budget", "calibrate", "compare",
-                           "history", "ack", "bisect-check", "race", "merge"};
+                           "history", "ack", "bisect-check", "race", "merge", "check"};
     char near[128];
     cb_suggest_nearest(cmd, names, sizeof names / sizeof names[0], near, sizeof near);
     cb_die_msg("unknown command '%s' (did you mean: %s?); see 'cyclebudget --help'", cmd, near);
