@@ -54,19 +54,24 @@ static int check_parse(int argc, char **argv, void *ctx, char *err, size_t errle
     return rc;
 }
 
-static const char *check_db(const void *ctx)
+/* Opened here rather than by cb_cmd_main: a store that its open already
+ * finds damaged is this command's answer (1), not a usage error (2). */
+static int check_body(void *ctx, struct cb_store *unused)
 {
-    return ((const struct check_args *)ctx)->db;
-}
-
-static int check_body(void *ctx, struct cb_store *st)
-{
+    (void)unused;
     const struct check_args *a = ctx;
     char err[1024];
     long long pages;
     struct timespec t0, t1;
+    struct cb_store *st;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = cb_store_integrity(st, a->db, &pages, err, sizeof err);
+    int rc = cb_store_open(a->db, CB_STORE_READ, 0, &st, err, sizeof err);
+    if (rc < 0) {
+        cb_die_msg("check: %s", err);
+        return rc == -ENOENT || rc == -EISDIR || rc == -EACCES ? CB_EXIT_USAGE : 1;
+    }
+    rc = cb_store_integrity(st, a->db, &pages, err, sizeof err);
+    cb_store_close(st);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc == -EOPNOTSUPP) {
         if (!a->quiet)
@@ -85,7 +90,7 @@ static int check_body(void *ctx, struct cb_store *st)
 
 int cmd_check(int argc, char **argv)
 {
-    static const struct cb_cmd cmd = {check_parse, CB_EXIT_USAGE, check_db, 1, check_body};
+    static const struct cb_cmd cmd = {check_parse, CB_EXIT_USAGE, NULL, 1, check_body};
     struct check_args a;
     return cb_cmd_main(&cmd, argc, argv, &a);
 }

@@ -428,8 +428,9 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
         r = read_identity(st, &o);
     if (r == 0)
         r = check_identity(&o);
-    /* Only where damage may have come in or would travel (integrity.c). */
-    if (r == 0 && cb_st_needs_check(st, &o))
+    /* Only where damage may have come in or would travel, or where the
+     * first rows already show it (integrity.c). */
+    if (r == 0 && o.nobj > 0 && (cb_st_needs_check(st, &o) || cb_st_roots_damaged(st)))
         r = cb_st_quick_check(st, path, 0, err, errlen);
     if (r == 0 && mode == CB_STORE_SNAPSHOT)
         r = snapshot(st, &o);

@@ -43,6 +43,9 @@ int cb_st_newer_msg(const char *path, long have, int latest, char *err, size_t e
 /* Whether this open must read the whole file first (integrity.c says
  * when, and why): 1 or 0. */
 int cb_st_needs_check(struct cb_store *st, const struct cb_st_open *o);
+/* The first row of every table read, at a cost that does not grow with
+ * the file: 1 when a page on the way is damaged. */
+int cb_st_roots_damaged(struct cb_store *st);
 /* PRAGMA quick_check (full: PRAGMA integrity_check): 0, or -EINVAL with
  * err saying the file is damaged and what to do, or another errno. */
 int cb_st_quick_check(struct cb_store *st, const char *path, int full, char *err, size_t errlen);
