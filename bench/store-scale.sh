@@ -20,7 +20,7 @@ CB=$(readlink -f "${1:-./cyclebudget}")
 N=${CB_BENCH_RUNS:-40}
 ROWS=${CB_BENCH_ROWS:-371736}     # sample rows of a measured default run
 W=$(mktemp -d "${CB_BENCH_DIR:-${TMPDIR:-/tmp}}/store-scale.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+[ -n "${CB_BENCH_KEEP:-}" ] && echo "store-scale: keeping $W" || trap 'rm -rf "$W"' EXIT
 export CB_FAKE_CLOCK=seed=1,noise=0.01 CB_CEILINGS=model NO_COLOR=1
 q() { sqlite3 -batch -noheader "$1" "$2"; }
 size() { stat -c %s "$1"; }
