@@ -187,70 +187,61 @@ static void ceilings_print(FILE *out, const struct cb_ceilings *cs)
                  "best; rep movsb counts bytes copied, its set holds source and destination)\n");
 }
 
-static void usage(FILE *out)
+struct calib_opts {
+    int smt, only_ceilings, trials, no_store;
+    const char *db;
+};
+
+enum { OPT_TRIALS = CB_OPT_LONG_ONLY };
+
+static int calib_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
 {
-    fprintf(out,
+    struct calib_opts *o = ctx;
+    char *end;
+    (void)id;
+    o->trials = (int)strtol(arg, &end, 10);
+    if (end == arg || *end || o->trials < 1 || o->trials > 32) {
+        snprintf(err, errlen, "calibrate: --trials '%s' is not a number from 1 to 32", arg);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int parse(int argc, char **argv, struct calib_opts *o)
+{
+    static const struct cb_option options[] = {
+        CB_OPT_BOOL(0, "ceilings", struct calib_opts, only_ceilings,
+                    "only the clocks and the ceilings"),
+        CB_OPT_CALL(OPT_TRIALS, "trials", "N",
+                    "trials per ceiling, the best kept (default 7; DRAM at most 3)"),
+        CB_OPT_STR(0, "db", struct calib_opts, db, "PATH",
+                   "store the ceilings there, for runs of this host and environment to reuse "
+                   "(default: ./" CB_DEFAULT_DB ")"),
+        CB_OPT_BOOL(0, "no-store", struct calib_opts, no_store, "print only"),
+        CB_OPT_BOOL(0, "smt", struct calib_opts, smt,
+                    "only the meter's baseline, for every CPU this process may use"),
+        CB_OPT_END,
+    };
+    static const struct cb_cmd_parser parser = {
+        .cmd = "calibrate",
+        .synopsis =
             "usage: cyclebudget calibrate [--ceilings] [--trials N] [--db PATH | --no-store]\n"
             "       cyclebudget calibrate --smt\n"
             "  prints counter read costs, the TSC frequency, the core-clock estimate (both\n"
             "  estimators), the contention meter's raw figures and conclusion, and the\n"
             "  machine's ceilings: load and store bandwidth from L1, L2, L3 and DRAM (widest\n"
             "  vector ISA and scalar), add-with-carry throughput, rep movsb/stosb, in bytes\n"
-            "  per TSC tick and per estimated core cycle\n"
-            "      --ceilings     only the clocks and the ceilings\n"
-            "      --trials N     trials per ceiling, the best kept (default 7; DRAM at most 3)\n"
-            "      --db PATH      store the ceilings there, for runs of this host and\n"
-            "                     environment to reuse (default: ./" CB_DEFAULT_DB ")\n"
-            "      --no-store     print only\n"
-            "      --smt          only the meter's baseline, for every CPU this process may use\n"
-            "  With CB_FAKE_CLOCK or CB_CEILINGS=model set the ceilings are fixed model\n"
-            "  figures (tests), stored as such.\n");
-}
-
-struct calib_opts {
-    int smt, only_ceilings, trials, no_store;
-    const char *db;
-};
-
-static int parse(int argc, char **argv, struct calib_opts *o)
-{
-    static const struct option opts[] = {
-        {"smt", no_argument, NULL, 's'},
-        {"ceilings", no_argument, NULL, 'c'},
-        {"trials", required_argument, NULL, 't'},
-        {"db", required_argument, NULL, 'd'},
-        {"no-store", no_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
-        {0, 0, 0, 0},
+            "  per TSC tick and per estimated core cycle\n",
+        .options = options,
+        .footer = "  With CB_FAKE_CLOCK or CB_CEILINGS=model set the ceilings are fixed model\n"
+                  "  figures (tests), stored as such.\n",
+        .option = calib_option,
     };
     *o = (struct calib_opts){.trials = CB_CEIL_TRIALS, .db = CB_DEFAULT_DB};
-    int ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        char *end;
-        switch (ch) {
-        case 's': o->smt = 1; break;
-        case 'c': o->only_ceilings = 1; break;
-        case 'd': o->db = optarg; break;
-        case 'n': o->no_store = 1; break;
-        case 't':
-            o->trials = (int)strtol(optarg, &end, 10);
-            if (end == optarg || *end || o->trials < 1 || o->trials > 32) {
-                cb_die_msg("calibrate: --trials '%s' is not a number from 1 to 32", optarg);
-                return CB_EXIT_USAGE;
-            }
-            break;
-        case 'h': usage(stdout); return 0;
-        case ':':
-            cb_die_msg("calibrate: %s needs a value (see 'cyclebudget calibrate --help')",
-                       argv[optind - 1]);
-            return CB_EXIT_USAGE;
-        default:
-            cb_die_msg("calibrate: unexpected '%s' (see 'cyclebudget calibrate --help')",
-                       argv[optind - 1]);
-            return CB_EXIT_USAGE;
-        }
-    }
+    char err[256];
+    int rc = cb_parsed(cb_getopt(argc, argv, &parser, o, err, sizeof err), err, CB_EXIT_USAGE);
+    if (rc != CB_GO_ON)
+        return rc;
     if (optind < argc) {
         cb_die_msg("calibrate: unexpected '%s' (see 'cyclebudget calibrate --help')", argv[optind]);
         return CB_EXIT_USAGE;

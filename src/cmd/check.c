@@ -16,18 +16,6 @@
 #include "cmd.h"
 #include "store.h"
 
-static void check_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: cyclebudget check [--db PATH] [-q]\n"
-            "  Read every page of the store for damage (SQLite's integrity_check: every\n"
-            "  table, free list and index): exit 0 when it is sound, 1 when it is damaged\n"
-            "  (the message says what to do).  Opening a store checks it only after a\n"
-            "  collector ended uncleanly, before a migration, and on merge sources.\n"
-            "      --db PATH  the store (default: $CB_DB, else ./" CB_DEFAULT_DB ")\n"
-            "  -q             print only errors\n");
-}
-
 struct check_args {
     const char *db;
     int quiet;
@@ -36,14 +24,22 @@ struct check_args {
 static int check_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct check_args *a = ctx;
-    static const struct option opts[] = {
-        {"db", required_argument, 0, 'D'}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},     {0, 0, 0, 0},
+    static const struct cb_option options[] = {
+        CB_OPT_STR(0, "db", struct check_args, db, "PATH",
+                   "the store (default: $CB_DB, else ./" CB_DEFAULT_DB ")"),
+        CB_OPT_BOOL('q', "quiet", struct check_args, quiet, "print only errors"),
+        CB_OPT_END,
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('D', struct check_args, db), CB_OPT_BOOL('q', struct check_args, quiet), {0},
+    static const struct cb_cmd_parser parser = {
+        .cmd = "check",
+        .synopsis =
+            "usage: cyclebudget check [--db PATH] [-q]\n"
+            "  Read every page of the store for damage (SQLite's integrity_check: every\n"
+            "  table, free list and index): exit 0 when it is sound, 1 when it is damaged\n"
+            "  (the message says what to do).  Opening a store reads it whole only after a\n"
+            "  collector ended uncleanly, before a migration, and for a merge source.\n",
+        .options = options,
     };
-    static const struct cb_cmd_parser parser = {"check", "hq", opts, check_usage, fields, NULL};
     *a = (struct check_args){.db = cb_default_db()};
     int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
     if (rc == 0 && optind < argc) {

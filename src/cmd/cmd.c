@@ -86,48 +86,6 @@ void cb_suggest_variants(const struct cb_probe *only, const char *bad, char *buf
     cb_suggest_nearest(bad, names, n, buf, len);
 }
 
-/* A field option: 0 stored, 1 not one. */
-static int store_field(const struct cb_opt_field *f, int ch, const char *arg, void *ctx)
-{
-    for (; f && f->ch; f++) {
-        if (f->ch != ch)
-            continue;
-        char *at = (char *)ctx + f->off;
-        if (f->kind == CB_OPT_STRING)
-            memcpy(at, &arg, sizeof arg);
-        else
-            memcpy(at, &(int){1}, sizeof(int));
-        return 0;
-    }
-    return 1;
-}
-
-int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, char *err,
-              size_t errlen)
-{
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, p->shortopts, p->opts, NULL)) != -1) {
-        if (ch == 'h') {
-            p->usage(stdout);
-            return 1;
-        }
-        int r = 1;
-        if (ch != '?' && ch != ':') {
-            r = store_field(p->fields, ch, optarg, ctx);
-            if (r == 1 && p->option)
-                r = p->option(ch, optarg, ctx, err, errlen);
-        }
-        if (r < 0)
-            return -EINVAL;
-        if (r == 1) {
-            cb_option_error(p->cmd, argv);
-            return -ENOENT;
-        }
-    }
-    return 0;
-}
-
 int cb_parsed(int rc, const char *err, int usage_status)
 {
     if (rc == 0)

@@ -32,28 +32,6 @@ struct point {
     char fp[2048];
 };
 
-static void history_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: cyclebudget history [CASE-GLOB] [options]\n"
-            "  CASE-GLOB            case names probe/variant/size/mode to show (default: all)\n"
-            "      --since REV      start at this commit (hash prefix or git revision)\n"
-            "      --min-change PCT a step must move the median this much (default 2%%; 0.1%%\n"
-            "                       with --sim)\n"
-            "      --persist N      commits needed on each side of a step (default 2)\n"
-            "      --series         also print every case's series\n"
-            "      --sim            the runs counted under callgrind (run --sim) instead of the\n"
-            "                       timed ones: a count and a time are never one series\n"
-            "      --format F       text (default) or html: one page with a trend chart per\n"
-            "                       case and the steps marked (to standard output)\n"
-            "      --host H         only the runs of machine H: its id (as report shows it) or\n"
-            "                       a hostname glob.  Without it, a store holding several\n"
-            "                       machines' runs (a merged one) shows each machine's history\n"
-            "                       in turn, never one series of them all\n"
-            "      --db PATH        database (default ./" CB_DEFAULT_DB ")\n"
-            "      --repo DIR       git tree for resolving --since (default .)\n");
-}
-
 /* Each point's run figures (compare's: the log of each run's 0.1-quantile
  * of its quiet samples), point after point; start[i] is where point i's
  * begin, start[n] the total; quiet[j] whether run j had enough quiet
@@ -128,16 +106,18 @@ struct hist {
     char head[256];
 };
 
+enum { OPT_MIN_CHANGE = CB_OPT_LONG_ONLY, OPT_PERSIST, OPT_FORMAT };
+
 /* history's option values: 0 taken, 1 not one of them, -EINVAL a bad one. */
 static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
 {
     struct hist *H = ctx;
     switch (ch) {
-    case 'm':
+    case OPT_MIN_CHANGE:
         H->min_change_set = 1;
         return cb_parse_percent(arg, "--min-change", &H->min_change, err, errlen);
-    case 'p': return cb_parse_long(arg, 1, 100, "--persist", &H->persist, err, errlen) < 0 ? -EINVAL : 0;
-    case 'f':
+    case OPT_PERSIST: return cb_parse_long(arg, 1, 100, "--persist", &H->persist, err, errlen) < 0 ? -EINVAL : 0;
+    case OPT_FORMAT:
         if (strcmp(arg, "html") == 0)
             H->html = 1;
         else if (strcmp(arg, "text") != 0) {
@@ -154,20 +134,34 @@ static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t err
 static int history_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct hist *H = ctx;
-    static const struct option opts[] = {
-        {"since", required_argument, 0, 's'},  {"min-change", required_argument, 0, 'm'},
-        {"persist", required_argument, 0, 'p'}, {"series", no_argument, 0, 'S'},
-        {"db", required_argument, 0, 'D'},     {"repo", required_argument, 0, 'R'},
-        {"format", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
-        {"sim", no_argument, 0, 'M'},          {"host", required_argument, 0, 'H'},
-        {0, 0, 0, 0},
+    static const struct cb_option options[] = {
+        CB_OPT_STR(0, "since", struct hist, since, "REV",
+                   "start at this commit (hash prefix or git revision)"),
+        CB_OPT_CALL(OPT_MIN_CHANGE, "min-change", "PCT",
+                    "a step must move the median this much (default 2%; 0.1% with --sim)"),
+        CB_OPT_CALL(OPT_PERSIST, "persist", "N", "commits needed on each side of a step (default 2)"),
+        CB_OPT_BOOL(0, "series", struct hist, series, "also print every case's series"),
+        CB_OPT_BOOL(0, "sim", struct hist, sim,
+                    "the runs counted under callgrind (run --sim) instead of the timed ones: a "
+                    "count and a time are never one series"),
+        CB_OPT_CALL(OPT_FORMAT, "format", "F",
+                    "text (default) or html: one page with a trend chart per case and the steps "
+                    "marked (to standard output)"),
+        CB_OPT_STR(0, "host", struct hist, host, "H",
+                   "only the runs of machine H: its id (as report shows it) or a hostname glob.  "
+                   "Without it, a store holding several machines' runs (a merged one) shows each "
+                   "machine's history in turn, never one series of them all"),
+        CB_OPT_STR(0, "db", struct hist, db, "PATH", "database (default ./" CB_DEFAULT_DB ")"),
+        CB_OPT_STR(0, "repo", struct hist, repo, "DIR", "git tree for resolving --since (default .)"),
+        CB_OPT_END,
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('s', struct hist, since), CB_OPT_BOOL('S', struct hist, series),
-        CB_OPT_STR('D', struct hist, db),    CB_OPT_STR('R', struct hist, repo),
-        CB_OPT_BOOL('M', struct hist, sim),  CB_OPT_STR('H', struct hist, host), {0},
+    static const struct cb_cmd_parser parser = {
+        .cmd = "history",
+        .synopsis = "usage: cyclebudget history [CASE-GLOB] [options]\n"
+                    "  CASE-GLOB            case names probe/variant/size/mode to show (default: all)\n",
+        .options = options,
+        .option = history_opt,
     };
-    static const struct cb_cmd_parser parser = {"history", "h", opts, history_usage, fields, history_opt};
     memset(H, 0, sizeof *H);
     H->db = cb_default_db();
     H->min_change = 0.02;

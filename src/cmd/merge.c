@@ -16,20 +16,6 @@
 #include "merge.h"
 #include "store.h"
 
-static void merge_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: cyclebudget merge SRC.db... --into DST.db [-q]\n"
-            "  Copy every run of each SRC that DST lacks (with its cases, samples, events,\n"
-            "  races, host, build and commit; and the sources' acks) into DST, one\n"
-            "  transaction per source.  Runs are known by their UUID: merging again adds\n"
-            "  nothing, and a run already in DST with other content is an error (exit 1;\n"
-            "  nothing of that source is written).  Sources are only read: an older one is\n"
-            "  migrated in a temporary copy.  Aborted runs are copied as aborted; runs\n"
-            "  still running in a source are left out.  DST is created when missing.\n"
-            "  -q  print only errors\n");
-}
-
 struct merge_args {
     const char *into;
     int quiet;
@@ -40,14 +26,25 @@ struct merge_args {
 static int merge_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct merge_args *a = ctx;
-    static const struct option opts[] = {
-        {"into", required_argument, 0, 'i'}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0},
+    static const struct cb_option options[] = {
+        CB_OPT_STR('i', "into", struct merge_args, into, "DST.db",
+                   "the store to merge into (created when missing)"),
+        CB_OPT_BOOL('q', "quiet", struct merge_args, quiet, "print only errors"),
+        CB_OPT_END,
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('i', struct merge_args, into), CB_OPT_BOOL('q', struct merge_args, quiet), {0},
+    static const struct cb_cmd_parser parser = {
+        .cmd = "merge",
+        .synopsis =
+            "usage: cyclebudget merge SRC.db... --into DST.db [-q]\n"
+            "  Copy every run of each SRC that DST lacks (with its cases, samples, events,\n"
+            "  races, host, build and commit; and the sources' acks) into DST, one\n"
+            "  transaction per source.  Runs are known by their UUID: merging again adds\n"
+            "  nothing, and a run already in DST with other content is an error (exit 1;\n"
+            "  nothing of that source is written).  Sources are only read: an older one is\n"
+            "  migrated in a temporary copy.  Aborted runs are copied as aborted; runs\n"
+            "  still running in a source are left out.  DST is created when missing.\n",
+        .options = options,
     };
-    static const struct cb_cmd_parser parser = {"merge", "hqi:", opts, merge_usage, fields, NULL};
     *a = (struct merge_args){0};
     int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
     if (rc != 0)

@@ -25,12 +25,17 @@ void cb_session_init(struct cb_session *s, const char *events, int (*work)(void 
     cb_quote_cmdline(argc, argv, s->cmdline, sizeof s->cmdline);
 }
 
-int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, size_t errlen)
+enum { OPT_CPU = CB_SESSION_OPT_FIRST, OPT_COLD };
+
+/* The shared options that parse a value: 0 taken, 1 not one of them,
+ * -EINVAL with err set. */
+static int session_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
 {
+    struct cb_session *s = ctx;
     uint64_t u64;
-    switch (ch) {
-    case CB_SESSION_OPT_CPU: return cb_parse_int(arg, 0, 65535, "--cpu", &s->co.cpu, err, errlen);
-    case CB_SESSION_OPT_COLD:
+    switch (id) {
+    case OPT_CPU: return cb_parse_int(arg, 0, 65535, "--cpu", &s->co.cpu, err, errlen);
+    case OPT_COLD:
         if (cb_parse_cold_bytes(arg, &u64, err, errlen) < 0)
             return -EINVAL;
         s->co.harness.cold_bytes = u64;
@@ -39,6 +44,22 @@ int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, 
         return 1;
     }
 }
+
+static const struct cb_option session_table[] = {
+    CB_OPT_STR(0, "db", struct cb_session, co.db, "PATH", "database (default: ./" CB_DEFAULT_DB ")"),
+    CB_OPT_STR(0, "tag", struct cb_session, co.tag, "TAG", "label the run, for report and compare"),
+    CB_OPT_STR('e', "events", struct cb_session, co.events, "LIST",
+               "events: aliases or libpfm4 names (default: " CB_DEFAULT_EVENTS "; race: cycles, "
+               "besides the one it ranks)"),
+    CB_OPT_CALL(OPT_CPU, "cpu", "N", "pin to CPU N (default: the current one)"),
+    CB_OPT_CALL(OPT_COLD, "cold-bytes", "SIZE",
+                "cold-mode working set (default: 2x LLC, 64M..128M); race: also the streaming "
+                "bucket's size"),
+    CB_OPT_BOOL('q', "quiet", struct cb_session, co.quiet, "no progress, and no summary or table"),
+    CB_OPT_END,
+};
+
+const struct cb_opt_group cb_session_options = {session_table, session_option};
 
 int cb_session_no_operands(int argc, char **argv, const char *cmd, char *err, size_t errlen)
 {
