@@ -94,7 +94,8 @@ echo "big store: $(q "$big" "select count(*) from runs") runs, $(q "$big" "selec
 per=$(( ($(size "$big") - one) / (N - 1) ))
 echo "bytes per default run: $per ($(( per / 1048576 )) MiB; $(( per / rows )) per sample row)"
 
-# --- the timings ---
+# --- the timings (after sync: the copies above leave the big file dirty in the page cache) ---
+sync
 rs=$(secs "$CB" report latest --db "$small"); rb=$(secs "$CB" report latest --db "$big")
 echo "report latest: ${rs} s on the small store, ${rb} s on the big one ($(awk -v a="$rs" -v b="$rb" 'BEGIN{printf "%.2f", b / a}')x)"
 one_case() { "$CB" run -p synthetic -s 1000 -m warm --reps 10 --db "$1" -q; }
