@@ -61,8 +61,9 @@ int main(int argc, char **argv)
             return commands[i].fn(argc - 1, argv + 1);
         names[i] = commands[i].name;
     }
-    char near[128];
-    cb_suggest_nearest(cmd, names, NCOMMANDS, near, sizeof near);
-    cb_die_msg("unknown command '%s' (did you mean: %s?); see 'cyclebudget --help'", cmd, near);
+    struct cb_sb near = CB_SB_INIT;
+    cb_suggest_nearest(cmd, names, NCOMMANDS, &near);
+    cb_error("unknown command '%s' (did you mean: %s?); see 'cyclebudget --help'", cmd, near.buf);
+    cb_sb_release(&near);
     return CB_EXIT_USAGE;
 }

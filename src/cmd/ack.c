@@ -119,15 +119,15 @@ static int ack_record(struct cb_store *st, const struct ack_args *a)
     char err[1024], hash[64];
     int hits = ack_glob_hits(h, a->glob);
     if (hits == 0) {
-        cb_die_msg("case '%s' matches no case in %s (names look like csum/adc-1chain/1500/warm)", a->glob, a->db);
+        cb_error("case '%s' matches no case in %s (names look like csum/adc-1chain/1500/warm)", a->glob, a->db);
         return CB_EXIT_USAGE;
     }
     if (hits > 0 && cb_commit_resolve(st, a->rev, a->repo, hash, sizeof hash, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return CB_EXIT_USAGE;
     }
     if (hits < 0 || ack_insert(h, a->glob, hash, a->why) < 0) {
-        cb_die_msg("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(h));
+        cb_error("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(h));
         return 1;
     }
     printf("acknowledged %s at %.12s: %s\n", a->glob, hash, a->why);
@@ -146,7 +146,7 @@ static int ack_body(void *ctx, struct cb_store *st)
         return ack_record(st, a);
     if (ack_list(cb_store_db(st)) == 0)
         return 0;
-    cb_die_msg("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(cb_store_db(st)));
+    cb_error("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(cb_store_db(st)));
     return 1;
 }
 

@@ -158,7 +158,7 @@ static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measure
     if (load_base(b, &A, &cpu, err, sizeof err) < 0)
         goto usage_err;
     struct cb_collect_opts co = {
-        .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->c.cmdline, .cpu = cpu,
+        .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->c.cmdline.buf, .cpu = cpu,
         .quiet = 1, .harness = b->h,
     };
     struct cb_collector col;
@@ -184,12 +184,12 @@ static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measure
     cb_side_free(&A);
     cb_side_free(&keys);
     if (rc < 0) {
-        cb_die_msg("measuring failed (%s): run %lld marked aborted", strerror(-rc), (long long)*run_id);
+        cb_error("measuring failed (%s): run %lld marked aborted", strerror(-rc), (long long)*run_id);
         return rc == -EINTR ? 130 : BISECT_ERROR;
     }
     return 0;
 usage_err:
-    cb_die_msg("%s", err);
+    cb_error("%s", err);
     return BISECT_ERROR;
 }
 
@@ -199,7 +199,7 @@ static int bisect_status(const struct cmp_result *res, size_t *shared_bad)
 {
     struct cb_bisect_row *br = calloc(res->n ? res->n : 1, sizeof *br);
     if (!br) {
-        cb_die_msg("out of memory");
+        cb_error("out of memory");
         return BISECT_ERROR;
     }
     *shared_bad = 0;
@@ -234,7 +234,7 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
     char err[1536];
     struct cb_store *st;
     if (cb_store_open(b->c.db, CB_STORE_READ, 0, &st, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return BISECT_ERROR;
     }
     struct cb_side A, B;
@@ -246,7 +246,7 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
     snprintf(runspec, sizeof runspec, "%lld", (long long)run_id);
     int status = BISECT_ERROR, rc;
     if (measured == 0) {
-        cb_die_msg("none of the cases of '%s' can be measured by this binary: cannot tell", b->against);
+        cb_error("none of the cases of '%s' can be measured by this binary: cannot tell", b->against);
         status = 125;
         goto out;
     }
@@ -254,7 +254,7 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
         (rc = cmp_select_host(st, &A, b->c.host, err, sizeof err)) < 0 ||
         (rc = cb_side_resolve(st, runspec, 1, b->c.repo, &B, err, sizeof err)) < 0 ||
         (rc = cmp_check_env(st, &A, &B, b->c.force, crosses, sizeof crosses, err, sizeof err)) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         /* A different environment (governor, SMT, microcode, pinned CPU...)
          * changes timings by itself: this commit cannot be judged, but the
          * bisection can go on with the next one. */
@@ -267,14 +267,14 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
     }
     x.crosses = crosses[0] ? crosses : NULL;
     if (cmp_pick_metric(st, &A, &B, &b->c.o, &x.metric, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         goto out;
     }
     cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
     snprintf(x.head_desc, sizeof x.head_desc, "this tree = run %lld", (long long)run_id);
     if ((rc = cb_side_load(st, &A, x.metric)) < 0 || (rc = cb_side_load(st, &B, x.metric)) < 0 ||
         (rc = cmp_evaluate(st, &A, &B, &b->c.o, &res)) < 0) {
-        cb_die_msg("cannot read the samples from %s: %s", b->c.db, strerror(-rc));
+        cb_error("cannot read the samples from %s: %s", b->c.db, strerror(-rc));
         goto out;
     }
     size_t shared_bad;
@@ -309,6 +309,8 @@ static int bisect_body(void *ctx, struct cb_store *st)
 int cmd_bisect_check(int argc, char **argv)
 {
     static const struct cb_cmd cmd = {bisect_parse, BISECT_ERROR, NULL, 0, bisect_body};
-    struct bisect b;
-    return cb_cmd_main(&cmd, argc, argv, &b);
+    struct bisect b = {0};
+    int rc = cb_cmd_main(&cmd, argc, argv, &b);
+    cmp_common_release(&b.c);
+    return rc;
 }

@@ -84,6 +84,6 @@ int cmd_budget(int argc, char **argv)
     }
     return 0;
 usage_err:
-    cb_die_msg("%s", err);
+    cb_error("%s", err);
     return CB_EXIT_USAGE;
 }

@@ -106,7 +106,7 @@ static int smt_all(void)
 {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0) {
-        cb_die_msg("cannot read this process's CPU affinity");
+        cb_error("cannot read this process's CPU affinity");
         return 1;
     }
     printf("contention meter per CPU (raw: straddling add loop / unrolled add chain; a run flags a\n"
@@ -243,15 +243,15 @@ static int parse(int argc, char **argv, struct calib_opts *o)
     if (rc != CB_GO_ON)
         return rc;
     if (optind < argc) {
-        cb_die_msg("calibrate: unexpected '%s' (see 'cyclebudget calibrate --help')", argv[optind]);
+        cb_error("calibrate: unexpected '%s' (see 'cyclebudget calibrate --help')", argv[optind]);
         return CB_EXIT_USAGE;
     }
     if (o->no_store && o->db != (const char *)CB_DEFAULT_DB) {
-        cb_die_msg("calibrate: --db and --no-store contradict each other: give one");
+        cb_error("calibrate: --db and --no-store contradict each other: give one");
         return CB_EXIT_USAGE;
     }
     if (o->smt && o->only_ceilings) {
-        cb_die_msg("calibrate: --smt and --ceilings measure different things: give one");
+        cb_error("calibrate: --smt and --ceilings measure different things: give one");
         return CB_EXIT_USAGE;
     }
     return CB_GO_ON;
@@ -266,7 +266,7 @@ static int store_ceilings(const char *db, int cpu, const struct cb_ceilings *cs,
     char err[512];
     int rc = cb_store_open(db, CB_STORE_WRITE, 0, &st, err, sizeof err);
     if (rc < 0) {
-        cb_die_msg("calibrate: %s", err);
+        cb_error("calibrate: %s", err);
         return rc == -ENOENT || rc == -EISDIR || rc == -EINVAL || rc == -EPROTO || rc == -EACCES
                    ? CB_EXIT_USAGE
                    : 1;
@@ -285,7 +285,7 @@ static int store_ceilings(const char *db, int cpu, const struct cb_ceilings *cs,
     rc = cb_store_calibration_add(st, &meta, lines, cs, &id);
     cb_store_close(st);
     if (rc < 0) {
-        cb_die_msg("calibrate: cannot store the ceilings in %s: %s", db, strerror(-rc));
+        cb_error("calibrate: cannot store the ceilings in %s: %s", db, strerror(-rc));
         return 1;
     }
     printf("stored as calibration %lld in %s: runs of this host and environment reuse it\n",
@@ -306,7 +306,7 @@ static int ceilings_section(const struct cb_clocks *k, int trials, struct cb_cei
     if (model_ceilings()) {
         cb_ceilings_model(cs, CB_FAKE_TSC_GHZ, CB_FAKE_CORE_PER_TICK);
     } else if (cb_ceilings_measure(cs, k->tsc_ghz, k->est.ghz, k->est.method, trials) < 0) {
-        cb_die_msg("calibrate: cannot map memory for the ceilings' working sets");
+        cb_error("calibrate: cannot map memory for the ceilings' working sets");
         return 1;
     }
     ceilings_print(stdout, cs);
@@ -325,7 +325,7 @@ int cmd_calibrate(int argc, char **argv)
     char err[256];
     int pinned;
     if (cb_pin_cpu(cpu, &pinned, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return 1;
     }
     struct cb_ceilings ceil;
@@ -370,7 +370,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     struct cb_counters cs;
     if (cb_counters_open(&cs, specs, n, k.tsc_ghz, k.core_ghz) < 0) {
-        cb_die_msg("cannot open counters");
+        cb_error("cannot open counters");
         return 1;
     }
     printf("PMU (libpfm4)      %s\n", cb_events_pmu());

@@ -63,7 +63,7 @@ static int check_body(void *ctx, struct cb_store *unused)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = cb_store_open(a->db, CB_STORE_READ, 0, &st, err, sizeof err);
     if (rc < 0) {
-        cb_die_msg("check: %s", err);
+        cb_error("check: %s", err);
         return rc == -ENOENT || rc == -EISDIR || rc == -EACCES ? CB_EXIT_USAGE : 1;
     }
     rc = cb_store_integrity(st, a->db, &pages, err, sizeof err);
@@ -75,7 +75,7 @@ static int check_body(void *ctx, struct cb_store *unused)
         return 0;
     }
     if (rc < 0) {
-        cb_die_msg("check: %s", err);
+        cb_error("check: %s", err);
         return 1;
     }
     if (!a->quiet)

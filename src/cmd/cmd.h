@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include "options.h"
+#include "strbuf.h"
 
 struct cb_probe;
 
@@ -36,19 +37,22 @@ int cmd_race(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 
-/* One line to stderr: "cyclebudget: <what>", for usage and runtime errors. */
-void cb_die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line to stderr: "cyclebudget: <what>", for usage and runtime errors.
+ * It returns (as git's error(), not die()): the caller chooses the exit
+ * status, and a command still cleans up after saying what went wrong. */
+void cb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* getopt found an unknown option or one missing its value: one line naming
  * it and where to look, exit status 2 (usage).  main() turns getopt's own
  * message off, so this is the only line. */
 int cb_option_error(const char *cmd, char **argv);
 
-/* The names nearest to a bad one (by edit distance), as "a, b, c"; and
- * those among the probes, or the variants (of one probe, or all: NULL). */
-void cb_suggest_nearest(const char *bad, const char *const *names, size_t n, char *buf, size_t len);
-void cb_suggest_probes(const char *bad, char *buf, size_t len);
-void cb_suggest_variants(const struct cb_probe *only, const char *bad, char *buf, size_t len);
+/* The names nearest to a bad one (by edit distance), added to out as
+ * "a, b, c" (all of them: none is cut off); and those among the probes,
+ * or the variants (of one probe, or all: NULL). */
+void cb_suggest_nearest(const char *bad, const char *const *names, size_t n, struct cb_sb *out);
+void cb_suggest_probes(const char *bad, struct cb_sb *out);
+void cb_suggest_variants(const struct cb_probe *only, const char *bad, struct cb_sb *out);
 
 /* A command's parse result as its exit status: CB_GO_ON for 0, 0 after
  * --help (1), usage_status otherwise, saying err for -EINVAL. */
@@ -56,7 +60,7 @@ void cb_suggest_variants(const struct cb_probe *only, const char *bad, char *buf
 int cb_parsed(int rc, const char *err, int usage_status);
 
 /* "cyclebudget CMD ARG...", as typed, for the run's record and reruns. */
-void cb_quote_cmdline(int argc, char **argv, char *buf, size_t len);
+void cb_quote_cmdline(int argc, char **argv, struct cb_sb *out);
 
 /* Open the store to read, or say why not: 0, usage (2) when the path is
  * wrong (missing, not a cyclebudget store, a directory), else fail_status

@@ -130,21 +130,21 @@ static int compare_sides(struct cb_store *st, struct compare *k, const char *bas
         (rc = cmp_select_host(st, A, c->host, err, sizeof err)) < 0 ||
         (rc = cmp_select_host(st, B, c->host, err, sizeof err)) < 0 ||
         (rc = cmp_check_env(st, A, B, c->force, crosses, clen, err, sizeof err)) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return CB_EXIT_USAGE;
     }
     x->crosses = crosses[0] ? crosses : NULL;
     if (cmp_pick_metric(st, A, B, &k->c.o, &x->metric, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return CB_EXIT_USAGE;
     }
     if ((rc = cb_side_load(st, A, x->metric)) < 0 || (rc = cb_side_load(st, B, x->metric)) < 0 ||
         (rc = cmp_evaluate(st, A, B, &c->o, res)) < 0) {
-        cb_die_msg("cannot read the samples from %s: %s", c->db, strerror(-rc));
+        cb_error("cannot read the samples from %s: %s", c->db, strerror(-rc));
         return CB_EXIT_USAGE;
     }
     if (c->o.glob && res->n == 0) {
-        cb_die_msg("--cases '%s' matches no case common to both sides (names look like csum/adc-1chain/1500/warm)",
+        cb_error("--cases '%s' matches no case common to both sides (names look like csum/adc-1chain/1500/warm)",
                    c->o.glob);
         return CB_EXIT_USAGE;
     }
@@ -160,10 +160,10 @@ static int compare_rerun(struct cb_store *st, const struct compare *k, struct cb
     char err[1536];
     int rc = k->exec[0] ? cmp_rerun_exec(st, A, B, x->metric, &k->c, k->cap_s, k->exec, res, crosses,
                                          clen, err, sizeof err)
-                        : cmp_rerun(st, A, B, x->metric, &k->c, k->cap_s, k->c.cmdline, res, err,
+                        : cmp_rerun(st, A, B, x->metric, &k->c, k->cap_s, k->c.cmdline.buf, res, err,
                                     sizeof err);
     if (rc < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return rc == -EINTR ? 130 : CB_EXIT_USAGE;
     }
     x->crosses = crosses[0] ? crosses : NULL;
@@ -204,6 +204,8 @@ static int compare_body(void *ctx, struct cb_store *st)
 int cmd_compare(int argc, char **argv)
 {
     static const struct cb_cmd cmd = {compare_parse, CB_EXIT_USAGE, compare_db, CB_EXIT_USAGE, compare_body};
-    struct compare k;
-    return cb_cmd_main(&cmd, argc, argv, &k);
+    struct compare k = {0};
+    int rc = cb_cmd_main(&cmd, argc, argv, &k);
+    cmp_common_release(&k.c);
+    return rc;
 }

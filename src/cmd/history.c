@@ -198,7 +198,7 @@ static int read_points(struct hist *H, const char *since_hash)
                            "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND r.status = 'complete' "
                            "AND (CASE WHEN COALESCE(r.clock_backend, '') = 'callgrind' THEN 1 ELSE 0 END) = ?2 "
                            "ORDER BY r.id", &qr) != CB_DB_OK) {
-        cb_die_msg("cannot read %s: %s", H->db, cb_db_errmsg(h));
+        cb_error("cannot read %s: %s", H->db, cb_db_errmsg(h));
         return -EIO;
     }
     int started = since_hash[0] == '\0', rc = 0;
@@ -253,7 +253,7 @@ static int load_samples(struct hist *H)
             rc = cb_run_fingerprint(H->st, H->pts[i].side.runs[0], H->pts[i].fp, sizeof H->pts[i].fp);
     }
     if (rc < 0)
-        cb_die_msg("cannot read the samples from %s: %s", H->db, strerror(-rc));
+        cb_error("cannot read the samples from %s: %s", H->db, strerror(-rc));
     return rc;
 }
 
@@ -272,7 +272,7 @@ static int collect_keys(struct hist *H)
                 continue;
             char (*nkeys)[CB_CASE_KEY_MAX] = realloc(H->keys, (H->nk + 1) * sizeof *nkeys);
             if (!nkeys) {
-                cb_die_msg("out of memory");
+                cb_error("out of memory");
                 return -ENOMEM;
             }
             H->keys = nkeys;
@@ -287,18 +287,18 @@ static int history_read(struct hist *H)
     char err[1024], since_hash[64] = "";
     if (H->since &&
         cb_commit_resolve(H->st, H->since, H->repo, since_hash, sizeof since_hash, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return CB_EXIT_USAGE;
     }
     int rc = read_points(H, since_hash);
     if (rc == -EIO)
         return 1;
     if (since_hash[0] && H->np == 0) {
-        cb_die_msg("--since %s: commit %.12s has no complete run of a clean tree", H->since, since_hash);
+        cb_error("--since %s: commit %.12s has no complete run of a clean tree", H->since, since_hash);
         return CB_EXIT_USAGE;
     }
     if (rc < 0) {
-        cb_die_msg("cannot read the samples from %s: %s", H->db, strerror(-rc));
+        cb_error("cannot read the samples from %s: %s", H->db, strerror(-rc));
         return 1;
     }
     return 0;
@@ -333,7 +333,7 @@ static int series_read(const struct hist *H, const char *key, struct series *S)
     if (run_values(H->pts, S->idx, S->n, key, &S->rv) < 0 ||
         !(S->a = malloc((S->rv.start[S->n] + 1) * sizeof *S->a)) ||
         !(S->b = malloc((S->rv.start[S->n] + 1) * sizeof *S->b))) {
-        cb_die_msg("cannot summarise %s: a run figure is not positive, or out of memory", key);
+        cb_error("cannot summarise %s: a run figure is not positive, or out of memory", key);
         return -EINVAL;
     }
     for (size_t i = 0; i < S->n; i++) {
@@ -364,7 +364,7 @@ static int trend_fill(const struct hist *H, const char *key, const struct series
     tr->y = malloc((n ? n : 1) * sizeof *tr->y);
     tr->steps = malloc((n ? n : 1) * sizeof *tr->steps);
     if (!tr->hash || !tr->subject || !tr->y || !tr->steps) {
-        cb_die_msg("out of memory");
+        cb_error("out of memory");
         return -ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
@@ -496,7 +496,7 @@ static int history_footer(const struct hist *H)
     snprintf(summary, sizeof summary, "%.250s. %s.", H->head + strlen("history: "), tail);
     int rc = cb_history_html(stdout, H->metric_label, summary, H->trends, H->nk);
     if (rc < 0 || fflush(stdout) != 0) {
-        cb_die_msg("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
+        cb_error("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
         return -1;
     }
     return 0;
@@ -542,7 +542,7 @@ static int history_machines(struct hist *H, struct cb_machine **out, size_t *n)
         rc = cb_side_machines(H->st, &all, out, n);
     cb_side_free(&all);
     if (rc < 0) {
-        cb_die_msg("cannot read the hosts from %s: %s", H->db, strerror(-rc));
+        cb_error("cannot read the hosts from %s: %s", H->db, strerror(-rc));
         return 1;
     }
     if (!H->host)
@@ -554,7 +554,7 @@ static int history_machines(struct hist *H, struct cb_machine **out, size_t *n)
         if (cb_machine_match(H->host, (*out)[i].id, (*out)[i].hostname))
             (*out)[kept++] = (*out)[i];
     if (kept == 0 && *n > 0) {
-        cb_die_msg("--host %s names none of the machines with a history in %s (%s)", H->host,
+        cb_error("--host %s names none of the machines with a history in %s (%s)", H->host,
                    H->db, list);
         return CB_EXIT_USAGE;
     }
@@ -599,7 +599,7 @@ static int history_one(struct hist *H)
         return -1;
     history_header(H);
     if (H->html && !(H->trends = calloc(H->nk ? H->nk : 1, sizeof *H->trends))) {
-        cb_die_msg("out of memory");
+        cb_error("out of memory");
         return 1;
     }
     return history_cases(H) < 0 || history_footer(H) < 0 ? 1 : 0;
@@ -628,14 +628,14 @@ static int history_body(void *ctx, struct cb_store *st)
     if (status == 0 && H->html && nm > 1) {
         char list[768];
         cb_machines_list(m, nm, list, sizeof list);
-        cb_die_msg("%s holds the runs of %zu machines (%s): a page shows one; choose it with "
+        cb_error("%s holds the runs of %zu machines (%s): a page shows one; choose it with "
                    "--host", H->db, nm, list);
         status = CB_EXIT_USAGE;
     }
     int matched = 0;
     for (size_t i = 0; status == 0 && i < nm; i++) {
         if (points_of(H, all, nall, &m[i]) < 0) {
-            cb_die_msg("out of memory");
+            cb_error("out of memory");
             status = 1;
             break;
         }
@@ -659,7 +659,7 @@ static int history_body(void *ctx, struct cb_store *st)
         history_free(H);
     }
     if (status == 0 && H->glob && !matched) {
-        cb_die_msg("'%s' matches no case with a history in %s (names look like csum/adc-1chain/1500/warm)",
+        cb_error("'%s' matches no case with a history in %s (names look like csum/adc-1chain/1500/warm)",
                    H->glob, H->db);
         status = CB_EXIT_USAGE;
     }

@@ -123,7 +123,7 @@ int cmd_list(int argc, char **argv)
     if (rc != CB_GO_ON)
         return rc;
     if (argc - optind > 1) {
-        cb_die_msg("list takes one of probes, variants, events and --plugin PATH; unexpected '%s'",
+        cb_error("list takes one of probes, variants, events and --plugin PATH; unexpected '%s'",
                    argv[optind + 1]);
         return CB_EXIT_USAGE;
     }
@@ -135,7 +135,7 @@ int cmd_list(int argc, char **argv)
     else if (strcmp(what, "events") == 0)
         list_events();
     else {
-        cb_die_msg("list: unknown kind '%s': give probes, variants or events", what);
+        cb_error("list: unknown kind '%s': give probes, variants or events", what);
         return CB_EXIT_USAGE;
     }
     return 0;

@@ -73,7 +73,7 @@ static int same_as_a_source(const struct merge_args *a)
         return 0;
     for (int i = 0; i < a->nsrcs; i++)
         if (stat(a->srcs[i], &s) == 0 && s.st_dev == d.st_dev && s.st_ino == d.st_ino) {
-            cb_die_msg("merge: %s is both a source and --into: give another DST", a->srcs[i]);
+            cb_error("merge: %s is both a source and --into: give another DST", a->srcs[i]);
             return 1;
         }
     return 0;
@@ -116,7 +116,7 @@ static int merge_all(const struct merge_args *a, struct cb_store **srcs)
     struct cb_store *dst;
     int rc = cb_store_open(a->into, CB_STORE_WRITE, 0, &dst, err, sizeof err);
     if (rc < 0) {
-        cb_die_msg("merge: %s", err);
+        cb_error("merge: %s", err);
         return open_status(rc);
     }
     int status = 0;
@@ -125,7 +125,7 @@ static int merge_all(const struct merge_args *a, struct cb_store **srcs)
         struct cb_merge_stats s;
         rc = cb_store_merge(dst, srcs[i], a->srcs[i], &s, err, sizeof err);
         if (rc < 0) {
-            cb_die_msg("merge: %s", err);
+            cb_error("merge: %s", err);
             status = 1;
             continue;
         }
@@ -148,7 +148,7 @@ static int merge_body(void *ctx, struct cb_store *unused)
         return CB_EXIT_USAGE;
     struct cb_store **srcs = calloc((size_t)a->nsrcs, sizeof *srcs);
     if (!srcs) {
-        cb_die_msg("merge: out of memory");
+        cb_error("merge: out of memory");
         return 1;
     }
     int status = 0;
@@ -156,7 +156,7 @@ static int merge_body(void *ctx, struct cb_store *unused)
         char err[1024];
         int rc = cb_store_open(a->srcs[i], CB_STORE_SNAPSHOT, 0, &srcs[i], err, sizeof err);
         if (rc < 0) {
-            cb_die_msg("merge: source %s", err);
+            cb_error("merge: source %s", err);
             status = open_status(rc);
         }
     }

@@ -289,7 +289,7 @@ static int race_measure(struct race_plan *pl, struct cb_collector *col, struct c
         return cb_session_abort(col, rc, "the race", pl->s.co.db);
     if (rc < 0) {
         cb_collector_finish(col, "aborted");
-        cb_die_msg("the race failed: %s; run %lld marked aborted", strerror(-rc), (long long)col->run_id);
+        cb_error("the race failed: %s; run %lld marked aborted", strerror(-rc), (long long)col->run_id);
         return 1;
     }
     *host = col->host;
@@ -306,7 +306,7 @@ static int race_emit(const struct race_plan *pl, const struct cb_race *race, con
     if (pl->outpath) {
         snprintf(tmp, sizeof tmp, "%s.tmp", pl->outpath);
         if (!(f = fopen(tmp, "w"))) {
-            cb_die_msg("cannot write %s: %s (the race is stored as run %lld)", tmp, strerror(errno),
+            cb_error("cannot write %s: %s (the race is stored as run %lld)", tmp, strerror(errno),
                        (long long)run_id);
             return 1;
         }
@@ -324,7 +324,7 @@ static int race_emit(const struct race_plan *pl, const struct cb_race *race, con
         erc = -EIO;
     }
     if (erc < 0) {
-        cb_die_msg("cannot write %s: %s (the race is stored as run %lld)",
+        cb_error("cannot write %s: %s (the race is stored as run %lld)",
                    pl->outpath ? pl->outpath : "stdout", strerror(-erc), (long long)run_id);
         return 1;
     }
@@ -382,5 +382,7 @@ int cmd_race(int argc, char **argv)
 {
     static const struct cb_cmd cmd = {race_parse_plan, CB_EXIT_USAGE, NULL, 0, cb_session_body};
     struct race_plan pl = {0};
-    return cb_cmd_main(&cmd, argc, argv, &pl);
+    int rc = cb_cmd_main(&cmd, argc, argv, &pl);
+    cb_session_release(&pl.s);
+    return rc;
 }

@@ -146,13 +146,13 @@ static int report_load_runs(struct cb_store *st, const struct report_args *a,
     for (size_t i = 0; i < a->nspec; i++) {
         int64_t run_id;
         if (cb_store_run_resolve_status(st, a->specs[i], a->include_aborted, &run_id, err, sizeof err) < 0) {
-            cb_die_msg("%s", err);
+            cb_error("%s", err);
             return CB_EXIT_USAGE;
         }
         int rc = cb_report_load(st, run_id, &runs[i]);
         *nloaded = i + 1;
         if (rc < 0) {
-            cb_die_msg("cannot read run %lld from %s: %s", (long long)run_id, a->db, strerror(-rc));
+            cb_error("cannot read run %lld from %s: %s", (long long)run_id, a->db, strerror(-rc));
             return 1;
         }
     }
@@ -170,7 +170,7 @@ static int report_to_file(struct cb_store *st, const struct report_args *a, cons
     snprintf(tmp, tl, "%s.tmp.%ld", a->outpath, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) {
-        cb_die_msg("cannot create %s: %s; check the directory exists and is writable", a->outpath,
+        cb_error("cannot create %s: %s; check the directory exists and is writable", a->outpath,
                    strerror(errno));
         free(tmp);
         return 1;
@@ -181,7 +181,7 @@ static int report_to_file(struct cb_store *st, const struct report_args *a, cons
     if (fclose(f) != 0)
         werr = 1;
     if (rc < 0 || werr || rename(tmp, a->outpath) != 0) {
-        cb_die_msg("cannot write %s: %s", a->outpath, rc < 0 ? strerror(-rc) : strerror(errno));
+        cb_error("cannot write %s: %s", a->outpath, rc < 0 ? strerror(-rc) : strerror(errno));
         unlink(tmp);
         status = 1;
     }
@@ -195,7 +195,7 @@ static int report_write(struct cb_store *st, const struct report_args *a, const 
         return report_to_file(st, a, runs);
     int rc = emit(st, a->fmt, runs, a->nspec, &a->budget, a->samples, cb_report_want_color(1), stdout);
     if (rc < 0 || fflush(stdout) != 0) {
-        cb_die_msg("cannot write the report: %s", strerror(rc < 0 ? -rc : errno));
+        cb_error("cannot write the report: %s", strerror(rc < 0 ? -rc : errno));
         return 1;
     }
     return 0;
@@ -213,7 +213,7 @@ static int report_body(void *ctx, struct cb_store *st)
     size_t nloaded = 0;
     int rc;
     if (!runs) {
-        cb_die_msg("out of memory");
+        cb_error("out of memory");
         rc = 1;
     } else if ((rc = report_load_runs(st, a, runs, &nloaded)) == 0) {
         rc = report_write(st, a, runs);

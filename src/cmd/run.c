@@ -100,13 +100,14 @@ static int parse_cases(char **names, int n, struct named_case *out, char *err, s
         out[i].p = cb_probe_find(f[0]);
         out[i].v = out[i].p ? cb_variant_find(out[i].p, f[1]) : NULL;
         if (!out[i].v || (out[i].v->flags & CB_VARIANT_TESTONLY)) {
-            char near[256];
+            struct cb_sb near = CB_SB_INIT;
             if (out[i].p)
-                cb_suggest_variants(out[i].p, f[1], near, sizeof near);
+                cb_suggest_variants(out[i].p, f[1], &near);
             else
-                cb_suggest_probes(f[0], near, sizeof near);
+                cb_suggest_probes(f[0], &near);
             snprintf(err, errlen, "--cases: '%s': no %s '%s' here: did you mean %s?", names[i],
-                     out[i].p ? "variant" : "probe", out[i].p ? f[1] : f[0], near);
+                     out[i].p ? "variant" : "probe", out[i].p ? f[1] : f[0], near.buf);
+            cb_sb_release(&near);
             return -ENOENT;
         }
         int m = cb_mode_parse(f[3]);
@@ -329,11 +330,12 @@ static int plan_variants(struct run_plan *pl)
                 hit = !(pl->probes[i]->variants[j].flags & CB_VARIANT_TESTONLY) &&
                       fnmatch(*g, pl->probes[i]->variants[j].name, 0) == 0;
         if (!hit) {
-            char near[256];
-            cb_suggest_variants(pl->np == 1 ? pl->probes[0] : NULL, *g, near, sizeof near);
+            struct cb_sb near = CB_SB_INIT;
+            cb_suggest_variants(pl->np == 1 ? pl->probes[0] : NULL, *g, &near);
             snprintf(pl->err, sizeof pl->err,
                      "no variant of %s matches '%s': did you mean %s? ('cyclebudget list variants')",
-                     pl->suite ? "the quick suite's families" : pl->probes_arg, *g, near);
+                     pl->suite ? "the quick suite's families" : pl->probes_arg, *g, near.buf);
+            cb_sb_release(&near);
             return -ENOENT;
         }
     }
@@ -522,6 +524,7 @@ static void run_summary(const struct run_plan *pl, int64_t run_id)
 
 static void run_plan_free(struct run_plan *pl)
 {
+    cb_session_release(&pl->s);
     free(pl->vglobs);
     free(pl->vstore);
     free(pl->cnames);

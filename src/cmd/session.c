@@ -20,9 +20,10 @@ void cb_session_init(struct cb_session *s, const char *events, int (*work)(void 
     s->co.db = cb_default_db();
     s->co.events = events;
     s->co.cpu = -1;
-    s->co.cmdline = s->cmdline;
     cb_harness_defaults(&s->co.harness);
-    cb_quote_cmdline(argc, argv, s->cmdline, sizeof s->cmdline);
+    cb_sb_init(&s->cmdline);
+    cb_quote_cmdline(argc, argv, &s->cmdline);
+    s->co.cmdline = s->cmdline.buf;
 }
 
 enum { OPT_CPU = CB_SESSION_OPT_FIRST, OPT_COLD };
@@ -61,6 +62,11 @@ static const struct cb_option session_table[] = {
 
 const struct cb_opt_group cb_session_options = {session_table, session_option};
 
+void cb_session_release(struct cb_session *s)
+{
+    cb_sb_release(&s->cmdline);
+}
+
 int cb_session_no_operands(int argc, char **argv, const char *cmd, char *err, size_t errlen)
 {
     if (optind >= argc)
@@ -81,10 +87,11 @@ int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, s
     for (int i = 0; i < n; i++) {
         if ((out[i] = cb_probe_find(names[i])))
             continue;
-        char near[256];
-        cb_suggest_probes(names[i], near, sizeof near);
+        struct cb_sb near = CB_SB_INIT;
+        cb_suggest_probes(names[i], &near);
         snprintf(err, errlen, "unknown probe '%s': did you mean %s? ('cyclebudget list probes' shows all)",
-                 names[i], near);
+                 names[i], near.buf);
+        cb_sb_release(&near);
         n = -ENOENT;
         break;
     }
@@ -99,7 +106,7 @@ static int session_open(struct cb_session *s, struct cb_collector *col)
     int usage = 0;
     if (cb_collector_open(col, &s->co, err, sizeof err, &usage) == 0)
         return 0;
-    cb_die_msg("%s", err);
+    cb_error("%s", err);
     return usage ? CB_EXIT_USAGE : 1;
 }
 
@@ -109,12 +116,12 @@ int cb_session_finish(struct cb_collector *col, int interrupted, const char *wha
     int64_t run_id = col->run_id;
     if (interrupted || *cb_stop_flag()) {
         cb_collector_finish(col, "aborted");
-        cb_die_msg("interrupted: %s %lld marked aborted (%s)", what, (long long)run_id, note);
+        cb_error("interrupted: %s %lld marked aborted (%s)", what, (long long)run_id, note);
         return 130;
     }
     int rc = cb_collector_finish(col, "complete");
     if (rc < 0) {
-        cb_die_msg("cannot mark run %lld complete: %s", (long long)run_id, strerror(-rc));
+        cb_error("cannot mark run %lld complete: %s", (long long)run_id, strerror(-rc));
         return 1;
     }
     return 0;
@@ -127,12 +134,12 @@ int cb_session_abort(struct cb_collector *col, int rc, const char *what, const c
     const char *end = fin == 0 ? "marked aborted"
                       : "could not be marked aborted (the next writer to open it marks it so)";
     if (rc == -ENOSPC)
-        cb_die_msg("disk full: cannot store %s in %s (its filesystem has no space left): free "
-                   "some space there, or give --db a file on another filesystem, and run again; "
-                   "run %lld %s", what, db, (long long)run_id, end);
+        cb_error("disk full: cannot store %s in %s (its filesystem has no space left): free "
+                 "some space there, or give --db a file on another filesystem, and run again; "
+                 "run %lld %s", what, db, (long long)run_id, end);
     else
-        cb_die_msg("cannot store %s in %s: %s; run %lld %s", what, db, strerror(-rc),
-                   (long long)run_id, end);
+        cb_error("cannot store %s in %s: %s; run %lld %s", what, db, strerror(-rc),
+                 (long long)run_id, end);
     return 1;
 }
 

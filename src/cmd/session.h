@@ -25,7 +25,7 @@ extern const struct cb_opt_group cb_session_options;
 /* The first member of a command's plan, so that the plan is its context. */
 struct cb_session {
     struct cb_collect_opts co;   /* db, events, tag, cpu, quiet, harness */
-    char cmdline[2048];          /* as typed, stored with the run */
+    struct cb_sb cmdline;        /* as typed, stored with the run; cb_session_release */
     /* The command's work in the open session, given its plan: an exit status. */
     int (*work)(void *plan, struct cb_collector *col);
 };
@@ -34,6 +34,9 @@ struct cb_session {
  * and the work to do. */
 void cb_session_init(struct cb_session *s, const char *events, int (*work)(void *, struct cb_collector *),
                      int argc, char **argv);
+
+/* What cb_session_init took. */
+void cb_session_release(struct cb_session *s);
 
 /* Options only: -EINVAL naming the first operand, if any. */
 int cb_session_no_operands(int argc, char **argv, const char *cmd, char *err, size_t errlen);

@@ -597,7 +597,8 @@ void cmp_common_defaults(struct cmp_common *c, int argc, char **argv)
     c->o.trim = CB_RUNS_TRIM;
     c->o.corr = CORR_HOLM;
     c->o.fmt = FMT_TEXT;
-    cb_quote_cmdline(argc, argv, c->cmdline, sizeof c->cmdline);
+    cb_sb_init(&c->cmdline);
+    cb_quote_cmdline(argc, argv, &c->cmdline);
 }
 
 /* Check the fingerprints: within each side and across.  Returns 0, or
@@ -625,4 +626,9 @@ int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_
         return -EXDEV;
     }
     return 0;
+}
+
+void cmp_common_release(struct cmp_common *c)
+{
+    cb_sb_release(&c->cmdline);
 }

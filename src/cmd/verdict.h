@@ -64,7 +64,7 @@ struct cmp_common {
     const char *host;            /* --host: a machine id prefix or hostname glob; NULL none */
     int force, include_aborted;
     struct cmp_opts o;
-    char cmdline[2048];          /* as typed: for the runs a rerun records */
+    struct cb_sb cmdline;        /* as typed: for the runs a rerun records; cmp_common_release */
 };
 
 /* The options compare and bisect-check share, relative to struct
@@ -77,6 +77,7 @@ extern const struct cb_opt_group cmp_common_options;
  * the option in the message. */
 int cmp_parse_pct(const char *s, const char *what, double *out, char *err, size_t errlen);
 void cmp_common_defaults(struct cmp_common *c, int argc, char **argv);
+void cmp_common_release(struct cmp_common *c);
 /* A side's runs must come from one machine: with --host (host non-NULL),
  * keep those of the machines it names (-ENOENT when none is left); without,
  * -EXDEV when they come from several.  The message in err. */
