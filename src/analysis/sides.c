@@ -419,6 +419,10 @@ int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t le
     buf[0] = '\0';
     for (int i = 0; i < 12 && off < len; i++) {
         const char *t = cb_db_column_text(q, i);
+        /* The CPU number alone does not change timings; its class does
+         * (cb_fingerprint_cpu_lines, below).  compare notes the number. */
+        if (i == 10)
+            continue;
         off += (size_t)snprintf(buf + off, len - off, "%s=%s\n", names[i], t ? (const char *)t : "");
     }
     /* The environment the run recorded (migration 7 on); older runs give
@@ -427,7 +431,9 @@ int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t le
     struct cb_fingerprint fp;
     int have = env && cb_fingerprint_parse((const char *)env, &fp) == 0;
     if (off < len)
-        cb_fingerprint_lines(have ? &fp : NULL, buf + off, len - off);
+        off += cb_fingerprint_lines(have ? &fp : NULL, buf + off, len - off);
+    if (off < len)
+        cb_fingerprint_cpu_lines(have ? &fp : NULL, buf + off, len - off);
     cb_db_finalize(q);
     return 0;
 }

@@ -19,7 +19,7 @@ void cb_session_init(struct cb_session *s, const char *events, int (*work)(void 
     s->work = work;
     s->co.db = cb_default_db();
     s->co.events = events;
-    s->co.cpu = -1;
+    s->co.cpu = CB_CPU_DEFAULT;
     s->co.cmdline = s->cmdline;
     cb_harness_defaults(&s->co.harness);
     cb_quote_cmdline(argc, argv, s->cmdline, sizeof s->cmdline);

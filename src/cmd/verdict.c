@@ -17,6 +17,7 @@
 #include "parse.h"
 #include "report.h"
 #include "tsc.h"
+#include "db.h"
 #include "verdict.h"
 
 int cmp_parse_pct(const char *s, const char *what, double *out, char *err, size_t errlen)
@@ -39,6 +40,16 @@ int cmp_parse_pct(const char *s, const char *what, double *out, char *err, size_
 bad:
     snprintf(err, errlen, "%s '%s': give a percentage between 0 and 100, e.g. 2 or 2%%", what, s);
     return -EINVAL;
+}
+
+/* 1 when the comma list holds word. */
+static int cb_list_has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+            return 1;
+    return 0;
 }
 
 /* s as a plain decimal (digits and at most the point strtod takes: no sign,
@@ -86,14 +97,14 @@ static int parse_alpha(const char *s, double *out, char *err, size_t errlen)
 }
 
 /* One case's statistics on the quiet samples (cb_runs_quiet) of each side.
- * With two or more runs a side, runs are the unit and each side must keep
- * two runs with enough quiet samples; otherwise samples are the unit and
- * each side must keep one.  When a side keeps too few, every sample is used
- * and the row says so. */
+ * With CMP_RUNS_MIN or more runs a side, runs are the unit and each side
+ * must keep two runs with enough quiet samples; otherwise samples are the
+ * unit (the within-run test, r->sw) and each side must keep one.  When a
+ * side keeps too few, every sample is used and the row says so. */
 static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b,
                       const struct cmp_opts *o, struct cmp_row *r)
 {
-    int runs_unit = a->nruns >= 2 && b->nruns >= 2;
+    int runs_unit = a->nruns >= CMP_RUNS_MIN && b->nruns >= CMP_RUNS_MIN;
     size_t need = runs_unit ? 2 : 1;
     double *va = malloc(a->n * sizeof *va), *vb = malloc(b->n * sizeof *vb);
     size_t *ea = malloc(a->nruns * sizeof *ea), *eb = malloc(b->nruns * sizeof *eb);
@@ -118,13 +129,87 @@ static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b
             ka = a->nruns;
             kb = b->nruns;
         }
+        r->test = runs_unit ? CMP_TEST_RUNS : CMP_TEST_NOFLOOR;
         rc = runs_unit ? cb_cmp_stats_runs(ua, ua_end, ka, ub, ub_end, kb, o->run_q, o->trim, &r->s)
-                       : cb_cmp_stats(ua, ua_end[ka - 1], ub, ub_end[kb - 1], &r->s);
+                       : cb_cmp_stats(ua, ua_end[ka - 1], ub, ub_end[kb - 1], &r->sw);
     }
     free(va);
     free(vb);
     free(ea);
     free(eb);
+    return rc;
+}
+
+/* A side's run figures (logs of each run's q-quantile) into x (c->nruns
+ * long): its quiet runs only, unless none is quiet or keep_contended; *n
+ * the count. */
+static int side_logs(const struct cb_side_case *c, const struct cmp_opts *o, double *x, size_t *n)
+{
+    int *quiet = malloc((c->nruns ? c->nruns : 1) * sizeof *quiet);
+    if (!quiet)
+        return -ENOMEM;
+    int rc = cb_run_log_values(c->v, o->keep_contended ? NULL : c->smt, c->ends, c->nruns,
+                               o->run_q, x, quiet);
+    size_t k = 0;
+    for (size_t r = 0; rc == 0 && r < c->nruns; r++)
+        if (quiet[r] || o->keep_contended)
+            x[k++] = x[r];
+    free(quiet);
+    *n = rc == 0 ? (k ? k : c->nruns) : 0;
+    return rc;
+}
+
+/* Fewer than CMP_RUNS_MIN runs a side: the change of the run figures
+ * against the floor learned from identical builds (fl), widened by a
+ * side's own spread when it has two runs or more.  Without a floor of
+ * CB_FLOOR_MIN_DF the row stays CMP_TEST_NOFLOOR. */
+static int floor_stats(const struct cb_floor *fl, const struct cmp_opts *o, struct cmp_row *r)
+{
+    double *la = malloc((r->a->nruns + 1) * sizeof *la), *lb = malloc((r->b->nruns + 1) * sizeof *lb);
+    size_t na = 0, nb = 0;
+    struct cb_floor own = {0};
+    int rc = la && lb ? 0 : -ENOMEM;
+    if (rc == 0 && (side_logs(r->a, o, la, &na) < 0 || side_logs(r->b, o, lb, &nb) < 0))
+        na = nb = 0;
+    if (rc == 0 && na && nb) {
+        const struct cb_floor_case *lc = cb_floor_find(fl, r->a->key);
+        struct cb_floor_case c = lc ? *lc : (struct cb_floor_case){.ss = 0, .df = 0};
+        if ((rc = cb_floor_add(&own, r->a->key, la, na)) == 0 &&
+            (rc = cb_floor_add(&own, r->a->key, lb, nb)) == 0 && own.n) {
+            c.ss += own.c[0].ss;
+            c.df += own.c[0].df;
+        }
+        double sd = cb_floor_sd(&c);
+        if (rc == 0 && !isnan(sd) && cb_floor_stats(la, na, lb, nb, sd, (double)c.df, &r->s) == 0) {
+            r->s.na = r->sw.na;
+            r->s.nb = r->sw.nb;
+            r->test = CMP_TEST_FLOOR;
+            r->floor_sd = sd;
+            r->floor_df = (double)c.df;
+        }
+    }
+    cb_floor_free(&own);
+    free(la);
+    free(lb);
+    return rc;
+}
+
+/* The floor of the head side's host and environment, the compared runs
+ * left out (they must not hold the change they are judged by). */
+static int learn_floor(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                       const struct cmp_opts *o, struct cb_floor *fl)
+{
+    memset(fl, 0, sizeof *fl);
+    if (o->exact || !o->metric || !B->nruns || (A->nruns >= CMP_RUNS_MIN && B->nruns >= CMP_RUNS_MIN))
+        return 0;
+    int64_t *skip = malloc((A->nruns + B->nruns) * sizeof *skip);
+    if (!skip)
+        return -ENOMEM;
+    memcpy(skip, A->runs, A->nruns * sizeof *skip);
+    memcpy(skip + A->nruns, B->runs, B->nruns * sizeof *skip);
+    int rc = cb_floor_learn(st, B->runs[0], o->metric, o->run_q, o->keep_contended, skip,
+                            A->nruns + B->nruns, fl);
+    free(skip);
     return rc;
 }
 
@@ -139,6 +224,7 @@ int cmp_pick_metric(struct cb_store *st, const struct cb_side *A, const struct c
         return -EXDEV;
     }
     *metric = cb_sides_metric(st, A, B);
+    o->metric = *metric;
     o->exact = strcmp(*metric, CB_SIDES_SIM_METRIC) == 0;
     if (o->exact && !o->threshold_set)
         o->threshold = CB_CMP_EXACT_THRESHOLD;
@@ -173,6 +259,45 @@ static void exact_stats(const struct cb_side_case *a, const struct cb_side_case 
          : c < -o->threshold ? CB_CMP_IMPROVED : CB_CMP_UNCHANGED;
 }
 
+/* Each row's p corrected over the rows that have one: get(r) picks which. */
+static int adjust(struct cmp_result *res, const struct cmp_opts *o, int within)
+{
+    double *p = malloc((res->n ? res->n : 1) * sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    for (size_t i = 0; i < res->n; i++)
+        p[i] = within ? res->rows[i].sw.p : res->rows[i].s.p;
+    int rc = o->corr == CORR_HOLM ? cb_p_adjust_holm(p, res->n, p) : cb_p_adjust_bh(p, res->n, p);
+    for (size_t i = 0; rc == 0 && i < res->n; i++)
+        *(within ? &res->rows[i].pw_adj : &res->rows[i].p_adj) = p[i];
+    free(p);
+    return rc;
+}
+
+/* The verdict of a row with fewer than CMP_RUNS_MIN runs a side.  Against
+ * a floor: its verdict, but a change only when the within-run test sees
+ * the same change (exit 1 means beyond both noises).  Without one: the
+ * within-run test can say unchanged; a change it sees may be drift.  An
+ * unsure row says how many more runs a side would decide it. */
+static void decide_few(struct cmp_row *r, const struct cmp_opts *o, size_t m)
+{
+    enum cb_cmp_verdict vw = cb_cmp_decide(r->pw_adj, r->sw.lo, r->sw.hi, o->alpha, o->threshold);
+    size_t have = r->a->nruns < r->b->nruns ? r->a->nruns : r->b->nruns, need = CMP_RUNS_MIN;
+    if (r->test == CMP_TEST_FLOOR) {
+        r->v = cb_cmp_decide(r->p_adj, r->s.lo, r->s.hi, o->alpha, o->threshold);
+        if ((r->v == CB_CMP_REGRESSED || r->v == CB_CMP_IMPROVED) && vw != r->v)
+            r->v = CB_CMP_UNSURE;
+        need = cb_floor_runs_needed(r->s.change, r->floor_sd, r->floor_df, o->alpha, m, o->threshold);
+    } else {
+        r->v = vw == CB_CMP_UNCHANGED ? CB_CMP_UNCHANGED : CB_CMP_UNSURE;
+        r->s = r->sw;
+        r->s.lo = r->s.hi = r->s.p = NAN;   /* no interval holds the drift between runs */
+        r->p_adj = NAN;
+    }
+    if (r->v == CB_CMP_UNSURE)
+        r->more_runs = need >= CB_FLOOR_RUNS_CAP ? CB_FLOOR_RUNS_CAP : need > have ? need - have : 1;
+}
+
 int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
                  const struct cmp_opts *o, struct cmp_result *res)
 {
@@ -180,9 +305,13 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
     memset(res, 0, sizeof *res);
     res->exact = o->exact;
     res->rows = calloc(A->ncases ? A->ncases : 1, sizeof *res->rows);
+    struct cb_floor fl;
     if (!res->rows)
         return -ENOMEM;
-    for (size_t i = 0; i < A->ncases; i++) {
+    int rc = learn_floor(st, A, B, o, &fl);
+    res->floor_runs = fl.runs;
+    res->floor_groups = fl.groups;
+    for (size_t i = 0; rc == 0 && i < A->ncases; i++) {
         const struct cb_side_case *a = &A->cases[i];
         const struct cb_side_case *b = cb_side_find(B, a->key);
         if (!b || (o->glob && fnmatch(o->glob, a->key, 0) != 0))
@@ -190,35 +319,31 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
         struct cmp_row *r = &res->rows[res->n++];
         r->a = a;
         r->b = b;
+        r->s.p = r->sw.p = r->p_adj = r->pw_adj = NAN;
         if (o->exact) {
             exact_stats(a, b, o, r);
             continue;
         }
-        int rc = case_stats(a, b, o, r);
-        if (rc < 0)
-            return rc;
+        if ((rc = case_stats(a, b, o, r)) == 0 && r->test != CMP_TEST_RUNS)
+            rc = floor_stats(&fl, o, r);
     }
-    double *p = malloc((res->n ? res->n : 1) * sizeof *p);
-    if (!p)
-        return -ENOMEM;
-    for (size_t i = 0; i < res->n; i++)
-        p[i] = res->rows[i].s.p;
-    int rc = o->corr == CORR_HOLM ? cb_p_adjust_holm(p, res->n, p) : cb_p_adjust_bh(p, res->n, p);
+    cb_floor_free(&fl);
+    if (rc == 0 && !o->exact && (rc = adjust(res, o, 0)) == 0)
+        rc = adjust(res, o, 1);
     for (size_t i = 0; rc == 0 && i < res->n; i++) {
         struct cmp_row *r = &res->rows[i];
-        if (!o->exact) {
-            r->p_adj = p[i];
+        if (!o->exact && r->test == CMP_TEST_RUNS)
             r->v = cb_cmp_decide(r->p_adj, r->s.lo, r->s.hi, o->alpha, o->threshold);
-        }
+        else if (!o->exact)
+            decide_few(r, o, res->n);
         res->count[r->v]++;
+        res->by_test[r->test]++;
         if (r->v == CB_CMP_REGRESSED &&
-            cb_ack_lookup(st, r->a->key, (const char(*)[64])B->commits, B->ncommits, r->why,
-                          sizeof r->why)) {
+            cb_ack_between(st, r->a->key, A, B, r->why, sizeof r->why)) {
             r->acked = 1;
             res->acked++;
         }
     }
-    free(p);
     return rc;
 }
 
@@ -237,249 +362,6 @@ void cmp_describe_side(struct cb_store *st, const struct cb_side *s, char *buf, 
         snprintf(buf + off, len - off, " (commit %.12s)", s->commits[0]);
     else if (s->ncommits > 1 && off < len)
         snprintf(buf + off, len - off, " (%zu commits)", s->ncommits);
-}
-
-/* Exact counts move by less than timings can show: three decimals. */
-static void fmt_pct(double x, int exact, char *buf, size_t len)
-{
-    if (isnan(x))
-        snprintf(buf, len, "n/a");
-    else
-        snprintf(buf, len, exact ? "%+.3f%%" : "%+.1f%%", 100.0 * x);
-}
-
-/* What the contention meter made compare do: text in two lines at
- * most, markdown as bullets. */
-static void print_contention(FILE *f, const struct cmp_result *res, int md)
-{
-    size_t runs = 0, samples = 0, total = 0, stuck = 0;
-    for (size_t i = 0; i < res->n; i++) {
-        runs += res->rows[i].left_out;
-        samples += res->rows[i].samples_left_out;
-        total += res->rows[i].a->n + res->rows[i].b->n;
-        stuck += (size_t)res->rows[i].all_contended;
-    }
-    const char *lead = md ? "- contention: " : "contention   ", *wrap = md ? " " : "\n             ";
-    if (runs || samples)
-        fprintf(f, "%sleft out %zu of %zu samples, taken with the core busy (meter over %.2fx its run's%s"
-                   "baseline), and %zu run%s with fewer than %d quiet samples (--keep-contended keeps them)\n",
-                lead, samples, total, CB_METER_SHIFT, wrap, runs, runs == 1 ? "" : "s", CB_QUIET_MIN);
-    if (stuck)
-        fprintf(f, "%s%zu case%s had fewer quiet runs on a side than the test needs (2 with runs as the%s"
-                   "unit, else 1), so every sample was used: the core was shared; record again,%s"
-                   "or on another CPU (cyclebudget calibrate --smt)\n",
-                lead, stuck, stuck == 1 ? "" : "s", wrap, wrap);
-}
-
-static int row_by_runs(const struct cmp_row *r)
-{
-    return r->s.runs_a >= 2 && r->s.runs_b >= 2;
-}
-
-static size_t by_runs(const struct cmp_result *res)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < res->n; i++)
-        k += (size_t)row_by_runs(&res->rows[i]);
-    return k;
-}
-
-static const char *test_name(const struct cmp_result *res, const struct cmp_opts *o, char *buf,
-                             size_t len)
-{
-    size_t k = by_runs(res);
-    char q[32], t[48];
-    if (o->exact) {
-        snprintf(buf, len, "exact counts: no statistical test; the change of the medians decides");
-        return buf;
-    }
-    if (o->trim > 0)
-        snprintf(t, sizeof t, "Yuen's %g%%-trimmed t", 100 * o->trim);
-    else
-        snprintf(t, sizeof t, "Welch's t");
-    if (o->run_q == 0.5)
-        snprintf(q, sizeof q, "median");
-    else if (o->run_q == 0)
-        snprintf(q, sizeof q, "fastest sample");
-    else
-        snprintf(q, sizeof q, "%g-quantile", o->run_q);
-    if (k == res->n && k)
-        snprintf(buf, len, "runs as the unit: %s on the log of each run's %s", t, q);
-    else if (k == 0)
-        snprintf(buf, len, "samples as the unit: Mann-Whitney U, bootstrap CI of the medians' ratio");
-    else
-        snprintf(buf, len, "runs as the unit (%s, each run's %s) where both sides have 2+ runs, "
-                 "else samples (Mann-Whitney)", t, q);
-    return buf;
-}
-
-static const char *metric_unit(const char *metric)
-{
-    return strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
-           : strcmp(metric, CB_SIDES_SIM_METRIC) == 0
-               ? "SIMULATED instructions (callgrind's Ir) per op: exact counts, not timings"
-           : strcmp(metric, "cycles-est") == 0 ? "ESTIMATED core cycles per op (no PMU cycles on every run)"
-                                               : "TSC ticks per op (no PMU cycles and no estimate on every run)";
-}
-
-static const char *corr_name(const struct cmp_opts *o)
-{
-    return o->corr == CORR_HOLM ? "Holm" : "Benjamini-Hochberg";
-}
-
-static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const struct cmp_result *res,
-                       int exit_status, FILE *f)
-{
-    cb_json_field(f, "{\"base\":", x->base_desc);
-    cb_json_field(f, ",\"head\":", x->head_desc);
-    cb_json_field(f, ",\"metric\":", x->metric);
-    fprintf(f, ",\"run_quantile\":%g,\"exact\":%s", o->run_q, o->exact ? "true" : "false");
-    fprintf(f, ",\"alpha\":%g,\"threshold_pct\":%g,\"correction\":\"%s\",\"crosses_environments\":%s",
-            o->alpha, 100 * o->threshold, o->corr == CORR_HOLM ? "holm" : "bh",
-            x->crosses ? "true" : "false");
-    if (x->crosses) {
-        cb_json_field(f, ",\"environment_diff\":", x->crosses);
-    }
-    fputs(",\"cases\":[", f);
-    for (size_t i = 0; i < res->n; i++) {
-        const struct cmp_row *r = &res->rows[i];
-        fputs(i ? ",{\"case\":" : "{\"case\":", f);
-        cb_json_str(f, r->a->key);
-        fprintf(f, ",\"n_base\":%zu,\"n_head\":%zu,\"runs_base\":%zu,\"runs_head\":%zu,"
-                   "\"runs_left_out\":%zu,\"samples_left_out\":%zu,\"all_runs_contended\":%s,"
-                   "\"test\":\"%s\",\"median_base\":",
-                r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, r->left_out, r->samples_left_out,
-                r->all_contended ? "true" : "false", row_by_runs(r) ? "t-runs" : "mann-whitney");
-        cb_json_num6(f, r->s.med_a);
-        fputs(",\"median_head\":", f);
-        cb_json_num6(f, r->s.med_b);
-        fputs(",\"change_pct\":", f);
-        cb_json_num6(f, 100 * r->s.change);
-        fputs(",\"ci_lo_pct\":", f);
-        cb_json_num6(f, 100 * r->s.lo);
-        fputs(",\"ci_hi_pct\":", f);
-        cb_json_num6(f, 100 * r->s.hi);
-        fputs(",\"p\":", f);
-        cb_json_num6(f, r->s.p);
-        fputs(",\"p_adj\":", f);
-        cb_json_num6(f, r->p_adj);
-        fprintf(f, ",\"verdict\":\"%s\",\"acked\":%s", cb_cmp_verdict_name(r->v),
-                r->acked ? "true" : "false");
-        if (r->acked) {
-            cb_json_field(f, ",\"ack_why\":", r->why);
-        }
-        fputc('}', f);
-    }
-    fprintf(f, "],\"summary\":{\"regressed\":%d,\"improved\":%d,\"unchanged\":%d,\"unsure\":%d,"
-               "\"acknowledged\":%d},\"exit\":%d}\n",
-            res->count[CB_CMP_REGRESSED], res->count[CB_CMP_IMPROVED],
-            res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE], res->acked, exit_status);
-}
-
-static void print_head_md(const struct cmp_ctx *x, const struct cmp_opts *o, const struct cmp_result *res,
-                          FILE *f)
-{
-    char tn[320];
-    fprintf(f, "### cyclebudget compare\n\n- base: `%s`\n- head: `%s`\n- metric: %s\n", x->base_desc,
-            x->head_desc, metric_unit(x->metric));
-    if (o->exact)
-        fprintf(f, "- test: %s\n- regression: a change above +%g%%\n", test_name(res, o, tn, sizeof tn),
-                100 * o->threshold);
-    else
-        fprintf(f, "- test: %s\n- regression: %s-corrected p < %g and the whole 95%% CI above +%g%%\n",
-                test_name(res, o, tn, sizeof tn), corr_name(o), o->alpha, 100 * o->threshold);
-    if (x->crosses)
-        fprintf(f, "- **this comparison crosses environments** (--force): %s\n", x->crosses);
-    print_contention(f, res, 1);
-    fputs("\n| case | base | head | change | 95% CI | p (adj) | verdict |\n"
-          "|---|---:|---:|---:|---|---:|---|\n", f);
-}
-
-static void print_head_text(const struct cmp_ctx *x, const struct cmp_opts *o, const struct cmp_result *res,
-                            FILE *f)
-{
-    char tn[320];
-    fprintf(f, "base         %s\nhead         %s\nmetric       %s\n", x->base_desc, x->head_desc, metric_unit(x->metric));
-    size_t clustered = by_runs(res);
-    if (o->exact)
-        fprintf(f, "test         %s;\n             a change beyond %g%% over %zu case%s\n",
-                test_name(res, o, tn, sizeof tn), 100 * o->threshold, res->n, res->n == 1 ? "" : "s");
-    else
-        fprintf(f, "test         %s;\n             %s over %zu case%s, alpha %g; change beyond %g%% over the whole 95%% CI\n",
-                test_name(res, o, tn, sizeof tn), corr_name(o), res->n, res->n == 1 ? "" : "s", o->alpha,
-                100 * o->threshold);
-    if (clustered < res->n && !o->exact)
-        fprintf(f, "caveat       %zu case%s with a single run on a side: a shift between runs (core clock,\n"
-                   "             load) looks like a change; record 5+ runs per side, interleaved, to gate on it\n",
-                res->n - clustered, res->n - clustered > 1 ? "s" : "");
-    if (x->crosses)
-        fprintf(f, "environment  CROSSES ENVIRONMENTS (--force): %s\n", x->crosses);
-    else
-        fprintf(f, "environment  same fingerprint on both sides\n");
-    print_contention(f, res, 0);
-    fprintf(f, "\n%-34s %10s %10s %8s  %-18s %9s  %s\n", "case", "base", "head", "change",
-            "95% CI", "p (adj)", "verdict");
-}
-
-static void print_rows(const struct cmp_result *res, int md, FILE *f)
-{
-    for (size_t i = 0; i < res->n; i++) {
-        const struct cmp_row *r = &res->rows[i];
-        char ch[32], lo[32], hi[32], ci[80], verdict[64];
-        fmt_pct(r->s.change, res->exact, ch, sizeof ch);
-        /* An exact count has no interval and no p: say so instead of
-         * printing a zero-width CI and a NaN. */
-        char p[16];
-        if (res->exact) {
-            snprintf(ci, sizeof ci, "exact");
-            snprintf(p, sizeof p, "-");
-        } else {
-            fmt_pct(r->s.lo, 0, lo, sizeof lo);
-            fmt_pct(r->s.hi, 0, hi, sizeof hi);
-            snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
-            snprintf(p, sizeof p, "%.2g", r->p_adj);
-        }
-        int prec = res->exact ? 3 : 1;
-        snprintf(verdict, sizeof verdict, "%s%s", cb_cmp_verdict_name(r->v), r->acked ? " (acknowledged)" : "");
-        if (md)
-            fprintf(f, "| `%s` | %.*f | %.*f | %s | %s | %s | %s%s%s |\n", r->a->key, prec, r->s.med_a,
-                    prec, r->s.med_b, ch, ci, p, r->v == CB_CMP_REGRESSED && !r->acked ? "**" : "",
-                    verdict, r->v == CB_CMP_REGRESSED && !r->acked ? "**" : "");
-        else
-            fprintf(f, "%-34s %10.*f %10.*f %8s  %-18s %9s  %s\n", r->a->key, prec, r->s.med_a, prec,
-                    r->s.med_b, ch, ci, p, verdict);
-        if (r->acked)
-            fprintf(f, md ? "|  | | | | | | acknowledged: %s |\n" : "%-34s acknowledged: %s\n", md ? r->why : "",
-                    r->why);
-    }
-}
-
-static void print_summary(const struct cmp_result *res, int md, FILE *f)
-{
-    fprintf(f, "\n%s%d regressed%s, %d improved, %d unchanged, %d unsure", md ? "**" : "",
-            res->count[CB_CMP_REGRESSED], md ? "**" : "", res->count[CB_CMP_IMPROVED],
-            res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE]);
-    if (res->acked)
-        fprintf(f, " (%d regression%s acknowledged)", res->acked, res->acked > 1 ? "s" : "");
-    if (res->n == 0)
-        fprintf(f, " (no case in common)");
-    fputc('\n', f);
-}
-
-void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
-                      const struct cmp_result *res, int exit_status, FILE *f)
-{
-    if (o->fmt == FMT_JSON) {
-        print_json(x, o, res, exit_status, f);
-        return;
-    }
-    int md = o->fmt == FMT_MARKDOWN;
-    if (md)
-        print_head_md(x, o, res, f);
-    else
-        print_head_text(x, o, res, f);
-    print_rows(res, md, f);
-    print_summary(res, md, f);
 }
 
 int cmp_exit_of(const struct cmp_result *res)
@@ -590,8 +472,41 @@ int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_
         snprintf(crosses, clen, "base vs head: %s", why);
     if (crosses[0] && !force) {
         snprintf(err, errlen, "refusing to compare across environments (%.900s): measure both sides on the same "
-                 "machine, kernel, build and pinned CPU (run --cpu N), or pass --force", crosses);
+                 "machine, kernel and build, on CPUs of one class (run --cpu N), or pass --force", crosses);
         return -EXDEV;
     }
     return 0;
+}
+
+/* The distinct CPUs a side's runs were pinned to: "1" or "0,1". */
+static void side_cpus(struct cb_store *st, const struct cb_side *s, char *buf, size_t len)
+{
+    struct cb_db_stmt *q;
+    size_t off = 0;
+    buf[0] = '\0';
+    if (cb_db_prepare(cb_store_db(st), "SELECT cpu FROM runs WHERE id = ?1", &q) != CB_DB_OK)
+        return;
+    for (size_t i = 0; i < s->nruns && off < len; i++) {
+        cb_db_reset(q);
+        cb_db_bind_int64(q, 1, s->runs[i]);
+        if (cb_db_step(q) != CB_DB_ROW)
+            continue;
+        char one[16];
+        snprintf(one, sizeof one, "%d", cb_db_column_int(q, 0));
+        if (!cb_list_has_word(buf, one))
+            off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", one);
+    }
+    cb_db_finalize(q);
+}
+
+void cmp_cpu_note(struct cb_store *st, const struct cb_side *A, const struct cb_side *B, char *buf,
+                  size_t len)
+{
+    char a[128], b[128];
+    side_cpus(st, A, a, sizeof a);
+    side_cpus(st, B, b, sizeof b);
+    buf[0] = '\0';
+    if (strcmp(a, b) != 0 || strchr(a, ','))
+        snprintf(buf, len, "pinned cpu %s (base) vs %s (head): CPUs of one class (core type, SMT "
+                 "sibling, isolcpus, nohz_full, NUMA node), so compared", a, b);
 }
