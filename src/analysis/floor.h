@@ -34,9 +34,12 @@
 
 /* At most this many of the host's newest runs are read to learn a floor. */
 #define CB_FLOOR_MAX_RUNS 256
-/* A floor with fewer degrees of freedom is no floor: with 1, the 95%
- * t-quantile is 12.7 and every interval spans the threshold. */
-#define CB_FLOOR_MIN_DF 2
+/* A floor needs one degree of freedom: two runs of one build.  With one,
+ * the 95% t-quantile is 12.7 and Holm's bound far more, so such a floor
+ * decides only gross changes (a planted 4x slowdown against two base runs),
+ * and the within-run test must agree; the t distribution is what accounts
+ * for a spread estimated from so few runs. */
+#define CB_FLOOR_MIN_DF 1
 
 struct cb_floor_case {
     char key[CB_CASE_KEY_MAX];
