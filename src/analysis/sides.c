@@ -458,27 +458,6 @@ int cb_side_fingerprint(struct cb_store *st, const struct cb_side *s, char *buf,
     return 0;
 }
 
-int cb_ack_lookup(struct cb_store *st, const char *key, const char (*commits)[64], size_t ncommits,
-                  char *why, size_t whylen)
-{
-    struct cb_db_stmt *q;
-    if (cb_db_prepare(cb_store_db(st),
-                           "SELECT case_glob, why FROM acks WHERE commit_hash = ?1 ORDER BY id DESC", &q) != CB_DB_OK)
-        return 0;
-    int found = 0;
-    for (size_t i = 0; i < ncommits && !found; i++) {
-        cb_db_reset(q);
-        cb_db_bind_text(q, 1, commits[i]);
-        while (!found && cb_db_step(q) == CB_DB_ROW)
-            if (fnmatch((const char *)cb_db_column_text(q, 0), key, 0) == 0) {
-                snprintf(why, whylen, "%s", (const char *)cb_db_column_text(q, 1));
-                found = 1;
-            }
-    }
-    cb_db_finalize(q);
-    return found;
-}
-
 /* ---- machines ------------------------------------------------------------ */
 
 int cb_run_machine(struct cb_store *st, int64_t run_id, struct cb_machine *m)
