@@ -175,10 +175,33 @@ static int add_group(struct cb_store *st, struct cb_side *g, const char *metric,
     return rc;
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of the cases' spreads, for cb_floor_moderate. */
+static void host_spread(struct cb_floor *f)
+{
+    double *v = malloc((f->n ? f->n : 1) * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; v && i < f->n; i++)
+        if (f->c[i].df >= CB_FLOOR_MIN_DF)
+            v[k++] = cb_floor_sd(&f->c[i]);
+    f->s0 = NAN;
+    if (k) {
+        qsort(v, k, sizeof *v, cmp_dbl);
+        f->s0 = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+    }
+    free(v);
+}
+
 int cb_floor_learn(struct cb_store *st, int64_t ref_run, const char *metric, double q,
                    int keep_contended, const int64_t *skip, size_t nskip, struct cb_floor *f)
 {
     memset(f, 0, sizeof *f);
+    f->s0 = NAN;
     struct cand *c = NULL;
     size_t n = 0;
     int rc = candidates(st, ref_run, skip, nskip, &c, &n);
@@ -204,7 +227,21 @@ int cb_floor_learn(struct cb_store *st, int64_t ref_run, const char *metric, dou
         cb_side_free(&g);
     }
     free(c);
+    host_spread(f);
     return rc;
+}
+
+void cb_floor_moderate(const struct cb_floor *f, const struct cb_floor_case *c, double *sd,
+                       double *df)
+{
+    *sd = cb_floor_sd(c);
+    *df = c ? (double)c->df : 0;
+    if (!f || isnan(f->s0) || isnan(*sd))
+        return;
+    *sd = sqrt((c->ss + CB_FLOOR_PRIOR_DF * f->s0 * f->s0) / ((double)c->df + CB_FLOOR_PRIOR_DF));
+    if (*sd < f->s0)
+        *sd = f->s0;
+    *df = (double)c->df + CB_FLOOR_PRIOR_DF;
 }
 
 int cb_floor_stats(const double *la, size_t na, const double *lb, size_t nb, double sd, double df,

@@ -51,7 +51,24 @@ struct cb_floor {
     struct cb_floor_case *c;
     size_t n, cap;
     size_t runs, groups;      /* runs in groups of 2+, and those groups */
+    double s0;                /* the host's typical spread: the median of the cases' (NAN none) */
 };
+
+/* Each case's spread is moderated toward the host's typical one, as
+ * limma's moderated t does (Smyth 2004): s^2 = (df s_case^2 + d0 s0^2) /
+ * (df + d0), with df + d0 degrees of freedom.  A case whose few floor runs
+ * happened to agree otherwise gets a floor too thin for the next run's
+ * shift: in the first A/A pairs of the csum suite on this project's VM, four
+ * 64-byte warm cases moved by 3-4% together in one pair against per-case
+ * floors of 0.3% (8 runs), and were called improved.  And no case is taken
+ * to be quieter than the host's typical case: s is at least s0, since a
+ * shift of the whole run (the core-clock estimate, the host's load) moves
+ * the steadiest case too. */
+#define CB_FLOOR_PRIOR_DF 4.0
+/* The moderated spread and degrees of freedom of c (own groups added) in
+ * f's host; c's own when f has no s0. */
+void cb_floor_moderate(const struct cb_floor *f, const struct cb_floor_case *c, double *sd,
+                       double *df);
 
 /* Learn the floor of ref_run's host and environment in metric, each run
  * counted by its q-quantile (its quiet samples unless keep_contended),

@@ -179,13 +179,14 @@ static int floor_stats(const struct cb_floor *fl, const struct cmp_opts *o, stru
             c.ss += own.c[0].ss;
             c.df += own.c[0].df;
         }
-        double sd = cb_floor_sd(&c);
-        if (rc == 0 && !isnan(sd) && cb_floor_stats(la, na, lb, nb, sd, (double)c.df, &r->s) == 0) {
+        double sd, df;
+        cb_floor_moderate(fl, &c, &sd, &df);
+        if (rc == 0 && !isnan(sd) && cb_floor_stats(la, na, lb, nb, sd, df, &r->s) == 0) {
             r->s.na = r->sw.na;
             r->s.nb = r->sw.nb;
             r->test = CMP_TEST_FLOOR;
             r->floor_sd = sd;
-            r->floor_df = (double)c.df;
+            r->floor_df = df;
         }
     }
     cb_floor_free(&own);
@@ -200,6 +201,7 @@ static int learn_floor(struct cb_store *st, const struct cb_side *A, const struc
                        const struct cmp_opts *o, struct cb_floor *fl)
 {
     memset(fl, 0, sizeof *fl);
+    fl->s0 = NAN;
     if (o->exact || !o->metric || !B->nruns || (A->nruns >= CMP_RUNS_MIN && B->nruns >= CMP_RUNS_MIN))
         return 0;
     int64_t *skip = malloc((A->nruns + B->nruns) * sizeof *skip);
