@@ -268,6 +268,8 @@ int cb_floor_stats(const double *la, size_t na, const double *lb, size_t nb, dou
         s->p = d == 0 ? 1.0 : 0.0;
         return 0;
     }
+    if (df > CB_FLOOR_TAIL_DF)
+        df = CB_FLOOR_TAIL_DF;
     double t = cb_t_quantile(0.975, df);
     s->lo = expm1(d - t * se);
     s->hi = expm1(d + t * se);
