@@ -416,10 +416,10 @@ static const struct cb_option cmp_common_table[] = {
     CB_OPT_STR(0, "cases", struct cmp_common, o.glob, "GLOB",
                "only cases whose name probe/variant/size/mode matches"),
     CB_OPT_CALL(OPT_RUN_QUANTILE, "run-quantile", "Q",
-                "with 2+ runs a side, each run counts as its Q-quantile sample (default 0.1: "
+                "each run counts as its Q-quantile sample (default 0.1: "
                 "robust to a shared host; 0.5 is the median)"),
     CB_OPT_CALL(OPT_TRIM, "trim", "T",
-                "with 2+ runs a side, trim this share of runs from each end (Yuen's test; "
+                "with 3+ runs a side, trim this share of runs from each end (Yuen's test; "
                 "default 0: Welch's)"),
     CB_OPT_BOOL(0, "keep-contended", struct cmp_common, o.keep_contended,
                 "keep samples taken on a shared core (by default left out while 2+ runs a side "
