@@ -92,13 +92,14 @@ int cb_floor_stats(const double *la, size_t na, const double *lb, size_t nb, dou
                    struct cb_cmp_stats *s);
 
 /* The tails of one run against another are heavier than a normal floor's:
- * in A/A pairs of the csum suite on this project's loaded VM, cold cases
- * moved by -36% and +65% against floors of 4-6% learned from 10 runs (6 to
- * 11 of the floor's standard deviations).  So the interval and p of
- * cb_floor_stats are Student's t with at most this many degrees of
- * freedom, whatever the floor's own: a heavy-tailed model of the drift,
- * whose Holm bound over 60 cases is 11 standard errors rather than 6. */
-#define CB_FLOOR_TAIL_DF 4.0
+ * in A/A pairs of the csum suite on this project's loaded VM (9 sessions on
+ * 2 vCPUs), cold cases moved by -36% and +65% against floors of 4-6%
+ * learned from 10 runs, and a warm case doubled (+106%) against a floor of
+ * 3.7% learned from 16: 14 standard errors.  So the interval and p of
+ * cb_floor_stats are Student's t with at most 3 degrees of freedom,
+ * whatever the floor's own: the heaviest-tailed t with a finite variance.
+ * Its Holm bound over 60 cases is 21 standard errors (6 for a normal). */
+#define CB_FLOOR_TAIL_DF 3.0
 
 /* Runs a side that would decide a case whose change holds at `change`
  * against a floor (sd, df): the n at which the interval, at the Holm bound
