@@ -17,7 +17,8 @@
 #
 # Last line: "false_alarms=K/N refused=R/N" (compares that exited 1, and
 # those that exited 2).  Before it, one line per pair: its exit status, its
-# verdict counts and its pinned CPUs; then the wall time of one compare.
+# verdict counts and its pinned CPUs, and the rows called regressed or
+# improved; then the wall time of one compare.
 set -u
 CB=${1:-./cyclebudget}
 PAIRS=${2:-10}
@@ -49,6 +50,7 @@ while [ "$i" -le "$PAIRS" ]; do
     summary=$(grep -E '^[0-9]+ regressed' "$W/o" || head -1 "$W/e")
     cpus=$(sqlite3 "$DB" "select group_concat(cpu, '/') from runs where tag in ('a$i', 'b$i')" 2>/dev/null)
     echo "pair $i: exit $st  cpus ${cpus:-?}  $summary"
+    grep -E ' (regressed|improved)( \(acknowledged\))?$' "$W/o" | sed 's/^/    /'
     i=$((i + 1))
 done
 echo "compare wall time: $(echo "$t_total $PAIRS" | awk '{ printf "%.2f", $1 / $2 }') s per pair (mean; the floor is learned each time)"
