@@ -1,5 +1,5 @@
-/* verdict_print.c — compare's and bisect-check's verdicts as text, markdown
- * or JSON (verdict.h). */
+/* verdict_print.c — compare's and bisect-check's verdicts printed: text,
+ * markdown (for a pull request) and JSON; JUnit XML in verdict_junit.c. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -208,8 +208,11 @@ static void print_head_md(const struct cmp_ctx *x, const struct cmp_opts *o, con
                           FILE *f)
 {
     char tn[320];
-    fprintf(f, "### cyclebudget compare\n\n- base: `%s`\n- head: `%s`\n- metric: %s\n", x->base_desc,
-            x->head_desc, metric_unit(x->metric));
+    fputs("### cyclebudget compare\n\n- base: ", f);
+    cb_md_code(f, x->base_desc, 0); /* tags are the user's: no markup may escape the span */
+    fputs("\n- head: ", f);
+    cb_md_code(f, x->head_desc, 0);
+    fprintf(f, "\n- metric: %s\n", metric_unit(x->metric));
     if (o->exact)
         fprintf(f, "- test: %s\n- regression: a change above +%g%%\n", test_name(res, o, tn, sizeof tn),
                 100 * o->threshold);
@@ -231,7 +234,10 @@ static void print_head_text(const struct cmp_ctx *x, const struct cmp_opts *o, c
                             FILE *f)
 {
     char tn[320];
-    fprintf(f, "base         %s\nhead         %s\nmetric       %s\n", x->base_desc, x->head_desc, metric_unit(x->metric));
+    char a[512], b[512];
+    cb_text_clean(a, sizeof a, x->base_desc);
+    cb_text_clean(b, sizeof b, x->head_desc);
+    fprintf(f, "base         %s\nhead         %s\nmetric       %s\n", a, b, metric_unit(x->metric));
     size_t clustered = by_runs(res);
     if (o->exact)
         fprintf(f, "test         %s;\n             a change beyond %g%% over %zu case%s\n",
@@ -276,16 +282,19 @@ static void print_rows(const struct cmp_result *res, int md, FILE *f)
         }
         int prec = res->exact ? 3 : 1;
         verdict_text(r, verdict, sizeof verdict);
-        if (md)
-            fprintf(f, "| `%s` | %.*f | %.*f | %s | %s | %s | %s%s%s |\n", r->a->key, prec, r->s.med_a,
-                    prec, r->s.med_b, ch, ci, p, r->v == CB_CMP_REGRESSED && !r->acked ? "**" : "",
-                    verdict, r->v == CB_CMP_REGRESSED && !r->acked ? "**" : "");
-        else
-            fprintf(f, "%-34s %10.*f %10.*f %8s  %-18s %9s  %s\n", r->a->key, prec, r->s.med_a, prec,
-                    r->s.med_b, ch, ci, p, verdict);
-        if (r->acked)
-            fprintf(f, md ? "|  | | | | | | acknowledged: %s |\n" : "%-34s acknowledged: %s\n", md ? r->why : "",
-                    r->why);
+        const char *bold = r->v == CB_CMP_REGRESSED && !r->acked && md ? "**" : "";
+        if (md) {
+            fputs("| ", f);
+            cb_md_code(f, r->a->key, 1);
+        } else
+            fprintf(f, "%-34s", r->a->key);
+        fprintf(f, md ? " | %.*f | %.*f | %s | %s | %s | %s%s%s |\n" : " %10.*f %10.*f %8s  %-18s %9s  %s%s%s\n",
+                prec, r->s.med_a, prec, r->s.med_b, ch, ci, p, bold, verdict, bold);
+        if (r->acked) {
+            fprintf(f, md ? "|  | | | | | | acknowledged: " : "%-34s acknowledged: ", "");
+            (md ? cb_md_text : cb_text_puts)(f, r->why);
+            fputs(md ? " |\n" : "\n", f);
+        }
     }
 }
 
@@ -306,6 +315,10 @@ void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
 {
     if (o->fmt == FMT_JSON) {
         print_json(x, o, res, exit_status, f);
+        return;
+    }
+    if (o->fmt == FMT_JUNIT) {
+        cmp_print_junit(x, res, f);
         return;
     }
     int md = o->fmt == FMT_MARKDOWN;
