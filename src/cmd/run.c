@@ -143,10 +143,7 @@ static int measure_one(struct cb_collector *col, const struct cb_probe *p, const
     if (rc == -EINTR) {
         *interrupted = 1;
     } else if (rc < 0) {
-        cb_error("cannot store a case in %s: %s; run %lld marked aborted", db, strerror(-rc),
-                   (long long)col->run_id);
-        cb_collector_finish(col, "aborted");
-        return 1;
+        return cb_session_abort(col, rc, "a case", db);
     }
     return 0;
 }
@@ -325,26 +322,9 @@ static int plan_variants(struct run_plan *pl)
 {
     if (!pl->variants_arg)
         return 0;
-    if (cb_parse_name_list(pl->variants_arg, "--variants", &pl->vglobs, &pl->vstore, pl->err,
-                           sizeof pl->err) < 0)
-        return -EINVAL;
-    for (char **g = pl->vglobs; *g; g++) {
-        int hit = 0;
-        for (int i = 0; i < pl->np && !hit; i++)
-            for (size_t j = 0; j < pl->probes[i]->nvariants && !hit; j++)
-                hit = !(pl->probes[i]->variants[j].flags & CB_VARIANT_TESTONLY) &&
-                      fnmatch(*g, pl->probes[i]->variants[j].name, 0) == 0;
-        if (!hit) {
-            struct cb_sb near = CB_SB_INIT;
-            cb_suggest_variants(pl->np == 1 ? pl->probes[0] : NULL, *g, &near);
-            snprintf(pl->err, sizeof pl->err,
-                     "no variant of %s matches '%s': did you mean %s? ('cyclebudget list variants')",
-                     pl->suite ? "the quick suite's families" : pl->probes_arg, *g, near.buf);
-            cb_sb_release(&near);
-            return -ENOENT;
-        }
-    }
-    return 0;
+    return cb_session_variants(pl->variants_arg, pl->probes, pl->np, 0,
+                               pl->suite ? "the quick suite's families" : pl->probes_arg,
+                               &pl->vglobs, &pl->vstore, pl->err, sizeof pl->err);
 }
 
 static int plan_modes(struct run_plan *pl)
@@ -548,13 +528,10 @@ static int run_work(void *plan, struct cb_collector *col)
     int interrupted = 0;
     for (int i = 0; i < pl->nplugins; i++) {
         const struct cb_plugin_info *pi = &pl->plugins[i];
-        if (cb_store_run_plugin_add(col->st, col->run_id, pi->path, pi->sha256, pi->name,
-                                    pi->variants) < 0) {
-            cb_error("cannot store plugin %s with run %lld in %s; run marked aborted", pi->path,
-                       (long long)col->run_id, pl->s.co.db);
-            cb_collector_finish(col, "aborted");
-            return 1;
-        }
+        int rc = cb_store_run_plugin_add(col->st, col->run_id, pi->path, pi->sha256, pi->name,
+                                         pi->variants);
+        if (rc < 0)
+            return cb_session_abort(col, rc, "the run's plugin", pl->s.co.db);
         if (!pl->s.co.quiet)
             fprintf(stderr, "cyclebudget: plugin %s (sha256 %.16s...): %s\n", pi->path, pi->sha256,
                     pi->variants);

@@ -2,6 +2,7 @@
  * share (see session.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +118,30 @@ int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, s
     return n;
 }
 
+int cb_session_variants(const char *arg, const struct cb_probe *const *probes, int np,
+                        int testonly, const char *families, char ***globs, char **store,
+                        char *err, size_t errlen)
+{
+    if (cb_parse_name_list(arg, "--variants", globs, store, err, errlen) < 0)
+        return -EINVAL;
+    for (char **g = *globs; *g; g++) {
+        int hit = 0;
+        for (int i = 0; i < np && !hit; i++)
+            for (size_t j = 0; j < probes[i]->nvariants && !hit; j++)
+                hit = (testonly || !(probes[i]->variants[j].flags & CB_VARIANT_TESTONLY)) &&
+                      fnmatch(*g, probes[i]->variants[j].name, 0) == 0;
+        if (hit)
+            continue;
+        struct cb_sb near = CB_SB_INIT;
+        cb_suggest_variants(np == 1 ? probes[0] : NULL, *g, &near);
+        snprintf(err, errlen, "no variant of %s matches '%s': did you mean %s? ('cyclebudget list "
+                 "variants')", families, *g, near.buf);
+        cb_sb_release(&near);
+        return -ENOENT;
+    }
+    return 0;
+}
+
 static int session_open(struct cb_session *s, struct cb_collector *col)
 {
     char err[512];
@@ -153,6 +178,22 @@ int cb_session_finish(struct cb_collector *col, int interrupted, const char *wha
         return 1;
     }
     return 0;
+}
+
+int cb_session_abort(struct cb_collector *col, int rc, const char *what, const char *db)
+{
+    int64_t run_id = col->run_id;
+    int fin = cb_collector_finish(col, "aborted");
+    const char *end = fin == 0 ? "marked aborted"
+                      : "could not be marked aborted (the next writer to open it marks it so)";
+    if (rc == -ENOSPC)
+        cb_error("disk full: cannot store %s in %s (its filesystem has no space left): free "
+                 "some space there, or give --db a file on another filesystem, and run again; "
+                 "run %lld %s", what, db, (long long)run_id, end);
+    else
+        cb_error("cannot store %s in %s: %s; run %lld %s", what, db, strerror(-rc),
+                 (long long)run_id, end);
+    return 1;
 }
 
 int cb_session_checked(int parsed, int (*check)(void *plan), void *plan, const char *plan_err,

@@ -45,6 +45,14 @@ int cb_session_no_operands(int argc, char **argv, const char *cmd, char *err, si
  * -EINVAL/-ENOENT with err saying what was wrong and what to type. */
 int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, size_t errlen);
 
+/* -V's globs (arg), each of which must match a variant of the np families
+ * (a test-only one only when testonly): 0, or -EINVAL/-ENOENT with err
+ * naming the glob that matches none, the nearest names and the families
+ * (as families says them).  The globs go to *globs, strdup'd into *store. */
+int cb_session_variants(const char *arg, const struct cb_probe *const *probes, int np,
+                        int testonly, const char *families, char ***globs, char **store,
+                        char *err, size_t errlen);
+
 /* After the options: check the plan, so that a typo is said before the
  * store is opened for writing.  The parse step's result as cb_cmd takes
  * it, with the plan's message copied into err. */
@@ -58,6 +66,10 @@ int cb_session_body(void *plan, struct cb_store *unused);
 
 /* End the run: aborted when interrupted (130; "interrupted: WHAT N marked
  * aborted (NOTE)"), else complete (0), or 1 when it cannot be marked. */
+/* The store failed with rc while storing what: end the run aborted and say
+ * so (a full disk by name, with what to do), and whether the end was
+ * stored.  Returns 1, the exit status. */
+int cb_session_abort(struct cb_collector *col, int rc, const char *what, const char *db);
 int cb_session_finish(struct cb_collector *col, int interrupted, const char *what,
                       const char *note);
 

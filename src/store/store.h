@@ -147,6 +147,14 @@ int cb_store_run_finish(struct cb_store *st, int64_t run_id, const char *status)
  * for cb_tsc_ghz_adopt().  -ENOENT when there is none. */
 int cb_store_boot_tsc(struct cb_store *st, double *ghz);
 
+/* Read every page of an SQLite store for damage (PRAGMA integrity_check:
+ * b-trees, free list and index contents), whatever the open did: what
+ * `cyclebudget check` runs.  0 sound; -EINVAL damaged, with err saying so
+ * and what to do; -EOPNOTSUPP on PostgreSQL (the server checks its pages);
+ * another negative errno when it could not check.  *pages: the file's. */
+int cb_store_integrity(struct cb_store *st, const char *path, long long *pages, char *err,
+                       size_t errlen);
+
 /* Mark runs left 'running' by a process that no longer exists on this host
  * as 'aborted'.  Called by cb_store_open in write mode.  Returns how many. */
 int cb_store_reap_aborted(struct cb_store *st);
