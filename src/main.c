@@ -20,6 +20,7 @@ static void usage(FILE *out)
             "  history    each case's series over commits, with the change points\n"
             "  ack        acknowledge a known change so it stops alerting\n"
             "  bisect-check  measure HEAD against a base, for 'git bisect run'\n"
+            "  ab         time two builds of a plugin interleaved in one process: a paired A/B\n"
             "  race       race the variants per size bucket and emit the winners\n"
             "  merge      copy the runs of other databases into one (many hosts)\n"
             "\n"
@@ -41,7 +42,7 @@ int main(int argc, char **argv)
         {"run", cmd_run},         {"report", cmd_report},       {"list", cmd_list},
         {"budget", cmd_budget},   {"calibrate", cmd_calibrate}, {"compare", cmd_compare},
         {"history", cmd_history}, {"ack", cmd_ack},               {"bisect-check", cmd_bisect_check},
-        {"race", cmd_race},       {"merge", cmd_merge},
+        {"race", cmd_race},       {"merge", cmd_merge},         {"ab", cmd_ab},
     };
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
         if (strcmp(cmd, cmds[i].name) == 0)
             return cmds[i].fn(argc - 1, argv + 1);
     const char *names[] = {"run", "report", "list", "budget", "calibrate", "compare",
-                           "history", "ack", "bisect-check", "race", "merge"};
+                           "history", "ack", "bisect-check", "race", "merge", "ab"};
     char near[128];
     cb_suggest_nearest(cmd, names, sizeof names / sizeof names[0], near, sizeof near);
     cb_die_msg("unknown command '%s' (did you mean: %s?); see 'cyclebudget --help'", cmd, near);

@@ -174,7 +174,7 @@ static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measure
     }
     for (int i = 0; i < b->nplugins && rc >= 0; i++)
         rc = cb_store_run_plugin_add(col.st, col.run_id, b->plugins[i].path, b->plugins[i].sha256,
-                                     b->plugins[i].name, b->plugins[i].variants);
+                                     b->plugins[i].name, b->plugins[i].variants, NULL);
     cb_catch_stop_signals(0);
     *measured = 0;
     for (size_t i = 0; i < A.ncases && rc >= 0; i++) {

@@ -562,7 +562,7 @@ static int run_work(void *plan, struct cb_collector *col)
     for (int i = 0; i < pl->nplugins; i++) {
         const struct cb_plugin_info *pi = &pl->plugins[i];
         if (cb_store_run_plugin_add(col->st, col->run_id, pi->path, pi->sha256, pi->name,
-                                    pi->variants) < 0) {
+                                    pi->variants, NULL) < 0) {
             cb_die_msg("cannot store plugin %s with run %lld in %s; run marked aborted", pi->path,
                        (long long)col->run_id, pl->s.co.db);
             cb_collector_finish(col, "aborted");

@@ -18,7 +18,9 @@
  *   contended=F   share of samples taken with the core busy (default 0):
  *                 those cost slow=X times more and read the meter at 2x
  *   slow=X        that cost factor (default 1.5)
- *   meter=KIND    smt (a visible sibling, the default), host or none */
+ *   meter=KIND    smt (a visible sibling, the default), host or none
+ *   head=X        every case of ab's HEAD build (namespace "head") costs X
+ *                 times more (default 1): a planted change for ab's tests */
 #ifndef CB_FAKECLOCK_H
 #define CB_FAKECLOCK_H
 
@@ -34,7 +36,7 @@
 
 struct cb_fake {
     uint64_t seed, state;
-    double noise, mux, contended, slow;
+    double noise, mux, contended, slow, head;
     int siblings, hypervisor;
     double vclock;          /* ticks */
     int busy;               /* the last batch was taken with the core busy */

@@ -46,8 +46,8 @@ static const char *const q_sql[Q__N] = {
         " supported, why) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
     [Q_CASE_INS] =
         "INSERT INTO cases (run_id, probe, variant, size, unit, op, mode, bytes_per_op,"
-        " verdict, detail, contention, contended_share) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,"
-        "?11,?12)",
+        " verdict, detail, contention, contended_share, side) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,"
+        "?10,?11,?12,?13)",
     [Q_SAMPLE_INS] =
         "INSERT INTO samples (case_id, event_id, seq, iters, value, overhead, enabled,"
         " running, scaled, smt, round, raw, method)"

@@ -1,0 +1,175 @@
+/* ab.c — `cyclebudget ab BASE.so HEAD.so`: two builds of one plugin, timed
+ * interleaved in one process, judged pairwise (ab.h).  0 no change, 1 a
+ * change (the cases named), 2 a usage error or a failure (nothing judged).
+ *
+ * Everything typed is checked, and both plugins are loaded (each first in
+ * a child), before the store is opened: a file that is no plugin, or one
+ * that crashes, writes nothing. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ab.h"
+#include "cmd.h"
+#include "parse.h"
+#include "session.h"
+
+static void ab_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: cyclebudget ab BASE.so HEAD.so [options]\n"
+            "  times two builds of one plugin in this one process, round by round in ABBA\n"
+            "  order on one CPU, stores one run with both sides, and judges each case on\n"
+            "  the rounds' paired ratios head/base\n"
+            "  -p, --probes LIST      families (default: those the plugins add variants to)\n"
+            "  -V, --variants GLOBS   variants (default: the plugins' own; a built-in one such as\n"
+            "                         ref is the same code on both sides: a control)\n"
+            "  -s, --sizes LIST       sizes (default: each family's)\n"
+            "  -m, --mode MODE        warm, cold, or warm,cold (default: warm,cold)\n"
+            "      --rounds N         rounds at least (default %d; raised until Holm's first step\n"
+            "                         can pass over the cases: 2/2^N < alpha/cases)\n"
+            "      --max-rounds N     undecided cases get more rounds, up to N (default 2x rounds)\n"
+            "      --alpha P          significance after Holm's correction (default 0.01)\n"
+            "      --threshold PCT    a change must exceed this over the whole 95%% CI (default 2%%)\n"
+            "      --reps N           exactly N samples per side per round (default: adaptive)\n"
+            "      --max-time SEC     adaptive: time cap per side per round (default 0.1)\n"
+            "      --format F         text (default), markdown or json\n"
+            "      --db PATH          database (default: ./" CB_DEFAULT_DB ")\n"
+            "      --tag TAG          label the run (default: ab)\n"
+            "  -e, --events LIST      events to count besides the TSC\n"
+            "      --cpu N            pin to CPU N (default: the current one)\n"
+            "      --cold-bytes SIZE  cold-mode working set\n"
+            "  -q, --quiet            no progress\n"
+            "exit status: 0 no change beyond noise, 1 a change (named), 2 usage error or failure\n",
+            CB_AB_DEFAULT_ROUNDS);
+}
+
+struct ab_plan {
+    struct cb_session s;
+    struct cb_ab ab;
+    const char *format;
+    char err[1536];
+};
+
+enum { OPT_ROUNDS = CB_SESSION_OPT_OWN, OPT_MAX_ROUNDS, OPT_ALPHA, OPT_THRESHOLD, OPT_REPS,
+       OPT_MAX_TIME, OPT_FORMAT };
+
+static int ab_option(int ch, const char *arg, void *ctx, char *err, size_t len)
+{
+    struct ab_plan *pl = ctx;
+    int r = cb_session_option(&pl->s, ch, arg, err, len);
+    if (r != 1)
+        return r;
+    struct cb_ab_opts *o = &pl->ab.o;
+    switch (ch) {
+    case OPT_ROUNDS: return cb_parse_int(arg, 2, 1000, "--rounds", &o->rounds, err, len);
+    case OPT_MAX_ROUNDS: return cb_parse_int(arg, 2, 5000, "--max-rounds", &o->max_rounds, err, len);
+    case OPT_THRESHOLD: return cb_parse_percent(arg, "--threshold", &o->threshold, err, len);
+    case OPT_REPS: return cb_parse_int(arg, 1, 1000000, "--reps", &pl->s.co.harness.reps, err, len);
+    case OPT_MAX_TIME:
+        return cb_parse_seconds(arg, "--max-time", &pl->s.co.harness.case_seconds, err, len) < 0
+                   ? -EINVAL : 0;
+    case OPT_ALPHA: {
+        char *end;
+        o->alpha = strtod(arg, &end);
+        if (end == arg || *end || !(o->alpha > 0 && o->alpha < 0.5)) {
+            snprintf(err, len, "--alpha '%s': give a level between 0 and 0.5, e.g. 0.01", arg);
+            return -EINVAL;
+        }
+        return 0;
+    }
+    }
+    return 1;
+}
+
+static int ab_parse(struct ab_plan *pl, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"probes", required_argument, 0, 'p'},   {"variants", required_argument, 0, 'V'},
+        {"sizes", required_argument, 0, 's'},    {"mode", required_argument, 0, 'm'},
+        {"rounds", required_argument, 0, OPT_ROUNDS},
+        {"max-rounds", required_argument, 0, OPT_MAX_ROUNDS},
+        {"alpha", required_argument, 0, OPT_ALPHA},
+        {"threshold", required_argument, 0, OPT_THRESHOLD},
+        {"reps", required_argument, 0, OPT_REPS}, {"max-time", required_argument, 0, OPT_MAX_TIME},
+        {"format", required_argument, 0, OPT_FORMAT},
+        CB_SESSION_LONGOPTS, {0, 0, 0, 0},
+    };
+    static const struct cb_opt_field fields[] = {
+        CB_OPT_STR('p', struct ab_plan, ab.o.probes), CB_OPT_STR('V', struct ab_plan, ab.o.variants),
+        CB_OPT_STR('s', struct ab_plan, ab.o.sizes),  CB_OPT_STR('m', struct ab_plan, ab.o.modes),
+        CB_OPT_STR(OPT_FORMAT, struct ab_plan, format), CB_SESSION_FIELDS(struct ab_plan), {0},
+    };
+    static const struct cb_cmd_parser parser = {"ab", "p:V:s:m:e:qh", opts, ab_usage, fields, ab_option};
+    cb_session_init(&pl->s, NULL, NULL, argc, argv);
+    pl->s.co.tag = "ab";
+    pl->s.co.quiet = 0;
+    pl->format = "text";
+    cb_ab_defaults(&pl->ab.o);
+    int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
+    if (rc != 0)
+        return rc;
+    if (argc - optind != 2) {
+        snprintf(pl->err, sizeof pl->err, "ab needs two plugins, BASE.so and HEAD.so (two builds "
+                 "of the same plugin); see 'cyclebudget ab --help'");
+        return -EINVAL;
+    }
+    if (strcmp(pl->format, "text") && strcmp(pl->format, "markdown") && strcmp(pl->format, "json")) {
+        snprintf(pl->err, sizeof pl->err, "--format '%s': give text, markdown or json", pl->format);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Options, then both builds loaded and the cases planned: every refusal
+ * here is exit 2 with nothing written. */
+static int ab_parse_plan(int argc, char **argv, void *ctx, char *err, size_t errlen)
+{
+    struct ab_plan *pl = ctx;
+    int rc = ab_parse(pl, argc, argv);
+    if (rc == 0) {
+        pl->ab.o.quiet = pl->s.co.quiet;
+        char *base = argv[optind], *head = argv[optind + 1];
+        if ((rc = cb_ab_load(&pl->ab, base, head, pl->err, sizeof pl->err)) < 0 ||
+            (rc = cb_ab_plan(&pl->ab, pl->err, sizeof pl->err)) < 0)
+            rc = -EINVAL;
+    }
+    if (rc == -EINVAL)
+        snprintf(err, errlen, "%s", pl->err);
+    return rc;
+}
+
+static int ab_body(void *ctx, struct cb_store *unused)
+{
+    struct ab_plan *pl = ctx;
+    char err[1024];
+    int64_t run = 0;
+    int pinned = -1;
+    (void)unused;
+    cb_catch_stop_signals(1);
+    int rc = cb_ab_run(&pl->ab, &pl->s.co, &run, &pinned, err, sizeof err);
+    if (rc < 0) {
+        cb_die_msg("%s", err);
+        cb_ab_free(&pl->ab);
+        return rc == -EINTR ? 130 : CB_EXIT_USAGE;
+    }
+    char where[1200];
+    snprintf(where, sizeof where, "pinned to CPU %d; run %lld in %s", pinned, (long long)run,
+             pl->s.co.db);
+    cb_ab_print(&pl->ab, pl->format, where, stdout);
+    int changed, regressed, unsure, bad;
+    cb_ab_counts(&pl->ab, &changed, &regressed, &unsure, &bad);
+    cb_ab_free(&pl->ab);
+    return changed + bad ? 1 : 0;
+}
+
+int cmd_ab(int argc, char **argv)
+{
+    static const struct cb_cmd cmd = {ab_parse_plan, CB_EXIT_USAGE, NULL, 0, ab_body};
+    struct ab_plan pl;
+    memset(&pl, 0, sizeof pl);
+    return cb_cmd_main(&cmd, argc, argv, &pl);
+}
