@@ -4,72 +4,130 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stats.h"
 
-/* Sums within this relative distance of the observed one count as equal:
- * the same patterns summed in another order may differ in the last bits. */
-#define TIE_TOL 1e-12
-
-static uint64_t splitmix(uint64_t *s)
+/* The number of subsets of {1..n} with each sum, over 2^n: the null
+ * distribution of W+.  out has n(n+1)/2 + 1 entries. */
+static int null_counts(size_t n, double *out)
 {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    size_t top = n * (n + 1) / 2;
+    memset(out, 0, (top + 1) * sizeof *out);
+    out[0] = 1;
+    for (size_t k = 1; k <= n; k++)
+        for (size_t w = k * (k + 1) / 2; w >= k; w--)
+            out[w] += out[w - k];
+    double scale = ldexp(1.0, -(int)n);
+    for (size_t w = 0; w <= top; w++)
+        out[w] *= scale;
+    return 0;
 }
 
-/* Every pattern, walked in Gray-code order so that each step flips one
- * sign: 2^n steps of O(1). */
-static double exact_p(const double *d, size_t n, double obs, double tol)
+double cb_signed_rank_cdf(size_t n, double w)
 {
-    double s = 0;
+    if (n == 0 || n > CB_PAIRED_EXACT_MAX)
+        return NAN;
+    size_t top = n * (n + 1) / 2;
+    if (w < 0)
+        return 0;
+    if (w >= (double)top)
+        return 1;
+    double *c = malloc((top + 1) * sizeof *c);
+    if (!c)
+        return NAN;
+    null_counts(n, c);
+    double cum = 0;
+    for (size_t k = 0; (double)k <= w; k++)
+        cum += c[k];
+    free(c);
+    return cum > 1 ? 1 : cum;
+}
+
+static int by_abs(const void *a, const void *b)
+{
+    double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+    return x < y ? -1 : x > y;
+}
+
+double cb_signed_rank_p(const double *d, size_t n)
+{
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return NAN;
+    size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        s += d[i];
-    uint64_t total = 1ull << n, hits = 0;
-    unsigned char *neg = calloc(n, 1);
-    if (!neg)
+        if (d[i] != 0 && isfinite(d[i]))
+            v[k++] = d[i];
+    if (k == 0) {
+        free(v);
         return NAN;
-    for (uint64_t k = 0; k < total; k++) {
-        if (k) {
-            size_t bit = (size_t)__builtin_ctzll(k);
-            s += neg[bit] ? 2 * d[bit] : -2 * d[bit];
-            neg[bit] ^= 1;
-        }
-        hits += fabs(s) >= obs - tol;
     }
-    free(neg);
-    return (double)hits / (double)total;
+    qsort(v, k, sizeof *v, by_abs);
+    double wplus = 0;
+    for (size_t i = 0; i < k;) {
+        size_t j = i;
+        while (j + 1 < k && fabs(v[j + 1]) == fabs(v[i]))
+            j++;
+        double rank = (double)(i + j + 2) / 2;   /* tied |d|: their mean rank */
+        for (size_t t = i; t <= j; t++)
+            wplus += v[t] > 0 ? rank : 0;
+        i = j + 1;
+    }
+    free(v);
+    double top = (double)k * (double)(k + 1) / 2, w = fmin(wplus, top - wplus), p;
+    if (k <= CB_PAIRED_EXACT_MAX) {
+        p = 2 * cb_signed_rank_cdf(k, floor(w + 1e-9));
+    } else {
+        double mu = top / 2, sd = sqrt((double)k * (double)(k + 1) * (double)(2 * k + 1) / 24);
+        p = erfc((mu - w - 0.5) / sd / sqrt(2.0));
+    }
+    return p > 1 ? 1 : p;
 }
 
-static double drawn_p(const double *d, size_t n, double obs, double tol)
+static int by_value(const void *a, const void *b)
 {
-    uint64_t seed = 0x7061697265640a31ull, hits = 1;   /* the observed pattern counts */
-    for (uint32_t k = 0; k < CB_PAIRED_DRAWS; k++) {
-        double s = 0;
-        uint64_t bits = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (i % 64 == 0)
-                bits = splitmix(&seed);
-            s += (bits >> (i % 64)) & 1 ? -d[i] : d[i];
-        }
-        hits += fabs(s) >= obs - tol;
-    }
-    return (double)hits / (double)(CB_PAIRED_DRAWS + 1u);
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
 }
 
-double cb_sign_flip_p(const double *d, size_t n)
+/* The Hodges-Lehmann estimate of d's centre and its interval at level:
+ * the median of the Walsh averages (d_i + d_j) / 2, i <= j, and the C-th
+ * smallest and largest of them, C - 1 being the largest w with
+ * P(W+ <= w) <= (1 - level) / 2.  lo/hi NAN when no such w exists. */
+static int hodges_lehmann(const double *d, size_t n, double level, double *est, double *lo,
+                          double *hi)
 {
-    if (n == 0)
-        return NAN;
-    double obs = 0, mag = 0;
-    for (size_t i = 0; i < n; i++) {
-        obs += d[i];
-        mag += fabs(d[i]);
+    size_t m = n * (n + 1) / 2;
+    double *w = malloc(m * sizeof *w);
+    if (!w)
+        return -ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i; j < n; j++)
+            w[k++] = (d[i] + d[j]) / 2;
+    qsort(w, m, sizeof *w, by_value);
+    *est = cb_quantile_sorted(w, m, 0.5);
+    *lo = *hi = NAN;
+    /* c - 1: the largest w with P(W+ <= w) <= (1 - level) / 2. */
+    size_t c = 0;
+    double *nc = n <= CB_PAIRED_EXACT_MAX ? malloc((m + 1) * sizeof *nc) : NULL;
+    if (nc) {
+        null_counts(n, nc);
+        for (double cum = nc[0]; c < m && cum <= (1 - level) / 2; cum += nc[++c])
+            ;
+        free(nc);
+    } else {
+        double mu = (double)m / 2, sd = sqrt((double)n * (double)(n + 1) * (double)(2 * n + 1) / 24);
+        double z = cb_t_quantile(0.5 + level / 2, 1e9), x = floor(mu - z * sd);
+        c = x > 0 ? (size_t)x : 0;
     }
-    obs = fabs(obs);
-    double tol = TIE_TOL * (mag > 0 ? mag : 1);
-    return n <= CB_PAIRED_EXACT_MAX ? exact_p(d, n, obs, tol) : drawn_p(d, n, obs, tol);
+    if (c >= 1 && c <= m) {
+        *lo = w[c - 1];
+        *hi = w[m - c];
+    }
+    free(w);
+    return 0;
 }
 
 int cb_paired_ratio(const double *base, const double *head, size_t n, double level,
@@ -82,31 +140,25 @@ int cb_paired_ratio(const double *base, const double *head, size_t n, double lev
     if (!d)
         return -ENOMEM;
     size_t k = 0;
-    double sum = 0;
     for (size_t i = 0; i < n; i++)
-        if (base[i] > 0 && head[i] > 0 && isfinite(base[i]) && isfinite(head[i])) {
-            d[k] = log(head[i] / base[i]);
-            sum += d[k++];
-        }
+        if (base[i] > 0 && head[i] > 0 && isfinite(base[i]) && isfinite(head[i]))
+            d[k++] = log(head[i] / base[i]);
     out->n = k;
-    if (k == 0) {
-        free(d);
-        return 0;
-    }
-    double mean = sum / (double)k;
-    out->ratio = exp(mean);
-    if (k >= 2) {
-        double ss = 0;
-        for (size_t i = 0; i < k; i++)
-            ss += (d[i] - mean) * (d[i] - mean);
-        double se = sqrt(ss / (double)(k - 1) / (double)k);
-        double t = cb_t_quantile(0.5 + level / 2, (double)(k - 1));
-        out->lo = exp(mean - t * se);
-        out->hi = exp(mean + t * se);
-        out->p = cb_sign_flip_p(d, k);
+    int rc = 0;
+    if (k) {
+        double est, lo, hi;
+        rc = hodges_lehmann(d, k, level, &est, &lo, &hi);
+        if (rc == 0) {
+            out->ratio = exp(est);
+            out->lo = exp(lo);
+            out->hi = exp(hi);
+            out->p = k >= 2 ? cb_signed_rank_p(d, k) : NAN;
+            if (isnan(out->p) && k >= 2)
+                out->p = 1;   /* every round equal on both sides: no change at all */
+        }
     }
     free(d);
-    return 0;
+    return rc;
 }
 
 int cb_paired_min_rounds(size_t m, double alpha)

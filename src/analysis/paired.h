@@ -7,34 +7,41 @@
  * round's ratio head/base, not a sample: samples within a round share its
  * state and are not independent of it (issue 31, Kalibera and Jones).
  *
- * The test is the exact sign-flip (permutation) test of the mean log-ratio:
- * under "no change" each round's log-ratio is as likely to be d as -d,
- * which needs neither normality nor equal spreads, and whose smallest
- * p-value, 2 / 2^n, says how many rounds a suite needs.  The interval is
- * Student's t on the log-ratios, exponentiated: a ratio's, asymmetric. */
+ * The test is Wilcoxon's signed-rank test of the rounds' log-ratios, exact
+ * (the distribution of W+ counted, not approximated), and the estimate is
+ * its Hodges-Lehmann companion: the median of the Walsh averages, with the
+ * interval those averages give at the test's critical value.  Ranks, not
+ * values: on a shared VM one round in ten is an outlier (the host ran
+ * something else), which would widen a mean's interval and leave a real
+ * 10% change "unsure"; here it moves one rank.  Neither needs normality
+ * nor equal spreads; the smallest p-value, 2 / 2^n, says how many rounds a
+ * suite needs (cb_paired_min_rounds). */
 #ifndef CB_PAIRED_H
 #define CB_PAIRED_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Rounds up to this many are tested exactly (2^n sign patterns); more are
- * tested on CB_PAIRED_DRAWS seeded random patterns. */
-#define CB_PAIRED_EXACT_MAX 22
-#define CB_PAIRED_DRAWS (1u << 20)
+/* Up to this many rounds the distribution of W+ is counted exactly; more
+ * use the normal approximation (with continuity correction). */
+#define CB_PAIRED_EXACT_MAX 200
 
 struct cb_paired {
     size_t n;                 /* rounds with a positive value on both sides */
-    double ratio;             /* geometric mean of head/base over the rounds */
-    double lo, hi;            /* its interval at the level asked for; NAN when n < 2 */
+    double ratio;             /* exp(Hodges-Lehmann estimate of the log-ratio) */
+    double lo, hi;            /* its interval at the level asked for; NAN when n is too
+                                 small for one (under 6 rounds at 95%) */
     double p;                 /* two-sided p-value of "no change"; NAN when n < 2 */
 };
 
-/* Two-sided p-value of the sign-flip test of mean(d) = 0: the share of the
- * 2^n sign patterns whose |sum| is at least |sum(d)| (with a relative
- * tolerance for rounding).  Exact up to CB_PAIRED_EXACT_MAX values, then a
- * seeded draw.  NAN when n == 0. */
-double cb_sign_flip_p(const double *d, size_t n);
+/* P(W+ <= w) for n untied non-zero differences under "no change", where
+ * W+ is the sum of the ranks of the positive ones.  NAN for n == 0 or
+ * n > CB_PAIRED_EXACT_MAX. */
+double cb_signed_rank_cdf(size_t n, double w);
+
+/* Two-sided p-value of the signed-rank test of d (zeros dropped; tied |d|
+ * share their mean rank).  NAN when no difference is non-zero. */
+double cb_signed_rank_p(const double *d, size_t n);
 
 /* The paired verdict's figures from n rounds of base and head values
  * (per-operation times; a round whose value is not positive on a side is

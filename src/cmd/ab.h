@@ -23,6 +23,8 @@
 
 #define CB_AB_MAX_CASES 256
 #define CB_AB_DEFAULT_ROUNDS 12
+/* A side's figure in a round: this quantile of its samples' ticks per op. */
+#define CB_AB_ROUND_QUANTILE 0.1
 
 extern const char *const cb_ab_side_name[2];   /* "base", "head" */
 
@@ -32,7 +34,7 @@ struct cb_ab_case {
     uint64_t size;
     enum cb_mode mode;
     char key[CB_CASE_KEY_MAX];        /* probe/variant/size/mode, as compare names cases */
-    double *val[2];                   /* per round: the median TSC ticks per operation */
+    double *val[2];                   /* per round: CB_AB_ROUND_QUANTILE of TSC ticks per op */
     size_t n, cap;                    /* rounds with both sides measured */
     int bad[2];                       /* BAD on that side: not compared */
     int skipped;                      /* this CPU cannot run it */

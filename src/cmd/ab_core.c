@@ -13,6 +13,7 @@
 #include "ab.h"
 #include "cmd.h"
 #include "parse.h"
+#include "stats.h"
 
 #define AB_MAX_SIZES 32
 #define AB_MAX_FAMILIES 32
@@ -269,8 +270,8 @@ static int append_round(struct cb_ab_case *c, const double x[2])
     return 0;
 }
 
-/* Time side s of case c once, stored with its side: 0 with the median TSC
- * ticks per operation in *out, 1 when it could not be timed (BAD, skipped,
+/* Time side s of case c once, stored with its side: 0 with the round's
+ * figure (CB_AB_ROUND_QUANTILE of its TSC ticks per operation) in *out, 1 when it could not be timed (BAD, skipped,
  * no sample), or a negative errno. */
 static int time_side(struct cb_collector *col, struct cb_ab_case *c, int s, double *out)
 {
@@ -299,7 +300,12 @@ static int time_side(struct cb_collector *col, struct cb_ab_case *c, int s, doub
         if (isfinite(x) && x > 0)
             v[k++] = x;
     }
-    *out = k ? cb_median_inplace(v, k) : NAN;
+    /* A low quantile, not the median: on a shared host, interference only
+     * ever slows a sample, and a burst of it can cover half of one side's
+     * samples in a round (compare's --run-quantile 0.1, for the same reason). */
+    if (k)
+        cb_sort_doubles(v, k);
+    *out = k ? cb_quantile_sorted(v, k, CB_AB_ROUND_QUANTILE) : NAN;
     free(v);
     cb_measurement_free(&m);
     return k ? 0 : 1;

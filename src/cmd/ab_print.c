@@ -64,9 +64,10 @@ static void print_header(const struct cb_ab *ab, const char *where, FILE *f)
                 ab->info[s].name, ab->info[s].sha256);
     fprintf(f, "rounds       %d (%d planned), ABBA order, both builds in one process, %s; "
             "%.1f s\n", ab->rounds_done, ab->rounds, where, ab->seconds);
-    fprintf(f, "figure       TSC ticks per operation, each round's median; head/base is the "
-            "geometric mean of the rounds' ratios\n");
-    fprintf(f, "test         paired sign-flip test on the rounds' log-ratios, Holm over %zu case%s, "
+    fprintf(f, "figure       TSC ticks per operation, each round's %gth percentile of its "
+            "samples; head/base is the Hodges-Lehmann estimate of the rounds' ratios\n",
+            100 * CB_AB_ROUND_QUANTILE);
+    fprintf(f, "test         Wilcoxon signed-rank test on the rounds' log-ratios, Holm over %zu case%s, "
             "alpha %g; a change is beyond %g%% over the whole %g%% CI\n", ab->n,
             ab->n == 1 ? "" : "s", ab->o.alpha, 100 * ab->o.threshold, 100 * ab->o.level);
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ab.h"
 #include "meter.h"
 #include "parse.h"
 #include "plugin.h"
@@ -25,8 +26,16 @@ static void bisect_usage(FILE *out)
 {
     fprintf(out,
             "usage: cyclebudget bisect-check --against BASE [options]\n"
+            "       cyclebudget bisect-check --plugin HEAD.so --against-plugin GOOD.so [options]\n"
             "  measures this binary's cases that BASE has (stored as a new run tagged 'bisect')\n"
-            "  and compares BASE with them, for 'git bisect run'\n"
+            "  and compares BASE with them, for 'git bisect run'; or times this commit's build\n"
+            "  of a plugin against a good build made once before the bisection, paired in\n"
+            "  one process as 'cyclebudget ab' does (-p, -V, -s, -m and --rounds as there)\n"
+            "      --against-plugin GOOD.so  the good build (with one --plugin: this commit's)\n"
+            "  -p, --probes LIST      with --against-plugin: families (default: the plugin's)\n"
+            "  -V, --variants GLOBS   with --against-plugin: variants (default: the plugin's own)\n"
+            "  -s, --sizes LIST       with --against-plugin: sizes (default: each family's)\n"
+            "      --mode MODE        with --against-plugin: warm, cold or warm,cold\n"
             CMP_COMMON_HELP
             "      --reps N           exactly N samples per case (default: adaptive)\n"
             "      --max-time SEC     time cap per case when adaptive (default 0.25)\n"
@@ -54,8 +63,15 @@ struct bisect {
     char **argv;
     struct cb_harness_opts h;
     struct cb_plugin_info plugins[CB_PLUGIN_MAX]; /* --plugin, loaded */
+    const char *plugin_args[CB_PLUGIN_MAX];       /* --plugin, as typed */
     int nplugins;
+    int rounds_set;                               /* --rounds was given */
+    const char *against_plugin;                   /* --against-plugin GOOD.so */
+    struct cb_ab ab;                              /* its paired protocol */
 };
+
+enum { OPT_AGAINST_PLUGIN = 0x110, OPT_AB_MODES, OPT_AB_PROBES = 'p', OPT_AB_VARIANTS = 'V',
+       OPT_AB_SIZES = 's' };
 
 /* One option: the common ones, then bisect-check's own; 0 taken, 1 not one
  * of them, or -EINVAL with the message in err. */
@@ -74,18 +90,44 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
             return -EINVAL;
         b->h.cold_bytes = u64;
         return 0;
-    case 'N': return cb_parse_int(arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err, errlen);
+    case 'N':
+        b->rounds_set = 1;
+        return cb_parse_int(arg, 1, 1000, "--rounds", &b->h.rounds, err, errlen);
     case 'P':
         if (b->nplugins == CB_PLUGIN_MAX) {
             snprintf(err, errlen, "--plugin: at most %d plugins", CB_PLUGIN_MAX);
             return -EINVAL;
         }
-        return cb_plugin_load(arg, &b->plugins[b->nplugins++], err, errlen) < 0 ? -EINVAL : 0;
+        b->plugin_args[b->nplugins++] = arg;
+        return 0;
     case 'S':
         b->sim = 1;
         return cb_sim_requested() ? 0 : cb_sim_check(err, errlen);
     }
     return 1;
+}
+
+/* --against-plugin: the paired protocol of ab, with this commit's build
+ * (--plugin) as HEAD and the good one as BASE, both loaded now so that a
+ * bad file is refused before anything is measured. */
+static int parse_paired(struct bisect *b, int argc, char *err, size_t errlen)
+{
+    if (!b->against_plugin || b->against || b->nplugins != 1 || b->sim || optind < argc) {
+        snprintf(err, errlen, "bisect-check --against-plugin GOOD.so takes this commit's build as "
+                 "one --plugin HEAD.so, and neither --against nor --sim (-p, -V, -s and --mode belong "
+                 "to it); see 'cyclebudget bisect-check --help'");
+        return -EINVAL;
+    }
+    b->ab.o.quiet = 1;
+    b->ab.o.alpha = b->c.o.alpha;
+    b->ab.o.threshold = b->c.o.threshold;
+    if (b->rounds_set)
+        b->ab.o.rounds = b->h.rounds < 2 ? 2 : b->h.rounds;
+    b->h.rounds = 1;
+    if (cb_ab_load(&b->ab, b->against_plugin, b->plugin_args[0], err, errlen) < 0 ||
+        cb_ab_plan(&b->ab, err, errlen) < 0)
+        return -EINVAL;
+    return 0;
 }
 
 /* --against BASE and the options, nothing else (cb_cmd's parse step). */
@@ -99,21 +141,39 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         {"rounds", required_argument, 0, 'N'},  {"quiet", no_argument, 0, 'q'},
         {"sim", no_argument, 0, 'S'},           {"sim-caches", required_argument, 0, 'K'},
         {"plugin", required_argument, 0, 'P'},
+        {"against-plugin", required_argument, 0, OPT_AGAINST_PLUGIN},
+        {"probes", required_argument, 0, OPT_AB_PROBES}, {"variants", required_argument, 0, OPT_AB_VARIANTS},
+        {"sizes", required_argument, 0, OPT_AB_SIZES},   {"mode", required_argument, 0, OPT_AB_MODES},
         {0, 0, 0, 0},
     };
     static const struct cb_opt_field fields[] = {
         CB_OPT_STR('A', struct bisect, against), CB_OPT_BOOL('q', struct bisect, quiet),
-        CB_OPT_STR('K', struct bisect, sim_caches), {0},
+        CB_OPT_STR('K', struct bisect, sim_caches),
+        CB_OPT_STR(OPT_AGAINST_PLUGIN, struct bisect, against_plugin),
+        CB_OPT_STR(OPT_AB_PROBES, struct bisect, ab.o.probes),
+        CB_OPT_STR(OPT_AB_VARIANTS, struct bisect, ab.o.variants),
+        CB_OPT_STR(OPT_AB_SIZES, struct bisect, ab.o.sizes),
+        CB_OPT_STR(OPT_AB_MODES, struct bisect, ab.o.modes), {0},
     };
-    static const struct cb_cmd_parser parser = {"bisect-check", "qh", opts, bisect_usage, fields, bisect_opt};
+    static const struct cb_cmd_parser parser = {"bisect-check", "p:V:s:qh", opts, bisect_usage, fields, bisect_opt};
     memset(b, 0, sizeof *b);
     b->argc = argc;
     b->argv = argv;
     cmp_common_defaults(&b->c, argc, argv);
     cb_harness_defaults(&b->h);
+    cb_ab_defaults(&b->ab.o);
     int rc = cb_getopt(argc, argv, &parser, b, err, errlen);
     if (rc != 0)
         return rc;
+    if (b->against_plugin || b->ab.o.probes || b->ab.o.variants || b->ab.o.sizes || b->ab.o.modes)
+        return parse_paired(b, argc, err, errlen);
+    if (b->rounds_set && b->h.rounds > CB_MAX_ROUNDS) {
+        snprintf(err, errlen, "--rounds %d: at most %d rounds per case", b->h.rounds, CB_MAX_ROUNDS);
+        return -EINVAL;
+    }
+    for (int i = 0; i < b->nplugins; i++)
+        if (cb_plugin_load(b->plugin_args[i], &b->plugins[i], err, errlen) < 0)
+            return -EINVAL;
     if (!b->against || optind < argc) {
         snprintf(err, errlen, "bisect-check needs --against BASE and nothing else; see 'cyclebudget bisect-check --help'");
         return -EINVAL;
@@ -294,6 +354,41 @@ out:
     return status;
 }
 
+/* --against-plugin: good (0) when no case regressed beyond noise, bad (1)
+ * when one did or this build breaks a variant, cannot tell (125) when a
+ * case stays undecided after the rounds: never bad for a commit within
+ * noise, which an improvement is too. */
+static int bisect_paired(struct bisect *b)
+{
+    struct cb_collect_opts co = {
+        .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->c.cmdline, .cpu = -1,
+        .quiet = 1, .harness = b->h,
+    };
+    char err[1024], where[1200];
+    int64_t run = 0;
+    int cpu = -1, changed, regressed, unsure, bad;
+    cb_catch_stop_signals(0);
+    int rc = cb_ab_run(&b->ab, &co, &run, &cpu, err, sizeof err);
+    if (rc < 0) {
+        cb_die_msg("%s", err);
+        cb_ab_free(&b->ab);
+        return rc == -EINTR ? 130 : BISECT_ERROR;
+    }
+    snprintf(where, sizeof where, "pinned to CPU %d; run %lld in %s", cpu, (long long)run, b->c.db);
+    if (!b->quiet)
+        cb_ab_print(&b->ab, "text", where, stdout);
+    cb_ab_counts(&b->ab, &changed, &regressed, &unsure, &bad);
+    int broken = 0;   /* BAD in this build, good in GOOD's; the reverse is a fix */
+    for (size_t i = 0; i < b->ab.n; i++)
+        broken += b->ab.cases[i].bad[1] && !b->ab.cases[i].bad[0];
+    int status = regressed || broken ? 1 : unsure ? 125 : 0;
+    printf("bisect-check: %s (run %lld, paired against %s)\n",
+           status == 0 ? "good" : status == 1 ? "bad: regressed" : "cannot tell (skip)",
+           (long long)run, b->against_plugin);
+    cb_ab_free(&b->ab);
+    return status;
+}
+
 /* Measure this tree, then judge it against BASE as compare would. */
 static int bisect_body(void *ctx, struct cb_store *st)
 {
@@ -307,6 +402,8 @@ static int bisect_body(void *ctx, struct cb_store *st)
         int rc = cb_sim_exec(b->argc, b->argv, 1, b->sim_caches);
         return rc == CB_EXIT_USAGE ? BISECT_ERROR : rc;
     }
+    if (b->against_plugin)
+        return bisect_paired(b);
     int rc = measure_tree(b, &run_id, &measured);
     return rc != 0 ? rc : judge(b, run_id, measured);
 }
