@@ -20,7 +20,9 @@
  *   slow=X        that cost factor (default 1.5)
  *   meter=KIND    smt (a visible sibling, the default), host or none
  *   head=X        every case of ab's HEAD build (namespace "head") costs X
- *                 times more (default 1): a planted change for ab's tests */
+ *                 times more (default 1): a planted change for ab's tests
+ *   scale=X       every case costs X times more (default 1): a planted change
+ *                 between two runs, for the verdict benchmarks */
 #ifndef CB_FAKECLOCK_H
 #define CB_FAKECLOCK_H
 
@@ -36,7 +38,7 @@
 
 struct cb_fake {
     uint64_t seed, state;
-    double noise, mux, contended, slow, head;
+    double noise, mux, contended, slow, head, scale;
     int siblings, hypervisor;
     double vclock;          /* ticks */
     int busy;               /* the last batch was taken with the core busy */
