@@ -31,7 +31,7 @@ static void ab_usage(FILE *out)
             "  -m, --mode MODE        warm, cold, or warm,cold (default: warm,cold)\n"
             "      --rounds N         rounds at least (default %d; raised until Holm's first step\n"
             "                         can pass over the cases: 2/2^N < alpha/cases)\n"
-            "      --max-rounds N     undecided cases get more rounds, up to N (default 2x rounds)\n"
+            "      --max-rounds N     undecided cases get more rounds, up to N (default 3x rounds)\n"
             "      --alpha P          significance after Holm's correction (default 0.01)\n"
             "      --threshold PCT    a change must exceed this over the whole 95%% CI (default 2%%)\n"
             "      --reps N           exactly N samples per side per round (default: adaptive)\n"

@@ -89,7 +89,7 @@ void cb_ab_counts(const struct cb_ab *ab, int *changed, int *regressed, int *uns
 /* The table and the verdict: fmt "text", "markdown" or "json". */
 void cb_ab_print(const struct cb_ab *ab, const char *fmt, const char *where, FILE *f);
 void cb_ab_free(struct cb_ab *ab);
-/* The defaults: CB_AB_DEFAULT_ROUNDS rounds (up to twice that), alpha 0.01,
+/* The defaults: CB_AB_DEFAULT_ROUNDS rounds (up to three times that), alpha 0.01,
  * a 2% threshold over the 95% interval, a 20 ms pause between rounds. */
 void cb_ab_defaults(struct cb_ab_opts *o);
 

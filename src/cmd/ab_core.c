@@ -245,7 +245,7 @@ int cb_ab_plan(struct cb_ab *ab, char *err, size_t errlen)
     int need = cb_paired_min_rounds(ab->n, ab->o.alpha);
     ab->rounds = ab->o.rounds > need ? ab->o.rounds : need;
     if (!ab->o.max_rounds)
-        ab->o.max_rounds = 2 * ab->rounds;
+        ab->o.max_rounds = 3 * ab->rounds;
     if (ab->o.max_rounds < ab->rounds)
         ab->o.max_rounds = ab->rounds;
     return rc < 0 ? (rc == -E2BIG ? -EINVAL : rc) : 0;
