@@ -315,7 +315,8 @@ static void progress(const struct cb_ab *ab, int round, size_t i)
 {
     if (ab->o.quiet || !isatty(2))
         return;
-    fprintf(stderr, "\r\033[K[round %d/%d] %s", round + 1, ab->rounds, ab->cases[i].key);
+    fprintf(stderr, "\r\033[K[round %d%s] %s", round + 1, round < ab->rounds ? "" : ", extra",
+            ab->cases[i].key);
 }
 
 /* One round: each case on both sides, the first side alternating with

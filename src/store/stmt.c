@@ -67,7 +67,7 @@ static const char *const q_sql[Q__N] = {
         " r.core_est_spread, r.core_est_add_ghz, r.core_est_imul_ghz, COALESCE(r.meter_kind,''),"
         " r.meter_baseline, r.meter_spread, COALESCE(r.meter_why,''), COALESCE(r.fingerprint,''),"
         " COALESCE(r.sim_model,''), COALESCE(r.uuid,''),"
-        " COALESCE((SELECT group_concat(p.path || ' (sha256 ' || substr(p.sha256, 1, 16) || '...): '"
+        " COALESCE((SELECT group_concat(COALESCE(p.side || ' ', '') || p.path || ' (sha256 ' || substr(p.sha256, 1, 16) || '...): '"
         " || p.variants, '; ') FROM run_plugins p WHERE p.run_id = r.id), '')"
         " FROM runs r JOIN hosts h ON h.id = r.host_id JOIN builds b ON b.id = r.build_id"
         " LEFT JOIN commits cm ON cm.id = r.commit_id WHERE r.id = ?1",
