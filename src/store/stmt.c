@@ -75,7 +75,9 @@ static const char *const q_sql[Q__N] = {
         "SELECT id, name, part, pfm, encoding, source, read_method, why, supported"
         " FROM events WHERE run_id=?1 ORDER BY id",
     [Q_CASES] =
-        "SELECT c.id, c.probe, c.variant, c.unit, c.op, c.mode, c.verdict, c.detail, c.size,"
+        /* An ab run's case names its side: mine@base, mine@head. */
+        "SELECT c.id, c.probe, CASE WHEN c.side IS NULL THEN c.variant ELSE c.variant || '@' || c.side END,"
+        " c.unit, c.op, c.mode, c.verdict, c.detail, c.size,"
         " c.bytes_per_op, (SELECT COUNT(DISTINCT s.seq) FROM samples s WHERE s.case_id = c.id),"
         " c.contention, c.contended_share FROM cases c WHERE c.run_id=?1 ORDER BY c.id",
     [Q_VALUES] =
