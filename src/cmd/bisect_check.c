@@ -65,7 +65,7 @@ struct bisect {
     struct cb_plugin_info plugins[CB_PLUGIN_MAX]; /* --plugin, loaded */
     const char *plugin_args[CB_PLUGIN_MAX];       /* --plugin, as typed */
     int nplugins;
-    int rounds_set;                               /* --rounds was given */
+    const char *rounds_arg;                       /* --rounds, as typed */
     const char *against_plugin;                   /* --against-plugin GOOD.so */
     struct cb_ab ab;                              /* its paired protocol */
 };
@@ -91,8 +91,8 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
         b->h.cold_bytes = u64;
         return 0;
     case 'N':
-        b->rounds_set = 1;
-        return cb_parse_int(arg, 1, 1000, "--rounds", &b->h.rounds, err, errlen);
+        b->rounds_arg = arg;   /* its range depends on --against-plugin */
+        return 0;
     case 'P':
         if (b->nplugins == CB_PLUGIN_MAX) {
             snprintf(err, errlen, "--plugin: at most %d plugins", CB_PLUGIN_MAX);
@@ -121,9 +121,9 @@ static int parse_paired(struct bisect *b, int argc, char *err, size_t errlen)
     b->ab.o.quiet = 1;
     b->ab.o.alpha = b->c.o.alpha;
     b->ab.o.threshold = b->c.o.threshold;
-    if (b->rounds_set)
-        b->ab.o.rounds = b->h.rounds < 2 ? 2 : b->h.rounds;
-    b->h.rounds = 1;
+    if (b->rounds_arg &&
+        cb_parse_int(b->rounds_arg, 2, 1000, "--rounds", &b->ab.o.rounds, err, errlen) < 0)
+        return -EINVAL;
     if (cb_ab_load(&b->ab, b->against_plugin, b->plugin_args[0], err, errlen) < 0 ||
         cb_ab_plan(&b->ab, err, errlen) < 0)
         return -EINVAL;
@@ -167,10 +167,9 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         return rc;
     if (b->against_plugin || b->ab.o.probes || b->ab.o.variants || b->ab.o.sizes || b->ab.o.modes)
         return parse_paired(b, argc, err, errlen);
-    if (b->rounds_set && b->h.rounds > CB_MAX_ROUNDS) {
-        snprintf(err, errlen, "--rounds %d: at most %d rounds per case", b->h.rounds, CB_MAX_ROUNDS);
+    if (b->rounds_arg &&
+        cb_parse_int(b->rounds_arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err, errlen) < 0)
         return -EINVAL;
-    }
     for (int i = 0; i < b->nplugins; i++)
         if (cb_plugin_load(b->plugin_args[i], &b->plugins[i], err, errlen) < 0)
             return -EINVAL;
