@@ -17,36 +17,6 @@
 #include "parse.h"
 #include "session.h"
 
-static void ab_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: cyclebudget ab BASE.so HEAD.so [options]\n"
-            "  times two builds of one plugin in this one process, round by round in ABBA\n"
-            "  order on one CPU, stores one run with both sides, and judges each case on\n"
-            "  the rounds' paired ratios head/base\n"
-            "  -p, --probes LIST      families (default: those the plugins add variants to)\n"
-            "  -V, --variants GLOBS   variants (default: the plugins' own; a built-in one such as\n"
-            "                         ref is the same code on both sides: a control)\n"
-            "  -s, --sizes LIST       sizes (default: each family's)\n"
-            "  -m, --mode MODE        warm, cold, or warm,cold (default: warm,cold)\n"
-            "      --rounds N         rounds at least (default %d; raised until Holm's first step\n"
-            "                         can pass over the cases: 2/2^N < alpha/cases)\n"
-            "      --max-rounds N     undecided cases get more rounds, up to N (default 3x rounds)\n"
-            "      --alpha P          significance after Holm's correction (default 0.01)\n"
-            "      --threshold PCT    a change must exceed this over the whole 95%% CI (default 2%%)\n"
-            "      --reps N           exactly N samples per side per round (default: adaptive)\n"
-            "      --max-time SEC     adaptive: time cap per side per round (default 0.1)\n"
-            "      --format F         text (default), markdown or json\n"
-            "      --db PATH          database (default: ./" CB_DEFAULT_DB ")\n"
-            "      --tag TAG          label the run (default: ab)\n"
-            "  -e, --events LIST      events to count besides the TSC\n"
-            "      --cpu N            pin to CPU N (default: the current one)\n"
-            "      --cold-bytes SIZE  cold-mode working set\n"
-            "  -q, --quiet            no progress\n"
-            "exit status: 0 no change beyond noise, 1 a change (named), 2 usage error or failure\n",
-            CB_AB_DEFAULT_ROUNDS);
-}
-
 struct ab_plan {
     struct cb_session s;
     struct cb_ab ab;
@@ -54,15 +24,12 @@ struct ab_plan {
     char err[1536];
 };
 
-enum { OPT_ROUNDS = CB_SESSION_OPT_OWN, OPT_MAX_ROUNDS, OPT_ALPHA, OPT_THRESHOLD, OPT_REPS,
-       OPT_MAX_TIME, OPT_FORMAT };
+enum { OPT_ROUNDS = CB_OPT_LONG_ONLY, OPT_MAX_ROUNDS, OPT_ALPHA, OPT_THRESHOLD, OPT_REPS,
+       OPT_MAX_TIME };
 
 static int ab_option(int ch, const char *arg, void *ctx, char *err, size_t len)
 {
     struct ab_plan *pl = ctx;
-    int r = cb_session_option(&pl->s, ch, arg, err, len);
-    if (r != 1)
-        return r;
     struct cb_ab_opts *o = &pl->ab.o;
     switch (ch) {
     case OPT_ROUNDS: return cb_parse_int(arg, 2, 1000, "--rounds", &o->rounds, err, len);
@@ -85,28 +52,45 @@ static int ab_option(int ch, const char *arg, void *ctx, char *err, size_t len)
     return 1;
 }
 
+static const struct cb_option ab_options[] = {
+    CB_OPT_STR('p', "probes", struct ab_plan, ab.o.probes, "LIST",
+               "families (default: those the plugins add variants to)"),
+    CB_OPT_STR('V', "variants", struct ab_plan, ab.o.variants, "GLOBS",
+               "variants (default: the plugins' own; a built-in one such as ref is the same code "
+               "on both sides: a control)"),
+    CB_OPT_STR('s', "sizes", struct ab_plan, ab.o.sizes, "LIST", "sizes (default: each family's)"),
+    CB_OPT_STR('m', "mode", struct ab_plan, ab.o.modes, "MODE",
+               "warm, cold, or warm,cold (default: warm,cold)"),
+    CB_OPT_CALL(OPT_ROUNDS, "rounds", "N",
+                "rounds at least (default " CB_OPT_NUM(CB_AB_DEFAULT_ROUNDS) "; raised until Holm's "
+                "first step can pass over the cases: 2/2^N < alpha/cases)"),
+    CB_OPT_CALL(OPT_MAX_ROUNDS, "max-rounds", "N",
+                "undecided cases get more rounds, up to N (default 3x rounds)"),
+    CB_OPT_CALL(OPT_ALPHA, "alpha", "P", "significance after Holm's correction (default 0.01)"),
+    CB_OPT_CALL(OPT_THRESHOLD, "threshold", "PCT",
+                "a change must exceed this over the whole 95% CI (default 2%)"),
+    CB_OPT_CALL(OPT_REPS, "reps", "N", "exactly N samples per side per round (default: adaptive)"),
+    CB_OPT_CALL(OPT_MAX_TIME, "max-time", "SEC",
+                "adaptive: time cap per side per round (default 0.1)"),
+    CB_OPT_STR(0, "format", struct ab_plan, format, "F", "text (default), markdown or json"),
+    CB_OPT_GROUP(cb_session_options, struct ab_plan, s),
+    CB_OPT_END,
+};
+
 static int ab_parse(struct ab_plan *pl, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"probes", required_argument, 0, 'p'},   {"variants", required_argument, 0, 'V'},
-        {"sizes", required_argument, 0, 's'},    {"mode", required_argument, 0, 'm'},
-        {"rounds", required_argument, 0, OPT_ROUNDS},
-        {"max-rounds", required_argument, 0, OPT_MAX_ROUNDS},
-        {"alpha", required_argument, 0, OPT_ALPHA},
-        {"threshold", required_argument, 0, OPT_THRESHOLD},
-        {"reps", required_argument, 0, OPT_REPS}, {"max-time", required_argument, 0, OPT_MAX_TIME},
-        {"format", required_argument, 0, OPT_FORMAT},
-        CB_SESSION_LONGOPTS, {0, 0, 0, 0},
+    static const struct cb_cmd_parser parser = {
+        .cmd = "ab",
+        .synopsis = "usage: cyclebudget ab BASE.so HEAD.so [options]\n"
+                    "  times two builds of one plugin in this one process, round by round in ABBA\n"
+                    "  order on one CPU, stores one run with both sides (tag ab), and judges each\n"
+                    "  case on the rounds' paired ratios head/base\n",
+        .options = ab_options,
+        .footer = "exit status: 0 no change beyond noise, 1 a change (named), 2 usage error or failure\n",
+        .option = ab_option,
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('p', struct ab_plan, ab.o.probes), CB_OPT_STR('V', struct ab_plan, ab.o.variants),
-        CB_OPT_STR('s', struct ab_plan, ab.o.sizes),  CB_OPT_STR('m', struct ab_plan, ab.o.modes),
-        CB_OPT_STR(OPT_FORMAT, struct ab_plan, format), CB_SESSION_FIELDS(struct ab_plan), {0},
-    };
-    static const struct cb_cmd_parser parser = {"ab", "p:V:s:m:e:qh", opts, ab_usage, fields, ab_option};
     cb_session_init(&pl->s, NULL, NULL, argc, argv);
     pl->s.co.tag = "ab";
-    pl->s.co.quiet = 0;
     pl->format = "text";
     cb_ab_defaults(&pl->ab.o);
     int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
@@ -152,7 +136,7 @@ static int ab_body(void *ctx, struct cb_store *unused)
     cb_catch_stop_signals(1);
     int rc = cb_ab_run(&pl->ab, &pl->s.co, &run, &pinned, err, sizeof err);
     if (rc < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         cb_ab_free(&pl->ab);
         return rc == -EINTR ? 130 : CB_EXIT_USAGE;
     }
@@ -171,5 +155,7 @@ int cmd_ab(int argc, char **argv)
     static const struct cb_cmd cmd = {ab_parse_plan, CB_EXIT_USAGE, NULL, 0, ab_body};
     struct ab_plan pl;
     memset(&pl, 0, sizeof pl);
-    return cb_cmd_main(&cmd, argc, argv, &pl);
+    int rc = cb_cmd_main(&cmd, argc, argv, &pl);
+    cb_session_release(&pl.s);
+    return rc;
 }

@@ -22,36 +22,6 @@
 
 #define BISECT_ERROR 128
 
-static void bisect_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: cyclebudget bisect-check --against BASE [options]\n"
-            "       cyclebudget bisect-check --plugin HEAD.so --against-plugin GOOD.so [options]\n"
-            "  measures this binary's cases that BASE has (stored as a new run tagged 'bisect')\n"
-            "  and compares BASE with them, for 'git bisect run'; or times this commit's build\n"
-            "  of a plugin against a good build made once before the bisection, paired in\n"
-            "  one process as 'cyclebudget ab' does (-p, -V, -s, -m and --rounds as there)\n"
-            "      --against-plugin GOOD.so  the good build (with one --plugin: this commit's)\n"
-            "  -p, --probes LIST      with --against-plugin: families (default: the plugin's)\n"
-            "  -V, --variants GLOBS   with --against-plugin: variants (default: the plugin's own)\n"
-            "  -s, --sizes LIST       with --against-plugin: sizes (default: each family's)\n"
-            "      --mode MODE        with --against-plugin: warm, cold or warm,cold\n"
-            CMP_COMMON_HELP
-            "      --reps N           exactly N samples per case (default: adaptive)\n"
-            "      --max-time SEC     time cap per case when adaptive (default 0.25)\n"
-            "      --rounds N         measure each case in N rounds with an idle pause between\n"
-            "                         (as 'run --rounds'; default 1)\n"
-            "      --cold-bytes SIZE  cold-mode working set\n"
-            "      --sim              count under callgrind, as 'run --sim' (BASE's runs must be\n"
-            "                         --sim runs too); the verdict is then exact (see compare)\n"
-            "      --sim-caches SPEC  with --sim, the simulated caches (as 'run --sim-caches')\n"
-            "      --plugin PATH      load a variant plugin first, as 'run --plugin' (its\n"
-            "                         cases in BASE are measured with this build of it; repeatable)\n"
-            "  -q, --quiet            no table, only the verdict line\n"
-            "exit status: 0 good, 1 bad (regressed against BASE), 125 cannot tell (skip),\n"
-            "128 error (aborts git bisect run, which would read 1..127 as bad)\n");
-}
-
 /* What the command line asked for. */
 struct bisect {
     struct cmp_common c;
@@ -70,37 +40,33 @@ struct bisect {
     struct cb_ab ab;                              /* its paired protocol */
 };
 
-enum { OPT_AGAINST_PLUGIN = 0x110, OPT_AB_MODES, OPT_AB_PROBES = 'p', OPT_AB_VARIANTS = 'V',
-       OPT_AB_SIZES = 's' };
+enum { OPT_REPS = CB_OPT_LONG_ONLY, OPT_MAX_TIME, OPT_COLD_BYTES, OPT_ROUNDS, OPT_PLUGIN, OPT_SIM };
 
-/* One option: the common ones, then bisect-check's own; 0 taken, 1 not one
- * of them, or -EINVAL with the message in err. */
+/* One of bisect-check's own options: 0 taken, 1 not one of them, or
+ * -EINVAL with the message in err. */
 static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
 {
     struct bisect *b = ctx;
-    int r = cmp_common_opt(ch, &b->c, err, errlen);
-    if (r != 1)
-        return r;
     uint64_t u64;
     switch (ch) {
-    case 'n': return cb_parse_int(arg, 1, 1000000, "--reps", &b->h.reps, err, errlen);
-    case 'm': return cb_parse_seconds(arg, "--max-time", &b->h.case_seconds, err, errlen);
-    case 'C':
+    case OPT_REPS: return cb_parse_int(arg, 1, 1000000, "--reps", &b->h.reps, err, errlen);
+    case OPT_MAX_TIME: return cb_parse_seconds(arg, "--max-time", &b->h.case_seconds, err, errlen);
+    case OPT_COLD_BYTES:
         if (cb_parse_size(arg, &u64, err, errlen) < 0)
             return -EINVAL;
         b->h.cold_bytes = u64;
         return 0;
-    case 'N':
+    case OPT_ROUNDS:
         b->rounds_arg = arg;   /* its range depends on --against-plugin */
         return 0;
-    case 'P':
+    case OPT_PLUGIN:
         if (b->nplugins == CB_PLUGIN_MAX) {
             snprintf(err, errlen, "--plugin: at most %d plugins", CB_PLUGIN_MAX);
             return -EINVAL;
         }
         b->plugin_args[b->nplugins++] = arg;
         return 0;
-    case 'S':
+    case OPT_SIM:
         b->sim = 1;
         return cb_sim_requested() ? 0 : cb_sim_check(err, errlen);
     }
@@ -134,28 +100,55 @@ static int parse_paired(struct bisect *b, int argc, char *err, size_t errlen)
 static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct bisect *b = ctx;
-    static const struct option opts[] = {
-        CMP_COMMON_LONGOPTS,
-        {"against", required_argument, 0, 'A'}, {"reps", required_argument, 0, 'n'},
-        {"max-time", required_argument, 0, 'm'}, {"cold-bytes", required_argument, 0, 'C'},
-        {"rounds", required_argument, 0, 'N'},  {"quiet", no_argument, 0, 'q'},
-        {"sim", no_argument, 0, 'S'},           {"sim-caches", required_argument, 0, 'K'},
-        {"plugin", required_argument, 0, 'P'},
-        {"against-plugin", required_argument, 0, OPT_AGAINST_PLUGIN},
-        {"probes", required_argument, 0, OPT_AB_PROBES}, {"variants", required_argument, 0, OPT_AB_VARIANTS},
-        {"sizes", required_argument, 0, OPT_AB_SIZES},   {"mode", required_argument, 0, OPT_AB_MODES},
-        {0, 0, 0, 0},
+    static const struct cb_option options[] = {
+        CB_OPT_STR(0, "against", struct bisect, against, "BASE",
+                   "the known-good side: a run id, 'latest', a tag, a commit, or a comma list"),
+        CB_OPT_GROUP(cmp_common_options, struct bisect, c),
+        CB_OPT_CALL(OPT_REPS, "reps", "N", "exactly N samples per case (default: adaptive)"),
+        CB_OPT_CALL(OPT_MAX_TIME, "max-time", "SEC", "time cap per case when adaptive (default 0.25)"),
+        CB_OPT_CALL(OPT_ROUNDS, "rounds", "N",
+                    "measure each case in N rounds with an idle pause between (as 'run --rounds'; "
+                    "default 1); with --against-plugin, ab's rounds (default "
+                    CB_OPT_NUM(CB_AB_DEFAULT_ROUNDS) ")"),
+        CB_OPT_CALL(OPT_COLD_BYTES, "cold-bytes", "SIZE", "cold-mode working set"),
+        CB_OPT_CALL(OPT_SIM, "sim", NULL,
+                    "count under callgrind, as 'run --sim' (BASE's runs must be --sim runs too); "
+                    "the verdict is then exact (see compare)"),
+        CB_OPT_STR(0, "sim-caches", struct bisect, sim_caches, "SPEC",
+                   "with --sim, the simulated caches (as 'run --sim-caches')"),
+        CB_OPT_CALL(OPT_PLUGIN, "plugin", "PATH",
+                    "load a variant plugin first, as 'run --plugin' (its cases in BASE are "
+                    "measured with this build of it; repeatable); with --against-plugin, this "
+                    "commit's build, once"),
+        CB_OPT_STR(0, "against-plugin", struct bisect, against_plugin, "GOOD.so",
+                   "instead of --against: time this commit's build of the plugin (--plugin) "
+                   "against GOOD.so, a build of the good commit made once before the bisection, "
+                   "paired in one process as 'cyclebudget ab' does"),
+        CB_OPT_STR('p', "probes", struct bisect, ab.o.probes, "LIST",
+                   "with --against-plugin: families (default: the plugin's)"),
+        CB_OPT_STR('V', "variants", struct bisect, ab.o.variants, "GLOBS",
+                   "with --against-plugin: variants (default: the plugin's own)"),
+        CB_OPT_STR('s', "sizes", struct bisect, ab.o.sizes, "LIST",
+                   "with --against-plugin: sizes (default: each family's)"),
+        CB_OPT_STR(0, "mode", struct bisect, ab.o.modes, "MODE",
+                   "with --against-plugin: warm, cold or warm,cold"),
+        CB_OPT_BOOL('q', "quiet", struct bisect, quiet, "no table, only the verdict line"),
+        CB_OPT_END,
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('A', struct bisect, against), CB_OPT_BOOL('q', struct bisect, quiet),
-        CB_OPT_STR('K', struct bisect, sim_caches),
-        CB_OPT_STR(OPT_AGAINST_PLUGIN, struct bisect, against_plugin),
-        CB_OPT_STR(OPT_AB_PROBES, struct bisect, ab.o.probes),
-        CB_OPT_STR(OPT_AB_VARIANTS, struct bisect, ab.o.variants),
-        CB_OPT_STR(OPT_AB_SIZES, struct bisect, ab.o.sizes),
-        CB_OPT_STR(OPT_AB_MODES, struct bisect, ab.o.modes), {0},
+    static const struct cb_cmd_parser parser = {
+        .cmd = "bisect-check",
+        .synopsis =
+            "usage: cyclebudget bisect-check --against BASE [options]\n"
+            "       cyclebudget bisect-check --plugin HEAD.so --against-plugin GOOD.so [options]\n"
+            "  measures this binary's cases that BASE has (stored as a new run tagged 'bisect')\n"
+            "  and compares BASE with them, for 'git bisect run'; or times this commit's build\n"
+            "  of a plugin against a good build made once before the bisection, paired in one\n"
+            "  process as 'cyclebudget ab' does\n",
+        .options = options,
+        .footer = "exit status: 0 good, 1 bad (regressed against BASE), 125 cannot tell (skip),\n"
+                  "128 error (aborts git bisect run, which would read 1..127 as bad)\n",
+        .option = bisect_opt,
     };
-    static const struct cb_cmd_parser parser = {"bisect-check", "p:V:s:qh", opts, bisect_usage, fields, bisect_opt};
     memset(b, 0, sizeof *b);
     b->argc = argc;
     b->argv = argv;
@@ -222,7 +215,7 @@ static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measure
     if (load_base(b, &A, &cpu, err, sizeof err) < 0)
         goto usage_err;
     struct cb_collect_opts co = {
-        .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->c.cmdline, .cpu = cpu,
+        .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->c.cmdline.buf, .cpu = cpu,
         .quiet = 1, .harness = b->h,
     };
     struct cb_collector col;
@@ -248,12 +241,12 @@ static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measure
     cb_side_free(&A);
     cb_side_free(&keys);
     if (rc < 0) {
-        cb_die_msg("measuring failed (%s): run %lld marked aborted", strerror(-rc), (long long)*run_id);
+        cb_error("measuring failed (%s): run %lld marked aborted", strerror(-rc), (long long)*run_id);
         return rc == -EINTR ? 130 : BISECT_ERROR;
     }
     return 0;
 usage_err:
-    cb_die_msg("%s", err);
+    cb_error("%s", err);
     return BISECT_ERROR;
 }
 
@@ -263,7 +256,7 @@ static int bisect_status(const struct cmp_result *res, size_t *shared_bad)
 {
     struct cb_bisect_row *br = calloc(res->n ? res->n : 1, sizeof *br);
     if (!br) {
-        cb_die_msg("out of memory");
+        cb_error("out of memory");
         return BISECT_ERROR;
     }
     *shared_bad = 0;
@@ -298,7 +291,7 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
     char err[1536];
     struct cb_store *st;
     if (cb_store_open(b->c.db, CB_STORE_READ, 0, &st, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return BISECT_ERROR;
     }
     struct cb_side A, B;
@@ -310,7 +303,7 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
     snprintf(runspec, sizeof runspec, "%lld", (long long)run_id);
     int status = BISECT_ERROR, rc;
     if (measured == 0) {
-        cb_die_msg("none of the cases of '%s' can be measured by this binary: cannot tell", b->against);
+        cb_error("none of the cases of '%s' can be measured by this binary: cannot tell", b->against);
         status = 125;
         goto out;
     }
@@ -318,7 +311,7 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
         (rc = cmp_select_host(st, &A, b->c.host, err, sizeof err)) < 0 ||
         (rc = cb_side_resolve(st, runspec, 1, b->c.repo, &B, err, sizeof err)) < 0 ||
         (rc = cmp_check_env(st, &A, &B, b->c.force, crosses, sizeof crosses, err, sizeof err)) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         /* A different environment (governor, SMT, microcode, pinned CPU...)
          * changes timings by itself: this commit cannot be judged, but the
          * bisection can go on with the next one. */
@@ -331,14 +324,14 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
     }
     x.crosses = crosses[0] ? crosses : NULL;
     if (cmp_pick_metric(st, &A, &B, &b->c.o, &x.metric, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         goto out;
     }
     cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
     snprintf(x.head_desc, sizeof x.head_desc, "this tree = run %lld", (long long)run_id);
     if ((rc = cb_side_load(st, &A, x.metric)) < 0 || (rc = cb_side_load(st, &B, x.metric)) < 0 ||
         (rc = cmp_evaluate(st, &A, &B, &b->c.o, &res)) < 0) {
-        cb_die_msg("cannot read the samples from %s: %s", b->c.db, strerror(-rc));
+        cb_error("cannot read the samples from %s: %s", b->c.db, strerror(-rc));
         goto out;
     }
     size_t shared_bad;
@@ -360,7 +353,7 @@ out:
 static int bisect_paired(struct bisect *b)
 {
     struct cb_collect_opts co = {
-        .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->c.cmdline, .cpu = -1,
+        .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->c.cmdline.buf, .cpu = -1,
         .quiet = 1, .harness = b->h,
     };
     char err[1024], where[1200];
@@ -369,7 +362,7 @@ static int bisect_paired(struct bisect *b)
     cb_catch_stop_signals(0);
     int rc = cb_ab_run(&b->ab, &co, &run, &cpu, err, sizeof err);
     if (rc < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         cb_ab_free(&b->ab);
         return rc == -EINTR ? 130 : BISECT_ERROR;
     }
@@ -410,6 +403,8 @@ static int bisect_body(void *ctx, struct cb_store *st)
 int cmd_bisect_check(int argc, char **argv)
 {
     static const struct cb_cmd cmd = {bisect_parse, BISECT_ERROR, NULL, 0, bisect_body};
-    struct bisect b;
-    return cb_cmd_main(&cmd, argc, argv, &b);
+    struct bisect b = {0};
+    int rc = cb_cmd_main(&cmd, argc, argv, &b);
+    cmp_common_release(&b.c);
+    return rc;
 }
