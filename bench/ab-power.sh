@@ -7,7 +7,7 @@
 #   bench/ab-power.sh [CYCLEBUDGET] [TRIES] [EXTRA_PCT]
 #
 # The plugin is bench/ab_plugin.c: "mine" (slowed by EXTRA_PCT% more work,
-# default 9, which reads as about +10% at 1500 B warm on a Xeon VM) and
+# default 10, about +10% at 1500 B warm) and
 # "ctl" (never slowed: the control, which must not be named).  Both are
 # compared in every try (-s 1500 -m warm, the defaults otherwise), so an
 # A/A false alarm on either counts.  Each try is its own process and its
@@ -17,7 +17,7 @@
 set -u
 CB=${1:-./cyclebudget}
 N=${2:-20}
-PCT=${3:-9}
+PCT=${3:-10}
 top=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
