@@ -97,44 +97,45 @@ static int parse_paired(struct bisect *b, int argc, char *err, size_t errlen)
 }
 
 /* --against BASE and the options, nothing else (cb_cmd's parse step). */
+static const struct cb_option bisect_options[] = {
+    CB_OPT_STR(0, "against", struct bisect, against, "BASE",
+               "the known-good side: a run id, 'latest', a tag, a commit, or a comma list"),
+    CB_OPT_GROUP(cmp_common_options, struct bisect, c),
+    CB_OPT_CALL(OPT_REPS, "reps", "N", "exactly N samples per case (default: adaptive)"),
+    CB_OPT_CALL(OPT_MAX_TIME, "max-time", "SEC", "time cap per case when adaptive (default 0.25)"),
+    CB_OPT_CALL(OPT_ROUNDS, "rounds", "N",
+                "measure each case in N rounds with an idle pause between (as 'run --rounds'; "
+                "default 1); with --against-plugin, ab's rounds (default "
+                CB_OPT_NUM(CB_AB_DEFAULT_ROUNDS) ")"),
+    CB_OPT_CALL(OPT_COLD_BYTES, "cold-bytes", "SIZE", "cold-mode working set"),
+    CB_OPT_CALL(OPT_SIM, "sim", NULL,
+                "count under callgrind, as 'run --sim' (BASE's runs must be --sim runs too); "
+                "the verdict is then exact (see compare)"),
+    CB_OPT_STR(0, "sim-caches", struct bisect, sim_caches, "SPEC",
+               "with --sim, the simulated caches (as 'run --sim-caches')"),
+    CB_OPT_CALL(OPT_PLUGIN, "plugin", "PATH",
+                "load a variant plugin first, as 'run --plugin' (its cases in BASE are "
+                "measured with this build of it; repeatable); with --against-plugin, this "
+                "commit's build, once"),
+    CB_OPT_STR(0, "against-plugin", struct bisect, against_plugin, "GOOD.so",
+               "instead of --against: time this commit's build of the plugin (--plugin) "
+               "against GOOD.so, a build of the good commit made once before the bisection, "
+               "paired in one process as 'cyclebudget ab' does"),
+    CB_OPT_STR('p', "probes", struct bisect, ab.o.probes, "LIST",
+               "with --against-plugin: families (default: the plugin's)"),
+    CB_OPT_STR('V', "variants", struct bisect, ab.o.variants, "GLOBS",
+               "with --against-plugin: variants (default: the plugin's own)"),
+    CB_OPT_STR('s', "sizes", struct bisect, ab.o.sizes, "LIST",
+               "with --against-plugin: sizes (default: each family's)"),
+    CB_OPT_STR(0, "mode", struct bisect, ab.o.modes, "MODE",
+               "with --against-plugin: warm, cold or warm,cold"),
+    CB_OPT_BOOL('q', "quiet", struct bisect, quiet, "no table, only the verdict line"),
+    CB_OPT_END,
+};
+
 static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct bisect *b = ctx;
-    static const struct cb_option options[] = {
-        CB_OPT_STR(0, "against", struct bisect, against, "BASE",
-                   "the known-good side: a run id, 'latest', a tag, a commit, or a comma list"),
-        CB_OPT_GROUP(cmp_common_options, struct bisect, c),
-        CB_OPT_CALL(OPT_REPS, "reps", "N", "exactly N samples per case (default: adaptive)"),
-        CB_OPT_CALL(OPT_MAX_TIME, "max-time", "SEC", "time cap per case when adaptive (default 0.25)"),
-        CB_OPT_CALL(OPT_ROUNDS, "rounds", "N",
-                    "measure each case in N rounds with an idle pause between (as 'run --rounds'; "
-                    "default 1); with --against-plugin, ab's rounds (default "
-                    CB_OPT_NUM(CB_AB_DEFAULT_ROUNDS) ")"),
-        CB_OPT_CALL(OPT_COLD_BYTES, "cold-bytes", "SIZE", "cold-mode working set"),
-        CB_OPT_CALL(OPT_SIM, "sim", NULL,
-                    "count under callgrind, as 'run --sim' (BASE's runs must be --sim runs too); "
-                    "the verdict is then exact (see compare)"),
-        CB_OPT_STR(0, "sim-caches", struct bisect, sim_caches, "SPEC",
-                   "with --sim, the simulated caches (as 'run --sim-caches')"),
-        CB_OPT_CALL(OPT_PLUGIN, "plugin", "PATH",
-                    "load a variant plugin first, as 'run --plugin' (its cases in BASE are "
-                    "measured with this build of it; repeatable); with --against-plugin, this "
-                    "commit's build, once"),
-        CB_OPT_STR(0, "against-plugin", struct bisect, against_plugin, "GOOD.so",
-                   "instead of --against: time this commit's build of the plugin (--plugin) "
-                   "against GOOD.so, a build of the good commit made once before the bisection, "
-                   "paired in one process as 'cyclebudget ab' does"),
-        CB_OPT_STR('p', "probes", struct bisect, ab.o.probes, "LIST",
-                   "with --against-plugin: families (default: the plugin's)"),
-        CB_OPT_STR('V', "variants", struct bisect, ab.o.variants, "GLOBS",
-                   "with --against-plugin: variants (default: the plugin's own)"),
-        CB_OPT_STR('s', "sizes", struct bisect, ab.o.sizes, "LIST",
-                   "with --against-plugin: sizes (default: each family's)"),
-        CB_OPT_STR(0, "mode", struct bisect, ab.o.modes, "MODE",
-                   "with --against-plugin: warm, cold or warm,cold"),
-        CB_OPT_BOOL('q', "quiet", struct bisect, quiet, "no table, only the verdict line"),
-        CB_OPT_END,
-    };
     static const struct cb_cmd_parser parser = {
         .cmd = "bisect-check",
         .synopsis =
@@ -144,7 +145,7 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
             "  and compares BASE with them, for 'git bisect run'; or times this commit's build\n"
             "  of a plugin against a good build made once before the bisection, paired in one\n"
             "  process as 'cyclebudget ab' does\n",
-        .options = options,
+        .options = bisect_options,
         .footer = "exit status: 0 good, 1 bad (regressed against BASE), 125 cannot tell (skip),\n"
                   "128 error (aborts git bisect run, which would read 1..127 as bad)\n",
         .option = bisect_opt,
