@@ -39,8 +39,10 @@ static void num(FILE *out, double v, int width, int prec)
  * reasons must not break the layout. */
 #define TEXT_WIDTH 100
 #define LABEL_WIDTH 8
-static void wrapped(FILE *out, const char *label, const char *text)
+static void wrapped(FILE *out, const char *label, const char *raw)
 {
+    char text[4096];
+    cb_text_clean(text, sizeof text, raw); /* no control character reaches a terminal */
     fprintf(out, "%-*s", LABEL_WIDTH, label);
     size_t col = LABEL_WIDTH;
     const char *p = text;
@@ -86,8 +88,11 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
     char line[2048];
     fprintf(out, "%scyclebudget run %" PRId64 "%s (%s)  started %s", b, u->id, off, u->status,
             u->started);
-    if (u->tag[0])
-        fprintf(out, "  tag %.40s", u->tag);
+    if (u->tag[0]) {
+        char tag[256];
+        cb_text_clean(tag, sizeof tag, u->tag);
+        fprintf(out, "  tag %.60s", tag);
+    }
     fputc('\n', out);
     if (u->uuid[0]) {
         char machine[CB_MACHINE_ID_LEN + 1];
@@ -209,11 +214,10 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
         for (size_t k = i; k < j; k++)
             v[n++] = &r->cases[k];
         cb_rank_group(r, v, n, tied);
-        char sz[32];
+        char where[64];
         const struct cb_case_info *g = &r->cases[i].info;
-        fprintf(out, "\n%s%s  %s  %s%s  (per %s)\n", o->color ? C_BOLD : "", g->probe,
-                cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode, o->color ? C_OFF : "",
-                g->op);
+        fprintf(out, "\n%s%s  %s%s  (per %s)\n", o->color ? C_BOLD : "", g->probe,
+                cb_report_where(g, "  ", where, sizeof where), o->color ? C_OFF : "", g->op);
         /* Narrower than before the ceiling column, so that a row with its
          * "shared" mark still fits 100 columns; names are at most 18. */
         fprintf(out, "  %-18s %8s %8s %8s %7s %8s %8s %6s %7s %4s\n", "variant", "cyc/op", "min cyc",
@@ -294,7 +298,10 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
         const struct cb_report_case *best = first ? v[0] : NULL, *second = n > 1 ? v[1] : NULL;
         const struct cb_case_info *g = &r->cases[i].info;
         char sz[32];
-        fprintf(out, "%-11.11s %9s %-5s", g->probe, cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode);
+        if (strcmp(g->probe, "region") == 0 && g->size == 0)
+            fprintf(out, "%-11.11s %-15s", g->probe, cb_report_where(g, "", sz, sizeof sz));
+        else
+            fprintf(out, "%-11.11s %9s %-5s", g->probe, cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode);
         if (best) {
             double bytes = (double)best->info.bytes_per_op;
             double share = budget > 0 ? best->cyc.median / budget * 100.0 : NAN;
