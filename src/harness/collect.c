@@ -399,6 +399,30 @@ static int store_unmeasured(struct cb_collector *col, struct cb_case_row *row, c
     return cb_store_case_add(col->st, col->run_id, row, NULL, 0, case_id);
 }
 
+/* A measurement as the store's rows: one per sample per event (malloc'd;
+ * NULL when out of memory). */
+static struct cb_sample_row *sample_rows(const struct cb_collector *col,
+                                         const struct cb_measurement *m, size_t *nrows)
+{
+    int ne = col->cs.n;
+    *nrows = m->n * (size_t)ne;
+    struct cb_sample_row *rows = malloc((*nrows ? *nrows : 1) * sizeof *rows);
+    if (!rows)
+        return NULL;
+    size_t r = 0;
+    for (size_t k = 0; k < m->n; k++)
+        for (int e = 0; e < ne; e++)
+            rows[r++] = (struct cb_sample_row){
+                .seq = (int)k, .iters = cb_measurement_iters(m, k),
+                .event_id = col->event_ids[e], .value = m->d[k].value[e],
+                .overhead = cb_measurement_overhead(m, k, e), .enabled = m->d[k].enabled[e],
+                .running = m->d[k].running[e], .scaled = m->d[k].scaled[e], .smt = m->smt[k],
+                .round = m->round[k], .raw = m->d[k].raw[e],
+                .method = isnan(m->d[k].value[e]) ? NULL : cb_read_method_name(m->d[k].method[e]),
+            };
+    return rows;
+}
+
 int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
                       const struct cb_variant *v, uint64_t size, enum cb_mode mode,
                       volatile sig_atomic_t *stop, int64_t *case_id, struct cb_measurement *out)
@@ -456,24 +480,12 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
         return rc < 0 ? rc : CB_CASE_SKIPPED;
     }
     row.bytes_per_op = c.bytes_per_op;
-    int ne = col->cs.n;
-    size_t nrows = m.n * (size_t)ne;
-    struct cb_sample_row *rows = malloc((nrows ? nrows : 1) * sizeof *rows);
+    size_t nrows;
+    struct cb_sample_row *rows = sample_rows(col, &m, &nrows);
     if (!rows) {
         cb_measurement_free(&m);
         return -ENOMEM;
     }
-    size_t r = 0;
-    for (size_t k = 0; k < m.n; k++)
-        for (int e = 0; e < ne; e++)
-            rows[r++] = (struct cb_sample_row){
-                .seq = (int)k, .iters = cb_measurement_iters(&m, k),
-                .event_id = col->event_ids[e], .value = m.d[k].value[e],
-                .overhead = cb_measurement_overhead(&m, k, e), .enabled = m.d[k].enabled[e],
-                .running = m.d[k].running[e], .scaled = m.d[k].scaled[e], .smt = m.smt[k],
-                .round = m.round[k], .raw = m.d[k].raw[e],
-                .method = isnan(m.d[k].value[e]) ? NULL : cb_read_method_name(m.d[k].method[e]),
-            };
     row.metered = !isnan(m.contention) && !isnan(m.contended_share);
     row.contention = m.contention;
     row.contended_share = m.contended_share;
