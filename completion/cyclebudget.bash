@@ -9,7 +9,7 @@
 # Installed as $(datadir)/bash-completion/completions/cyclebudget, where
 # bash-completion loads it on the first TAB after "cyclebudget".
 
-_cyclebudget_commands="run report list budget calibrate compare history ack bisect-check merge race ab"
+_cyclebudget_commands="run report list budget calibrate compare history ack bisect-check merge race check ab"
 
 # The binary the user typed (./cyclebudget completes from the build in
 # this directory), with a leading ~ expanded as the shell would.

@@ -9,7 +9,7 @@
  * drift of the machine then hits both sides of a round alike, and the
  * round's ratio head/base is the unit of the test (paired.h), with Holm's
  * correction over the cases.  One run holds it all, each case stored once
- * per round and side, with its side (0012_ab_sides.sql). */
+ * per round and side, with its side (0013_ab_sides.sql). */
 #ifndef CB_CMD_AB_H
 #define CB_CMD_AB_H
 

@@ -111,7 +111,7 @@ struct cb_case_row {
     int metered;                 /* 1: the two figures below were measured (else NULL) */
     double contention;           /* median SMT contention meter (tsc.h) beside the samples */
     double contended_share;      /* share of samples taken on a shared core */
-    const char *side;            /* "base" or "head" in an ab run (0012); NULL elsewhere */
+    const char *side;            /* "base" or "head" in an ab run (0013); NULL elsewhere */
 };
 
 struct cb_sample_row {
@@ -149,6 +149,14 @@ int cb_store_run_finish(struct cb_store *st, int64_t run_id, const char *status)
 /* The TSC rate (GHz) that the newest run of this host and boot calibrated,
  * for cb_tsc_ghz_adopt().  -ENOENT when there is none. */
 int cb_store_boot_tsc(struct cb_store *st, double *ghz);
+
+/* Read every page of an SQLite store for damage (PRAGMA integrity_check:
+ * b-trees, free list and index contents), whatever the open did: what
+ * `cyclebudget check` runs.  0 sound; -EINVAL damaged, with err saying so
+ * and what to do; -EOPNOTSUPP on PostgreSQL (the server checks its pages);
+ * another negative errno when it could not check.  *pages: the file's. */
+int cb_store_integrity(struct cb_store *st, const char *path, long long *pages, char *err,
+                       size_t errlen);
 
 /* Mark runs left 'running' by a process that no longer exists on this host
  * as 'aborted'.  Called by cb_store_open in write mode.  Returns how many. */

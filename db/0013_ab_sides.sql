@@ -1,4 +1,4 @@
--- 0012_ab_sides.sql — the two sides of an `ab` run (issue 31).
+-- 0013_ab_sides.sql — the two sides of an `ab` run (issue 31).
 --
 -- `cyclebudget ab BASE.so HEAD.so` measures two builds of one plugin in
 -- one process, interleaved round by round, into one run: every case is
