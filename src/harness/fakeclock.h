@@ -23,7 +23,11 @@
  *   contended=F   share of samples taken with the core busy (default 0):
  *                 those cost slow=X times more and read the meter at 2x
  *   slow=X        that cost factor (default 1.5)
- *   meter=KIND    smt (a visible sibling, the default), host or none */
+ *   meter=KIND    smt (a visible sibling, the default), host or none
+ *   head=X        every case of ab's HEAD build (namespace "head") costs X
+ *                 times more (default 1): a planted change for ab's tests
+ *   scale=X       every case costs X times more (default 1): a planted change
+ *                 between two runs, for the verdict benchmarks */
 #ifndef CB_FAKECLOCK_H
 #define CB_FAKECLOCK_H
 
@@ -39,7 +43,7 @@
 
 struct cb_fake {
     uint64_t seed, state;
-    double noise, mux, contended, slow, drift;
+    double noise, mux, contended, slow, head, scale, drift;
     double case_drift;      /* this run's factor for the current case (drift) */
     int siblings, hypervisor;
     double vclock;          /* ticks */
