@@ -529,7 +529,7 @@ static int run_work(void *plan, struct cb_collector *col)
     for (int i = 0; i < pl->nplugins; i++) {
         const struct cb_plugin_info *pi = &pl->plugins[i];
         int rc = cb_store_run_plugin_add(col->st, col->run_id, pi->path, pi->sha256, pi->name,
-                                         pi->variants);
+                                         pi->variants, NULL);
         if (rc < 0)
             return cb_session_abort(col, rc, "the run's plugin", pl->s.co.db);
         if (!pl->s.co.quiet)

@@ -144,6 +144,9 @@ static int check_args(struct open_ctx *x)
     if ((rc = cb_pin_cpu(cpu, &col->pinned, x->err, x->errlen)) < 0)
         return rc;
     col->peer = cb_pair_peer("", &allowed, col->pinned);
+    if (cpu == CB_CPU_DEFAULT && !o->quiet)
+        fprintf(stderr, "cyclebudget: pinned to CPU %d, the default: the last CPU this process may "
+                        "use, of its fastest core type (--cpu N chooses)\n", col->pinned);
     rc = cb_gitinfo_read(o->repo, o->commit, &x->git);
     if (rc == -EINVAL) {
         snprintf(x->err, x->errlen, "--commit %s does not name a commit in %s", o->commit,
@@ -449,7 +452,7 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
 {
     struct cb_case_row row = {
         .probe = p->name, .variant = v->name, .size = size, .unit = p->unit, .op = p->op,
-        .mode = cb_mode_name(mode), .verdict = "ok", .detail = "",
+        .mode = cb_mode_name(mode), .verdict = "ok", .detail = "", .side = col->side,
     };
     char detail[300];
     int rc;

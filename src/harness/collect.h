@@ -35,7 +35,7 @@ struct cb_collect_opts {
     const char *tag;             /* may be NULL */
     const char *commit, *repo;   /* may be NULL: HEAD of the current directory */
     const char *cmdline;
-    int cpu;                     /* -1: the current CPU */
+    int cpu;                     /* CB_CPU_DEFAULT (harness.h), CB_CPU_HERE, or a CPU */
     int quiet;
     /* The machine's ceilings (ceilings.h), for a report to judge every
      * case against: 0 none; 1 the newest stored calibration of this host
@@ -66,6 +66,8 @@ struct cb_collector {
     int sim;                     /* CB_SIM set: counted under callgrind (run --sim) */
     struct cb_sim sim_clock;
     struct cb_backend sim_be;
+    const char *side;            /* ab: the build the next cases time ("base", "head"),
+                                    stored with each; NULL for a run of one build */
     int64_t cal_id;              /* the run's calibration of the ceilings; 0 none */
     int cal_reused;              /* 1 found stored, 0 measured by this run */
     struct cb_verdict_cache *vc; /* verdicts so far, one per variant */

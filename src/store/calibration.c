@@ -11,14 +11,14 @@
 #include <string.h>
 
 #define CAL_SCHEMA 9
-#define FPU_SCHEMA 13
+#define FPU_SCHEMA 15
 
 static int have_schema(struct cb_store *st)
 {
     return cb_store_schema_version(st) >= CAL_SCHEMA;
 }
 
-/* The FPU columns (0013_fpu.sql), when measured: NULL otherwise. */
+/* The FPU columns (0015_fpu.sql), when measured: NULL otherwise. */
 static int fpu_add(struct cb_store *st, int64_t id, const struct cb_fpu_cost *f)
 {
     if (!f->supported || cb_store_schema_version(st) < FPU_SCHEMA)

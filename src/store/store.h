@@ -112,6 +112,7 @@ struct cb_case_row {
     double contention;           /* median SMT contention meter (tsc.h) beside the samples */
     double contended_share;      /* share of samples taken on a shared core */
     const char *cpu_pair;        /* a cross-CPU case's two CPUs (cpupair.h); NULL or "": none */
+    const char *side;            /* "base" or "head" in an ab run (0013); NULL elsewhere */
 };
 
 struct cb_sample_row {
@@ -138,9 +139,11 @@ int cb_store_event_add(struct cb_store *st, int64_t run_id, const struct cb_even
 int cb_store_case_add(struct cb_store *st, int64_t run_id, const struct cb_case_row *c,
                       const struct cb_sample_row *s, size_t ns, int64_t *case_id);
 /* A plugin the run loaded (run --plugin): its absolute path, the sha256 of
- * the file, its name and what it added ("csum/mine,..."). */
+ * the file, its name and what it added ("csum/mine,..."); side "base" or
+ * "head" for ab's two builds, NULL otherwise. */
 int cb_store_run_plugin_add(struct cb_store *st, int64_t run_id, const char *path,
-                            const char *sha256, const char *name, const char *variants);
+                            const char *sha256, const char *name, const char *variants,
+                            const char *side);
 /* status: "complete" or "aborted"; sets the end time. */
 int cb_store_run_finish(struct cb_store *st, int64_t run_id, const char *status);
 

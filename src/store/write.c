@@ -366,10 +366,11 @@ static int case_fn(struct cb_store *st, void *vctx)
     cb_st_bind_strs(s, 9, (const char *const[]){c->verdict, c->detail}, 2);
     cb_st_bind_real_or_null(s, 11, c->metered ? c->contention : NAN);
     cb_st_bind_real_or_null(s, 12, c->metered ? c->contended_share : NAN);
+    cb_db_bind_text(s, 13, c->side);
     if (c->cpu_pair && c->cpu_pair[0])
-        cb_st_bind_str(s, 13, c->cpu_pair);
+        cb_st_bind_str(s, 14, c->cpu_pair);
     else
-        cb_db_bind_null(s, 13);
+        cb_db_bind_null(s, 14);
     rc = cb_st_step_done(s);
     if (rc != CB_DB_OK)
         return rc;
@@ -421,10 +422,11 @@ int cb_store_case_add(struct cb_store *st, int64_t run_id, const struct cb_case_
 }
 
 int cb_store_run_plugin_add(struct cb_store *st, int64_t run_id, const char *path,
-                            const char *sha256, const char *name, const char *variants)
+                            const char *sha256, const char *name, const char *variants,
+                            const char *side)
 {
-    static const char sql[] = "INSERT INTO run_plugins (run_id, path, sha256, name, variants) "
-                              "VALUES (?1, ?2, ?3, ?4, ?5)";
+    static const char sql[] = "INSERT INTO run_plugins (run_id, path, sha256, name, variants, side) "
+                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
     if (!st || !path || !sha256 || strlen(sha256) != 64 || !name || !variants)
         return -EINVAL;
     int rc = -EBUSY;
@@ -437,6 +439,7 @@ int cb_store_run_plugin_add(struct cb_store *st, int64_t run_id, const char *pat
         cb_db_bind_int64(s, 1, run_id);
         const char *const text[] = {path, sha256, name, variants};
         cb_st_bind_strs(s, 2, text, 4);
+        cb_db_bind_text(s, 6, side);
         rc = cb_db_step(s);
         cb_db_finalize(s);
         if (rc == CB_DB_DONE)

@@ -1,4 +1,4 @@
--- 0013_fpu.sql — what kernel_fpu_begin()/end() cost on the host (issue 35),
+-- 0015_fpu.sql — what kernel_fpu_begin()/end() cost on the host (issue 35),
 -- stored with the calibration, beside the ceilings: reports charge it to the
 -- SIMD variants a kernel would have to bracket with them.
 --

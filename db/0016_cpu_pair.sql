@@ -1,4 +1,4 @@
--- 0014_cpu_pair.sql — the two CPUs of a cross-CPU case (issue 35).
+-- 0016_cpu_pair.sql — the two CPUs of a cross-CPU case (issue 35).
 --
 -- The cross-CPU families (xfer, slab's remote frees) run a second thread
 -- pinned to another CPU; what a line or an object costs to move depends on

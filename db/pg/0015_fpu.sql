@@ -1,4 +1,4 @@
--- 0013_fpu.sql (PostgreSQL) — the twin of db/0013_fpu.sql: the cost of
+-- 0015_fpu.sql (PostgreSQL) — the twin of db/0015_fpu.sql: the cost of
 -- kernel_fpu_begin()/end() with the calibration; read that file for the
 -- columns' meaning.
 --

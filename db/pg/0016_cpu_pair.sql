@@ -1,4 +1,4 @@
--- 0014_cpu_pair.sql (PostgreSQL) — the twin of db/0014_cpu_pair.sql: the two
+-- 0016_cpu_pair.sql (PostgreSQL) — the twin of db/0016_cpu_pair.sql: the two
 -- CPUs of a cross-CPU case; read that file for the column's meaning.
 --
 -- Where the dialects differ, and why: nowhere.
