@@ -30,7 +30,9 @@ static void report_usage(FILE *out)
             "  --samples          csv: one row per sample instead of one per case\n"
             "  --include-aborted  latest and tags may name an aborted run (interrupted or killed)\n"
             "  --budget B         10G, 25G, 40G, 100G, 400G, or a cycle count (default: 10G)\n"
-            "  --frame BYTES      frame size for a link budget (default: 64)\n");
+            "  --frame BYTES      frame size for a link budget (default: 64)\n"
+            "  --ghz G            the core clock a budget in cycles is converted at (default: the\n"
+            "                     run's; --sim runs have none: without --ghz, no budget share)\n");
 }
 
 enum fmt { F_TEXT, F_HTML, F_CSV, F_JSON, F_GBENCH };
@@ -81,6 +83,7 @@ static int emit(struct cb_store *st, enum fmt f, const struct cb_report *runs, s
 struct report_args {
     const char *db, *budget_arg, *outpath;
     long frame;
+    double ghz;                /* --ghz, 0 when not given */
     enum fmt fmt;
     int samples, include_aborted;
     struct cb_budget budget;
@@ -94,6 +97,12 @@ static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
     switch (ch) {
     case 3: return cb_parse_long(arg, CB_MIN_FRAME, 16384, "--frame", &a->frame, err, errlen) < 0 ? -EINVAL : 0;
     case 4: return parse_format(arg, &a->fmt, err, errlen);
+    case 7:
+        if (cb_parse_seconds(arg, "--ghz", &a->ghz, err, errlen) < 0 || a->ghz > 100) {
+            snprintf(err, errlen, "--ghz '%s': give the core clock in GHz, e.g. 3.5", arg);
+            return -EINVAL;
+        }
+        return 0;
     case 'o':
         if (!*arg) {
             snprintf(err, errlen, "-o needs a file name (or - for standard output)");
@@ -114,7 +123,8 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         {"db", required_argument, 0, 1},      {"budget", required_argument, 0, 2},
         {"frame", required_argument, 0, 3},   {"format", required_argument, 0, 4},
         {"output", required_argument, 0, 'o'}, {"samples", no_argument, 0, 5},
-        {"include-aborted", no_argument, 0, 6}, {"help", no_argument, 0, 'h'},
+        {"include-aborted", no_argument, 0, 6}, {"ghz", required_argument, 0, 7},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     static const struct cb_opt_field fields[] = {
@@ -155,6 +165,8 @@ static int report_load_runs(struct cb_store *st, const struct report_args *a,
         }
         int rc = cb_report_load(st, run_id, &runs[i]);
         *nloaded = i + 1;
+        if (rc == 0 && a->ghz > 0)
+            cb_report_set_clock(&runs[i], a->ghz);
         if (rc < 0) {
             cb_die_msg("cannot read run %lld from %s: %s", (long long)run_id, a->db, strerror(-rc));
             return 1;

@@ -438,6 +438,16 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     };
     struct cb_measurement m;
     col->h.stop = stop;
+    /* Said before the first cold case that runs, not when the run starts:
+     * a warm-only --sim run walks nothing (issue 32). */
+    size_t walk = col->h.o.cold_bytes;
+    if (col->sim && mode == CB_MODE_COLD && walk > ((size_t)256 << 20) && !col->sim_cold_said &&
+        !col->quiet) {
+        fprintf(stderr, "\ncyclebudget: --sim: a cold case walks %zu MiB (twice the simulated LL) "
+                        "on the simulator, about 30 s a case; --sim-caches LL=SIZE,WAYS,LINE "
+                        "simulates a smaller one\n", walk >> 20);
+        col->sim_cold_said = 1;
+    }
     rc = cb_harness_measure(&col->h, &c, &m);
     if (col->sim && col->sim_clock.failed) {
         /* A batch whose counts are unknown must not be stored as a count. */
@@ -477,6 +487,12 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     row.metered = !isnan(m.contention) && !isnan(m.contended_share);
     row.contention = m.contention;
     row.contended_share = m.contended_share;
+    if (m.clock.run_ghz > 0 && m.clock.ghz > 0) {
+        row.clock_ghz = m.clock.ghz;
+        row.clock_spread_pct = m.clock.spread_pct;
+        row.clock_used = m.clock.used_case ? "case" : "run";
+        row.clock_flagged = m.clock.flagged;
+    }
     rc = cb_store_case_add(col->st, col->run_id, &row, rows, nrows, case_id);
     free(rows);
     if (out && rc >= 0)

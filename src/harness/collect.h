@@ -63,6 +63,7 @@ struct cb_collector {
     struct cb_fake fake_clock;
     struct cb_backend fake_be;
     int sim;                     /* CB_SIM set: counted under callgrind (run --sim) */
+    int sim_cold_said;           /* the long cold walk under the simulator was announced */
     struct cb_sim sim_clock;
     struct cb_backend sim_be;
     int64_t cal_id;              /* the run's calibration of the ceilings; 0 none */

@@ -18,6 +18,9 @@
  *   contended=F   share of samples taken with the core busy (default 0):
  *                 those cost slow=X times more and read the meter at 2x
  *   slow=X        that cost factor (default 1.5)
+ *   before=X      the core clock read in the bracket before each case's
+ *   after=X       samples, and after them, as a factor of the model's
+ *                 (0.5..2, default 1: both read the run's clock)
  *   meter=KIND    smt (a visible sibling, the default), host or none */
 #ifndef CB_FAKECLOCK_H
 #define CB_FAKECLOCK_H
@@ -35,6 +38,7 @@
 struct cb_fake {
     uint64_t seed, state;
     double noise, mux, contended, slow;
+    double before, after;   /* the brackets' clock, x the model's (caseclock.h) */
     int siblings, hypervisor;
     double vclock;          /* ticks */
     int busy;               /* the last batch was taken with the core busy */

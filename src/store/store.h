@@ -111,6 +111,11 @@ struct cb_case_row {
     int metered;                 /* 1: the two figures below were measured (else NULL) */
     double contention;           /* median SMT contention meter (tsc.h) beside the samples */
     double contended_share;      /* share of samples taken on a shared core */
+    /* The estimated core clock the case was converted at (0012_case_clock.sql):
+     * clock_ghz <= 0 or NAN when none was estimated (NULL). */
+    double clock_ghz, clock_spread_pct;
+    const char *clock_used;      /* "case" or "run"; NULL with no clock */
+    int clock_flagged;
 };
 
 struct cb_sample_row {
@@ -191,6 +196,10 @@ struct cb_case_info {
     int nsamples;                /* sample batches (distinct seq) */
     double contention;           /* median SMT meter reading; NAN when not measured */
     double contended_share;      /* share of samples on a shared core; NAN when not measured */
+    double clock_ghz;            /* the case's own core clock; NAN when none (0012) */
+    double clock_spread_pct;     /* its noise, %; NAN when none */
+    char clock_used[8];          /* "case", "run", "" when none */
+    int clock_flagged;           /* 1: the case's clock disagreed with the run's */
 };
 /* A case counts as measured on a shared core when over half its samples
  * were (the median sample then carries the neighbour's load). */

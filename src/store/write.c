@@ -366,6 +366,16 @@ static int case_fn(struct cb_store *st, void *vctx)
     cb_st_bind_strs(s, 9, (const char *const[]){c->verdict, c->detail}, 2);
     cb_st_bind_real_or_null(s, 11, c->metered ? c->contention : NAN);
     cb_st_bind_real_or_null(s, 12, c->metered ? c->contended_share : NAN);
+    int clk = c->clock_ghz > 0 && c->clock_used;
+    cb_st_bind_real_or_null(s, 13, clk ? c->clock_ghz : NAN);
+    cb_st_bind_real_or_null(s, 14, clk ? c->clock_spread_pct : NAN);
+    if (clk) {
+        cb_st_bind_strs(s, 15, (const char *const[]){c->clock_used}, 1);
+        cb_db_bind_int64(s, 16, c->clock_flagged != 0);
+    } else {
+        cb_db_bind_null(s, 15);
+        cb_db_bind_null(s, 16);
+    }
     rc = cb_st_step_done(s);
     if (rc != CB_DB_OK)
         return rc;
