@@ -15,7 +15,7 @@
 # runs, so they are not independent tries: read the count as "how often"
 # rather than a rate with an interval.  An existing DB with RUNS or more
 # complete runs is reused as it is.  ROUNDS (default 1) is `run --rounds`
-# (README, "Rounds").
+# (docs/measuring.md, "Rounds").
 set -u
 CB=${1:-./cyclebudget}
 RUNS=${2:-12}

@@ -23,7 +23,7 @@
 # LOG=FILE appends every compare's output (first threshold) for diagnosis.
 # ROUNDS (default 1) is `run --rounds`: each run measures each case in that
 # many rounds, REPS/ROUNDS samples each, with an idle pause of PAUSE ms
-# (default 20) between them, so a run sees several host states (README,
+# (default 20) between them, so a run sees several host states (docs/measuring.md,
 # "Rounds").
 # RERUN=S makes each compare sequential, as a CI gate can be: after the RUNS
 # runs a side, `compare --rerun --rerun-time S` records one more run a side

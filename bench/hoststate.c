@@ -1,6 +1,6 @@
-/* hoststate.c — where the per-process host state of the README lives.
+/* hoststate.c — where the per-process host state of docs/lab-notes.md lives.
  *
- * A throw-away probe, kept so that the README's claim can be checked: on the
+ * A throw-away probe, kept so that the claim in docs/lab-notes.md can be checked: on the
  * project's VM a process draws a "host state" that changes what a call of
  * the synthetic add loop costs, and the state lives in the call and the
  * loop's exit, not in the adds.  For 1,000 and 4,000 adds this times, in TSC

@@ -183,7 +183,7 @@ static int take_run(struct cb_store *st, int64_t run, const char *metric, struct
 /* --rerun with --base-exec/--head-exec: each round records one new run per
  * side of the undecided cases, by running the user's command for that side
  * (BASE's binary, HEAD's binary) as a process of its own.  A process, not
- * this one: on a VM a process draws its own host state (README, "Rounds"),
+ * this one: on a VM a process draws its own host state (docs/measuring.md, "Rounds"),
  * and only more processes average over those states; and only the user's
  * binaries hold the two sides' code.  ABBA order, as above. */
 int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,

@@ -49,7 +49,7 @@ static void run_usage(FILE *out)
             "      --max-time SEC     time cap per case when adaptive (default: 0.1)\n"
             "      --rounds N         measure each case in N rounds, each set up anew, with an\n"
             "                         idle pause between them; --reps and --max-time are split\n"
-            "                         over the rounds (default: 1; 5 for compare, see README)\n"
+            "                         over the rounds (default: 1; 5 for compare, see docs/measuring.md)\n"
             "      --round-pause MS   that pause, in milliseconds (default: 20)\n"
             "      --cpu N            pin to CPU N (default: the current one)\n"
             "      --cold-bytes SIZE  cold-mode working set (default: 2x LLC, 64M..128M)\n"

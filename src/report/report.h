@@ -185,7 +185,7 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
 int cb_report_want_color(int fd);
 
 /* The exports: every run given, in order.  Formats are documented in
- * README.md ("Reports and exports"). */
+ * docs/reports.md. */
 /* A self-contained page from reports/report.html.in: its style and script
  * inline, title escaped, body written by body_fn.  0 or a negative errno. */
 int cb_html_page(FILE *out, const char *title, void (*body_fn)(FILE *, void *), void *ctx);
