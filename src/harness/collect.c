@@ -399,6 +399,57 @@ static int store_unmeasured(struct cb_collector *col, struct cb_case_row *row, c
     return cb_store_case_add(col->st, col->run_id, row, NULL, 0, case_id);
 }
 
+/* Said before the first cold case that runs, not when the run starts: a
+ * warm-only --sim run walks nothing (issue 32). */
+static void sim_cold_note(struct cb_collector *col, enum cb_mode mode)
+{
+    size_t walk = col->h.o.cold_bytes;
+    if (!col->sim || mode != CB_MODE_COLD || walk <= ((size_t)256 << 20) || col->sim_cold_said ||
+        col->quiet)
+        return;
+    fprintf(stderr, "\ncyclebudget: --sim: a cold case walks %zu MiB (twice the simulated LL) on "
+                    "the simulator, about 30 s a case; --sim-caches LL=SIZE,WAYS,LINE simulates a "
+                    "smaller one\n", walk >> 20);
+    col->sim_cold_said = 1;
+}
+
+/* Every counter of every sample, as the store's rows (*n of them); NULL
+ * when out of memory. */
+static struct cb_sample_row *sample_rows(const struct cb_collector *col,
+                                         const struct cb_measurement *m, size_t *n)
+{
+    int ne = col->cs.n;
+    size_t nrows = m->n * (size_t)ne;
+    struct cb_sample_row *rows = malloc((nrows ? nrows : 1) * sizeof *rows);
+    if (!rows)
+        return NULL;
+    size_t r = 0;
+    for (size_t k = 0; k < m->n; k++)
+        for (int e = 0; e < ne; e++)
+            rows[r++] = (struct cb_sample_row){
+                .seq = (int)k, .iters = cb_measurement_iters(m, k),
+                .event_id = col->event_ids[e], .value = m->d[k].value[e],
+                .overhead = cb_measurement_overhead(m, k, e), .enabled = m->d[k].enabled[e],
+                .running = m->d[k].running[e], .scaled = m->d[k].scaled[e], .smt = m->smt[k],
+                .round = m->round[k], .raw = m->d[k].raw[e],
+                .method = isnan(m->d[k].value[e]) ? NULL : cb_read_method_name(m->d[k].method[e]),
+            };
+    *n = nrows;
+    return rows;
+}
+
+/* The clock the case's estimated cycles are at (caseclock.h), when one was
+ * estimated. */
+static void row_clock(struct cb_case_row *row, const struct cb_measurement *m)
+{
+    if (!(m->clock.run_ghz > 0 && m->clock.ghz > 0))
+        return;
+    row->clock_ghz = m->clock.ghz;
+    row->clock_spread_pct = m->clock.spread_pct;
+    row->clock_used = m->clock.used_case ? "case" : "run";
+    row->clock_flagged = m->clock.flagged;
+}
+
 int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
                       const struct cb_variant *v, uint64_t size, enum cb_mode mode,
                       volatile sig_atomic_t *stop, int64_t *case_id, struct cb_measurement *out)
@@ -438,16 +489,7 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     };
     struct cb_measurement m;
     col->h.stop = stop;
-    /* Said before the first cold case that runs, not when the run starts:
-     * a warm-only --sim run walks nothing (issue 32). */
-    size_t walk = col->h.o.cold_bytes;
-    if (col->sim && mode == CB_MODE_COLD && walk > ((size_t)256 << 20) && !col->sim_cold_said &&
-        !col->quiet) {
-        fprintf(stderr, "\ncyclebudget: --sim: a cold case walks %zu MiB (twice the simulated LL) "
-                        "on the simulator, about 30 s a case; --sim-caches LL=SIZE,WAYS,LINE "
-                        "simulates a smaller one\n", walk >> 20);
-        col->sim_cold_said = 1;
-    }
+    sim_cold_note(col, mode);
     rc = cb_harness_measure(&col->h, &c, &m);
     if (col->sim && col->sim_clock.failed) {
         /* A batch whose counts are unknown must not be stored as a count. */
@@ -466,33 +508,16 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
         return rc < 0 ? rc : CB_CASE_SKIPPED;
     }
     row.bytes_per_op = c.bytes_per_op;
-    int ne = col->cs.n;
-    size_t nrows = m.n * (size_t)ne;
-    struct cb_sample_row *rows = malloc((nrows ? nrows : 1) * sizeof *rows);
+    size_t nrows;
+    struct cb_sample_row *rows = sample_rows(col, &m, &nrows);
     if (!rows) {
         cb_measurement_free(&m);
         return -ENOMEM;
     }
-    size_t r = 0;
-    for (size_t k = 0; k < m.n; k++)
-        for (int e = 0; e < ne; e++)
-            rows[r++] = (struct cb_sample_row){
-                .seq = (int)k, .iters = cb_measurement_iters(&m, k),
-                .event_id = col->event_ids[e], .value = m.d[k].value[e],
-                .overhead = cb_measurement_overhead(&m, k, e), .enabled = m.d[k].enabled[e],
-                .running = m.d[k].running[e], .scaled = m.d[k].scaled[e], .smt = m.smt[k],
-                .round = m.round[k], .raw = m.d[k].raw[e],
-                .method = isnan(m.d[k].value[e]) ? NULL : cb_read_method_name(m.d[k].method[e]),
-            };
     row.metered = !isnan(m.contention) && !isnan(m.contended_share);
     row.contention = m.contention;
     row.contended_share = m.contended_share;
-    if (m.clock.run_ghz > 0 && m.clock.ghz > 0) {
-        row.clock_ghz = m.clock.ghz;
-        row.clock_spread_pct = m.clock.spread_pct;
-        row.clock_used = m.clock.used_case ? "case" : "run";
-        row.clock_flagged = m.clock.flagged;
-    }
+    row_clock(&row, &m);
     rc = cb_store_case_add(col->st, col->run_id, &row, rows, nrows, case_id);
     free(rows);
     if (out && rc >= 0)

@@ -371,22 +371,10 @@ static int load_samples(struct cb_store *st, struct cb_report *r)
     return err;
 }
 
-int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
+/* Where the run's "cycles" come from, said once: PMU cycles, simulated,
+ * the estimate, else the TSC; and the clock budgets are converted at. */
+static void choose_cycles(struct cb_report *r)
 {
-    memset(r, 0, sizeof *r);
-    int rc = cb_store_run_get(st, run_id, &r->run);
-    if (rc < 0)
-        return rc;
-    if ((rc = cb_store_events(st, run_id, &r->events, &r->nevents)) < 0)
-        return rc;
-    struct cb_case_info *ci = NULL;
-    if ((rc = cb_store_cases(st, run_id, &ci, &r->ncases)) < 0)
-        return rc;
-    r->cases = calloc(r->ncases ? r->ncases : 1, sizeof *r->cases);
-    if (!r->cases) {
-        free(ci);
-        return -ENOMEM;
-    }
     r->tsc_event = find_event(r, "tsc", 1);
     if ((r->cyc_event = find_event(r, "cycles", 1)) >= 0 &&
         strcmp(r->events[r->cyc_event].source, "pmu") == 0) {
@@ -420,6 +408,25 @@ int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
     r->core_ghz = is_simulated(r)          ? 0
                   : r->run.core_ghz > 0 ? r->run.core_ghz
                                         : r->run.tsc_ghz;
+}
+
+int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
+{
+    memset(r, 0, sizeof *r);
+    int rc = cb_store_run_get(st, run_id, &r->run);
+    if (rc < 0)
+        return rc;
+    if ((rc = cb_store_events(st, run_id, &r->events, &r->nevents)) < 0)
+        return rc;
+    struct cb_case_info *ci = NULL;
+    if ((rc = cb_store_cases(st, run_id, &ci, &r->ncases)) < 0)
+        return rc;
+    r->cases = calloc(r->ncases ? r->ncases : 1, sizeof *r->cases);
+    if (!r->cases) {
+        free(ci);
+        return -ENOMEM;
+    }
+    choose_cycles(r);
 
     size_t ne = r->nevents ? r->nevents : 1;
     for (size_t k = 0; k < r->ncases; k++) {
