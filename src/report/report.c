@@ -390,12 +390,12 @@ static void choose_cycles(struct cb_report *r)
     } else if ((r->cyc_event = find_event(r, "cycles-est", 1)) >= 0) {
         snprintf(r->cyc_source, sizeof r->cyc_source, "estimate");
         snprintf(r->cyc_label, sizeof r->cyc_label,
-                 "ESTIMATED core cycles: TSC ticks x the core/TSC ratio of a dependent-%s chain "
-                 "timed beside each case's samples (about x%.3f; %.2f GHz at the start, spread "
-                 "%.1f%%); no PMU cycles",
+                 "ESTIMATED core cycles: each case's TSC ticks x a core clock, from a "
+                 "dependent-%s chain timed before and after the case: the case's own where it "
+                 "agrees with the run's %.2f GHz (spread %.1f%%), else the run's, the case "
+                 "flagged; no PMU cycles",
                  strcmp(r->run.core_est_method, "imul-chain") == 0 ? "imul" : "add",
-                 r->run.tsc_ghz > 0 ? r->run.core_ghz / r->run.tsc_ghz : NAN, r->run.core_ghz,
-                 r->run.core_ghz_spread);
+                 r->run.core_ghz, r->run.core_ghz_spread);
     } else {
         r->cyc_event = r->tsc_event;
         snprintf(r->cyc_source, sizeof r->cyc_source, "tsc");
