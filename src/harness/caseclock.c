@@ -65,7 +65,7 @@ int cb_case_clock_choose(double run_ghz, const struct cb_clock_side *before,
     out->flagged = 1;
     /* Confirmed: each bracket on its own is off the run's clock by more
      * than the noise, on the same side, and the two agree with each other. */
-    if (hb && ha && apart <= CB_CLOCK_AGREE_MAX) {
+    if (hb && ha && apart <= CB_CLOCK_CONFIRM) {
         double db = off_pct(before->ghz, run_ghz), da = off_pct(after->ghz, run_ghz);
         if (db * da > 0 && fabs(db) > noise && fabs(da) > noise) {
             out->used_case = 1;

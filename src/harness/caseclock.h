@@ -5,9 +5,9 @@
  * work just done left it: within one idle run the implied clock of csum
  * cases ranged 2.49 to 4.08 GHz, and between two identical runs a case's
  * cycles moved 40% while its time moved 0.5% (issue 32).  So each case is
- * bracketed instead: before its first sample and after its last, a few
- * slope estimates each (cb_chain_ratio: the fastest windows of two lengths,
- * so the TSC reads' cost cancels); their ranges and the two brackets'
+ * bracketed instead: before its code first runs and after its last sample,
+ * a few slope estimates each (cb_chain_ratio: the fastest windows of two
+ * lengths, so the TSC reads' cost cancels); their ranges and the brackets'
  * disagreement are the case clock's own noise.  The case's clock is used
  * only where it agrees with the run's within that noise, or where both
  * brackets moved alike (a change confirmed on both sides); otherwise the
@@ -25,8 +25,13 @@
  * slope estimates of one state agree to about 0.3%. */
 #define CB_CLOCK_NOISE_FLOOR 0.5
 /* A case's clock further than this from the run's (%) is never said to
- * agree with it, whatever its noise. */
-#define CB_CLOCK_AGREE_MAX 3.0
+ * agree with it, whatever its noise: a clock that moved by one 100 MHz
+ * step on one side of a case reads 1.7% off, with 3.4% of noise, and is
+ * not the clock of the case. */
+#define CB_CLOCK_AGREE_MAX 1.0
+
+/* Two brackets that moved alike agree with each other within this (%). */
+#define CB_CLOCK_CONFIRM 3.0
 
 /* One bracket: the median of its estimates and their range. */
 struct cb_clock_side {
@@ -46,7 +51,7 @@ struct cb_case_clock {
 
 /* The rule, pure: agree (within the noise, and within CB_CLOCK_AGREE_MAX)
  * -> the case's clock, not flagged; both brackets beyond the noise on the
- * same side of the run's clock and within CB_CLOCK_AGREE_MAX of each other
+ * same side of the run's clock and within CB_CLOCK_CONFIRM of each other
  * -> the case's clock, flagged (a change confirmed on both sides);
  * otherwise the run's clock, flagged.  A case with no reading takes the
  * run's, flagged.  -EINVAL when run_ghz is not a clock. */
