@@ -420,9 +420,13 @@ int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measur
      * case's warm-up instead, both brackets of the AVX2 and AVX-512 csum
      * cases at 1.5-4 KiB read one 100 MHz step low on this project's VM
      * while their time did not move (docs/measuring.md, "The clock of a
-     * case"). */
-    if (est >= 0)
+     * case").  The pause first lets the after-effect of the work before it
+     * (the last case, this variant's verification) fade. */
+    if (est >= 0) {
+        if (h->be == &cb_backend_real)
+            pause_ms(CB_CLOCK_SETTLE_MS);
         cb_case_clock_side(h->be, h->chain_imul, 0, cs->tsc_ghz, &m->clock.before);
+    }
     for (int r = 0; r < rounds; r++) {
         if (r > 0)
             pause_ms(h->o.pause_ms);
