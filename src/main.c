@@ -1,4 +1,8 @@
-/* main.c — cyclebudget's entry point: dispatch to a subcommand. */
+/* main.c — cyclebudget's entry point: dispatch to a subcommand.
+ *
+ * One table names every command (git.c's commands[]): dispatch, the usage
+ * list and the "did you mean" suggestions are all read from it, so a new
+ * command is one line here. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -6,24 +10,32 @@
 #include "config.h"
 #include "cmd.h"
 
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;        /* its line in 'cyclebudget --help' */
+} commands[] = {
+    {"run", cmd_run, "collect measurements into the database (default ./" CB_DEFAULT_DB ")"},
+    {"report", cmd_report, "print the report of a run (default: the latest complete one)"},
+    {"list", cmd_list, "show probes, variants or events available on this machine"},
+    {"budget", cmd_budget, "print the per-packet cycle budget for common link rates"},
+    {"calibrate", cmd_calibrate, "measure counter read costs, the TSC and the core clock"},
+    {"compare", cmd_compare, "compare two runs (or commits, tags) case by case: a CI gate"},
+    {"history", cmd_history, "each case's series over commits, with the change points"},
+    {"ack", cmd_ack, "acknowledge a known change so it stops alerting"},
+    {"bisect-check", cmd_bisect_check, "measure HEAD against a base, for 'git bisect run'"},
+    {"race", cmd_race, "race the variants per size bucket and emit the winners"},
+    {"merge", cmd_merge, "copy the runs of other databases into one (many hosts)"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: cyclebudget <command> [options]\n"
-            "\n"
-            "  run        collect measurements into the database (default ./" CB_DEFAULT_DB ")\n"
-            "  report     print the report of a run (default: the latest complete one)\n"
-            "  list       show probes, variants or events available on this machine\n"
-            "  budget     print the per-packet cycle budget for common link rates\n"
-            "  calibrate  measure counter read costs, the TSC and the core clock\n"
-            "  compare    compare two runs (or commits, tags) case by case: a CI gate\n"
-            "  history    each case's series over commits, with the change points\n"
-            "  ack        acknowledge a known change so it stops alerting\n"
-            "  bisect-check  measure HEAD against a base, for 'git bisect run'\n"
-            "  race       race the variants per size bucket and emit the winners\n"
-            "  merge      copy the runs of other databases into one (many hosts)\n"
-            "\n"
-            "'cyclebudget <command> --help' describes each command's options.\n");
+    fprintf(out, "usage: cyclebudget <command> [options]\n\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-10s%s%s\n", commands[i].name, strlen(commands[i].name) < 10 ? " " : "  ",
+                commands[i].summary);
+    fprintf(out, "\n'cyclebudget <command> --help' describes each command's options.\n");
 }
 
 int main(int argc, char **argv)
@@ -34,15 +46,6 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     opterr = 0; /* cb_option_error says it in one line */
-    static const struct {
-        const char *name;
-        int (*fn)(int, char **);
-    } cmds[] = {
-        {"run", cmd_run},         {"report", cmd_report},       {"list", cmd_list},
-        {"budget", cmd_budget},   {"calibrate", cmd_calibrate}, {"compare", cmd_compare},
-        {"history", cmd_history}, {"ack", cmd_ack},               {"bisect-check", cmd_bisect_check},
-        {"race", cmd_race},       {"merge", cmd_merge},
-    };
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         return 0;
@@ -51,13 +54,15 @@ int main(int argc, char **argv)
         printf("cyclebudget %s\n", PACKAGE_VERSION);
         return 0;
     }
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (strcmp(cmd, cmds[i].name) == 0)
-            return cmds[i].fn(argc - 1, argv + 1);
-    const char *names[] = {"run", "report", "list", "budget", "calibrate", "compare",
-                           "history", "ack", "bisect-check", "race", "merge"};
-    char near[128];
-    cb_suggest_nearest(cmd, names, sizeof names / sizeof names[0], near, sizeof near);
-    cb_die_msg("unknown command '%s' (did you mean: %s?); see 'cyclebudget --help'", cmd, near);
+    const char *names[NCOMMANDS];
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(cmd, commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+        names[i] = commands[i].name;
+    }
+    struct cb_sb near = CB_SB_INIT;
+    cb_suggest_nearest(cmd, names, NCOMMANDS, &near);
+    cb_error("unknown command '%s' (did you mean: %s?); see 'cyclebudget --help'", cmd, near.buf);
+    cb_sb_release(&near);
     return CB_EXIT_USAGE;
 }

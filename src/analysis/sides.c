@@ -140,17 +140,17 @@ int cb_commit_resolve(struct cb_store *st, const char *rev, const char *repo, ch
     return -ENOENT;
 }
 
+/* A run counts when complete, or when --include-aborted (?2) says so. */
+#define STATUS_OK " AND (status = 'complete' OR ?2 <> 0)"
+
 static int resolve_item(struct cb_store *st, const char *item, int incl, const char *repo,
                         struct cb_side *s, char *err, size_t errlen)
 {
     size_t added = 0;
     int rc;
-    const char *status_ok = " AND (status = 'complete' OR ?2 <> 0)";
-    char sql[512];
     if (strcmp(item, "latest") == 0) {
-        snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE 1 = 1 %s ORDER BY started DESC, id DESC LIMIT 1",
-                 status_ok);
-        if ((rc = add_runs(st, s, sql, NULL, incl, &added)) < 0)
+        if ((rc = add_runs(st, s, "SELECT id FROM runs WHERE 1 = 1" STATUS_OK
+                           " ORDER BY started DESC, id DESC LIMIT 1", NULL, incl, &added)) < 0)
             return rc;
         if (!added) {
             snprintf(err, errlen, "latest: no complete run in this database");
@@ -180,8 +180,9 @@ static int resolve_item(struct cb_store *st, const char *item, int incl, const c
         cb_db_finalize(q);
         /* All digits but no such run: it may still be a tag or a hash prefix. */
     }
-    snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE tag = ?1 %s ORDER BY id", status_ok);
-    if ((rc = add_runs(st, s, sql, item, incl, &added)) < 0)
+    rc = add_runs(st, s, "SELECT id FROM runs WHERE tag = ?1" STATUS_OK " ORDER BY id", item, incl,
+                  &added);
+    if (rc < 0)
         return rc;
     if (added)
         return 0;
@@ -193,11 +194,10 @@ static int resolve_item(struct cb_store *st, const char *item, int incl, const c
         return rc;
     }
     if (rc == 0) {
-        snprintf(sql, sizeof sql,
-                 "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
-                 "WHERE cm.hash = ?1 AND cm.dirty <> 1 %s ORDER BY r.id",
-                 " AND (r.status = 'complete' OR ?2 <> 0)");
-        if ((rc = add_runs(st, s, sql, hash, incl, &added)) < 0)
+        rc = add_runs(st, s, "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
+                      "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND (r.status = 'complete' OR ?2 <> 0) "
+                      "ORDER BY r.id", hash, incl, &added);
+        if (rc < 0)
             return rc;
         if (added)
             return 0;

@@ -18,17 +18,6 @@
 #include "sides.h"
 #include "store.h"
 
-static void ack_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: cyclebudget ack CASE COMMIT --why TEXT [--db PATH] [--repo DIR]\n"
-            "       cyclebudget ack --list [--db PATH]\n"
-            "  CASE    a case name probe/variant/size/mode, or a glob (csum/*/1500/warm)\n"
-            "  COMMIT  the commit that made the change: a hash prefix or a git revision\n"
-            "An acknowledged regression stays in compare and history, marked, but no longer\n"
-            "fails compare.\n");
-}
-
 struct ack_args {
     const char *why, *db, *repo;
     int list;
@@ -39,17 +28,26 @@ struct ack_args {
 static int ack_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct ack_args *a = ctx;
-    static const struct option opts[] = {
-        {"why", required_argument, 0, 'w'}, {"db", required_argument, 0, 'D'},
-        {"repo", required_argument, 0, 'R'}, {"list", no_argument, 0, 'l'},
-        {"help", no_argument, 0, 'h'},      {0, 0, 0, 0},
+    static const struct cb_option options[] = {
+        CB_OPT_STR(0, "why", struct ack_args, why, "TEXT",
+                   "why the change is expected, for whoever sees it next (required)"),
+        CB_OPT_BOOL(0, "list", struct ack_args, list, "list the acknowledgements instead"),
+        CB_OPT_STR(0, "db", struct ack_args, db, "PATH", "database (default ./" CB_DEFAULT_DB ")"),
+        CB_OPT_STR(0, "repo", struct ack_args, repo, "DIR",
+                   "git tree for resolving COMMIT (default .)"),
+        CB_OPT_END,
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('w', struct ack_args, why),   CB_OPT_STR('D', struct ack_args, db),
-        CB_OPT_STR('R', struct ack_args, repo),  CB_OPT_BOOL('l', struct ack_args, list),
-        {0},
+    static const struct cb_cmd_parser parser = {
+        .cmd = "ack",
+        .synopsis =
+            "usage: cyclebudget ack CASE COMMIT --why TEXT [--db PATH] [--repo DIR]\n"
+            "       cyclebudget ack --list [--db PATH]\n"
+            "  CASE    a case name probe/variant/size/mode, or a glob (csum/*/1500/warm)\n"
+            "  COMMIT  the commit that made the change: a hash prefix or a git revision\n",
+        .options = options,
+        .footer = "An acknowledged regression stays in compare and history, marked, but no longer\n"
+                  "fails compare.\n",
     };
-    static const struct cb_cmd_parser parser = {"ack", "h", opts, ack_usage, fields, NULL};
     *a = (struct ack_args){.db = cb_default_db()};
     int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
     if (rc != 0 || a->list)
@@ -121,15 +119,15 @@ static int ack_record(struct cb_store *st, const struct ack_args *a)
     char err[1024], hash[64];
     int hits = ack_glob_hits(h, a->glob);
     if (hits == 0) {
-        cb_die_msg("case '%s' matches no case in %s (names look like csum/adc-1chain/1500/warm)", a->glob, a->db);
+        cb_error("case '%s' matches no case in %s (names look like csum/adc-1chain/1500/warm)", a->glob, a->db);
         return CB_EXIT_USAGE;
     }
     if (hits > 0 && cb_commit_resolve(st, a->rev, a->repo, hash, sizeof hash, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return CB_EXIT_USAGE;
     }
     if (hits < 0 || ack_insert(h, a->glob, hash, a->why) < 0) {
-        cb_die_msg("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(h));
+        cb_error("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(h));
         return 1;
     }
     printf("acknowledged %s at %.12s: %s\n", a->glob, hash, a->why);
@@ -148,7 +146,7 @@ static int ack_body(void *ctx, struct cb_store *st)
         return ack_record(st, a);
     if (ack_list(cb_store_db(st)) == 0)
         return 0;
-    cb_die_msg("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(cb_store_db(st)));
+    cb_error("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(cb_store_db(st)));
     return 1;
 }
 

@@ -21,28 +21,6 @@
 
 #define BISECT_ERROR 128
 
-static void bisect_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: cyclebudget bisect-check --against BASE [options]\n"
-            "  measures this binary's cases that BASE has (stored as a new run tagged 'bisect')\n"
-            "  and compares BASE with them, for 'git bisect run'\n"
-            CMP_COMMON_HELP
-            "      --reps N           exactly N samples per case (default: adaptive)\n"
-            "      --max-time SEC     time cap per case when adaptive (default 0.25)\n"
-            "      --rounds N         measure each case in N rounds with an idle pause between\n"
-            "                         (as 'run --rounds'; default 1)\n"
-            "      --cold-bytes SIZE  cold-mode working set\n"
-            "      --sim              count under callgrind, as 'run --sim' (BASE's runs must be\n"
-            "                         --sim runs too); the verdict is then exact (see compare)\n"
-            "      --sim-caches SPEC  with --sim, the simulated caches (as 'run --sim-caches')\n"
-            "      --plugin PATH      load a variant plugin first, as 'run --plugin' (its\n"
-            "                         cases in BASE are measured with this build of it; repeatable)\n"
-            "  -q, --quiet            no table, only the verdict line\n"
-            "exit status: 0 good, 1 bad (regressed against BASE), 125 cannot tell (skip),\n"
-            "128 error (aborts git bisect run, which would read 1..127 as bad)\n");
-}
-
 /* What the command line asked for. */
 struct bisect {
     struct cmp_common c;
@@ -57,31 +35,30 @@ struct bisect {
     int nplugins;
 };
 
-/* One option: the common ones, then bisect-check's own; 0 taken, 1 not one
- * of them, or -EINVAL with the message in err. */
+enum { OPT_REPS = CB_OPT_LONG_ONLY, OPT_MAX_TIME, OPT_COLD_BYTES, OPT_ROUNDS, OPT_PLUGIN, OPT_SIM };
+
+/* One of bisect-check's own options: 0 taken, 1 not one of them, or
+ * -EINVAL with the message in err. */
 static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
 {
     struct bisect *b = ctx;
-    int r = cmp_common_opt(ch, &b->c, err, errlen);
-    if (r != 1)
-        return r;
     uint64_t u64;
     switch (ch) {
-    case 'n': return cb_parse_int(arg, 1, 1000000, "--reps", &b->h.reps, err, errlen);
-    case 'm': return cb_parse_seconds(arg, "--max-time", &b->h.case_seconds, err, errlen);
-    case 'C':
+    case OPT_REPS: return cb_parse_int(arg, 1, 1000000, "--reps", &b->h.reps, err, errlen);
+    case OPT_MAX_TIME: return cb_parse_seconds(arg, "--max-time", &b->h.case_seconds, err, errlen);
+    case OPT_COLD_BYTES:
         if (cb_parse_size(arg, &u64, err, errlen) < 0)
             return -EINVAL;
         b->h.cold_bytes = u64;
         return 0;
-    case 'N': return cb_parse_int(arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err, errlen);
-    case 'P':
+    case OPT_ROUNDS: return cb_parse_int(arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err, errlen);
+    case OPT_PLUGIN:
         if (b->nplugins == CB_PLUGIN_MAX) {
             snprintf(err, errlen, "--plugin: at most %d plugins", CB_PLUGIN_MAX);
             return -EINVAL;
         }
         return cb_plugin_load(arg, &b->plugins[b->nplugins++], err, errlen) < 0 ? -EINVAL : 0;
-    case 'S':
+    case OPT_SIM:
         b->sim = 1;
         return cb_sim_requested() ? 0 : cb_sim_check(err, errlen);
     }
@@ -92,20 +69,38 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
 static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct bisect *b = ctx;
-    static const struct option opts[] = {
-        CMP_COMMON_LONGOPTS,
-        {"against", required_argument, 0, 'A'}, {"reps", required_argument, 0, 'n'},
-        {"max-time", required_argument, 0, 'm'}, {"cold-bytes", required_argument, 0, 'C'},
-        {"rounds", required_argument, 0, 'N'},  {"quiet", no_argument, 0, 'q'},
-        {"sim", no_argument, 0, 'S'},           {"sim-caches", required_argument, 0, 'K'},
-        {"plugin", required_argument, 0, 'P'},
-        {0, 0, 0, 0},
+    static const struct cb_option options[] = {
+        CB_OPT_STR(0, "against", struct bisect, against, "BASE",
+                   "the known-good side: a run id, 'latest', a tag, a commit, or a comma list"),
+        CB_OPT_GROUP(cmp_common_options, struct bisect, c),
+        CB_OPT_CALL(OPT_REPS, "reps", "N", "exactly N samples per case (default: adaptive)"),
+        CB_OPT_CALL(OPT_MAX_TIME, "max-time", "SEC", "time cap per case when adaptive (default 0.25)"),
+        CB_OPT_CALL(OPT_ROUNDS, "rounds", "N",
+                    "measure each case in N rounds with an idle pause between (as 'run --rounds'; "
+                    "default 1)"),
+        CB_OPT_CALL(OPT_COLD_BYTES, "cold-bytes", "SIZE", "cold-mode working set"),
+        CB_OPT_CALL(OPT_SIM, "sim", NULL,
+                    "count under callgrind, as 'run --sim' (BASE's runs must be --sim runs too); "
+                    "the verdict is then exact (see compare)"),
+        CB_OPT_STR(0, "sim-caches", struct bisect, sim_caches, "SPEC",
+                   "with --sim, the simulated caches (as 'run --sim-caches')"),
+        CB_OPT_CALL(OPT_PLUGIN, "plugin", "PATH",
+                    "load a variant plugin first, as 'run --plugin' (its cases in BASE are "
+                    "measured with this build of it; repeatable)"),
+        CB_OPT_BOOL('q', "quiet", struct bisect, quiet, "no table, only the verdict line"),
+        CB_OPT_END,
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('A', struct bisect, against), CB_OPT_BOOL('q', struct bisect, quiet),
-        CB_OPT_STR('K', struct bisect, sim_caches), {0},
+    static const struct cb_cmd_parser parser = {
+        .cmd = "bisect-check",
+        .synopsis =
+            "usage: cyclebudget bisect-check --against BASE [options]\n"
+            "  measures this binary's cases that BASE has (stored as a new run tagged 'bisect')\n"
+            "  and compares BASE with them, for 'git bisect run'\n",
+        .options = options,
+        .footer = "exit status: 0 good, 1 bad (regressed against BASE), 125 cannot tell (skip),\n"
+                  "128 error (aborts git bisect run, which would read 1..127 as bad)\n",
+        .option = bisect_opt,
     };
-    static const struct cb_cmd_parser parser = {"bisect-check", "qh", opts, bisect_usage, fields, bisect_opt};
     memset(b, 0, sizeof *b);
     b->argc = argc;
     b->argv = argv;
@@ -163,7 +158,7 @@ static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measure
     if (load_base(b, &A, &cpu, err, sizeof err) < 0)
         goto usage_err;
     struct cb_collect_opts co = {
-        .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->c.cmdline, .cpu = cpu,
+        .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->c.cmdline.buf, .cpu = cpu,
         .quiet = 1, .harness = b->h,
     };
     struct cb_collector col;
@@ -189,12 +184,12 @@ static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measure
     cb_side_free(&A);
     cb_side_free(&keys);
     if (rc < 0) {
-        cb_die_msg("measuring failed (%s): run %lld marked aborted", strerror(-rc), (long long)*run_id);
+        cb_error("measuring failed (%s): run %lld marked aborted", strerror(-rc), (long long)*run_id);
         return rc == -EINTR ? 130 : BISECT_ERROR;
     }
     return 0;
 usage_err:
-    cb_die_msg("%s", err);
+    cb_error("%s", err);
     return BISECT_ERROR;
 }
 
@@ -204,7 +199,7 @@ static int bisect_status(const struct cmp_result *res, size_t *shared_bad)
 {
     struct cb_bisect_row *br = calloc(res->n ? res->n : 1, sizeof *br);
     if (!br) {
-        cb_die_msg("out of memory");
+        cb_error("out of memory");
         return BISECT_ERROR;
     }
     *shared_bad = 0;
@@ -239,7 +234,7 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
     char err[1536];
     struct cb_store *st;
     if (cb_store_open(b->c.db, CB_STORE_READ, 0, &st, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return BISECT_ERROR;
     }
     struct cb_side A, B;
@@ -251,7 +246,7 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
     snprintf(runspec, sizeof runspec, "%lld", (long long)run_id);
     int status = BISECT_ERROR, rc;
     if (measured == 0) {
-        cb_die_msg("none of the cases of '%s' can be measured by this binary: cannot tell", b->against);
+        cb_error("none of the cases of '%s' can be measured by this binary: cannot tell", b->against);
         status = 125;
         goto out;
     }
@@ -259,7 +254,7 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
         (rc = cmp_select_host(st, &A, b->c.host, err, sizeof err)) < 0 ||
         (rc = cb_side_resolve(st, runspec, 1, b->c.repo, &B, err, sizeof err)) < 0 ||
         (rc = cmp_check_env(st, &A, &B, b->c.force, crosses, sizeof crosses, err, sizeof err)) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         /* A different environment (governor, SMT, microcode, pinned CPU...)
          * changes timings by itself: this commit cannot be judged, but the
          * bisection can go on with the next one. */
@@ -272,14 +267,14 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
     }
     x.crosses = crosses[0] ? crosses : NULL;
     if (cmp_pick_metric(st, &A, &B, &b->c.o, &x.metric, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         goto out;
     }
     cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
     snprintf(x.head_desc, sizeof x.head_desc, "this tree = run %lld", (long long)run_id);
     if ((rc = cb_side_load(st, &A, x.metric)) < 0 || (rc = cb_side_load(st, &B, x.metric)) < 0 ||
         (rc = cmp_evaluate(st, &A, &B, &b->c.o, &res)) < 0) {
-        cb_die_msg("cannot read the samples from %s: %s", b->c.db, strerror(-rc));
+        cb_error("cannot read the samples from %s: %s", b->c.db, strerror(-rc));
         goto out;
     }
     size_t shared_bad;
@@ -314,6 +309,8 @@ static int bisect_body(void *ctx, struct cb_store *st)
 int cmd_bisect_check(int argc, char **argv)
 {
     static const struct cb_cmd cmd = {bisect_parse, BISECT_ERROR, NULL, 0, bisect_body};
-    struct bisect b;
-    return cb_cmd_main(&cmd, argc, argv, &b);
+    struct bisect b = {0};
+    int rc = cb_cmd_main(&cmd, argc, argv, &b);
+    cmp_common_release(&b.c);
+    return rc;
 }

@@ -1,4 +1,5 @@
 /* cmd_budget.c — `cyclebudget budget`: the per-packet budget at each link rate. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,40 +9,47 @@
 #include "parse.h"
 #include "tsc.h"
 
+struct budget_args {
+    long frame;
+    double ghz;
+};
+
+enum { OPT_FRAME = CB_OPT_LONG_ONLY, OPT_GHZ };
+
+static int budget_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
+{
+    struct budget_args *a = ctx;
+    if (id == OPT_FRAME)
+        return cb_parse_long(arg, CB_MIN_FRAME, 16384, "--frame", &a->frame, err, errlen);
+    if (cb_parse_seconds(arg, "--ghz", &a->ghz, err, errlen) < 0 || a->ghz > 20) {
+        snprintf(err, errlen, "--ghz '%s': give the core clock in GHz, e.g. 3.0", arg);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 int cmd_budget(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"frame", required_argument, 0, 1},
-        {"ghz", required_argument, 0, 2},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+    static const struct cb_option options[] = {
+        CB_OPT_CALL(OPT_FRAME, "frame", "BYTES",
+                    "frame size in bytes incl. FCS (default 64; +20 bytes on the wire)"),
+        CB_OPT_CALL(OPT_GHZ, "ghz", "F", "core clock (default: this machine's, estimated)"),
+        CB_OPT_END,
     };
-    long frame = CB_MIN_FRAME;
-    double ghz = 0;
+    static const struct cb_cmd_parser parser = {
+        .cmd = "budget",
+        .synopsis = "usage: cyclebudget budget [LINK] [--frame BYTES] [--ghz F]\n"
+                    "  LINK     one link rate such as 10G (default: 1, 10, 25, 40, 100 and 400G)\n",
+        .options = options,
+        .option = budget_option,
+    };
+    struct budget_args a = {.frame = CB_MIN_FRAME};
     char err[256];
-    int ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 1:
-            if (cb_parse_long(optarg, CB_MIN_FRAME, 16384, "--frame", &frame, err, sizeof err) < 0)
-                goto usage_err;
-            break;
-        case 2:
-            if (cb_parse_seconds(optarg, "--ghz", &ghz, err, sizeof err) < 0 || ghz > 20) {
-                snprintf(err, sizeof err, "--ghz '%s': give the core clock in GHz, e.g. 3.0", optarg);
-                goto usage_err;
-            }
-            break;
-        case 'h':
-            printf("usage: cyclebudget budget [LINK] [--frame BYTES] [--ghz F]\n"
-                   "  LINK     one link rate such as 10G (default: 1, 10, 25, 40, 100 and 400G)\n"
-                   "  --frame  frame size in bytes incl. FCS (default 64; +20 bytes on the wire)\n"
-                   "  --ghz    core clock (default: this machine's, estimated)\n");
-            return 0;
-        default: return cb_option_error("budget", argv);
-        }
-    }
+    int rc = cb_parsed(cb_getopt(argc, argv, &parser, &a, err, sizeof err), err, CB_EXIT_USAGE);
+    if (rc != CB_GO_ON)
+        return rc;
+    long frame = a.frame;
+    double ghz = a.ghz;
     double links[6] = {1, 10, 25, 40, 100, 400};
     int nlinks = 6;
     if (optind < argc) {
@@ -76,6 +84,6 @@ int cmd_budget(int argc, char **argv)
     }
     return 0;
 usage_err:
-    cb_die_msg("%s", err);
+    cb_error("%s", err);
     return CB_EXIT_USAGE;
 }

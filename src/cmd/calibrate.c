@@ -106,7 +106,7 @@ static int smt_all(void)
 {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0) {
-        cb_die_msg("cannot read this process's CPU affinity");
+        cb_error("cannot read this process's CPU affinity");
         return 1;
     }
     printf("contention meter per CPU (raw: straddling add loop / unrolled add chain; a run flags a\n"
@@ -187,80 +187,71 @@ static void ceilings_print(FILE *out, const struct cb_ceilings *cs)
                  "best; rep movsb counts bytes copied, its set holds source and destination)\n");
 }
 
-static void usage(FILE *out)
+struct calib_opts {
+    int smt, only_ceilings, trials, no_store;
+    const char *db;
+};
+
+enum { OPT_TRIALS = CB_OPT_LONG_ONLY };
+
+static int calib_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
 {
-    fprintf(out,
+    struct calib_opts *o = ctx;
+    char *end;
+    (void)id;
+    o->trials = (int)strtol(arg, &end, 10);
+    if (end == arg || *end || o->trials < 1 || o->trials > 32) {
+        snprintf(err, errlen, "calibrate: --trials '%s' is not a number from 1 to 32", arg);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int parse(int argc, char **argv, struct calib_opts *o)
+{
+    static const struct cb_option options[] = {
+        CB_OPT_BOOL(0, "ceilings", struct calib_opts, only_ceilings,
+                    "only the clocks and the ceilings"),
+        CB_OPT_CALL(OPT_TRIALS, "trials", "N",
+                    "trials per ceiling, the best kept (default 7; DRAM at most 3)"),
+        CB_OPT_STR(0, "db", struct calib_opts, db, "PATH",
+                   "store the ceilings there, for runs of this host and environment to reuse "
+                   "(default: ./" CB_DEFAULT_DB ")"),
+        CB_OPT_BOOL(0, "no-store", struct calib_opts, no_store, "print only"),
+        CB_OPT_BOOL(0, "smt", struct calib_opts, smt,
+                    "only the meter's baseline, for every CPU this process may use"),
+        CB_OPT_END,
+    };
+    static const struct cb_cmd_parser parser = {
+        .cmd = "calibrate",
+        .synopsis =
             "usage: cyclebudget calibrate [--ceilings] [--trials N] [--db PATH | --no-store]\n"
             "       cyclebudget calibrate --smt\n"
             "  prints counter read costs, the TSC frequency, the core-clock estimate (both\n"
             "  estimators), the contention meter's raw figures and conclusion, and the\n"
             "  machine's ceilings: load and store bandwidth from L1, L2, L3 and DRAM (widest\n"
             "  vector ISA and scalar), add-with-carry throughput, rep movsb/stosb, in bytes\n"
-            "  per TSC tick and per estimated core cycle\n"
-            "      --ceilings     only the clocks and the ceilings\n"
-            "      --trials N     trials per ceiling, the best kept (default 7; DRAM at most 3)\n"
-            "      --db PATH      store the ceilings there, for runs of this host and\n"
-            "                     environment to reuse (default: ./" CB_DEFAULT_DB ")\n"
-            "      --no-store     print only\n"
-            "      --smt          only the meter's baseline, for every CPU this process may use\n"
-            "  With CB_FAKE_CLOCK or CB_CEILINGS=model set the ceilings are fixed model\n"
-            "  figures (tests), stored as such.\n");
-}
-
-struct calib_opts {
-    int smt, only_ceilings, trials, no_store;
-    const char *db;
-};
-
-static int parse(int argc, char **argv, struct calib_opts *o)
-{
-    static const struct option opts[] = {
-        {"smt", no_argument, NULL, 's'},
-        {"ceilings", no_argument, NULL, 'c'},
-        {"trials", required_argument, NULL, 't'},
-        {"db", required_argument, NULL, 'd'},
-        {"no-store", no_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
-        {0, 0, 0, 0},
+            "  per TSC tick and per estimated core cycle\n",
+        .options = options,
+        .footer = "  With CB_FAKE_CLOCK or CB_CEILINGS=model set the ceilings are fixed model\n"
+                  "  figures (tests), stored as such.\n",
+        .option = calib_option,
     };
     *o = (struct calib_opts){.trials = CB_CEIL_TRIALS, .db = CB_DEFAULT_DB};
-    int ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        char *end;
-        switch (ch) {
-        case 's': o->smt = 1; break;
-        case 'c': o->only_ceilings = 1; break;
-        case 'd': o->db = optarg; break;
-        case 'n': o->no_store = 1; break;
-        case 't':
-            o->trials = (int)strtol(optarg, &end, 10);
-            if (end == optarg || *end || o->trials < 1 || o->trials > 32) {
-                cb_die_msg("calibrate: --trials '%s' is not a number from 1 to 32", optarg);
-                return CB_EXIT_USAGE;
-            }
-            break;
-        case 'h': usage(stdout); return 0;
-        case ':':
-            cb_die_msg("calibrate: %s needs a value (see 'cyclebudget calibrate --help')",
-                       argv[optind - 1]);
-            return CB_EXIT_USAGE;
-        default:
-            cb_die_msg("calibrate: unexpected '%s' (see 'cyclebudget calibrate --help')",
-                       argv[optind - 1]);
-            return CB_EXIT_USAGE;
-        }
-    }
+    char err[256];
+    int rc = cb_parsed(cb_getopt(argc, argv, &parser, o, err, sizeof err), err, CB_EXIT_USAGE);
+    if (rc != CB_GO_ON)
+        return rc;
     if (optind < argc) {
-        cb_die_msg("calibrate: unexpected '%s' (see 'cyclebudget calibrate --help')", argv[optind]);
+        cb_error("calibrate: unexpected '%s' (see 'cyclebudget calibrate --help')", argv[optind]);
         return CB_EXIT_USAGE;
     }
     if (o->no_store && o->db != (const char *)CB_DEFAULT_DB) {
-        cb_die_msg("calibrate: --db and --no-store contradict each other: give one");
+        cb_error("calibrate: --db and --no-store contradict each other: give one");
         return CB_EXIT_USAGE;
     }
     if (o->smt && o->only_ceilings) {
-        cb_die_msg("calibrate: --smt and --ceilings measure different things: give one");
+        cb_error("calibrate: --smt and --ceilings measure different things: give one");
         return CB_EXIT_USAGE;
     }
     return CB_GO_ON;
@@ -275,7 +266,7 @@ static int store_ceilings(const char *db, int cpu, const struct cb_ceilings *cs,
     char err[512];
     int rc = cb_store_open(db, CB_STORE_WRITE, 0, &st, err, sizeof err);
     if (rc < 0) {
-        cb_die_msg("calibrate: %s", err);
+        cb_error("calibrate: %s", err);
         return rc == -ENOENT || rc == -EISDIR || rc == -EINVAL || rc == -EPROTO || rc == -EACCES
                    ? CB_EXIT_USAGE
                    : 1;
@@ -294,7 +285,7 @@ static int store_ceilings(const char *db, int cpu, const struct cb_ceilings *cs,
     rc = cb_store_calibration_add(st, &meta, lines, cs, &id);
     cb_store_close(st);
     if (rc < 0) {
-        cb_die_msg("calibrate: cannot store the ceilings in %s: %s", db, strerror(-rc));
+        cb_error("calibrate: cannot store the ceilings in %s: %s", db, strerror(-rc));
         return 1;
     }
     printf("stored as calibration %lld in %s: runs of this host and environment reuse it\n",
@@ -315,7 +306,7 @@ static int ceilings_section(const struct cb_clocks *k, int trials, struct cb_cei
     if (model_ceilings()) {
         cb_ceilings_model(cs, CB_FAKE_TSC_GHZ, CB_FAKE_CORE_PER_TICK);
     } else if (cb_ceilings_measure(cs, k->tsc_ghz, k->est.ghz, k->est.method, trials) < 0) {
-        cb_die_msg("calibrate: cannot map memory for the ceilings' working sets");
+        cb_error("calibrate: cannot map memory for the ceilings' working sets");
         return 1;
     }
     ceilings_print(stdout, cs);
@@ -334,7 +325,7 @@ int cmd_calibrate(int argc, char **argv)
     char err[256];
     int pinned;
     if (cb_pin_cpu(cpu, &pinned, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return 1;
     }
     struct cb_ceilings ceil;
@@ -379,7 +370,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     struct cb_counters cs;
     if (cb_counters_open(&cs, specs, n, k.tsc_ghz, k.core_ghz) < 0) {
-        cb_die_msg("cannot open counters");
+        cb_error("cannot open counters");
         return 1;
     }
     printf("PMU (libpfm4)      %s\n", cb_events_pmu());

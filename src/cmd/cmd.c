@@ -19,7 +19,7 @@ const char *cb_default_db(void)
     return env && *env ? env : CB_DEFAULT_DB;
 }
 
-void cb_die_msg(const char *fmt, ...)
+void cb_error(const char *fmt, ...)
 {
     va_list ap;
     fputs("cyclebudget: ", stderr);
@@ -33,15 +33,15 @@ int cb_option_error(const char *cmd, char **argv)
 {
     const char *arg = optind > 0 ? argv[optind - 1] : "?";
     if (optopt && optopt < 256 && arg[0] == '-' && arg[1] != '-')
-        cb_die_msg("%s: option -%c is unknown or needs a value; see 'cyclebudget %s --help'", cmd,
+        cb_error("%s: option -%c is unknown or needs a value; see 'cyclebudget %s --help'", cmd,
                    optopt, cmd);
     else
-        cb_die_msg("%s: option '%s' is unknown or needs a value; see 'cyclebudget %s --help'", cmd,
+        cb_error("%s: option '%s' is unknown or needs a value; see 'cyclebudget %s --help'", cmd,
                    arg, cmd);
     return CB_EXIT_USAGE;
 }
 
-void cb_suggest_nearest(const char *bad, const char *const *names, size_t n, char *buf, size_t len)
+void cb_suggest_nearest(const char *bad, const char *const *names, size_t n, struct cb_sb *out)
 {
     size_t best = (size_t)-1;
     for (size_t i = 0; i < n; i++) {
@@ -49,32 +49,40 @@ void cb_suggest_nearest(const char *bad, const char *const *names, size_t n, cha
         if (d < best)
             best = d;
     }
-    size_t off = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && off + 2 < len; i++)
-        if (cb_edit_distance(bad, names[i]) <= best + 1)
-            off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", names[i]);
+    size_t said = 0;
+    for (size_t i = 0; i < n; i++)
+        if (cb_edit_distance(bad, names[i]) <= best + 1) {
+            cb_sb_addf(out, "%s%s", said ? ", " : "", names[i]);
+            said++;
+        }
 }
 
-void cb_suggest_probes(const char *bad, char *buf, size_t len)
+void cb_suggest_probes(const char *bad, struct cb_sb *out)
 {
-    const char *names[64];
-    size_t n = 0;
-    for (size_t i = 0; i < cb_probe_count() && n < 64; i++)
-        names[n++] = cb_probe_at(i)->name;
-    cb_suggest_nearest(bad, names, n, buf, len);
+    const char **names = malloc(cb_probe_count() * sizeof *names);
+    if (!names)
+        return;
+    for (size_t i = 0; i < cb_probe_count(); i++)
+        names[i] = cb_probe_at(i)->name;
+    cb_suggest_nearest(bad, names, cb_probe_count(), out);
+    free(names);
 }
 
-void cb_suggest_variants(const struct cb_probe *only, const char *bad, char *buf, size_t len)
+/* The variant names of one probe, or all, each once (several families share
+ * avx2, glibc): a count, names malloc'd into *out. */
+static size_t variant_names(const struct cb_probe *only, const char ***out)
 {
-    /* Several families share names (avx2, glibc): each once. */
-    const char *names[512];
-    size_t n = 0;
+    size_t cap = 0, n = 0;
+    for (size_t i = 0; i < cb_probe_count(); i++)
+        cap += cb_probe_at(i)->nvariants;
+    const char **names = *out = malloc((cap ? cap : 1) * sizeof *names);
+    if (!names)
+        return 0;
     for (size_t i = 0; i < cb_probe_count(); i++) {
         const struct cb_probe *p = cb_probe_at(i);
         if (only && p != only)
             continue;
-        for (size_t j = 0; j < p->nvariants && n < 512; j++) {
+        for (size_t j = 0; j < p->nvariants; j++) {
             const char *v = p->variants[j].name;
             size_t k = 0;
             while (k < n && strcmp(names[k], v) != 0)
@@ -83,49 +91,15 @@ void cb_suggest_variants(const struct cb_probe *only, const char *bad, char *buf
                 names[n++] = v;
         }
     }
-    cb_suggest_nearest(bad, names, n, buf, len);
+    return n;
 }
 
-/* A field option: 0 stored, 1 not one. */
-static int store_field(const struct cb_opt_field *f, int ch, const char *arg, void *ctx)
+void cb_suggest_variants(const struct cb_probe *only, const char *bad, struct cb_sb *out)
 {
-    for (; f && f->ch; f++) {
-        if (f->ch != ch)
-            continue;
-        char *at = (char *)ctx + f->off;
-        if (f->kind == CB_OPT_STRING)
-            memcpy(at, &arg, sizeof arg);
-        else
-            memcpy(at, &(int){1}, sizeof(int));
-        return 0;
-    }
-    return 1;
-}
-
-int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, char *err,
-              size_t errlen)
-{
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, p->shortopts, p->opts, NULL)) != -1) {
-        if (ch == 'h') {
-            p->usage(stdout);
-            return 1;
-        }
-        int r = 1;
-        if (ch != '?' && ch != ':') {
-            r = store_field(p->fields, ch, optarg, ctx);
-            if (r == 1 && p->option)
-                r = p->option(ch, optarg, ctx, err, errlen);
-        }
-        if (r < 0)
-            return -EINVAL;
-        if (r == 1) {
-            cb_option_error(p->cmd, argv);
-            return -ENOENT;
-        }
-    }
-    return 0;
+    const char **names;
+    size_t n = variant_names(only, &names);
+    cb_suggest_nearest(bad, names, n, out);
+    free(names);
 }
 
 int cb_parsed(int rc, const char *err, int usage_status)
@@ -135,15 +109,15 @@ int cb_parsed(int rc, const char *err, int usage_status)
     if (rc == 1)
         return 0;
     if (rc == -EINVAL)
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
     return usage_status;
 }
 
-void cb_quote_cmdline(int argc, char **argv, char *buf, size_t len)
+void cb_quote_cmdline(int argc, char **argv, struct cb_sb *out)
 {
-    size_t off = (size_t)snprintf(buf, len, "cyclebudget");
-    for (int i = 0; i < argc && off < len; i++)
-        off += (size_t)snprintf(buf + off, len - off, " %s", argv[i]);
+    cb_sb_adds(out, "cyclebudget");
+    for (int i = 0; i < argc; i++)
+        cb_sb_addf(out, " %s", argv[i]);
 }
 
 int cb_open_store_read(const char *db, struct cb_store **st, int fail_status)
@@ -152,7 +126,7 @@ int cb_open_store_read(const char *db, struct cb_store **st, int fail_status)
     int rc = cb_store_open(db, CB_STORE_READ, 0, st, err, sizeof err);
     if (rc == 0)
         return 0;
-    cb_die_msg("%s", err);
+    cb_error("%s", err);
     return rc == -ENOENT || rc == -EPROTO || rc == -EINVAL || rc == -EISDIR ? CB_EXIT_USAGE
                                                                             : fail_status;
 }

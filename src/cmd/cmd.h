@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <signal.h>
 
+#include "options.h"
+#include "strbuf.h"
+
 struct cb_probe;
 
 struct option;
@@ -33,53 +36,22 @@ int cmd_bisect_check(int argc, char **argv);
 int cmd_race(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 
-/* One line to stderr: "cyclebudget: <what>", for usage and runtime errors. */
-void cb_die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line to stderr: "cyclebudget: <what>", for usage and runtime errors.
+ * It returns (as git's error(), not die()): the caller chooses the exit
+ * status, and a command still cleans up after saying what went wrong. */
+void cb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* getopt found an unknown option or one missing its value: one line naming
  * it and where to look, exit status 2 (usage).  main() turns getopt's own
  * message off, so this is the only line. */
 int cb_option_error(const char *cmd, char **argv);
 
-/* The names nearest to a bad one (by edit distance), as "a, b, c"; and
- * those among the probes, or the variants (of one probe, or all: NULL). */
-void cb_suggest_nearest(const char *bad, const char *const *names, size_t n, char *buf, size_t len);
-void cb_suggest_probes(const char *bad, char *buf, size_t len);
-void cb_suggest_variants(const struct cb_probe *only, const char *bad, char *buf, size_t len);
-
-/* An option that only stores what was typed, as git's OPT_STRING and
- * OPT_BOOL do: its value (a string) or 1 (a flag) into the field at off in
- * the command's context, with no code of its own. */
-enum cb_opt_kind { CB_OPT_STRING, CB_OPT_FLAG };
-struct cb_opt_field {
-    int ch;                             /* getopt's value; 0 ends the list */
-    enum cb_opt_kind kind;
-    size_t off;                         /* offsetof the const char * or int */
-};
-/* The field's size is checked at compile time (an array of negative size
- * otherwise), so that a string option cannot name an int field. */
-#define CB_OPT_SIZED_(type, field, want)                                                         \
-    (offsetof(type, field) + 0 * sizeof(char[sizeof(((type *)0)->field) == (want) ? 1 : -1]))
-#define CB_OPT_STR(ch, type, field) {ch, CB_OPT_STRING, CB_OPT_SIZED_(type, field, sizeof(const char *))}
-#define CB_OPT_BOOL(ch, type, field) {ch, CB_OPT_FLAG, CB_OPT_SIZED_(type, field, sizeof(int))}
-
-/* A command's options, parsed the one way every command parses them. */
-struct cb_cmd_parser {
-    const char *cmd;                    /* names it in messages */
-    const char *shortopts;
-    const struct option *opts;
-    void (*usage)(FILE *out);           /* --help, to stdout */
-    const struct cb_opt_field *fields;  /* may be NULL */
-    /* Any other option (may be NULL): 0 taken, 1 not one of its options,
-     * -EINVAL with err set. */
-    int (*option)(int ch, const char *arg, void *ctx, char *err, size_t errlen);
-};
-
-/* getopt_long over argv, every option but -h/--help through p->option.
- * 0 when all were taken (optind at the first operand), 1 after --help,
- * -EINVAL with err set, -ENOENT after an unknown option was named. */
-int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, char *err,
-              size_t errlen);
+/* The names nearest to a bad one (by edit distance), added to out as
+ * "a, b, c" (all of them: none is cut off); and those among the probes,
+ * or the variants (of one probe, or all: NULL). */
+void cb_suggest_nearest(const char *bad, const char *const *names, size_t n, struct cb_sb *out);
+void cb_suggest_probes(const char *bad, struct cb_sb *out);
+void cb_suggest_variants(const struct cb_probe *only, const char *bad, struct cb_sb *out);
 
 /* A command's parse result as its exit status: CB_GO_ON for 0, 0 after
  * --help (1), usage_status otherwise, saying err for -EINVAL. */
@@ -87,7 +59,7 @@ int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, c
 int cb_parsed(int rc, const char *err, int usage_status);
 
 /* "cyclebudget CMD ARG...", as typed, for the run's record and reruns. */
-void cb_quote_cmdline(int argc, char **argv, char *buf, size_t len);
+void cb_quote_cmdline(int argc, char **argv, struct cb_sb *out);
 
 /* Open the store to read, or say why not: 0, usage (2) when the path is
  * wrong (missing, not a cyclebudget store, a directory), else fail_status

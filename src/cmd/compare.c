@@ -25,25 +25,6 @@
 #include "rerun.h"
 #include "verdict.h"
 
-static void compare_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: cyclebudget compare BASE HEAD [options]\n"
-            "  BASE, HEAD: a run id, 'latest', a tag (all its runs), a commit (hash prefix or\n"
-            "  git revision: all its runs), or a comma list of those (pooled)\n"
-            CMP_COMMON_HELP
-            "      --format F         text (default), markdown (for a pull request) or json\n"
-            "      --rerun            measure the undecided cases again, both sides\n"
-            "                         interleaved, until decided or --rerun-time\n"
-            "      --rerun-time SEC   the time cap of --rerun (default 60)\n"
-            "      --base-exec CMD    with --rerun: record BASE's new runs by running CMD (a\n"
-            "      --head-exec CMD    shell command that records a run, e.g. 'base/cyclebudget\n"
-            "                         run --reps 30'), each run a process of its own; both\n"
-            "                         or neither.  Without them, this binary measures both\n"
-            "                         sides, for A/A checks only\n"
-            "exit status: 0 no regression, 1 an unacknowledged regression, 2 usage or tool error\n");
-}
-
 /* What the command line asked for. */
 struct compare {
     struct cmp_common c;
@@ -68,17 +49,15 @@ static int parse_format(const char *s, struct cmp_opts *o, char *err, size_t err
     return 0;
 }
 
-/* One option: the common ones, then compare's own; 0 taken, 1 not one of
- * them, or -EINVAL. */
+enum { OPT_FORMAT = CB_OPT_LONG_ONLY, OPT_RERUN_TIME };
+
+/* One of compare's own options: 0 taken, 1 not one of them, or -EINVAL. */
 static int compare_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
 {
     struct compare *k = ctx;
-    int r = cmp_common_opt(ch, &k->c, err, errlen);
-    if (r != 1)
-        return r;
     switch (ch) {
-    case 'f': return parse_format(arg, &k->c.o, err, errlen);
-    case 'X': return cb_parse_seconds(arg, "--rerun-time", &k->cap_s, err, errlen);
+    case OPT_FORMAT: return parse_format(arg, &k->c.o, err, errlen);
+    case OPT_RERUN_TIME: return cb_parse_seconds(arg, "--rerun-time", &k->cap_s, err, errlen);
     }
     return 1;
 }
@@ -87,18 +66,34 @@ static int compare_opt(int ch, const char *arg, void *ctx, char *err, size_t err
 static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct compare *k = ctx;
-    static const struct option opts[] = {
-        CMP_COMMON_LONGOPTS,
-        {"format", required_argument, 0, 'f'}, {"rerun", no_argument, 0, 'r'},
-        {"rerun-time", required_argument, 0, 'X'}, {"base-exec", required_argument, 0, 'B'},
-        {"head-exec", required_argument, 0, 'H'},
-        {0, 0, 0, 0},
+    static const struct cb_option options[] = {
+        CB_OPT_GROUP(cmp_common_options, struct compare, c),
+        CB_OPT_CALL(OPT_FORMAT, "format", "F",
+                    "text (default), markdown (for a pull request) or json"),
+        CB_OPT_BOOL(0, "rerun", struct compare, rerun,
+                    "measure the undecided cases again, both sides interleaved, until decided or "
+                    "--rerun-time"),
+        CB_OPT_CALL(OPT_RERUN_TIME, "rerun-time", "SEC", "the time cap of --rerun (default 60)"),
+        CB_OPT_STR(0, "base-exec", struct compare, exec[0], "CMD",
+                   "with --rerun: record BASE's new runs by running CMD, a shell command that "
+                   "records a run (e.g. 'base/cyclebudget run --reps 30'), each run a process of "
+                   "its own.  Without --base-exec and --head-exec, this binary measures both "
+                   "sides, for A/A checks only"),
+        CB_OPT_STR(0, "head-exec", struct compare, exec[1], "CMD",
+                   "the same for HEAD's runs: give both or neither"),
+        CB_OPT_END,
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_BOOL('r', struct compare, rerun), CB_OPT_STR('B', struct compare, exec[0]),
-        CB_OPT_STR('H', struct compare, exec[1]), {0},
+    static const struct cb_cmd_parser parser = {
+        .cmd = "compare",
+        .synopsis =
+            "usage: cyclebudget compare BASE HEAD [options]\n"
+            "  BASE, HEAD: a run id, 'latest', a tag (all its runs), a commit (hash prefix or\n"
+            "  git revision: all its runs), or a comma list of those (pooled)\n",
+        .options = options,
+        .footer = "exit status: 0 no regression, 1 an unacknowledged regression, 2 usage or tool "
+                  "error\n",
+        .option = compare_opt,
     };
-    static const struct cb_cmd_parser parser = {"compare", "h", opts, compare_usage, fields, compare_opt};
     memset(k, 0, sizeof *k);
     cmp_common_defaults(&k->c, argc, argv);
     k->cap_s = 60;
@@ -135,21 +130,21 @@ static int compare_sides(struct cb_store *st, struct compare *k, const char *bas
         (rc = cmp_select_host(st, A, c->host, err, sizeof err)) < 0 ||
         (rc = cmp_select_host(st, B, c->host, err, sizeof err)) < 0 ||
         (rc = cmp_check_env(st, A, B, c->force, crosses, clen, err, sizeof err)) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return CB_EXIT_USAGE;
     }
     x->crosses = crosses[0] ? crosses : NULL;
     if (cmp_pick_metric(st, A, B, &k->c.o, &x->metric, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return CB_EXIT_USAGE;
     }
     if ((rc = cb_side_load(st, A, x->metric)) < 0 || (rc = cb_side_load(st, B, x->metric)) < 0 ||
         (rc = cmp_evaluate(st, A, B, &c->o, res)) < 0) {
-        cb_die_msg("cannot read the samples from %s: %s", c->db, strerror(-rc));
+        cb_error("cannot read the samples from %s: %s", c->db, strerror(-rc));
         return CB_EXIT_USAGE;
     }
     if (c->o.glob && res->n == 0) {
-        cb_die_msg("--cases '%s' matches no case common to both sides (names look like csum/adc-1chain/1500/warm)",
+        cb_error("--cases '%s' matches no case common to both sides (names look like csum/adc-1chain/1500/warm)",
                    c->o.glob);
         return CB_EXIT_USAGE;
     }
@@ -165,10 +160,10 @@ static int compare_rerun(struct cb_store *st, const struct compare *k, struct cb
     char err[1536];
     int rc = k->exec[0] ? cmp_rerun_exec(st, A, B, x->metric, &k->c, k->cap_s, k->exec, res, crosses,
                                          clen, err, sizeof err)
-                        : cmp_rerun(st, A, B, x->metric, &k->c, k->cap_s, k->c.cmdline, res, err,
+                        : cmp_rerun(st, A, B, x->metric, &k->c, k->cap_s, k->c.cmdline.buf, res, err,
                                     sizeof err);
     if (rc < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return rc == -EINTR ? 130 : CB_EXIT_USAGE;
     }
     x->crosses = crosses[0] ? crosses : NULL;
@@ -209,6 +204,8 @@ static int compare_body(void *ctx, struct cb_store *st)
 int cmd_compare(int argc, char **argv)
 {
     static const struct cb_cmd cmd = {compare_parse, CB_EXIT_USAGE, compare_db, CB_EXIT_USAGE, compare_body};
-    struct compare k;
-    return cb_cmd_main(&cmd, argc, argv, &k);
+    struct compare k = {0};
+    int rc = cb_cmd_main(&cmd, argc, argv, &k);
+    cmp_common_release(&k.c);
+    return rc;
 }

@@ -32,28 +32,6 @@ struct point {
     char fp[2048];
 };
 
-static void history_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: cyclebudget history [CASE-GLOB] [options]\n"
-            "  CASE-GLOB            case names probe/variant/size/mode to show (default: all)\n"
-            "      --since REV      start at this commit (hash prefix or git revision)\n"
-            "      --min-change PCT a step must move the median this much (default 2%%; 0.1%%\n"
-            "                       with --sim)\n"
-            "      --persist N      commits needed on each side of a step (default 2)\n"
-            "      --series         also print every case's series\n"
-            "      --sim            the runs counted under callgrind (run --sim) instead of the\n"
-            "                       timed ones: a count and a time are never one series\n"
-            "      --format F       text (default) or html: one page with a trend chart per\n"
-            "                       case and the steps marked (to standard output)\n"
-            "      --host H         only the runs of machine H: its id (as report shows it) or\n"
-            "                       a hostname glob.  Without it, a store holding several\n"
-            "                       machines' runs (a merged one) shows each machine's history\n"
-            "                       in turn, never one series of them all\n"
-            "      --db PATH        database (default ./" CB_DEFAULT_DB ")\n"
-            "      --repo DIR       git tree for resolving --since (default .)\n");
-}
-
 /* Each point's run figures (compare's: the log of each run's 0.1-quantile
  * of its quiet samples), point after point; start[i] is where point i's
  * begin, start[n] the total; quiet[j] whether run j had enough quiet
@@ -128,16 +106,18 @@ struct hist {
     char head[256];
 };
 
+enum { OPT_MIN_CHANGE = CB_OPT_LONG_ONLY, OPT_PERSIST, OPT_FORMAT };
+
 /* history's option values: 0 taken, 1 not one of them, -EINVAL a bad one. */
 static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
 {
     struct hist *H = ctx;
     switch (ch) {
-    case 'm':
+    case OPT_MIN_CHANGE:
         H->min_change_set = 1;
         return cb_parse_percent(arg, "--min-change", &H->min_change, err, errlen);
-    case 'p': return cb_parse_long(arg, 1, 100, "--persist", &H->persist, err, errlen) < 0 ? -EINVAL : 0;
-    case 'f':
+    case OPT_PERSIST: return cb_parse_long(arg, 1, 100, "--persist", &H->persist, err, errlen) < 0 ? -EINVAL : 0;
+    case OPT_FORMAT:
         if (strcmp(arg, "html") == 0)
             H->html = 1;
         else if (strcmp(arg, "text") != 0) {
@@ -154,20 +134,34 @@ static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t err
 static int history_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct hist *H = ctx;
-    static const struct option opts[] = {
-        {"since", required_argument, 0, 's'},  {"min-change", required_argument, 0, 'm'},
-        {"persist", required_argument, 0, 'p'}, {"series", no_argument, 0, 'S'},
-        {"db", required_argument, 0, 'D'},     {"repo", required_argument, 0, 'R'},
-        {"format", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
-        {"sim", no_argument, 0, 'M'},          {"host", required_argument, 0, 'H'},
-        {0, 0, 0, 0},
+    static const struct cb_option options[] = {
+        CB_OPT_STR(0, "since", struct hist, since, "REV",
+                   "start at this commit (hash prefix or git revision)"),
+        CB_OPT_CALL(OPT_MIN_CHANGE, "min-change", "PCT",
+                    "a step must move the median this much (default 2%; 0.1% with --sim)"),
+        CB_OPT_CALL(OPT_PERSIST, "persist", "N", "commits needed on each side of a step (default 2)"),
+        CB_OPT_BOOL(0, "series", struct hist, series, "also print every case's series"),
+        CB_OPT_BOOL(0, "sim", struct hist, sim,
+                    "the runs counted under callgrind (run --sim) instead of the timed ones: a "
+                    "count and a time are never one series"),
+        CB_OPT_CALL(OPT_FORMAT, "format", "F",
+                    "text (default) or html: one page with a trend chart per case and the steps "
+                    "marked (to standard output)"),
+        CB_OPT_STR(0, "host", struct hist, host, "H",
+                   "only the runs of machine H: its id (as report shows it) or a hostname glob.  "
+                   "Without it, a store holding several machines' runs (a merged one) shows each "
+                   "machine's history in turn, never one series of them all"),
+        CB_OPT_STR(0, "db", struct hist, db, "PATH", "database (default ./" CB_DEFAULT_DB ")"),
+        CB_OPT_STR(0, "repo", struct hist, repo, "DIR", "git tree for resolving --since (default .)"),
+        CB_OPT_END,
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('s', struct hist, since), CB_OPT_BOOL('S', struct hist, series),
-        CB_OPT_STR('D', struct hist, db),    CB_OPT_STR('R', struct hist, repo),
-        CB_OPT_BOOL('M', struct hist, sim),  CB_OPT_STR('H', struct hist, host), {0},
+    static const struct cb_cmd_parser parser = {
+        .cmd = "history",
+        .synopsis = "usage: cyclebudget history [CASE-GLOB] [options]\n"
+                    "  CASE-GLOB            case names probe/variant/size/mode to show (default: all)\n",
+        .options = options,
+        .option = history_opt,
     };
-    static const struct cb_cmd_parser parser = {"history", "h", opts, history_usage, fields, history_opt};
     memset(H, 0, sizeof *H);
     H->db = cb_default_db();
     H->min_change = 0.02;
@@ -204,7 +198,7 @@ static int read_points(struct hist *H, const char *since_hash)
                            "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND r.status = 'complete' "
                            "AND (CASE WHEN COALESCE(r.clock_backend, '') = 'callgrind' THEN 1 ELSE 0 END) = ?2 "
                            "ORDER BY r.id", &qr) != CB_DB_OK) {
-        cb_die_msg("cannot read %s: %s", H->db, cb_db_errmsg(h));
+        cb_error("cannot read %s: %s", H->db, cb_db_errmsg(h));
         return -EIO;
     }
     int started = since_hash[0] == '\0', rc = 0;
@@ -259,7 +253,7 @@ static int load_samples(struct hist *H)
             rc = cb_run_fingerprint(H->st, H->pts[i].side.runs[0], H->pts[i].fp, sizeof H->pts[i].fp);
     }
     if (rc < 0)
-        cb_die_msg("cannot read the samples from %s: %s", H->db, strerror(-rc));
+        cb_error("cannot read the samples from %s: %s", H->db, strerror(-rc));
     return rc;
 }
 
@@ -278,7 +272,7 @@ static int collect_keys(struct hist *H)
                 continue;
             char (*nkeys)[CB_CASE_KEY_MAX] = realloc(H->keys, (H->nk + 1) * sizeof *nkeys);
             if (!nkeys) {
-                cb_die_msg("out of memory");
+                cb_error("out of memory");
                 return -ENOMEM;
             }
             H->keys = nkeys;
@@ -293,18 +287,18 @@ static int history_read(struct hist *H)
     char err[1024], since_hash[64] = "";
     if (H->since &&
         cb_commit_resolve(H->st, H->since, H->repo, since_hash, sizeof since_hash, err, sizeof err) < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return CB_EXIT_USAGE;
     }
     int rc = read_points(H, since_hash);
     if (rc == -EIO)
         return 1;
     if (since_hash[0] && H->np == 0) {
-        cb_die_msg("--since %s: commit %.12s has no complete run of a clean tree", H->since, since_hash);
+        cb_error("--since %s: commit %.12s has no complete run of a clean tree", H->since, since_hash);
         return CB_EXIT_USAGE;
     }
     if (rc < 0) {
-        cb_die_msg("cannot read the samples from %s: %s", H->db, strerror(-rc));
+        cb_error("cannot read the samples from %s: %s", H->db, strerror(-rc));
         return 1;
     }
     return 0;
@@ -339,7 +333,7 @@ static int series_read(const struct hist *H, const char *key, struct series *S)
     if (run_values(H->pts, S->idx, S->n, key, &S->rv) < 0 ||
         !(S->a = malloc((S->rv.start[S->n] + 1) * sizeof *S->a)) ||
         !(S->b = malloc((S->rv.start[S->n] + 1) * sizeof *S->b))) {
-        cb_die_msg("cannot summarise %s: a run figure is not positive, or out of memory", key);
+        cb_error("cannot summarise %s: a run figure is not positive, or out of memory", key);
         return -EINVAL;
     }
     for (size_t i = 0; i < S->n; i++) {
@@ -370,7 +364,7 @@ static int trend_fill(const struct hist *H, const char *key, const struct series
     tr->y = malloc((n ? n : 1) * sizeof *tr->y);
     tr->steps = malloc((n ? n : 1) * sizeof *tr->steps);
     if (!tr->hash || !tr->subject || !tr->y || !tr->steps) {
-        cb_die_msg("out of memory");
+        cb_error("out of memory");
         return -ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
@@ -502,7 +496,7 @@ static int history_footer(const struct hist *H)
     snprintf(summary, sizeof summary, "%.250s. %s.", H->head + strlen("history: "), tail);
     int rc = cb_history_html(stdout, H->metric_label, summary, H->trends, H->nk);
     if (rc < 0 || fflush(stdout) != 0) {
-        cb_die_msg("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
+        cb_error("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
         return -1;
     }
     return 0;
@@ -548,7 +542,7 @@ static int history_machines(struct hist *H, struct cb_machine **out, size_t *n)
         rc = cb_side_machines(H->st, &all, out, n);
     cb_side_free(&all);
     if (rc < 0) {
-        cb_die_msg("cannot read the hosts from %s: %s", H->db, strerror(-rc));
+        cb_error("cannot read the hosts from %s: %s", H->db, strerror(-rc));
         return 1;
     }
     if (!H->host)
@@ -560,7 +554,7 @@ static int history_machines(struct hist *H, struct cb_machine **out, size_t *n)
         if (cb_machine_match(H->host, (*out)[i].id, (*out)[i].hostname))
             (*out)[kept++] = (*out)[i];
     if (kept == 0 && *n > 0) {
-        cb_die_msg("--host %s names none of the machines with a history in %s (%s)", H->host,
+        cb_error("--host %s names none of the machines with a history in %s (%s)", H->host,
                    H->db, list);
         return CB_EXIT_USAGE;
     }
@@ -605,7 +599,7 @@ static int history_one(struct hist *H)
         return -1;
     history_header(H);
     if (H->html && !(H->trends = calloc(H->nk ? H->nk : 1, sizeof *H->trends))) {
-        cb_die_msg("out of memory");
+        cb_error("out of memory");
         return 1;
     }
     return history_cases(H) < 0 || history_footer(H) < 0 ? 1 : 0;
@@ -634,14 +628,14 @@ static int history_body(void *ctx, struct cb_store *st)
     if (status == 0 && H->html && nm > 1) {
         char list[768];
         cb_machines_list(m, nm, list, sizeof list);
-        cb_die_msg("%s holds the runs of %zu machines (%s): a page shows one; choose it with "
+        cb_error("%s holds the runs of %zu machines (%s): a page shows one; choose it with "
                    "--host", H->db, nm, list);
         status = CB_EXIT_USAGE;
     }
     int matched = 0;
     for (size_t i = 0; status == 0 && i < nm; i++) {
         if (points_of(H, all, nall, &m[i]) < 0) {
-            cb_die_msg("out of memory");
+            cb_error("out of memory");
             status = 1;
             break;
         }
@@ -665,7 +659,7 @@ static int history_body(void *ctx, struct cb_store *st)
         history_free(H);
     }
     if (status == 0 && H->glob && !matched) {
-        cb_die_msg("'%s' matches no case with a history in %s (names look like csum/adc-1chain/1500/warm)",
+        cb_error("'%s' matches no case with a history in %s (names look like csum/adc-1chain/1500/warm)",
                    H->glob, H->db);
         status = CB_EXIT_USAGE;
     }

@@ -1,4 +1,6 @@
 /* cmd_list.c — `cyclebudget list`: what can run on this machine. */
+#include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,47 +91,43 @@ static void list_events(void)
     printf("Any libpfm4 event string also works with -e, e.g. perf::PERF_COUNT_SW_PAGE_FAULTS.\n");
 }
 
-static void list_usage(FILE *out)
+enum { OPT_PLUGIN = CB_OPT_LONG_ONLY };
+
+/* --plugin: loaded at once, so that what follows lists what it adds. */
+static int list_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
 {
-    fprintf(out, "usage: cyclebudget list [probes|variants|events] [--plugin PATH]...\n"
-                 "  what can run here: families and their default sizes, variants (those this CPU\n"
-                 "  lacks marked), or event aliases with their libpfm4 resolution\n"
-                 "      --plugin PATH      load a variant plugin first, as 'run --plugin', so that\n"
-                 "                         its families and variants are listed too (repeatable)\n");
+    struct cb_plugin_info info;
+    (void)id;
+    (void)ctx;
+    return cb_plugin_load(arg, &info, err, errlen) < 0 ? -EINVAL : 0;
 }
 
 int cmd_list(int argc, char **argv)
 {
-    const char *what = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *path = NULL;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            list_usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--plugin") == 0) {
-            if (i + 1 == argc) {
-                cb_die_msg("list: --plugin needs a PATH; see 'cyclebudget list --help'");
-                return CB_EXIT_USAGE;
-            }
-            path = argv[++i];
-        } else if (strncmp(argv[i], "--plugin=", 9) == 0) {
-            path = argv[i] + 9;
-        } else if (!what && argv[i][0] != '-') {
-            what = argv[i];
-        } else {
-            cb_die_msg("list takes one of probes, variants, events and --plugin PATH; unexpected '%s'",
-                       argv[i]);
-            return CB_EXIT_USAGE;
-        }
-        if (path) {
-            struct cb_plugin_info info;
-            char err[1024];
-            if (cb_plugin_load(path, &info, err, sizeof err) < 0) {
-                cb_die_msg("%s", err);
-                return CB_EXIT_USAGE;
-            }
-        }
+    static const struct cb_option options[] = {
+        CB_OPT_CALL(OPT_PLUGIN, "plugin", "PATH",
+                    "load a variant plugin first, as 'run --plugin', so that its families and "
+                    "variants are listed too (repeatable)"),
+        CB_OPT_END,
+    };
+    static const struct cb_cmd_parser parser = {
+        .cmd = "list",
+        .synopsis = "usage: cyclebudget list [probes|variants|events] [--plugin PATH]...\n"
+                    "  what can run here: families and their default sizes, variants (those this CPU\n"
+                    "  lacks marked), or event aliases with their libpfm4 resolution\n",
+        .options = options,
+        .option = list_option,
+    };
+    char err[1024];
+    int rc = cb_parsed(cb_getopt(argc, argv, &parser, NULL, err, sizeof err), err, CB_EXIT_USAGE);
+    if (rc != CB_GO_ON)
+        return rc;
+    if (argc - optind > 1) {
+        cb_error("list takes one of probes, variants, events and --plugin PATH; unexpected '%s'",
+                   argv[optind + 1]);
+        return CB_EXIT_USAGE;
     }
+    const char *what = optind < argc ? argv[optind] : NULL;
     if (!what || strcmp(what, "probes") == 0)
         list_probes();
     else if (strcmp(what, "variants") == 0)
@@ -137,7 +135,7 @@ int cmd_list(int argc, char **argv)
     else if (strcmp(what, "events") == 0)
         list_events();
     else {
-        cb_die_msg("list: unknown kind '%s': give probes, variants or events", what);
+        cb_error("list: unknown kind '%s': give probes, variants or events", what);
         return CB_EXIT_USAGE;
     }
     return 0;

@@ -16,20 +16,6 @@
 #include "merge.h"
 #include "store.h"
 
-static void merge_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: cyclebudget merge SRC.db... --into DST.db [-q]\n"
-            "  Copy every run of each SRC that DST lacks (with its cases, samples, events,\n"
-            "  races, host, build and commit; and the sources' acks) into DST, one\n"
-            "  transaction per source.  Runs are known by their UUID: merging again adds\n"
-            "  nothing, and a run already in DST with other content is an error (exit 1;\n"
-            "  nothing of that source is written).  Sources are only read: an older one is\n"
-            "  migrated in a temporary copy.  Aborted runs are copied as aborted; runs\n"
-            "  still running in a source are left out.  DST is created when missing.\n"
-            "  -q  print only errors\n");
-}
-
 struct merge_args {
     const char *into;
     int quiet;
@@ -40,14 +26,25 @@ struct merge_args {
 static int merge_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct merge_args *a = ctx;
-    static const struct option opts[] = {
-        {"into", required_argument, 0, 'i'}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0},
+    static const struct cb_option options[] = {
+        CB_OPT_STR('i', "into", struct merge_args, into, "DST.db",
+                   "the store to merge into (created when missing)"),
+        CB_OPT_BOOL('q', "quiet", struct merge_args, quiet, "print only errors"),
+        CB_OPT_END,
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('i', struct merge_args, into), CB_OPT_BOOL('q', struct merge_args, quiet), {0},
+    static const struct cb_cmd_parser parser = {
+        .cmd = "merge",
+        .synopsis =
+            "usage: cyclebudget merge SRC.db... --into DST.db [-q]\n"
+            "  Copy every run of each SRC that DST lacks (with its cases, samples, events,\n"
+            "  races, host, build and commit; and the sources' acks) into DST, one\n"
+            "  transaction per source.  Runs are known by their UUID: merging again adds\n"
+            "  nothing, and a run already in DST with other content is an error (exit 1;\n"
+            "  nothing of that source is written).  Sources are only read: an older one is\n"
+            "  migrated in a temporary copy.  Aborted runs are copied as aborted; runs\n"
+            "  still running in a source are left out.  DST is created when missing.\n",
+        .options = options,
     };
-    static const struct cb_cmd_parser parser = {"merge", "hqi:", opts, merge_usage, fields, NULL};
     *a = (struct merge_args){0};
     int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
     if (rc != 0)
@@ -76,7 +73,7 @@ static int same_as_a_source(const struct merge_args *a)
         return 0;
     for (int i = 0; i < a->nsrcs; i++)
         if (stat(a->srcs[i], &s) == 0 && s.st_dev == d.st_dev && s.st_ino == d.st_ino) {
-            cb_die_msg("merge: %s is both a source and --into: give another DST", a->srcs[i]);
+            cb_error("merge: %s is both a source and --into: give another DST", a->srcs[i]);
             return 1;
         }
     return 0;
@@ -119,7 +116,7 @@ static int merge_all(const struct merge_args *a, struct cb_store **srcs)
     struct cb_store *dst;
     int rc = cb_store_open(a->into, CB_STORE_WRITE, 0, &dst, err, sizeof err);
     if (rc < 0) {
-        cb_die_msg("merge: %s", err);
+        cb_error("merge: %s", err);
         return open_status(rc);
     }
     int status = 0;
@@ -128,7 +125,7 @@ static int merge_all(const struct merge_args *a, struct cb_store **srcs)
         struct cb_merge_stats s;
         rc = cb_store_merge(dst, srcs[i], a->srcs[i], &s, err, sizeof err);
         if (rc < 0) {
-            cb_die_msg("merge: %s", err);
+            cb_error("merge: %s", err);
             status = 1;
             continue;
         }
@@ -151,7 +148,7 @@ static int merge_body(void *ctx, struct cb_store *unused)
         return CB_EXIT_USAGE;
     struct cb_store **srcs = calloc((size_t)a->nsrcs, sizeof *srcs);
     if (!srcs) {
-        cb_die_msg("merge: out of memory");
+        cb_error("merge: out of memory");
         return 1;
     }
     int status = 0;
@@ -159,7 +156,7 @@ static int merge_body(void *ctx, struct cb_store *unused)
         char err[1024];
         int rc = cb_store_open(a->srcs[i], CB_STORE_SNAPSHOT, 0, &srcs[i], err, sizeof err);
         if (rc < 0) {
-            cb_die_msg("merge: source %s", err);
+            cb_error("merge: source %s", err);
             status = open_status(rc);
         }
     }

@@ -28,38 +28,6 @@
 
 #define RACE_DEFAULT_PROBES "csum,copy,csum_copy,memset"
 
-static void race_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: cyclebudget race [options]\n"
-            "  -p, --probes LIST      families to race (default: " RACE_DEFAULT_PROBES ")\n"
-            "  -s, --sizes LIST       one bucket per size, each up to that size, the last one\n"
-            "                         open-ended (default: small <=64 @40, packets <=1500 @1500,\n"
-            "                         pages <=4K @4K, large <=64K @64K, streaming beyond @2x LLC)\n"
-            "      --mode MODE        warm or cold (default: warm)\n"
-            "      --alpha A          rank-test level for a confident winner (default: 0.01)\n"
-            "      --min-margin PCT   a confident winner is at least this much faster, at the\n"
-            "                         low end of its CI (default: 2)\n"
-            "      --rounds N         shuffled rounds per variant, the units of the test (default: 8)\n"
-            "      --reps N           samples per variant per round; their median counts (default: 3)\n"
-            "      --seed N           seed of the shuffle (default: from the clock)\n"
-            "      --emit FORMAT      json or c-header, to -o or stdout\n"
-            "  -o, --output FILE      where to emit (the format follows a .json or .h name)\n"
-            "      --db PATH          database (default: ./" CB_DEFAULT_DB ")\n"
-            "      --tag TAG          label the race's run\n"
-            "  -e, --events LIST      events to count besides the ranked one (default: cycles)\n"
-            "      --cpu N            pin to CPU N (default: the current one)\n"
-            "      --cold-bytes SIZE  cold-mode working set, and the streaming bucket's size\n"
-            "                         (default: 2x LLC, 64M..128M)\n"
-            "  -q, --quiet            no progress and no table\n"
-            "\n"
-            "Variants are verified first (a BAD one never runs), then run in rounds in a\n"
-            "shuffled order.  A winner is confident only when it beats every other variant\n"
-            "(Mann-Whitney at --alpha, and by --min-margin); otherwise the variants it did\n"
-            "not beat tie, and the one needing the fewest CPU features wins (then the\n"
-            "family's reference, then the earlier in its table).\n");
-}
-
 struct progress {
     int on;
 };
@@ -118,17 +86,12 @@ struct race_plan {
 
 static int race_work(void *plan, struct cb_collector *col);
 
-enum {
-    OPT_ALPHA = CB_SESSION_OPT_OWN, OPT_MIN_MARGIN, OPT_ROUNDS, OPT_REPS, OPT_SEED, OPT_EMIT,
-};
+enum { OPT_ALPHA = CB_OPT_LONG_ONLY, OPT_MIN_MARGIN, OPT_ROUNDS, OPT_REPS, OPT_SEED };
 
 /* One of race's own options; 0, or -EINVAL with the plan's err set. */
 static int race_option(int ch, const char *arg, void *ctx, char *err, size_t len)
 {
     struct race_plan *pl = ctx;
-    int r = cb_session_option(&pl->s, ch, arg, err, len);
-    if (r != 1)
-        return r;
     switch (ch) {
     case OPT_ALPHA: return parse_alpha(arg, &pl->ro.alpha, err, len);
     case OPT_MIN_MARGIN: return cb_parse_percent(arg, "--min-margin", &pl->ro.min_margin, err, len);
@@ -145,21 +108,41 @@ static int race_option(int ch, const char *arg, void *ctx, char *err, size_t len
  * set, or -ENOENT (an unknown option, said). */
 static int race_parse(struct race_plan *pl, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"probes", required_argument, 0, 'p'},   {"sizes", required_argument, 0, 's'},
-        {"mode", required_argument, 0, 'm'},     {"alpha", required_argument, 0, OPT_ALPHA},
-        {"min-margin", required_argument, 0, OPT_MIN_MARGIN},
-        {"rounds", required_argument, 0, OPT_ROUNDS},
-        {"reps", required_argument, 0, OPT_REPS}, {"seed", required_argument, 0, OPT_SEED},
-        {"emit", required_argument, 0, OPT_EMIT}, {"output", required_argument, 0, 'o'},
-        CB_SESSION_LONGOPTS,                     {0, 0, 0, 0},
+    static const struct cb_option options[] = {
+        CB_OPT_STR('p', "probes", struct race_plan, probes_arg, "LIST",
+                   "families to race (default: " RACE_DEFAULT_PROBES ")"),
+        CB_OPT_STR('s', "sizes", struct race_plan, sizes_arg, "LIST",
+                   "one bucket per size, each up to that size, the last one open-ended (default: "
+                   "small <=64 @40, packets <=1500 @1500, pages <=4K @4K, large <=64K @64K, "
+                   "streaming beyond @2x LLC)"),
+        CB_OPT_STR('m', "mode", struct race_plan, mode_arg, "MODE", "warm or cold (default: warm)"),
+        CB_OPT_CALL(OPT_ALPHA, "alpha", "A", "rank-test level for a confident winner (default: 0.01)"),
+        CB_OPT_CALL(OPT_MIN_MARGIN, "min-margin", "PCT",
+                    "a confident winner is at least this much faster, at the low end of its CI "
+                    "(default: 2)"),
+        CB_OPT_CALL(OPT_ROUNDS, "rounds", "N",
+                    "shuffled rounds per variant, the units of the test (default: 8)"),
+        CB_OPT_CALL(OPT_REPS, "reps", "N",
+                    "samples per variant per round; their median counts (default: 3)"),
+        CB_OPT_CALL(OPT_SEED, "seed", "N", "seed of the shuffle (default: from the clock)"),
+        CB_OPT_STR(0, "emit", struct race_plan, emit, "FORMAT", "json or c-header, to -o or stdout"),
+        CB_OPT_STR('o', "output", struct race_plan, outpath, "FILE",
+                   "where to emit (the format follows a .json or .h name)"),
+        CB_OPT_GROUP(cb_session_options, struct race_plan, s),
+        CB_OPT_END,
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('p', struct race_plan, probes_arg), CB_OPT_STR('s', struct race_plan, sizes_arg),
-        CB_OPT_STR('m', struct race_plan, mode_arg),   CB_OPT_STR('o', struct race_plan, outpath),
-        CB_OPT_STR(OPT_EMIT, struct race_plan, emit),  CB_SESSION_FIELDS(struct race_plan), {0},
+    static const struct cb_cmd_parser parser = {
+        .cmd = "race",
+        .synopsis = "usage: cyclebudget race [options]\n",
+        .options = options,
+        .footer = "\n"
+                  "Variants are verified first (a BAD one never runs), then run in rounds in a\n"
+                  "shuffled order.  A winner is confident only when it beats every other variant\n"
+                  "(Mann-Whitney at --alpha, and by --min-margin); otherwise the variants it did\n"
+                  "not beat tie, and the one needing the fewest CPU features wins (then the\n"
+                  "family's reference, then the earlier in its table).\n",
+        .option = race_option,
     };
-    static const struct cb_cmd_parser parser = {"race", "p:s:m:o:e:qh", opts, race_usage, fields, race_option};
     cb_session_init(&pl->s, "cycles", race_work, argc, argv);
     pl->s.co.harness.reps = 3;
     pl->probes_arg = RACE_DEFAULT_PROBES;
@@ -304,7 +287,7 @@ static int race_measure(struct race_plan *pl, struct cb_collector *col, struct c
         rc = cb_race_store(col, race);
     if (rc < 0) {
         cb_collector_finish(col, "aborted");
-        cb_die_msg("the race failed: %s; run %lld marked aborted", strerror(-rc), (long long)col->run_id);
+        cb_error("the race failed: %s; run %lld marked aborted", strerror(-rc), (long long)col->run_id);
         return 1;
     }
     *host = col->host;
@@ -321,7 +304,7 @@ static int race_emit(const struct race_plan *pl, const struct cb_race *race, con
     if (pl->outpath) {
         snprintf(tmp, sizeof tmp, "%s.tmp", pl->outpath);
         if (!(f = fopen(tmp, "w"))) {
-            cb_die_msg("cannot write %s: %s (the race is stored as run %lld)", tmp, strerror(errno),
+            cb_error("cannot write %s: %s (the race is stored as run %lld)", tmp, strerror(errno),
                        (long long)run_id);
             return 1;
         }
@@ -339,7 +322,7 @@ static int race_emit(const struct race_plan *pl, const struct cb_race *race, con
         erc = -EIO;
     }
     if (erc < 0) {
-        cb_die_msg("cannot write %s: %s (the race is stored as run %lld)",
+        cb_error("cannot write %s: %s (the race is stored as run %lld)",
                    pl->outpath ? pl->outpath : "stdout", strerror(-erc), (long long)run_id);
         return 1;
     }
@@ -397,5 +380,7 @@ int cmd_race(int argc, char **argv)
 {
     static const struct cb_cmd cmd = {race_parse_plan, CB_EXIT_USAGE, NULL, 0, cb_session_body};
     struct race_plan pl = {0};
-    return cb_cmd_main(&cmd, argc, argv, &pl);
+    int rc = cb_cmd_main(&cmd, argc, argv, &pl);
+    cb_session_release(&pl.s);
+    return rc;
 }

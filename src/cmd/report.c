@@ -20,21 +20,6 @@
 #include "report.h"
 #include "store.h"
 
-static void report_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: cyclebudget report [RUN|latest|TAG ...] [options]\n"
-            "  --db PATH          database (default: ./" CB_DEFAULT_DB ")\n"
-            "  --format F         text (default), html, csv, json, or gbench (Google Benchmark JSON)\n"
-            "  -o, --output FILE  write there instead of standard output\n"
-            "  --samples          csv: one row per sample instead of one per case\n"
-            "  --include-aborted  latest and tags may name an aborted run (interrupted or killed)\n"
-            "  --budget B         10G, 25G, 40G, 100G, 400G, or a cycle count (default: 10G)\n"
-            "  --frame BYTES      frame size for a link budget (default: 64)\n"
-            "  --ghz G            the core clock a budget in cycles is converted at (default: the\n"
-            "                     run's; --sim runs have none: without --ghz, no budget share)\n");
-}
-
 enum fmt { F_TEXT, F_HTML, F_CSV, F_JSON, F_GBENCH };
 
 static int parse_format(const char *s, enum fmt *f, char *err, size_t len)
@@ -91,13 +76,15 @@ struct report_args {
     size_t nspec;
 };
 
+enum { OPT_FRAME = CB_OPT_LONG_ONLY, OPT_FORMAT, OPT_GHZ };
+
 static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
 {
     struct report_args *a = ctx;
     switch (ch) {
-    case 3: return cb_parse_long(arg, CB_MIN_FRAME, 16384, "--frame", &a->frame, err, errlen) < 0 ? -EINVAL : 0;
-    case 4: return parse_format(arg, &a->fmt, err, errlen);
-    case 7:
+    case OPT_FRAME: return cb_parse_long(arg, CB_MIN_FRAME, 16384, "--frame", &a->frame, err, errlen) < 0 ? -EINVAL : 0;
+    case OPT_FORMAT: return parse_format(arg, &a->fmt, err, errlen);
+    case OPT_GHZ:
         if (cb_parse_seconds(arg, "--ghz", &a->ghz, err, errlen) < 0 || a->ghz > 100) {
             snprintf(err, errlen, "--ghz '%s': give the core clock in GHz, e.g. 3.5", arg);
             return -EINVAL;
@@ -119,20 +106,29 @@ static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
 static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct report_args *a = ctx;
-    static const struct option opts[] = {
-        {"db", required_argument, 0, 1},      {"budget", required_argument, 0, 2},
-        {"frame", required_argument, 0, 3},   {"format", required_argument, 0, 4},
-        {"output", required_argument, 0, 'o'}, {"samples", no_argument, 0, 5},
-        {"include-aborted", no_argument, 0, 6}, {"ghz", required_argument, 0, 7},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+    static const struct cb_option options[] = {
+        CB_OPT_STR(0, "db", struct report_args, db, "PATH", "database (default: ./" CB_DEFAULT_DB ")"),
+        CB_OPT_CALL(OPT_FORMAT, "format", "F",
+                    "text (default), html, csv, json, or gbench (Google Benchmark JSON)"),
+        CB_OPT_CALL('o', "output", "FILE", "write there instead of standard output"),
+        CB_OPT_BOOL(0, "samples", struct report_args, samples,
+                    "csv: one row per sample instead of one per case"),
+        CB_OPT_BOOL(0, "include-aborted", struct report_args, include_aborted,
+                    "latest and tags may name an aborted run (interrupted or killed)"),
+        CB_OPT_STR(0, "budget", struct report_args, budget_arg, "B",
+                   "10G, 25G, 40G, 100G, 400G, or a cycle count (default: 10G)"),
+        CB_OPT_CALL(OPT_FRAME, "frame", "BYTES", "frame size for a link budget (default: 64)"),
+        CB_OPT_CALL(OPT_GHZ, "ghz", "G",
+                    "the core clock a budget in cycles is converted at (default: the run's; --sim "
+                    "runs have none: without --ghz, no budget share)"),
+        CB_OPT_END,
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR(1, struct report_args, db),       CB_OPT_STR(2, struct report_args, budget_arg),
-        CB_OPT_BOOL(5, struct report_args, samples), CB_OPT_BOOL(6, struct report_args, include_aborted),
-        {0},
+    static const struct cb_cmd_parser parser = {
+        .cmd = "report",
+        .synopsis = "usage: cyclebudget report [RUN|latest|TAG ...] [options]\n",
+        .options = options,
+        .option = report_opt,
     };
-    static const struct cb_cmd_parser parser = {"report", "ho:", opts, report_usage, fields, report_opt};
     static char *latest[] = {"latest"};
     *a = (struct report_args){.db = cb_default_db(), .budget_arg = "10G", .frame = CB_MIN_FRAME};
     int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
@@ -160,7 +156,7 @@ static int report_load_runs(struct cb_store *st, const struct report_args *a,
     for (size_t i = 0; i < a->nspec; i++) {
         int64_t run_id;
         if (cb_store_run_resolve_status(st, a->specs[i], a->include_aborted, &run_id, err, sizeof err) < 0) {
-            cb_die_msg("%s", err);
+            cb_error("%s", err);
             return CB_EXIT_USAGE;
         }
         int rc = cb_report_load(st, run_id, &runs[i]);
@@ -168,7 +164,7 @@ static int report_load_runs(struct cb_store *st, const struct report_args *a,
         if (rc == 0 && a->ghz > 0)
             cb_report_set_clock(&runs[i], a->ghz);
         if (rc < 0) {
-            cb_die_msg("cannot read run %lld from %s: %s", (long long)run_id, a->db, strerror(-rc));
+            cb_error("cannot read run %lld from %s: %s", (long long)run_id, a->db, strerror(-rc));
             return 1;
         }
     }
@@ -186,7 +182,7 @@ static int report_to_file(struct cb_store *st, const struct report_args *a, cons
     snprintf(tmp, tl, "%s.tmp.%ld", a->outpath, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) {
-        cb_die_msg("cannot create %s: %s; check the directory exists and is writable", a->outpath,
+        cb_error("cannot create %s: %s; check the directory exists and is writable", a->outpath,
                    strerror(errno));
         free(tmp);
         return 1;
@@ -197,7 +193,7 @@ static int report_to_file(struct cb_store *st, const struct report_args *a, cons
     if (fclose(f) != 0)
         werr = 1;
     if (rc < 0 || werr || rename(tmp, a->outpath) != 0) {
-        cb_die_msg("cannot write %s: %s", a->outpath, rc < 0 ? strerror(-rc) : strerror(errno));
+        cb_error("cannot write %s: %s", a->outpath, rc < 0 ? strerror(-rc) : strerror(errno));
         unlink(tmp);
         status = 1;
     }
@@ -211,7 +207,7 @@ static int report_write(struct cb_store *st, const struct report_args *a, const 
         return report_to_file(st, a, runs);
     int rc = emit(st, a->fmt, runs, a->nspec, &a->budget, a->samples, cb_report_want_color(1), stdout);
     if (rc < 0 || fflush(stdout) != 0) {
-        cb_die_msg("cannot write the report: %s", strerror(rc < 0 ? -rc : errno));
+        cb_error("cannot write the report: %s", strerror(rc < 0 ? -rc : errno));
         return 1;
     }
     return 0;
@@ -229,7 +225,7 @@ static int report_body(void *ctx, struct cb_store *st)
     size_t nloaded = 0;
     int rc;
     if (!runs) {
-        cb_die_msg("out of memory");
+        cb_error("out of memory");
         rc = 1;
     } else if ((rc = report_load_runs(st, a, runs, &nloaded)) == 0) {
         rc = report_write(st, a, runs);

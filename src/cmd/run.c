@@ -27,50 +27,6 @@
 
 #define MAX_SIZES 64
 
-static void run_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: cyclebudget run [options]\n"
-            "  -p, --probes LIST      families to run, at all their sizes (default: the quick\n"
-            "                         suite of every family; see 'cyclebudget list probes')\n"
-            "  -V, --variants GLOBS   variant name globs, comma-separated (default: all)\n"
-            "  -s, --sizes LIST       sizes in bytes, e.g. 64,1500,4K,4M (default: each family's)\n"
-            "  -e, --events LIST      events: aliases or libpfm4 names\n"
-            "                         (default: " CB_DEFAULT_EVENTS ")\n"
-            "  -m, --mode MODE        warm, cold, or warm,cold (default: warm,cold)\n"
-            "      --cases LIST       exactly these cases, named probe/variant/size/mode as\n"
-            "                         compare prints them, comma-separated (not with -p/-V/-s/-m)\n"
-            "      --db PATH          database (default: ./" CB_DEFAULT_DB ")\n"
-            "      --tag TAG          label the run, for report/compare\n"
-            "      --commit REV       the measured commit (default: HEAD of --repo)\n"
-            "      --repo DIR         the measured git tree (default: the current directory)\n"
-            "      --reps N           exactly N samples per case (default: until the median's\n"
-            "                         95%% CI is within +-1%%, or --max-time)\n"
-            "      --max-time SEC     time cap per case when adaptive (default: 0.1)\n"
-            "      --rounds N         measure each case in N rounds, each set up anew, with an\n"
-            "                         idle pause between them; --reps and --max-time are split\n"
-            "                         over the rounds (default: 1; 5 for compare, see docs/measuring.md)\n"
-            "      --round-pause MS   that pause, in milliseconds (default: 20)\n"
-            "      --cpu N            pin to CPU N (default: the current one)\n"
-            "      --cold-bytes SIZE  cold-mode working set (default: 2x LLC, 64M..128M)\n"
-            "      --budget B         budget for the summary: 10G, 40G, 100G or cycles (default 10G)\n"
-            "      --sim              count instead of timing: run under valgrind's callgrind with\n"
-            "                         this CPU's cache model, and store exact simulated counts\n"
-            "                         (Ir, D1/LL misses, branch misses, estimated cycles) per op;\n"
-            "                         %d samples per case unless --reps; not with -e\n"
-            "      --sim-caches SPEC  with --sim, simulate these caches instead of this CPU's:\n"
-            "                         one to three NAME=SIZE,WAYS,LINE (NAME I1, D1 or LL),\n"
-            "                         e.g. 'D1=32K,8,64 LL=8M,16,64'; cold sets are 2x the LL\n"
-            "      --recalibrate      measure the machine's ceilings anew (default: reuse the\n"
-            "                         newest calibration stored for this host and environment,\n"
-            "                         measuring one, about a second, when there is none)\n"
-            "      --plugin PATH      load a variant plugin (a shared object defining\n"
-            "                         cyclebudget_plugin(), see cyclebudget(3)): its variants are\n"
-            "                         verified and measured as built-in ones; its path and sha256\n"
-            "                         are stored with the run (repeatable, up to %d)\n"
-            "  -q, --quiet            no progress and no summary\n", CB_SIM_REPS, CB_PLUGIN_MAX);
-}
-
 static int glob_match_any(char **globs, const char *name)
 {
     if (!globs)
@@ -144,13 +100,14 @@ static int parse_cases(char **names, int n, struct named_case *out, char *err, s
         out[i].p = cb_probe_find(f[0]);
         out[i].v = out[i].p ? cb_variant_find(out[i].p, f[1]) : NULL;
         if (!out[i].v || (out[i].v->flags & CB_VARIANT_TESTONLY)) {
-            char near[256];
+            struct cb_sb near = CB_SB_INIT;
             if (out[i].p)
-                cb_suggest_variants(out[i].p, f[1], near, sizeof near);
+                cb_suggest_variants(out[i].p, f[1], &near);
             else
-                cb_suggest_probes(f[0], near, sizeof near);
+                cb_suggest_probes(f[0], &near);
             snprintf(err, errlen, "--cases: '%s': no %s '%s' here: did you mean %s?", names[i],
-                     out[i].p ? "variant" : "probe", out[i].p ? f[1] : f[0], near);
+                     out[i].p ? "variant" : "probe", out[i].p ? f[1] : f[0], near.buf);
+            cb_sb_release(&near);
             return -ENOENT;
         }
         int m = cb_mode_parse(f[3]);
@@ -184,7 +141,7 @@ static int measure_one(struct cb_collector *col, const struct cb_probe *p, const
     if (rc == -EINTR) {
         *interrupted = 1;
     } else if (rc < 0) {
-        cb_die_msg("cannot store a case in %s: %s; run %lld marked aborted", db, strerror(-rc),
+        cb_error("cannot store a case in %s: %s; run %lld marked aborted", db, strerror(-rc),
                    (long long)col->run_id);
         cb_collector_finish(col, "aborted");
         return 1;
@@ -220,17 +177,14 @@ struct run_plan {
 static int run_work(void *plan, struct cb_collector *col);
 
 enum {
-    OPT_COMMIT = CB_SESSION_OPT_OWN, OPT_REPO, OPT_REPS, OPT_MAX_TIME, OPT_BUDGET, OPT_ROUNDS,
-    OPT_ROUND_PAUSE, OPT_CASES, OPT_SIM, OPT_SIM_CACHES, OPT_RECALIBRATE, OPT_PLUGIN,
+    OPT_REPS = CB_OPT_LONG_ONLY, OPT_MAX_TIME, OPT_ROUNDS, OPT_ROUND_PAUSE, OPT_RECALIBRATE,
+    OPT_PLUGIN,
 };
 
 /* One of run's own options; 0, or -EINVAL with the plan's err set. */
 static int run_option(int ch, const char *arg, void *ctx, char *err, size_t len)
 {
     struct run_plan *pl = ctx;
-    int r = cb_session_option(&pl->s, ch, arg, err, len);
-    if (r != 1)
-        return r;
     struct cb_harness_opts *h = &pl->s.co.harness;
     long lv;
     switch (ch) {
@@ -259,30 +213,62 @@ static int run_option(int ch, const char *arg, void *ctx, char *err, size_t len)
  * set, or -ENOENT (an unknown option, said). */
 static int run_parse(struct run_plan *pl, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"probes", required_argument, 0, 'p'},        {"variants", required_argument, 0, 'V'},
-        {"sizes", required_argument, 0, 's'},         {"mode", required_argument, 0, 'm'},
-        {"commit", required_argument, 0, OPT_COMMIT}, {"repo", required_argument, 0, OPT_REPO},
-        {"reps", required_argument, 0, OPT_REPS},     {"max-time", required_argument, 0, OPT_MAX_TIME},
-        {"budget", required_argument, 0, OPT_BUDGET}, {"rounds", required_argument, 0, OPT_ROUNDS},
-        {"round-pause", required_argument, 0, OPT_ROUND_PAUSE},
-        {"cases", required_argument, 0, OPT_CASES},   {"sim", no_argument, 0, OPT_SIM},
-        {"sim-caches", required_argument, 0, OPT_SIM_CACHES},
-        {"recalibrate", no_argument, 0, OPT_RECALIBRATE},
-        {"plugin", required_argument, 0, OPT_PLUGIN},
-        CB_SESSION_LONGOPTS, {0, 0, 0, 0},
+    static const struct cb_option options[] = {
+        CB_OPT_STR('p', "probes", struct run_plan, probes_arg, "LIST",
+                   "families to run, at all their sizes (default: the quick suite of every "
+                   "family; see 'cyclebudget list probes')"),
+        CB_OPT_STR('V', "variants", struct run_plan, variants_arg, "GLOBS",
+                   "variant name globs, comma-separated (default: all)"),
+        CB_OPT_STR('s', "sizes", struct run_plan, sizes_arg, "LIST",
+                   "sizes in bytes, e.g. 64,1500,4K,4M (default: each family's)"),
+        CB_OPT_STR('m', "mode", struct run_plan, mode_arg, "MODE",
+                   "warm, cold, or warm,cold (default: warm,cold)"),
+        CB_OPT_STR(0, "cases", struct run_plan, cases_arg, "LIST",
+                   "exactly these cases, named probe/variant/size/mode as compare prints them, "
+                   "comma-separated (not with -p/-V/-s/-m)"),
+        CB_OPT_GROUP(cb_session_options, struct run_plan, s),
+        CB_OPT_STR(0, "commit", struct run_plan, s.co.commit, "REV",
+                   "the measured commit (default: HEAD of --repo)"),
+        CB_OPT_STR(0, "repo", struct run_plan, s.co.repo, "DIR",
+                   "the measured git tree (default: the current directory)"),
+        CB_OPT_CALL(OPT_REPS, "reps", "N",
+                    "exactly N samples per case (default: until the median's 95% CI is within "
+                    "+-1%, or --max-time)"),
+        CB_OPT_CALL(OPT_MAX_TIME, "max-time", "SEC", "time cap per case when adaptive (default: 0.1)"),
+        CB_OPT_CALL(OPT_ROUNDS, "rounds", "N",
+                    "measure each case in N rounds, each set up anew, with an idle pause between "
+                    "them; --reps and --max-time are split over the rounds (default: 1; 5 for "
+                    "compare, see "
+                    "docs/measuring.md)"),
+        CB_OPT_CALL(OPT_ROUND_PAUSE, "round-pause", "MS", "that pause, in milliseconds (default: 20)"),
+        CB_OPT_STR(0, "budget", struct run_plan, budget_arg, "B",
+                   "budget for the summary: 10G, 40G, 100G or cycles (default 10G)"),
+        CB_OPT_BOOL(0, "sim", struct run_plan, sim,
+                    "count instead of timing: run under valgrind's callgrind with this CPU's "
+                    "cache model, and store exact simulated counts (Ir, D1/LL misses, branch "
+                    "misses, estimated cycles) per op; " CB_OPT_NUM(CB_SIM_REPS) " samples per "
+                    "case unless --reps; not with -e"),
+        CB_OPT_STR(0, "sim-caches", struct run_plan, sim_caches, "SPEC",
+                   "with --sim, simulate these caches instead of this CPU's: one to three "
+                   "NAME=SIZE,WAYS,LINE (NAME I1, D1 or LL), e.g. 'D1=32K,8,64 LL=8M,16,64'; "
+                   "cold sets are 2x the LL"),
+        CB_OPT_CALL(OPT_RECALIBRATE, "recalibrate", NULL,
+                    "measure the machine's ceilings anew (default: reuse the newest calibration "
+                    "stored for this host and environment, measuring one, about a second, when "
+                    "there is none)"),
+        CB_OPT_CALL(OPT_PLUGIN, "plugin", "PATH",
+                    "load a variant plugin (a shared object defining cyclebudget_plugin(), see "
+                    "cyclebudget(3)): its variants are verified and measured as built-in ones; "
+                    "its path and sha256 are stored with the run (repeatable, up to "
+                    CB_OPT_NUM(CB_PLUGIN_MAX) ")"),
+        CB_OPT_END,
     };
-    static const struct cb_opt_field fields[] = {
-        CB_OPT_STR('p', struct run_plan, probes_arg),   CB_OPT_STR('V', struct run_plan, variants_arg),
-        CB_OPT_STR('s', struct run_plan, sizes_arg),    CB_OPT_STR('m', struct run_plan, mode_arg),
-        CB_OPT_STR(OPT_COMMIT, struct run_plan, s.co.commit),
-        CB_OPT_STR(OPT_REPO, struct run_plan, s.co.repo),
-        CB_OPT_STR(OPT_BUDGET, struct run_plan, budget_arg),
-        CB_OPT_STR(OPT_CASES, struct run_plan, cases_arg), CB_OPT_BOOL(OPT_SIM, struct run_plan, sim),
-        CB_OPT_STR(OPT_SIM_CACHES, struct run_plan, sim_caches),
-        CB_SESSION_FIELDS(struct run_plan), {0},
+    static const struct cb_cmd_parser parser = {
+        .cmd = "run",
+        .synopsis = "usage: cyclebudget run [options]\n",
+        .options = options,
+        .option = run_option,
     };
-    static const struct cb_cmd_parser parser = {"run", "p:V:s:e:m:qh", opts, run_usage, fields, run_option};
     /* No default events here (the collector's are CB_DEFAULT_EVENTS), so
      * that --sim can tell whether -e was given. */
     cb_session_init(&pl->s, NULL, run_work, argc, argv);
@@ -347,11 +333,12 @@ static int plan_variants(struct run_plan *pl)
                 hit = !(pl->probes[i]->variants[j].flags & CB_VARIANT_TESTONLY) &&
                       fnmatch(*g, pl->probes[i]->variants[j].name, 0) == 0;
         if (!hit) {
-            char near[256];
-            cb_suggest_variants(pl->np == 1 ? pl->probes[0] : NULL, *g, near, sizeof near);
+            struct cb_sb near = CB_SB_INIT;
+            cb_suggest_variants(pl->np == 1 ? pl->probes[0] : NULL, *g, &near);
             snprintf(pl->err, sizeof pl->err,
                      "no variant of %s matches '%s': did you mean %s? ('cyclebudget list variants')",
-                     pl->suite ? "the quick suite's families" : pl->probes_arg, *g, near);
+                     pl->suite ? "the quick suite's families" : pl->probes_arg, *g, near.buf);
+            cb_sb_release(&near);
             return -ENOENT;
         }
     }
@@ -540,6 +527,7 @@ static void run_summary(const struct run_plan *pl, int64_t run_id)
 
 static void run_plan_free(struct run_plan *pl)
 {
+    cb_session_release(&pl->s);
     free(pl->vglobs);
     free(pl->vstore);
     free(pl->cnames);
@@ -563,7 +551,7 @@ static int run_work(void *plan, struct cb_collector *col)
         const struct cb_plugin_info *pi = &pl->plugins[i];
         if (cb_store_run_plugin_add(col->st, col->run_id, pi->path, pi->sha256, pi->name,
                                     pi->variants) < 0) {
-            cb_die_msg("cannot store plugin %s with run %lld in %s; run marked aborted", pi->path,
+            cb_error("cannot store plugin %s with run %lld in %s; run marked aborted", pi->path,
                        (long long)col->run_id, pl->s.co.db);
             cb_collector_finish(col, "aborted");
             return 1;

@@ -20,17 +20,23 @@ void cb_session_init(struct cb_session *s, const char *events, int (*work)(void 
     s->co.db = cb_default_db();
     s->co.events = events;
     s->co.cpu = -1;
-    s->co.cmdline = s->cmdline;
     cb_harness_defaults(&s->co.harness);
-    cb_quote_cmdline(argc, argv, s->cmdline, sizeof s->cmdline);
+    cb_sb_init(&s->cmdline);
+    cb_quote_cmdline(argc, argv, &s->cmdline);
+    s->co.cmdline = s->cmdline.buf;
 }
 
-int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, size_t errlen)
+enum { OPT_CPU = CB_SESSION_OPT_FIRST, OPT_COLD };
+
+/* The shared options that parse a value: 0 taken, 1 not one of them,
+ * -EINVAL with err set. */
+static int session_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
 {
+    struct cb_session *s = ctx;
     uint64_t u64;
-    switch (ch) {
-    case CB_SESSION_OPT_CPU: return cb_parse_int(arg, 0, 65535, "--cpu", &s->co.cpu, err, errlen);
-    case CB_SESSION_OPT_COLD:
+    switch (id) {
+    case OPT_CPU: return cb_parse_int(arg, 0, 65535, "--cpu", &s->co.cpu, err, errlen);
+    case OPT_COLD:
         if (cb_parse_cold_bytes(arg, &u64, err, errlen) < 0)
             return -EINVAL;
         s->co.harness.cold_bytes = u64;
@@ -38,6 +44,27 @@ int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, 
     default:
         return 1;
     }
+}
+
+static const struct cb_option session_table[] = {
+    CB_OPT_STR(0, "db", struct cb_session, co.db, "PATH", "database (default: ./" CB_DEFAULT_DB ")"),
+    CB_OPT_STR(0, "tag", struct cb_session, co.tag, "TAG", "label the run, for report and compare"),
+    CB_OPT_STR('e', "events", struct cb_session, co.events, "LIST",
+               "events: aliases or libpfm4 names (default: " CB_DEFAULT_EVENTS "; race: cycles, "
+               "besides the one it ranks)"),
+    CB_OPT_CALL(OPT_CPU, "cpu", "N", "pin to CPU N (default: the current one)"),
+    CB_OPT_CALL(OPT_COLD, "cold-bytes", "SIZE",
+                "cold-mode working set (default: 2x LLC, 64M..128M); race: also the streaming "
+                "bucket's size"),
+    CB_OPT_BOOL('q', "quiet", struct cb_session, co.quiet, "no progress, and no summary or table"),
+    CB_OPT_END,
+};
+
+const struct cb_opt_group cb_session_options = {session_table, session_option};
+
+void cb_session_release(struct cb_session *s)
+{
+    cb_sb_release(&s->cmdline);
 }
 
 int cb_session_no_operands(int argc, char **argv, const char *cmd, char *err, size_t errlen)
@@ -60,10 +87,11 @@ int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, s
     for (int i = 0; i < n; i++) {
         if ((out[i] = cb_probe_find(names[i])))
             continue;
-        char near[256];
-        cb_suggest_probes(names[i], near, sizeof near);
+        struct cb_sb near = CB_SB_INIT;
+        cb_suggest_probes(names[i], &near);
         snprintf(err, errlen, "unknown probe '%s': did you mean %s? ('cyclebudget list probes' shows all)",
-                 names[i], near);
+                 names[i], near.buf);
+        cb_sb_release(&near);
         n = -ENOENT;
         break;
     }
@@ -78,7 +106,7 @@ static int session_open(struct cb_session *s, struct cb_collector *col)
     int usage = 0;
     if (cb_collector_open(col, &s->co, err, sizeof err, &usage) == 0)
         return 0;
-    cb_die_msg("%s", err);
+    cb_error("%s", err);
     return usage ? CB_EXIT_USAGE : 1;
 }
 
@@ -88,12 +116,12 @@ int cb_session_finish(struct cb_collector *col, int interrupted, const char *wha
     int64_t run_id = col->run_id;
     if (interrupted || *cb_stop_flag()) {
         cb_collector_finish(col, "aborted");
-        cb_die_msg("interrupted: %s %lld marked aborted (%s)", what, (long long)run_id, note);
+        cb_error("interrupted: %s %lld marked aborted (%s)", what, (long long)run_id, note);
         return 130;
     }
     int rc = cb_collector_finish(col, "complete");
     if (rc < 0) {
-        cb_die_msg("cannot mark run %lld complete: %s", (long long)run_id, strerror(-rc));
+        cb_error("cannot mark run %lld complete: %s", (long long)run_id, strerror(-rc));
         return 1;
     }
     return 0;

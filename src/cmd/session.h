@@ -14,36 +14,18 @@
 #include "cmd.h"
 #include "collect.h"
 
-/* getopt values of the shared long options; a command's own start at
- * CB_SESSION_OPT_OWN. */
-enum {
-    CB_SESSION_OPT_DB = 1000,
-    CB_SESSION_OPT_TAG,
-    CB_SESSION_OPT_CPU,
-    CB_SESSION_OPT_COLD,
-    CB_SESSION_OPT_OWN,
-};
-
-#define CB_SESSION_LONGOPTS                                                                        \
-    {"db", required_argument, 0, CB_SESSION_OPT_DB},                                               \
-    {"tag", required_argument, 0, CB_SESSION_OPT_TAG},                                             \
-    {"events", required_argument, 0, 'e'},                                                         \
-    {"cpu", required_argument, 0, CB_SESSION_OPT_CPU},                                             \
-    {"cold-bytes", required_argument, 0, CB_SESSION_OPT_COLD},                                     \
-    {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}
-
-/* The shared options that only store what was typed, for a plan of type
- * whose struct cb_session is the member s. */
-#define CB_SESSION_FIELDS(type)                                                                    \
-    CB_OPT_STR(CB_SESSION_OPT_DB, type, s.co.db), CB_OPT_STR(CB_SESSION_OPT_TAG, type, s.co.tag),   \
-    CB_OPT_STR('e', type, s.co.events), CB_OPT_BOOL('q', type, s.co.quiet)
+/* The options run and race share (cmd/options.h's groups), relative to
+ * struct cb_session: --db, --tag, -e, --cpu, --cold-bytes, -q.  Their ids
+ * are from CB_SESSION_OPT_FIRST; a command's own start at CB_OPT_LONG_ONLY. */
+#define CB_SESSION_OPT_FIRST (CB_OPT_LONG_ONLY + 100)
+extern const struct cb_opt_group cb_session_options;
 
 #define CB_SESSION_MAX_PROBES 32
 
 /* The first member of a command's plan, so that the plan is its context. */
 struct cb_session {
     struct cb_collect_opts co;   /* db, events, tag, cpu, quiet, harness */
-    char cmdline[2048];          /* as typed, stored with the run */
+    struct cb_sb cmdline;        /* as typed, stored with the run; cb_session_release */
     /* The command's work in the open session, given its plan: an exit status. */
     int (*work)(void *plan, struct cb_collector *col);
 };
@@ -53,10 +35,8 @@ struct cb_session {
 void cb_session_init(struct cb_session *s, const char *events, int (*work)(void *, struct cb_collector *),
                      int argc, char **argv);
 
-/* One of the shared options that need parsing (--cpu, --cold-bytes): 0 when
- * ch is one (applied), 1 when it is not, -EINVAL with err set when its
- * value is bad (cb_cmd_parser's convention). */
-int cb_session_option(struct cb_session *s, int ch, const char *arg, char *err, size_t errlen);
+/* What cb_session_init took. */
+void cb_session_release(struct cb_session *s);
 
 /* Options only: -EINVAL naming the first operand, if any. */
 int cb_session_no_operands(int argc, char **argv, const char *cmd, char *err, size_t errlen);

@@ -126,7 +126,7 @@ static int child_env(const char *out, const char *vg, const char *spec, char cac
     *ncache = 0;
     int rc = cb_sim_model(spec, &m, err, sizeof err);
     if (rc < 0) {
-        cb_die_msg("%s", err);
+        cb_error("%s", err);
         return rc;
     }
     if (rc == 0) {
@@ -160,14 +160,14 @@ int cb_sim_exec(int argc, char **argv, int quiet, const char *spec)
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     const char *tmp = getenv("TMPDIR");
     if (find_valgrind(vg, sizeof vg) < 0 || n <= 0) {
-        cb_die_msg("--sim: cannot find %s", n <= 0 ? "this program's own file (/proc/self/exe)"
+        cb_error("--sim: cannot find %s", n <= 0 ? "this program's own file (/proc/self/exe)"
                                                   : "valgrind: apt-get install valgrind");
         return n <= 0 ? 1 : CB_EXIT_USAGE;
     }
     self[n] = 0;
     snprintf(dir, sizeof dir, "%s/cyclebudget-sim.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
-        cb_die_msg("--sim: cannot make a directory for callgrind's dumps (%s): %s", dir,
+        cb_error("--sim: cannot make a directory for callgrind's dumps (%s): %s", dir,
                    strerror(errno));
         return 1;
     }
@@ -219,7 +219,7 @@ int cb_sim_exec(int argc, char **argv, int quiet, const char *spec)
         _exit(127);
     }
     if (pid < 0) {
-        cb_die_msg("--sim: cannot fork: %s", strerror(errno));
+        cb_error("--sim: cannot fork: %s", strerror(errno));
     } else {
         int ws;
         while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)

@@ -487,41 +487,72 @@ int cmp_exit_of(const struct cmp_result *res)
     return res->count[CB_CMP_REGRESSED] > res->acked ? 1 : 0;
 }
 
-int cmp_common_opt(int ch, struct cmp_common *c, char *err, size_t errlen)
+enum { OPT_ALPHA = CMP_OPT_FIRST, OPT_THRESHOLD, OPT_CORRECTION, OPT_RUN_QUANTILE, OPT_TRIM, OPT_HOST };
+
+/* One of the shared options that parse a value: 0 taken, 1 not one of
+ * them, or -EINVAL with the message in err. */
+static int cmp_common_opt(int id, const char *arg, void *ctx, char *err, size_t errlen)
 {
-    switch (ch) {
-    case 'D': c->db = optarg; return 0;
-    case 'R': c->repo = optarg; return 0;
-    case 'F': c->force = 1; return 0;
-    case 'I': c->include_aborted = 1; return 0;
-    case 'a': return parse_alpha(optarg, &c->o.alpha, err, errlen);
-    case 't':
+    struct cmp_common *c = ctx;
+    switch (id) {
+    case OPT_ALPHA: return parse_alpha(arg, &c->o.alpha, err, errlen);
+    case OPT_THRESHOLD:
         c->o.threshold_set = 1;
-        return cmp_parse_pct(optarg, "--threshold", &c->o.threshold, err, errlen);
-    case 'c':
-        if (strcmp(optarg, "holm") == 0)
+        return cmp_parse_pct(arg, "--threshold", &c->o.threshold, err, errlen);
+    case OPT_CORRECTION:
+        if (strcmp(arg, "holm") == 0)
             c->o.corr = CORR_HOLM;
-        else if (strcmp(optarg, "bh") == 0)
+        else if (strcmp(arg, "bh") == 0)
             c->o.corr = CORR_BH;
         else {
-            snprintf(err, errlen, "--correction '%s': give holm or bh", optarg);
+            snprintf(err, errlen, "--correction '%s': give holm or bh", arg);
             return -EINVAL;
         }
         return 0;
-    case 'G': c->o.glob = optarg; return 0;
-    case 'Q': return parse_run_quantile(optarg, &c->o.run_q, err, errlen);
-    case 'K': c->o.keep_contended = 1; return 0;
-    case 'T': return parse_trim(optarg, &c->o.trim, err, errlen);
-    case CMP_OPT_HOST:
-        if (!*optarg) {
+    case OPT_RUN_QUANTILE: return parse_run_quantile(arg, &c->o.run_q, err, errlen);
+    case OPT_TRIM: return parse_trim(arg, &c->o.trim, err, errlen);
+    case OPT_HOST:
+        if (!*arg) {
             snprintf(err, errlen, "--host needs a machine id or a hostname glob");
             return -EINVAL;
         }
-        c->host = optarg;
+        c->host = arg;
         return 0;
     }
     return 1;
 }
+
+static const struct cb_option cmp_common_table[] = {
+    CB_OPT_STR(0, "db", struct cmp_common, db, "PATH", "database (default ./" CB_DEFAULT_DB ")"),
+    CB_OPT_CALL(OPT_ALPHA, "alpha", "P", "significance after correction (default 0.01)"),
+    CB_OPT_CALL(OPT_THRESHOLD, "threshold", "PCT",
+                "a change must exceed this over the whole 95% CI (default 2%)"),
+    CB_OPT_CALL(OPT_CORRECTION, "correction", "C",
+                "holm (default: no false alarm in the family) or bh (false discovery rate)"),
+    CB_OPT_STR(0, "cases", struct cmp_common, o.glob, "GLOB",
+               "only cases whose name probe/variant/size/mode matches"),
+    CB_OPT_CALL(OPT_RUN_QUANTILE, "run-quantile", "Q",
+                "with 2+ runs a side, each run counts as its Q-quantile sample (default 0.1: "
+                "robust to a shared host; 0.5 is the median)"),
+    CB_OPT_CALL(OPT_TRIM, "trim", "T",
+                "with 2+ runs a side, trim this share of runs from each end (Yuen's test; "
+                "default 0: Welch's)"),
+    CB_OPT_BOOL(0, "keep-contended", struct cmp_common, o.keep_contended,
+                "keep samples taken on a shared core (by default left out while 2+ runs a side "
+                "keep 5+ quiet samples)"),
+    CB_OPT_CALL(OPT_HOST, "host", "H",
+                "only runs of the machine H: its id (as report shows it) or a hostname glob; "
+                "needed when a side's runs come from several hosts (a merged store)"),
+    CB_OPT_BOOL(0, "force", struct cmp_common, force,
+                "compare runs from different environments (the output says so)"),
+    CB_OPT_BOOL(0, "include-aborted", struct cmp_common, include_aborted,
+                "let aborted and running runs count"),
+    CB_OPT_STR(0, "repo", struct cmp_common, repo, "DIR",
+               "git tree for resolving revisions such as HEAD~1 (default .)"),
+    CB_OPT_END,
+};
+
+const struct cb_opt_group cmp_common_options = {cmp_common_table, cmp_common_opt};
 
 int cmp_select_host(struct cb_store *st, struct cb_side *s, const char *host, char *err,
                     size_t errlen)
@@ -566,7 +597,8 @@ void cmp_common_defaults(struct cmp_common *c, int argc, char **argv)
     c->o.trim = CB_RUNS_TRIM;
     c->o.corr = CORR_HOLM;
     c->o.fmt = FMT_TEXT;
-    cb_quote_cmdline(argc, argv, c->cmdline, sizeof c->cmdline);
+    cb_sb_init(&c->cmdline);
+    cb_quote_cmdline(argc, argv, &c->cmdline);
 }
 
 /* Check the fingerprints: within each side and across.  Returns 0, or
@@ -594,4 +626,9 @@ int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_
         return -EXDEV;
     }
     return 0;
+}
+
+void cmp_common_release(struct cmp_common *c)
+{
+    cb_sb_release(&c->cmdline);
 }

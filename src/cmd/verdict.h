@@ -64,46 +64,20 @@ struct cmp_common {
     const char *host;            /* --host: a machine id prefix or hostname glob; NULL none */
     int force, include_aborted;
     struct cmp_opts o;
-    char cmdline[2048];          /* as typed: for the runs a rerun records */
+    struct cb_sb cmdline;        /* as typed: for the runs a rerun records; cmp_common_release */
 };
 
-#define CMP_OPT_HOST 0x100   /* --host has no short form */
-#define CMP_COMMON_LONGOPTS                                                                  \
-    {"db", required_argument, 0, 'D'}, {"repo", required_argument, 0, 'R'},              \
-    {"force", no_argument, 0, 'F'}, {"include-aborted", no_argument, 0, 'I'},            \
-    {"alpha", required_argument, 0, 'a'}, {"threshold", required_argument, 0, 't'},      \
-    {"correction", required_argument, 0, 'c'}, {"cases", required_argument, 0, 'G'},     \
-    {"run-quantile", required_argument, 0, 'Q'}, {"keep-contended", no_argument, 0, 'K'},   \
-    {"trim", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'},                 \
-    {"host", required_argument, 0, CMP_OPT_HOST}
-
-#define CMP_COMMON_HELP                                                                                   \
-    "      --db PATH          database (default ./" CB_DEFAULT_DB ")\n"                               \
-    "      --alpha P          significance after correction (default 0.01)\n"                         \
-    "      --threshold PCT    a change must exceed this over the whole 95%% CI (default 2%%)\n"       \
-    "      --correction C     holm (default: no false alarm in the family) or bh (false\n"            \
-    "                         discovery rate)\n"                                                      \
-    "      --cases GLOB       only cases whose name probe/variant/size/mode matches\n"                \
-    "      --run-quantile Q   with 2+ runs a side, each run counts as its Q-quantile sample\n"       \
-    "                         (default 0.1: robust to a shared host; 0.5 is the median)\n"          \
-    "      --trim T           with 2+ runs a side, trim this share of runs from each end\n"       \
-    "                         (Yuen's test; default 0: Welch's)\n"                               \
-    "      --keep-contended   keep samples taken on a shared core (by default left out\n"          \
-    "                         while 2+ runs a side keep 5+ quiet samples)\n"                      \
-    "      --host H           only runs of the machine H: its id (as report shows it) or a\n"      \
-    "                         hostname glob; needed when a side's runs come from several\n"       \
-    "                         hosts (a merged store)\n"                                           \
-    "      --force            compare runs from different environments (the output says so)\n"      \
-    "      --include-aborted  let aborted and running runs count\n"                                   \
-    "      --repo DIR         git tree for resolving revisions such as HEAD~1 (default .)\n"
+/* The options compare and bisect-check share, relative to struct
+ * cmp_common (cmd/options.h's groups): their ids are from
+ * CMP_OPT_FIRST, below which each command numbers its own. */
+#define CMP_OPT_FIRST (CB_OPT_LONG_ONLY + 100)
+extern const struct cb_opt_group cmp_common_options;
 
 /* "2", "2%", "0.5%": a percentage in [0, 100], as a fraction; what names
  * the option in the message. */
 int cmp_parse_pct(const char *s, const char *what, double *out, char *err, size_t errlen);
-/* Parse one of the shared options (ch as getopt_long returned it): 0 taken,
- * 1 not a shared option, or a negative errno with the message in err. */
-int cmp_common_opt(int ch, struct cmp_common *c, char *err, size_t errlen);
 void cmp_common_defaults(struct cmp_common *c, int argc, char **argv);
+void cmp_common_release(struct cmp_common *c);
 /* A side's runs must come from one machine: with --host (host non-NULL),
  * keep those of the machines it names (-ENOENT when none is left); without,
  * -EXDEV when they come from several.  The message in err. */

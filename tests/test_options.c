@@ -1,0 +1,180 @@
+/* test_options.c — an option table (src/cmd/options.h): values land in the
+ * fields it names, a group's in its own struct, a CALL option reaches the
+ * function of its table, unknown options and tables with a clash are
+ * refused, and --help is made from the table: every option once, its
+ * value's name, wrapped at 80 columns, no line of help text taken for an
+ * option. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "tap.h"
+
+struct shared {
+    const char *db;
+    int quiet;
+    int cpu;
+};
+
+struct args {
+    const char *probes;
+    int sim;
+    struct shared s;            /* not the first member: the group's offset counts */
+    long reps;
+    int calls;
+};
+
+enum { OPT_CPU = CB_OPT_LONG_ONLY + 100, OPT_REPS = CB_OPT_LONG_ONLY };
+
+static int shared_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
+{
+    struct shared *s = ctx;
+    if (id != OPT_CPU)
+        return 1;
+    s->cpu = atoi(arg);
+    if (s->cpu < 0) {
+        snprintf(err, errlen, "--cpu '%s': not a CPU", arg);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static const struct cb_option shared_table[] = {
+    CB_OPT_STR(0, "db", struct shared, db, "PATH", "database"),
+    CB_OPT_CALL(OPT_CPU, "cpu", "N", "pin to CPU N"),
+    CB_OPT_BOOL('q', "quiet", struct shared, quiet, "no progress"),
+    CB_OPT_END,
+};
+static const struct cb_opt_group shared_group = {shared_table, shared_option};
+
+static int args_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
+{
+    struct args *a = ctx;
+    (void)err;
+    (void)errlen;
+    if (id != OPT_REPS)
+        return 1;
+    a->reps = atol(arg);
+    a->calls++;
+    return 0;
+}
+
+static const struct cb_option table[] = {
+    CB_OPT_STR('p', "probes", struct args, probes, "LIST",
+               "families to run, at all their sizes (default: the quick suite of every family; "
+               "a long help that must wrap, and whose words --like-this never start a line)"),
+    CB_OPT_BOOL(0, "sim", struct args, sim, "count instead of timing"),
+    CB_OPT_GROUP(shared_group, struct args, s),
+    CB_OPT_CALL(OPT_REPS, "reps", "N", "exactly N samples"),
+    CB_OPT_STR(0, "hidden", struct args, probes, "X", NULL),
+    CB_OPT_END,
+};
+static const struct cb_cmd_parser parser = {
+    .cmd = "t",
+    .synopsis = "usage: t [options]\n",
+    .options = table,
+    .footer = "the end\n",
+    .option = args_option,
+};
+
+static int parse(struct args *a, char **argv, char *err, size_t errlen)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    memset(a, 0, sizeof *a);
+    return cb_getopt(argc, argv, &parser, a, err, errlen);
+}
+
+static void test_values(void)
+{
+    struct args a;
+    char err[256] = "";
+    char *v1[] = {"t", "-p", "csum", "--sim", "--db", "x.db", "--cpu", "3", "-q", "--reps", "7",
+                  "operand", NULL};
+    is_int(parse(&a, v1, err, sizeof err), 0, "a good command line parses");
+    is_str(a.probes, "csum", "-p's value lands in its field");
+    is_int(a.sim, 1, "--sim sets its flag");
+    is_str(a.s.db, "x.db", "a group's string lands in the group's struct");
+    is_int(a.s.quiet, 1, "a group's short flag -q lands in the group's struct");
+    is_int(a.s.cpu, 3, "a group's CALL option reaches the group's function");
+    ok(a.reps == 7 && a.calls == 1, "the command's CALL option reaches the command's function");
+    is_int(optind, 11, "optind is at the first operand");
+
+    char *v2[] = {"t", "--probes=copy", "--hidden", "memset", NULL};
+    is_int(parse(&a, v2, err, sizeof err), 0, "--name=value and an unlisted option parse");
+    is_str(a.probes, "memset", "the last of two options on one field wins");
+
+    char *v3[] = {"t", "--cpu", "-1", NULL};
+    is_int(parse(&a, v3, err, sizeof err), -EINVAL, "a bad value is -EINVAL");
+    is_str(err, "--cpu '-1': not a CPU", "with the function's message");
+
+    FILE *keep = stderr;
+    stderr = fopen("/dev/null", "w");
+    char *v4[] = {"t", "--nope", NULL};
+    int r4 = parse(&a, v4, err, sizeof err);
+    char *v5[] = {"t", "--reps", NULL};
+    int r5 = parse(&a, v5, err, sizeof err);
+    fclose(stderr);
+    stderr = keep;
+    is_int(r4, -ENOENT, "an unknown option is -ENOENT (said by cb_option_error)");
+    is_int(r5, -ENOENT, "an option missing its value is -ENOENT");
+}
+
+static void test_clash(void)
+{
+    static const struct cb_option twice[] = {
+        CB_OPT_STR('p', "probes", struct args, probes, "LIST", "one"),
+        CB_OPT_GROUP(shared_group, struct args, s),
+        CB_OPT_STR(0, "db", struct args, probes, "PATH", "the group's --db again"),
+        CB_OPT_END,
+    };
+    static const struct cb_cmd_parser bad = {.cmd = "t", .synopsis = "", .options = twice};
+    struct args a = {0};
+    char err[256] = "";
+    char *v[] = {"t", NULL};
+    is_int(cb_getopt(1, v, &bad, &a, err, sizeof err), -EINVAL, "two options named --db: refused");
+    ok(strstr(err, "--db") != NULL, "the message names the option: %s", err);
+}
+
+static void test_help(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cb_usage(&parser, f);
+    fclose(f);
+    ok(strncmp(text, "usage: t [options]\n", 19) == 0, "help starts with the synopsis");
+    ok(len > 9 && strcmp(text + len - 8, "the end\n") == 0, "and ends with the footer");
+    ok(strstr(text, "\n  -p, --probes LIST      families to run") != NULL,
+       "a short and long option with its value, help from column 25");
+    ok(strstr(text, "\n      --db PATH          database\n") != NULL, "a group's option, long only");
+    ok(strstr(text, "\n  -q, --quiet            no progress\n") != NULL, "a group's flag");
+    ok(strstr(text, "\n      --reps N           exactly N samples\n") != NULL, "a CALL option");
+    ok(strstr(text, "--hidden") == NULL, "an option with no help is not listed");
+    int lines = 0, wide = 0, dash = 0, options = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        lines++;
+        wide += strlen(line) > 80;
+        size_t sp = strspn(line, " ");
+        if (line[sp] == '-') {
+            options++;
+            dash += sp != 2 && sp != 6;
+        }
+    }
+    is_int(wide, 0, "no line wider than 80 columns (%d lines)", lines);
+    is_int(options, 6, "six option lines: the listed options, each once");
+    is_int(dash, 0, "no wrapped line of help starts with '-'");
+    free(text);
+}
+
+int main(void)
+{
+    test_values();
+    test_clash();
+    test_help();
+    return tap_done();
+}
