@@ -377,6 +377,34 @@ static void pause_ms(double ms)
         ;
 }
 
+/* The bracket before the case: before any of its code has run, so that a
+ * clock its own work moves shows on one side only.  Taken after the case's
+ * warm-up instead, both brackets of the AVX2 and AVX-512 csum cases at
+ * 1.5-4 KiB read one 100 MHz step low on this project's VM while their time
+ * did not move (docs/measuring.md, "The clock of a case").  The pause first
+ * lets the after-effect of the work before it (the last case, this
+ * variant's verification) fade. */
+static void clock_before(struct cb_harness *h, struct cb_measurement *m)
+{
+    if (h->be == &cb_backend_real)
+        pause_ms(CB_CLOCK_SETTLE_MS);
+    cb_case_clock_side(h->be, h->chain_imul, 0, h->cs->tsc_ghz, &m->clock.before);
+}
+
+/* The case's contention: the median meter reading and the share over the
+ * shift. */
+static void meter_summary(struct cb_measurement *m, struct round_buf *b)
+{
+    if (!b->ncont)
+        return;
+    size_t over = 0;
+    for (size_t k = 0; k < b->ncont; k++)
+        over += b->cont[k] > CB_METER_SHIFT;
+    m->contended_share = (double)over / (double)b->ncont;
+    cb_sort_doubles(b->cont, b->ncont);
+    m->contention = cb_quantile_sorted(b->cont, b->ncont, 0.5);
+}
+
 int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measurement *m)
 {
     const struct cb_probe *p = c->probe;
@@ -415,18 +443,8 @@ int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measur
         rc = -ENOMEM;
         goto out;
     }
-    /* The bracket before the case: before any of its code has run, so that
-     * a clock its own work moves shows on one side only.  Taken after the
-     * case's warm-up instead, both brackets of the AVX2 and AVX-512 csum
-     * cases at 1.5-4 KiB read one 100 MHz step low on this project's VM
-     * while their time did not move (docs/measuring.md, "The clock of a
-     * case").  The pause first lets the after-effect of the work before it
-     * (the last case, this variant's verification) fade. */
-    if (est >= 0) {
-        if (h->be == &cb_backend_real)
-            pause_ms(CB_CLOCK_SETTLE_MS);
-        cb_case_clock_side(h->be, h->chain_imul, 0, cs->tsc_ghz, &m->clock.before);
-    }
+    if (est >= 0)
+        clock_before(h, m);
     for (int r = 0; r < rounds; r++) {
         if (r > 0)
             pause_ms(h->o.pause_ms);
@@ -451,14 +469,7 @@ int cb_harness_measure(struct cb_harness *h, struct cb_case *c, struct cb_measur
         m->core_per_tick = m->clock.used_ghz / cs->tsc_ghz;
         rescale_estimate(m, cs, est, m->core_per_tick);
     }
-    if (b.ncont) {
-        size_t over = 0;
-        for (size_t k = 0; k < b.ncont; k++)
-            over += b.cont[k] > CB_METER_SHIFT;
-        m->contended_share = (double)over / (double)b.ncont;
-        cb_sort_doubles(b.cont, b.ncont);
-        m->contention = cb_quantile_sorted(b.cont, b.ncont, 0.5);
-    }
+    meter_summary(m, &b);
 out:
     free(b.scratch);
     free(b.cont);
