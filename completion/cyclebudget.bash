@@ -109,7 +109,7 @@ _cyclebudget_value()
     local cmd=$1 opt=$2 cur=$3
     case $opt in
     -p | --probes) _cyclebudget_list "$cur" "$(_cyclebudget_probes)" ;;
-    -V | --variants) _cyclebudget_list "$cur" "$(_cyclebudget_variants)" ;;
+    -V | --variants | --versus) _cyclebudget_list "$cur" "$(_cyclebudget_variants)" ;;
     -e | --events) _cyclebudget_list "$cur" "$(_cyclebudget_events)" ;;
     -m | --mode)
         if [[ $cmd == race ]]; then

@@ -3,6 +3,7 @@
 #include "race.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "arrays.h"
 #include "config.h"
 #include "stats.h"
+#include "ranktest.h"
 
 /* ---------------------------------------------------------------- buckets */
 
@@ -195,7 +197,7 @@ void cb_race_decide(struct cb_race_cell *c, double alpha, double min_margin)
         struct cb_race_entrant *e = &c->e[i];
         if ((int)i == fastest || e->verdict != CB_RACE_OK || e->n == 0 || isnan(e->median))
             continue;
-        e->p = cb_mann_whitney_p(f->vals, f->n, e->vals, e->n);
+        e->p = cb_mw_p(f->vals, f->n, e->vals, e->n);
         double est, lo, hi;
         int have = cb_race_shift(f->vals, f->n, e->vals, e->n, alpha, &est, &lo, &hi) == 0 &&
                    f->median > 0;
@@ -226,7 +228,7 @@ void cb_race_decide(struct cb_race_cell *c, double alpha, double min_margin)
     }
     c->runner_up = ru;
     struct cb_race_entrant *u = &c->e[ru];
-    c->p = cb_mann_whitney_p(w->vals, w->n, u->vals, u->n);
+    c->p = cb_mw_p(w->vals, w->n, u->vals, u->n);
     double est, lo, hi;
     if (w->median > 0 && cb_race_shift(w->vals, w->n, u->vals, u->n, alpha, &est, &lo, &hi) == 0) {
         c->margin = est / w->median;
@@ -296,6 +298,16 @@ static int add_round(struct cb_race_entrant *e, const struct cb_measurement *m, 
     return 0;
 }
 
+static int glob_match(const char *const *globs, const char *name)
+{
+    if (!globs)
+        return 1;
+    for (; *globs; globs++)
+        if (fnmatch(*globs, name, 0) == 0)
+            return 1;
+    return 0;
+}
+
 /* The cells, probe by bucket, each with its entrants: every variant the
  * options let in at that bucket's size. */
 static int make_cells(struct cb_race *r, const struct cb_race_opts *o)
@@ -317,6 +329,8 @@ static int make_cells(struct cb_race *r, const struct cb_race_opts *o)
             for (size_t j = 0; j < p->nvariants; j++) {
                 const struct cb_variant *v = &p->variants[j];
                 if ((v->flags & CB_VARIANT_TESTONLY) && !o->include_testonly)
+                    continue;
+                if (!glob_match(o->variant_globs, v->name))
                     continue;
                 /* A fixed-size variant belongs only to the bucket measured at
                  * its size: elsewhere it is not an entrant at all. */

@@ -8,7 +8,8 @@
  * before it is ever timed (a BAD variant never runs, so it can never win).
  *
  * A winner is declared only with confidence: the fastest variant (by median)
- * must beat each other one by the Mann-Whitney rank test at alpha AND by a
+ * must beat each other one by the Mann-Whitney rank test at alpha (exact for
+ * small samples, ranktest.h) AND by a
  * margin whose lower confidence bound is at least min_margin.  Variants it
  * does not beat are tied with it, and the tie rule picks among them the
  * simplest, most portable one:
@@ -98,6 +99,8 @@ struct cb_race_opts {
     double min_margin;           /* fraction >= 0 */
     uint64_t seed;               /* the shuffle's seed: equal seeds, equal orders */
     int include_testonly;        /* race CB_VARIANT_TESTONLY variants too (tests) */
+    const char *const *variant_globs; /* NULL-terminated: race only the variants matching
+                                    one (fnmatch); NULL races every variant */
     volatile sig_atomic_t *stop; /* raised by a signal: finish the sample, return -EINTR */
     /* Called before each measured case, for a progress line; may be NULL. */
     void (*progress)(void *arg, size_t done, size_t total, const struct cb_probe *p,

@@ -24,6 +24,7 @@
 #include "parse.h"
 #include "rerun.h"
 #include "verdict.h"
+#include "case_versus.h"
 
 /* What the command line asked for. */
 struct compare {
@@ -88,7 +89,9 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
         .synopsis =
             "usage: cyclebudget compare BASE HEAD [options]\n"
             "  BASE, HEAD: a run id, 'latest', a tag (all its runs), a commit (hash prefix or\n"
-            "  git revision: all its runs), or a comma list of those (pooled)\n",
+            "  git revision: all its runs), or a comma list of those (pooled)\n"
+            "  or BASE, HEAD: RUN:probe/variant/size/mode each, one case against another\n"
+            "  (e.g. latest:csum/avx2/1500/cold latest:csum/adc-1chain/1500/cold)\n",
         .options = options,
         .footer = "exit status: 0 no regression, 1 an unacknowledged regression, 2 usage or tool "
                   "error\n",
@@ -113,6 +116,11 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
     }
     k->base = argv[optind];
     k->head = argv[optind + 1];
+    if (cb_versus_is_case(k->base) != cb_versus_is_case(k->head)) {
+        snprintf(err, errlen, "give two cases (RUN:probe/variant/size/mode) or two sides, not one "
+                 "of each ('%s', '%s')", k->base, k->head);
+        return -EINVAL;
+    }
     return 0;
 }
 
@@ -179,6 +187,8 @@ static const char *compare_db(const void *ctx)
 static int compare_body(void *ctx, struct cb_store *st)
 {
     struct compare *k = ctx;
+    if (cb_versus_is_case(k->base))
+        return cb_versus_cases(st, k->c.db, k->base, k->head, k->c.include_aborted);
     struct cb_side A, B;
     memset(&A, 0, sizeof A);
     memset(&B, 0, sizeof B);

@@ -7,6 +7,7 @@
  * aborted, with no race rows and nothing emitted. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -76,7 +77,8 @@ bad:
 /* What race was asked for, checked. */
 struct race_plan {
     struct cb_session s;
-    const char *probes_arg, *sizes_arg, *mode_arg, *emit, *outpath;
+    const char *probes_arg, *sizes_arg, *mode_arg, *emit, *outpath, *variants_arg;
+    char **vglobs, *vstore;    /* -V, split */
     struct cb_race_opts ro;
     const struct cb_probe *probes[CB_SESSION_MAX_PROBES];
     struct cb_race_bucket buckets[CB_RACE_MAX_BUCKETS];
@@ -115,6 +117,9 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
                    "one bucket per size, each up to that size, the last one open-ended (default: "
                    "small <=64 @40, packets <=1500 @1500, pages <=4K @4K, large <=64K @64K, "
                    "streaming beyond @2x LLC)"),
+        CB_OPT_STR('V', "variants", struct race_plan, variants_arg, "GLOBS",
+                   "race only the variants matching these globs (comma list, e.g. 'avx2,adc-*'; "
+                   "default: every variant)"),
         CB_OPT_STR('m', "mode", struct race_plan, mode_arg, "MODE", "warm or cold (default: warm)"),
         CB_OPT_CALL(OPT_ALPHA, "alpha", "A", "rank-test level for a confident winner (default: 0.01)"),
         CB_OPT_CALL(OPT_MIN_MARGIN, "min-margin", "PCT",
@@ -220,6 +225,32 @@ static int plan_probes(struct race_plan *pl)
     return np < 0 ? np : 0;
 }
 
+/* -V: each glob must match a variant of the families raced. */
+static int plan_variants(struct race_plan *pl)
+{
+    if (!pl->variants_arg)
+        return 0;
+    if (cb_parse_name_list(pl->variants_arg, "--variants", &pl->vglobs, &pl->vstore, pl->err,
+                           sizeof pl->err) < 0)
+        return -EINVAL;
+    for (char **g = pl->vglobs; *g; g++) {
+        int hit = 0;
+        for (size_t i = 0; i < pl->ro.nprobes && !hit; i++)
+            for (size_t j = 0; j < pl->probes[i]->nvariants && !hit; j++)
+                hit = fnmatch(*g, pl->probes[i]->variants[j].name, 0) == 0;
+        if (!hit) {
+            struct cb_sb near = CB_SB_INIT;
+            cb_suggest_variants(pl->ro.nprobes == 1 ? pl->probes[0] : NULL, *g, &near);
+            snprintf(pl->err, sizeof pl->err, "-V: no variant of %s matches '%s': did you mean %s?",
+                     pl->probes_arg, *g, near.buf);
+            cb_sb_release(&near);
+            return -ENOENT;
+        }
+    }
+    pl->ro.variant_globs = (const char *const *)pl->vglobs;
+    return 0;
+}
+
 /* One bucket per -s size; by default up to the cold working set, this
  * project's measure of "no cache holds it". */
 static int plan_buckets(struct race_plan *pl)
@@ -262,7 +293,7 @@ static int race_plan_check(void *plan)
                  pl->ro.rounds);
         return -EINVAL;
     }
-    if ((rc = plan_probes(pl)) < 0 || (rc = plan_buckets(pl)) < 0)
+    if ((rc = plan_probes(pl)) < 0 || (rc = plan_variants(pl)) < 0 || (rc = plan_buckets(pl)) < 0)
         return rc;
     if (!pl->have_seed)
         pl->ro.seed = (cb_tsc_begin() ^ ((uint64_t)getpid() << 32)) & INT64_MAX;
@@ -382,5 +413,7 @@ int cmd_race(int argc, char **argv)
     struct race_plan pl = {0};
     int rc = cb_cmd_main(&cmd, argc, argv, &pl);
     cb_session_release(&pl.s);
+    free(pl.vglobs);
+    free(pl.vstore);
     return rc;
 }

@@ -19,6 +19,9 @@
 #include "race_report.h"
 #include "report.h"
 #include "store.h"
+#include "versus_text.h"
+
+#define VS_NAME_MAX 64 /* as a stored case's variant name */
 
 enum fmt { F_TEXT, F_HTML, F_CSV, F_JSON, F_GBENCH };
 
@@ -34,10 +37,26 @@ static int parse_format(const char *s, enum fmt *f, char *err, size_t len)
     return -EINVAL;
 }
 
-static int emit(struct cb_store *st, enum fmt f, const struct cb_report *runs, size_t n,
-                const struct cb_budget *b, int samples, int color, FILE *out)
+/* What report was asked for. */
+struct report_args {
+    const char *db, *budget_arg, *outpath;
+    long frame;
+    double ghz;                /* --ghz, 0 when not given */
+    enum fmt fmt;
+    int samples, include_aborted;
+    struct cb_budget budget;
+    char **specs;              /* RUN|latest|TAG ..., or "latest" */
+    size_t nspec;
+    char versus[2][VS_NAME_MAX]; /* --versus A,B; "" none */
+};
+
+static int emit(struct cb_store *st, const struct report_args *a, const struct cb_report *runs,
+                int color, FILE *out)
 {
-    int rc = 0;
+    enum fmt f = a->fmt;
+    size_t n = a->nspec;
+    const struct cb_budget *b = &a->budget;
+    int rc = 0, samples = a->samples;
     switch (f) {
     case F_TEXT:
         for (size_t i = 0; i < n && rc == 0; i++) {
@@ -51,6 +70,8 @@ static int emit(struct cb_store *st, enum fmt f, const struct cb_report *runs, s
                 rc = cb_report_fusion_text(&runs[i], out);
             if (rc == 0)
                 rc = cb_report_packet_text(&runs[i], b, out);
+            if (rc == 0 && a->versus[0][0])
+                cb_report_versus_text(&runs[i], a->versus[0], a->versus[1], out);
         }
         /* The latest race per host: the decisions this machine's runs led to. */
         if (rc == 0 && cb_race_report_text(st, out) < 0)
@@ -64,19 +85,24 @@ static int emit(struct cb_store *st, enum fmt f, const struct cb_report *runs, s
     return -EINVAL;
 }
 
-/* What report was asked for. */
-struct report_args {
-    const char *db, *budget_arg, *outpath;
-    long frame;
-    double ghz;                /* --ghz, 0 when not given */
-    enum fmt fmt;
-    int samples, include_aborted;
-    struct cb_budget budget;
-    char **specs;              /* RUN|latest|TAG ..., or "latest" */
-    size_t nspec;
-};
+/* --versus A,B: two variant names, different. */
+static int parse_versus(const char *arg, char (*v)[VS_NAME_MAX], char *err, size_t errlen)
+{
+    const char *comma = strchr(arg, ',');
+    size_t la = comma ? (size_t)(comma - arg) : 0;
+    if (!comma || !la || !comma[1] || strchr(comma + 1, ',') || la >= VS_NAME_MAX ||
+        strlen(comma + 1) >= VS_NAME_MAX || (strlen(comma + 1) == la &&
+        !strncmp(arg, comma + 1, la))) {
+        snprintf(err, errlen, "--versus '%s': give two different variant names, A,B (e.g. "
+                 "--versus avx2,adc-1chain)", arg);
+        return -EINVAL;
+    }
+    snprintf(v[0], VS_NAME_MAX, "%.*s", (int)la, arg);
+    snprintf(v[1], VS_NAME_MAX, "%s", comma + 1);
+    return 0;
+}
 
-enum { OPT_FRAME = CB_OPT_LONG_ONLY, OPT_FORMAT, OPT_GHZ };
+enum { OPT_FRAME = CB_OPT_LONG_ONLY, OPT_FORMAT, OPT_VERSUS, OPT_GHZ };
 
 static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
 {
@@ -84,6 +110,7 @@ static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
     switch (ch) {
     case OPT_FRAME: return cb_parse_long(arg, CB_MIN_FRAME, 16384, "--frame", &a->frame, err, errlen) < 0 ? -EINVAL : 0;
     case OPT_FORMAT: return parse_format(arg, &a->fmt, err, errlen);
+    case OPT_VERSUS: return parse_versus(arg, a->versus, err, errlen);
     case OPT_GHZ:
         if (cb_parse_seconds(arg, "--ghz", &a->ghz, err, errlen) < 0 || a->ghz > 100) {
             snprintf(err, errlen, "--ghz '%s': give the core clock in GHz, e.g. 3.5", arg);
@@ -118,6 +145,9 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         CB_OPT_STR(0, "budget", struct report_args, budget_arg, "B",
                    "10G, 25G, 40G, 100G, 400G, or a cycle count (default: 10G)"),
         CB_OPT_CALL(OPT_FRAME, "frame", "BYTES", "frame size for a link budget (default: 64)"),
+        CB_OPT_CALL(OPT_VERSUS, "versus", "A,B",
+                    "text: variant A against B at each probe, size and mode that has both, with "
+                    "the interval of their ratio"),
         CB_OPT_CALL(OPT_GHZ, "ghz", "G",
                     "the core clock a budget in cycles is converted at (default: the run's; --sim "
                     "runs have none: without --ghz, no budget share)"),
@@ -134,6 +164,10 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
     if (rc != 0)
         return rc;
+    if (a->versus[0][0] && a->fmt != F_TEXT) {
+        snprintf(err, errlen, "--versus goes with the text report (leave out --format)");
+        return -EINVAL;
+    }
     if (a->samples && a->fmt != F_CSV) {
         snprintf(err, errlen, "--samples goes with --format csv (json always has the samples)");
         return -EINVAL;
@@ -188,7 +222,7 @@ static int report_to_file(struct cb_store *st, const struct report_args *a, cons
         return 1;
     }
     int status = 0;
-    int rc = emit(st, a->fmt, runs, a->nspec, &a->budget, a->samples, 0, f);
+    int rc = emit(st, a, runs, 0, f);
     int werr = ferror(f);
     if (fclose(f) != 0)
         werr = 1;
@@ -205,7 +239,7 @@ static int report_write(struct cb_store *st, const struct report_args *a, const 
 {
     if (a->outpath && strcmp(a->outpath, "-") != 0)
         return report_to_file(st, a, runs);
-    int rc = emit(st, a->fmt, runs, a->nspec, &a->budget, a->samples, cb_report_want_color(1), stdout);
+    int rc = emit(st, a, runs, cb_report_want_color(1), stdout);
     if (rc < 0 || fflush(stdout) != 0) {
         cb_error("cannot write the report: %s", strerror(rc < 0 ? -rc : errno));
         return 1;

@@ -1,13 +1,14 @@
 /* analysis.c — crossovers and fusion worth (see analysis.h). */
 #include "analysis.h"
 
-
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "rank.h"
 
 #define MAX_SIZES 32
 #define MAX_VARIANTS 64
@@ -75,54 +76,52 @@ static int build_grid(const struct cb_report *r, const char *probe, const char *
     return g->nsizes > 0;
 }
 
-/* The incumbent keeps the size unless the challenger is faster beyond doubt:
- * a rank test on the two cases' samples at alpha 0.01 and at least 2% apart
- * in median.  A winner that changes within the noise is no crossover. */
-static int clearly_faster(const struct cb_report *r, const struct cb_report_case *a,
-                          const struct cb_report_case *b)
+/* The verdict at size index s: the cases there, fastest first (rank.h),
+ * into v, and tied[] for those within noise of the first.  Returns how many
+ * share first place: 1 is a clear winner, more a tie, 0 nothing measured. */
+static size_t at_size(const struct cb_report *r, const struct grid *g, size_t s,
+                      const struct cb_report_case **v, int *tied, size_t *nv)
 {
-    if (r->cyc_event < 0 || a->cyc.median > b->cyc.median * 0.98)
-        return 0;
-    const struct cb_report_series *x = &a->ev[r->cyc_event], *y = &b->ev[r->cyc_event];
-    if (x->n < 3 || y->n < 3)
-        return 0;
-    return cb_mann_whitney_p(x->v, x->n, y->v, y->n) < 0.01;
+    size_t n = 0;
+    for (size_t k = 0; k < g->nvariants; k++)
+        if (g->cell[s][k] && g->cell[s][k]->measured)
+            v[n++] = g->cell[s][k];
+    *nv = n;
+    return cb_rank_group(r, v, n, tied);
 }
 
-/* The case of variant name at size index s, or NULL. */
-static const struct cb_report_case *cell_of(const struct grid *g, size_t s, const char *name)
+/* The clear winner at size s, or NULL for a tie or nothing measured. */
+static const struct cb_report_case *clear_winner(const struct cb_report *r, const struct grid *g,
+                                                 size_t s)
 {
-    for (size_t v = 0; v < g->nvariants; v++)
-        if (g->cell[s][v] && strcmp(g->variants[v], name) == 0)
-            return g->cell[s][v];
-    return NULL;
+    const struct cb_report_case *v[MAX_VARIANTS];
+    size_t nv;
+    return at_size(r, g, s, v, NULL, &nv) == 1 ? v[0] : NULL;
 }
 
-/* The winner at size s given the previous size's winner prev (may be NULL). */
-static const struct cb_report_case *settled(const struct cb_report *r, const struct grid *g,
-                                            size_t s, const struct cb_report_case *prev);
-
-static const struct cb_report_case *winner(const struct grid *g, size_t s)
+/* The crossovers of one grid: a crossover is claimed only between two
+ * clear winners (each faster than every other variant at its size beyond
+ * the noise), so no claim can be contradicted by the table; tied sizes
+ * between them are passed over. */
+static size_t grid_crossovers(const struct cb_report *r, const struct grid *g,
+                              struct cb_crossover *out, size_t max)
 {
-    const struct cb_report_case *best = NULL;
-    for (size_t v = 0; v < g->nvariants; v++) {
-        const struct cb_report_case *c = g->cell[s][v];
-        if (c && (!best || c->cyc.median < best->cyc.median))
-            best = c;
+    const struct cb_report_case *prev = NULL;
+    size_t total = 0;
+    for (size_t s = 0; s < g->nsizes; s++) {
+        const struct cb_report_case *w = clear_winner(r, g, s);
+        if (!w)
+            continue;
+        if (prev && strcmp(prev->info.variant, w->info.variant) != 0) {
+            if (total < max)
+                out[total] = (struct cb_crossover){g->probe, g->mode, prev->info.size,
+                                                   w->info.size, prev->info.variant,
+                                                   w->info.variant};
+            total++;
+        }
+        prev = w;
     }
-    return best;
-}
-
-static const struct cb_report_case *settled(const struct cb_report *r, const struct grid *g,
-                                            size_t s, const struct cb_report_case *prev)
-{
-    const struct cb_report_case *w = winner(g, s);
-    if (!w || !prev || strcmp(w->info.variant, prev->info.variant) == 0)
-        return w;
-    const struct cb_report_case *inc = cell_of(g, s, prev->info.variant);
-    if (inc && !clearly_faster(r, w, inc))
-        return inc;
-    return w;
+    return total;
 }
 
 /* Each distinct (probe, mode) pair of r, in first-seen order. */
@@ -155,23 +154,109 @@ size_t cb_crossovers(const struct cb_report *r, struct cb_crossover *out, size_t
         return 0;
     for (size_t i = 0; i < np; i++) {
         build_grid(r, probes[i], modes[i], g);
-        const struct cb_report_case *prev = NULL;
-        for (size_t s = 0; s < g->nsizes; s++) {
-            const struct cb_report_case *w = settled(r, g, s, prev);
-            if (!w)
-                continue;
-            if (prev && strcmp(prev->info.variant, w->info.variant) != 0) {
-                if (total < max)
-                    out[total] = (struct cb_crossover){probes[i], modes[i], prev->info.size,
-                                                       w->info.size, prev->info.variant,
-                                                       w->info.variant};
-                total++;
-            }
-            prev = w;
-        }
+        total += grid_crossovers(r, g, total < max ? out + total : NULL,
+                                 total < max ? max - total : 0);
     }
     free(g);
     return total;
+}
+
+/* The size as a column heading: "1500B", "4KiB". */
+static void size_heading(uint64_t size, FILE *out)
+{
+    char b[32];
+    cb_fmt_size(size, "B", b, sizeof b);
+    for (char *p = strchr(b, ' '); p; p = strchr(p, ' '))
+        memmove(p, p + 1, strlen(p));
+    fprintf(out, " %6s ", b);
+}
+
+/* The table: bytes per the figure the run ranks on (per ns of TSC time
+ * where cycles are estimated, so that a star never sits on a cell that
+ * reads slower than another), '*' on a clear winner, '=' on tied leaders. */
+static void grid_table(const struct cb_report *r, const struct grid *g, FILE *out)
+{
+    int by_time = cb_rank_by_time(r);
+    size_t cols = g->nsizes > 10 ? 10 : g->nsizes; /* 8 wide: under 100 columns */
+    fprintf(out, "\n%s %s: bytes per %s by size; * fastest beyond noise, = tied within noise\n",
+            g->probe, g->mode, by_time ? "ns (TSC time)" : "cycle");
+    if (!by_time)
+        fprintf(out, "  (%s cycles)\n", r->cyc_source);
+    fprintf(out, "  %-14s", "variant");
+    for (size_t s = 0; s < cols; s++)
+        size_heading(g->sizes[s], out);
+    fputc('\n', out);
+    char mark[MAX_SIZES][MAX_VARIANTS];
+    memset(mark, ' ', sizeof mark);
+    for (size_t s = 0; s < cols; s++) {
+        const struct cb_report_case *v[MAX_VARIANTS];
+        int tied[MAX_VARIANTS];
+        size_t nv, first = at_size(r, g, s, v, tied, &nv);
+        for (size_t k = 0; k < nv; k++)
+            for (size_t j = 0; j < g->nvariants; j++)
+                if (g->cell[s][j] == v[k] && (tied[k] || (k == 0 && first == 1)))
+                    mark[s][j] = first == 1 ? '*' : '=';
+    }
+    for (size_t j = 0; j < g->nvariants; j++) {
+        fprintf(out, "  %-14.14s", g->variants[j]);
+        for (size_t s = 0; s < cols; s++) {
+            const struct cb_report_case *c = g->cell[s][j];
+            if (!c || !c->measured) {
+                fprintf(out, " %7s", "-");
+                continue;
+            }
+            double per = by_time ? c->ns_per_op : c->cyc.median;
+            fprintf(out, " %6.2f%c", (double)c->info.bytes_per_op / per, mark[s][j]);
+        }
+        fputc('\n', out);
+    }
+}
+
+/* Under the table: the crossovers, the tied sizes, or the one winner. */
+static void grid_claims(const struct cb_report *r, const struct grid *g, FILE *out)
+{
+    struct cb_crossover x[MAX_SIZES];
+    size_t nx = grid_crossovers(r, g, x, MAX_SIZES);
+    char a[32], b[32];
+    for (size_t i = 0; i < nx && i < MAX_SIZES; i++)
+        fprintf(out, "  crossover: %s wins up to %s, %s from %s\n", x[i].from,
+                cb_fmt_size(x[i].below, "B", a, sizeof a), x[i].to,
+                cb_fmt_size(x[i].at, "B", b, sizeof b));
+    size_t clear = 0;
+    const struct cb_report_case *one = NULL;
+    for (size_t s = 0; s < g->nsizes; s++) {
+        const struct cb_report_case *v[MAX_VARIANTS];
+        int tied[MAX_VARIANTS];
+        size_t nv, first = at_size(r, g, s, v, tied, &nv);
+        if (first == 1) {
+            clear++;
+            one = v[0];
+            continue;
+        }
+        if (first == 0)
+            continue;
+        int col = fprintf(out, "  tie at %s (within noise):",
+                          cb_fmt_size(g->sizes[s], "B", a, sizeof a));
+        for (size_t k = 0; k < nv; k++) {
+            if (!tied[k])
+                continue;
+            /* Many tied names wrap under 100 columns. */
+            if (col + 1 + (int)strlen(v[k]->info.variant) > 100)
+                col = fprintf(out, "\n   ");
+            col += fprintf(out, " %s", v[k]->info.variant);
+        }
+        fputc('\n', out);
+    }
+    if (nx == 0 && clear == g->nsizes && one)
+        fprintf(out, "  no crossover: %s wins at every size measured\n", one->info.variant);
+    else if (nx == 0 && clear && one)
+        fprintf(out, "  no crossover: %s wins at the %zu of %zu sizes with a clear winner\n",
+                one->info.variant, clear, g->nsizes);
+    else if (clear == 0)
+        fprintf(out, "  no winner at any size: the variants are within noise of each other\n");
+    fprintf(out, "  (a winner: faster than each other variant by %.0f%%+ at p < %.2g, exact rank "
+                 "test on %s)\n",
+            CB_RANK_MARGIN * 100, CB_RANK_ALPHA, cb_rank_by_time(r) ? "TSC time" : "cycles");
 }
 
 int cb_report_crossover_text(const struct cb_report *r, FILE *out)
@@ -185,49 +270,8 @@ int cb_report_crossover_text(const struct cb_report *r, FILE *out)
         build_grid(r, probes[i], modes[i], g);
         if (g->nsizes < 2)
             continue;
-        /* Columns are 8 wide: at most 10 sizes keep the table under 100. */
-        size_t cols = g->nsizes > 10 ? 10 : g->nsizes;
-        fprintf(out, "\n%s %s: bytes per cycle (%s) by size, fastest median per size marked *\n",
-                probes[i], modes[i], r->cyc_source);
-        fprintf(out, "  %-14s", "variant");
-        for (size_t s = 0; s < cols; s++) {
-            char b[32];
-            cb_fmt_size(g->sizes[s], "B", b, sizeof b);
-            for (char *p = strchr(b, ' '); p; p = strchr(p, ' '))
-                memmove(p, p + 1, strlen(p));
-            fprintf(out, " %6s ", b);
-        }
-        fputc('\n', out);
-        for (size_t v = 0; v < g->nvariants; v++) {
-            fprintf(out, "  %-14.14s", g->variants[v]);
-            for (size_t s = 0; s < cols; s++) {
-                const struct cb_report_case *c = g->cell[s][v];
-                if (!c) {
-                    fprintf(out, " %7s", "-");
-                    continue;
-                }
-                double bpc = (double)c->info.bytes_per_op / c->cyc.median;
-                fprintf(out, " %6.2f%c", bpc, winner(g, s) == c ? '*' : ' ');
-            }
-            fputc('\n', out);
-        }
-        const struct cb_report_case *prev = NULL;
-        int any = 0;
-        for (size_t s = 0; s < g->nsizes; s++) {
-            const struct cb_report_case *w = settled(r, g, s, prev);
-            if (prev && w && strcmp(prev->info.variant, w->info.variant) != 0) {
-                char a[32], b[32];
-                fprintf(out, "  crossover: %s wins up to %s, %s from %s\n", prev->info.variant,
-                        cb_fmt_size(prev->info.size, "B", a, sizeof a), w->info.variant,
-                        cb_fmt_size(w->info.size, "B", b, sizeof b));
-                any = 1;
-            }
-            if (w)
-                prev = w;
-        }
-        if (!any && prev)
-            fprintf(out, "  no crossover: %s wins at every size measured\n", prev->info.variant);
-        fprintf(out, "  (a crossover needs the new winner faster at p < 0.01 and by 2%% or more)\n");
+        grid_table(r, g, out);
+        grid_claims(r, g, out);
     }
     free(g);
     return 0;
@@ -243,7 +287,7 @@ static const struct cb_report_case *best_of(const struct cb_report *r, const cha
         if (!c->measured || strcmp(c->info.probe, probe) || c->info.size != size ||
             strcmp(c->info.mode, mode))
             continue;
-        if (!best || c->cyc.median < best->cyc.median)
+        if (!best || cb_rank_median(r, c) < cb_rank_median(r, best))
             best = c;
     }
     return best;

@@ -291,7 +291,8 @@ static void header_callouts(FILE *out, const struct cb_report *r)
         fputc('.', out);
     } else if (strcmp(r->cyc_source, "estimate") == 0)
         fputs("No hardware cycle counter was available, so every cycle figure is TSC ticks scaled "
-              "by the measured ratio of core clock to TSC rate: an estimate, not a count.", out);
+              "by the measured ratio of core clock to TSC rate: an estimate, not a count. "
+              "Variants are ranked by TSC time, which the estimate's noise does not touch.", out);
     else
         fputs("These are TSC reference ticks at a fixed rate, not core cycles: they do not follow "
               "the core clock.", out);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "html_internal.h"
+#include "rank.h"
 #include "report.h"
 
 static const char *const palette[] = {
@@ -24,15 +25,6 @@ static int same_group(const struct cb_report_case *a, const struct cb_report_cas
 {
     return strcmp(a->info.probe, b->info.probe) == 0 && a->info.size == b->info.size &&
            strcmp(a->info.mode, b->info.mode) == 0;
-}
-
-static int cmp_median(const void *a, const void *b)
-{
-    const struct cb_report_case *x = *(const struct cb_report_case *const *)a;
-    const struct cb_report_case *y = *(const struct cb_report_case *const *)b;
-    if (x->cyc.median != y->cyc.median)
-        return x->cyc.median < y->cyc.median ? -1 : 1;
-    return strcmp(x->info.variant, y->info.variant);
 }
 
 /* ---- scales -------------------------------------------------------------- */
@@ -123,7 +115,7 @@ void cb_html_budget_view(FILE *out, const struct cb_report *r, const struct cb_r
 {
     fputs("<h2 id=\"budget-", out);
     fprintf(out, "%" PRId64 "\">Budget view</h2>", r->run.id);
-    fprintf(out, "<p class=\"lead\">Median cycles per operation for each variant, best first, on a "
+    fprintf(out, "<p class=\"lead\">Median cycles per operation for each variant, best first (by the run's ranking), on a "
                  "log scale. Dashed lines: the per-packet budget of 64-byte frames at 10, 40 and "
                  "100 Gbit/s (%.0f, %.0f and %.0f cycles at %.2f GHz).</p>",
             cb_report_budget_cycles(r, 10), cb_report_budget_cycles(r, 40),
@@ -141,7 +133,7 @@ void cb_html_budget_view(FILE *out, const struct cb_report *r, const struct cb_r
             j++;
         }
         if (n) {
-            qsort(v, n, sizeof *v, cmp_median);
+            cb_rank_group(r, v, n, NULL);
             const struct cb_case_info *g = &r->cases[i].info;
             fputs("<div class=\"card\"><h3>", out);
             cb_html_esc(out, g->probe);
@@ -343,7 +335,7 @@ void cb_html_rx_view(FILE *out, const struct cb_report *r, const struct cb_repor
                          "against it.</p><div class=\"grid\">",
                     r->run.id);
         head = 1;
-        qsort(v, n, sizeof *v, cmp_median);
+        cb_rank_group(r, v, n, NULL);
         double base = NAN, hi = 0;
         for (size_t k = 0; k < n; k++) {
             if (strcmp(v[k]->info.variant, "none") == 0)

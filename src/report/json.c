@@ -15,6 +15,7 @@
 #include "fingerprint.h"
 #include "machine.h"
 #include "meter.h"
+#include "rank.h"
 #include "report.h"
 
 static void kv_str(FILE *out, const char *k, const char *v, int comma)
@@ -187,6 +188,7 @@ static void cycles_json(FILE *out, const struct cb_report *r)
     kv_str(out, "source", r->cyc_source, 0);
     kv_str(out, "event", r->cyc_event >= 0 ? r->events[r->cyc_event].name : "", 1);
     kv_str(out, "label", r->cyc_label, 1);
+    kv_str(out, "ranked_by", cb_rank_by_time(r) ? "tsc" : "cycles", 1);
     fputs("},\n  \"budget_cycles\": {", out);
     fputs("\"10G\": ", out);
     cb_json_num(out, cb_report_budget_cycles(r, 10));

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "machine.h"
+#include "rank.h"
 #include "report.h"
 
 #define C_RED "\033[31m"
@@ -16,19 +17,6 @@
 #define C_YELLOW "\033[33m"
 #define C_BOLD "\033[1m"
 #define C_OFF "\033[0m"
-
-static int cmp_case(const void *a, const void *b)
-{
-    const struct cb_report_case *x = *(const struct cb_report_case *const *)a;
-    const struct cb_report_case *y = *(const struct cb_report_case *const *)b;
-    if (x->measured != y->measured)
-        return y->measured - x->measured;
-    if (x->measured) {
-        if (x->cyc.median != y->cyc.median)
-            return x->cyc.median < y->cyc.median ? -1 : 1;
-    }
-    return strcmp(x->info.variant, y->info.variant);
-}
 
 static int same_group(const struct cb_report_case *a, const struct cb_report_case *b)
 {
@@ -174,6 +162,9 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
         wrapped(out, "commit", line);
     }
     wrapped(out, "cycles", r->cyc_label);
+    if (cb_rank_by_time(r))
+        wrapped(out, "ranked", "by TSC time, not by these estimated cycles: best first, "
+                               "crossovers and winners are decided on time");
     cb_report_ceil_line(r, line, sizeof line);
     wrapped(out, "ceiling", line);
     if (u->sim_model[0])
@@ -220,12 +211,49 @@ static void clock_note(const struct cb_report *r, size_t flagged, FILE *out)
     wrapped(out, "clock:", line);
 }
 
+/* Under a group's rows, the variants tied with its first: a line of its
+ * own, because a row already fills 100 columns when it is also "scaled"
+ * or "shared", and the rows' layout is what scripts read. */
+static void tie_line(const struct cb_report_case *const *v, const int *tied, size_t n, FILE *out)
+{
+    if (n == 0 || !tied[0])
+        return;
+    int col = fprintf(out, "  = tied within noise:");
+    for (size_t k = 0; k < n; k++) {
+        if (!tied[k])
+            continue;
+        if (col + 1 + (int)strlen(v[k]->info.variant) > 100)
+            col = fprintf(out, "\n   ");
+        col += fprintf(out, " %s", v[k]->info.variant);
+    }
+    fputc('\n', out);
+}
+
+/* Under the table: what each column is. */
+static void legend(const struct cb_report *r, FILE *out)
+{
+    fprintf(out, "\ncyc/op = median %s per operation, after subtracting the empty batch;\n"
+                 "spread %% = IQR / median; budget %% = the share of the per-packet budget (above);\n"
+                 "%% ceil = bytes per TSC tick as a share of the machine's load ceiling at the level\n"
+                 "the working set fits in (DRAM when cold; the store ceiling for copy, memset and\n"
+                 "csum_copy; '-' with no ceilings stored); ns/op from the TSC; B/cyc = bytes per\n"
+                 "cycle; best variant first, by %s;\n"
+                 "= tied within noise: not faster or slower than the first at p < %.2g by the\n"
+                 "exact rank test, or under %.0f%% apart; no best among them.\n",
+            cb_report_cycles_what(r), cb_rank_by_time(r) ? "TSC time" : "cycles", CB_RANK_ALPHA,
+            CB_RANK_MARGIN * 100);
+}
+
 int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
 {
     header(r, o, out);
     const struct cb_report_case **v = malloc((r->ncases ? r->ncases : 1) * sizeof *v);
-    if (!v)
+    int *tied = malloc((r->ncases ? r->ncases : 1) * sizeof *tied);
+    if (!v || !tied) {
+        free(v);
+        free(tied);
         return -1;
+    }
     int measured_any = 0;
     size_t shared = 0, flagged = 0;
     for (size_t i = 0; i < r->ncases;) {
@@ -235,7 +263,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
         size_t n = 0;
         for (size_t k = i; k < j; k++)
             v[n++] = &r->cases[k];
-        qsort(v, n, sizeof *v, cmp_case);
+        cb_rank_group(r, v, n, tied);
         char sz[32];
         const struct cb_case_info *g = &r->cases[i].info;
         fprintf(out, "\n%s%s  %s  %s%s  (per %s)\n", o->color ? C_BOLD : "", g->probe,
@@ -273,16 +301,12 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             flagged += (size_t)c->info.clock_flagged;
             shared += (size_t)cb_report_case_shared(c);
         }
+        tie_line(v, tied, n, out);
         i = j;
     }
     free(v);
-    fprintf(out, "\ncyc/op = median %s per operation, after subtracting the empty batch;\n"
-                 "spread %% = IQR / median; budget %% = the share of the per-packet budget (above);\n"
-                 "%% ceil = bytes per TSC tick as a share of the machine's load ceiling at the level\n"
-                 "the working set fits in (DRAM when cold; the store ceiling for copy, memset and\n"
-                 "csum_copy; '-' with no ceilings stored); ns/op from the TSC; B/cyc = bytes per\n"
-                 "cycle; best variant first.\n",
-            cb_report_cycles_what(r));
+    free(tied);
+    legend(r, out);
     if (shared)
         shared_note(r, shared, out);
     if (flagged)
@@ -292,33 +316,36 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
     return 0;
 }
 
+#define SUMMARY_MAX 64
+
 /* The one-screen summary `run` ends with: one line per probe, size and mode,
  * naming the best variant, its cost and budget share, and the runner-up. */
 int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
 {
     char line[1024];
     fprintf(out, "run %" PRId64 ": %s\n", r->run.id, r->cyc_label);
+    if (cb_rank_by_time(r))
+        fprintf(out, "ranked by TSC time (cycles are estimated); tie = within noise of the best\n");
+    else
+        fprintf(out, "tie = within noise of the best (exact rank test, p < %.2g and %.0f%% apart)\n",
+                CB_RANK_ALPHA, CB_RANK_MARGIN * 100);
+    const struct cb_report_case *v[SUMMARY_MAX];
     budget_line(r, o, line, sizeof line);
     wrapped(out, "budget", line);
     fputc('\n', out);
     fprintf(out, "%-11s %9s %-5s %-18s %9s %7s %8s  %s\n", "probe", "size", "mode", "best", "cyc/op",
             "B/cyc", "budget%", "runner-up (cyc/op)");
     for (size_t i = 0; i < r->ncases;) {
-        size_t j = i;
-        const struct cb_report_case *best = NULL, *second = NULL;
+        size_t j = i, n = 0;
         int bad = 0;
         while (j < r->ncases && same_group(&r->cases[i], &r->cases[j])) {
             const struct cb_report_case *c = &r->cases[j++];
             bad += strcmp(c->info.verdict, "bad") == 0;
-            if (!c->measured)
-                continue;
-            if (!best || c->cyc.median < best->cyc.median) {
-                second = best;
-                best = c;
-            } else if (!second || c->cyc.median < second->cyc.median) {
-                second = c;
-            }
+            if (c->measured && n < SUMMARY_MAX)
+                v[n++] = c;
         }
+        size_t first = cb_rank_group(r, v, n, NULL);
+        const struct cb_report_case *best = first ? v[0] : NULL, *second = n > 1 ? v[1] : NULL;
         const struct cb_case_info *g = &r->cases[i].info;
         char sz[32];
         fprintf(out, "%-11.11s %9s %-5s", g->probe, cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode);
@@ -329,7 +356,10 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
             num(out, best->cyc.median, 9, 1);
             num(out, bytes > 0 ? bytes / best->cyc.median : NAN, 7, 2);
             share_cell(out, r, best, o, 8);
-            if (second)
+            if (first > 1)
+                fprintf(out, "  tie: %s (%s)%s", second->info.variant,
+                        fmt_num(b, sizeof b, second->cyc.median, 1), first > 2 ? " and more" : "");
+            else if (second)
                 fprintf(out, "  %s (%s)", second->info.variant,
                         fmt_num(b, sizeof b, second->cyc.median, 1));
         } else {

@@ -1,0 +1,85 @@
+/* rank.c — one ranking for every report (see rank.h). */
+#include "rank.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ranktest.h"
+
+int cb_rank_by_time(const struct cb_report *r)
+{
+    return strcmp(r->cyc_source, "estimate") == 0 && r->tsc_event >= 0;
+}
+
+const char *cb_rank_what(const struct cb_report *r)
+{
+    if (cb_rank_by_time(r))
+        return "TSC time (cycles are estimated: their clock adds noise that time does not have)";
+    return cb_report_cycles_what(r);
+}
+
+double cb_rank_median(const struct cb_report *r, const struct cb_report_case *c)
+{
+    if (!c->measured)
+        return NAN;
+    return cb_rank_by_time(r) ? c->tsc.median : c->cyc.median;
+}
+
+const struct cb_report_series *cb_rank_series(const struct cb_report *r,
+                                              const struct cb_report_case *c)
+{
+    int e = cb_rank_by_time(r) ? r->tsc_event : r->cyc_event;
+    if (e < 0 || !c->ev || c->ev[e].n == 0)
+        return NULL;
+    return &c->ev[e];
+}
+
+int cb_rank_faster(const struct cb_report *r, const struct cb_report_case *a,
+                   const struct cb_report_case *b)
+{
+    double ma = cb_rank_median(r, a), mb = cb_rank_median(r, b);
+    if (!(ma <= mb * (1 - CB_RANK_MARGIN)))
+        return 0;
+    const struct cb_report_series *x = cb_rank_series(r, a), *y = cb_rank_series(r, b);
+    if (!x || !y)
+        return 0;
+    return cb_mw_p(x->v, x->n, y->v, y->n) < CB_RANK_ALPHA;
+}
+
+/* Measured first, then the lower rank figure, then the name. */
+static int before(const struct cb_report *r, const struct cb_report_case *x,
+                  const struct cb_report_case *y)
+{
+    if (x->measured != y->measured)
+        return x->measured;
+    if (x->measured) {
+        double a = cb_rank_median(r, x), b = cb_rank_median(r, y);
+        if (a != b)
+            return a < b;
+    }
+    return strcmp(x->info.variant, y->info.variant) < 0;
+}
+
+size_t cb_rank_group(const struct cb_report *r, const struct cb_report_case **v, size_t n,
+                     int *tied)
+{
+    /* Insertion sort: a group is a family's variants, a few dozen at most,
+     * and the order needs r. */
+    for (size_t i = 1; i < n; i++) {
+        const struct cb_report_case *c = v[i];
+        size_t j = i;
+        for (; j > 0 && before(r, c, v[j - 1]); j--)
+            v[j] = v[j - 1];
+        v[j] = c;
+    }
+    size_t first = n && v[0]->measured ? 1 : 0;
+    if (tied)
+        memset(tied, 0, n * sizeof *tied);
+    for (size_t k = 1; first && k < n && v[k]->measured; k++)
+        if (!cb_rank_faster(r, v[0], v[k])) {
+            first++;
+            if (tied)
+                tied[0] = tied[k] = 1;
+        }
+    return first;
+}

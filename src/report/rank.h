@@ -1,0 +1,43 @@
+/* rank.h — which variant is faster, and when that is a finding.
+ *
+ * One ranking for every front end (the text report, run's closing summary,
+ * crossovers): without a PMU, "cycles" are TSC time times an estimated core
+ * clock, and the estimate moved a case by up to 40% between identical runs
+ * while its time moved by 0.5% (issue 32: avx512-vnni 27.2 cycles against
+ * avx512 44.9 for 13.39 against 14.11 ns).  So where cycles are estimated,
+ * variants are ranked on TSC time, as race does; PMU and simulated cycles
+ * are ranked as counted.
+ *
+ * A variant is faster than another only beyond the noise: the exact rank
+ * test (ranktest.h) at CB_RANK_ALPHA and medians CB_RANK_MARGIN apart.
+ * Otherwise the two are tied, and no report names a winner between them. */
+#ifndef CB_RANK_H
+#define CB_RANK_H
+
+#include "report.h"
+
+#define CB_RANK_ALPHA 0.01
+#define CB_RANK_MARGIN 0.02
+
+/* 1 when r ranks on TSC time rather than its cycle figure (estimated). */
+int cb_rank_by_time(const struct cb_report *r);
+/* What the ranking is on, for a header: "TSC time (cycles are estimated)",
+ * "PMU core cycles", ... */
+const char *cb_rank_what(const struct cb_report *r);
+/* The figure a measured case ranks by: its median TSC ticks or cycles per
+ * op; and the samples behind it (NULL when there are none). */
+double cb_rank_median(const struct cb_report *r, const struct cb_report_case *c);
+const struct cb_report_series *cb_rank_series(const struct cb_report *r,
+                                              const struct cb_report_case *c);
+/* 1 when measured case a is faster than b beyond the noise. */
+int cb_rank_faster(const struct cb_report *r, const struct cb_report_case *a,
+                   const struct cb_report_case *b);
+/* Sort v (n cases of one group) measured first, fastest first by the rank
+ * figure, then by name; set tied[k] (may be NULL) for each measured case
+ * the first is not faster than (tied[0] too when any other is).  Returns
+ * how many cases share first place: 1 for a clear winner, 0 when none is
+ * measured. */
+size_t cb_rank_group(const struct cb_report *r, const struct cb_report_case **v, size_t n,
+                     int *tied);
+
+#endif
