@@ -121,7 +121,7 @@ _cyclebudget_value()
     --format)
         case $cmd in
         report) _cyclebudget_reply -W "text html csv json gbench" -- "$cur" ;;
-        compare) _cyclebudget_reply -W "text markdown json" -- "$cur" ;;
+        compare) _cyclebudget_reply -W "text markdown json junit" -- "$cur" ;;
         history) _cyclebudget_reply -W "text html" -- "$cur" ;;
         *) COMPREPLY=() ;;
         esac
@@ -140,7 +140,7 @@ _cyclebudget_value()
         n=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
         _cyclebudget_reply -W "$(seq 0 $((n - 1)))" -- "$cur"
         ;;
-    --db | -o | --output | --plugin | --into) _cyclebudget_files "$cur" ;;
+    --db | -o | --output | --plugin | --into | --junit) _cyclebudget_files "$cur" ;;
     --repo) _cyclebudget_files -d "$cur" ;;
     *) return 1 ;;
     esac

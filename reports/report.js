@@ -1,4 +1,4 @@
-/* Sortable tables: click (or Enter on) a header.  Numeric cells carry their
+/* Sortable tables: click (or Enter on) a header; chart labels kept apart.  Numeric cells carry their
  * value in data-v; empty values sort last.  Without script the tables are
  * simply in the report's order. */
 (function () {
@@ -32,6 +32,58 @@
     th.addEventListener("click", function () { sortBy(th); });
     th.addEventListener("keydown", function (e) { if (e.key === "Enter") sortBy(th); });
   });
+  /* Chart labels that would overlap: a tick gives way (hidden), any other
+   * label moves down past the one it hit.  The charts are drawn without
+   * knowing the fonts' widths; this is the one place that does. */
+  function hit(a, b) {
+    return a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  }
+  function unclash(svg) {
+    var texts = Array.prototype.slice.call(svg.querySelectorAll("text"));
+    var scale = svg.getBoundingClientRect().width / (svg.viewBox.baseVal.width || 1) || 1;
+    for (var pass = 0; pass < 4; pass++) {
+      var moved = false, seen = [];
+      texts.forEach(function (t) {
+        if (t.style.visibility === "hidden") return;
+        var r = t.getBoundingClientRect();
+        if (!r.width) return;
+        for (var i = 0; i < seen.length; i++) {
+          var o = seen[i], q = o.getBoundingClientRect();
+          if (!hit(r, q)) continue;
+          if (t.classList.contains("tick")) { t.style.visibility = "hidden"; return; }
+          if (o.classList.contains("tick")) { o.style.visibility = "hidden"; continue; }
+          var dy = (q.bottom - r.top + 1) / scale;
+          t.setAttribute("y", (parseFloat(t.getAttribute("y")) || 0) + dy);
+          moved = true;
+          r = t.getBoundingClientRect();
+        }
+        seen.push(t);
+      });
+      if (!moved) break;
+    }
+  }
+  document.querySelectorAll("svg.chart").forEach(unclash);
+  /* history: show only the cases whose name matches a glob (* and ?, as
+   * the command line's CASE-GLOB). */
+  var filter = document.getElementById("case-filter");
+  function globRe(g) {
+    return new RegExp("^" + g.replace(/[.+^${}()|[\]\\\/]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".") + "$");
+  }
+  function applyFilter() {
+    var g = filter.value.trim(), re = g ? globRe(g) : null, shown = 0, all = 0;
+    document.querySelectorAll("[data-case]").forEach(function (e) {
+      var ok = !re || re.test(e.getAttribute("data-case"));
+      e.hidden = !ok;
+      if (e.classList.contains("card")) { all++; if (ok) shown++; }
+    });
+    document.getElementById("case-count").textContent = shown + " of " + all + " charts";
+  }
+  if (filter) {
+    /* A link may carry the glob: page.html#cases=csum/* */
+    if (location.hash.indexOf("#cases=") === 0) filter.value = decodeURIComponent(location.hash.slice(7));
+    filter.addEventListener("input", applyFilter);
+    applyFilter();
+  }
   /* Tests look for this: the script ran to the end without an error. */
   document.documentElement.setAttribute("data-ready", "1");
 })();

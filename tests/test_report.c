@@ -181,7 +181,7 @@ static void model(void)
     free(buf);
 
     f = open_memstream(&buf, &len);
-    cb_report_gbench(&r, f);
+    cb_report_gbench(&r, 1, f);
     fclose(f);
     ok(strstr(buf, "\"name\": \"csum/x,y/1500/warm\"") != NULL, "gbench name probe/variant/size/mode");
     ok(strstr(buf, "\"name\": \"csum/x,y/1500/warm_median\"") != NULL, "gbench median aggregate");

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "parse.h"
 #include "rerun.h"
 #include "verdict.h"
@@ -33,6 +34,7 @@ struct compare {
     int rerun;
     double cap_s;                 /* --rerun-time */
     const char *exec[2];          /* --base-exec, --head-exec */
+    const char *junit;            /* --junit FILE, or NULL */
 };
 
 static int parse_format(const char *s, struct cmp_opts *o, char *err, size_t errlen)
@@ -43,8 +45,10 @@ static int parse_format(const char *s, struct cmp_opts *o, char *err, size_t err
         o->fmt = FMT_MARKDOWN;
     else if (strcmp(s, "json") == 0)
         o->fmt = FMT_JSON;
+    else if (strcmp(s, "junit") == 0)
+        o->fmt = FMT_JUNIT;
     else {
-        snprintf(err, errlen, "--format '%s': give text, markdown or json", s);
+        snprintf(err, errlen, "--format '%s': give text, markdown, json or junit", s);
         return -EINVAL;
     }
     return 0;
@@ -70,7 +74,11 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
     static const struct cb_option options[] = {
         CB_OPT_GROUP(cmp_common_options, struct compare, c),
         CB_OPT_CALL(OPT_FORMAT, "format", "F",
-                    "text (default), markdown (for a pull request) or json"),
+                    "text (default), markdown (for a pull request), json, or junit (JUnit XML for a "
+                    "CI's test report)"),
+        CB_OPT_STR(0, "junit", struct compare, junit, "FILE",
+                   "also write the verdicts as JUnit XML there (a CI reads it; --format stays what "
+                   "the job log shows)"),
         CB_OPT_BOOL(0, "rerun", struct compare, rerun,
                     "measure the undecided cases again, both sides interleaved, until decided or "
                     "--rerun-time"),
@@ -183,6 +191,25 @@ static const char *compare_db(const void *ctx)
     return ((const struct compare *)ctx)->c.db;
 }
 
+/* --junit FILE: the same verdicts as JUnit XML, beside the printed ones,
+ * so that a CI job shows one format and reads the other from one compare
+ * (a second compare would not see --rerun's new runs).  0 or -1 said. */
+static int compare_junit(const char *path, const struct cmp_ctx *x, const struct cmp_result *res)
+{
+    char err[1200];
+    struct cb_output o;
+    if (cb_output_open(&o, path, err, sizeof err) < 0) {
+        cb_error("--junit: %s", err);
+        return -1;
+    }
+    cmp_print_junit(x, res, o.f);
+    if (cb_output_close(&o, 1, err, sizeof err) < 0) {
+        cb_error("--junit: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
 /* Compare the sides, rerun the undecided, print the verdicts. */
 static int compare_body(void *ctx, struct cb_store *st)
 {
@@ -204,6 +231,8 @@ static int compare_body(void *ctx, struct cb_store *st)
         cmp_describe_side(st, &B, x.head_desc, sizeof x.head_desc);
         status = cmp_exit_of(&res);
         cmp_print_result(&x, &k->c.o, &res, status, stdout);
+        if (k->junit && compare_junit(k->junit, &x, &res) < 0)
+            status = CB_EXIT_USAGE;
     }
     free(res.rows);
     cb_side_free(&A);

@@ -18,93 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "cmd.h"
 #include "compare.h"
 #include "fingerprint.h"
 #include "history.h"
-#include "history_html.h"
+#include "history_cmd.h"
 #include "parse.h"
 #include "sides.h"
 
-struct point {
-    char hash[64], subject[256];
-    struct cb_side side;
-    char fp[2048];
-};
-
-/* Each point's run figures (compare's: the log of each run's 0.1-quantile
- * of its quiet samples), point after point; start[i] is where point i's
- * begin, start[n] the total; quiet[j] whether run j had enough quiet
- * samples. */
-struct runvals {
-    double *lv;
-    int *quiet;
-    size_t *start;
-};
-
-static void runvals_free(struct runvals *rv)
-{
-    free(rv->lv);
-    free(rv->quiet);
-    free(rv->start);
-}
-
-static int run_values(struct point *pts, const size_t *idx, size_t n, const char *key,
-                      struct runvals *rv)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += cb_side_find(&pts[idx[i]].side, key)->nruns;
-    rv->lv = malloc((total ? total : 1) * sizeof *rv->lv);
-    rv->quiet = malloc((total ? total : 1) * sizeof *rv->quiet);
-    rv->start = malloc((n + 1) * sizeof *rv->start);
-    if (!rv->lv || !rv->quiet || !rv->start)
-        return -ENOMEM;
-    size_t at = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct cb_side_case *c = cb_side_find(&pts[idx[i]].side, key);
-        rv->start[i] = at;
-        int rc = cb_run_log_values(c->v, c->smt, c->ends, c->nruns, CB_RUN_QUANTILE_DEFAULT,
-                                   rv->lv + at, rv->quiet + at);
-        if (rc < 0)
-            return rc;
-        at += c->nruns;
-    }
-    rv->start[n] = at;
-    return 0;
-}
-
-/* The figures of runs [from, to) into out: the quiet runs when at least
- * need of them, else all, as compare leaves out runs taken on a shared
- * core only while enough others remain. */
-static size_t pick_runs(const struct runvals *rv, size_t from, size_t to, size_t need, double *out)
-{
-    size_t nq = 0, n = 0;
-    for (size_t j = from; j < to; j++)
-        nq += (size_t)rv->quiet[j];
-    for (size_t j = from; j < to; j++)
-        if (rv->quiet[j] || nq < need)
-            out[n++] = rv->lv[j];
-    return n;
-}
-
-/* What the command line asked for, and what the command has read. */
-struct hist {
-    const char *since, *db, *repo, *glob, *host;
-    double min_change;
-    long persist;
-    int series, html;
-    int sim, min_change_set;      /* --sim; --min-change was given */
-    struct cb_store *st;
-    struct point *pts;            /* the commits, in order, each with its runs */
-    size_t np;
-    const char *metric, *metric_label;
-    char (*keys)[CB_CASE_KEY_MAX];  /* the case names, in the order they first appear */
-    size_t nk;
-    struct cb_trend *trends;      /* --format html: one per key */
-    size_t nsteps, nreg, nack;
-    char head[256];
-};
 
 enum { OPT_MIN_CHANGE = CB_OPT_LONG_ONLY, OPT_PERSIST, OPT_FORMAT };
 
@@ -146,11 +68,11 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
                     "count and a time are never one series"),
         CB_OPT_CALL(OPT_FORMAT, "format", "F",
                     "text (default) or html: one page with a trend chart per case and the steps "
-                    "marked (to standard output)"),
+                    "marked, a panel per machine (to standard output)"),
         CB_OPT_STR(0, "host", struct hist, host, "H",
                    "only the runs of machine H: its id (as report shows it) or a hostname glob.  "
                    "Without it, a store holding several machines' runs (a merged one) shows each "
-                   "machine's history in turn, never one series of them all"),
+                   "machine's history in turn (html: a panel each), never one series of them all"),
         CB_OPT_STR(0, "db", struct hist, db, "PATH", "database (default ./" CB_DEFAULT_DB ")"),
         CB_OPT_STR(0, "repo", struct hist, repo, "DIR", "git tree for resolving --since (default .)"),
         CB_OPT_END,
@@ -483,7 +405,7 @@ static void history_header(struct hist *H)
 }
 
 /* The last line, or the page.  0, or -1 (said). */
-static int history_footer(const struct hist *H)
+static int history_footer(struct hist *H)
 {
     char tail[160];
     snprintf(tail, sizeof tail, "%zu step%s: %zu unacknowledged regression%s, %zu acknowledged", H->nsteps,
@@ -492,21 +414,51 @@ static int history_footer(const struct hist *H)
         printf("%s\n", tail);
         return 0;
     }
-    char summary[448];
-    snprintf(summary, sizeof summary, "%.250s. %s.", H->head + strlen("history: "), tail);
-    int rc = cb_history_html(stdout, H->metric_label, summary, H->trends, H->nk);
-    if (rc < 0 || fflush(stdout) != 0) {
-        cb_error("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
+    /* The page is written once every machine is read: keep this one's. */
+    struct hist_kept *k = realloc(H->kept, (H->nkept + 1) * sizeof *H->kept);
+    if (!k) {
+        cb_error("out of memory");
         return -1;
     }
+    H->kept = k;
+    k = &H->kept[H->nkept++];
+    *k = (struct hist_kept){H->trends, H->nk, H->pts, H->np, H->metric_label, "", ""};
+    snprintf(k->label, sizeof k->label, "%s", H->label);
+    snprintf(k->summary, sizeof k->summary, "%.250s. %s.", H->head + strlen("history: "), tail);
+    H->trends = NULL;
+    H->pts = NULL;
+    H->np = 0;
     return 0;
 }
 
-static void points_free(struct point *pts, size_t n)
+/* --format html: one page, a panel per machine kept; then they go.  0 or
+ * 1 (said). */
+static int history_page(struct hist *H)
 {
-    for (size_t i = 0; i < n; i++)
-        cb_side_free(&pts[i].side);
-    free(pts);
+    int rc = 0;
+    struct cb_history_host *h = calloc(H->nkept + 1, sizeof *h);
+    if (!h)
+        rc = -ENOMEM;
+    for (size_t i = 0; h && i < H->nkept; i++)
+        h[i] = (struct cb_history_host){H->kept[i].label, H->kept[i].metric, H->kept[i].summary,
+                                        H->kept[i].trends, H->kept[i].nk};
+    if (rc == 0 && H->nkept)
+        rc = cb_history_html(stdout, h, H->nkept);
+    if (rc < 0 || fflush(stdout) != 0)
+        cb_error("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
+    for (size_t i = 0; i < H->nkept; i++) {
+        struct hist_kept *k = &H->kept[i];
+        for (size_t t = 0; k->trends && t < k->nk; t++)
+            cb_free_all((void *const[]){k->trends[t].hash, k->trends[t].subject, k->trends[t].y,
+                                        k->trends[t].steps}, 4);
+        free(k->trends);
+        points_free(k->pts, k->np);
+    }
+    free(H->kept);
+    free(h);
+    H->kept = NULL;
+    H->nkept = 0;
+    return rc < 0 ? 1 : 0;
 }
 
 /* What one machine's history read and made; the points go too. */
@@ -527,65 +479,6 @@ static void history_free(struct hist *H)
     H->pts = NULL;
     H->np = 0;
     H->nsteps = H->nreg = H->nack = 0;
-}
-
-/* The machines whose runs the points hold (those --host names, with it),
- * in the order of their first run: 0, or the exit status to end with. */
-static int history_machines(struct hist *H, struct cb_machine **out, size_t *n)
-{
-    struct cb_side all = {0};
-    int rc = 0;
-    for (size_t i = 0; i < H->np && rc == 0; i++)
-        for (size_t k = 0; k < H->pts[i].side.nruns && rc == 0; k++)
-            rc = cb_side_add_run(&all, H->pts[i].side.runs[k]);
-    if (rc == 0)
-        rc = cb_side_machines(H->st, &all, out, n);
-    cb_side_free(&all);
-    if (rc < 0) {
-        cb_error("cannot read the hosts from %s: %s", H->db, strerror(-rc));
-        return 1;
-    }
-    if (!H->host)
-        return 0;
-    char list[768];
-    cb_machines_list(*out, *n, list, sizeof list);
-    size_t kept = 0;
-    for (size_t i = 0; i < *n; i++)
-        if (cb_machine_match(H->host, (*out)[i].id, (*out)[i].hostname))
-            (*out)[kept++] = (*out)[i];
-    if (kept == 0 && *n > 0) {
-        cb_error("--host %s names none of the machines with a history in %s (%s)", H->host,
-                   H->db, list);
-        return CB_EXIT_USAGE;
-    }
-    *n = kept;
-    return 0;
-}
-
-/* The points of machine m only, from all: 0 or -ENOMEM. */
-static int points_of(struct hist *H, const struct point *all, size_t nall, const struct cb_machine *m)
-{
-    H->pts = calloc(nall ? nall : 1, sizeof *H->pts);
-    if (!H->pts)
-        return -ENOMEM;
-    H->np = 0;
-    for (size_t i = 0; i < nall; i++) {
-        struct point *p = &H->pts[H->np];
-        snprintf(p->hash, sizeof p->hash, "%s", all[i].hash);
-        snprintf(p->subject, sizeof p->subject, "%s", all[i].subject);
-        snprintf(p->side.spec, sizeof p->side.spec, "%s", all[i].side.spec);
-        for (size_t k = 0; k < all[i].side.nruns; k++)
-            if (cb_side_add_run(&p->side, all[i].side.runs[k]) < 0)
-                return -ENOMEM;
-        int rc = cb_side_keep_host(H->st, &p->side, m->id);
-        if (rc < 0)
-            return rc;
-        if (rc == 0)
-            cb_side_free(&p->side);
-        else
-            H->np++;
-    }
-    return 0;
 }
 
 /* One machine's history: header, each case's series and steps, and the
@@ -625,13 +518,6 @@ static int history_body(void *ctx, struct cb_store *st)
     size_t nall = H->np;
     H->pts = NULL;
     H->np = 0;
-    if (status == 0 && H->html && nm > 1) {
-        char list[768];
-        cb_machines_list(m, nm, list, sizeof list);
-        cb_error("%s holds the runs of %zu machines (%s): a page shows one; choose it with "
-                   "--host", H->db, nm, list);
-        status = CB_EXIT_USAGE;
-    }
     int matched = 0;
     for (size_t i = 0; status == 0 && i < nm; i++) {
         if (points_of(H, all, nall, &m[i]) < 0) {
@@ -639,10 +525,13 @@ static int history_body(void *ctx, struct cb_store *st)
             status = 1;
             break;
         }
-        if ((nm > 1 || H->host) && !H->html)
-            printf("%shost %s [%s]: %s\n", i ? "\n" : "", m[i].hostname, m[i].id, m[i].model_name);
+        H->label[0] = 0;
+        if (nm > 1 || H->host)
+            snprintf(H->label, sizeof H->label, "host %s [%s]: %s", m[i].hostname, m[i].id, m[i].model_name);
+        if (H->label[0] && !H->html)
+            printf("%s%s\n", i ? "\n" : "", H->label);
         int r = history_one(H);
-        if (r == -1 && nm > 1)
+        if (r == -1 && nm > 1 && !H->html)
             printf("no case matches '%s' on this machine\n", H->glob);
         else if (r == -1)
             matched = 0;
@@ -658,6 +547,10 @@ static int history_body(void *ctx, struct cb_store *st)
         status = status > 0 ? status : 0;
         history_free(H);
     }
+    if (status == 0 && H->html && (!H->glob || matched))
+        status = history_page(H);
+    else if (H->html)
+        history_page(H); /* frees what was kept */
     if (status == 0 && H->glob && !matched) {
         cb_error("'%s' matches no case with a history in %s (names look like csum/adc-1chain/1500/warm)",
                    H->glob, H->db);

@@ -72,15 +72,23 @@ static void list_events(void)
         }
         struct cb_counters cs;
         int opens = 0;
-        if (cb_counters_open(&cs, s, (int)n, tsc, 0) == 0) {
+        char why[300] = "";  /* what run would print for it: the reason it does not open */
+        int orc = cb_counters_open(&cs, s, (int)n, tsc, 0);
+        if (orc == 0) {
             opens = 1;
-            for (size_t k = 0; k < n; k++)
+            for (size_t k = 0; k < n; k++) {
+                if (!cs.c[k].supported && opens)
+                    snprintf(why, sizeof why, "%s", cs.c[k].why);
                 opens &= cs.c[k].supported;
+            }
             cb_counters_close(&cs);
-        }
+        } else
+            snprintf(why, sizeof why, "%s: cannot open: %s", *a, strerror(-orc));
         for (size_t k = 0; k < n; k++)
             printf("%-16s %-10s %-6s %s  [%s]\n", k ? "" : *a, cb_source_name(s[k].source),
                    opens ? "yes" : "no", s[k].fstr[0] ? s[k].fstr : s[k].pfm, s[k].encoding);
+        if (!opens && why[0])
+            printf("%-16s %-10s %-6s %s\n", "", "", "why", why);
         const char *def = cb_event_alias_definition(*a);
         if (def && *def)
             printf("%-16s %s\n", "", def);

@@ -18,7 +18,9 @@
 
 #include "cmd.h"
 #include "collect.h"
+#include "output.h"
 #include "parse.h"
+#include "progress.h"
 #include "probe.h"
 #include "race.h"
 #include "race_report.h"
@@ -31,6 +33,7 @@
 
 struct progress {
     int on;
+    double t0;
 };
 
 static void show_progress(void *arg, size_t done, size_t total, const struct cb_probe *p,
@@ -40,8 +43,8 @@ static void show_progress(void *arg, size_t done, size_t total, const struct cb_
     if (!pg->on)
         return;
     char szbuf[32];
-    fprintf(stderr, "\r\033[K[%zu/%zu] round %d: %s %s %s", done, total, round, p->name, v->name,
-            cb_fmt_size(size, p->unit, szbuf, sizeof szbuf));
+    cb_progress(stderr, done, total, pg->t0, "round %d: %s %s %s", round, p->name, v->name,
+                cb_fmt_size(size, p->unit, szbuf, sizeof szbuf));
 }
 
 /* A positive fraction in (0, 1) for --alpha. */
@@ -286,8 +289,9 @@ static int race_plan_check(void *plan)
     pl->ro.mode = (enum cb_mode)m;
     if ((rc = plan_output(pl)) < 0)
         return rc;
-    /* Each round is one value per variant: below 6 a rank test can never
-     * reach alpha 0.01, and every bucket would be a tie. */
+    /* Each round is one value per variant: below 6 the rank test reaches
+     * alpha 0.01 only when every round of one variant beats every round of
+     * the other (5 against 5: p = 2/252 exactly), so most buckets would tie. */
     if (pl->ro.rounds < 6) {
         snprintf(pl->err, sizeof pl->err, "--rounds %d: each round is one value for the rank test, which needs at least 6",
                  pl->ro.rounds);
@@ -305,7 +309,7 @@ static int race_plan_check(void *plan)
 static int race_measure(struct race_plan *pl, struct cb_collector *col, struct cb_race *race,
                         struct cb_host *host)
 {
-    struct progress pg = {.on = !pl->s.co.quiet && isatty(2)};
+    struct progress pg = {.on = !pl->s.co.quiet && isatty(2), .t0 = cb_progress_now()};
     pl->ro.stop = cb_stop_flag();
     pl->ro.progress = show_progress;
     pl->ro.progress_arg = &pg;
@@ -325,36 +329,23 @@ static int race_measure(struct race_plan *pl, struct cb_collector *col, struct c
     return cb_session_finish(col, 0, "race run", "nothing emitted");
 }
 
-/* Write the winners to -o (through a temporary file, renamed when whole)
+/* Write the winners to -o (cb_output: a file is put in place when whole)
  * or stdout.  0, or 1 with the message printed. */
 static int race_emit(const struct race_plan *pl, const struct cb_race *race, const struct cb_host *host,
                      int64_t run_id)
 {
-    FILE *f = stdout;
-    char tmp[1100];
-    if (pl->outpath) {
-        snprintf(tmp, sizeof tmp, "%s.tmp", pl->outpath);
-        if (!(f = fopen(tmp, "w"))) {
-            cb_error("cannot write %s: %s (the race is stored as run %lld)", tmp, strerror(errno),
-                       (long long)run_id);
-            return 1;
-        }
+    char err[1200];
+    struct cb_output o;
+    if (cb_output_open(&o, pl->outpath, err, sizeof err) < 0) {
+        cb_error("%s (the race is stored as run %lld)", err, (long long)run_id);
+        return 1;
     }
-    int erc = strcmp(pl->emit, "json") == 0 ? cb_race_emit_json(race, host, f)
-                                            : cb_race_emit_header(race, host, f);
-    if (pl->outpath) {
-        if (fclose(f) != 0 && erc == 0)
-            erc = -EIO;
-        if (erc == 0 && rename(tmp, pl->outpath) < 0)
-            erc = -errno;
-        if (erc < 0)
-            unlink(tmp);
-    } else if (fflush(stdout) != 0 && erc == 0) {
-        erc = -EIO;
-    }
-    if (erc < 0) {
-        cb_error("cannot write %s: %s (the race is stored as run %lld)",
-                   pl->outpath ? pl->outpath : "stdout", strerror(-erc), (long long)run_id);
+    int erc = strcmp(pl->emit, "json") == 0 ? cb_race_emit_json(race, host, o.f)
+                                            : cb_race_emit_header(race, host, o.f);
+    if (erc < 0)
+        snprintf(err, sizeof err, "cannot write %s: %s", o.shown, strerror(-erc));
+    if (cb_output_close(&o, erc >= 0, err, sizeof err) < 0 || erc < 0) {
+        cb_error("%s (the race is stored as run %lld)", err, (long long)run_id);
         return 1;
     }
     return 0;

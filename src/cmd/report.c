@@ -2,8 +2,8 @@
  *
  * Reports only read the store, so any past run can be reported from a copied
  * database.  Every argument is checked and every run loaded before the output
- * file is created; the file is written beside its final name and renamed into
- * place, so a failure never leaves half a report. */
+ * file is created; a file is written beside its final name and renamed into
+ * place, so a failure never leaves half a report (output.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -14,10 +14,12 @@
 #include "analysis.h"
 #include "budget.h"
 #include "cmd.h"
+#include "output.h"
 #include "parse.h"
 #include "race.h"
 #include "race_report.h"
 #include "report.h"
+#include "sides.h"
 #include "store.h"
 #include "versus_text.h"
 
@@ -51,10 +53,9 @@ struct report_args {
 };
 
 static int emit(struct cb_store *st, const struct report_args *a, const struct cb_report *runs,
-                int color, FILE *out)
+                size_t n, int color, FILE *out)
 {
     enum fmt f = a->fmt;
-    size_t n = a->nspec;
     const struct cb_budget *b = &a->budget;
     int rc = 0, samples = a->samples;
     switch (f) {
@@ -80,7 +81,7 @@ static int emit(struct cb_store *st, const struct report_args *a, const struct c
     case F_HTML: return cb_report_html(runs, n, b, out);
     case F_CSV: return cb_report_csv(runs, n, samples, out);
     case F_JSON: return cb_report_json(runs, n, out);
-    case F_GBENCH: return cb_report_gbench(&runs[0], out);
+    case F_GBENCH: return cb_report_gbench(runs, n, out);
     }
     return -EINVAL;
 }
@@ -175,73 +176,97 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     a->specs = optind < argc ? argv + optind : latest;
     a->nspec = optind < argc ? (size_t)(argc - optind) : 1;
     if (a->fmt == F_GBENCH && a->nspec > 1) {
-        snprintf(err, errlen, "--format gbench takes one run (Google Benchmark files hold one run each)");
+        snprintf(err, errlen, "--format gbench takes one run, tag or commit (a tag's or commit's runs "
+                 "are exported together, each a repetition)");
         return -EINVAL;
     }
     return cb_budget_parse(a->budget_arg, (unsigned)a->frame, &a->budget, err, errlen) < 0 ? -EINVAL : 0;
 }
 
-/* Every named run, loaded before any output is made.  0, or the exit
- * status with the message said; *nloaded runs are then to be freed. */
-static int report_load_runs(struct cb_store *st, const struct report_args *a,
-                            struct cb_report *runs, size_t *nloaded)
+static int cmp_id(const void *a, const void *b)
 {
-    char err[512];
-    for (size_t i = 0; i < a->nspec; i++) {
-        int64_t run_id;
-        if (cb_store_run_resolve_status(st, a->specs[i], a->include_aborted, &run_id, err, sizeof err) < 0) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The runs named, as ids: one per RUN|latest|TAG (the newest of a tag); for
+ * gbench, every run of its one tag or commit, oldest first, each to be a
+ * repetition (a tag of 8 runs once exported its newest alone, silently).
+ * 0, or the exit status with the message said. */
+static int report_resolve(struct cb_store *st, const struct report_args *a, int64_t **ids, size_t *n)
+{
+    char err[1536];
+    struct cb_side side = {0};
+    *n = 0;
+    if (a->fmt == F_GBENCH && cb_side_resolve(st, a->specs[0], a->include_aborted, NULL, &side, err,
+                                              sizeof err) < 0) {
+        cb_error("%s", err);
+        return CB_EXIT_USAGE;
+    }
+    size_t want = a->fmt == F_GBENCH ? side.nruns : a->nspec;
+    if (!(*ids = calloc(want + 1, sizeof **ids))) {
+        cb_side_free(&side);
+        cb_error("out of memory");
+        return 1;
+    }
+    for (size_t i = 0; i < want; i++) {
+        if (a->fmt == F_GBENCH)
+            (*ids)[i] = side.runs[i];
+        else if (cb_store_run_resolve_status(st, a->specs[i], a->include_aborted, &(*ids)[i], err,
+                                             sizeof err) < 0) {
             cb_error("%s", err);
             return CB_EXIT_USAGE;
         }
-        int rc = cb_report_load(st, run_id, &runs[i]);
+    }
+    if (a->fmt == F_GBENCH)
+        qsort(*ids, want, sizeof **ids, cmp_id);
+    cb_side_free(&side);
+    *n = want;
+    return 0;
+}
+
+/* Every run, loaded before any output is made.  0, or the exit status
+ * with the message said; *nloaded runs are then to be freed. */
+static int report_load_runs(struct cb_store *st, const struct report_args *a, const int64_t *ids,
+                            size_t n, struct cb_report *runs, size_t *nloaded)
+{
+    char err[512];
+    for (size_t i = 0; i < n; i++) {
+        int rc = cb_report_load(st, ids[i], &runs[i]);
         *nloaded = i + 1;
         if (rc == 0 && a->ghz > 0)
             cb_report_set_clock(&runs[i], a->ghz);
         if (rc < 0) {
-            cb_error("cannot read run %lld from %s: %s", (long long)run_id, a->db, strerror(-rc));
+            cb_error("cannot read run %lld from %s: %s", (long long)ids[i], a->db, strerror(-rc));
             return 1;
+        }
+        if (a->fmt == F_GBENCH && cb_report_gbench_ok(&runs[i], err, sizeof err) < 0) {
+            cb_error("%s", err);
+            return CB_EXIT_USAGE;
         }
     }
     return 0;
 }
 
-/* To -o through a file beside it, renamed into place when whole, so a
- * failure never leaves half a report. */
-static int report_to_file(struct cb_store *st, const struct report_args *a, const struct cb_report *runs)
+/* To -o (cb_output: a regular file is replaced in one piece when whole; a
+ * device, FIFO or socket written straight to) or stdout. */
+static int report_write(struct cb_store *st, const struct report_args *a, const struct cb_report *runs,
+                        size_t n)
 {
-    size_t tl = strlen(a->outpath) + 32;
-    char *tmp = malloc(tl);
-    if (!tmp)
-        return 1;
-    snprintf(tmp, tl, "%s.tmp.%ld", a->outpath, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        cb_error("cannot create %s: %s; check the directory exists and is writable", a->outpath,
-                   strerror(errno));
-        free(tmp);
+    char err[1200];
+    struct cb_output o;
+    int to_file = a->outpath && strcmp(a->outpath, "-") != 0;
+    if (cb_output_open(&o, a->outpath, err, sizeof err) < 0) {
+        cb_error("%s", err);
         return 1;
     }
-    int status = 0;
-    int rc = emit(st, a, runs, 0, f);
-    int werr = ferror(f);
-    if (fclose(f) != 0)
-        werr = 1;
-    if (rc < 0 || werr || rename(tmp, a->outpath) != 0) {
-        cb_error("cannot write %s: %s", a->outpath, rc < 0 ? strerror(-rc) : strerror(errno));
-        unlink(tmp);
-        status = 1;
-    }
-    free(tmp);
-    return status;
-}
-
-static int report_write(struct cb_store *st, const struct report_args *a, const struct cb_report *runs)
-{
-    if (a->outpath && strcmp(a->outpath, "-") != 0)
-        return report_to_file(st, a, runs);
-    int rc = emit(st, a, runs, cb_report_want_color(1), stdout);
-    if (rc < 0 || fflush(stdout) != 0) {
-        cb_error("cannot write the report: %s", strerror(rc < 0 ? -rc : errno));
+    int color = to_file ? 0 : cb_report_want_color(1);
+    int rc = emit(st, a, runs, n, color, o.f);
+    if (rc < 0)
+        cb_error("cannot write %s: %s", to_file ? a->outpath : "the report", strerror(-rc));
+    if (cb_output_close(&o, rc >= 0, err, sizeof err) < 0) {
+        if (rc >= 0)
+            cb_error("%s", err);
         return 1;
     }
     return 0;
@@ -255,18 +280,20 @@ static const char *report_db(const void *ctx)
 static int report_body(void *ctx, struct cb_store *st)
 {
     const struct report_args *a = ctx;
-    struct cb_report *runs = calloc(a->nspec, sizeof *runs);
-    size_t nloaded = 0;
-    int rc;
-    if (!runs) {
+    int64_t *ids = NULL;
+    size_t n = 0, nloaded = 0;
+    struct cb_report *runs = NULL;
+    int rc = report_resolve(st, a, &ids, &n);
+    if (rc == 0 && !(runs = calloc(n + 1, sizeof *runs))) {
         cb_error("out of memory");
         rc = 1;
-    } else if ((rc = report_load_runs(st, a, runs, &nloaded)) == 0) {
-        rc = report_write(st, a, runs);
     }
+    if (rc == 0 && (rc = report_load_runs(st, a, ids, n, runs, &nloaded)) == 0)
+        rc = report_write(st, a, runs, n);
     for (size_t i = 0; i < nloaded; i++)
         cb_report_free(&runs[i]);
     free(runs);
+    free(ids);
     return rc;
 }
 

@@ -15,9 +15,11 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "arrays.h"
 #include "collect.h"
 #include "cmd.h"
 #include "parse.h"
+#include "progress.h"
 #include "plugin.h"
 #include "probe.h"
 #include "report.h"
@@ -454,6 +456,7 @@ struct run_progress {
     struct cb_collector *col;
     const char *db;
     size_t done, total;
+    double t0;                    /* when measuring began, for the estimate of the time left */
     int interactive, interrupted;
 };
 
@@ -473,8 +476,8 @@ static int measure_case(void *arg, const struct cb_probe *p, const struct cb_var
     g->done++;
     if (g->interactive) {
         char szbuf[32];
-        fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s %s", g->done, g->total, p->name, v->name,
-                cb_fmt_size(size, p->unit, szbuf, sizeof szbuf), cb_mode_name(mode));
+        cb_progress(stderr, g->done, g->total, g->t0, "%s %s %s %s", p->name, v->name,
+                    cb_fmt_size(size, p->unit, szbuf, sizeof szbuf), cb_mode_name(mode));
     }
     int rc = measure_one(g->col, p, v, size, mode, g->db, &g->interrupted);
     return rc ? rc : g->interrupted ? -EINTR : 0;
@@ -487,13 +490,14 @@ static int run_measure(const struct run_plan *pl, struct cb_collector *col, int 
     struct run_progress g = {
         .col = col, .db = pl->s.co.db, .total = (size_t)pl->nnamed,
         .interactive = !pl->s.co.quiet && isatty(2), .interrupted = *cb_stop_flag() != 0,
+        .t0 = cb_progress_now(),
     };
     each_family_case(pl, count_case, &g);
     int rc = 0;
     for (int i = 0; i < pl->nnamed && !g.interrupted && rc == 0; i++) {
         g.done++;
         if (g.interactive)
-            fprintf(stderr, "\r\033[K[%zu/%zu] %s", g.done, g.total, pl->cnames[i]);
+            cb_progress(stderr, g.done, g.total, g.t0, "%s", pl->cnames[i]);
         rc = measure_one(col, pl->named[i].p, pl->named[i].v, pl->named[i].size, pl->named[i].mode,
                          pl->s.co.db, &g.interrupted);
     }
@@ -528,12 +532,7 @@ static void run_summary(const struct run_plan *pl, int64_t run_id)
 static void run_plan_free(struct run_plan *pl)
 {
     cb_session_release(&pl->s);
-    free(pl->vglobs);
-    free(pl->vstore);
-    free(pl->cnames);
-    free(pl->cstore);
-    free(pl->named);
-    free(pl->plugins);
+    cb_free_all((void *const[]){pl->vglobs, pl->vstore, pl->cnames, pl->cstore, pl->named, pl->plugins}, 6);
 }
 
 static int run_parse_plan(int argc, char **argv, void *ctx, char *err, size_t errlen)

@@ -26,7 +26,21 @@ void cb_session_init(struct cb_session *s, const char *events, int (*work)(void 
     s->co.cmdline = s->cmdline.buf;
 }
 
-enum { OPT_CPU = CB_SESSION_OPT_FIRST, OPT_COLD };
+/* A tag that reads as a run id or as 'latest' could never be selected by
+ * it: report, compare and history take those words for what they mean. */
+static int session_tag(struct cb_session *s, const char *arg, char *err, size_t errlen)
+{
+    if (strcmp(arg, "latest") == 0 || (*arg && strspn(arg, "0123456789") == strlen(arg))) {
+        snprintf(err, errlen, "--tag '%s' reads as %s, so no command could select the run by it; "
+                 "give another (e.g. 'v%s')", arg,
+                 *arg == 'l' ? "the newest run" : "a run id", *arg == 'l' ? "1.2-latest" : arg);
+        return -EINVAL;
+    }
+    s->co.tag = arg;
+    return 0;
+}
+
+enum { OPT_CPU = CB_SESSION_OPT_FIRST, OPT_COLD, OPT_TAG };
 
 /* The shared options that parse a value: 0 taken, 1 not one of them,
  * -EINVAL with err set. */
@@ -35,6 +49,7 @@ static int session_option(int id, const char *arg, void *ctx, char *err, size_t 
     struct cb_session *s = ctx;
     uint64_t u64;
     switch (id) {
+    case OPT_TAG: return session_tag(s, arg, err, errlen);
     case OPT_CPU: return cb_parse_int(arg, 0, 65535, "--cpu", &s->co.cpu, err, errlen);
     case OPT_COLD:
         if (cb_parse_cold_bytes(arg, &u64, err, errlen) < 0)
@@ -48,7 +63,8 @@ static int session_option(int id, const char *arg, void *ctx, char *err, size_t 
 
 static const struct cb_option session_table[] = {
     CB_OPT_STR(0, "db", struct cb_session, co.db, "PATH", "database (default: ./" CB_DEFAULT_DB ")"),
-    CB_OPT_STR(0, "tag", struct cb_session, co.tag, "TAG", "label the run, for report and compare"),
+    CB_OPT_CALL(OPT_TAG, "tag", "TAG", "label the run, for report and compare (not digits only, nor "
+                "'latest': those select runs by id and the newest)"),
     CB_OPT_STR('e', "events", struct cb_session, co.events, "LIST",
                "events: aliases or libpfm4 names (default: " CB_DEFAULT_EVENTS "; race: cycles, "
                "besides the one it ranks)"),
@@ -119,9 +135,20 @@ int cb_session_finish(struct cb_collector *col, int interrupted, const char *wha
         cb_error("interrupted: %s %lld marked aborted (%s)", what, (long long)run_id, note);
         return 130;
     }
+    /* Asked before finishing, which frees the verdicts. */
+    char first[400];
+    size_t verified, bad = cb_collector_bad(col, &verified, first, sizeof first);
     int rc = cb_collector_finish(col, "complete");
     if (rc < 0) {
         cb_error("cannot mark run %lld complete: %s", (long long)run_id, strerror(-rc));
+        return 1;
+    }
+    /* Nothing measured because every variant computed wrong results is a
+     * failure, said even under -q: exit 0 there read as a good run. */
+    if (verified > 0 && bad == verified) {
+        cb_error("every variant asked for was BAD (wrong results, so none was timed): %zu of %zu; "
+                   "the first, %s; %s %lld holds no measurement", bad, verified, first, what,
+                   (long long)run_id);
         return 1;
     }
     return 0;

@@ -15,7 +15,7 @@
 #include "sides.h"
 #include "store.h"
 
-enum fmt { FMT_TEXT, FMT_MARKDOWN, FMT_JSON };
+enum fmt { FMT_TEXT, FMT_MARKDOWN, FMT_JSON, FMT_JUNIT };
 enum corr { CORR_HOLM, CORR_BH };
 
 struct cmp_opts {
@@ -99,6 +99,9 @@ void cmp_describe_side(struct cb_store *st, const struct cb_side *s, char *buf, 
 void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
                       const struct cmp_result *res, int exit_status, FILE *f);
 /* compare's exit status: 1 when a regression is not acknowledged, else 0. */
+/* JUnit XML (verdict_junit.c): one testcase per case, a failure for each
+ * unacknowledged regression. */
+void cmp_print_junit(const struct cmp_ctx *x, const struct cmp_result *res, FILE *f);
 int cmp_exit_of(const struct cmp_result *res);
 /* Check the fingerprints: within each side and across.  Returns 0, or
  * -EXDEV with the message in err when refused. */

@@ -541,3 +541,19 @@ int cb_collector_finish(struct cb_collector *col, const char *status)
     col->nvc = col->capvc = 0;
     return rc;
 }
+
+size_t cb_collector_bad(const struct cb_collector *col, size_t *verified, char *first, size_t len)
+{
+    size_t bad = 0;
+    if (len)
+        first[0] = 0;
+    for (size_t k = 0; k < col->nvc; k++) {
+        const struct cb_verdict_cache *cv = &col->vc[k];
+        if (cv->verdict.ok)
+            continue;
+        if (bad++ == 0 && len)
+            snprintf(first, len, "%s: %s", cv->v->name, cv->verdict.detail);
+    }
+    *verified = col->nvc;
+    return bad;
+}

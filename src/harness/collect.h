@@ -106,4 +106,8 @@ const struct cb_verdict *cb_collector_verdict(struct cb_collector *col, const st
 /* Mark the run "complete" or "aborted", close everything. */
 int cb_collector_finish(struct cb_collector *col, const char *status);
 
+/* The variants verified so far and how many of them were BAD; names gets
+ * "family/variant: detail" of the first BAD one. */
+size_t cb_collector_bad(const struct cb_collector *col, size_t *verified, char *first, size_t len);
+
 #endif

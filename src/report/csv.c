@@ -10,18 +10,21 @@
 
 #include "report.h"
 
-/* Quote when needed: a field with a comma, quote or line break. */
-static void field(FILE *out, const char *s)
+/* Quote when needed: a field with a comma, quote or line break.  Bytes
+ * that are not UTF-8 become U+FFFD, so the file stays valid UTF-8. */
+static void field(FILE *out, const char *raw)
 {
+    char s[4096];
+    cb_utf8_clean(s, sizeof s, raw);
     if (strpbrk(s, ",\"\r\n") == NULL) {
         fputs(s, out);
         return;
     }
     fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
             fputc('"', out);
-        fputc(*s, out);
+        fputc(*p, out);
     }
     fputc('"', out);
 }

@@ -7,9 +7,8 @@
 #include "report.h"
 
 struct page {
-    const char *metric, *summary;
-    const struct cb_trend *t;
-    size_t nt;
+    const struct cb_history_host *h;
+    size_t nh;
 };
 
 #define W 720.0
@@ -17,7 +16,7 @@ struct page {
 #define L 64.0    /* left margin: the y labels */
 #define R 16.0
 #define T 14.0
-#define B 30.0
+#define B 44.0    /* bottom margin: the commit labels and the axis title */
 
 static const char *step_class(const struct cb_trend_step *s)
 {
@@ -35,6 +34,28 @@ static void short_hash(FILE *out, const char *hash)
     char buf[13];
     snprintf(buf, sizeof buf, "%s", hash);
     cb_html_esc(out, buf);
+}
+
+/* The x axis: each commit's short hash under its point (every k-th when
+ * they would crowd: a label needs about 48 px), its subject on hover. */
+static void commit_labels(FILE *out, const struct cb_trend *t, double xw)
+{
+    size_t every = (size_t)ceil((double)t->n * 48.0 / xw);
+    if (every < 1)
+        every = 1;
+    for (size_t i = 0; i < t->n; i += every) {
+        double x = L + (t->n > 1 ? xw * (double)i / (double)(t->n - 1) : xw / 2);
+        char h[8];
+        snprintf(h, sizeof h, "%s", t->hash[i]);
+        fprintf(out, "<text class=\"tick commit\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\"><title>",
+                x, T + (H - T - B) + 18);
+        short_hash(out, t->hash[i]);
+        fputc(' ', out);
+        cb_html_esc(out, t->subject[i]);
+        fputs("</title>", out);
+        cb_html_esc(out, h);
+        fputs("</text>", out);
+    }
 }
 
 static void chart(FILE *out, const struct cb_trend *t)
@@ -71,8 +92,9 @@ static void chart(FILE *out, const struct cb_trend *t)
     }
     fprintf(out, "<line class=\"ax\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", L, W - R, T + yh,
             T + yh);
-    fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">commits, oldest to "
-            "newest (%zu)</text>", L + xw / 2, H - 8, t->n);
+    fprintf(out, "<text class=\"lab\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">commits, oldest to "
+            "newest (%zu)</text>", L + xw / 2, H - 6, t->n);
+    commit_labels(out, t, xw);
     /* Each step: the segments' medians, and the first commit after it. */
     for (size_t s = 0; s < t->nsteps; s++) {
         const struct cb_trend_step *st = &t->steps[s];
@@ -111,59 +133,96 @@ static void chart(FILE *out, const struct cb_trend *t)
 #undef YS
 }
 
+/* The steps of one machine's cases, with each acknowledgement's reason. */
+static void steps_table(FILE *out, const struct cb_history_host *h)
+{
+    size_t nsteps = 0;
+    for (size_t k = 0; k < h->nt; k++)
+        nsteps += h->t[k].nsteps;
+    if (!nsteps) {
+        fputs("<p class=\"note\">No step: every case's series is flat within its noise.</p>", out);
+        return;
+    }
+    fputs("<div class=\"tablewrap\"><table class=\"sortable steps\"><thead><tr>"
+          "<th>case</th><th>commit</th><th>subject</th><th>before</th><th>after</th><th>change</th>"
+          "<th>95% CI</th><th>verdict</th></tr></thead><tbody>", out);
+    for (size_t k = 0; k < h->nt; k++)
+        for (size_t s = 0; s < h->t[k].nsteps; s++) {
+            const struct cb_trend *t = &h->t[k];
+            const struct cb_trend_step *st = &t->steps[s];
+            fputs("<tr data-case=\"", out);
+            cb_html_esc(out, t->key);
+            fputs("\"><td>", out);
+            cb_html_esc(out, t->key);
+            fputs("</td><td><code>", out);
+            short_hash(out, t->hash[st->at]);
+            fputs("</code></td><td class=\"wrap\">", out);
+            cb_html_esc(out, t->subject[st->at]);
+            fprintf(out, "</td><td>%.1f</td><td>%.1f</td><td>%+.1f%%</td><td>[%+.1f%%, %+.1f%%]</td>"
+                    "<td class=\"%s wrap\">%s", st->before, st->after, 100 * st->est, 100 * st->lo,
+                    100 * st->hi, st->est > 0 && !st->acked ? "bad" : "", step_class(st));
+            if (st->acked) {
+                fputs(": ", out);
+                cb_html_esc(out, st->why);
+            }
+            fputs("</td></tr>", out);
+        }
+    fputs("</tbody></table></div>", out);
+}
+
+static void host_panel(FILE *out, const struct cb_history_host *h, size_t i)
+{
+    fprintf(out, "<section class=\"host\" id=\"host-%zu\">", i);
+    if (h->label[0]) {
+        fputs("<h2>", out);
+        cb_html_esc(out, h->label);
+        fputs("</h2>", out);
+    }
+    fputs("<p>", out);
+    cb_html_esc(out, h->summary);
+    fputs(" One point per commit: the geometric mean of its runs' 0.1-quantiles of quiet samples, in ", out);
+    cb_html_esc(out, h->metric);
+    fputs(".</p><h3>Steps</h3>", out);
+    steps_table(out, h);
+    fputs("<h3>Trends</h3><div class=\"grid\">", out);
+    for (size_t k = 0; k < h->nt; k++) {
+        fputs("<div class=\"card\" data-case=\"", out);
+        cb_html_esc(out, h->t[k].key);
+        fputs("\"><h3>", out);
+        cb_html_esc(out, h->t[k].key);
+        fputs("</h3>", out);
+        chart(out, &h->t[k]);
+        fputs("</div>", out);
+    }
+    fputs("</div></section>", out);
+}
+
 static void body(FILE *out, void *ctx)
 {
     const struct page *pg = ctx;
-    fputs("<main><h1>cyclebudget history</h1><p>", out);
-    cb_html_esc(out, pg->summary);
-    fputs("</p><p>One point per commit: the geometric mean of its runs' 0.1-quantiles of quiet samples, "
-          "in ", out);
-    cb_html_esc(out, pg->metric);
-    fputs(". Dashed lines are the segments' medians; a solid line marks the first commit after a step "
-          "(red: regressed, green: improved, grey: acknowledged).</p>", out);
-    size_t nsteps = 0;
-    for (size_t k = 0; k < pg->nt; k++)
-        nsteps += pg->t[k].nsteps;
-    if (nsteps) {
-        fputs("<h2>Steps</h2><div class=\"tablewrap\"><table class=\"sortable\" id=\"steps\"><thead><tr>"
-              "<th>case</th><th>commit</th><th>subject</th><th>before</th><th>after</th><th>change</th>"
-              "<th>95% CI</th><th>verdict</th></tr></thead><tbody>", out);
-        for (size_t k = 0; k < pg->nt; k++)
-            for (size_t s = 0; s < pg->t[k].nsteps; s++) {
-                const struct cb_trend *t = &pg->t[k];
-                const struct cb_trend_step *st = &t->steps[s];
-                fputs("<tr><td>", out);
-                cb_html_esc(out, t->key);
-                fputs("</td><td><code>", out);
-                short_hash(out, t->hash[st->at]);
-                fputs("</code></td><td>", out);
-                cb_html_esc(out, t->subject[st->at]);
-                fprintf(out, "</td><td>%.1f</td><td>%.1f</td><td>%+.1f%%</td><td>[%+.1f%%, %+.1f%%]</td>"
-                        "<td class=\"%s\">%s", st->before, st->after, 100 * st->est, 100 * st->lo,
-                        100 * st->hi, st->est > 0 && !st->acked ? "bad" : "", step_class(st));
-                if (st->acked) {
-                    fputs(": ", out);
-                    cb_html_esc(out, st->why);
-                }
-                fputs("</td></tr>", out);
-            }
-        fputs("</tbody></table></div>", out);
+    fputs("<main><h1>cyclebudget history</h1>", out);
+    if (pg->nh > 1) {
+        fputs("<nav class=\"toc\">", out);
+        for (size_t i = 0; i < pg->nh; i++) {
+            fprintf(out, "<a href=\"#host-%zu\">", i);
+            cb_html_esc(out, pg->h[i].label);
+            fputs("</a>", out);
+        }
+        fputs("</nav>", out);
     }
-    fputs("<h2>Trends</h2><div class=\"grid\">", out);
-    for (size_t k = 0; k < pg->nt; k++) {
-        fputs("<div class=\"card\"><h3>", out);
-        cb_html_esc(out, pg->t[k].key);
-        fputs("</h3>", out);
-        chart(out, &pg->t[k]);
-        fputs("</div>", out);
-    }
-    fputs("</div><footer>Made by cyclebudget history from the store alone. Self-contained: nothing is "
+    fputs("<p class=\"lead\">Dashed lines are the segments' medians; a solid line marks the first commit "
+          "after a step (red: regressed, green: improved, grey: acknowledged). Under each chart, the "
+          "commits' short hashes: hover one for its subject.</p><p class=\"filter\"><label>Cases: "
+          "<input id=\"case-filter\" type=\"search\" placeholder=\"a glob, e.g. csum/*/1500/*\" "
+          "spellcheck=\"false\"></label> <span id=\"case-count\"></span></p>", out);
+    for (size_t i = 0; i < pg->nh; i++)
+        host_panel(out, &pg->h[i], i);
+    fputs("<footer>Made by cyclebudget history from the store alone. Self-contained: nothing is "
           "loaded from anywhere.</footer></main>", out);
 }
 
-int cb_history_html(FILE *out, const char *metric, const char *summary, const struct cb_trend *t,
-                    size_t nt)
+int cb_history_html(FILE *out, const struct cb_history_host *hosts, size_t nh)
 {
-    struct page pg = {metric, summary, t, nt};
+    struct page pg = {hosts, nh};
     return cb_html_page(out, "cyclebudget history", body, &pg);
 }

@@ -1,4 +1,5 @@
-/* history_html.h — history as a page: one trend chart per case.
+/* history_html.h — history as a page: one trend chart per case, a panel
+ * per machine.
  *
  * The text of `history` lists steps; a reviewer also wants to see the
  * series, to judge a step against the noise around it (the issue's "one
@@ -29,9 +30,19 @@ struct cb_trend {
     size_t nsteps;
 };
 
-/* Write the page: a summary line, the steps' table and one chart per case.
- * metric names the unit ("ESTIMATED core cycles per op").  0 or -errno. */
-int cb_history_html(FILE *out, const char *metric, const char *summary, const struct cb_trend *t,
-                    size_t nt);
+/* One machine's history: runs of two machines are never one series. */
+struct cb_history_host {
+    const char *label;              /* "host vm [b217642e]: model", or "" for the only one */
+    const char *metric;             /* the unit ("ESTIMATED core cycles per op") */
+    const char *summary;
+    const struct cb_trend *t;
+    size_t nt;
+};
+
+/* Write the page: per machine, a panel with its summary line, the steps'
+ * table (acknowledgements with their reasons) and one chart per case, its
+ * x axis labelled with short commit hashes (the subject on hover); a case
+ * glob filters the page.  0 or -errno. */
+int cb_history_html(FILE *out, const struct cb_history_host *hosts, size_t nh);
 
 #endif

@@ -71,10 +71,14 @@ static void td_case(FILE *out, const struct cb_case_info *i)
 {
     tdtext(out, i->probe);
     tdtext(out, i->variant);
+    int region = strcmp(i->probe, "region") == 0 && i->size == 0;
     fprintf(out, "<td class=\"num\" data-v=\"%" PRIu64 "\">", i->size);
-    cb_html_size_label(out, i->size, i->unit);
+    if (region)
+        fputs("-", out);
+    else
+        cb_html_size_label(out, i->size, i->unit);
     fputs("</td>", out);
-    tdtext(out, i->mode);
+    tdtext(out, region ? "marked" : i->mode);
 }
 
 static int is_cycle_part(const struct cb_report *r, size_t e)
@@ -207,8 +211,10 @@ static void emit_dt(void *out, const char *k, const char *v)
     dt(out, k, v);
 }
 
-/* The run's number and tag, and the links to its sections. */
-static void header_title(FILE *out, const struct cb_run_info *u)
+/* The run's number and tag, and a link to each section the page has: the
+ * sections are written first (sections), and a link made for each <h2 id>
+ * found there, so that no link points at a section this run lacks. */
+static void header_title(FILE *out, const struct cb_run_info *u, const char *sections)
 {
     fprintf(out, "<h1>Run %" PRId64, u->id);
     if (u->tag[0]) {
@@ -217,13 +223,16 @@ static void header_title(FILE *out, const struct cb_run_info *u)
         fputs("</span>", out);
     }
     fputs("</h1><nav class=\"toc\">", out);
-    static const char *const parts[][2] = {{"budget", "budget"}, {"throughput", "throughput"},
-                                           {"roofline", "roofline"},
-                                           {"noise", "noise"}, {"counters", "counters"},
-                                           {"slab", "slab"}, {"rx", "rx_prefetch"},
-                                           {"cases", "all cases"}};
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        fprintf(out, "<a href=\"#%s-%" PRId64 "\">%s</a>", parts[i][0], u->id, parts[i][1]);
+    for (const char *p = sections; (p = strstr(p, "<h2 id=\"")) != NULL;) {
+        p += 8;
+        const char *q = strchr(p, '"'), *t = q ? strchr(q, '>') : NULL, *e = t ? strstr(t, "</h2>") : NULL;
+        if (!e)
+            break;
+        /* The heading's text up to its first tag or colon, already escaped. */
+        size_t n = strcspn(t + 1, "<:");
+        fprintf(out, "<a href=\"#%.*s\">%.*s</a>", (int)(q - p), p, (int)(n < (size_t)(e - t - 1) ? n : (size_t)(e - t - 1)), t + 1);
+        p = e;
+    }
     fputs("</nav>", out);
 }
 
@@ -337,21 +346,20 @@ static void header_events(FILE *out, const struct cb_report *r)
     fputs("</tbody></table></div>", out);
 }
 
-static void header(FILE *out, const struct cb_report *r, const struct cb_budget *b)
-{
-    header_title(out, &r->run);
-    header_meta(out, r, b);
-    header_callouts(out, r);
-    header_events(out, r);
-}
-
 /* ---- page ------------------------------------------------------------------ */
 
-static void run_section(FILE *out, const struct cb_report *r, const struct cb_budget *b,
-                        const struct cb_report_case **v, struct line *ls)
+/* Every section of one run, summary first: the callouts a reader must see,
+ * the run's details folded, then the detail charts and the full table. */
+static void run_sections(FILE *out, const struct cb_report *r, const struct cb_report *base,
+                         const struct cb_budget *b, const struct cb_report_case **v, struct line *ls)
 {
-    fprintf(out, "<section class=\"run\" id=\"run-%" PRId64 "\">", r->run.id);
-    header(out, r, b);
+    cb_html_summary_view(out, r, base, b);
+    header_callouts(out, r);
+    fprintf(out, "<details class=\"meta\"><summary>The run: machine, clocks, build, commit, events "
+                 "(run %" PRId64 ")</summary>", r->run.id);
+    header_meta(out, r, b);
+    header_events(out, r);
+    fputs("</details>", out);
     cb_html_budget_view(out, r, v);
     cb_html_throughput_view(out, r, ls);
     cb_html_roofline_view(out, r, ls);
@@ -360,6 +368,28 @@ static void run_section(FILE *out, const struct cb_report *r, const struct cb_bu
     cb_html_slab_view(out, r, ls);
     cb_html_rx_view(out, r, v);
     cases_table(out, r);
+}
+
+static void run_section(FILE *out, const struct cb_report *r, const struct cb_report *base,
+                        const struct cb_budget *b, const struct cb_report_case **v, struct line *ls)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (mem) {
+        run_sections(mem, r, base, b, v, ls);
+        if (fclose(mem) != 0) {
+            free(buf);
+            buf = NULL;
+        }
+    }
+    fprintf(out, "<section class=\"run\" id=\"run-%" PRId64 "\">", r->run.id);
+    header_title(out, &r->run, buf ? buf : "");
+    if (buf)
+        fwrite(buf, 1, len, out);
+    else
+        run_sections(out, r, base, b, v, ls);
+    free(buf);
     fputs("</section>", out);
 }
 
@@ -388,7 +418,7 @@ static void body(FILE *out, const struct cb_report *runs, size_t nruns, const st
         fputs("</tbody></table></div>", out);
     }
     for (size_t i = 0; i < nruns; i++)
-        run_section(out, &runs[i], b, v, ls);
+        run_section(out, &runs[i], i > 0 ? &runs[0] : NULL, b, v, ls);
     fputs("<footer>Made by cyclebudget from the store alone. Self-contained: no script, style, "
           "font or image is loaded from anywhere. Medians are of per-operation values after "
           "subtracting the empty batch; spread is the interquartile range over the median.</footer></main>",

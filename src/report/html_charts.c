@@ -12,11 +12,14 @@
 #include "rank.h"
 #include "report.h"
 
-static const char *const palette[] = {
-    "#2f6fd0", "#e4572e", "#29a36a", "#9c55c9", "#d99a00", "#17a2b8",
-    "#c2408d", "#6b7f2a", "#8c564b", "#5a6fa8", "#e07b91", "#3b3b3b",
+/* Kelly's colours of maximum contrast (1965), less white and black, with
+ * the first ten kept for the first lines: 20 series told apart, and lines
+ * past the tenth dashed as well (cb_html_dash). */
+const char *const cb_html_palette[CB_HTML_NPAL] = {
+    "#0067a5", "#e25822", "#008856", "#875692", "#f3c300", "#be0032", "#a1caf1", "#654522",
+    "#e68fac", "#8db600", "#604e97", "#f6a600", "#2b3d26", "#b3446c", "#848482", "#882d17",
+    "#f99379", "#c2b280", "#dcd300", "#3b3b3b",
 };
-#define NPAL (sizeof palette / sizeof palette[0])
 
 /* Fit colours: 100G, 40G, 10G, over every budget. */
 static const char *const fitcol[] = {"#1a9850", "#74c476", "#f0b429", "#d73027"};
@@ -27,37 +30,6 @@ static int same_group(const struct cb_report_case *a, const struct cb_report_cas
            strcmp(a->info.mode, b->info.mode) == 0;
 }
 
-/* ---- scales -------------------------------------------------------------- */
-
-struct scale {
-    double d0, d1;     /* domain */
-    double r0, r1;     /* range, pixels */
-    int log;
-};
-
-static double sx(const struct scale *s, double v)
-{
-    double t;
-    if (s->log) {
-        if (v < s->d0)
-            v = s->d0;
-        t = (log10(v) - log10(s->d0)) / (log10(s->d1) - log10(s->d0));
-    } else {
-        t = (v - s->d0) / (s->d1 - s->d0);
-    }
-    if (t < 0)
-        t = 0;
-    if (t > 1)
-        t = 1;
-    return s->r0 + t * (s->r1 - s->r0);
-}
-
-/* A "nice" step for about n ticks over span. */
-static double nice_step(double span, int n)
-{
-    double raw = span / n, p = pow(10, floor(log10(raw))), f = raw / p;
-    return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * p;
-}
 
 /* ---- budget view --------------------------------------------------------- */
 
@@ -137,10 +109,9 @@ void cb_html_budget_view(FILE *out, const struct cb_report *r, const struct cb_r
             const struct cb_case_info *g = &r->cases[i].info;
             fputs("<div class=\"card\"><h3>", out);
             cb_html_esc(out, g->probe);
+            char where[64];
             fputs(" · ", out);
-            cb_html_size_label(out, g->size, g->unit);
-            fputs(" · ", out);
-            cb_html_esc(out, g->mode);
+            cb_html_esc(out, cb_report_where(g, " · ", where, sizeof where));
             fputs(" <span class=\"pill\">cycles per ", out);
             cb_html_esc(out, g->op);
             fputs("</span></h3>", out);
@@ -154,14 +125,59 @@ void cb_html_budget_view(FILE *out, const struct cb_report *r, const struct cb_r
 
 /* ---- line charts (throughput, slab) --------------------------------------- */
 
+/* The y axis of a line chart: linear from 0, or log10 when the values span
+ * more than a decade (slab's warm 7-19 cycles beside cold 400-700 once
+ * drew the warm lines flat on the floor). */
+static void y_axis(FILE *out, struct scale *ys, double ylo, double yhi, int w, int L, int R, int T,
+                   int B, int h)
+{
+    int lg = ylo > 0 && yhi / ylo > 10;
+    double step = lg ? 10 : nice_step(yhi * 1.05, 5);
+    *ys = lg ? (struct scale){pow(10, floor(log10(ylo))), pow(10, ceil(log10(yhi))), h - B, T, 1}
+             : (struct scale){0, ceil(yhi * 1.05 / step) * step, h - B, T, 0};
+    for (double t = ys->d0; t <= ys->d1 * 1.0001 + (lg ? 0 : step / 2); t = lg ? t * 10 : t + step) {
+        double y = sx(ys, t);
+        fprintf(out, "<line class=\"gl\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", L, w - R, y, y);
+        fprintf(out, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>", L - 5, y + 4, t);
+    }
+}
+
+static void x_axis(FILE *out, const struct scale *xs, int xlog2, int T, int B, int h)
+{
+    /* x ticks at the powers of two (sizes) or of ten that fall inside. */
+    double base = xlog2 ? 2 : 10, x0 = xs->d0, x1 = xs->d1;
+    int every = xlog2 && log2(x1 / x0) > 12 ? 2 : 1, idx = 0;
+    for (double t = pow(base, ceil(log(x0) / log(base) - 1e-9)); t <= x1 * 1.0001; t *= base, idx++) {
+        if (idx % every)
+            continue;
+        double x = sx(xs, t);
+        char b[32];
+        fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, T, h - B);
+        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x,
+                h - B + 14, xlog2 ? cb_fmt_size((uint64_t)t, "B", b, sizeof b) : (snprintf(b, sizeof b, "%g", t), b));
+    }
+}
+
+static void line_legend(FILE *out, const struct line *ls, size_t nl)
+{
+    fputs("<div class=\"legend\">", out);
+    for (size_t l = 0; l < nl; l++) {
+        fprintf(out, "<span style=\"--c:%s\">", cb_html_palette[l % CB_HTML_NPAL]);
+        cb_html_esc(out, ls[l].name);
+        fputs("</span>", out);
+    }
+    fputs("</div>", out);
+}
+
 static void line_chart(FILE *out, const struct line *ls, size_t nl, const char *xlabel,
                        const char *ylabel, int xlog2)
 {
-    double x0 = INFINITY, x1 = -INFINITY, y1 = 0;
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = 0;
     for (size_t l = 0; l < nl; l++)
         for (size_t i = 0; i < ls[l].n; i++) {
             x0 = fmin(x0, ls[l].pt[i].x);
             x1 = fmax(x1, ls[l].pt[i].x);
+            y0 = ls[l].pt[i].y > 0 ? fmin(y0, ls[l].pt[i].y) : y0;
             y1 = fmax(y1, ls[l].pt[i].y);
         }
     if (!(x1 >= x0) || !(y1 > 0))
@@ -171,34 +187,20 @@ static void line_chart(FILE *out, const struct line *ls, size_t nl, const char *
         x1 = x1 > 0 ? x1 * 2 : 2;
     }
     const int w = 560, h = 280, L = 56, R = 16, T = 12, B = 40;
-    double step = nice_step(y1 * 1.05, 5);
-    y1 = ceil(y1 * 1.05 / step) * step;
-    struct scale sxs = {x0, x1, L, w - R, 1}, sys = {0, y1, h - B, T, 0};
+    struct scale sxs = {x0, x1, L, w - R, 1}, sys;
     fprintf(out, "<svg class=\"chart lines\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", w, h, w, h);
-    for (double t = 0; t <= y1 + step / 2; t += step) {
-        double y = sx(&sys, t);
-        fprintf(out, "<line class=\"gl\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", L, w - R, y, y);
-        fprintf(out, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>", L - 5, y + 4, t);
-    }
-    /* x ticks at the powers of two (sizes) or of ten that fall inside. */
-    double base = xlog2 ? 2 : 10;
-    int every = xlog2 && log2(x1 / x0) > 12 ? 2 : 1, idx = 0;
-    for (double t = pow(base, ceil(log(x0) / log(base) - 1e-9)); t <= x1 * 1.0001; t *= base, idx++) {
-        if (idx % every)
-            continue;
-        double x = sx(&sxs, t);
-        char b[32];
-        fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, T, h - B);
-        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x,
-                h - B + 14, xlog2 ? cb_fmt_size((uint64_t)t, "B", b, sizeof b) : (snprintf(b, sizeof b, "%g", t), b));
-    }
+    y_axis(out, &sys, y0, y1, w, L, R, T, B, h);
+    x_axis(out, &sxs, xlog2, T, B, h);
     fprintf(out, "<line class=\"ax\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>", L, w - R, h - B, h - B);
     fprintf(out, "<text class=\"lab\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>", (L + w - R) / 2, h - 6, xlabel);
-    fprintf(out, "<text class=\"lab\" transform=\"translate(13 %d) rotate(-90)\" text-anchor=\"middle\">%s</text>", (T + h - B) / 2, ylabel);
+    fprintf(out, "<text class=\"lab\" transform=\"translate(13 %d) rotate(-90)\" text-anchor=\"middle\">%s%s</text>",
+            (T + h - B) / 2, ylabel, sys.log ? " (log scale)" : "");
     for (size_t l = 0; l < nl; l++) {
-        const char *col = palette[l % NPAL];
+        const char *col = cb_html_palette[l % CB_HTML_NPAL];
+        fprintf(out, "<g class=\"series\">");
         if (ls[l].n > 1) {
-            fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+            fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-dasharray=\"%s\" stroke-width=\"2\" points=\"",
+                    col, cb_html_dash(l));
             for (size_t i = 0; i < ls[l].n; i++)
                 fprintf(out, "%s%.1f,%.1f", i ? " " : "", sx(&sxs, ls[l].pt[i].x), sx(&sys, ls[l].pt[i].y));
             fputs("\"/>", out);
@@ -209,17 +211,13 @@ static void line_chart(FILE *out, const struct line *ls, size_t nl, const char *
             cb_html_esc(out, ls[l].name);
             fprintf(out, " at %g: %.3g</title></circle>", ls[l].pt[i].x, ls[l].pt[i].y);
         }
+        fputs("</g>", out);
     }
-    fputs("</svg><div class=\"legend\">", out);
-    for (size_t l = 0; l < nl; l++) {
-        fprintf(out, "<span style=\"--c:%s\">", palette[l % NPAL]);
-        cb_html_esc(out, ls[l].name);
-        fputs("</span>", out);
-    }
-    fputs("</div>", out);
+    fputs("</svg>", out);
+    line_legend(out, ls, nl);
 }
 
-static struct line *line_for(struct line *ls, size_t *nl, size_t max, const char *name)
+struct line *cb_html_line_for(struct line *ls, size_t *nl, size_t max, const char *name)
 {
     for (size_t l = 0; l < *nl; l++)
         if (strcmp(ls[l].name, name) == 0)
@@ -232,7 +230,7 @@ static struct line *line_for(struct line *ls, size_t *nl, size_t max, const char
     return l;
 }
 
-static void add_pt(struct line *l, double x, double y, const struct cb_report_case *c)
+void cb_html_add_pt(struct line *l, double x, double y, const struct cb_report_case *c)
 {
     if (!l || l->n == sizeof l->pt / sizeof l->pt[0])
         return;
@@ -271,7 +269,7 @@ int cb_html_throughput_view(FILE *out, const struct cb_report *r, struct line *l
                 double b = cb_report_bpc(c);
                 if (strcmp(c->info.probe, fams[f]) || strcmp(c->info.mode, mode) || isnan(b))
                     continue;
-                add_pt(line_for(ls, &nl, MAXLINES, c->info.variant), (double)c->info.size, b, c);
+                cb_html_add_pt(cb_html_line_for(ls, &nl, MAXLINES, c->info.variant), (double)c->info.size, b, c);
             }
             if (!nl)
                 continue;
@@ -284,31 +282,39 @@ int cb_html_throughput_view(FILE *out, const struct cb_report *r, struct line *l
     return any;
 }
 
-/* slab: cycles per object against the bulk size, one line per object size and mode. */
+/* slab: cycles per object against the bulk size, one line per object
+ * size; warm and cold in panels of their own (7-19 against 400-700 cycles). */
 void cb_html_slab_view(FILE *out, const struct cb_report *r, struct line *ls)
 {
-    size_t nl = 0;
-    for (size_t k = 0; k < r->ncases; k++) {
-        const struct cb_report_case *c = &r->cases[k];
-        unsigned bulk;
-        if (strcmp(c->info.probe, "slab") || !c->measured)
+    int any = 0;
+    for (int m = 0; m < 2; m++) {
+        const char *mode = m ? "cold" : "warm";
+        size_t nl = 0;
+        for (size_t k = 0; k < r->ncases; k++) {
+            const struct cb_report_case *c = &r->cases[k];
+            unsigned bulk;
+            if (strcmp(c->info.probe, "slab") || !c->measured || strcmp(c->info.mode, mode) ||
+                sscanf(c->info.variant, "bulk-%u", &bulk) != 1)
+                continue;
+            char name[64], sz[32];
+            snprintf(name, sizeof name, "%s objects", cb_fmt_size(c->info.size, c->info.unit, sz, sizeof sz));
+            cb_html_add_pt(cb_html_line_for(ls, &nl, MAXLINES, name), bulk, c->cyc.median, c);
+        }
+        if (!nl)
             continue;
-        if (sscanf(c->info.variant, "bulk-%u", &bulk) != 1)
-            continue;
-        char name[64], sz[32];
-        snprintf(name, sizeof name, "%s objects, %s", cb_fmt_size(c->info.size, c->info.unit, sz, sizeof sz),
-                 c->info.mode);
-        add_pt(line_for(ls, &nl, MAXLINES, name), bulk, c->cyc.median, c);
+        if (!any)
+            fprintf(out, "<h2 id=\"slab-%" PRId64 "\">slab: cycles per object against bulk size</h2>"
+                         "<p class=\"lead\">kmem_cache_alloc_bulk/free_bulk shape: the cost of one "
+                         "alloc+free, per object, as the bulk grows; warm and cold apart, each on its "
+                         "own scale. The single and slowpath variants are in the table below.</p>"
+                         "<div class=\"grid\">", r->run.id);
+        any = 1;
+        fprintf(out, "<div class=\"card\"><h3>slab · bulk alloc+free · %s</h3>", mode);
+        line_chart(out, ls, nl, "objects per bulk call (log scale)", "cycles per object", 0);
+        fputs("</div>", out);
     }
-    if (!nl)
-        return;
-    fprintf(out, "<h2 id=\"slab-%" PRId64 "\">slab: cycles per object against bulk size</h2>"
-                 "<p class=\"lead\">kmem_cache_alloc_bulk/free_bulk shape: the cost of one "
-                 "alloc+free, per object, as the bulk grows. The single and slowpath variants are in "
-                 "the table below.</p><div class=\"grid\"><div class=\"card\"><h3>slab · bulk alloc+free</h3>",
-            r->run.id);
-    line_chart(out, ls, nl, "objects per bulk call (log scale)", "cycles per object", 0);
-    fputs("</div></div>", out);
+    if (any)
+        fputs("</div>", out);
 }
 
 /* rx_prefetch: cycles per packet for each prefetch-point combination, with
@@ -363,7 +369,7 @@ void cb_html_rx_view(FILE *out, const struct cb_report *r, const struct cb_repor
             cb_html_esc(out, v[k]->info.variant);
             fprintf(out, "</text><rect x=\"170\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" rx=\"2\" fill=\"%s\"><title>",
                     y + 2, fmax(x1 - 170, 1), row - 4,
-                    isnan(base) ? palette[0] : m < base ? fitcol[0] : m > base ? fitcol[3] : "#888");
+                    isnan(base) ? cb_html_palette[0] : m < base ? fitcol[0] : m > base ? fitcol[3] : "#888");
             cb_html_esc(out, v[k]->info.variant);
             fprintf(out, ": %.1f cycles/packet</title></rect><text class=\"val\" x=\"%.1f\" y=\"%.1f\">", m, x1 + 4, y + 11);
             cb_html_fnum(out, m);
@@ -432,14 +438,16 @@ static void noise_row(FILE *out, const struct cb_report *r, const struct cb_repo
 {
     double med = c->cyc.median;
     fprintf(out, "<text class=\"lab\" x=\"194\" y=\"%.1f\" text-anchor=\"end\">", y + 4);
-    cb_html_size_label(out, c->info.size, c->info.unit);
-    fputs(" ", out);
+    if (strcmp(c->info.probe, "region") != 0 || c->info.size != 0) {
+        cb_html_size_label(out, c->info.size, c->info.unit);
+        fputs(" ", out);
+    }
     cb_html_esc(out, c->info.variant);
     fprintf(out, "</text><line stroke=\"#888\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
             noise_x(s, c->cyc.min, med), noise_x(s, c->cyc.max, med), y, y);
     double x25 = noise_x(s, c->cyc.p25, med), x75 = noise_x(s, c->cyc.p75, med);
     fprintf(out, "<rect fill=\"%s\" fill-opacity=\"0.35\" stroke=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"><title>",
-            palette[0], palette[0], x25, y - 5, fmax(x75 - x25, 1), 10);
+            cb_html_palette[0], cb_html_palette[0], x25, y - 5, fmax(x75 - x25, 1), 10);
     cb_html_esc(out, c->info.variant);
     fprintf(out, ": median %.1f, IQR %.1f..%.1f, min %.1f, max %.1f, n %zu</title></rect>",
             med, c->cyc.p25, c->cyc.p75, c->cyc.min, c->cyc.max, c->cyc.n);
@@ -501,196 +509,4 @@ void cb_html_noise_view(FILE *out, const struct cb_report *r)
         }
     }
     fputs("</div>", out);
-}
-
-/* ---- roofline ------------------------------------------------------------- */
-
-/* The ceiling of kind at each level as steps over the working-set axis:
- * level l's figure from the previous cache's size to its own (DRAM on to
- * the right edge).  A level without a figure is left out. */
-static void roof_steps(FILE *out, const struct cb_ceilings *cs, const char *kind,
-                       const struct scale *xs, const struct scale *ys, const char *cls)
-{
-    double lo = xs->d0;
-    int first = 1;
-    fprintf(out, "<path class=\"ceil %s\" d=\"", cls);
-    for (int l = 0; l < CB_NLEVELS; l++) {
-        double hi = l < 3 ? (double)cs->cache[l] : xs->d1;
-        if (l < 3 && !cs->cache[l])
-            continue;
-        const struct cb_ceiling *c = cb_ceil_best(cs, kind, l);
-        if (!c || hi <= xs->d0 || lo >= xs->d1) {
-            lo = hi > lo ? hi : lo;
-            continue;
-        }
-        double x0 = sx(xs, lo), x1 = sx(xs, hi < xs->d1 ? hi : xs->d1), y = sx(ys, c->bpt);
-        fprintf(out, "%s%.1f,%.1f H%.1f", first ? "M" : " L", x0, y, x1);
-        first = 0;
-        lo = hi;
-    }
-    fputs("\"/>", out);
-    /* The figures, at the left end of each step, with their meaning. */
-    lo = xs->d0;
-    for (int l = 0; l < CB_NLEVELS; l++) {
-        double hi = l < 3 ? (double)cs->cache[l] : xs->d1;
-        if (l < 3 && !cs->cache[l])
-            continue;
-        const struct cb_ceiling *c = cb_ceil_best(cs, kind, l);
-        if (c && hi > xs->d0 && lo < xs->d1) {
-            fprintf(out, "<text class=\"cl %s\" x=\"%.1f\" y=\"%.1f\"><title>%s ceiling from %s: "
-                         "%.1f bytes per TSC tick (%s, %s set, best of %d, spread %.1f%%)</title>"
-                         "%s %s %.0f</text>",
-                    cls, sx(xs, lo) + 3, sx(ys, c->bpt) + (strcmp(cls, "store") == 0 ? 11 : -3), kind, cb_ceil_level_name(l), c->bpt,
-                    c->isa, cb_ceil_level_name(l), c->trials,
-                    isfinite(c->spread_pct) ? c->spread_pct : 0, cb_ceil_level_name(l), kind, c->bpt);
-        }
-        lo = hi > lo ? hi : lo;
-    }
-}
-
-/* One family's roofline: bytes per TSC tick against the working set, both
- * on log scales, the load ceiling (and the store ceiling for the families
- * that store) as steps at the cache sizes, each variant a line: warm solid,
- * cold dashed (judged against DRAM, drawn at its buffer's working set). */
-static void roofline_chart(FILE *out, const struct cb_report *r, const char *fam, struct line *ls)
-{
-    const struct cb_ceilings *cs = &r->ceil;
-    size_t nl = 0;
-    double x0 = INFINITY, x1 = 0, y0 = INFINITY, y1 = 0;
-    for (size_t k = 0; k < r->ncases; k++) {
-        const struct cb_report_case *c = &r->cases[k];
-        if (strcmp(c->info.probe, fam) || !(c->bpt > 0) || c->ceil_level < 0)
-            continue;
-        char name[96];
-        snprintf(name, sizeof name, "%s%s", c->info.variant,
-                 strcmp(c->info.mode, "cold") == 0 ? " (cold)" : "");
-        double ws = (double)cb_report_working_set(c->info.probe, c->info.bytes_per_op);
-        add_pt(line_for(ls, &nl, MAXLINES, name), ws, c->bpt, c);
-        x0 = fmin(x0, ws);
-        x1 = fmax(x1, ws);
-        y0 = fmin(y0, c->bpt);
-        y1 = fmax(y1, c->bpt);
-    }
-    if (!nl)
-        return;
-    int stores = cb_report_stores(fam);
-    for (int l = 0; l < CB_NLEVELS; l++) {
-        const struct cb_ceiling *c = cb_ceil_best(cs, "load", l);
-        const struct cb_ceiling *s = stores ? cb_ceil_best(cs, "store", l) : NULL;
-        if (c)
-            y0 = fmin(y0, c->bpt), y1 = fmax(y1, c->bpt);
-        if (s)
-            y0 = fmin(y0, s->bpt), y1 = fmax(y1, s->bpt);
-    }
-    const int w = 560, h = 300, L = 56, R = 16, T = 12, B = 40;
-    struct scale xs = {pow(2, floor(log2(x0)) - 1), pow(2, ceil(log2(x1)) + 1), L, w - R, 1};
-    struct scale ys = {pow(10, floor(log10(y0 / 1.2))), pow(10, ceil(log10(y1 * 1.2))), h - B, T, 1};
-    fprintf(out, "<div class=\"card\"><h3>");
-    cb_html_esc(out, fam);
-    fprintf(out, " <span class=\"pill\">roofline</span></h3><svg class=\"chart roofline\" viewBox=\"0 0 "
-                 "%d %d\" width=\"%d\" height=\"%d\" role=\"img\">", w, h, w, h);
-    for (double t = ys.d0; t <= ys.d1 * 1.0001; t *= 10) {
-        double y = sx(&ys, t);
-        fprintf(out, "<line class=\"gl\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", L, w - R, y, y);
-        fprintf(out, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>", L - 5,
-                y + 4, t);
-    }
-    int every = log2(xs.d1 / xs.d0) > 12 ? 2 : 1, idx = 0;
-    for (double t = xs.d0; t <= xs.d1 * 1.0001; t *= 2, idx++) {
-        if (idx % every)
-            continue;
-        char b[32];
-        double x = sx(&xs, t);
-        fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, T, h - B);
-        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x,
-                h - B + 14, cb_fmt_size((uint64_t)t, "B", b, sizeof b));
-    }
-    fprintf(out, "<line class=\"ax\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>", L, w - R, h - B, h - B);
-    fprintf(out, "<text class=\"lab\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">working set (bytes, log "
-                 "scale)</text>", (L + w - R) / 2, h - 6);
-    fprintf(out, "<text class=\"lab\" transform=\"translate(13 %d) rotate(-90)\" text-anchor=\"middle\">"
-                 "bytes per TSC tick (log scale)</text>", (T + h - B) / 2);
-    roof_steps(out, cs, "load", &xs, &ys, "load");
-    if (stores)
-        roof_steps(out, cs, "store", &xs, &ys, "store");
-    /* Cold cases are judged against DRAM whatever their size: its load
-     * ceiling across the whole chart, when the steps do not reach it. */
-    const struct cb_ceiling *dram = cb_ceil_best(cs, "load", CB_DRAM);
-    int cold_any = 0;
-    for (size_t l = 0; l < nl; l++)
-        cold_any |= strstr(ls[l].name, " (cold)") != NULL;
-    if (dram && cold_any && (!cs->cache[2] || (double)cs->cache[2] >= xs.d1)) {
-        double y = sx(&ys, dram->bpt);
-        fprintf(out, "<line class=\"ceil dram\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\">"
-                     "<title>DRAM load ceiling: %.1f bytes per TSC tick, what cold cases are judged "
-                     "against</title></line><text class=\"cl dram\" x=\"%d\" y=\"%.1f\">DRAM load "
-                     "%.1f (cold cases)</text>", L, w - R, y, y, dram->bpt, L + 3, y - 3, dram->bpt);
-    }
-    for (size_t l = 0; l < nl; l++) {
-        const char *col = palette[l % NPAL];
-        int cold = strstr(ls[l].name, " (cold)") != NULL;
-        fprintf(out, "<polyline class=\"rl%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
-                cold ? " cold" : "", col);
-        for (size_t i = 0; i < ls[l].n; i++)
-            fprintf(out, "%s%.1f,%.1f", i ? " " : "", sx(&xs, ls[l].pt[i].x), sx(&ys, ls[l].pt[i].y));
-        fputs("\"/>", out);
-        for (size_t i = 0; i < ls[l].n; i++) {
-            const struct cb_report_case *c = ls[l].pt[i].c;
-            char sz[32];
-            fprintf(out, "<circle r=\"3\" fill=\"%s\" stroke=\"%s\" stroke-width=\"1.5\" cx=\"%.1f\" "
-                         "cy=\"%.1f\"><title>", cold ? "#fff" : col, col, sx(&xs, ls[l].pt[i].x),
-                    sx(&ys, ls[l].pt[i].y));
-            cb_html_esc(out, ls[l].name);
-            fprintf(out, " at %s: %.2f bytes per TSC tick, %.0f%% of the %s load ceiling",
-                    cb_fmt_size(c->info.size, c->info.unit, sz, sizeof sz), c->bpt,
-                    100 * c->share_load, cb_ceil_level_name(c->ceil_level));
-            if (stores && isfinite(c->share_store))
-                fprintf(out, ", %.0f%% of its store ceiling", 100 * c->share_store);
-            fputs("</title></circle>", out);
-        }
-    }
-    fputs("</svg><div class=\"legend\">", out);
-    for (size_t l = 0; l < nl; l++) {
-        fprintf(out, "<span style=\"--c:%s\">", palette[l % NPAL]);
-        cb_html_esc(out, ls[l].name);
-        fputs("</span>", out);
-    }
-    fputs("</div></div>", out);
-}
-
-int cb_html_roofline_view(FILE *out, const struct cb_report *r, struct line *ls)
-{
-    if (!r->has_ceil)
-        return 0;
-    int any = 0;
-    const char *done[32];
-    size_t nd = 0;
-    for (size_t k = 0; k < r->ncases && nd < 32; k++) {
-        const struct cb_report_case *c = &r->cases[k];
-        if (!(c->bpt > 0) || c->ceil_level < 0)
-            continue;
-        int seen = 0;
-        for (size_t d = 0; d < nd && !seen; d++)
-            seen = strcmp(done[d], c->info.probe) == 0;
-        if (seen)
-            continue;
-        done[nd++] = c->info.probe;
-        if (!any)
-            fprintf(out, "<h2 id=\"roofline-%" PRId64 "\">Roofline</h2><p class=\"lead\">Each family "
-                         "against the machine's ceilings (calibration %lld, %s): bytes per TSC tick "
-                         "against the working set, both on log scales. Steps: the best load ceiling "
-                         "of each cache level up to its size, then DRAM%s. Lines: one per variant, "
-                         "warm solid, cold (judged against DRAM) dashed with open dots. The closer "
-                         "to the step above it, the less a variant leaves on the table.</p>"
-                         "<div class=\"grid\">",
-                    r->run.id, (long long)r->cal_id,
-                    strcmp(r->ceil.source, "model") == 0 ? "FIXED MODEL FIGURES, not this machine"
-                                                         : r->cal_reused ? "reused" : "measured by this run",
-                    " (dotted: the store ceiling, for copy, memset and csum_copy)");
-        any = 1;
-        roofline_chart(out, r, c->info.probe, ls);
-    }
-    if (any)
-        fputs("</div>", out);
-    return any;
 }

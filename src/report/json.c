@@ -1,11 +1,8 @@
-/* report_json.c — the JSON export and Google Benchmark's JSON.
+/* report_json.c — the JSON export (Google Benchmark's JSON: gbench.c).
  *
  * The cyclebudget JSON is the whole story of each run: host and build
  * metadata, every event with its source, and every sample, so that nothing
- * a report shows needs the database.  The Google Benchmark file is what its
- * compare.py and the trackers that ingest that format read: one entry per
- * sample ("iteration") plus mean/median/stddev aggregates, times in ns from
- * the TSC, and cycles per op as a user counter. */
+ * a report shows needs the database. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -432,108 +429,5 @@ int cb_report_json(const struct cb_report *runs, size_t nruns, FILE *out)
         run_json(&runs[i], out);
     }
     fputs("\n]}\n", out);
-    return ferror(out) ? -EIO : 0;
-}
-
-/* ---- Google Benchmark ---------------------------------------------------- */
-
-static void gb_entry(FILE *out, int *first, const char *name, const char *run_name, size_t family,
-                     const char *agg, size_t reps, size_t rep_index, uint64_t iters, double ns,
-                     double cycles, uint64_t bytes)
-{
-    fputs(*first ? "\n    {" : ",\n    {", out);
-    *first = 0;
-    kv_str(out, "name", name, 0);
-    fprintf(out, ", \"family_index\": %zu, \"per_family_instance_index\": 0", family);
-    kv_str(out, "run_name", run_name, 1);
-    kv_str(out, "run_type", agg ? "aggregate" : "iteration", 1);
-    fprintf(out, ", \"repetitions\": %zu", reps);
-    if (!agg)
-        fprintf(out, ", \"repetition_index\": %zu", rep_index);
-    fputs(", \"threads\": 1", out);
-    if (agg) {
-        kv_str(out, "aggregate_name", agg, 1);
-        kv_str(out, "aggregate_unit", "time", 1);
-    }
-    fprintf(out, ", \"iterations\": %" PRIu64, iters);
-    kv_num(out, "real_time", ns);
-    kv_num(out, "cpu_time", ns);
-    kv_str(out, "time_unit", "ns", 1);
-    if (bytes > 0)
-        kv_num(out, "bytes_per_second", ns > 0 ? (double)bytes / (ns * 1e-9) : NAN);
-    kv_num(out, "cycles_per_op", cycles);
-    fputc('}', out);
-}
-
-static void mean_sd(const double *v, size_t n, double *mean, double *sd)
-{
-    double s = 0, q = 0;
-    for (size_t i = 0; i < n; i++)
-        s += v[i];
-    *mean = n ? s / (double)n : NAN;
-    for (size_t i = 0; i < n; i++)
-        q += (v[i] - *mean) * (v[i] - *mean);
-    *sd = n > 1 ? sqrt(q / (double)(n - 1)) : 0.0;
-}
-
-int cb_report_gbench(const struct cb_report *r, FILE *out)
-{
-    const struct cb_run_info *u = &r->run;
-    fputs("{\n  \"context\": {", out);
-    kv_str(out, "date", u->started, 0);
-    kv_str(out, "host_name", u->hostname, 1);
-    kv_str(out, "executable", "cyclebudget", 1);
-    /* Google Benchmark's own rule: scaling is enabled when the governor is
-     * not "performance", and reported false where it cannot be read (a guest
-     * without cpufreq).  cyclebudget_cpu_scaling keeps "unknown" apart. */
-    struct cb_fingerprint fp;
-    cb_report_env(u, &fp);
-    int sc = cb_fingerprint_scaling(&fp);
-    fprintf(out, ", \"num_cpus\": %d, \"mhz_per_cpu\": %.0f, \"cpu_scaling_enabled\": %s",
-            u->ncpus, u->tsc_ghz * 1000.0, sc == 1 ? "true" : "false");
-    kv_str(out, "cyclebudget_cpu_scaling", sc < 0 ? "unknown" : sc ? "yes" : "no", 1);
-    kv_str(out, "cyclebudget_governor", fp.governor, 1);
-    fputs(", \"caches\": [], \"load_avg\": [], \"library_build_type\": \"release\"", out);
-    fprintf(out, ", \"cyclebudget_run\": %" PRId64, u->id);
-    kv_str(out, "cyclebudget_cycles_source", r->cyc_source, 1);
-    kv_str(out, "cyclebudget_cycles", r->cyc_label, 1);
-    kv_str(out, "cyclebudget_commit", u->commit, 1);
-    fputs("},\n  \"benchmarks\": [", out);
-    int first = 1;
-    size_t family = 0;
-    for (size_t k = 0; k < r->ncases; k++) {
-        const struct cb_report_case *c = &r->cases[k];
-        if (!c->measured || r->tsc_event < 0)
-            continue;
-        const struct cb_report_series *t = &c->ev[r->tsc_event], *y = &c->ev[r->cyc_event];
-        size_t n = t->n < y->n ? t->n : y->n;
-        if (n == 0 || !(u->tsc_ghz > 0))
-            continue;
-        char name[256], agg[300];
-        snprintf(name, sizeof name, "%s/%s/%" PRIu64 "/%s", c->info.probe, c->info.variant,
-                 c->info.size, c->info.mode);
-        double *ns = malloc(n * sizeof *ns);
-        if (!ns)
-            return -ENOMEM;
-        for (size_t j = 0; j < n; j++) {
-            ns[j] = t->v[j] / u->tsc_ghz;
-            gb_entry(out, &first, name, name, family, NULL, n, j, t->iters[j], ns[j], y->v[j],
-                     c->info.bytes_per_op);
-        }
-        double m, sd, cm, csd;
-        mean_sd(ns, n, &m, &sd);
-        mean_sd(y->v, n, &cm, &csd);
-        snprintf(agg, sizeof agg, "%s_mean", name);
-        gb_entry(out, &first, agg, name, family, "mean", n, 0, n, m, cm, c->info.bytes_per_op);
-        snprintf(agg, sizeof agg, "%s_median", name);
-        gb_entry(out, &first, agg, name, family, "median", n, 0, n, c->tsc.median / u->tsc_ghz,
-                 c->cyc.median,
-                 c->info.bytes_per_op);
-        snprintf(agg, sizeof agg, "%s_stddev", name);
-        gb_entry(out, &first, agg, name, family, "stddev", n, 0, n, sd, csd, 0);
-        free(ns);
-        family++;
-    }
-    fputs("\n  ]\n}\n", out);
     return ferror(out) ? -EIO : 0;
 }

@@ -491,54 +491,16 @@ void cb_report_free(struct cb_report *r)
     memset(r, 0, sizeof *r);
 }
 
-void cb_html_esc(FILE *out, const char *s)
+/* A region marker's case has no size and is not a warm or cold buffer of
+ * the harness's ("0 B warm" read as a measurement of nothing). */
+const char *cb_report_where(const struct cb_case_info *g, const char *sep, char *buf, size_t len)
 {
-    /* The characters markup gives a meaning, each with its entity. */
-    static const char marked[] = "&<>\"'";
-    static const char *const entity[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&#39;"};
-    for (; s && *s; s++) {
-        const char *m = strchr(marked, *s);
-        if (m)
-            fputs(entity[m - marked], out);
-        /* Control characters other than tab and newline have no business in
-         * a page; show them as U+FFFD rather than pass them through. */
-        else if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
-            fputs("&#xFFFD;", out);
-        else
-            fputc(*s, out);
-    }
-}
-
-void cb_json_str(FILE *out, const char *s)
-{
-    fputc('"', out);
-    unsigned char prev = 0;
-    for (; s && *s; prev = (unsigned char)*s++) {
-        unsigned char ch = (unsigned char)*s;
-        switch (ch) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\t': fputs("\\t", out); break;
-        case '\r': fputs("\\r", out); break;
-        default:
-            /* "</" is escaped too, so that JSON pasted into a <script> block
-             * cannot close it. */
-            if (ch < 0x20 || ch == 0x7f)
-                fprintf(out, "\\u%04x", ch);
-            else if (ch == '/' && prev == '<')
-                fputs("\\/", out);
-            else
-                fputc(ch, out);
-        }
-    }
-    fputc('"', out);
-}
-
-void cb_json_field(FILE *out, const char *lead, const char *s)
-{
-    fputs(lead, out);
-    cb_json_str(out, s);
+    char sz[32];
+    if (strcmp(g->probe, "region") == 0 && g->size == 0)
+        snprintf(buf, len, "marked regions");
+    else
+        snprintf(buf, len, "%s%s%s", cb_fmt_size(g->size, g->unit, sz, sizeof sz), sep, g->mode);
+    return buf;
 }
 
 void cb_json_num(FILE *out, double v)

@@ -163,6 +163,19 @@ int cb_report_is_fake(const struct cb_run_info *u);
  * Everything that came from outside the binary (tags, commit subjects, host
  * names, command lines, variant names from plugins) goes through these. */
 void cb_html_esc(FILE *out, const char *s);
+/* escape.c: the length of the valid UTF-8 sequence at s (1-4), 0 when the
+ * byte there starts none. */
+size_t cb_utf8_len(const char *s);
+/* s copied into buf: each byte that is not UTF-8 as U+FFFD (CSV, labels). */
+void cb_utf8_clean(char *buf, size_t len, const char *s);
+/* s copied for a terminal or a text file: control characters (C0, DEL, C1)
+ * and bytes that are not UTF-8 written as \xNN, a line break as \n. */
+void cb_text_clean(char *buf, size_t len, const char *s);
+void cb_text_puts(FILE *out, const char *s);
+/* Markdown: a code span nothing inside can close; plain text with no
+ * markup left live. */
+void cb_md_code(FILE *out, const char *s, int in_table);
+void cb_md_text(FILE *out, const char *s);
 void cb_json_str(FILE *out, const char *s);
 /* lead (the key and what comes before the value, as JSON text), then s. */
 void cb_json_field(FILE *out, const char *lead, const char *s);
@@ -171,6 +184,9 @@ void cb_json_field(FILE *out, const char *lead, const char *s);
 void cb_json_num(FILE *out, double v);
 void cb_json_num6(FILE *out, double v);
 
+/* A group's size and mode, "1500 B<sep>warm", or "marked regions" for the
+ * cases of region markers. */
+const char *cb_report_where(const struct cb_case_info *g, const char *sep, char *buf, size_t len);
 /* "1500 B", "4 KiB", "4 MiB" */
 const char *cb_fmt_size(uint64_t size, const char *unit, char *buf, size_t len);
 
@@ -194,7 +210,10 @@ int cb_report_html(const struct cb_report *runs, size_t nruns, const struct cb_b
 int cb_report_csv(const struct cb_report *runs, size_t nruns, int samples, FILE *out);
 int cb_report_json(const struct cb_report *runs, size_t nruns, FILE *out);
 /* Google Benchmark's JSON (context + benchmarks), for compare.py and the
- * trackers that read it: one run. */
-int cb_report_gbench(const struct cb_report *r, FILE *out);
+ * trackers that read it (gbench.c): each case a repetition per run (its
+ * median) and aggregates over the pooled samples.  -EINVAL for a run with
+ * no TSC times, which cb_report_gbench_ok says before anything is written. */
+int cb_report_gbench(const struct cb_report *runs, size_t nruns, FILE *out);
+int cb_report_gbench_ok(const struct cb_report *r, char *err, size_t errlen);
 
 #endif

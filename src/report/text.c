@@ -62,8 +62,10 @@ static void share_cell(FILE *out, const struct cb_report *r, const struct cb_rep
  * reasons must not break the layout. */
 #define TEXT_WIDTH 100
 #define LABEL_WIDTH 8
-static void wrapped(FILE *out, const char *label, const char *text)
+static void wrapped(FILE *out, const char *label, const char *raw)
 {
+    char text[4096];
+    cb_text_clean(text, sizeof text, raw); /* no control character reaches a terminal */
     fprintf(out, "%-*s", LABEL_WIDTH, label);
     size_t col = LABEL_WIDTH;
     const char *p = text;
@@ -136,8 +138,11 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
     char line[2048];
     fprintf(out, "%scyclebudget run %" PRId64 "%s (%s)  started %s", b, u->id, off, u->status,
             u->started);
-    if (u->tag[0])
-        fprintf(out, "  tag %.40s", u->tag);
+    if (u->tag[0]) {
+        char tag[256];
+        cb_text_clean(tag, sizeof tag, u->tag);
+        fprintf(out, "  tag %.60s", tag);
+    }
     fputc('\n', out);
     if (u->uuid[0]) {
         char machine[CB_MACHINE_ID_LEN + 1];
@@ -204,7 +209,8 @@ static void clock_note(const struct cb_report *r, size_t flagged, FILE *out)
 {
     char line[640];
     snprintf(line, sizeof line,
-             "%zu of %zu cases, marked clock, read a core clock around them that disagreed with the "
+             "%zu of %zu cases, listed under their group after '~ clock flagged:', read a core clock "
+             "around them that disagreed with the "
              "run's beyond its own noise: their cycles are at the run's clock, or at theirs where "
              "both sides of the case agreed on the change ('report --format json' gives each "
              "case's clock); their ns/op stand either way", flagged, r->ncases);
@@ -227,6 +233,24 @@ static void tie_line(const struct cb_report_case *const *v, const int *tied, siz
         col += fprintf(out, " %s", v[k]->info.variant);
     }
     fputc('\n', out);
+}
+
+/* Under a group's rows, its variants whose clock was flagged (caseclock.h):
+ * a line of its own for the reason tie_line has one. */
+static void clock_line(const struct cb_report_case *const *v, size_t n, FILE *out)
+{
+    int col = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (!v[k]->measured || !v[k]->info.clock_flagged)
+            continue;
+        if (!col)
+            col = fprintf(out, "  ~ clock flagged:");
+        if (col + 1 + (int)strlen(v[k]->info.variant) > 100)
+            col = fprintf(out, "\n   ");
+        col += fprintf(out, " %s", v[k]->info.variant);
+    }
+    if (col)
+        fputc('\n', out);
 }
 
 /* Under the table: what each column is. */
@@ -264,11 +288,10 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
         for (size_t k = i; k < j; k++)
             v[n++] = &r->cases[k];
         cb_rank_group(r, v, n, tied);
-        char sz[32];
+        char where[64];
         const struct cb_case_info *g = &r->cases[i].info;
-        fprintf(out, "\n%s%s  %s  %s%s  (per %s)\n", o->color ? C_BOLD : "", g->probe,
-                cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode, o->color ? C_OFF : "",
-                g->op);
+        fprintf(out, "\n%s%s  %s%s  (per %s)\n", o->color ? C_BOLD : "", g->probe,
+                cb_report_where(g, "  ", where, sizeof where), o->color ? C_OFF : "", g->op);
         /* Narrower than before the ceiling column, so that a row with its
          * "shared" mark still fits 100 columns; names are at most 18. */
         fprintf(out, "  %-18s %8s %8s %8s %7s %8s %8s %6s %7s %4s\n", "variant", "cyc/op", "min cyc",
@@ -295,13 +318,13 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             share_cell(out, r, c, o, 8);
             num(out, 100 * cb_report_ceil_share(c), 6, 1);
             num(out, c->ns_per_op, 7, 2);
-            fprintf(out, " %4zu%s%s%s\n", c->cyc.n, c->scaled ? " scaled" : "",
-                    cb_report_case_shared(c) ? " shared" : "",
-                    c->info.clock_flagged ? " clock" : "");
+            fprintf(out, " %4zu%s%s\n", c->cyc.n, c->scaled ? " scaled" : "",
+                    cb_report_case_shared(c) ? " shared" : "");
             flagged += (size_t)c->info.clock_flagged;
             shared += (size_t)cb_report_case_shared(c);
         }
         tie_line(v, tied, n, out);
+        clock_line(v, n, out);
         i = j;
     }
     free(v);
@@ -348,7 +371,10 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
         const struct cb_report_case *best = first ? v[0] : NULL, *second = n > 1 ? v[1] : NULL;
         const struct cb_case_info *g = &r->cases[i].info;
         char sz[32];
-        fprintf(out, "%-11.11s %9s %-5s", g->probe, cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode);
+        if (strcmp(g->probe, "region") == 0 && g->size == 0)
+            fprintf(out, "%-11.11s %-15s", g->probe, cb_report_where(g, "", sz, sizeof sz));
+        else
+            fprintf(out, "%-11.11s %9s %-5s", g->probe, cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode);
         if (best) {
             double bytes = (double)best->info.bytes_per_op;
             char b[48];

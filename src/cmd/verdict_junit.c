@@ -1,0 +1,100 @@
+/* verdict_junit.c — compare's verdicts as JUnit XML, the test report CI
+ * services read natively (GitLab's artifacts:reports:junit, Jenkins' junit
+ * step, GitHub through a test-report action): one testcase per case, a
+ * failure for each unacknowledged regression with its change and interval. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+#include "verdict.h"
+
+/* XML text or attribute value: markup escaped, and what XML 1.0 cannot hold
+ * at all (controls other than tab and line breaks, bytes that are not
+ * UTF-8) as U+FFFD. */
+static void xml_esc(FILE *f, const char *s)
+{
+    cb_html_esc(f, s);
+}
+
+static void pct(FILE *f, double x)
+{
+    if (isnan(x))
+        fputs("n/a", f);
+    else
+        fprintf(f, "%+.2f%%", 100.0 * x);
+}
+
+/* The one line a CI shows for a case: medians, change, interval, p. */
+static void row_text(FILE *f, const struct cmp_result *res, const struct cmp_row *r)
+{
+    fprintf(f, "base %.4g, head %.4g, change ", r->s.med_a, r->s.med_b);
+    pct(f, r->s.change);
+    if (!res->exact) {
+        fputs(", 95% CI [", f);
+        pct(f, r->s.lo);
+        fputs(", ", f);
+        pct(f, r->s.hi);
+        fprintf(f, "], p (adj) %.2g", r->p_adj);
+    } else
+        fputs(" (exact counts)", f);
+    fprintf(f, ": %s", cb_cmp_verdict_name(r->v));
+}
+
+static void testcase(FILE *f, const struct cmp_ctx *x, const struct cmp_result *res, const struct cmp_row *r)
+{
+    fputs("    <testcase classname=\"cyclebudget.", f);
+    xml_esc(f, x->metric);
+    fputs("\" name=\"", f);
+    xml_esc(f, r->a->key);
+    fputs("\" time=\"0\">\n", f);
+    if (r->v == CB_CMP_REGRESSED && !r->acked) {
+        fputs("      <failure type=\"regression\" message=\"regressed ", f);
+        pct(f, r->s.change);
+        if (!res->exact) {
+            fputs(" [", f);
+            pct(f, r->s.lo);
+            fputs(", ", f);
+            pct(f, r->s.hi);
+            fputs("]", f);
+        }
+        fputs("\">", f);
+        row_text(f, res, r);
+        fputs("</failure>\n", f);
+    }
+    fputs("      <system-out>", f);
+    row_text(f, res, r);
+    if (r->acked) {
+        fputs("; acknowledged: ", f);
+        xml_esc(f, r->why);
+    }
+    fputs("</system-out>\n    </testcase>\n", f);
+}
+
+void cmp_print_junit(const struct cmp_ctx *x, const struct cmp_result *res, FILE *f)
+{
+    int fail = 0;
+    for (size_t i = 0; i < res->n; i++)
+        fail += res->rows[i].v == CB_CMP_REGRESSED && !res->rows[i].acked;
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+    fprintf(f, "<testsuites name=\"cyclebudget compare\" tests=\"%zu\" failures=\"%d\" errors=\"0\">\n",
+            res->n, fail);
+    fprintf(f, "  <testsuite name=\"cyclebudget compare\" tests=\"%zu\" failures=\"%d\" errors=\"0\" "
+               "skipped=\"0\" time=\"0\">\n    <properties>\n",
+            res->n, fail);
+    const char *k[] = {"base", "head", "metric"}, *v[] = {x->base_desc, x->head_desc, x->metric};
+    for (int i = 0; i < 3; i++) {
+        fprintf(f, "      <property name=\"%s\" value=\"", k[i]);
+        xml_esc(f, v[i]);
+        fputs("\"/>\n", f);
+    }
+    if (x->crosses) {
+        fputs("      <property name=\"crosses-environments\" value=\"", f);
+        xml_esc(f, x->crosses);
+        fputs("\"/>\n", f);
+    }
+    fputs("    </properties>\n", f);
+    for (size_t i = 0; i < res->n; i++)
+        testcase(f, x, res, &res->rows[i]);
+    fputs("  </testsuite>\n</testsuites>\n", f);
+}

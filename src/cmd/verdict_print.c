@@ -1,0 +1,266 @@
+/* verdict_print.c — compare's and bisect-check's verdicts printed: text,
+ * markdown (for a pull request) and JSON; JUnit XML in verdict_junit.c. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "meter.h"
+#include "report.h"
+#include "verdict.h"
+
+/* Exact counts move by less than timings can show: three decimals. */
+static void fmt_pct(double x, int exact, char *buf, size_t len)
+{
+    if (isnan(x))
+        snprintf(buf, len, "n/a");
+    else
+        snprintf(buf, len, exact ? "%+.3f%%" : "%+.1f%%", 100.0 * x);
+}
+
+/* What the contention meter made compare do: text in two lines at
+ * most, markdown as bullets. */
+static void print_contention(FILE *f, const struct cmp_result *res, int md)
+{
+    size_t runs = 0, samples = 0, total = 0, stuck = 0;
+    for (size_t i = 0; i < res->n; i++) {
+        runs += res->rows[i].left_out;
+        samples += res->rows[i].samples_left_out;
+        total += res->rows[i].a->n + res->rows[i].b->n;
+        stuck += (size_t)res->rows[i].all_contended;
+    }
+    const char *lead = md ? "- contention: " : "contention   ", *wrap = md ? " " : "\n             ";
+    if (runs || samples)
+        fprintf(f, "%sleft out %zu of %zu samples, taken with the core busy (meter over %.2fx its run's%s"
+                   "baseline), and %zu run%s with fewer than %d quiet samples (--keep-contended keeps them)\n",
+                lead, samples, total, CB_METER_SHIFT, wrap, runs, runs == 1 ? "" : "s", CB_QUIET_MIN);
+    if (stuck)
+        fprintf(f, "%s%zu case%s had fewer quiet runs on a side than the test needs (2 with runs as the%s"
+                   "unit, else 1), so every sample was used: the core was shared; record again,%s"
+                   "or on another CPU (cyclebudget calibrate --smt)\n",
+                lead, stuck, stuck == 1 ? "" : "s", wrap, wrap);
+}
+
+static int row_by_runs(const struct cmp_row *r)
+{
+    return r->s.runs_a >= 2 && r->s.runs_b >= 2;
+}
+
+static size_t by_runs(const struct cmp_result *res)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < res->n; i++)
+        k += (size_t)row_by_runs(&res->rows[i]);
+    return k;
+}
+
+static const char *test_name(const struct cmp_result *res, const struct cmp_opts *o, char *buf,
+                             size_t len)
+{
+    size_t k = by_runs(res);
+    char q[32], t[48];
+    if (o->exact) {
+        snprintf(buf, len, "exact counts: no statistical test; the change of the medians decides");
+        return buf;
+    }
+    if (o->trim > 0)
+        snprintf(t, sizeof t, "Yuen's %g%%-trimmed t", 100 * o->trim);
+    else
+        snprintf(t, sizeof t, "Welch's t");
+    if (o->run_q == 0.5)
+        snprintf(q, sizeof q, "median");
+    else if (o->run_q == 0)
+        snprintf(q, sizeof q, "fastest sample");
+    else
+        snprintf(q, sizeof q, "%g-quantile", o->run_q);
+    if (k == res->n && k)
+        snprintf(buf, len, "runs as the unit: %s on the log of each run's %s", t, q);
+    else if (k == 0)
+        snprintf(buf, len, "samples as the unit: Mann-Whitney U, bootstrap CI of the medians' ratio");
+    else
+        snprintf(buf, len, "runs as the unit (%s, each run's %s) where both sides have 2+ runs, "
+                 "else samples (Mann-Whitney)", t, q);
+    return buf;
+}
+
+static const char *metric_unit(const char *metric)
+{
+    return strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
+           : strcmp(metric, CB_SIDES_SIM_METRIC) == 0
+               ? "SIMULATED instructions (callgrind's Ir) per op: exact counts, not timings"
+           : strcmp(metric, "cycles-est") == 0 ? "ESTIMATED core cycles per op (no PMU cycles on every run)"
+                                               : "TSC ticks per op (no PMU cycles and no estimate on every run)";
+}
+
+static const char *corr_name(const struct cmp_opts *o)
+{
+    return o->corr == CORR_HOLM ? "Holm" : "Benjamini-Hochberg";
+}
+
+static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const struct cmp_result *res,
+                       int exit_status, FILE *f)
+{
+    cb_json_field(f, "{\"base\":", x->base_desc);
+    cb_json_field(f, ",\"head\":", x->head_desc);
+    cb_json_field(f, ",\"metric\":", x->metric);
+    fprintf(f, ",\"run_quantile\":%g,\"exact\":%s", o->run_q, o->exact ? "true" : "false");
+    fprintf(f, ",\"alpha\":%g,\"threshold_pct\":%g,\"correction\":\"%s\",\"crosses_environments\":%s",
+            o->alpha, 100 * o->threshold, o->corr == CORR_HOLM ? "holm" : "bh",
+            x->crosses ? "true" : "false");
+    if (x->crosses) {
+        cb_json_field(f, ",\"environment_diff\":", x->crosses);
+    }
+    fputs(",\"cases\":[", f);
+    for (size_t i = 0; i < res->n; i++) {
+        const struct cmp_row *r = &res->rows[i];
+        fputs(i ? ",{\"case\":" : "{\"case\":", f);
+        cb_json_str(f, r->a->key);
+        fprintf(f, ",\"n_base\":%zu,\"n_head\":%zu,\"runs_base\":%zu,\"runs_head\":%zu,"
+                   "\"runs_left_out\":%zu,\"samples_left_out\":%zu,\"all_runs_contended\":%s,"
+                   "\"test\":\"%s\",\"median_base\":",
+                r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, r->left_out, r->samples_left_out,
+                r->all_contended ? "true" : "false", row_by_runs(r) ? "t-runs" : "mann-whitney");
+        cb_json_num6(f, r->s.med_a);
+        fputs(",\"median_head\":", f);
+        cb_json_num6(f, r->s.med_b);
+        fputs(",\"change_pct\":", f);
+        cb_json_num6(f, 100 * r->s.change);
+        fputs(",\"ci_lo_pct\":", f);
+        cb_json_num6(f, 100 * r->s.lo);
+        fputs(",\"ci_hi_pct\":", f);
+        cb_json_num6(f, 100 * r->s.hi);
+        fputs(",\"p\":", f);
+        cb_json_num6(f, r->s.p);
+        fputs(",\"p_adj\":", f);
+        cb_json_num6(f, r->p_adj);
+        fprintf(f, ",\"verdict\":\"%s\",\"acked\":%s", cb_cmp_verdict_name(r->v),
+                r->acked ? "true" : "false");
+        if (r->acked) {
+            cb_json_field(f, ",\"ack_why\":", r->why);
+        }
+        fputc('}', f);
+    }
+    fprintf(f, "],\"summary\":{\"regressed\":%d,\"improved\":%d,\"unchanged\":%d,\"unsure\":%d,"
+               "\"acknowledged\":%d},\"exit\":%d}\n",
+            res->count[CB_CMP_REGRESSED], res->count[CB_CMP_IMPROVED],
+            res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE], res->acked, exit_status);
+}
+
+static void print_head_md(const struct cmp_ctx *x, const struct cmp_opts *o, const struct cmp_result *res,
+                          FILE *f)
+{
+    char tn[320];
+    fputs("### cyclebudget compare\n\n- base: ", f);
+    cb_md_code(f, x->base_desc, 0); /* tags are the user's: no markup may escape the span */
+    fputs("\n- head: ", f);
+    cb_md_code(f, x->head_desc, 0);
+    fprintf(f, "\n- metric: %s\n", metric_unit(x->metric));
+    if (o->exact)
+        fprintf(f, "- test: %s\n- regression: a change above +%g%%\n", test_name(res, o, tn, sizeof tn),
+                100 * o->threshold);
+    else
+        fprintf(f, "- test: %s\n- regression: %s-corrected p < %g and the whole 95%% CI above +%g%%\n",
+                test_name(res, o, tn, sizeof tn), corr_name(o), o->alpha, 100 * o->threshold);
+    if (x->crosses)
+        fprintf(f, "- **this comparison crosses environments** (--force): %s\n", x->crosses);
+    print_contention(f, res, 1);
+    fputs("\n| case | base | head | change | 95% CI | p (adj) | verdict |\n"
+          "|---|---:|---:|---:|---|---:|---|\n", f);
+}
+
+static void print_head_text(const struct cmp_ctx *x, const struct cmp_opts *o, const struct cmp_result *res,
+                            FILE *f)
+{
+    char tn[320];
+    char a[512], b[512];
+    cb_text_clean(a, sizeof a, x->base_desc);
+    cb_text_clean(b, sizeof b, x->head_desc);
+    fprintf(f, "base         %s\nhead         %s\nmetric       %s\n", a, b, metric_unit(x->metric));
+    size_t clustered = by_runs(res);
+    if (o->exact)
+        fprintf(f, "test         %s;\n             a change beyond %g%% over %zu case%s\n",
+                test_name(res, o, tn, sizeof tn), 100 * o->threshold, res->n, res->n == 1 ? "" : "s");
+    else
+        fprintf(f, "test         %s;\n             %s over %zu case%s, alpha %g; change beyond %g%% over the whole 95%% CI\n",
+                test_name(res, o, tn, sizeof tn), corr_name(o), res->n, res->n == 1 ? "" : "s", o->alpha,
+                100 * o->threshold);
+    if (clustered < res->n && !o->exact)
+        fprintf(f, "caveat       %zu case%s with a single run on a side: a shift between runs (core clock,\n"
+                   "             load) looks like a change; record 5+ runs per side, interleaved, to gate on it\n",
+                res->n - clustered, res->n - clustered > 1 ? "s" : "");
+    if (x->crosses)
+        fprintf(f, "environment  CROSSES ENVIRONMENTS (--force): %s\n", x->crosses);
+    else
+        fprintf(f, "environment  same fingerprint on both sides\n");
+    print_contention(f, res, 0);
+    fprintf(f, "\n%-34s %10s %10s %8s  %-18s %9s  %s\n", "case", "base", "head", "change",
+            "95% CI", "p (adj)", "verdict");
+}
+
+static void print_rows(const struct cmp_result *res, int md, FILE *f)
+{
+    for (size_t i = 0; i < res->n; i++) {
+        const struct cmp_row *r = &res->rows[i];
+        char ch[32], lo[32], hi[32], ci[80], verdict[64];
+        fmt_pct(r->s.change, res->exact, ch, sizeof ch);
+        /* An exact count has no interval and no p: say so instead of
+         * printing a zero-width CI and a NaN. */
+        char p[16];
+        if (res->exact) {
+            snprintf(ci, sizeof ci, "exact");
+            snprintf(p, sizeof p, "-");
+        } else {
+            fmt_pct(r->s.lo, 0, lo, sizeof lo);
+            fmt_pct(r->s.hi, 0, hi, sizeof hi);
+            snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
+            snprintf(p, sizeof p, "%.2g", r->p_adj);
+        }
+        int prec = res->exact ? 3 : 1;
+        snprintf(verdict, sizeof verdict, "%s%s", cb_cmp_verdict_name(r->v), r->acked ? " (acknowledged)" : "");
+        const char *bold = r->v == CB_CMP_REGRESSED && !r->acked && md ? "**" : "";
+        if (md) {
+            fputs("| ", f);
+            cb_md_code(f, r->a->key, 1);
+        } else
+            fprintf(f, "%-34s", r->a->key);
+        fprintf(f, md ? " | %.*f | %.*f | %s | %s | %s | %s%s%s |\n" : " %10.*f %10.*f %8s  %-18s %9s  %s%s%s\n",
+                prec, r->s.med_a, prec, r->s.med_b, ch, ci, p, bold, verdict, bold);
+        if (r->acked) {
+            fprintf(f, md ? "|  | | | | | | acknowledged: " : "%-34s acknowledged: ", "");
+            (md ? cb_md_text : cb_text_puts)(f, r->why);
+            fputs(md ? " |\n" : "\n", f);
+        }
+    }
+}
+
+static void print_summary(const struct cmp_result *res, int md, FILE *f)
+{
+    fprintf(f, "\n%s%d regressed%s, %d improved, %d unchanged, %d unsure", md ? "**" : "",
+            res->count[CB_CMP_REGRESSED], md ? "**" : "", res->count[CB_CMP_IMPROVED],
+            res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE]);
+    if (res->acked)
+        fprintf(f, " (%d regression%s acknowledged)", res->acked, res->acked > 1 ? "s" : "");
+    if (res->n == 0)
+        fprintf(f, " (no case in common)");
+    fputc('\n', f);
+}
+
+void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
+                      const struct cmp_result *res, int exit_status, FILE *f)
+{
+    if (o->fmt == FMT_JSON) {
+        print_json(x, o, res, exit_status, f);
+        return;
+    }
+    if (o->fmt == FMT_JUNIT) {
+        cmp_print_junit(x, res, f);
+        return;
+    }
+    int md = o->fmt == FMT_MARKDOWN;
+    if (md)
+        print_head_md(x, o, res, f);
+    else
+        print_head_text(x, o, res, f);
+    print_rows(res, md, f);
+    print_summary(res, md, f);
+}
+

@@ -1,0 +1,169 @@
+/* html_summary.c — the report page's first screen (issue 34): for each
+ * family, one chart that answers the three questions a reader opens the
+ * page with: what does the best variant cost at each size, what share of
+ * the packet budget is that, and what changed since the base run (the
+ * first run given, when there are two or more).  The per-variant detail
+ * follows further down the page. */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "budget.h"
+#include "html_internal.h"
+#include "report.h"
+
+static int same_group(const struct cb_report_case *a, const struct cb_report_case *b)
+{
+    return strcmp(a->info.probe, b->info.probe) == 0 && a->info.size == b->info.size &&
+           strcmp(a->info.mode, b->info.mode) == 0;
+}
+
+/* The cheapest measured case of the group starting at i (its end in *j). */
+static const struct cb_report_case *best_of_group(const struct cb_report *r, size_t i, size_t *j)
+{
+    const struct cb_report_case *best = NULL;
+    for (*j = i; *j < r->ncases && same_group(&r->cases[i], &r->cases[*j]); (*j)++) {
+        const struct cb_report_case *c = &r->cases[*j];
+        if (c->measured && c->cyc.median > 0 && (!best || c->cyc.median < best->cyc.median))
+            best = c;
+    }
+    return best;
+}
+
+/* The same case (probe, variant, size, mode) in the base run, or NULL. */
+static const struct cb_report_case *in_base(const struct cb_report *base, const struct cb_case_info *i)
+{
+    for (size_t k = 0; base && k < base->ncases; k++) {
+        const struct cb_report_case *c = &base->cases[k];
+        if (c->measured && c->cyc.median > 0 && !strcmp(c->info.probe, i->probe) &&
+            !strcmp(c->info.variant, i->variant) && c->info.size == i->size && !strcmp(c->info.mode, i->mode))
+            return c;
+    }
+    return NULL;
+}
+
+struct fam_rows {
+    const struct cb_report_case *best[64];
+    size_t n;
+    double lo, hi;
+};
+
+static void fam_rows(const struct cb_report *r, const char *fam, double budget, struct fam_rows *fr)
+{
+    fr->n = 0;
+    fr->lo = budget > 0 ? budget : INFINITY;
+    fr->hi = budget > 0 ? budget : 0;
+    for (size_t i = 0, j; i < r->ncases; i = j) {
+        const struct cb_report_case *b = best_of_group(r, i, &j);
+        if (!b || strcmp(b->info.probe, fam) || fr->n == sizeof fr->best / sizeof fr->best[0])
+            continue;
+        fr->best[fr->n++] = b;
+        fr->lo = fmin(fr->lo, b->cyc.median);
+        fr->hi = fmax(fr->hi, b->cyc.median);
+    }
+}
+
+static void text_at(FILE *out, const char *cls, double x, double y, const char *anchor, const char *s)
+{
+    fprintf(out, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", cls, x, y, anchor);
+    cb_html_esc(out, s);
+    fputs("</text>", out);
+}
+
+/* One row: where, best variant, a bar on the family's log scale, cost,
+ * budget share, change since the base. */
+static void summary_row(FILE *out, const struct cb_report_case *c, const struct cb_report *base,
+                        const struct scale *s, double budget, double y)
+{
+    char buf[96];
+    double m = c->cyc.median, share = budget > 0 ? m / budget : NAN;
+    text_at(out, "lab", 104, y + 12, "end", cb_report_where(&c->info, " ", buf, sizeof buf));
+    snprintf(buf, sizeof buf, "%.16s", c->info.variant);
+    text_at(out, "lab var", 110, y + 12, "start", buf);
+    double x1 = sx(s, m);
+    const char *fill = !(share > 0) ? "#888" : share <= 0.5 ? "#1a9850" : share <= 1 ? "#f0b429" : "#d73027";
+    fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" rx=\"2\" fill=\"%s\"><title>",
+            s->r0, y + 3, fmax(x1 - s->r0, 1), fill);
+    cb_html_esc(out, c->info.variant);
+    fprintf(out, ": %.1f cycles per %s (median of %zu)</title></rect>", m, c->info.op, c->cyc.n);
+    snprintf(buf, sizeof buf, "%.*f", m < 100 ? 1 : 0, m);
+    text_at(out, "num", 452, y + 12, "end", buf);
+    if (isfinite(share))
+        snprintf(buf, sizeof buf, "%.*f%%", share < 0.1 ? 1 : 0, 100 * share);
+    text_at(out, share > 1 ? "num over" : "num", 502, y + 12, "end", isfinite(share) ? buf : "–");
+    if (base) {
+        const struct cb_report_case *b = in_base(base, &c->info);
+        double ch = b ? m / b->cyc.median - 1 : NAN;
+        if (b)
+            snprintf(buf, sizeof buf, "%+.1f%%", 100 * ch);
+        text_at(out, ch > 0.02 ? "num over" : ch < -0.02 ? "num fit" : "num", 556, y + 12, "end",
+                b ? buf : "new");
+    }
+}
+
+static void summary_chart(FILE *out, const struct cb_report *r, const struct cb_report *base,
+                          const struct fam_rows *fr, double budget)
+{
+    const int row = 18, top = 22, w = 560, h = top + (int)fr->n * row + 20;
+    struct scale s = {pow(10, floor(log10(fr->lo / 1.2))), pow(10, ceil(log10(fr->hi * 1.2))), 216, 410, 1};
+    fprintf(out, "<svg class=\"chart summary\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">",
+            w, h, w, h);
+    text_at(out, "th", 104, 12, "end", "size, mode");
+    text_at(out, "th", 110, 12, "start", "best variant");
+    text_at(out, "th", 452, 12, "end", "cycles");
+    text_at(out, "th", 502, 12, "end", "budget");
+    if (base)
+        text_at(out, "th", 556, 12, "end", "change");
+    for (size_t k = 0; k < fr->n; k++)
+        summary_row(out, fr->best[k], base, &s, budget, top + (double)k * row);
+    if (budget > 0) {
+        double x = sx(&s, budget);
+        fprintf(out, "<line class=\"bud\" stroke=\"#d73027\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\">"
+                     "<title>the budget: %.0f cycles per packet</title></line>", x, x, top, h - 16, budget);
+        char b[48];
+        snprintf(b, sizeof b, "budget %.0f", budget);
+        text_at(out, "bl", x, h - 4, "middle", b);
+    }
+    (void)r;
+    fputs("</svg>", out);
+}
+
+void cb_html_summary_view(FILE *out, const struct cb_report *r, const struct cb_report *base,
+                          const struct cb_budget *b)
+{
+    double budget = cb_budget_cycles(b, r->core_ghz);
+    fprintf(out, "<h2 id=\"summary-%" PRId64 "\">At a glance</h2><p class=\"lead\">For each family, the "
+                 "cheapest variant at each size: its median cost (%s per operation; bars on a log scale), "
+                 "its share of the %s budget (%.0f cycles per packet; green: half or less, amber: "
+                 "within it, red: over)",
+            r->run.id, strcmp(r->cyc_source, "pmu") == 0 ? "core cycles" : strcmp(r->cyc_source, "estimate") == 0
+                                                                             ? "ESTIMATED core cycles"
+                                                                             : "cycles as the run counted them",
+            b->label, budget);
+    if (base)
+        fprintf(out, ", and its change since run %" PRId64 " (the base: the first run given)", base->run.id);
+    fputs(". Every variant, size and chart follows below.</p><div class=\"grid\">", out);
+    const char *done[32];
+    size_t nd = 0;
+    for (size_t k = 0; k < r->ncases && nd < 32; k++) {
+        const char *fam = r->cases[k].info.probe;
+        int seen = 0;
+        for (size_t d = 0; d < nd && !seen; d++)
+            seen = strcmp(done[d], fam) == 0;
+        if (seen)
+            continue;
+        done[nd++] = fam;
+        struct fam_rows fr;
+        fam_rows(r, fam, budget, &fr);
+        if (!fr.n)
+            continue;
+        fputs("<div class=\"card\"><h3>", out);
+        cb_html_esc(out, fam);
+        fputs(" <span class=\"pill\">cycles per ", out);
+        cb_html_esc(out, r->cases[k].info.op);
+        fputs("</span></h3>", out);
+        summary_chart(out, r, base, &fr, budget);
+        fputs("</div>", out);
+    }
+    fputs("</div>", out);
+}
