@@ -233,25 +233,11 @@ static int plan_variants(struct race_plan *pl)
 {
     if (!pl->variants_arg)
         return 0;
-    if (cb_parse_name_list(pl->variants_arg, "--variants", &pl->vglobs, &pl->vstore, pl->err,
-                           sizeof pl->err) < 0)
-        return -EINVAL;
-    for (char **g = pl->vglobs; *g; g++) {
-        int hit = 0;
-        for (size_t i = 0; i < pl->ro.nprobes && !hit; i++)
-            for (size_t j = 0; j < pl->probes[i]->nvariants && !hit; j++)
-                hit = fnmatch(*g, pl->probes[i]->variants[j].name, 0) == 0;
-        if (!hit) {
-            struct cb_sb near = CB_SB_INIT;
-            cb_suggest_variants(pl->ro.nprobes == 1 ? pl->probes[0] : NULL, *g, &near);
-            snprintf(pl->err, sizeof pl->err, "-V: no variant of %s matches '%s': did you mean %s?",
-                     pl->probes_arg, *g, near.buf);
-            cb_sb_release(&near);
-            return -ENOENT;
-        }
-    }
+    int rc = cb_session_variants(pl->variants_arg, pl->probes, (int)pl->ro.nprobes,
+                                 pl->ro.include_testonly, pl->probes_arg, &pl->vglobs, &pl->vstore,
+                                 pl->err, sizeof pl->err);
     pl->ro.variant_globs = (const char *const *)pl->vglobs;
-    return 0;
+    return rc;
 }
 
 /* One bucket per -s size; by default up to the cold working set, this

@@ -180,6 +180,52 @@ static int take_run(struct cb_store *st, int64_t run, const char *metric, struct
     return rc;
 }
 
+/* The undecided cases, comma-separated, into out: their count. */
+static size_t undecided(const struct cmp_result *res, struct cb_sb *out)
+{
+    size_t nk = 0;
+    for (size_t i = 0; i < res->n; i++)
+        if (res->rows[i].v == CB_CMP_UNSURE)
+            cb_sb_addf(out, "%s%s", nk++ ? "," : "", res->rows[i].a->key);
+    return nk;
+}
+
+/* Side s's command, recording one run of the cases in list into the store,
+ * and that run taken into side: 0, -EINTR, -ECHILD with err saying which
+ * side's command failed and how, or another negative errno. */
+static int exec_side(struct cb_store *st, const char *exec, int s, const char *list,
+                     const struct cmp_common *c, int cpu, const char *metric, struct cb_side *side,
+                     char *err, size_t errlen)
+{
+    static const char *const tags[2] = {"rerun-base", "rerun-head"};
+    char cpubuf[16];
+    snprintf(cpubuf, sizeof cpubuf, "%d", cpu);
+    const char *args[] = {"--cases", list, "--tag", tags[s], "--db", c->db, "-q", "--cpu", cpubuf};
+    char *cmd = cb_shell_join(exec, args, cpu >= 0 ? 9 : 7);
+    if (!cmd)
+        return -ENOMEM;
+    int64_t before = newest_run(st, tags[s], 0);
+    int status = cb_shell_run(cmd);
+    free(cmd);
+    int64_t run = status == 0 ? newest_run(st, tags[s], before) : 0;
+    if (status == 0 && run != 0)
+        return take_run(st, run, metric, side);
+    if (*cb_stop_flag() || status == 130)
+        return -EINTR;
+    const char *name = s ? "head" : "base";
+    char what[64];
+    if (status < 0)
+        snprintf(what, sizeof what, "could not start (%s)", strerror(-status));
+    else if (status)
+        snprintf(what, sizeof what, "exited with status %d", status);
+    else
+        snprintf(what, sizeof what, "stored no complete run tagged %s", tags[s]);
+    snprintf(err, errlen, "rerun: the %s command %s: %.400s; it must record a run (compare appends "
+             "--cases, --tag, --db, -q), e.g. --%s-exec 'path/to/cyclebudget run'", name, what, exec,
+             name);
+    return -ECHILD;
+}
+
 /* --rerun with --base-exec/--head-exec: each round records one new run per
  * side of the undecided cases, by running the user's command for that side
  * (BASE's binary, HEAD's binary) as a process of its own.  A process, not
@@ -190,71 +236,28 @@ int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, co
                    const struct cmp_common *c, double cap_s, const char *const exec[2],
                    struct cmp_result *res, char *crosses, size_t clen, char *err, size_t errlen)
 {
-    static const char *const tags[2] = {"rerun-base", "rerun-head"};
     struct cb_side *sides[2] = {A, B};
     int cpu = cmp_run_cpu(st, A->runs[0]);
-    char cpubuf[16];
-    snprintf(cpubuf, sizeof cpubuf, "%d", cpu);
     cb_catch_stop_signals(0);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = 0;
     for (int round = 0;; round++) {
-        size_t nk = 0, len = 1;
-        for (size_t i = 0; i < res->n; i++)
-            if (res->rows[i].v == CB_CMP_UNSURE) {
-                nk++;
-                len += strlen(res->rows[i].a->key) + 1;
-            }
+        struct cb_sb list = CB_SB_INIT;
+        size_t nk = undecided(res, &list);
         double el = seconds_since(&t0);
-        if (nk == 0 || el >= cap_s || *cb_stop_flag())
+        if (nk == 0 || el >= cap_s || *cb_stop_flag() || cb_sb_error(&list) < 0) {
+            rc = cb_sb_error(&list);
+            cb_sb_release(&list);
             break;
-        char *list = malloc(len);
-        if (!list)
-            return -ENOMEM;
-        list[0] = '\0';
-        for (size_t i = 0; i < res->n; i++)
-            if (res->rows[i].v == CB_CMP_UNSURE) {
-                if (list[0])
-                    strcat(list, ",");
-                strcat(list, res->rows[i].a->key);
-            }
+        }
         fprintf(stderr, "cyclebudget: rerun round %d: %zu undecided case%s (%.0f s of %.0f s)\n",
                 round + 1, nk, nk > 1 ? "s" : "", el, cap_s);
         for (int k = 0; k < 2 && rc >= 0 && !*cb_stop_flag(); k++) {
             int s = (round + k) % 2;
-            const char *args[] = {"--cases", list, "--tag", tags[s], "--db", c->db, "-q", "--cpu", cpubuf};
-            char *cmd = cb_shell_join(exec[s], args, cpu >= 0 ? 9 : 7);
-            if (!cmd) {
-                rc = -ENOMEM;
-                break;
-            }
-            int64_t before = newest_run(st, tags[s], 0);
-            int status = cb_shell_run(cmd);
-            int64_t run = status == 0 ? newest_run(st, tags[s], before) : 0;
-            if (status != 0 || run == 0) {
-                if (*cb_stop_flag() || status == 130)
-                    rc = -EINTR;
-                else {
-                    const char *side = s ? "head" : "base";
-                    char what[64];
-                    if (status < 0)
-                        snprintf(what, sizeof what, "could not start (%s)", strerror(-status));
-                    else if (status)
-                        snprintf(what, sizeof what, "exited with status %d", status);
-                    else
-                        snprintf(what, sizeof what, "stored no complete run tagged %s", tags[s]);
-                    snprintf(err, errlen, "rerun: the %s command %s: %.400s; it must record a run "
-                             "(compare appends --cases, --tag, --db, -q), e.g. --%s-exec "
-                             "'path/to/cyclebudget run'", side, what, exec[s], side);
-                    rc = -ECHILD;
-                }
-            } else {
-                rc = take_run(st, run, metric, sides[s]);
-            }
-            free(cmd);
+            rc = exec_side(st, exec[s], s, list.buf, c, cpu, metric, sides[s], err, errlen);
         }
-        free(list);
+        cb_sb_release(&list);
         if (rc < 0 || *cb_stop_flag())
             break;
         /* A side's command that measures in another environment (another

@@ -325,26 +325,9 @@ static int plan_variants(struct run_plan *pl)
 {
     if (!pl->variants_arg)
         return 0;
-    if (cb_parse_name_list(pl->variants_arg, "--variants", &pl->vglobs, &pl->vstore, pl->err,
-                           sizeof pl->err) < 0)
-        return -EINVAL;
-    for (char **g = pl->vglobs; *g; g++) {
-        int hit = 0;
-        for (int i = 0; i < pl->np && !hit; i++)
-            for (size_t j = 0; j < pl->probes[i]->nvariants && !hit; j++)
-                hit = !(pl->probes[i]->variants[j].flags & CB_VARIANT_TESTONLY) &&
-                      fnmatch(*g, pl->probes[i]->variants[j].name, 0) == 0;
-        if (!hit) {
-            struct cb_sb near = CB_SB_INIT;
-            cb_suggest_variants(pl->np == 1 ? pl->probes[0] : NULL, *g, &near);
-            snprintf(pl->err, sizeof pl->err,
-                     "no variant of %s matches '%s': did you mean %s? ('cyclebudget list variants')",
-                     pl->suite ? "the quick suite's families" : pl->probes_arg, *g, near.buf);
-            cb_sb_release(&near);
-            return -ENOENT;
-        }
-    }
-    return 0;
+    return cb_session_variants(pl->variants_arg, pl->probes, pl->np, 0,
+                               pl->suite ? "the quick suite's families" : pl->probes_arg,
+                               &pl->vglobs, &pl->vstore, pl->err, sizeof pl->err);
 }
 
 static int plan_modes(struct run_plan *pl)

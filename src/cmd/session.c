@@ -2,6 +2,7 @@
  * share (see session.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +115,30 @@ int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, s
     free(names);
     free(store);
     return n;
+}
+
+int cb_session_variants(const char *arg, const struct cb_probe *const *probes, int np,
+                        int testonly, const char *families, char ***globs, char **store,
+                        char *err, size_t errlen)
+{
+    if (cb_parse_name_list(arg, "--variants", globs, store, err, errlen) < 0)
+        return -EINVAL;
+    for (char **g = *globs; *g; g++) {
+        int hit = 0;
+        for (int i = 0; i < np && !hit; i++)
+            for (size_t j = 0; j < probes[i]->nvariants && !hit; j++)
+                hit = (testonly || !(probes[i]->variants[j].flags & CB_VARIANT_TESTONLY)) &&
+                      fnmatch(*g, probes[i]->variants[j].name, 0) == 0;
+        if (hit)
+            continue;
+        struct cb_sb near = CB_SB_INIT;
+        cb_suggest_variants(np == 1 ? probes[0] : NULL, *g, &near);
+        snprintf(err, errlen, "no variant of %s matches '%s': did you mean %s? ('cyclebudget list "
+                 "variants')", families, *g, near.buf);
+        cb_sb_release(&near);
+        return -ENOENT;
+    }
+    return 0;
 }
 
 static int session_open(struct cb_session *s, struct cb_collector *col)

@@ -45,6 +45,14 @@ int cb_session_no_operands(int argc, char **argv, const char *cmd, char *err, si
  * -EINVAL/-ENOENT with err saying what was wrong and what to type. */
 int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, size_t errlen);
 
+/* -V's globs (arg), each of which must match a variant of the np families
+ * (a test-only one only when testonly): 0, or -EINVAL/-ENOENT with err
+ * naming the glob that matches none, the nearest names and the families
+ * (as families says them).  The globs go to *globs, strdup'd into *store. */
+int cb_session_variants(const char *arg, const struct cb_probe *const *probes, int np,
+                        int testonly, const char *families, char ***globs, char **store,
+                        char *err, size_t errlen);
+
 /* After the options: check the plan, so that a typo is said before the
  * store is opened for writing.  The parse step's result as cb_cmd takes
  * it, with the plan's message copied into err. */

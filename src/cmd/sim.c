@@ -151,6 +151,37 @@ static int child_env(const char *out, const char *vg, const char *spec, char cac
     return 0;
 }
 
+/* vg with av, waited for: its exit status (128 + the signal that ended
+ * it).  The child is in our process group: a ^C reaches it, and it ends
+ * its run as aborted.  We only wait. */
+static int run_child(const char *vg, char **av)
+{
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_term;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGTERM, &ign, &old_term);
+    int status = 1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        execv(vg, av);
+        fprintf(stderr, "cyclebudget: --sim: cannot start %s: %s\n", vg, strerror(errno));
+        _exit(127);
+    }
+    if (pid < 0) {
+        cb_error("--sim: cannot fork: %s", strerror(errno));
+    } else {
+        int ws;
+        while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+            ;
+        status = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : 1;
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return status;
+}
+
 int cb_sim_exec(int argc, char **argv, int quiet, const char *spec)
 {
     char vg[PATH_MAX], self[PATH_MAX], dir[PATH_MAX], out[PATH_MAX + 32], outarg[PATH_MAX + 64];
@@ -203,31 +234,7 @@ int cb_sim_exec(int argc, char **argv, int quiet, const char *spec)
         av[k++] = argv[i];
     av[k] = NULL;
 
-    /* The child is in our process group: a ^C reaches it, and it ends its
-     * run as aborted.  We only wait. */
-    struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_term;
-    sigemptyset(&ign.sa_mask);
-    sigaction(SIGINT, &ign, &old_int);
-    sigaction(SIGTERM, &ign, &old_term);
-    int status = 1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-        execv(vg, av);
-        fprintf(stderr, "cyclebudget: --sim: cannot start %s: %s\n", vg, strerror(errno));
-        _exit(127);
-    }
-    if (pid < 0) {
-        cb_error("--sim: cannot fork: %s", strerror(errno));
-    } else {
-        int ws;
-        while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-            ;
-        status = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : 1;
-    }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    int status = run_child(vg, av);
     free(av);
     if (status != 0 && status != 130)
         show_log(log);

@@ -1,5 +1,6 @@
 /* verdict.c — BASE against HEAD, case by case: the statistics, the
- * shared options, the environment check and the printed verdict (verdict.h). */
+ * shared options and the environment check (verdict.h); verdict_print.c
+ * prints the verdict. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>

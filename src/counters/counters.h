@@ -100,6 +100,15 @@ void cb_counters_delta(const struct cb_counters *cs, const struct cb_reading *be
 /* Index of the counter named name (spec.part), or -1. */
 int cb_counters_find(const struct cb_counters *cs, const char *name);
 
+/* The group's read() layout: counters_open.c asks for it, read_group in
+ * counters.c parses it. */
+#define CB_PERF_READ_FMT (PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | \
+                          PERF_FORMAT_TOTAL_TIME_RUNNING)
+
+/* Whether c's mmap page allows a user-space rdpmc now (counters.c; the
+ * open path in counters_open.c chooses the read method with it). */
+int cb_counter_rdpmc_ok(const struct cb_counter *c);
+
 void cb_counters_close(struct cb_counters *cs);
 
 /* Median cost of one cb_counters_read() in TSC ticks, over reps reads, and

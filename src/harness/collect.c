@@ -413,14 +413,14 @@ static void sim_cold_note(struct cb_collector *col, enum cb_mode mode)
     col->sim_cold_said = 1;
 }
 
-/* Every counter of every sample, as the store's rows (*n of them); NULL
- * when out of memory. */
+/* A measurement as the store's rows: one per sample per event (malloc'd;
+ * NULL when out of memory). */
 static struct cb_sample_row *sample_rows(const struct cb_collector *col,
-                                         const struct cb_measurement *m, size_t *n)
+                                         const struct cb_measurement *m, size_t *nrows)
 {
     int ne = col->cs.n;
-    size_t nrows = m->n * (size_t)ne;
-    struct cb_sample_row *rows = malloc((nrows ? nrows : 1) * sizeof *rows);
+    *nrows = m->n * (size_t)ne;
+    struct cb_sample_row *rows = malloc((*nrows ? *nrows : 1) * sizeof *rows);
     if (!rows)
         return NULL;
     size_t r = 0;
@@ -434,7 +434,6 @@ static struct cb_sample_row *sample_rows(const struct cb_collector *col,
                 .round = m->round[k], .raw = m->d[k].raw[e],
                 .method = isnan(m->d[k].value[e]) ? NULL : cb_read_method_name(m->d[k].method[e]),
             };
-    *n = nrows;
     return rows;
 }
 

@@ -53,6 +53,70 @@ static void roof_steps(FILE *out, const struct cb_ceilings *cs, const char *kind
     }
 }
 
+/* The roofline's grid, ticks and axis titles (both axes on log scales). */
+static void roof_axes(FILE *out, const struct scale *xs_, const struct scale *ys_, int w, int h)
+{
+    const int L = 56, R = 16, T = 12, B = 40;
+    const struct scale xs = *xs_, ys = *ys_;
+    for (double t = ys.d0; t <= ys.d1 * 1.0001; t *= 10) {
+        double y = sx(&ys, t);
+        fprintf(out, "<line class=\"gl\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", L, w - R, y, y);
+        fprintf(out, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>", L - 5,
+                y + 4, t);
+    }
+    int every = log2(xs.d1 / xs.d0) > 12 ? 2 : 1, idx = 0;
+    for (double t = xs.d0; t <= xs.d1 * 1.0001; t *= 2, idx++) {
+        if (idx % every)
+            continue;
+        char b[32];
+        double x = sx(&xs, t);
+        fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, T, h - B);
+        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x,
+                h - B + 14, cb_fmt_size((uint64_t)t, "B", b, sizeof b));
+    }
+    fprintf(out, "<line class=\"ax\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>", L, w - R, h - B, h - B);
+    fprintf(out, "<text class=\"lab\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">working set (bytes, log "
+                 "scale)</text>", (L + w - R) / 2, h - 6);
+    fprintf(out, "<text class=\"lab\" transform=\"translate(13 %d) rotate(-90)\" text-anchor=\"middle\">"
+                 "bytes per TSC tick (log scale)</text>", (T + h - B) / 2);
+}
+
+/* Each variant's line and points (cold dashed, open dots), then the legend. */
+static void roof_lines(FILE *out, const struct line *ls, size_t nl, const struct scale *xs_,
+                       const struct scale *ys_, int stores)
+{
+    const struct scale xs = *xs_, ys = *ys_;
+    for (size_t l = 0; l < nl; l++) {
+        const char *col = cb_html_palette[l % CB_HTML_NPAL];
+        int cold = strstr(ls[l].name, " (cold)") != NULL;
+        fprintf(out, "<polyline class=\"rl%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+                cold ? " cold" : "", col);
+        for (size_t i = 0; i < ls[l].n; i++)
+            fprintf(out, "%s%.1f,%.1f", i ? " " : "", sx(&xs, ls[l].pt[i].x), sx(&ys, ls[l].pt[i].y));
+        fputs("\"/>", out);
+        for (size_t i = 0; i < ls[l].n; i++) {
+            const struct cb_report_case *c = ls[l].pt[i].c;
+            char sz[32];
+            fprintf(out, "<circle r=\"3\" fill=\"%s\" stroke=\"%s\" stroke-width=\"1.5\" cx=\"%.1f\" "
+                         "cy=\"%.1f\"><title>", cold ? "#fff" : col, col, sx(&xs, ls[l].pt[i].x),
+                    sx(&ys, ls[l].pt[i].y));
+            cb_html_esc(out, ls[l].name);
+            fprintf(out, " at %s: %.2f bytes per TSC tick, %.0f%% of the %s load ceiling",
+                    cb_fmt_size(c->info.size, c->info.unit, sz, sizeof sz), c->bpt,
+                    100 * c->share_load, cb_ceil_level_name(c->ceil_level));
+            if (stores && isfinite(c->share_store))
+                fprintf(out, ", %.0f%% of its store ceiling", 100 * c->share_store);
+            fputs("</title></circle>", out);
+        }
+    }
+    fputs("</svg><div class=\"legend\">", out);
+    for (size_t l = 0; l < nl; l++) {
+        fprintf(out, "<span style=\"--c:%s\">", cb_html_palette[l % CB_HTML_NPAL]);
+        cb_html_esc(out, ls[l].name);
+        fputs("</span>", out);
+    }
+}
+
 /* One family's roofline: bytes per TSC tick against the working set, both
  * on log scales, the load ceiling (and the store ceiling for the families
  * that store) as steps at the cache sizes, each variant a line: warm solid,
@@ -94,27 +158,7 @@ static void roofline_chart(FILE *out, const struct cb_report *r, const char *fam
     cb_html_esc(out, fam);
     fprintf(out, " <span class=\"pill\">roofline</span></h3><svg class=\"chart roofline\" viewBox=\"0 0 "
                  "%d %d\" width=\"%d\" height=\"%d\" role=\"img\">", w, h, w, h);
-    for (double t = ys.d0; t <= ys.d1 * 1.0001; t *= 10) {
-        double y = sx(&ys, t);
-        fprintf(out, "<line class=\"gl\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", L, w - R, y, y);
-        fprintf(out, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>", L - 5,
-                y + 4, t);
-    }
-    int every = log2(xs.d1 / xs.d0) > 12 ? 2 : 1, idx = 0;
-    for (double t = xs.d0; t <= xs.d1 * 1.0001; t *= 2, idx++) {
-        if (idx % every)
-            continue;
-        char b[32];
-        double x = sx(&xs, t);
-        fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, T, h - B);
-        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x,
-                h - B + 14, cb_fmt_size((uint64_t)t, "B", b, sizeof b));
-    }
-    fprintf(out, "<line class=\"ax\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>", L, w - R, h - B, h - B);
-    fprintf(out, "<text class=\"lab\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">working set (bytes, log "
-                 "scale)</text>", (L + w - R) / 2, h - 6);
-    fprintf(out, "<text class=\"lab\" transform=\"translate(13 %d) rotate(-90)\" text-anchor=\"middle\">"
-                 "bytes per TSC tick (log scale)</text>", (T + h - B) / 2);
+    roof_axes(out, &xs, &ys, w, h);
     roof_steps(out, cs, "load", &xs, &ys, "load");
     if (stores)
         roof_steps(out, cs, "store", &xs, &ys, "store");
@@ -131,35 +175,7 @@ static void roofline_chart(FILE *out, const struct cb_report *r, const char *fam
                      "against</title></line><text class=\"cl dram\" x=\"%d\" y=\"%.1f\">DRAM load "
                      "%.1f (cold cases)</text>", L, w - R, y, y, dram->bpt, L + 3, y - 3, dram->bpt);
     }
-    for (size_t l = 0; l < nl; l++) {
-        const char *col = cb_html_palette[l % CB_HTML_NPAL];
-        int cold = strstr(ls[l].name, " (cold)") != NULL;
-        fprintf(out, "<polyline class=\"rl%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
-                cold ? " cold" : "", col);
-        for (size_t i = 0; i < ls[l].n; i++)
-            fprintf(out, "%s%.1f,%.1f", i ? " " : "", sx(&xs, ls[l].pt[i].x), sx(&ys, ls[l].pt[i].y));
-        fputs("\"/>", out);
-        for (size_t i = 0; i < ls[l].n; i++) {
-            const struct cb_report_case *c = ls[l].pt[i].c;
-            char sz[32];
-            fprintf(out, "<circle r=\"3\" fill=\"%s\" stroke=\"%s\" stroke-width=\"1.5\" cx=\"%.1f\" "
-                         "cy=\"%.1f\"><title>", cold ? "#fff" : col, col, sx(&xs, ls[l].pt[i].x),
-                    sx(&ys, ls[l].pt[i].y));
-            cb_html_esc(out, ls[l].name);
-            fprintf(out, " at %s: %.2f bytes per TSC tick, %.0f%% of the %s load ceiling",
-                    cb_fmt_size(c->info.size, c->info.unit, sz, sizeof sz), c->bpt,
-                    100 * c->share_load, cb_ceil_level_name(c->ceil_level));
-            if (stores && isfinite(c->share_store))
-                fprintf(out, ", %.0f%% of its store ceiling", 100 * c->share_store);
-            fputs("</title></circle>", out);
-        }
-    }
-    fputs("</svg><div class=\"legend\">", out);
-    for (size_t l = 0; l < nl; l++) {
-        fprintf(out, "<span style=\"--c:%s\">", cb_html_palette[l % CB_HTML_NPAL]);
-        cb_html_esc(out, ls[l].name);
-        fputs("</span>", out);
-    }
+    roof_lines(out, ls, nl, &xs, &ys, stores);
     fputs("</div></div>", out);
 }
 

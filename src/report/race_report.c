@@ -31,6 +31,67 @@ static void json_features(FILE *out, unsigned mask)
     fputc(']', out);
 }
 
+/* One bucket's result: its sizes, the decision, winner and runner-up with
+ * the margin, and every entrant (the closing "]}" is the caller's). */
+static void json_cell(FILE *out, const struct cb_race_cell *c, size_t bi)
+{
+    const struct cb_race_entrant *w = c->winner >= 0 ? &c->e[c->winner] : NULL;
+    const struct cb_race_entrant *u = c->runner_up >= 0 ? &c->e[c->runner_up] : NULL;
+    fprintf(out, "%s\n      {\"bucket\": ", bi ? "," : "");
+    cb_json_str(out, c->bucket.name);
+    fprintf(out, ", \"min_size\": %llu, \"max_size\": ",
+            (unsigned long long)cb_race_bucket_min(&c->bucket));
+    if (c->bucket.hi == CB_RACE_UNBOUNDED)
+        fputs("null", out);
+    else
+        fprintf(out, "%llu", (unsigned long long)c->bucket.hi);
+    fprintf(out, ", \"size\": %llu, \"decision\": \"%s\",\n       \"winner\": ",
+            (unsigned long long)c->bucket.size, cb_race_decision_name(c->decision));
+    if (w)
+        cb_json_str(out, w->v->name);
+    else
+        fputs("null", out);
+    fputs(", \"winner_needs\": ", out);
+    json_features(out, w ? w->v->needs : 0);
+    fputs(", \"winner_median\": ", out);
+    cb_json_num6(out, w ? w->median : NAN);
+    fputs(",\n       \"runner_up\": ", out);
+    if (u)
+        cb_json_str(out, u->v->name);
+    else
+        fputs("null", out);
+    fputs(", \"runner_up_median\": ", out);
+    cb_json_num6(out, u ? u->median : NAN);
+    fputs(", \"margin\": ", out);
+    cb_json_num6(out, c->margin);
+    fputs(", \"margin_ci\": ", out);
+    if (isnan(c->margin_lo) || isnan(c->margin_hi)) {
+        fputs("null", out);
+    } else {
+        fputc('[', out);
+        cb_json_num6(out, c->margin_lo);
+        fputs(", ", out);
+        cb_json_num6(out, c->margin_hi);
+        fputc(']', out);
+    }
+    fputs(", \"p_value\": ", out);
+    cb_json_num6(out, c->p);
+    fputs(",\n       \"entrants\": [", out);
+    for (size_t i = 0; i < c->ne; i++) {
+        const struct cb_race_entrant *e = &c->e[i];
+        fprintf(out, "%s{\"variant\": ", i ? ", " : "");
+        cb_json_str(out, e->v->name);
+        fprintf(out, ", \"verdict\": \"%s\", \"n\": %zu, \"median\": ", cb_race_verdict_name(e->verdict),
+                e->verdict == CB_RACE_OK ? e->n : 0);
+        cb_json_num6(out, e->median);
+        fprintf(out, ", \"beaten\": %s", e->beaten ? "true" : "false");
+        if (e->detail[0]) {
+            cb_json_field(out, ", \"detail\": ", e->detail);
+        }
+        fputc('}', out);
+    }
+}
+
 int cb_race_emit_json(const struct cb_race *r, const struct cb_host *h, FILE *out)
 {
     fprintf(out, "{\n  \"generator\": \"cyclebudget %s\",\n", PACKAGE_VERSION);
@@ -58,62 +119,7 @@ int cb_race_emit_json(const struct cb_race *r, const struct cb_host *h, FILE *ou
         cb_json_field(out, ", \"unit\": ", p->unit);
         fputs(", \"buckets\": [", out);
         for (size_t bi = 0; bi < r->o.nbuckets; bi++) {
-            const struct cb_race_cell *c = &r->cells[pi * r->o.nbuckets + bi];
-            const struct cb_race_entrant *w = c->winner >= 0 ? &c->e[c->winner] : NULL;
-            const struct cb_race_entrant *u = c->runner_up >= 0 ? &c->e[c->runner_up] : NULL;
-            fprintf(out, "%s\n      {\"bucket\": ", bi ? "," : "");
-            cb_json_str(out, c->bucket.name);
-            fprintf(out, ", \"min_size\": %llu, \"max_size\": ",
-                    (unsigned long long)cb_race_bucket_min(&c->bucket));
-            if (c->bucket.hi == CB_RACE_UNBOUNDED)
-                fputs("null", out);
-            else
-                fprintf(out, "%llu", (unsigned long long)c->bucket.hi);
-            fprintf(out, ", \"size\": %llu, \"decision\": \"%s\",\n       \"winner\": ",
-                    (unsigned long long)c->bucket.size, cb_race_decision_name(c->decision));
-            if (w)
-                cb_json_str(out, w->v->name);
-            else
-                fputs("null", out);
-            fputs(", \"winner_needs\": ", out);
-            json_features(out, w ? w->v->needs : 0);
-            fputs(", \"winner_median\": ", out);
-            cb_json_num6(out, w ? w->median : NAN);
-            fputs(",\n       \"runner_up\": ", out);
-            if (u)
-                cb_json_str(out, u->v->name);
-            else
-                fputs("null", out);
-            fputs(", \"runner_up_median\": ", out);
-            cb_json_num6(out, u ? u->median : NAN);
-            fputs(", \"margin\": ", out);
-            cb_json_num6(out, c->margin);
-            fputs(", \"margin_ci\": ", out);
-            if (isnan(c->margin_lo) || isnan(c->margin_hi)) {
-                fputs("null", out);
-            } else {
-                fputc('[', out);
-                cb_json_num6(out, c->margin_lo);
-                fputs(", ", out);
-                cb_json_num6(out, c->margin_hi);
-                fputc(']', out);
-            }
-            fputs(", \"p_value\": ", out);
-            cb_json_num6(out, c->p);
-            fputs(",\n       \"entrants\": [", out);
-            for (size_t i = 0; i < c->ne; i++) {
-                const struct cb_race_entrant *e = &c->e[i];
-                fprintf(out, "%s{\"variant\": ", i ? ", " : "");
-                cb_json_str(out, e->v->name);
-                fprintf(out, ", \"verdict\": \"%s\", \"n\": %zu, \"median\": ", cb_race_verdict_name(e->verdict),
-                        e->verdict == CB_RACE_OK ? e->n : 0);
-                cb_json_num6(out, e->median);
-                fprintf(out, ", \"beaten\": %s", e->beaten ? "true" : "false");
-                if (e->detail[0]) {
-                    cb_json_field(out, ", \"detail\": ", e->detail);
-                }
-                fputc('}', out);
-            }
+            json_cell(out, &r->cells[pi * r->o.nbuckets + bi], bi);
             fputs("]}", out);
         }
         fputs("\n    ]}", out);

@@ -371,8 +371,9 @@ static int load_samples(struct cb_store *st, struct cb_report *r)
     return err;
 }
 
-/* Where the run's "cycles" come from, said once: PMU cycles, simulated,
- * the estimate, else the TSC; and the clock budgets are converted at. */
+/* Where the cycle figures come from, best first: the PMU, callgrind's
+ * simulation, the core-clock estimate, else the TSC; and the label every
+ * report prints for it. */
 static void choose_cycles(struct cb_report *r)
 {
     r->tsc_event = find_event(r, "tsc", 1);
@@ -403,49 +404,11 @@ static void choose_cycles(struct cb_report *r)
                  "TSC reference cycles at %.3f GHz (not core cycles: no PMU, no estimate)",
                  r->run.tsc_ghz);
     }
-    /* Simulated cycles have no clock: the run's TSC rate only says where
-     * the simulation was started, so a budget in cycles needs --ghz. */
-    r->core_ghz = is_simulated(r)          ? 0
-                  : r->run.core_ghz > 0 ? r->run.core_ghz
-                                        : r->run.tsc_ghz;
 }
 
-int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
+/* Each measured case's medians per event, its cycles and its TSC time. */
+static void summarize_cases(struct cb_report *r)
 {
-    memset(r, 0, sizeof *r);
-    int rc = cb_store_run_get(st, run_id, &r->run);
-    if (rc < 0)
-        return rc;
-    if ((rc = cb_store_events(st, run_id, &r->events, &r->nevents)) < 0)
-        return rc;
-    struct cb_case_info *ci = NULL;
-    if ((rc = cb_store_cases(st, run_id, &ci, &r->ncases)) < 0)
-        return rc;
-    r->cases = calloc(r->ncases ? r->ncases : 1, sizeof *r->cases);
-    if (!r->cases) {
-        free(ci);
-        return -ENOMEM;
-    }
-    choose_cycles(r);
-
-    size_t ne = r->nevents ? r->nevents : 1;
-    for (size_t k = 0; k < r->ncases; k++) {
-        struct cb_report_case *c = &r->cases[k];
-        c->info = ci[k];
-        c->ns_per_op = NAN;
-        c->ev_median = malloc(ne * sizeof(double));
-        c->ev = calloc(ne, sizeof *c->ev);
-        if (!c->ev_median || !c->ev) {
-            free(ci);
-            return -ENOMEM;
-        }
-        for (size_t e = 0; e < r->nevents; e++)
-            c->ev_median[e] = NAN;
-    }
-    free(ci);
-    if ((rc = load_samples(st, r)) < 0)
-        return rc;
-
     for (size_t k = 0; k < r->ncases; k++) {
         struct cb_report_case *c = &r->cases[k];
         if (strcmp(c->info.verdict, "ok") != 0 || c->info.nsamples == 0)
@@ -467,6 +430,50 @@ int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
             }
         }
     }
+}
+
+int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
+{
+    memset(r, 0, sizeof *r);
+    int rc = cb_store_run_get(st, run_id, &r->run);
+    if (rc < 0)
+        return rc;
+    if ((rc = cb_store_events(st, run_id, &r->events, &r->nevents)) < 0)
+        return rc;
+    struct cb_case_info *ci = NULL;
+    if ((rc = cb_store_cases(st, run_id, &ci, &r->ncases)) < 0)
+        return rc;
+    r->cases = calloc(r->ncases ? r->ncases : 1, sizeof *r->cases);
+    if (!r->cases) {
+        free(ci);
+        return -ENOMEM;
+    }
+    choose_cycles(r);
+    /* Simulated cycles have no clock: the run's TSC rate only says where
+     * the simulation was started, so a budget in cycles needs --ghz. */
+    r->core_ghz = is_simulated(r)          ? 0
+                  : r->run.core_ghz > 0 ? r->run.core_ghz
+                                        : r->run.tsc_ghz;
+
+    size_t ne = r->nevents ? r->nevents : 1;
+    for (size_t k = 0; k < r->ncases; k++) {
+        struct cb_report_case *c = &r->cases[k];
+        c->info = ci[k];
+        c->ns_per_op = NAN;
+        c->ev_median = malloc(ne * sizeof(double));
+        c->ev = calloc(ne, sizeof *c->ev);
+        if (!c->ev_median || !c->ev) {
+            free(ci);
+            return -ENOMEM;
+        }
+        for (size_t e = 0; e < r->nevents; e++)
+            c->ev_median[e] = NAN;
+    }
+    free(ci);
+    if ((rc = load_samples(st, r)) < 0)
+        return rc;
+
+    summarize_cases(r);
     if (cb_store_run_calibration(st, run_id, &r->cal_id, &r->cal_reused) == 0 &&
         cb_store_calibration_get(st, r->cal_id, &r->ceil, r->cal_taken, sizeof r->cal_taken) == 0)
         r->has_ceil = r->ceil.n > 0;

@@ -1,0 +1,279 @@
+/* counters_open.c — opening a set of counters: each asked-for event into
+ * one perf_event group (what fails stays as unsupported, with the reason
+ * and what to do), the TSC's pseudo-events beside them, and the group
+ * started with rdpmc chosen per event (counters.h). */
+#define _GNU_SOURCE
+#include "counters.h"
+
+#include <cpuid.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+                           unsigned long flags)
+{
+    return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+static int read_paranoid(void)
+{
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+    int v = 2;
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = 2;
+        fclose(f);
+    }
+    return v;
+}
+
+static int in_vm(void)
+{
+    unsigned a, b, c, d;
+    __cpuid(1, a, b, c, d);
+    return (c >> 31) & 1;
+}
+
+/* The reason an event did not open, by cause and with what to do. */
+static void open_failure(struct cb_counter *c, int err, int paranoid)
+{
+    const char *hint;
+    char buf[128];
+    switch (err) {
+    case ENOENT:
+    case EOPNOTSUPP:
+        hint = c->spec.source == CB_SRC_SOFTWARE
+                   ? "this kernel has no such software event"
+                   : in_vm() ? "no hardware PMU: this looks like a VM, cpuid says hypervisor"
+                             : "the kernel has no PMU driver for this event";
+        break;
+    case ENODEV:
+        hint = "no such PMU in this kernel";
+        break;
+    case EACCES:
+    case EPERM:
+        snprintf(buf, sizeof(buf),
+                 "perf_event_paranoid is %d: set kernel.perf_event_paranoid<=2 "
+                 "(<=1 to count the kernel) or grant CAP_PERFMON", paranoid);
+        hint = buf;
+        break;
+    case EMFILE:
+    case ENFILE:
+        hint = "too many open files: raise ulimit -n";
+        break;
+    case E2BIG:
+        hint = "the kernel rejects this perf_event_attr size: kernel older than the headers";
+        break;
+    case EBUSY:
+        hint = "the counter is taken (another tool, or the NMI watchdog: kernel.nmi_watchdog=0)";
+        break;
+    case EINVAL:
+        hint = "the kernel rejected the attributes, or the event cannot join this group";
+        break;
+    case ENOSPC:
+        hint = "no counter left for it in the group";
+        break;
+    default:
+        hint = "unexpected error";
+        break;
+    }
+    char part[CB_EVENT_NAME_MAX];
+    snprintf(part, sizeof(part), "%s", c->spec.part);
+    snprintf(c->why, sizeof(c->why), "%.60s: perf_event_open: %.40s (%.140s)", part,
+             strerror(err), hint);
+}
+
+
+/* What opening a set carries from one event to the next. */
+struct open_ctx {
+    struct cb_counters *cs;
+    long pagesz;
+    int paranoid;
+    int hw_asked, hw_open;      /* some PMU event was asked for; one opened */
+    const char *first_hw_why;   /* why the first PMU event that failed did */
+};
+
+/* The attr of the next event in the group. */
+static struct perf_event_attr group_attr(const struct open_ctx *o, const struct cb_event_spec *spec)
+{
+    struct perf_event_attr attr = spec->attr;
+    attr.size = sizeof(attr);
+    attr.read_format = CB_PERF_READ_FMT;
+    /* only the leader starts disabled: the others follow it, so one
+     * ioctl starts and stops the whole group at the same instant */
+    attr.disabled = o->cs->leader < 0;
+    attr.inherit = 0;
+    /* hypervisor time is not ours to count, and guests may not */
+    attr.exclude_hv = 1;
+    /* perf_event_paranoid >= 2 forbids kernel counting to the
+     * unprivileged: ask for user space only rather than fail.  The
+     * probes run in user space, so little is lost. */
+    if (o->paranoid >= 2 && geteuid() != 0)
+        attr.exclude_kernel = 1;
+    return attr;
+}
+
+/* perf_event_open into the group, retried for user space only where
+ * counting the kernel is refused.  The fd, or -1 with errno set. */
+static int open_in_group(const struct cb_counters *cs, struct perf_event_attr *attr)
+{
+    int group = cs->leader >= 0 ? cs->c[cs->leader].fd : -1;
+    int fd = perf_event_open(attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr->exclude_kernel) {
+        /* CAP_PERFMON-less root in a container, or a stricter LSM */
+        attr->exclude_kernel = 1;
+        fd = perf_event_open(attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
+    }
+    return fd;
+}
+
+/* Its id, without which its value cannot be found in the group read; on
+ * failure the event is closed again and marked unsupported. */
+static int take_id(struct cb_counter *c)
+{
+    if (ioctl(c->fd, PERF_EVENT_IOC_ID, &c->id) >= 0)
+        return 0;
+    int err = errno;
+    char part[CB_EVENT_NAME_MAX];
+    snprintf(part, sizeof(part), "%s", c->spec.part);
+    snprintf(c->why, sizeof(c->why), "%.60s: PERF_EVENT_IOC_ID: %.60s", part, strerror(err));
+    close(c->fd);
+    c->fd = -1;
+    c->supported = 0;
+    c->method = CB_READ_NONE;
+    return -1;
+}
+
+/* Open c (its spec already set) into the group: 0, or -1 with c->why set. */
+static int open_event(struct open_ctx *o, struct cb_counter *c)
+{
+    if (c->spec.status < 0) {
+        snprintf(c->why, sizeof(c->why), "%s",
+                 c->spec.why[0] ? c->spec.why : "event did not resolve");
+        return -1;
+    }
+    struct perf_event_attr attr = group_attr(o, &c->spec);
+    int fd = open_in_group(o->cs, &attr);
+    if (fd < 0) {
+        open_failure(c, errno, o->paranoid);
+        return -1;
+    }
+    c->spec.attr = attr;
+    c->fd = fd;
+    c->supported = 1;
+    c->method = CB_READ_SYSCALL;
+    if (take_id(c) < 0)
+        return -1;
+    void *p = mmap(NULL, (size_t)o->pagesz, PROT_READ, MAP_SHARED, fd, 0);
+    c->page = p == MAP_FAILED ? NULL : p;
+    return 0;
+}
+
+/* Every asked-for event, in order; what fails stays as unsupported. */
+static void open_events(struct open_ctx *o, const struct cb_event_spec *specs, int n)
+{
+    struct cb_counters *cs = o->cs;
+    for (int i = 0; i < n; i++) {
+        struct cb_counter *c = &cs->c[cs->n++];
+        c->spec = specs[i];
+        c->fd = -1;
+        int hw = specs[i].source == CB_SRC_PMU;
+        o->hw_asked |= hw;
+        if (open_event(o, c) < 0) {
+            if (hw && !o->first_hw_why)
+                o->first_hw_why = c->why;
+            continue;
+        }
+        if (cs->leader < 0)
+            cs->leader = cs->n - 1;
+        o->hw_open |= hw;
+    }
+}
+
+/* A pseudo-event computed from the TSC rather than opened. */
+static struct cb_counter *add_pseudo(struct cb_counters *cs, const char *name,
+                                     const char *encoding, enum cb_source source)
+{
+    struct cb_counter *c = &cs->c[cs->n++];
+    snprintf(c->spec.name, sizeof(c->spec.name), "%s", name);
+    snprintf(c->spec.part, sizeof(c->spec.part), "%s", name);
+    snprintf(c->spec.encoding, sizeof(c->spec.encoding), "%s", encoding);
+    snprintf(c->spec.pmu, sizeof(c->spec.pmu), "tsc");
+    c->spec.source = source;
+    c->fd = -1;
+    return c;
+}
+
+static void add_pseudo_events(struct cb_counters *cs, double tsc_ghz, double core_ghz)
+{
+    struct cb_counter *t = add_pseudo(cs, "tsc", "rdtsc", CB_SRC_TSC);
+    t->supported = 1;
+    t->method = CB_READ_RDTSC;
+
+    struct cb_counter *e = add_pseudo(cs, "cycles-est",
+                                      "tsc*(core/tsc ratio of the chosen chain, per case)",
+                                      CB_SRC_ESTIMATE);
+    if (core_ghz > 0 && tsc_ghz > 0 && isfinite(core_ghz) && isfinite(tsc_ghz)) {
+        e->supported = 1;
+        e->method = CB_READ_DERIVED;
+    } else {
+        snprintf(e->why, sizeof(e->why), "cycles-est: no core clock estimate (core_ghz=%g, tsc_ghz=%g)",
+                 core_ghz, tsc_ghz);
+    }
+}
+
+/* Reset and enable the group, then pick rdpmc for each event that allows
+ * it, whatever the others do: a software event's read() is done outside
+ * the timed window.  0, or the errno of the ioctl (the set is closed). */
+static int start_group(struct cb_counters *cs)
+{
+    if (cs->leader < 0)
+        return 0;
+    int lfd = cs->c[cs->leader].fd;
+    if (ioctl(lfd, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) < 0 ||
+        ioctl(lfd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
+        int err = errno;
+        cb_counters_close(cs);
+        return -err;
+    }
+    for (int i = 0; i < cs->n; i++)
+        if (cs->c[i].fd >= 0 && cs->c[i].supported && cb_counter_rdpmc_ok(&cs->c[i]))
+            cs->c[i].method = CB_READ_RDPMC;
+    return 0;
+}
+
+int cb_counters_open(struct cb_counters *cs, const struct cb_event_spec *specs, int n,
+                     double tsc_ghz, double core_ghz)
+{
+    struct open_ctx o = {.cs = cs, .pagesz = sysconf(_SC_PAGESIZE), .paranoid = read_paranoid()};
+    if (!cs || n < 0 || (n > 0 && !specs))
+        return -EINVAL;
+    memset(cs, 0, sizeof(*cs));
+    cs->leader = -1;
+    cs->tsc_ghz = tsc_ghz;
+    cs->core_ghz = core_ghz;
+    for (int i = 0; i < CB_MAX_COUNTERS; i++)
+        cs->c[i].fd = -1;
+    if (n + 2 > CB_MAX_COUNTERS)
+        return -E2BIG;
+
+    open_events(&o, specs, n);
+    add_pseudo_events(cs, tsc_ghz, core_ghz);
+    int rc = start_group(cs);
+    if (rc < 0)
+        return rc;
+    if (o.hw_asked && !o.hw_open)
+        snprintf(cs->notice, sizeof(cs->notice),
+                 "no PMU counters here (%.300s): cycles come from the TSC (reference cycles) and an "
+                 "estimate of core cycles",
+                 o.first_hw_why ? o.first_hw_why : "none opened");
+    return 0;
+}
+
