@@ -9,7 +9,7 @@
 # Installed as $(datadir)/bash-completion/completions/cyclebudget, where
 # bash-completion loads it on the first TAB after "cyclebudget".
 
-_cyclebudget_commands="run report list budget calibrate compare history ack bisect-check merge race"
+_cyclebudget_commands="run report list budget calibrate compare history ack bisect-check merge race check ab"
 
 # The binary the user typed (./cyclebudget completes from the build in
 # this directory), with a leading ~ expanded as the shell would.
@@ -122,6 +122,7 @@ _cyclebudget_value()
         case $cmd in
         report) _cyclebudget_reply -W "text html csv json gbench" -- "$cur" ;;
         compare) _cyclebudget_reply -W "text markdown json junit" -- "$cur" ;;
+        ab) _cyclebudget_reply -W "text markdown json" -- "$cur" ;;
         history) _cyclebudget_reply -W "text html" -- "$cur" ;;
         *) COMPREPLY=() ;;
         esac
@@ -140,7 +141,7 @@ _cyclebudget_value()
         n=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
         _cyclebudget_reply -W "$(seq 0 $((n - 1)))" -- "$cur"
         ;;
-    --db | -o | --output | --plugin | --into | --junit) _cyclebudget_files "$cur" ;;
+    --db | -o | --output | --plugin | --into | --junit | --against-plugin) _cyclebudget_files "$cur" ;;
     --repo) _cyclebudget_files -d "$cur" ;;
     *) return 1 ;;
     esac
@@ -203,6 +204,7 @@ _cyclebudget()
     list) ((COMP_CWORD == 2)) && _cyclebudget_reply -W "probes variants events" -- "$cur" ;;
     report) _cyclebudget_reply -W "latest" -- "$cur" ;;
     budget) _cyclebudget_reply -W "1G 10G 25G 40G 100G 400G" -- "$cur" ;;
+    ab) _cyclebudget_files "$cur" ;;   # BASE.so HEAD.so
     run | race | calibrate | bisect-check)
         # No arguments but options: offer them.
         _cyclebudget_reply -W "$(awk '$1 ~ /^--/ { print $1 }' <<<"$opts")" -- "$cur"

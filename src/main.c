@@ -26,6 +26,8 @@ static const struct {
     {"bisect-check", cmd_bisect_check, "measure HEAD against a base, for 'git bisect run'"},
     {"race", cmd_race, "race the variants per size bucket and emit the winners"},
     {"merge", cmd_merge, "copy the runs of other databases into one (many hosts)"},
+    {"check", cmd_check, "read every page of the database for damage"},
+    {"ab", cmd_ab, "time two builds of a plugin in one process, paired round by round"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -332,6 +332,7 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
                                 "SELECT c.id, c.probe, c.variant, c.size, c.mode, c.unit, e.id "
                                 "  FROM cases c JOIN events e ON e.run_id = c.run_id "
                                 " WHERE c.run_id = ?1 AND c.verdict = 'ok' AND e.part = ?2 "
+                                "   AND (c.side IS NULL OR c.side = 'head') "
                                 "   AND e.supported = 1 AND (?2 <> 'cycles' OR e.source = 'pmu') "
                                 " ORDER BY c.id", &q);
     if (rc != CB_DB_OK)

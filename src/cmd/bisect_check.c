@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ab.h"
 #include "meter.h"
 #include "parse.h"
 #include "plugin.h"
@@ -32,7 +33,11 @@ struct bisect {
     char **argv;
     struct cb_harness_opts h;
     struct cb_plugin_info plugins[CB_PLUGIN_MAX]; /* --plugin, loaded */
+    const char *plugin_args[CB_PLUGIN_MAX];       /* --plugin, as typed */
     int nplugins;
+    const char *rounds_arg;                       /* --rounds, as typed */
+    const char *against_plugin;                   /* --against-plugin GOOD.so */
+    struct cb_ab ab;                              /* its paired protocol */
 };
 
 enum { OPT_REPS = CB_OPT_LONG_ONLY, OPT_MAX_TIME, OPT_COLD_BYTES, OPT_ROUNDS, OPT_PLUGIN, OPT_SIM };
@@ -51,13 +56,16 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
             return -EINVAL;
         b->h.cold_bytes = u64;
         return 0;
-    case OPT_ROUNDS: return cb_parse_int(arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err, errlen);
+    case OPT_ROUNDS:
+        b->rounds_arg = arg;   /* its range depends on --against-plugin */
+        return 0;
     case OPT_PLUGIN:
         if (b->nplugins == CB_PLUGIN_MAX) {
             snprintf(err, errlen, "--plugin: at most %d plugins", CB_PLUGIN_MAX);
             return -EINVAL;
         }
-        return cb_plugin_load(arg, &b->plugins[b->nplugins++], err, errlen) < 0 ? -EINVAL : 0;
+        b->plugin_args[b->nplugins++] = arg;
+        return 0;
     case OPT_SIM:
         b->sim = 1;
         return cb_sim_requested() ? 0 : cb_sim_check(err, errlen);
@@ -65,38 +73,79 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
     return 1;
 }
 
+/* --against-plugin: the paired protocol of ab, with this commit's build
+ * (--plugin) as HEAD and the good one as BASE, both loaded now so that a
+ * bad file is refused before anything is measured. */
+static int parse_paired(struct bisect *b, int argc, char *err, size_t errlen)
+{
+    if (!b->against_plugin || b->against || b->nplugins != 1 || b->sim || optind < argc) {
+        snprintf(err, errlen, "bisect-check --against-plugin GOOD.so takes this commit's build as "
+                 "one --plugin HEAD.so, and neither --against nor --sim (-p, -V, -s and --mode belong "
+                 "to it); see 'cyclebudget bisect-check --help'");
+        return -EINVAL;
+    }
+    b->ab.o.quiet = 1;
+    b->ab.o.alpha = b->c.o.alpha;
+    b->ab.o.threshold = b->c.o.threshold;
+    if (b->rounds_arg &&
+        cb_parse_int(b->rounds_arg, 2, 1000, "--rounds", &b->ab.o.rounds, err, errlen) < 0)
+        return -EINVAL;
+    if (cb_ab_load(&b->ab, b->against_plugin, b->plugin_args[0], err, errlen) < 0 ||
+        cb_ab_plan(&b->ab, err, errlen) < 0)
+        return -EINVAL;
+    return 0;
+}
+
 /* --against BASE and the options, nothing else (cb_cmd's parse step). */
+static const struct cb_option bisect_options[] = {
+    CB_OPT_STR(0, "against", struct bisect, against, "BASE",
+               "the known-good side: a run id, 'latest', a tag, a commit, or a comma list"),
+    CB_OPT_GROUP(cmp_common_options, struct bisect, c),
+    CB_OPT_CALL(OPT_REPS, "reps", "N", "exactly N samples per case (default: adaptive)"),
+    CB_OPT_CALL(OPT_MAX_TIME, "max-time", "SEC", "time cap per case when adaptive (default 0.25)"),
+    CB_OPT_CALL(OPT_ROUNDS, "rounds", "N",
+                "measure each case in N rounds with an idle pause between (as 'run --rounds'; "
+                "default 1); with --against-plugin, ab's rounds (default "
+                CB_OPT_NUM(CB_AB_DEFAULT_ROUNDS) ")"),
+    CB_OPT_CALL(OPT_COLD_BYTES, "cold-bytes", "SIZE", "cold-mode working set"),
+    CB_OPT_CALL(OPT_SIM, "sim", NULL,
+                "count under callgrind, as 'run --sim' (BASE's runs must be --sim runs too); "
+                "the verdict is then exact (see compare)"),
+    CB_OPT_STR(0, "sim-caches", struct bisect, sim_caches, "SPEC",
+               "with --sim, the simulated caches (as 'run --sim-caches')"),
+    CB_OPT_CALL(OPT_PLUGIN, "plugin", "PATH",
+                "load a variant plugin first, as 'run --plugin' (its cases in BASE are "
+                "measured with this build of it; repeatable); with --against-plugin, this "
+                "commit's build, once"),
+    CB_OPT_STR(0, "against-plugin", struct bisect, against_plugin, "GOOD.so",
+               "instead of --against: time this commit's build of the plugin (--plugin) "
+               "against GOOD.so, a build of the good commit made once before the bisection, "
+               "paired in one process as 'cyclebudget ab' does"),
+    CB_OPT_STR('p', "probes", struct bisect, ab.o.probes, "LIST",
+               "with --against-plugin: families (default: the plugin's)"),
+    CB_OPT_STR('V', "variants", struct bisect, ab.o.variants, "GLOBS",
+               "with --against-plugin: variants (default: the plugin's own)"),
+    CB_OPT_STR('s', "sizes", struct bisect, ab.o.sizes, "LIST",
+               "with --against-plugin: sizes (default: each family's)"),
+    CB_OPT_STR(0, "mode", struct bisect, ab.o.modes, "MODE",
+               "with --against-plugin: warm, cold or warm,cold"),
+    CB_OPT_BOOL('q', "quiet", struct bisect, quiet, "no table, only the verdict line"),
+    CB_OPT_END,
+};
+
 static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     struct bisect *b = ctx;
-    static const struct cb_option options[] = {
-        CB_OPT_STR(0, "against", struct bisect, against, "BASE",
-                   "the known-good side: a run id, 'latest', a tag, a commit, or a comma list"),
-        CB_OPT_GROUP(cmp_common_options, struct bisect, c),
-        CB_OPT_CALL(OPT_REPS, "reps", "N", "exactly N samples per case (default: adaptive)"),
-        CB_OPT_CALL(OPT_MAX_TIME, "max-time", "SEC", "time cap per case when adaptive (default 0.25)"),
-        CB_OPT_CALL(OPT_ROUNDS, "rounds", "N",
-                    "measure each case in N rounds with an idle pause between (as 'run --rounds'; "
-                    "default 1)"),
-        CB_OPT_CALL(OPT_COLD_BYTES, "cold-bytes", "SIZE", "cold-mode working set"),
-        CB_OPT_CALL(OPT_SIM, "sim", NULL,
-                    "count under callgrind, as 'run --sim' (BASE's runs must be --sim runs too); "
-                    "the verdict is then exact (see compare)"),
-        CB_OPT_STR(0, "sim-caches", struct bisect, sim_caches, "SPEC",
-                   "with --sim, the simulated caches (as 'run --sim-caches')"),
-        CB_OPT_CALL(OPT_PLUGIN, "plugin", "PATH",
-                    "load a variant plugin first, as 'run --plugin' (its cases in BASE are "
-                    "measured with this build of it; repeatable)"),
-        CB_OPT_BOOL('q', "quiet", struct bisect, quiet, "no table, only the verdict line"),
-        CB_OPT_END,
-    };
     static const struct cb_cmd_parser parser = {
         .cmd = "bisect-check",
         .synopsis =
             "usage: cyclebudget bisect-check --against BASE [options]\n"
+            "       cyclebudget bisect-check --plugin HEAD.so --against-plugin GOOD.so [options]\n"
             "  measures this binary's cases that BASE has (stored as a new run tagged 'bisect')\n"
-            "  and compares BASE with them, for 'git bisect run'\n",
-        .options = options,
+            "  and compares BASE with them, for 'git bisect run'; or times this commit's build\n"
+            "  of a plugin against a good build made once before the bisection, paired in one\n"
+            "  process as 'cyclebudget ab' does\n",
+        .options = bisect_options,
         .footer = "exit status: 0 good, 1 bad (regressed against BASE), 125 cannot tell (skip),\n"
                   "128 error (aborts git bisect run, which would read 1..127 as bad)\n",
         .option = bisect_opt,
@@ -106,9 +155,18 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     b->argv = argv;
     cmp_common_defaults(&b->c, argc, argv);
     cb_harness_defaults(&b->h);
+    cb_ab_defaults(&b->ab.o);
     int rc = cb_getopt(argc, argv, &parser, b, err, errlen);
     if (rc != 0)
         return rc;
+    if (b->against_plugin || b->ab.o.probes || b->ab.o.variants || b->ab.o.sizes || b->ab.o.modes)
+        return parse_paired(b, argc, err, errlen);
+    if (b->rounds_arg &&
+        cb_parse_int(b->rounds_arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err, errlen) < 0)
+        return -EINVAL;
+    for (int i = 0; i < b->nplugins; i++)
+        if (cb_plugin_load(b->plugin_args[i], &b->plugins[i], err, errlen) < 0)
+            return -EINVAL;
     if (!b->against || optind < argc) {
         snprintf(err, errlen, "bisect-check needs --against BASE and nothing else; see 'cyclebudget bisect-check --help'");
         return -EINVAL;
@@ -169,7 +227,7 @@ static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measure
     }
     for (int i = 0; i < b->nplugins && rc >= 0; i++)
         rc = cb_store_run_plugin_add(col.st, col.run_id, b->plugins[i].path, b->plugins[i].sha256,
-                                     b->plugins[i].name, b->plugins[i].variants);
+                                     b->plugins[i].name, b->plugins[i].variants, NULL);
     cb_catch_stop_signals(0);
     *measured = 0;
     for (size_t i = 0; i < A.ncases && rc >= 0; i++) {
@@ -289,6 +347,41 @@ out:
     return status;
 }
 
+/* --against-plugin: good (0) when no case regressed beyond noise, bad (1)
+ * when one did or this build breaks a variant, cannot tell (125) when a
+ * case stays undecided after the rounds: never bad for a commit within
+ * noise, which an improvement is too. */
+static int bisect_paired(struct bisect *b)
+{
+    struct cb_collect_opts co = {
+        .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->c.cmdline.buf, .cpu = -1,
+        .quiet = 1, .harness = b->h,
+    };
+    char err[1024], where[1200];
+    int64_t run = 0;
+    int cpu = -1, changed, regressed, unsure, bad;
+    cb_catch_stop_signals(0);
+    int rc = cb_ab_run(&b->ab, &co, &run, &cpu, err, sizeof err);
+    if (rc < 0) {
+        cb_error("%s", err);
+        cb_ab_free(&b->ab);
+        return rc == -EINTR ? 130 : BISECT_ERROR;
+    }
+    snprintf(where, sizeof where, "pinned to CPU %d; run %lld in %s", cpu, (long long)run, b->c.db);
+    if (!b->quiet)
+        cb_ab_print(&b->ab, "text", where, stdout);
+    cb_ab_counts(&b->ab, &changed, &regressed, &unsure, &bad);
+    int broken = 0;   /* BAD in this build, good in GOOD's; the reverse is a fix */
+    for (size_t i = 0; i < b->ab.n; i++)
+        broken += b->ab.cases[i].bad[1] && !b->ab.cases[i].bad[0];
+    int status = regressed || broken ? 1 : unsure ? 125 : 0;
+    printf("bisect-check: %s (run %lld, paired against %s)\n",
+           status == 0 ? "good" : status == 1 ? "bad: regressed" : "cannot tell (skip)",
+           (long long)run, b->against_plugin);
+    cb_ab_free(&b->ab);
+    return status;
+}
+
 /* Measure this tree, then judge it against BASE as compare would. */
 static int bisect_body(void *ctx, struct cb_store *st)
 {
@@ -302,6 +395,8 @@ static int bisect_body(void *ctx, struct cb_store *st)
         int rc = cb_sim_exec(b->argc, b->argv, 1, b->sim_caches);
         return rc == CB_EXIT_USAGE ? BISECT_ERROR : rc;
     }
+    if (b->against_plugin)
+        return bisect_paired(b);
     int rc = measure_tree(b, &run_id, &measured);
     return rc != 0 ? rc : judge(b, run_id, measured);
 }

@@ -35,6 +35,8 @@ int cmd_ack(int argc, char **argv);
 int cmd_bisect_check(int argc, char **argv);
 int cmd_race(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_ab(int argc, char **argv);
 
 /* One line to stderr: "cyclebudget: <what>", for usage and runtime errors.
  * It returns (as git's error(), not die()): the caller chooses the exit

@@ -306,6 +306,8 @@ static int race_measure(struct race_plan *pl, struct cb_collector *col, struct c
         return cb_session_finish(col, 1, "race run", "nothing emitted");
     if (rc == 0)
         rc = cb_race_store(col, race);
+    if (rc == -ENOSPC)
+        return cb_session_abort(col, rc, "the race", pl->s.co.db);
     if (rc < 0) {
         cb_collector_finish(col, "aborted");
         cb_error("the race failed: %s; run %lld marked aborted", strerror(-rc), (long long)col->run_id);

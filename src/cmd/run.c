@@ -143,10 +143,7 @@ static int measure_one(struct cb_collector *col, const struct cb_probe *p, const
     if (rc == -EINTR) {
         *interrupted = 1;
     } else if (rc < 0) {
-        cb_error("cannot store a case in %s: %s; run %lld marked aborted", db, strerror(-rc),
-                   (long long)col->run_id);
-        cb_collector_finish(col, "aborted");
-        return 1;
+        return cb_session_abort(col, rc, "a case", db);
     }
     return 0;
 }
@@ -531,13 +528,10 @@ static int run_work(void *plan, struct cb_collector *col)
     int interrupted = 0;
     for (int i = 0; i < pl->nplugins; i++) {
         const struct cb_plugin_info *pi = &pl->plugins[i];
-        if (cb_store_run_plugin_add(col->st, col->run_id, pi->path, pi->sha256, pi->name,
-                                    pi->variants) < 0) {
-            cb_error("cannot store plugin %s with run %lld in %s; run marked aborted", pi->path,
-                       (long long)col->run_id, pl->s.co.db);
-            cb_collector_finish(col, "aborted");
-            return 1;
-        }
+        int rc = cb_store_run_plugin_add(col->st, col->run_id, pi->path, pi->sha256, pi->name,
+                                         pi->variants, NULL);
+        if (rc < 0)
+            return cb_session_abort(col, rc, "the run's plugin", pl->s.co.db);
         if (!pl->s.co.quiet)
             fprintf(stderr, "cyclebudget: plugin %s (sha256 %.16s...): %s\n", pi->path, pi->sha256,
                     pi->variants);

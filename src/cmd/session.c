@@ -179,6 +179,22 @@ int cb_session_finish(struct cb_collector *col, int interrupted, const char *wha
     return 0;
 }
 
+int cb_session_abort(struct cb_collector *col, int rc, const char *what, const char *db)
+{
+    int64_t run_id = col->run_id;
+    int fin = cb_collector_finish(col, "aborted");
+    const char *end = fin == 0 ? "marked aborted"
+                      : "could not be marked aborted (the next writer to open it marks it so)";
+    if (rc == -ENOSPC)
+        cb_error("disk full: cannot store %s in %s (its filesystem has no space left): free "
+                 "some space there, or give --db a file on another filesystem, and run again; "
+                 "run %lld %s", what, db, (long long)run_id, end);
+    else
+        cb_error("cannot store %s in %s: %s; run %lld %s", what, db, strerror(-rc),
+                 (long long)run_id, end);
+    return 1;
+}
+
 int cb_session_checked(int parsed, int (*check)(void *plan), void *plan, const char *plan_err,
                        char *err, size_t errlen)
 {

@@ -66,6 +66,10 @@ int cb_session_body(void *plan, struct cb_store *unused);
 
 /* End the run: aborted when interrupted (130; "interrupted: WHAT N marked
  * aborted (NOTE)"), else complete (0), or 1 when it cannot be marked. */
+/* The store failed with rc while storing what: end the run aborted and say
+ * so (a full disk by name, with what to do), and whether the end was
+ * stored.  Returns 1, the exit status. */
+int cb_session_abort(struct cb_collector *col, int rc, const char *what, const char *db);
 int cb_session_finish(struct cb_collector *col, int interrupted, const char *what,
                       const char *note);
 

@@ -455,7 +455,7 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
 {
     struct cb_case_row row = {
         .probe = p->name, .variant = v->name, .size = size, .unit = p->unit, .op = p->op,
-        .mode = cb_mode_name(mode), .verdict = "ok", .detail = "",
+        .mode = cb_mode_name(mode), .verdict = "ok", .detail = "", .side = col->side,
     };
     char detail[300];
     int rc;

@@ -66,6 +66,8 @@ struct cb_collector {
     int sim_cold_said;           /* the long cold walk under the simulator was announced */
     struct cb_sim sim_clock;
     struct cb_backend sim_be;
+    const char *side;            /* ab: the build the next cases time ("base", "head"),
+                                    stored with each; NULL for a run of one build */
     int64_t cal_id;              /* the run's calibration of the ceilings; 0 none */
     int cal_reused;              /* 1 found stored, 0 measured by this run */
     struct cb_verdict_cache *vc; /* verdicts so far, one per variant */

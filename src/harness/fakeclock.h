@@ -18,10 +18,14 @@
  *   contended=F   share of samples taken with the core busy (default 0):
  *                 those cost slow=X times more and read the meter at 2x
  *   slow=X        that cost factor (default 1.5)
+ *   meter=KIND    smt (a visible sibling, the default), host or none
+ *   head=X        every case of ab's HEAD build (namespace "head") costs X
+ *                 times more (default 1): a planted change for ab's tests
+ *   scale=X       every case costs X times more (default 1): a planted change
+ *                 between two runs, for the verdict benchmarks
  *   before=X      the core clock read in the bracket before each case's
  *   after=X       samples, and after them, as a factor of the model's
- *                 (0.5..2, default 1: both read the run's clock)
- *   meter=KIND    smt (a visible sibling, the default), host or none */
+ *                 (0.5..2, default 1: both read the run's clock) */
 #ifndef CB_FAKECLOCK_H
 #define CB_FAKECLOCK_H
 
@@ -37,7 +41,7 @@
 
 struct cb_fake {
     uint64_t seed, state;
-    double noise, mux, contended, slow;
+    double noise, mux, contended, slow, head, scale;
     double before, after;   /* the brackets' clock, x the model's (caseclock.h) */
     int siblings, hypervisor;
     double vclock;          /* ticks */

@@ -70,7 +70,8 @@ static const struct cb_plugin_family *own_family(const struct cb_plugin *t, cons
  * register; the same check runs in the child and here.  0 or -EPROTO /
  * -EINVAL with err set.  api_version is read before anything else: it is
  * the first member in every version of the structure. */
-static int check_table(const struct cb_plugin *t, const char *path, char *err, size_t errlen)
+static int check_table(const struct cb_plugin *t, const char *ns, const char *path, char *err,
+                       size_t errlen)
 {
     if (!t) {
         snprintf(err, errlen, "plugin %s: cyclebudget_plugin() returned NULL", path);
@@ -100,7 +101,7 @@ static int check_table(const struct cb_plugin *t, const char *path, char *err, s
                      "call function", path, i + 1);
             return -EINVAL;
         }
-        if (cb_probe_find(f->name) || own_family(t, f->name) != f) {
+        if (cb_probe_find_ns(ns, f->name) || own_family(t, f->name) != f) {
             snprintf(err, errlen, "plugin %s: family '%s' exists already: give your family "
                      "a name of its own, or add variants to the existing one", path, f->name);
             return -EINVAL;
@@ -112,7 +113,7 @@ static int check_table(const struct cb_plugin *t, const char *path, char *err, s
         if (!own_family(t, fam) && !is_pluggable(fam)) {
             snprintf(err, errlen, "plugin %s: variant %zu's family '%s' %s; a plugin adds to "
                      "csum, copy, csum_copy or memset, or to a family it defines", path, i + 1, fam,
-                     cb_probe_find(fam) ? "takes no plugin variants (its variants are "
+                     cb_probe_find_ns(ns, fam) ? "takes no plugin variants (its variants are "
                                           "parameters of a built-in model, not functions)"
                                         : "does not exist");
             return -EINVAL;
@@ -122,7 +123,7 @@ static int check_table(const struct cb_plugin *t, const char *path, char *err, s
                      "of [A-Za-z0-9_.+-] and a function", path, i + 1, fam);
             return -EINVAL;
         }
-        const struct cb_probe *p = cb_probe_find(fam);
+        const struct cb_probe *p = cb_probe_find_ns(ns, fam);
         int dup = p && cb_variant_find(p, v->name);
         for (size_t j = 0; j < i && !dup; j++)
             dup = strcmp(t->variants[j].family, fam) == 0 && strcmp(t->variants[j].name, v->name) == 0;
@@ -164,7 +165,7 @@ static int open_table(const char *path, void **handle, const struct cb_plugin **
  * point do (crash, hang, exit), this process has not run them.  The child
  * writes its message, if any, into a pipe.  0, or a negative errno with err
  * set. */
-static int try_in_child(const char *path, char *err, size_t errlen)
+static int try_in_child(const char *path, const char *ns, char *err, size_t errlen)
 {
     int fd[2];
     if (pipe(fd) < 0) {
@@ -191,7 +192,7 @@ static int try_in_child(const char *path, char *err, size_t errlen)
         const struct cb_plugin *t;
         int rc = open_table(path, &h, &t, msg, sizeof msg);
         if (rc == 0)
-            rc = check_table(t, path, msg, sizeof msg);
+            rc = check_table(t, ns, path, msg, sizeof msg);
         if (msg[0] && write(fd[1], msg, strlen(msg)) < 0)
             rc = -EIO;
         _exit(rc == 0 ? 0 : -rc < 126 ? -rc : 125);
@@ -301,8 +302,8 @@ static int verify_in_child(int (*verify)(const struct cb_variant *, struct cb_ve
 /* The registered probe whose variant table holds v. */
 static const struct cb_probe *owner_of(const struct cb_variant *v)
 {
-    for (size_t i = 0; i < cb_probe_count(); i++) {
-        const struct cb_probe *p = cb_probe_at(i);
+    for (size_t i = 0; i < cb_registry_size(); i++) {
+        const struct cb_probe *p = cb_registry_any(i);
         if (v >= p->variants && v < p->variants + p->nvariants)
             return p;
     }
@@ -392,8 +393,8 @@ static int pf_verify(const struct cb_variant *v, struct cb_verdict *out);
  * does not point to its family). */
 static const struct plugin_family *pf_of(const struct cb_variant *v)
 {
-    for (size_t i = 0; i < cb_probe_count(); i++) {
-        const struct cb_probe *p = cb_probe_at(i);
+    for (size_t i = 0; i < cb_registry_size(); i++) {
+        const struct cb_probe *p = cb_registry_any(i);
         if (p->verify == pf_verify && v >= p->variants && v < p->variants + p->nvariants)
             return (const struct plugin_family *)p;
     }
@@ -476,11 +477,11 @@ static int add_variants(const char *family, const struct cb_plugin *t, const str
 /* Into the registry: a copy of each built-in family the plugin adds to,
  * with its variants appended, and a probe per family of its own.  What is
  * allocated here lives as long as the process (the registry's rule). */
-static int register_table(const struct cb_plugin *t, struct cb_plugin_info *out)
+static int register_table(const struct cb_plugin *t, const char *ns, struct cb_plugin_info *out)
 {
     size_t off = 0;
     for (size_t i = 0; i < sizeof pluggable / sizeof pluggable[0]; i++) {
-        const struct cb_probe *base = cb_probe_find(pluggable[i]);
+        const struct cb_probe *base = cb_probe_find_ns(ns, pluggable[i]);
         int any = 0;
         for (size_t j = 0; j < t->nvariants; j++)
             any |= strcmp(t->variants[j].family, pluggable[i]) == 0;
@@ -493,7 +494,7 @@ static int register_table(const struct cb_plugin *t, struct cb_plugin_info *out)
         np->verify = merged_verify;
         int rc = add_variants(pluggable[i], t, base, np);
         if (rc == 0)
-            rc = cb_registry_add(np);
+            rc = cb_registry_add_ns(ns, np);
         if (rc)
             return rc;
     }
@@ -512,7 +513,7 @@ static int register_table(const struct cb_plugin *t, struct cb_plugin_info *out)
         };
         int rc = add_variants(f->name, t, NULL, &pf->probe);
         if (rc == 0)
-            rc = cb_registry_add(&pf->probe);
+            rc = cb_registry_add_ns(ns, &pf->probe);
         if (rc)
             return rc;
     }
@@ -524,6 +525,12 @@ static int register_table(const struct cb_plugin *t, struct cb_plugin_info *out)
 
 int cb_plugin_load(const char *arg, struct cb_plugin_info *out, char *err, size_t errlen)
 {
+    return cb_plugin_load_ns(arg, NULL, out, err, errlen);
+}
+
+int cb_plugin_load_ns(const char *arg, const char *ns, struct cb_plugin_info *out, char *err,
+                      size_t errlen)
+{
     memset(out, 0, sizeof *out);
     /* dlopen searches the library path for a bare name: a plugin is a file. */
     char path[PATH_MAX];
@@ -532,13 +539,13 @@ int cb_plugin_load(const char *arg, struct cb_plugin_info *out, char *err, size_
                  "e.g. --plugin ./my.so", arg, strerror(errno));
         return -ENOENT;
     }
-    int rc = try_in_child(path, err, errlen);
+    int rc = try_in_child(path, ns, err, errlen);
     if (rc < 0)
         return rc;
     void *h;
     const struct cb_plugin *t;
     if ((rc = open_table(path, &h, &t, err, errlen)) < 0 ||
-        (rc = check_table(t, path, err, errlen)) < 0)
+        (rc = check_table(t, ns, path, err, errlen)) < 0)
         return rc;
     snprintf(out->path, sizeof out->path, "%s", path);
     snprintf(out->name, sizeof out->name, "%s", t->name);
@@ -546,7 +553,7 @@ int cb_plugin_load(const char *arg, struct cb_plugin_info *out, char *err, size_
         snprintf(err, errlen, "cannot read plugin %s: %s", path, strerror(-rc));
         return -ENOENT;
     }
-    if ((rc = register_table(t, out)) < 0) {
+    if ((rc = register_table(t, ns, out)) < 0) {
         snprintf(err, errlen, "cannot register plugin %s: %s", path,
                  rc == -ENOSPC ? "too many plugin families" : strerror(-rc));
         return -EINVAL;

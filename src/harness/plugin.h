@@ -35,5 +35,11 @@ struct cb_plugin_info {
  *   -EINVAL   its table is malformed (names, counts, families, clashes)
  * Nothing is registered unless 0 is returned. */
 int cb_plugin_load(const char *path, struct cb_plugin_info *out, char *err, size_t errlen);
+/* The same into namespace ns (probe.h; a string that lives as long as the
+ * process): ab loads two builds of one plugin, "base" and "head", whose
+ * variants are named alike.  Their families are found with
+ * cb_probe_find_ns(ns, ...) only. */
+int cb_plugin_load_ns(const char *path, const char *ns, struct cb_plugin_info *out, char *err,
+                      size_t errlen);
 
 #endif

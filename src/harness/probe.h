@@ -108,6 +108,17 @@ const struct cb_probe *cb_probe_at(size_t i);
 int cb_registry_add(const struct cb_probe *p);
 
 const struct cb_probe *cb_probe_find(const char *name);
+/* Namespaces (ab's two builds of one plugin): a family registered in ns
+ * is seen only through these, never by cb_probe_find or cb_probe_at.
+ * cb_probe_find_ns falls back to the family commands see; cb_probe_ns is a
+ * registered family's namespace (NULL for the common one). */
+int cb_registry_add_ns(const char *ns, const struct cb_probe *p);
+const struct cb_probe *cb_probe_find_ns(const char *ns, const char *name);
+const char *cb_probe_ns(const struct cb_probe *p);
+/* Every registered family, in every namespace, for finding the owner of a
+ * variant: i < cb_registry_size(). */
+size_t cb_registry_size(void);
+const struct cb_probe *cb_registry_any(size_t i);
 const struct cb_variant *cb_variant_find(const struct cb_probe *p, const char *name);
 /* 1 when this CPU has everything v needs. */
 int cb_variant_runnable(const struct cb_variant *v, unsigned cpu_features);

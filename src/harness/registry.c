@@ -38,27 +38,72 @@ const size_t cb_nprobes = sizeof cb_probes / sizeof cb_probes[0];
  * long as the process, as the dlopened code they call does. */
 #define CB_REGISTRY_MAX_EXT 32
 static const struct cb_probe *registry_ext[CB_REGISTRY_MAX_EXT];
+/* The namespace of each entry (NULL: the one commands see).  ab loads two
+ * builds of one plugin, whose variants have the same names: each build's
+ * families live in a namespace of their own ("base", "head"), so that
+ * neither replaces the other and neither shows in list or run. */
+static const char *registry_ns[CB_REGISTRY_MAX_EXT];
 static size_t registry_next;
 
-int cb_registry_add(const struct cb_probe *p)
+static int same_ns(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+int cb_registry_add_ns(const char *ns, const struct cb_probe *p)
 {
     for (size_t i = 0; i < registry_next; i++)
-        if (strcmp(registry_ext[i]->name, p->name) == 0) {
+        if (same_ns(registry_ns[i], ns) && strcmp(registry_ext[i]->name, p->name) == 0) {
             registry_ext[i] = p;
             return 0;
         }
     if (registry_next == CB_REGISTRY_MAX_EXT)
         return -ENOSPC;
+    registry_ns[registry_next] = ns;
     registry_ext[registry_next++] = p;
     return 0;
 }
 
-static const struct cb_probe *ext_named(const char *name)
+int cb_registry_add(const struct cb_probe *p)
+{
+    return cb_registry_add_ns(NULL, p);
+}
+
+static const struct cb_probe *ext_named_ns(const char *ns, const char *name)
 {
     for (size_t i = 0; i < registry_next; i++)
-        if (strcmp(registry_ext[i]->name, name) == 0)
+        if (same_ns(registry_ns[i], ns) && strcmp(registry_ext[i]->name, name) == 0)
             return registry_ext[i];
     return NULL;
+}
+
+static const struct cb_probe *ext_named(const char *name)
+{
+    return ext_named_ns(NULL, name);
+}
+
+const struct cb_probe *cb_probe_find_ns(const char *ns, const char *name)
+{
+    const struct cb_probe *e = ns ? ext_named_ns(ns, name) : NULL;
+    return e ? e : cb_probe_find(name);
+}
+
+const char *cb_probe_ns(const struct cb_probe *p)
+{
+    for (size_t i = 0; i < registry_next; i++)
+        if (registry_ext[i] == p)
+            return registry_ns[i];
+    return NULL;
+}
+
+size_t cb_registry_size(void)
+{
+    return cb_nprobes + registry_next;
+}
+
+const struct cb_probe *cb_registry_any(size_t i)
+{
+    return i < cb_nprobes ? cb_probes[i] : i - cb_nprobes < registry_next ? registry_ext[i - cb_nprobes] : NULL;
 }
 
 size_t cb_probe_count(void)
@@ -68,7 +113,7 @@ size_t cb_probe_count(void)
         size_t k = 0;
         while (k < cb_nprobes && strcmp(cb_probes[k]->name, registry_ext[i]->name) != 0)
             k++;
-        n += k == cb_nprobes;
+        n += k == cb_nprobes && !registry_ns[i];
     }
     return n;
 }
@@ -84,7 +129,7 @@ const struct cb_probe *cb_probe_at(size_t i)
         size_t k = 0;
         while (k < cb_nprobes && strcmp(cb_probes[k]->name, registry_ext[j]->name) != 0)
             k++;
-        if (k == cb_nprobes && i-- == 0)
+        if (k == cb_nprobes && !registry_ns[j] && i-- == 0)
             return registry_ext[j];
     }
     return NULL;

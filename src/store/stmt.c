@@ -46,8 +46,9 @@ static const char *const q_sql[Q__N] = {
         " supported, why) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
     [Q_CASE_INS] =
         "INSERT INTO cases (run_id, probe, variant, size, unit, op, mode, bytes_per_op,"
-        " verdict, detail, contention, contended_share, clock_ghz, clock_spread_pct, clock_used,"
-        " clock_flagged) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
+        " verdict, detail, contention, contended_share, side, clock_ghz, clock_spread_pct,"
+        " clock_used, clock_flagged) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
+        "?16,?17)",
     [Q_SAMPLE_INS] =
         "INSERT INTO samples (case_id, event_id, seq, iters, value, overhead, enabled,"
         " running, scaled, smt, round, raw, method)"
@@ -67,7 +68,7 @@ static const char *const q_sql[Q__N] = {
         " r.core_est_spread, r.core_est_add_ghz, r.core_est_imul_ghz, COALESCE(r.meter_kind,''),"
         " r.meter_baseline, r.meter_spread, COALESCE(r.meter_why,''), COALESCE(r.fingerprint,''),"
         " COALESCE(r.sim_model,''), COALESCE(r.uuid,''),"
-        " COALESCE((SELECT group_concat(p.path || ' (sha256 ' || substr(p.sha256, 1, 16) || '...): '"
+        " COALESCE((SELECT group_concat(COALESCE(p.side || ' ', '') || p.path || ' (sha256 ' || substr(p.sha256, 1, 16) || '...): '"
         " || p.variants, '; ') FROM run_plugins p WHERE p.run_id = r.id), '')"
         " FROM runs r JOIN hosts h ON h.id = r.host_id JOIN builds b ON b.id = r.build_id"
         " LEFT JOIN commits cm ON cm.id = r.commit_id WHERE r.id = ?1",
@@ -75,7 +76,9 @@ static const char *const q_sql[Q__N] = {
         "SELECT id, name, part, pfm, encoding, source, read_method, why, supported"
         " FROM events WHERE run_id=?1 ORDER BY id",
     [Q_CASES] =
-        "SELECT c.id, c.probe, c.variant, c.unit, c.op, c.mode, c.verdict, c.detail, c.size,"
+        /* An ab run's case names its side: mine@base, mine@head. */
+        "SELECT c.id, c.probe, CASE WHEN c.side IS NULL THEN c.variant ELSE c.variant || '@' || c.side END,"
+        " c.unit, c.op, c.mode, c.verdict, c.detail, c.size,"
         " c.bytes_per_op, (SELECT COUNT(DISTINCT s.seq) FROM samples s WHERE s.case_id = c.id),"
         " c.contention, c.contended_share, c.clock_ghz, c.clock_spread_pct,"
         " COALESCE(c.clock_used, ''), COALESCE(c.clock_flagged, 0)"

@@ -8,10 +8,9 @@
  * every check has passed.  Checkpoint-on-close stays disabled until then,
  * because closing the last connection of a WAL database checkpoints the WAL
  * into the main file. */
-#include "store_internal.h"
+#include "store_open.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,22 +19,6 @@
 #include <unistd.h>
 
 #include <sqlite3.h>
-
-/* PRAGMA application_id: 'CyBu'.  Lets us tell our database from another
- * program's SQLite file before touching it. */
-#define CB_APP_ID 0x43794275
-
-/* A writer waits this long for another writer's transaction; the collectors
- * write one case at a time, so a wait longer than this means a stuck writer. */
-#define CB_BUSY_MS 10000
-
-/* Files up to this size are checked with PRAGMA quick_check when opened:
- * SQLite notices damage only on the pages a query happens to touch, and a
- * collector appending to a damaged b-tree could spread the damage into the
- * runs it writes.  quick_check reads every page, a cost that grows with the
- * file, so larger files are checked only for truncation; `sqlite3 FILE
- * 'PRAGMA integrity_check'` checks them fully. */
-#define CB_QUICK_CHECK_MAX ((off_t)512 << 20)
 
 int cb_store_schema_latest(void)
 {
@@ -107,22 +90,6 @@ static int migrations_sane(void)
     return cb_nmigrations > 0;
 }
 
-static uint32_t be32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void dir_of(const char *path, char *dir, size_t len)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, len, ".");
-    else if (slash == path)
-        snprintf(dir, len, "/");
-    else
-        snprintf(dir, len, "%.*s", (int)(slash - path), path);
-}
-
 /* An SQLite result code of the calls made here directly (open, backup) as
  * 0 or a negative errno, as db_sqlite.c maps those it makes. */
 static int sq_errno(int rc)
@@ -139,211 +106,6 @@ static int sq_errno(int rc)
         return -EINVAL;
     default: return -EIO;
     }
-}
-
-static int newer_msg(const char *path, long have, int latest, char *err, size_t errlen)
-{
-    cb_st_msg(err, errlen,
-        "%s was written by a newer cyclebudget (schema %ld, this one knows %d): "
-        "upgrade cyclebudget or use another --db", path, have, latest);
-    return -EPROTO;
-}
-
-/* What cb_store_open has found out so far, passed along its steps. */
-struct open_ctx {
-    const char *path;
-    enum cb_store_mode mode;
-    int latest, target;         /* the schema we know; the one to migrate to */
-    char dir[PATH_MAX];         /* where the -wal and -shm files go */
-    char wal[PATH_MAX + 8];     /* PATH-wal */
-    int fresh;                  /* missing or empty: SQLite will make it a database */
-    int writable;               /* we may write it */
-    off_t size;                 /* of an existing database, else 0 */
-    int wal_frames;             /* its -wal file had frames when we came */
-    long uv, app, nobj, hasruns;  /* what the database says of itself, once open */
-    char *err;
-    size_t errlen;
-};
-
-/* No file there: fine for a writer whose directory lets it create one. */
-static int precheck_missing(struct open_ctx *o, int e)
-{
-    const char *path = o->path;
-    if (e != ENOENT) {
-        cb_st_msg(o->err, o->errlen, "%s: %s", path, strerror(e));
-        return -e;
-    }
-    if (o->mode != CB_STORE_WRITE) {
-        cb_st_msg(o->err, o->errlen, "%s: no such database (nothing has been recorded there "
-                  "yet; check --db)", path);
-        return -ENOENT;
-    }
-    struct stat db;
-    if (stat(o->dir, &db) != 0 || !S_ISDIR(db.st_mode)) {
-        cb_st_msg(o->err, o->errlen, "%s: directory %s does not exist", path, o->dir);
-        return -ENOENT;
-    }
-    if (access(o->dir, W_OK | X_OK) != 0) {
-        cb_st_msg(o->err, o->errlen, "%s: cannot create the database: directory %s is not "
-                  "writable", path, o->dir);
-        return -EACCES;
-    }
-    o->fresh = 1;
-    o->writable = 1;
-    return 0;
-}
-
-/* A file is there: is it one we may read, and write when asked to? */
-static int precheck_access(struct open_ctx *o, const struct stat *sb)
-{
-    const char *path = o->path;
-    if (S_ISDIR(sb->st_mode)) {
-        cb_st_msg(o->err, o->errlen, "%s is a directory: give --db a file name, e.g. "
-                  "%s/cyclebudget.db", path, path);
-        return -EISDIR;
-    }
-    if (!S_ISREG(sb->st_mode)) {
-        cb_st_msg(o->err, o->errlen, "%s: not a regular file, so not a cyclebudget database",
-                  path);
-        return -EINVAL;
-    }
-    if (access(path, R_OK) != 0) {
-        cb_st_msg(o->err, o->errlen, "%s: cannot read it (%s)", path, strerror(errno));
-        return -EACCES;
-    }
-    /* WAL needs the -wal and -shm files beside the database. */
-    o->writable = access(path, W_OK) == 0 && access(o->dir, W_OK | X_OK) == 0;
-    if (o->mode == CB_STORE_WRITE && !o->writable) {
-        cb_st_msg(o->err, o->errlen, "%s: cannot write it (or its directory %s, where SQLite "
-                  "keeps the -wal and -shm files)", o->path, o->dir);
-        return -EACCES;
-    }
-    return 0;
-}
-
-/* Truncated: the header's page count (valid when "version-valid-for"
- * matches the change counter) says the file should be longer.  Not
- * while a -wal file has frames: a checkpoint cut short by a crash can
- * leave the main file short, and SQLite finishes it from the WAL. */
-static int precheck_truncated(struct open_ctx *o, const unsigned char *h, off_t size)
-{
-    uint32_t pgsz = (uint32_t)h[16] << 8 | h[17], npages = be32(h + 28);
-    if (pgsz == 1)
-        pgsz = 65536;
-    if (npages && be32(h + 24) == be32(h + 92) && (off_t)pgsz * npages > size) {
-        struct stat wb;
-        if (stat(o->wal, &wb) != 0 || wb.st_size == 0) {
-            cb_st_msg(o->err, o->errlen, "%s is truncated (%lld of %lld bytes): restore it "
-                      "from a backup; 'sqlite3 %s .recover' may save the rows left", o->path,
-                      (long long)size, (long long)pgsz * npages, o->path);
-            return -EINVAL;
-        }
-    }
-    return 0;
-}
-
-/* The 100-byte SQLite header: ours, whole, and not from a newer schema? */
-static int precheck_header(struct open_ctx *o, const struct stat *sb)
-{
-    const char *path = o->path;
-    unsigned char h[100];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        cb_st_msg(o->err, o->errlen, "%s: %s", path, strerror(e));
-        return e == EACCES || e == EPERM ? -EACCES : -e;
-    }
-    ssize_t n = read(fd, h, sizeof h);
-    /* The size now, not at the stat before: another collector creating the
-     * database may have written its first page in between, and that header
-     * against the old size 0 would read as a truncated file. */
-    struct stat now;
-    off_t size = fstat(fd, &now) == 0 ? now.st_size : sb->st_size;
-    close(fd);
-    if (n == 0 && size == 0) {
-        if (o->mode != CB_STORE_WRITE) {
-            cb_st_msg(o->err, o->errlen, "%s: empty file, nothing recorded there (check --db)",
-                      path);
-            return -EINVAL;
-        }
-        o->fresh = 1;
-        return 0;
-    }
-    if (n < (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16) != 0) {
-        cb_st_msg(o->err, o->errlen, "%s: not an SQLite database, so not a cyclebudget "
-                  "database (give --db another file)", path);
-        return -EINVAL;
-    }
-    uint32_t app = be32(h + 68);
-    if (app != 0 && app != CB_APP_ID) {
-        cb_st_msg(o->err, o->errlen, "%s: an SQLite database of another program "
-                  "(application_id 0x%08x), not cyclebudget's", path, app);
-        return -EINVAL;
-    }
-    int r = precheck_truncated(o, h, size);
-    if (r < 0)
-        return r;
-    o->size = size;
-    /* The header's copy of user_version: current unless a WAL holds newer
-     * pages, which the check after opening covers. */
-    int32_t uv = (int32_t)be32(h + 60);
-    if (uv > o->latest)
-        return newer_msg(path, uv, o->latest, o->err, o->errlen);
-    return 0;
-}
-
-/* Everything decidable without SQLite: sets o->fresh, o->writable, o->size. */
-static int precheck(struct open_ctx *o)
-{
-    struct stat sb;
-    dir_of(o->path, o->dir, sizeof o->dir);
-    snprintf(o->wal, sizeof o->wal, "%s-wal", o->path);
-    o->fresh = 0;
-    o->writable = 0;
-    o->size = 0;
-    if (stat(o->path, &sb) != 0)
-        return precheck_missing(o, errno);
-    int r = precheck_access(o, &sb);
-    return r < 0 ? r : precheck_header(o, &sb);
-}
-
-#define QC_FIRST 200 /* what is kept of quick_check's first line */
-
-static void read_first(struct cb_db_stmt *s, void *first)
-{
-    cb_st_col_str(s, 0, first, QC_FIRST);
-}
-
-/* PRAGMA quick_check: every page read, b-tree structure and free list
- * checked (not the index contents, which integrity_check adds at several
- * times the cost). */
-static int quick_check(struct cb_store *st, const char *path, char *err, size_t errlen)
-{
-    char first[QC_FIRST] = "";
-    int rc = cb_st_row_once(st, "PRAGMA quick_check(1)", NULL, 0, read_first, first);
-    if (rc == CB_DB_ROW)
-        rc = CB_DB_OK;
-    if (rc == CB_DB_OK && strcmp(first, "ok") == 0)
-        return 0;
-    /* SQLite's own code says which failures are damage. */
-    int code = rc < 0 ? sqlite3_errcode(cb_db_sqlite(st->db)) & 0xff : SQLITE_OK;
-    if (rc != CB_DB_OK && !cb_st_is_busy(rc) && code != SQLITE_CORRUPT &&
-        code != SQLITE_NOTADB && code != SQLITE_IOERR) {
-        cb_st_msg(err, errlen, "%s: cannot check it: %s", path, cb_db_errmsg(st->db));
-        return cb_st_errno_or_eio(rc);
-    }
-    if (cb_st_is_busy(rc)) {
-        cb_st_msg(err, errlen, "%s: cannot check it: busy for %d s (a stuck writer?)", path,
-            CB_BUSY_MS / 1000);
-        return -EBUSY;
-    }
-    /* One line: SQLite's first complaint can span several. */
-    if (!first[0])
-        snprintf(first, sizeof first, "%s", cb_db_errmsg(st->db));
-    first[strcspn(first, "\n")] = '\0';
-    cb_st_msg(err, errlen, "%s is damaged (%s): restore it from a backup; 'sqlite3 %s .recover' "
-        "may save its rows", path, first, path);
-    return -EINVAL;
 }
 
 /* "file:PATH?immutable=1", PATH %-escaped where URIs need it. */
@@ -376,7 +138,7 @@ static int set_wal(struct cb_store *st)
 }
 
 /* What the caller asked for, before looking at any file. */
-static int check_args(struct open_ctx *o, int upto_version)
+static int check_args(struct cb_st_open *o, int upto_version)
 {
     if (!migrations_sane()) {
         cb_st_msg(o->err, o->errlen, "internal error: migrations are not numbered 1..N");
@@ -395,7 +157,7 @@ static int check_args(struct open_ctx *o, int upto_version)
     return 0;
 }
 
-static int open_db(struct cb_store *st, struct open_ctx *o)
+static int open_db(struct cb_store *st, struct cb_st_open *o)
 {
     int flags = SQLITE_OPEN_NOMUTEX |
                 (o->writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) |
@@ -439,7 +201,7 @@ static int open_db(struct cb_store *st, struct open_ctx *o)
 
 static void read_identity_row(struct cb_db_stmt *s, void *vctx)
 {
-    struct open_ctx *o = vctx;
+    struct cb_st_open *o = vctx;
     o->uv = cb_db_column_int64(s, 0);
     o->app = cb_db_column_int64(s, 1);
     o->nobj = cb_db_column_int64(s, 2);
@@ -447,7 +209,7 @@ static void read_identity_row(struct cb_db_stmt *s, void *vctx)
 }
 
 /* The database's own word on its schema version, owner and contents. */
-static int read_identity(struct cb_store *st, struct open_ctx *o)
+static int read_identity(struct cb_store *st, struct cb_st_open *o)
 {
     int rc = cb_st_row_once(st,
         "SELECT (SELECT user_version FROM pragma_user_version),"
@@ -465,16 +227,15 @@ static int read_identity(struct cb_store *st, struct open_ctx *o)
                   o->path, cb_db_errmsg(st->db));
         return -EINVAL;
     }
-    cb_st_msg(o->err, o->errlen, "%s: cannot read: %s", o->path, cb_db_errmsg(st->db));
-    return cb_st_errno_or_eio(rc);
+    return cb_st_open_fail(st, o, rc, "cannot read");
 }
 
 /* Refuse what is not ours, from a newer cyclebudget, or too old to read. */
-static int check_identity(const struct open_ctx *o)
+static int check_identity(const struct cb_st_open *o)
 {
     const char *path = o->path;
     if (o->uv > o->latest)
-        return newer_msg(path, o->uv, o->latest, o->err, o->errlen);
+        return cb_st_newer_msg(path, o->uv, o->latest, o->err, o->errlen);
     if (o->app != 0 && o->app != CB_APP_ID) {
         cb_st_msg(o->err, o->errlen, "%s: an SQLite database of another program, not "
                   "cyclebudget's", path);
@@ -504,7 +265,7 @@ static int check_identity(const struct open_ctx *o)
  * directory, deleted when closed), which from here on is the store.  The
  * file itself was opened read-only and is closed again without a write;
  * the migrations that follow change the copy only. */
-static int snapshot(struct cb_store *st, const struct open_ctx *o)
+static int snapshot(struct cb_store *st, const struct cb_st_open *o)
 {
     sqlite3 *copy = NULL;
     int rc = sqlite3_open_v2("", &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
@@ -538,15 +299,12 @@ static int snapshot(struct cb_store *st, const struct open_ctx *o)
 }
 
 /* Every check has passed: the journal mode, the pragmas, the migrations. */
-static int prepare_writes(struct cb_store *st, const struct open_ctx *o)
+static int prepare_writes(struct cb_store *st, const struct cb_st_open *o)
 {
     if (o->mode == CB_STORE_WRITE) {
         int rc = set_wal(st);
-        if (rc != CB_DB_OK) {
-            cb_st_msg(o->err, o->errlen, "%s: cannot switch to WAL mode: %s", o->path,
-                      cb_db_errmsg(st->db));
-            return cb_st_errno_or_eio(rc);
-        }
+        if (rc != CB_DB_OK)
+            return cb_st_open_fail(st, o, rc, "cannot switch to WAL mode");
         /* NORMAL is durable across application crashes in WAL mode; only
          * a power loss may lose the last transactions. */
         cb_st_exec(st, "PRAGMA synchronous = NORMAL");
@@ -559,18 +317,23 @@ static int prepare_writes(struct cb_store *st, const struct open_ctx *o)
 
 /* The store is ours now: closing may checkpoint, and a writer reaps the
  * runs whose collectors died. */
-static int go_live(struct cb_store *st, const struct open_ctx *o)
+static int go_live(struct cb_store *st, const struct cb_st_open *o)
 {
     if (cb_db_sqlite(st->db))
         sqlite3_db_config(cb_db_sqlite(st->db), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
     const char *kill_at = getenv("CB_STORE_TEST_KILL_IN_CASE");
     st->kill_in_case = kill_at ? atoi(kill_at) : 0;
+    if (o->mode == CB_STORE_WRITE && cb_db_sqlite(st->db) &&
+        cb_st_reserve_take(st, o->dir) == -ENOSPC) {
+        cb_st_msg(o->err, o->errlen, "%s: disk full (the filesystem of %s has no space left): "
+                  "free some space there, or give --db a file on another filesystem, and run "
+                  "again", o->path, o->dir);
+        return -ENOSPC;
+    }
     if (o->mode == CB_STORE_WRITE) {
         int r = cb_store_reap_aborted(st);
-        if (r < 0) {
-            cb_st_msg(o->err, o->errlen, "%s: cannot check for abandoned runs", o->path);
-            return r;
-        }
+        if (r < 0)
+            return cb_st_open_fail(st, o, r, "cannot check for abandoned runs");
     }
     return 0;
 }
@@ -579,7 +342,7 @@ static int go_live(struct cb_store *st, const struct open_ctx *o)
  * session inside one REPEATABLE READ transaction, so that every query sees
  * the database as it was at the first, whatever collectors add meanwhile.
  * Nothing is written, so its schema must already be this binary's. */
-static int pg_snapshot(struct cb_store *st, const struct open_ctx *o)
+static int pg_snapshot(struct cb_store *st, const struct cb_st_open *o)
 {
     int v = cb_db_schema_version(st->db);
     if (v < 0) {
@@ -588,7 +351,7 @@ static int pg_snapshot(struct cb_store *st, const struct open_ctx *o)
         return v;
     }
     if (v > o->latest)
-        return newer_msg(o->path, v, o->latest, o->err, o->errlen);
+        return cb_st_newer_msg(o->path, v, o->latest, o->err, o->errlen);
     if (v < o->latest) {
         cb_st_msg(o->err, o->errlen, "%s: schema %d is older than this cyclebudget's %d, and a "
                   "merge never writes its source: run a command that writes it (e.g. 'cyclebudget "
@@ -604,7 +367,7 @@ static int pg_snapshot(struct cb_store *st, const struct open_ctx *o)
 
 /* A PostgreSQL database: no file to check, so the server's word is taken
  * (db.h's open) and the schema is db/pg/'s. */
-static int open_pg(struct open_ctx *o, int upto_version, struct cb_store **out)
+static int open_pg(struct cb_st_open *o, int upto_version, struct cb_store **out)
 {
     struct cb_db *db = NULL;
     int r = cb_db_open(o->path, o->mode == CB_STORE_SNAPSHOT ? CB_DB_READONLY : 0, &db, o->err,
@@ -640,7 +403,7 @@ static int open_pg(struct open_ctx *o, int upto_version, struct cb_store **out)
 int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
                   struct cb_store **out, char *err, size_t errlen)
 {
-    struct open_ctx o = {.path = path, .mode = mode, .latest = cb_store_schema_latest(),
+    struct cb_st_open o = {.path = path, .mode = mode, .latest = cb_store_schema_latest(),
                          .err = err, .errlen = errlen};
     *out = NULL;
     if (err && errlen)
@@ -649,7 +412,7 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
         return open_pg(&o, upto_version, out);
     int r = check_args(&o, upto_version);
     if (r == 0)
-        r = precheck(&o);
+        r = cb_st_precheck(&o);
     if (mode == CB_STORE_SNAPSHOT)
         o.writable = 0;
     if (r < 0)
@@ -665,8 +428,10 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
         r = read_identity(st, &o);
     if (r == 0)
         r = check_identity(&o);
-    if (r == 0 && o.nobj > 0 && o.size <= CB_QUICK_CHECK_MAX)
-        r = quick_check(st, path, err, errlen);
+    /* Only where damage may have come in or would travel, or where the
+     * first rows already show it (integrity.c). */
+    if (r == 0 && o.nobj > 0 && (cb_st_needs_check(st, &o) || cb_st_roots_damaged(st)))
+        r = cb_st_quick_check(st, path, 0, err, errlen);
     if (r == 0 && mode == CB_STORE_SNAPSHOT)
         r = snapshot(st, &o);
     /* From here on we may write (a snapshot: its copy only). */
@@ -694,6 +459,7 @@ void cb_store_close(struct cb_store *st)
     for (int i = 0; i < Q__N; i++)
         cb_db_finalize(st->q[i]);
     cb_db_close(st->db);
+    cb_st_reserve_release(st);
     free(st);
 }
 

@@ -111,7 +111,8 @@ struct cb_case_row {
     int metered;                 /* 1: the two figures below were measured (else NULL) */
     double contention;           /* median SMT contention meter (tsc.h) beside the samples */
     double contended_share;      /* share of samples taken on a shared core */
-    /* The estimated core clock the case was converted at (0012_case_clock.sql):
+    const char *side;            /* "base" or "head" in an ab run (0013); NULL elsewhere */
+    /* The estimated core clock the case was converted at (0014_case_clock.sql):
      * clock_ghz <= 0 or NAN when none was estimated (NULL). */
     double clock_ghz, clock_spread_pct;
     const char *clock_used;      /* "case" or "run"; NULL with no clock */
@@ -142,15 +143,25 @@ int cb_store_event_add(struct cb_store *st, int64_t run_id, const struct cb_even
 int cb_store_case_add(struct cb_store *st, int64_t run_id, const struct cb_case_row *c,
                       const struct cb_sample_row *s, size_t ns, int64_t *case_id);
 /* A plugin the run loaded (run --plugin): its absolute path, the sha256 of
- * the file, its name and what it added ("csum/mine,..."). */
+ * the file, its name and what it added ("csum/mine,..."); side "base" or
+ * "head" for ab's two builds, NULL otherwise. */
 int cb_store_run_plugin_add(struct cb_store *st, int64_t run_id, const char *path,
-                            const char *sha256, const char *name, const char *variants);
+                            const char *sha256, const char *name, const char *variants,
+                            const char *side);
 /* status: "complete" or "aborted"; sets the end time. */
 int cb_store_run_finish(struct cb_store *st, int64_t run_id, const char *status);
 
 /* The TSC rate (GHz) that the newest run of this host and boot calibrated,
  * for cb_tsc_ghz_adopt().  -ENOENT when there is none. */
 int cb_store_boot_tsc(struct cb_store *st, double *ghz);
+
+/* Read every page of an SQLite store for damage (PRAGMA integrity_check:
+ * b-trees, free list and index contents), whatever the open did: what
+ * `cyclebudget check` runs.  0 sound; -EINVAL damaged, with err saying so
+ * and what to do; -EOPNOTSUPP on PostgreSQL (the server checks its pages);
+ * another negative errno when it could not check.  *pages: the file's. */
+int cb_store_integrity(struct cb_store *st, const char *path, long long *pages, char *err,
+                       size_t errlen);
 
 /* Mark runs left 'running' by a process that no longer exists on this host
  * as 'aborted'.  Called by cb_store_open in write mode.  Returns how many. */

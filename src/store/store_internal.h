@@ -38,6 +38,8 @@ struct cb_store {
      * middle of writing its Nth case, inside the open transaction, to show
      * that a collector dying there loses only that case.  0: never. */
     int kill_in_case, cases_written;
+    /* Space held back on the store's filesystem (reserve.c). */
+    int reserve_fd, has_reserve;
 };
 
 /* One line for the user into err (may be NULL). */
@@ -76,6 +78,22 @@ int cb_st_exec(struct cb_store *st, const char *sql);
 /* The hosts row of m's host (write.c): with add, found or inserted
  * (CB_DB_OK); without, CB_DB_ROW found or CB_DB_DONE none. */
 int cb_st_host_id(struct cb_store *st, const struct cb_run_meta *m, int add, int64_t *id);
+
+/* The runs left 'running' on this host whose collector is gone (another
+ * boot, no such process, or its pid reused), up to max ids into dead: how
+ * many, or a negative errno (write.c; the reaper marks them aborted). */
+int cb_st_dead_runs(struct cb_store *st, int64_t *dead, int max);
+
+/* The last failure of SQLite on st was a full disk: SQLITE_FULL, ENOSPC,
+ * or an I/O error with less than 256 KiB free in dir (may be NULL): 1 or 0
+ * (integrity.c). */
+int cb_st_disk_full(struct cb_store *st, const char *dir);
+
+/* Hold back disk space in dir for ending a run (reserve.c): 0 (also when
+ * the filesystem cannot), or -ENOSPC when not even that much is free. */
+int cb_st_reserve_take(struct cb_store *st, const char *dir);
+/* Give it back: 1 when there was one, else 0. */
+int cb_st_reserve_release(struct cb_store *st);
 
 /* Retrying after -EBUSY. */
 void cb_st_backoff(int attempt);

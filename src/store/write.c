@@ -366,15 +366,16 @@ static int case_fn(struct cb_store *st, void *vctx)
     cb_st_bind_strs(s, 9, (const char *const[]){c->verdict, c->detail}, 2);
     cb_st_bind_real_or_null(s, 11, c->metered ? c->contention : NAN);
     cb_st_bind_real_or_null(s, 12, c->metered ? c->contended_share : NAN);
+    cb_db_bind_text(s, 13, c->side);
     int clk = c->clock_ghz > 0 && c->clock_used;
-    cb_st_bind_real_or_null(s, 13, clk ? c->clock_ghz : NAN);
-    cb_st_bind_real_or_null(s, 14, clk ? c->clock_spread_pct : NAN);
+    cb_st_bind_real_or_null(s, 14, clk ? c->clock_ghz : NAN);
+    cb_st_bind_real_or_null(s, 15, clk ? c->clock_spread_pct : NAN);
     if (clk) {
-        cb_st_bind_strs(s, 15, (const char *const[]){c->clock_used}, 1);
-        cb_db_bind_int64(s, 16, c->clock_flagged != 0);
+        cb_st_bind_strs(s, 16, (const char *const[]){c->clock_used}, 1);
+        cb_db_bind_int64(s, 17, c->clock_flagged != 0);
     } else {
-        cb_db_bind_null(s, 15);
         cb_db_bind_null(s, 16);
+        cb_db_bind_null(s, 17);
     }
     rc = cb_st_step_done(s);
     if (rc != CB_DB_OK)
@@ -419,18 +420,19 @@ int cb_store_case_add(struct cb_store *st, int64_t run_id, const struct cb_case_
         return -EINVAL;
     struct case_ctx x = {run_id, c, s, ns, 0};
     int r = cb_st_tx(st, case_fn, &x);
-    if (r < 0)
-        return r;
+    if (r < 0)   /* a full disk can read as an I/O error: name it */
+        return cb_st_disk_full(st, NULL) ? -ENOSPC : r;
     if (case_id)
         *case_id = x.id;
     return 0;
 }
 
 int cb_store_run_plugin_add(struct cb_store *st, int64_t run_id, const char *path,
-                            const char *sha256, const char *name, const char *variants)
+                            const char *sha256, const char *name, const char *variants,
+                            const char *side)
 {
-    static const char sql[] = "INSERT INTO run_plugins (run_id, path, sha256, name, variants) "
-                              "VALUES (?1, ?2, ?3, ?4, ?5)";
+    static const char sql[] = "INSERT INTO run_plugins (run_id, path, sha256, name, variants, side) "
+                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
     if (!st || !path || !sha256 || strlen(sha256) != 64 || !name || !variants)
         return -EINVAL;
     int rc = -EBUSY;
@@ -443,6 +445,7 @@ int cb_store_run_plugin_add(struct cb_store *st, int64_t run_id, const char *pat
         cb_db_bind_int64(s, 1, run_id);
         const char *const text[] = {path, sha256, name, variants};
         cb_st_bind_strs(s, 2, text, 4);
+        cb_db_bind_text(s, 6, side);
         rc = cb_db_step(s);
         cb_db_finalize(s);
         if (rc == CB_DB_DONE)
@@ -451,36 +454,57 @@ int cb_store_run_plugin_add(struct cb_store *st, int64_t run_id, const char *pat
     return cb_st_fail(st, rc, "storing the run's plugin");
 }
 
+/* One try at ending the run: 0, -EAGAIN to try again (busy), or an errno. */
+static int finish_once(struct cb_store *st, int64_t run_id, const char *status, int quiet)
+{
+    int rc;
+    struct cb_db_stmt *s = cb_st_stmt(st, Q_RUN_FINISH, &rc);
+    if (s) {
+        cb_db_bind_int64(s, 1, run_id);
+        cb_st_bind_str(s, 2, status);
+        rc = cb_st_step_done(s);
+    }
+    if (cb_st_is_busy(rc))
+        return -EAGAIN;
+    if (rc != CB_DB_OK)
+        return quiet ? cb_st_errno_or_eio(rc) : cb_st_fail(st, rc, "finishing the run");
+    if (cb_db_changes(st->db) == 1)
+        return 0;
+    int running = run_running(st, run_id, &rc);
+    if (running < 0) {
+        fprintf(stderr, "cyclebudget: store: no run %lld to finish\n", (long long)run_id);
+        return -ENOENT;
+    }
+    fprintf(stderr, "cyclebudget: store: run %lld was no longer running (reaped as "
+            "aborted?)\n", (long long)run_id);
+    return -EINVAL;
+}
+
 int cb_store_run_finish(struct cb_store *st, int64_t run_id, const char *status)
 {
     if (!st || !status || (strcmp(status, "complete") && strcmp(status, "aborted")))
         return -EINVAL;
-    int rc;
-    for (int attempt = 0; attempt < CB_TX_TRIES; attempt++) {
+    int r = -EAGAIN;
+    for (int attempt = 0; attempt < CB_TX_TRIES && r == -EAGAIN; attempt++) {
         if (attempt)
             cb_st_backoff(attempt);
-        struct cb_db_stmt *s = cb_st_stmt(st, Q_RUN_FINISH, &rc);
-        if (!s)
-            return cb_st_fail(st, rc, "finishing the run");
-        cb_db_bind_int64(s, 1, run_id);
-        cb_st_bind_str(s, 2, status);
-        rc = cb_st_step_done(s);
-        if (cb_st_is_busy(rc))
-            continue;
-        if (rc != CB_DB_OK)
-            return cb_st_fail(st, rc, "finishing the run");
-        if (cb_db_changes(st->db) == 1)
-            return 0;
-        int running = run_running(st, run_id, &rc);
-        if (running < 0) {
-            fprintf(stderr, "cyclebudget: store: no run %lld to finish\n", (long long)run_id);
-            return -ENOENT;
+        /* Quiet while the reserve may still save it: a full disk is said
+         * once, by the caller. */
+        r = finish_once(st, run_id, status, st->has_reserve);
+        if (r < 0 && r != -EAGAIN && cb_st_disk_full(st, NULL))
+            r = -ENOSPC;
+        /* A full disk: end the run in the space held back for it. */
+        if (r == -ENOSPC && cb_st_reserve_release(st)) {
+            if (cb_db_in_tx(st->db))
+                cb_db_rollback(st->db);
+            r = -EAGAIN;
         }
-        fprintf(stderr, "cyclebudget: store: run %lld was no longer running (reaped as "
-                "aborted?)\n", (long long)run_id);
-        return -EINVAL;
     }
-    return cb_st_fail(st, rc, "finishing the run");
+    if (r == -EAGAIN) {
+        fprintf(stderr, "cyclebudget: store: finishing the run: %s\n", cb_db_errmsg(st->db));
+        return -EBUSY;
+    }
+    return r;
 }
 
 /* ---- reaping ------------------------------------------------------------ */
@@ -489,24 +513,17 @@ struct reap_ctx {
     int n;
 };
 
-static int reap_fn(struct cb_store *st, void *vctx)
+int cb_st_dead_runs(struct cb_store *st, int64_t *dead, int max)
 {
-    struct reap_ctx *c = vctx;
     char host[256], boot[64];
-    int rc;
+    int rc, ndead = 0;
     my_hostname(host, sizeof host);
     boot_id(boot, sizeof boot);
-    c->n = 0;
-
-    /* Collect first, update after: the update must not run while the
-     * SELECT over the same table is still stepping. */
-    int64_t dead[256];
-    int ndead = 0;
     struct cb_db_stmt *s = cb_st_stmt(st, Q_REAP_SEL, &rc);
     if (!s)
-        return rc;
+        return cb_st_errno_or_eio(rc);
     cb_st_bind_str(s, 1, host);
-    while ((rc = cb_db_step(s)) == CB_DB_ROW && ndead < (int)(sizeof dead / sizeof dead[0])) {
+    while ((rc = cb_db_step(s)) == CB_DB_ROW && ndead < max) {
         int64_t id = cb_db_column_int64(s, 0);
         pid_t pid = (pid_t)cb_db_column_int64(s, 1);
         int known_start = cb_db_column_type(s, 2) != CB_DB_NULL;
@@ -530,8 +547,22 @@ static int reap_fn(struct cb_store *st, void *vctx)
     }
     cb_db_reset(s);
     if (rc != CB_DB_DONE && rc != CB_DB_ROW)
-        return rc;
+        return cb_st_errno_or_eio(rc);
+    return ndead;
+}
 
+static int reap_fn(struct cb_store *st, void *vctx)
+{
+    struct reap_ctx *c = vctx;
+    int rc;
+    c->n = 0;
+    /* Collect first, update after: the update must not run while the
+     * SELECT over the same table is still stepping. */
+    int64_t dead[256];
+    int ndead = cb_st_dead_runs(st, dead, (int)(sizeof dead / sizeof dead[0]));
+    if (ndead < 0)
+        return ndead;
+    struct cb_db_stmt *s;
     for (int i = 0; i < ndead; i++) {
         s = cb_st_stmt(st, Q_REAP_UPD, &rc);
         if (!s)

@@ -1,7 +1,7 @@
--- 0012_case_clock.sql — the core clock each case was converted at.
+-- 0014_case_clock.sql — the core clock each case was converted at.
 --
 -- Applied by src/store.c like every migration (one transaction, with
--- PRAGMA user_version = 12).  No PRAGMAs or BEGIN/COMMIT here.
+-- PRAGMA user_version = 14).  No PRAGMAs or BEGIN/COMMIT here.
 --
 -- Without PMU cycles a case's "cycles" are its TSC time times an estimated
 -- core clock (src/counters/tsc.h).  Until this migration that clock was a

@@ -1,4 +1,4 @@
--- 0012_case_clock.sql (PostgreSQL) — the twin of db/0012_case_clock.sql: the
+-- 0014_case_clock.sql (PostgreSQL) — the twin of db/0014_case_clock.sql: the
 -- core clock each case was converted at; read that file for the columns.
 -- The only difference: REAL is double precision (PostgreSQL's REAL is
 -- float4) and INTEGER is bigint.

@@ -1,0 +1,11 @@
+-- 0012_lean_samples.sql — fewer bytes per sample (issue 33).
+--
+-- samples_event (0001) indexed every sample row a second time by its event:
+-- on a default run, 12 of the 55 bytes a row costs.  No query looks samples
+-- up by event alone: every reader goes through the primary key (case_id,
+-- event_id, seq), and the index's only other use, finding the samples of a
+-- deleted event for ON DELETE CASCADE, never happens (cyclebudget deletes
+-- no rows; deleting an event by hand now scans samples).  On a store that
+-- had it, the index's pages join the free list and new runs reuse them;
+-- 'sqlite3 FILE VACUUM' gives them back to the filesystem at once.
+DROP INDEX IF EXISTS samples_event;

@@ -1,0 +1,96 @@
+/* ab.h — the paired A/B protocol for two builds of one plugin: what `ab`
+ * and `bisect-check --against-plugin` share.
+ *
+ * Both builds are loaded into this process, each into a registry namespace
+ * of its own ("base", "head": their variants are named alike), and every
+ * case is timed on both, one after the other, round by round: ABBA order
+ * (the first side of a case alternates with the round and with the case),
+ * an idle pause between rounds, all on the collector's one pinned CPU.  A
+ * drift of the machine then hits both sides of a round alike, and the
+ * round's ratio head/base is the unit of the test (paired.h), with Holm's
+ * correction over the cases.  One run holds it all, each case stored once
+ * per round and side, with its side (0013_ab_sides.sql). */
+#ifndef CB_CMD_AB_H
+#define CB_CMD_AB_H
+
+#include <stdio.h>
+
+#include "collect.h"
+#include "compare.h"
+#include "paired.h"
+#include "plugin.h"
+#include "sides.h"
+
+#define CB_AB_MAX_CASES 256
+#define CB_AB_DEFAULT_ROUNDS 12
+/* A side's figure in a round: this quantile of its samples' ticks per op. */
+#define CB_AB_ROUND_QUANTILE 0.1
+
+extern const char *const cb_ab_side_name[2];   /* "base", "head" */
+
+struct cb_ab_case {
+    const struct cb_probe *p[2];
+    const struct cb_variant *v[2];
+    uint64_t size;
+    enum cb_mode mode;
+    char key[CB_CASE_KEY_MAX];        /* probe/variant/size/mode, as compare names cases */
+    double *val[2];                   /* per round: CB_AB_ROUND_QUANTILE of TSC ticks per op */
+    size_t n, cap;                    /* rounds with both sides measured */
+    int bad[2];                       /* BAD on that side: not compared */
+    int skipped;                      /* this CPU cannot run it */
+    char why[256];
+    struct cb_paired st;
+    double p_adj;
+    enum cb_cmp_verdict verdict;
+};
+
+struct cb_ab_opts {
+    const char *probes, *variants, *sizes, *modes;   /* as typed; NULL: defaults */
+    int rounds;                       /* at least this many rounds (raised for Holm) */
+    int max_rounds;                   /* undecided cases get more rounds, up to this */
+    double alpha, threshold, level;
+    double pause_ms;                  /* the idle pause between rounds */
+    int quiet;
+};
+
+struct cb_ab {
+    struct cb_ab_opts o;
+    struct cb_plugin_info info[2];
+    struct cb_ab_case *cases;
+    size_t n;
+    char added[1024], removed[1024];  /* "csum/x,csum/y": variants only one side has */
+    int rounds;                       /* the rounds planned (after raising for Holm) */
+    int rounds_done;
+    double seconds;                   /* measuring took */
+};
+
+/* Load BASE and HEAD into their namespaces (each first tried in a child, as
+ * run --plugin does).  0, or a negative errno with err saying what was
+ * wrong: every failure is the user's (exit 2), and nothing is written. */
+int cb_ab_load(struct cb_ab *ab, const char *base, const char *head, char *err, size_t errlen);
+/* The cases to compare (both sides have the variant), and what only one
+ * side has, from ab->o.  0, or -EINVAL/-ENOENT with err set. */
+int cb_ab_plan(struct cb_ab *ab, char *err, size_t errlen);
+/* Store the two plugins with col's run, then time every case round by
+ * round, judging after the planned rounds and giving the undecided cases
+ * more, up to max_rounds.  0, -EINTR on a stop signal, or a negative errno
+ * from the store. */
+int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col);
+/* Open a collecting session with co, cb_ab_measure, and end the run
+ * (complete, or aborted on a failure or a stop signal).  0 with the run and
+ * its pinned CPU; -EINTR, or another negative errno, with err set. */
+int cb_ab_run(struct cb_ab *ab, const struct cb_collect_opts *co, int64_t *run, int *cpu, char *err,
+              size_t errlen);
+/* Every case's verdict from its rounds (Holm over the compared cases). */
+int cb_ab_judge(struct cb_ab *ab);
+/* Counts: cases changed (regressed or improved), regressed, unsure, BAD on
+ * one side only (a change too: HEAD broke or fixed a variant). */
+void cb_ab_counts(const struct cb_ab *ab, int *changed, int *regressed, int *unsure, int *bad);
+/* The table and the verdict: fmt "text", "markdown" or "json". */
+void cb_ab_print(const struct cb_ab *ab, const char *fmt, const char *where, FILE *f);
+void cb_ab_free(struct cb_ab *ab);
+/* The defaults: CB_AB_DEFAULT_ROUNDS rounds (up to three times that), alpha 0.01,
+ * a 2% threshold over the 95% interval, a 20 ms pause between rounds. */
+void cb_ab_defaults(struct cb_ab_opts *o);
+
+#endif

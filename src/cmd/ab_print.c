@@ -1,0 +1,231 @@
+/* ab_print.c — ab's table and verdict as text, Markdown or JSON (ab.h). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ab.h"
+#include "stats.h"
+
+static const char *verdict_word(const struct cb_ab_case *c)
+{
+    if (c->bad[0] || c->bad[1])
+        return c->bad[0] && c->bad[1] ? "bad (both)" : c->bad[1] ? "broken in HEAD" : "fixed in HEAD";
+    if (c->skipped)
+        return "skipped";
+    switch (c->verdict) {
+    case CB_CMP_REGRESSED: return "regressed";
+    case CB_CMP_IMPROVED: return "improved";
+    case CB_CMP_UNCHANGED: return "unchanged";
+    default: return "unsure";
+    }
+}
+
+/* The median over the rounds of a side's values; NAN without any. */
+static double side_median(const struct cb_ab_case *c, int s)
+{
+    if (!c->n)
+        return NAN;
+    double *v = malloc(c->n * sizeof *v);
+    if (!v)
+        return NAN;
+    memcpy(v, c->val[s], c->n * sizeof *v);
+    cb_sort_doubles(v, c->n);
+    double m = cb_quantile_sorted(v, c->n, 0.5);
+    free(v);
+    return m;
+}
+
+static void pct(double ratio, char *buf, size_t len)
+{
+    if (isnan(ratio))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%+.1f%%", 100 * (ratio - 1));
+}
+
+static void interval(const struct cb_ab_case *c, char *buf, size_t len)
+{
+    if (isnan(c->st.lo)) {
+        snprintf(buf, len, "too few rounds");
+        return;
+    }
+    char lo[24], hi[24];
+    pct(c->st.lo, lo, sizeof lo);
+    pct(c->st.hi, hi, sizeof hi);
+    snprintf(buf, len, "[%s, %s]", lo, hi);
+}
+
+static void print_header(const struct cb_ab *ab, const char *where, FILE *f)
+{
+    for (int s = 0; s < 2; s++)
+        fprintf(f, "%s %s (%s, sha256 %.16s...)\n", s ? "HEAD" : "BASE", ab->info[s].path,
+                ab->info[s].name, ab->info[s].sha256);
+    fprintf(f, "rounds       %d (%d planned), ABBA order, both builds in one process, %s; "
+            "%.1f s\n", ab->rounds_done, ab->rounds, where, ab->seconds);
+    fprintf(f, "figure       TSC ticks per operation, each round's %gth percentile of its "
+            "samples; head/base is the Hodges-Lehmann estimate of the rounds' ratios\n",
+            100 * CB_AB_ROUND_QUANTILE);
+    fprintf(f, "test         Wilcoxon signed-rank test on the rounds' log-ratios, Holm over %zu case%s, "
+            "alpha %g; a change is beyond %g%% over the whole %g%% CI\n", ab->n,
+            ab->n == 1 ? "" : "s", ab->o.alpha, 100 * ab->o.threshold, 100 * ab->o.level);
+}
+
+static void print_lists(const struct cb_ab *ab, FILE *f, int md)
+{
+    if (ab->added[0])
+        fprintf(f, "%sadded:   %s (only HEAD has it: not compared)\n", md ? "\n" : "", ab->added);
+    if (ab->removed[0])
+        fprintf(f, "%sremoved: %s (only BASE has it: not compared)\n", md ? "\n" : "", ab->removed);
+}
+
+static void print_table(const struct cb_ab *ab, FILE *f, int md)
+{
+    if (md)
+        fprintf(f, "\n| case | base | head | head/base | 95%% CI | p (Holm) | rounds | verdict |\n"
+                   "|---|---:|---:|---:|---|---:|---:|---|\n");
+    else
+        fprintf(f, "\n%-32s %10s %10s %9s %-18s %8s %6s  %s\n", "case", "base", "head", "head/base",
+                "95% CI", "p(Holm)", "rounds", "verdict");
+    for (size_t i = 0; i < ab->n; i++) {
+        const struct cb_ab_case *c = &ab->cases[i];
+        char r[32], ci[80], p[32];
+        pct(c->st.ratio, r, sizeof r);
+        interval(c, ci, sizeof ci);
+        snprintf(p, sizeof p, isnan(c->p_adj) ? "-" : "%.4f", c->p_adj);
+        char b[32], h[32];
+        snprintf(b, sizeof b, c->n ? "%.1f" : "-", side_median(c, 0));
+        snprintf(h, sizeof h, c->n ? "%.1f" : "-", side_median(c, 1));
+        const char *fmt = md ? "| %s | %s | %s | %s | %s | %s | %zu | %s |\n"
+                             : "%-32s %10s %10s %9s %-18s %8s %6zu  %s\n";
+        fprintf(f, fmt, c->key, b, h, r, ci, p, c->n, verdict_word(c));
+        if (!md && c->why[0])
+            fprintf(f, "  %s\n", c->why);
+    }
+}
+
+/* The last line: what the exit status says, naming the changed cases. */
+static void print_verdict(const struct cb_ab *ab, FILE *f, int md)
+{
+    int changed, regressed, unsure, bad;
+    cb_ab_counts(ab, &changed, &regressed, &unsure, &bad);
+    fprintf(f, "%s", md ? "\n**ab:** " : "\nab: ");
+    if (changed + bad == 0) {
+        fprintf(f, "no change");
+        if (unsure)
+            fprintf(f, " beyond noise; %d case%s unsure after %d rounds: give more --rounds to "
+                    "decide %s", unsure, unsure > 1 ? "s" : "", ab->rounds_done,
+                    unsure > 1 ? "them" : "it");
+        fprintf(f, " (exit 0)\n");
+        return;
+    }
+    fprintf(f, "changed (exit 1):");
+    for (size_t i = 0; i < ab->n; i++) {
+        const struct cb_ab_case *c = &ab->cases[i];
+        char r[32];
+        pct(c->st.ratio, r, sizeof r);
+        if (c->bad[0] != c->bad[1])
+            fprintf(f, " %s (%s)", c->key, verdict_word(c));
+        else if (!c->bad[0] && (c->verdict == CB_CMP_REGRESSED || c->verdict == CB_CMP_IMPROVED))
+            fprintf(f, " %s (%s %s)", c->key, verdict_word(c), r);
+    }
+    fprintf(f, "\n");
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.6g", x);
+    else
+        fprintf(f, "null");
+}
+
+static void json_list(FILE *f, const char *name, const char *csv)
+{
+    fprintf(f, ",\"%s\":[", name);
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", csv);
+    int first = 1;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        fprintf(f, "%s", first ? "" : ",");
+        json_str(f, t);
+        first = 0;
+    }
+    fprintf(f, "]");
+}
+
+static void json_case(FILE *f, const struct cb_ab_case *c)
+{
+    fprintf(f, "{\"case\":");
+    json_str(f, c->key);
+    fprintf(f, ",\"verdict\":\"%s\",\"base\":", verdict_word(c));
+    json_num(f, side_median(c, 0));
+    fprintf(f, ",\"head\":");
+    json_num(f, side_median(c, 1));
+    fprintf(f, ",\"ratio\":");
+    json_num(f, c->st.ratio);
+    fprintf(f, ",\"ci\":[");
+    json_num(f, c->st.lo);
+    fprintf(f, ",");
+    json_num(f, c->st.hi);
+    fprintf(f, "],\"p_holm\":");
+    json_num(f, c->p_adj);
+    fprintf(f, ",\"round_ratios\":[");
+    for (size_t r = 0; r < c->n; r++) {
+        fprintf(f, "%s", r ? "," : "");
+        json_num(f, c->val[1][r] / c->val[0][r]);
+    }
+    fprintf(f, "]}");
+}
+
+static void print_json(const struct cb_ab *ab, const char *where, FILE *f)
+{
+    int changed, regressed, unsure, bad;
+    cb_ab_counts(ab, &changed, &regressed, &unsure, &bad);
+    fprintf(f, "{\"figure\":\"tsc_ticks_per_op\"");
+    for (int s = 0; s < 2; s++) {
+        fprintf(f, ",\"%s\":{\"path\":", cb_ab_side_name[s]);
+        json_str(f, ab->info[s].path);
+        fprintf(f, ",\"sha256\":\"%s\"}", ab->info[s].sha256);
+    }
+    fprintf(f, ",\"where\":");
+    json_str(f, where);
+    fprintf(f, ",\"rounds\":%d,\"alpha\":%g,\"threshold_pct\":%g,\"seconds\":%.3f,\"cases\":[",
+            ab->rounds_done, ab->o.alpha, 100 * ab->o.threshold, ab->seconds);
+    for (size_t i = 0; i < ab->n; i++) {
+        fprintf(f, "%s", i ? "," : "");
+        json_case(f, &ab->cases[i]);
+    }
+    fprintf(f, "]");
+    json_list(f, "added", ab->added);
+    json_list(f, "removed", ab->removed);
+    fprintf(f, ",\"unsure\":%d,\"exit\":%d}\n", unsure, changed + bad ? 1 : 0);
+}
+
+void cb_ab_print(const struct cb_ab *ab, const char *fmt, const char *where, FILE *f)
+{
+    if (strcmp(fmt, "json") == 0) {
+        print_json(ab, where, f);
+        return;
+    }
+    int md = strcmp(fmt, "markdown") == 0;
+    print_header(ab, where, f);
+    print_table(ab, f, md);
+    print_lists(ab, f, md);
+    print_verdict(ab, f, md);
+}
