@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cpuclass.h"
 #include "fingerprint.h"
 #include "tap.h"
 
@@ -87,6 +88,87 @@ static const char *line_value(const char *lines, const char *label, char *out, s
         p = e + 1;
     }
     return NULL;
+}
+
+/* The default CPU and a CPU's class, against a hybrid part (P-cores 0-7,
+ * E-cores 8-15, node0 and node1) and an arm64 big.LITTLE (capacities). */
+static void test_cpuclass(void)
+{
+    is_int(cb_cpulist_has("0-3,8,10-11", 8), 1, "cpulist: 8 in 0-3,8,10-11");
+    is_int(cb_cpulist_has("0-3,8,10-11", 9), 0, "cpulist: 9 not");
+    is_int(cb_cpulist_has("0-3,8,10-11", 11), 1, "cpulist: 11 in a range's end");
+    is_int(cb_cpulist_has("none", 0), 0, "cpulist: none holds nothing");
+    is_int(cb_cpulist_has("", 0), -1, "cpulist: empty is unknown");
+    is_int(cb_cpulist_has("0-a", 0), -1, "cpulist: not a list");
+    is_int(cb_cpulist_count("0,32"), 2, "cpulist: two siblings");
+    is_int(cb_cpulist_count("5"), 1, "cpulist: one");
+
+    char h[] = "/tmp/cb-fp-hybrid-XXXXXX", a[] = "/tmp/cb-fp-arm-XXXXXX";
+    ok(mkdtemp(h) && mkdtemp(a), "a hybrid and an arm tree");
+    put_file(h, "sys/devices/cpu_core/cpus", "0-7\n");
+    put_file(h, "sys/devices/cpu_atom/cpus", "8-15\n");
+    put_file(h, "sys/devices/system/cpu/cpu7/node0/x", "");
+    put_file(h, "sys/devices/system/cpu/cpu9/node1/x", "");
+    put_file(h, "sys/devices/system/cpu/cpu7/topology/thread_siblings_list", "6-7\n");
+    put_file(h, "sys/devices/system/cpu/cpu9/topology/thread_siblings_list", "9\n");
+    put_file(h, "sys/devices/system/cpu/isolated", "9\n");
+    put_file(h, "sys/devices/system/cpu/nohz_full", "(null)\n");
+    put_file(h, "proc/cpuinfo", metal_cpuinfo);
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int c = 0; c < 16; c++)
+        CPU_SET(c, &all);
+    is_int(cb_cpu_default(h, &all), 7, "hybrid: the last P-core, not the last CPU (an E-core)");
+    cpu_set_t atoms;
+    CPU_ZERO(&atoms);
+    CPU_SET(9, &atoms);
+    CPU_SET(12, &atoms);
+    is_int(cb_cpu_default(h, &atoms), 12, "hybrid, only E-cores allowed: the last of them");
+    char t[32];
+    cb_cpu_core_type(h, 7, t, sizeof t);
+    is_str(t, "core", "hybrid: cpu 7 is a P-core");
+    cb_cpu_core_type(h, 9, t, sizeof t);
+    is_str(t, "atom", "hybrid: cpu 9 is an E-core");
+    is_int(cb_cpu_numa_node(h, 9), 1, "cpu 9 is on node 1");
+    is_int(cb_cpu_numa_node(h, 3), -1, "cpu 3's node is unknown here");
+
+    struct cb_fingerprint f7, f9;
+    char l7[512], l9[512], why[512];
+    cb_fingerprint_read(&f7, h, 7);
+    cb_fingerprint_read(&f9, h, 9);
+    cb_fingerprint_cpu_lines(&f7, l7, sizeof l7);
+    cb_fingerprint_cpu_lines(&f9, l9, sizeof l9);
+    is_str(l7, "pinned cpu core type=core\npinned cpu smt sibling=yes\npinned cpu isolated=no\n"
+               "pinned cpu nohz_full=no\npinned cpu numa node=0\n", "cpu 7's class");
+    is_str(l9, "pinned cpu core type=atom\npinned cpu smt sibling=no\npinned cpu isolated=yes\n"
+               "pinned cpu nohz_full=no\npinned cpu numa node=1\n", "cpu 9's class");
+    is_int(cb_fingerprint_diff(l7, l9, why, sizeof why), 1, "another class differs");
+    ok(strstr(why, "core type: 'core' vs 'atom'") && strstr(why, "numa node: '0' vs '1'") &&
+           strstr(why, "isolated: 'no' vs 'yes'") && strstr(why, "smt sibling: 'yes' vs 'no'"),
+       "and names each part: %s", why);
+    char fs[1024];
+    cb_fingerprint_format(&f9, fs, sizeof fs);
+    struct cb_fingerprint back;
+    cb_fingerprint_parse(fs, &back);
+    is_str(back.core_type, "atom", "the core type is stored and read back");
+    is_str(back.node, "1", "and the node");
+    cb_fingerprint_cpu_lines(NULL, l9, sizeof l9);
+    is_int(cb_fingerprint_diff(l7, l9, why, sizeof why), 0, "an older run, class unknown: not a difference");
+
+    put_file(a, "sys/devices/system/cpu/cpu0/cpu_capacity", "446\n");
+    put_file(a, "sys/devices/system/cpu/cpu1/cpu_capacity", "1024\n");
+    put_file(a, "sys/devices/system/cpu/cpu2/cpu_capacity", "1024\n");
+    put_file(a, "sys/devices/system/cpu/cpu3/cpu_capacity", "446\n");
+    CPU_ZERO(&all);
+    for (int c = 0; c < 4; c++)
+        CPU_SET(c, &all);
+    is_int(cb_cpu_default(a, &all), 2, "big.LITTLE: the last big core");
+    cb_cpu_core_type(a, 3, t, sizeof t);
+    is_str(t, "capacity 446", "a little core's type is its capacity");
+    is_int(cb_cpu_default("/nonexistent-cb-root", &all), 3, "nothing known: the last allowed CPU");
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", h, a);
+    ok(system(cmd) == 0, "clean up the class trees");
 }
 
 int main(void)
@@ -218,7 +300,7 @@ int main(void)
             saw_gov = strcmp(val, "performance") == 0;
         nf++;
     }
-    is_int(nf, 14, "fourteen fields listed");
+    is_int(nf, 16, "sixteen fields listed");
     ok(saw_gov, "the field list carries the governor's value");
 
     /* Nothing there at all. */
@@ -226,6 +308,7 @@ int main(void)
     is_int(cb_fingerprint_read(&none, "/nonexistent-cb-root", 0), -ENOENT, "an empty sysroot: -ENOENT");
     is_str(none.governor, "", "and every field unknown");
 
+    test_cpuclass();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", metal, guest);
     ok(system(cmd) == 0, "clean up");

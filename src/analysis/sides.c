@@ -420,6 +420,10 @@ int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t le
     buf[0] = '\0';
     for (int i = 0; i < 12 && off < len; i++) {
         const char *t = cb_db_column_text(q, i);
+        /* The CPU number alone does not change timings; its class does
+         * (cb_fingerprint_cpu_lines, below).  compare notes the number. */
+        if (i == 10)
+            continue;
         off += (size_t)snprintf(buf + off, len - off, "%s=%s\n", names[i], t ? (const char *)t : "");
     }
     /* The environment the run recorded (migration 7 on); older runs give
@@ -428,7 +432,9 @@ int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t le
     struct cb_fingerprint fp;
     int have = env && cb_fingerprint_parse((const char *)env, &fp) == 0;
     if (off < len)
-        cb_fingerprint_lines(have ? &fp : NULL, buf + off, len - off);
+        off += cb_fingerprint_lines(have ? &fp : NULL, buf + off, len - off);
+    if (off < len)
+        cb_fingerprint_cpu_lines(have ? &fp : NULL, buf + off, len - off);
     cb_db_finalize(q);
     return 0;
 }
@@ -451,27 +457,6 @@ int cb_side_fingerprint(struct cb_store *st, const struct cb_side *s, char *buf,
         }
     }
     return 0;
-}
-
-int cb_ack_lookup(struct cb_store *st, const char *key, const char (*commits)[64], size_t ncommits,
-                  char *why, size_t whylen)
-{
-    struct cb_db_stmt *q;
-    if (cb_db_prepare(cb_store_db(st),
-                           "SELECT case_glob, why FROM acks WHERE commit_hash = ?1 ORDER BY id DESC", &q) != CB_DB_OK)
-        return 0;
-    int found = 0;
-    for (size_t i = 0; i < ncommits && !found; i++) {
-        cb_db_reset(q);
-        cb_db_bind_text(q, 1, commits[i]);
-        while (!found && cb_db_step(q) == CB_DB_ROW)
-            if (fnmatch((const char *)cb_db_column_text(q, 0), key, 0) == 0) {
-                snprintf(why, whylen, "%s", (const char *)cb_db_column_text(q, 1));
-                found = 1;
-            }
-    }
-    cb_db_finalize(q);
-    return found;
 }
 
 /* ---- machines ------------------------------------------------------------ */

@@ -107,8 +107,4 @@ void cb_machines_list(const struct cb_machine *m, size_t n, char *buf, size_t le
 int cb_commit_resolve(struct cb_store *st, const char *rev, const char *repo, char *hash,
                       size_t hashlen, char *err, size_t errlen);
 
-/* 1 when an ack covers case key at one of the commits, with its reason. */
-int cb_ack_lookup(struct cb_store *st, const char *key, const char (*commits)[64], size_t ncommits,
-                  char *why, size_t whylen);
-
 #endif

@@ -315,7 +315,7 @@ static int ceilings_section(const struct cb_clocks *k, int trials, struct cb_cei
 
 int cmd_calibrate(int argc, char **argv)
 {
-    int cpu = -1;
+    int cpu = CB_CPU_DEFAULT;   /* the CPU a run pins to by default */
     struct calib_opts o;
     int prc = parse(argc, argv, &o);
     if (prc != CB_GO_ON)

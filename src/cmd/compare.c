@@ -150,6 +150,8 @@ static int compare_sides(struct cb_store *st, struct compare *k, const char *bas
         return CB_EXIT_USAGE;
     }
     x->crosses = crosses[0] ? crosses : NULL;
+    cmp_cpu_note(st, A, B, x->cpu_buf, sizeof x->cpu_buf);
+    x->cpu_note = x->cpu_buf[0] ? x->cpu_buf : NULL;
     if (cmp_pick_metric(st, A, B, &k->c.o, &x->metric, err, sizeof err) < 0) {
         cb_error("%s", err);
         return CB_EXIT_USAGE;

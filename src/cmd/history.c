@@ -25,6 +25,7 @@
 #include "history.h"
 #include "history_cmd.h"
 #include "parse.h"
+#include "acks.h"
 #include "sides.h"
 
 
@@ -320,9 +321,12 @@ static void step_report(struct hist *H, const char *key, const struct series *S,
     const struct point *p = &H->pts[S->idx[st->at]];
     const struct point *prev = &H->pts[S->idx[st->at - 1]];
     char why[256] = "", envd[512] = "";
-    char commit1[1][64];
-    snprintf(commit1[0], 64, "%s", p->hash);
-    int acked = cb_ack_lookup(H->st, key, (const char(*)[64])commit1, 1, why, sizeof why);
+    char c0[1][64], c1[1][64];
+    snprintf(c0[0], 64, "%s", prev->hash);
+    snprintf(c1[0], 64, "%s", p->hash);
+    /* compare's rule (acks.h): an ack after the step's base, at or before its head. */
+    int acked = cb_ack_covers(H->st, key, (const char(*)[64])c0, 1, (const char(*)[64])c1, 1, why,
+                              sizeof why);
     int regressed = ci[0] > 0;
     H->nsteps++;
     if (regressed && !acked)

@@ -20,7 +20,7 @@ void cb_session_init(struct cb_session *s, const char *events, int (*work)(void 
     s->work = work;
     s->co.db = cb_default_db();
     s->co.events = events;
-    s->co.cpu = -1;
+    s->co.cpu = CB_CPU_DEFAULT;
     cb_harness_defaults(&s->co.harness);
     cb_sb_init(&s->cmdline);
     cb_quote_cmdline(argc, argv, &s->cmdline);
@@ -69,7 +69,8 @@ static const struct cb_option session_table[] = {
     CB_OPT_STR('e', "events", struct cb_session, co.events, "LIST",
                "events: aliases or libpfm4 names (default: " CB_DEFAULT_EVENTS "; race: cycles, "
                "besides the one it ranks)"),
-    CB_OPT_CALL(OPT_CPU, "cpu", "N", "pin to CPU N (default: the current one)"),
+    CB_OPT_CALL(OPT_CPU, "cpu", "N", "pin to CPU N (default: the last CPU this process may use, "
+                "of its fastest core type: the same for every run)"),
     CB_OPT_CALL(OPT_COLD, "cold-bytes", "SIZE",
                 "cold-mode working set (default: 2x LLC, 64M..128M); race: also the streaming "
                 "bucket's size"),

@@ -12,6 +12,8 @@
 
 #include "cmd.h"
 #include "compare.h"
+#include "acks.h"
+#include "floor.h"
 #include "sides.h"
 #include "store.h"
 
@@ -28,14 +30,30 @@ struct cmp_opts {
     const char *glob;             /* restrict to cases matching; NULL all */
     int exact;                    /* simulated counts: no test, the threshold alone decides */
     int threshold_set;            /* --threshold was given */
+    const char *metric;           /* set by cmp_pick_metric: the floor is learned in it */
 };
 
+/* From this many runs a side, a case is tested on its runs; below, against
+ * the between-run noise floor (floor.h). */
+#define CMP_RUNS_MIN 3
+#define CMP_NO_INTERVAL "too few runs for an interval"
 
+
+
+/* How a row was judged: with 3+ runs a side on its runs; with fewer,
+ * against the between-run noise floor (floor.h) and the within-run test
+ * both; with no floor yet, by the within-run test alone, which can only
+ * call it unchanged (a change it sees may be drift: unsure). */
+enum cmp_test { CMP_TEST_RUNS, CMP_TEST_FLOOR, CMP_TEST_NOFLOOR };
 
 struct cmp_row {
     const struct cb_side_case *a, *b;
-    struct cb_cmp_stats s;
-    double p_adj;
+    struct cb_cmp_stats s;        /* what the verdict rests on, as printed */
+    struct cb_cmp_stats sw;       /* the within-run test on the samples (fewer than 3 runs a side) */
+    double p_adj, pw_adj;         /* corrected p of s and of sw */
+    enum cmp_test test;
+    double floor_sd, floor_df;    /* the floor this case was judged against (CMP_TEST_FLOOR) */
+    size_t more_runs;             /* unsure: runs a side still needed (CB_FLOOR_RUNS_CAP: many) */
     enum cb_cmp_verdict v;
     size_t left_out;              /* runs left out: too few samples on a quiet core */
     size_t samples_left_out;      /* samples of kept runs taken on a shared core */
@@ -50,13 +68,17 @@ struct cmp_result {
     int count[4];                 /* per verdict */
     int acked;                    /* regressions acknowledged */
     int exact;                    /* the rows are exact counts (cmp_opts.exact) */
+    size_t floor_runs, floor_groups;  /* the learned floor: runs of identical builds, groups */
+    size_t by_test[3];            /* rows per enum cmp_test */
 };
 
 
 struct cmp_ctx {
     const char *metric;
     const char *crosses;          /* NULL: same environment; else the difference */
+    const char *cpu_note;         /* NULL, or that the sides pinned different CPUs of one class */
     char base_desc[512], head_desc[512];
+    char cpu_buf[320];
 };
 
 struct cmp_common {
@@ -107,5 +129,10 @@ int cmp_exit_of(const struct cmp_result *res);
  * -EXDEV with the message in err when refused. */
 int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_side *B, int force,
                   char *crosses, size_t clen, char *err, size_t errlen);
+
+/* When the sides' runs were pinned to different CPUs (of one class, or
+ * cmp_check_env would have refused): a note saying so; else "". */
+void cmp_cpu_note(struct cb_store *st, const struct cb_side *A, const struct cb_side *B, char *buf,
+                  size_t len);
 
 #endif

@@ -30,7 +30,9 @@ static void row_text(FILE *f, const struct cmp_result *res, const struct cmp_row
 {
     fprintf(f, "base %.4g, head %.4g, change ", r->s.med_a, r->s.med_b);
     pct(f, r->s.change);
-    if (!res->exact) {
+    if (!res->exact && (isnan(r->s.lo) || isnan(r->s.hi) || r->test == CMP_TEST_NOFLOOR)) {
+        fputs(", " CMP_NO_INTERVAL, f);
+    } else if (!res->exact) {
         fputs(", 95% CI [", f);
         pct(f, r->s.lo);
         fputs(", ", f);

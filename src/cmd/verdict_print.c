@@ -1,5 +1,6 @@
 /* verdict_print.c — compare's and bisect-check's verdicts printed: text,
  * markdown (for a pull request) and JSON; JUnit XML in verdict_junit.c. */
+#define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,9 +41,55 @@ static void print_contention(FILE *f, const struct cmp_result *res, int md)
                 lead, stuck, stuck == 1 ? "" : "s", wrap, wrap);
 }
 
+static size_t by_runs(const struct cmp_result *res);
+
+/* With fewer than CMP_RUNS_MIN runs a side: what the floor was learned
+ * from, or that there is none yet and how to get one. */
+static void print_floor(FILE *f, const struct cmp_result *res, int md)
+{
+    const char *lead = md ? "- noise floor: " : "noise floor  ", *wrap = md ? " " : "\n             ";
+    size_t few = res->n - by_runs(res);
+    if (res->by_test[CMP_TEST_FLOOR])
+        fprintf(f, "%s%zu of %zu case%s with fewer than %d runs a side judged against the spread%s"
+                   "between runs of identical builds on this host and environment (%zu runs in %zu%s"
+                   "group%s, and a side's own runs)\n", lead, res->by_test[CMP_TEST_FLOOR], few,
+                few == 1 ? "" : "s", CMP_RUNS_MIN, wrap, res->floor_runs, res->floor_groups, wrap,
+                res->floor_groups == 1 ? "" : "s");
+    if (res->by_test[CMP_TEST_NOFLOOR])
+        fprintf(f, "%s%zu case%s with fewer than %d runs a side and no floor learned yet: a change%s"
+                   "between two runs may be drift, so it is unsure; record the same build 3 times%s"
+                   "(docs/regressions.md), or 3+ runs a side, or use compare --rerun\n",
+                lead, res->by_test[CMP_TEST_NOFLOOR], res->by_test[CMP_TEST_NOFLOOR] == 1 ? "" : "s",
+                CMP_RUNS_MIN, wrap, wrap);
+}
+
+/* An interval estimated from the data at hand; else the rows say
+ * CMP_NO_INTERVAL (one run a side gave [-9.8%, +7761.3%] on PostgreSQL). */
+static int has_interval(const struct cmp_row *r)
+{
+    return isfinite(r->s.lo) && isfinite(r->s.hi) && r->test != CMP_TEST_NOFLOOR;
+}
+
 static int row_by_runs(const struct cmp_row *r)
 {
-    return r->s.runs_a >= 2 && r->s.runs_b >= 2;
+    return r->test == CMP_TEST_RUNS;
+}
+
+static const char *row_test(const struct cmp_row *r)
+{
+    return r->test == CMP_TEST_RUNS ? "t-runs" : r->test == CMP_TEST_FLOOR ? "noise-floor" : "no-floor";
+}
+
+/* "unsure: 4 more runs a side needed": what would decide it. */
+static void verdict_text(const struct cmp_row *r, char *buf, size_t len)
+{
+    if (r->v == CB_CMP_UNSURE && r->more_runs >= CB_FLOOR_RUNS_CAP)
+        snprintf(buf, len, "unsure: %d+ more runs a side needed", CB_FLOOR_RUNS_CAP);
+    else if (r->v == CB_CMP_UNSURE && r->more_runs)
+        snprintf(buf, len, "unsure: %zu more run%s a side needed", r->more_runs,
+                 r->more_runs == 1 ? "" : "s");
+    else
+        snprintf(buf, len, "%s%s", cb_cmp_verdict_name(r->v), r->acked ? " (acknowledged)" : "");
 }
 
 static size_t by_runs(const struct cmp_result *res)
@@ -75,10 +122,11 @@ static const char *test_name(const struct cmp_result *res, const struct cmp_opts
     if (k == res->n && k)
         snprintf(buf, len, "runs as the unit: %s on the log of each run's %s", t, q);
     else if (k == 0)
-        snprintf(buf, len, "samples as the unit: Mann-Whitney U, bootstrap CI of the medians' ratio");
+        snprintf(buf, len, "fewer than %d runs a side: each run's %s against the between-run noise "
+                 "floor (t), and a within-run test (Mann-Whitney) that must agree", CMP_RUNS_MIN, q);
     else
-        snprintf(buf, len, "runs as the unit (%s, each run's %s) where both sides have 2+ runs, "
-                 "else samples (Mann-Whitney)", t, q);
+        snprintf(buf, len, "runs as the unit (%s, each run's %s) where both sides have %d+ runs, "
+                 "else the between-run noise floor and a within-run test", t, q, CMP_RUNS_MIN);
     return buf;
 }
 
@@ -109,6 +157,8 @@ static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const 
     if (x->crosses) {
         cb_json_field(f, ",\"environment_diff\":", x->crosses);
     }
+    if (x->cpu_note)
+        cb_json_field(f, ",\"environment_note\":", x->cpu_note);
     fputs(",\"cases\":[", f);
     for (size_t i = 0; i < res->n; i++) {
         const struct cmp_row *r = &res->rows[i];
@@ -118,16 +168,25 @@ static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const 
                    "\"runs_left_out\":%zu,\"samples_left_out\":%zu,\"all_runs_contended\":%s,"
                    "\"test\":\"%s\",\"median_base\":",
                 r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, r->left_out, r->samples_left_out,
-                r->all_contended ? "true" : "false", row_by_runs(r) ? "t-runs" : "mann-whitney");
+                r->all_contended ? "true" : "false", row_test(r));
         cb_json_num6(f, r->s.med_a);
         fputs(",\"median_head\":", f);
         cb_json_num6(f, r->s.med_b);
         fputs(",\"change_pct\":", f);
         cb_json_num6(f, 100 * r->s.change);
         fputs(",\"ci_lo_pct\":", f);
-        cb_json_num6(f, 100 * r->s.lo);
+        cb_json_num6(f, has_interval(r) ? 100 * r->s.lo : NAN);
         fputs(",\"ci_hi_pct\":", f);
-        cb_json_num6(f, 100 * r->s.hi);
+        cb_json_num6(f, has_interval(r) ? 100 * r->s.hi : NAN);
+        if (!has_interval(r) && !res->exact)
+            fputs(",\"interval\":\"" CMP_NO_INTERVAL "\"", f);
+        if (r->test == CMP_TEST_FLOOR) {
+            fputs(",\"noise_floor_pct\":", f);
+            cb_json_num6(f, 100 * expm1(r->floor_sd));
+            fprintf(f, ",\"noise_floor_df\":%g", r->floor_df);
+        }
+        if (r->v == CB_CMP_UNSURE && r->more_runs)
+            fprintf(f, ",\"more_runs_a_side\":%zu", r->more_runs);
         fputs(",\"p\":", f);
         cb_json_num6(f, r->s.p);
         fputs(",\"p_adj\":", f);
@@ -162,6 +221,10 @@ static void print_head_md(const struct cmp_ctx *x, const struct cmp_opts *o, con
                 test_name(res, o, tn, sizeof tn), corr_name(o), o->alpha, 100 * o->threshold);
     if (x->crosses)
         fprintf(f, "- **this comparison crosses environments** (--force): %s\n", x->crosses);
+    if (x->cpu_note)
+        fprintf(f, "- note: %s\n", x->cpu_note);
+    if (by_runs(res) < res->n && !o->exact)
+        print_floor(f, res, 1);
     print_contention(f, res, 1);
     fputs("\n| case | base | head | change | 95% CI | p (adj) | verdict |\n"
           "|---|---:|---:|---:|---|---:|---|\n", f);
@@ -184,13 +247,13 @@ static void print_head_text(const struct cmp_ctx *x, const struct cmp_opts *o, c
                 test_name(res, o, tn, sizeof tn), corr_name(o), res->n, res->n == 1 ? "" : "s", o->alpha,
                 100 * o->threshold);
     if (clustered < res->n && !o->exact)
-        fprintf(f, "caveat       %zu case%s with a single run on a side: a shift between runs (core clock,\n"
-                   "             load) looks like a change; record 5+ runs per side, interleaved, to gate on it\n",
-                res->n - clustered, res->n - clustered > 1 ? "s" : "");
+        print_floor(f, res, 0);
     if (x->crosses)
         fprintf(f, "environment  CROSSES ENVIRONMENTS (--force): %s\n", x->crosses);
     else
         fprintf(f, "environment  same fingerprint on both sides\n");
+    if (x->cpu_note)
+        fprintf(f, "note         %s\n", x->cpu_note);
     print_contention(f, res, 0);
     fprintf(f, "\n%-34s %10s %10s %8s  %-18s %9s  %s\n", "case", "base", "head", "change",
             "95% CI", "p (adj)", "verdict");
@@ -200,13 +263,16 @@ static void print_rows(const struct cmp_result *res, int md, FILE *f)
 {
     for (size_t i = 0; i < res->n; i++) {
         const struct cmp_row *r = &res->rows[i];
-        char ch[32], lo[32], hi[32], ci[80], verdict[64];
+        char ch[32], lo[32], hi[32], ci[80], verdict[80];
         fmt_pct(r->s.change, res->exact, ch, sizeof ch);
         /* An exact count has no interval and no p: say so instead of
          * printing a zero-width CI and a NaN. */
         char p[16];
         if (res->exact) {
             snprintf(ci, sizeof ci, "exact");
+            snprintf(p, sizeof p, "-");
+        } else if (!has_interval(r)) {
+            snprintf(ci, sizeof ci, "%s", CMP_NO_INTERVAL);
             snprintf(p, sizeof p, "-");
         } else {
             fmt_pct(r->s.lo, 0, lo, sizeof lo);
@@ -215,7 +281,7 @@ static void print_rows(const struct cmp_result *res, int md, FILE *f)
             snprintf(p, sizeof p, "%.2g", r->p_adj);
         }
         int prec = res->exact ? 3 : 1;
-        snprintf(verdict, sizeof verdict, "%s%s", cb_cmp_verdict_name(r->v), r->acked ? " (acknowledged)" : "");
+        verdict_text(r, verdict, sizeof verdict);
         const char *bold = r->v == CB_CMP_REGRESSED && !r->acked && md ? "**" : "";
         if (md) {
             fputs("| ", f);

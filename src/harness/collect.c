@@ -136,6 +136,9 @@ static int check_args(struct open_ctx *x)
     int cpu = col->sim && o->cpu < 0 ? CB_CPU_FIRST : o->cpu;
     if ((rc = cb_pin_cpu(cpu, &col->pinned, x->err, x->errlen)) < 0)
         return rc;
+    if (cpu == CB_CPU_DEFAULT && !o->quiet)
+        fprintf(stderr, "cyclebudget: pinned to CPU %d, the default: the last CPU this process may "
+                        "use, of its fastest core type (--cpu N chooses)\n", col->pinned);
     rc = cb_gitinfo_read(o->repo, o->commit, &x->git);
     if (rc == -EINVAL) {
         snprintf(x->err, x->errlen, "--commit %s does not name a commit in %s", o->commit,

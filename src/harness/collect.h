@@ -35,7 +35,7 @@ struct cb_collect_opts {
     const char *tag;             /* may be NULL */
     const char *commit, *repo;   /* may be NULL: HEAD of the current directory */
     const char *cmdline;
-    int cpu;                     /* -1: the current CPU */
+    int cpu;                     /* CB_CPU_DEFAULT (harness.h), CB_CPU_HERE, or a CPU */
     int quiet;
     /* The machine's ceilings (ceilings.h), for a report to judge every
      * case against: 0 none; 1 the newest stored calibration of this host

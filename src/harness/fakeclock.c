@@ -58,6 +58,9 @@ static void seed_for(struct cb_fake *f, const struct cb_case *c)
     if (h != f->case_key) {
         f->case_key = h;
         f->state = h;
+        /* A stream of its own, so that drift=0 leaves every sample as it was. */
+        uint64_t d = h ^ 0x6472696674ull;
+        f->case_drift = 1.0 + f->drift * gauss(&d);
     }
 }
 
@@ -115,7 +118,7 @@ static void fake_run(void *ctx, struct cb_case *c, uint64_t iters)
     if (ns && strcmp(ns, "head") == 0)
         cost *= f->head;
     cost *= f->scale;
-    f->vclock += 40.0 + cost * noise * (f->busy ? f->slow : 1.0);
+    f->vclock += 40.0 + cost * noise * f->case_drift * (f->busy ? f->slow : 1.0);
 }
 
 static double fake_per_tick(void *ctx, int imul, int side)
@@ -146,7 +149,7 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, cha
 {
     /* The model's defaults; every other field (the clock, the state) starts at zero. */
     *f = (struct cb_fake){.seed = 1, .noise = 0.005, .mux = 1.0, .slow = 1.5, .siblings = 2, .head = 1.0,
-                          .scale = 1.0, .before = 1.0, .after = 1.0};
+                          .scale = 1.0, .case_drift = 1.0, .before = 1.0, .after = 1.0};
     char buf[256];
     if (spec && strlen(spec) >= sizeof buf) {
         snprintf(err, errlen, "%s: too long (at most %zu characters)", CB_FAKE_ENV, sizeof buf - 1);
@@ -173,6 +176,8 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, cha
             rc = parse_frac(v, 0, 1, 1, &f->mux);
         } else if (strcmp(k, "contended") == 0) {
             rc = parse_frac(v, 0, 1, 0, &f->contended);
+        } else if (strcmp(k, "drift") == 0) {
+            rc = parse_frac(v, 0, 0.3, 0, &f->drift);
         } else if (strcmp(k, "slow") == 0) {
             rc = parse_frac(v, 1, 100, 0, &f->slow);
         } else if (strcmp(k, "before") == 0) {
@@ -192,7 +197,7 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, cha
         if (rc < 0) {
             snprintf(err, errlen,
                      "%s: '%s%s%s' is not understood: give comma-separated seed=N, noise=F (0..0.5), "
-                     "mux=F (0..1], contended=F (0..1), slow=X (1..100), head=X, scale=X (0.1..10), "
+                     "mux=F (0..1], drift=F (0..0.3), contended=F (0..1), slow=X (1..100), head=X, scale=X (0.1..10), "
                      "before=X, after=X (0.5..2), "
                      "meter=smt|host|none",
                      CB_FAKE_ENV, k, eq ? "=" : "", v);

@@ -13,6 +13,11 @@
  * as test data.  SPEC is comma-separated key=value, any subset of:
  *   seed=N        the noise's seed (default 1)
  *   noise=F       relative spread of a batch's cost, 0..0.5 (default 0.005)
+ *   drift=F       relative spread of a case's cost from one run to the next
+ *                 (default 0): each case of a run costs (1 + F * N(0,1)) times
+ *                 its nominal, drawn from the seed, as a run's core clock and
+ *                 page placement shift it on a real machine; runs of the
+ *                 same build with different seeds then drift apart
  *   mux=F         share of the time perf events are on a counter, (0, 1]
  *                 (default 1: not multiplexed); below 1 they are scaled
  *   contended=F   share of samples taken with the core busy (default 0):
@@ -41,7 +46,8 @@
 
 struct cb_fake {
     uint64_t seed, state;
-    double noise, mux, contended, slow, head, scale;
+    double noise, mux, contended, slow, head, scale, drift;
+    double case_drift;      /* this run's factor for the current case (drift) */
     double before, after;   /* the brackets' clock, x the model's (caseclock.h) */
     int siblings, hypervisor;
     double vclock;          /* ticks */

@@ -1,6 +1,7 @@
 /* harness.c — batches, overhead and the stopping rule (see harness.h). */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "cpuclass.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,6 +34,8 @@ int cb_pin_cpu(int cpu, int *pinned, char *err, size_t errlen)
         snprintf(err, errlen, "cannot read this process's CPU affinity: %s", strerror(errno));
         return -errno;
     }
+    if (cpu == CB_CPU_DEFAULT)
+        cpu = cb_cpu_default(NULL, &allowed);
     if (cpu < 0) {
         cpu = cpu == CB_CPU_FIRST ? -1 : sched_getcpu();
         if (cpu < 0 || !CPU_ISSET(cpu, &allowed)) {

@@ -85,11 +85,13 @@ struct cb_measurement {
 
 /* Pin the calling thread to cpu (CB_CPU_HERE: the CPU it is on now;
  * CB_CPU_FIRST: the lowest allowed one, for runs that must not depend on
- * where the scheduler happened to start them).  On success
+ * where the scheduler happened to start them; CB_CPU_DEFAULT: a run's
+ * default, the highest allowed CPU of the fastest core type, cpuclass.h).  On success
  * *pinned gets the CPU.  -EINVAL with a message when the CPU does not exist
  * or is not allowed for this process. */
 #define CB_CPU_HERE (-1)
 #define CB_CPU_FIRST (-2)
+#define CB_CPU_DEFAULT (-3)
 int cb_pin_cpu(int cpu, int *pinned, char *err, size_t errlen);
 
 /* Measure the cost of reading cs (for batch sizing), the fixed cost of a

@@ -1,4 +1,5 @@
 /* fingerprint.c — the environment a run was measured in (see fingerprint.h). */
+#define _GNU_SOURCE
 #include "fingerprint.h"
 
 #include <ctype.h>
@@ -8,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "cpuclass.h"
 
 #define FP_TIMING 1  /* changes timings, and not already in hosts/runs.cpu: compared */
 
@@ -32,6 +35,8 @@ static const struct field {
     F(isolated, "isolated cpus", FP_TIMING),
     F(nohz_full, "nohz_full cpus", FP_TIMING),
     F(cpu, "pinned cpu", 0),
+    F(core_type, "pinned cpu core type", 0),
+    F(node, "pinned cpu numa node", 0),
 #undef F
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -177,8 +182,13 @@ int cb_fingerprint_read(struct cb_fingerprint *fp, const char *sysroot, int cpu)
     read_line(sysroot, fp->kernel, sizeof fp->kernel, "/proc/sys/kernel/osrelease");
     read_cpulist(sysroot, fp->isolated, sizeof fp->isolated, "isolated");
     read_cpulist(sysroot, fp->nohz_full, sizeof fp->nohz_full, "nohz_full");
-    if (cpu >= 0)
+    if (cpu >= 0) {
         snprintf(fp->cpu, sizeof fp->cpu, "%d", cpu);
+        cb_cpu_core_type(sysroot, cpu, fp->core_type, sizeof fp->core_type);
+        int node = cb_cpu_numa_node(sysroot, cpu);
+        if (node >= 0)
+            snprintf(fp->node, sizeof fp->node, "%d", node);
+    }
     return have_cpuinfo || have_sys ? 0 : -ENOENT;
 }
 
@@ -232,6 +242,26 @@ size_t cb_fingerprint_lines(const struct cb_fingerprint *fp, char *buf, size_t l
         off += (size_t)n;
     }
     return off;
+}
+
+/* "yes"/"no" for the pinned CPU in a CPU list field, "" unknown. */
+static const char *member(const struct cb_fingerprint *fp, const char *list)
+{
+    int has = fp->cpu[0] && list[0] ? cb_cpulist_has(list, atoi(fp->cpu)) : -1;
+    return has < 0 ? "" : has ? "yes" : "no";
+}
+
+size_t cb_fingerprint_cpu_lines(const struct cb_fingerprint *fp, char *buf, size_t len)
+{
+    int known = fp && fp->cpu[0];
+    int nsib = known && fp->siblings[0] ? cb_cpulist_count(fp->siblings) : -1;
+    return (size_t)snprintf(buf, len,
+                            "pinned cpu core type=%s\npinned cpu smt sibling=%s\n"
+                            "pinned cpu isolated=%s\npinned cpu nohz_full=%s\n"
+                            "pinned cpu numa node=%s\n",
+                            known ? fp->core_type : "", nsib < 0 ? "" : nsib > 1 ? "yes" : "no",
+                            known ? member(fp, fp->isolated) : "", known ? member(fp, fp->nohz_full) : "",
+                            known ? fp->node : "");
 }
 
 int cb_fingerprint_diff(const char *a, const char *b, char *why, size_t whylen)

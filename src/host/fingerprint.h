@@ -32,6 +32,8 @@ struct cb_fingerprint {
     char isolated[48];      /* /sys/devices/system/cpu/isolated: "2-7", "" none */
     char nohz_full[48];     /* /sys/devices/system/cpu/nohz_full */
     char cpu[12];           /* the CPU the run was pinned to, "" none */
+    char core_type[24];     /* its core type (cpuclass.h): "core", "atom", "capacity 1024", "" */
+    char node[12];          /* its NUMA node, "" unknown */
 };
 
 /* Read the environment under sysroot for a run pinned to cpu (-1: none;
@@ -52,6 +54,13 @@ int cb_fingerprint_parse(const char *s, struct cb_fingerprint *fp);
  * table and runs.cpu, as "label=value\n" lines in a fixed order (the form
  * cb_fingerprint_diff compares).  fp NULL: the same lines, all unknown. */
 size_t cb_fingerprint_lines(const struct cb_fingerprint *fp, char *buf, size_t len);
+
+/* The class of the pinned CPU, the part of it that changes timings, as
+ * "label=value\n" lines: core type, whether an SMT sibling shares its core,
+ * whether it is in isolcpus and in nohz_full, its NUMA node.  Two runs
+ * pinned to different CPUs of one class compare as one environment.
+ * fp NULL or no pinned CPU: the same lines, unknown. */
+size_t cb_fingerprint_cpu_lines(const struct cb_fingerprint *fp, char *buf, size_t len);
 
 /* 1 when two sets of "label=value\n" lines differ in a field known on both
  * sides, with "label: 'A' vs 'B'; ..." in why; else 0.  A field unknown

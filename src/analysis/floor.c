@@ -1,0 +1,298 @@
+/* floor.c — the between-run noise floor (see floor.h). */
+#define _GNU_SOURCE
+#include "floor.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrays.h"
+#include "db.h"
+#include "fingerprint.h"
+#include "stats.h"
+
+static int sql_err(int rc)
+{
+    return rc == -ENOMEM || rc == -EBUSY ? rc : -EIO;
+}
+
+const struct cb_floor_case *cb_floor_find(const struct cb_floor *f, const char *key)
+{
+    for (size_t i = 0; f && i < f->n; i++)
+        if (strcmp(f->c[i].key, key) == 0)
+            return &f->c[i];
+    return NULL;
+}
+
+int cb_floor_add(struct cb_floor *f, const char *key, const double *x, size_t n)
+{
+    if (n < 2)
+        return 0;
+    struct cb_floor_case *c = (struct cb_floor_case *)cb_floor_find(f, key);
+    if (!c) {
+        if (cb_grow((void **)&f->c, &f->cap, f->n + 1, 64, sizeof *f->c) < 0)
+            return -ENOMEM;
+        c = &f->c[f->n++];
+        memset(c, 0, sizeof *c);
+        snprintf(c->key, sizeof c->key, "%s", key);
+    }
+    double mean = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += x[i];
+    mean /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        c->ss += (x[i] - mean) * (x[i] - mean);
+    c->df += n - 1;
+    return 0;
+}
+
+double cb_floor_sd(const struct cb_floor_case *c)
+{
+    return c && c->df >= CB_FLOOR_MIN_DF ? sqrt(c->ss / (double)c->df) : NAN;
+}
+
+void cb_floor_free(struct cb_floor *f)
+{
+    free(f->c);
+    memset(f, 0, sizeof *f);
+}
+
+/* One candidate run: what it measured, as a key two runs of an identical
+ * build share. */
+struct cand {
+    int64_t id;
+    char what[400];
+};
+
+/* The plugins a run loaded, by hash, appended to key (schema 11 on). */
+static int plugin_hashes(struct cb_store *st, int64_t run, char *key, size_t len)
+{
+    if (cb_store_schema_version(st) < 11)
+        return 0;
+    struct cb_db_stmt *q;
+    int rc = cb_db_prepare(cb_store_db(st),
+                           "SELECT sha256 FROM run_plugins WHERE run_id = ?1 ORDER BY sha256", &q);
+    if (rc != CB_DB_OK)
+        return sql_err(rc);
+    cb_db_bind_int64(q, 1, run);
+    size_t off = strlen(key);
+    while ((rc = cb_db_step(q)) == CB_DB_ROW && off < len)
+        off += (size_t)snprintf(key + off, len - off, "|%.16s", (const char *)cb_db_column_text(q, 0));
+    cb_db_finalize(q);
+    return rc == CB_DB_DONE || rc == CB_DB_ROW ? 0 : sql_err(rc);
+}
+
+static int skipped(int64_t id, const int64_t *skip, size_t nskip)
+{
+    for (size_t i = 0; i < nskip; i++)
+        if (skip[i] == id)
+            return 1;
+    return 0;
+}
+
+/* The host's newest complete runs, each with what it measured. */
+static int candidates(struct cb_store *st, int64_t ref, const int64_t *skip, size_t nskip,
+                      struct cand **out, size_t *n)
+{
+    struct cb_db_stmt *q;
+    int rc = cb_db_prepare(cb_store_db(st),
+                           "SELECT r.id, r.build_id, COALESCE(r.commit_id, -1), "
+                           "       COALESCE(r.clock_backend, '') FROM runs r "
+                           " WHERE r.host_id = (SELECT host_id FROM runs WHERE id = ?1) "
+                           "   AND r.status = 'complete' ORDER BY r.id DESC LIMIT ?2", &q);
+    if (rc != CB_DB_OK)
+        return sql_err(rc);
+    cb_db_bind_int64(q, 1, ref);
+    cb_db_bind_int64(q, 2, CB_FLOOR_MAX_RUNS + (int64_t)nskip);
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    while ((rc = cb_db_step(q)) == CB_DB_ROW) {
+        int64_t id = cb_db_column_int64(q, 0);
+        if (skipped(id, skip, nskip))
+            continue;
+        if (cb_grow((void **)out, &cap, *n + 1, 64, sizeof **out) < 0) {
+            rc = -ENOMEM;
+            break;
+        }
+        struct cand *c = &(*out)[(*n)++];
+        c->id = id;
+        snprintf(c->what, sizeof c->what, "%" PRId64 "|%" PRId64 "|%s", cb_db_column_int64(q, 1),
+                 cb_db_column_int64(q, 2), (const char *)cb_db_column_text(q, 3));
+    }
+    cb_db_finalize(q);
+    if (rc != CB_DB_DONE)
+        return rc < 0 ? rc : sql_err(rc);
+    for (size_t i = 0; i < *n; i++)
+        if ((rc = plugin_hashes(st, (*out)[i].id, (*out)[i].what, sizeof (*out)[i].what)) < 0)
+            return rc;
+    return 0;
+}
+
+/* Keep the candidates measured in ref's environment. */
+static int same_env(struct cb_store *st, int64_t ref, struct cand *c, size_t *n)
+{
+    char fr[2048], fo[2048], why[256];
+    int rc = cb_run_fingerprint(st, ref, fr, sizeof fr);
+    if (rc < 0)
+        return rc;
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        if ((rc = cb_run_fingerprint(st, c[i].id, fo, sizeof fo)) < 0)
+            return rc;
+        if (!cb_fingerprint_diff(fr, fo, why, sizeof why))
+            c[kept++] = c[i];
+    }
+    *n = kept;
+    return 0;
+}
+
+/* One group of runs of an identical build: each case's run figures. */
+static int add_group(struct cb_store *st, struct cb_side *g, const char *metric, double q,
+                     int keep_contended, struct cb_floor *f)
+{
+    int rc = cb_side_load(st, g, metric);
+    for (size_t i = 0; rc == 0 && i < g->ncases; i++) {
+        const struct cb_side_case *c = &g->cases[i];
+        double *x = malloc((c->nruns ? c->nruns : 1) * sizeof *x);
+        int *quiet = malloc((c->nruns ? c->nruns : 1) * sizeof *quiet);
+        if (!x || !quiet)
+            rc = -ENOMEM;
+        else if (cb_run_log_values(c->v, keep_contended ? NULL : c->smt, c->ends, c->nruns, q, x,
+                                   quiet) == 0) {
+            size_t k = 0;
+            for (size_t r = 0; r < c->nruns; r++)
+                if (quiet[r] || keep_contended)
+                    x[k++] = x[r];
+            rc = cb_floor_add(f, c->key, x, k);
+        }
+        free(x);
+        free(quiet);
+    }
+    return rc;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of the cases' spreads, for cb_floor_moderate. */
+static void host_spread(struct cb_floor *f)
+{
+    double *v = malloc((f->n ? f->n : 1) * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; v && i < f->n; i++)
+        if (f->c[i].df >= CB_FLOOR_MIN_DF)
+            v[k++] = cb_floor_sd(&f->c[i]);
+    f->s0 = NAN;
+    if (k) {
+        qsort(v, k, sizeof *v, cmp_dbl);
+        f->s0 = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+    }
+    free(v);
+}
+
+int cb_floor_learn(struct cb_store *st, int64_t ref_run, const char *metric, double q,
+                   int keep_contended, const int64_t *skip, size_t nskip, struct cb_floor *f)
+{
+    memset(f, 0, sizeof *f);
+    f->s0 = NAN;
+    struct cand *c = NULL;
+    size_t n = 0;
+    int rc = candidates(st, ref_run, skip, nskip, &c, &n);
+    if (rc == 0)
+        rc = same_env(st, ref_run, c, &n);
+    /* Group by what was measured: n is small, so a quadratic pass. */
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (c[i].id == 0)
+            continue;
+        struct cb_side g;
+        memset(&g, 0, sizeof g);
+        for (size_t j = i; rc == 0 && j < n; j++)
+            if (c[j].id && strcmp(c[j].what, c[i].what) == 0) {
+                rc = cb_side_add_run(&g, c[j].id);
+                if (j > i)
+                    c[j].id = 0;
+            }
+        if (rc == 0 && g.nruns >= 2) {
+            f->runs += g.nruns;
+            f->groups++;
+            rc = add_group(st, &g, metric, q, keep_contended, f);
+        }
+        cb_side_free(&g);
+    }
+    free(c);
+    host_spread(f);
+    return rc;
+}
+
+void cb_floor_moderate(const struct cb_floor *f, const struct cb_floor_case *c, double *sd,
+                       double *df)
+{
+    *sd = cb_floor_sd(c);
+    *df = c ? (double)c->df : 0;
+    if (!f || isnan(f->s0) || isnan(*sd))
+        return;
+    *sd = sqrt((c->ss + CB_FLOOR_PRIOR_DF * f->s0 * f->s0) / ((double)c->df + CB_FLOOR_PRIOR_DF));
+    if (*sd < f->s0)
+        *sd = f->s0;
+    *df = (double)c->df + CB_FLOOR_PRIOR_DF;
+}
+
+int cb_floor_stats(const double *la, size_t na, const double *lb, size_t nb, double sd, double df,
+                   struct cb_cmp_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->med_a = s->med_b = s->change = s->lo = s->hi = s->p = NAN;
+    if (!na || !nb || !(sd >= 0) || !(df >= 1))
+        return -EINVAL;
+    double ma = 0, mb = 0;
+    for (size_t i = 0; i < na; i++)
+        ma += la[i] / (double)na;
+    for (size_t i = 0; i < nb; i++)
+        mb += lb[i] / (double)nb;
+    s->med_a = exp(ma);
+    s->med_b = exp(mb);
+    s->runs_a = na;
+    s->runs_b = nb;
+    double d = mb - ma, se = sd * sqrt(1.0 / (double)na + 1.0 / (double)nb);
+    s->change = expm1(d);
+    if (!(se > 0)) {
+        /* Identical builds that never moved: the change is exact. */
+        s->lo = s->hi = s->change;
+        s->p = d == 0 ? 1.0 : 0.0;
+        return 0;
+    }
+    if (df > CB_FLOOR_TAIL_DF)
+        df = CB_FLOOR_TAIL_DF;
+    double t = cb_t_quantile(0.975, df);
+    s->lo = expm1(d - t * se);
+    s->hi = expm1(d + t * se);
+    s->p = fmin(1.0, 2.0 * cb_t_cdf(-fabs(d / se), df));
+    return 0;
+}
+
+size_t cb_floor_runs_needed(double change, double sd, double df, double alpha, size_t m,
+                            double threshold)
+{
+    double d = fabs(log1p(change)), thr = log1p(threshold), gap = fabs(d - thr);
+    /* The runs added would be tested on themselves, with many degrees of
+     * freedom: normal quantiles.  Unchanged needs only the interval inside
+     * the band; a change also needs p under alpha at Holm's first step. */
+    double c = cb_t_quantile(0.975, 1e4);
+    if (d > thr)
+        c = fmax(c, cb_t_quantile(1 - alpha / (2.0 * (double)(m ? m : 1)), 1e4));
+    (void)df;
+    if (!(sd >= 0) || !isfinite(c) || !(gap > 0))
+        return CB_FLOOR_RUNS_CAP;
+    double n = 2.0 * (c * sd / gap) * (c * sd / gap);
+    if (!(n < CB_FLOOR_RUNS_CAP))
+        return CB_FLOOR_RUNS_CAP;
+    size_t k = (size_t)ceil(n);
+    return k < 3 ? 3 : k;
+}

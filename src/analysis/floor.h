@@ -1,0 +1,113 @@
+/* floor.h — the between-run noise floor: how far one case's figure moves
+ * from one run to the next when nothing changed.
+ *
+ * Samples inside one run are not independent of the run: the core clock,
+ * the cold set's page placement and the host's load shift whole runs.  On
+ * this project's 2-vCPU VM two runs of the same build moved cold cases by up
+ * to 7% while each run's own interval was 0.5% wide, so a test on the
+ * samples of one run a side called 5 of 6 A/A pairs regressed (issue 31).
+ * With 3+ runs a side compare tests on runs; with fewer, this floor stands
+ * in for the spread a side cannot show by itself (Kalibera and Jones,
+ * "Rigorous benchmarking in reasonable time": the run is the unit).
+ *
+ * The floor is learned from the store, by query, at compare time: every
+ * complete run of the same host and environment (fingerprint, pinned CPU
+ * class) is grouped by what it measured (build, commit row, clock backend,
+ * plugin hashes); within each group of 2+ runs, each run's figure (the log
+ * of its q-quantile, cb_run_log_values) deviates from its group's mean, and
+ * the deviations of every group pool into one variance per case, with
+ * sum(runs - 1) degrees of freedom.  No table holds it, because it depends
+ * on what compare chooses (metric, quantile, contended runs) and because
+ * every new run of an identical build must count without a writer knowing.
+ * The runs being compared are left out of the learned part, so the floor
+ * never contains the change it judges; a side's own runs (2 of them) add
+ * their spread as one more group. */
+#ifndef CB_FLOOR_H
+#define CB_FLOOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compare.h"
+#include "sides.h"
+#include "store.h"
+
+/* At most this many of the host's newest runs are read to learn a floor. */
+#define CB_FLOOR_MAX_RUNS 256
+/* A floor needs one degree of freedom: two runs of one build.  With one,
+ * the 95% t-quantile is 12.7 and Holm's bound far more, so such a floor
+ * decides only gross changes (a planted 4x slowdown against two base runs),
+ * and the within-run test must agree; the t distribution is what accounts
+ * for a spread estimated from so few runs. */
+#define CB_FLOOR_MIN_DF 1
+
+struct cb_floor_case {
+    char key[CB_CASE_KEY_MAX];
+    double ss;          /* pooled sum of squared deviations of log run figures */
+    size_t df;          /* sum over groups of (runs - 1) */
+};
+
+struct cb_floor {
+    struct cb_floor_case *c;
+    size_t n, cap;
+    size_t runs, groups;      /* runs in groups of 2+, and those groups */
+    double s0;                /* the host's typical spread: the median of the cases' (NAN none) */
+};
+
+/* Each case's spread is moderated toward the host's typical one, as
+ * limma's moderated t does (Smyth 2004): s^2 = (df s_case^2 + d0 s0^2) /
+ * (df + d0), with df + d0 degrees of freedom.  A case whose few floor runs
+ * happened to agree otherwise gets a floor too thin for the next run's
+ * shift: in the first A/A pairs of the csum suite on this project's VM, four
+ * 64-byte warm cases moved by 3-4% together in one pair against per-case
+ * floors of 0.3% (8 runs), and were called improved.  And no case is taken
+ * to be quieter than the host's typical case: s is at least s0, since a
+ * shift of the whole run (the core-clock estimate, the host's load) moves
+ * the steadiest case too. */
+#define CB_FLOOR_PRIOR_DF 4.0
+/* The moderated spread and degrees of freedom of c (own groups added) in
+ * f's host; c's own when f has no s0. */
+void cb_floor_moderate(const struct cb_floor *f, const struct cb_floor_case *c, double *sd,
+                       double *df);
+
+/* Learn the floor of ref_run's host and environment in metric, each run
+ * counted by its q-quantile (its quiet samples unless keep_contended),
+ * leaving out the runs in skip[nskip].  0, or a negative errno. */
+int cb_floor_learn(struct cb_store *st, int64_t ref_run, const char *metric, double q,
+                   int keep_contended, const int64_t *skip, size_t nskip, struct cb_floor *f);
+/* Add one group's log run figures x[n] to case key's floor (n < 2: none). */
+int cb_floor_add(struct cb_floor *f, const char *key, const double *x, size_t n);
+const struct cb_floor_case *cb_floor_find(const struct cb_floor *f, const char *key);
+/* The floor's standard deviation of one run's log figure; NAN below
+ * CB_FLOOR_MIN_DF. */
+double cb_floor_sd(const struct cb_floor_case *c);
+void cb_floor_free(struct cb_floor *f);
+
+/* The change of b's runs over a's (log figures la[na], lb[nb], 1 or 2 a
+ * side) against a floor of standard deviation sd with df degrees of
+ * freedom: the ratio of the geometric means, its 95% t interval with
+ * se = sd * sqrt(1/na + 1/nb), and the two-sided p.  -EINVAL when a side is
+ * empty or sd is not a number. */
+int cb_floor_stats(const double *la, size_t na, const double *lb, size_t nb, double sd, double df,
+                   struct cb_cmp_stats *s);
+
+/* The tails of one run against another are heavier than a normal floor's:
+ * in A/A pairs of the csum suite on this project's loaded VM (9 sessions on
+ * 2 vCPUs), cold cases moved by -36% and +65% against floors of 4-6%
+ * learned from 10 runs, and a warm case doubled (+106%) against a floor of
+ * 3.7% learned from 16: 14 standard errors.  So the interval and p of
+ * cb_floor_stats are Student's t with at most 3 degrees of freedom,
+ * whatever the floor's own: the heaviest-tailed t with a finite variance.
+ * Its Holm bound over 60 cases is 21 standard errors (6 for a normal). */
+#define CB_FLOOR_TAIL_DF 3.0
+
+/* Runs a side that would decide a case whose change holds at `change`
+ * against a floor (sd, df): the n at which the interval, at the Holm bound
+ * for m cases, clears the threshold band or lies within it; at least 3
+ * (compare tests on runs from there).  CB_FLOOR_RUNS_CAP when it would take
+ * more (a change at the threshold itself is never decided). */
+#define CB_FLOOR_RUNS_CAP 50
+size_t cb_floor_runs_needed(double change, double sd, double df, double alpha, size_t m,
+                            double threshold);
+
+#endif
