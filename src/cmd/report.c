@@ -43,6 +43,7 @@ static int parse_format(const char *s, enum fmt *f, char *err, size_t len)
 struct report_args {
     const char *db, *budget_arg, *outpath;
     long frame, fpu_batch;
+    double ghz;                /* --ghz, 0 when not given */
     enum fmt fmt;
     int samples, include_aborted;
     struct cb_budget budget;
@@ -102,7 +103,7 @@ static int parse_versus(const char *arg, char (*v)[VS_NAME_MAX], char *err, size
     return 0;
 }
 
-enum { OPT_FRAME = CB_OPT_LONG_ONLY, OPT_FORMAT, OPT_VERSUS, OPT_FPU_BATCH };
+enum { OPT_FRAME = CB_OPT_LONG_ONLY, OPT_FORMAT, OPT_VERSUS, OPT_FPU_BATCH, OPT_GHZ };
 
 static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
 {
@@ -113,6 +114,12 @@ static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
     case OPT_VERSUS: return parse_versus(arg, a->versus, err, errlen);
     case OPT_FPU_BATCH:
         return cb_parse_long(arg, 1, 1000000, "--fpu-batch", &a->fpu_batch, err, errlen) < 0 ? -EINVAL : 0;
+    case OPT_GHZ:
+        if (cb_parse_seconds(arg, "--ghz", &a->ghz, err, errlen) < 0 || a->ghz > 100) {
+            snprintf(err, errlen, "--ghz '%s': give the core clock in GHz, e.g. 3.5", arg);
+            return -EINVAL;
+        }
+        return 0;
     case 'o':
         if (!*arg) {
             snprintf(err, errlen, "-o needs a file name (or - for standard output)");
@@ -148,6 +155,9 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         CB_OPT_CALL(OPT_FPU_BATCH, "fpu-batch", "N",
                     "calls of a SIMD variant per kernel entry sharing one kernel_fpu_begin save "
                     "(default: 16; 1: every call pays it)"),
+        CB_OPT_CALL(OPT_GHZ, "ghz", "G",
+                    "the core clock a budget in cycles is converted at (default: the run's; --sim "
+                    "runs have none: without --ghz, no budget share)"),
         CB_OPT_END,
     };
     static const struct cb_cmd_parser parser = {
@@ -232,6 +242,8 @@ static int report_load_runs(struct cb_store *st, const struct report_args *a, co
         *nloaded = i + 1;
         if (a->fpu_batch > 0)
             runs[i].fpu_batch = (int)a->fpu_batch;
+        if (rc == 0 && a->ghz > 0)
+            cb_report_set_clock(&runs[i], a->ghz);
         if (rc < 0) {
             cb_error("cannot read run %lld from %s: %s", (long long)ids[i], a->db, strerror(-rc));
             return 1;

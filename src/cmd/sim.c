@@ -118,7 +118,7 @@ int cb_sim_model(const char *spec, struct cb_cache_model *m, char *err, size_t e
 
 /* The environment the child reads (simclock.h), and the model's line. */
 static int child_env(const char *out, const char *vg, const char *spec, char cache_args[3][64],
-                     int *ncache, int quiet)
+                     int *ncache)
 {
     struct cb_cache_model m;
     char desc[220], model[360], version[64], ghz[32], cold[32], err[256];
@@ -139,10 +139,6 @@ static int child_env(const char *out, const char *vg, const char *spec, char cac
         unsigned long long want = 2ull * (unsigned long long)m.sll.size;
         snprintf(cold, sizeof cold, "%llu", want);
         setenv(CB_SIM_COLD_ENV, cold, 1);
-        if (!quiet && want > (256ull << 20))
-            fprintf(stderr, "cyclebudget: --sim: a cold case walks %llu MiB (twice the simulated "
-                            "LL) on the simulator, about 30 s a case; --sim-caches LL=SIZE,WAYS,LINE "
-                            "simulates a smaller one\n", want >> 20);
     } else {
         snprintf(desc, sizeof desc, "valgrind's default caches (neither cpuid nor sysfs gives this CPU's caches)");
         unsetenv(CB_SIM_COLD_ENV);
@@ -213,7 +209,7 @@ int cb_sim_exec(int argc, char **argv, int quiet, const char *spec)
      * go to a log that is shown only when the run fails. */
     snprintf(log, sizeof log, "%s/valgrind.log", dir);
     snprintf(logarg, sizeof logarg, "--log-file=%s", log);
-    if (child_env(out, vg, spec, cache_args, &ncache, quiet) < 0) {
+    if (child_env(out, vg, spec, cache_args, &ncache) < 0) {
         remove_dir(dir);
         return CB_EXIT_USAGE;
     }

@@ -347,6 +347,14 @@ static int chain_rate(int imul, int trials, double *ops_per_tick, double *offset
                           ops_per_tick, offset, spread);
 }
 
+double cb_chain_ratio(int imul, int trials)
+{
+    double rate = 0, off, spread;
+    if (trials <= 0 || chain_rate(imul, trials, &rate, &off, &spread) < 0 || !(rate > 0))
+        return 0;
+    return imul ? rate * IMUL_LATENCY : rate;
+}
+
 int cb_core_estimate(double tsc_ghz, int trials, struct cb_core_est *e)
 {
     memset(e, 0, sizeof *e);
@@ -391,8 +399,20 @@ void cb_clocks_measure(struct cb_clocks *k)
     memset(k, 0, sizeof *k);
     k->tsc_ghz = cb_tsc_ghz(&k->tsc_source);
     k->est.method = "none";
-    if (k->tsc_ghz > 0)
-        cb_core_estimate(k->tsc_ghz, 25, &k->est);
+    struct cb_core_est e[CB_CLOCKS_ESTIMATES];
+    int n = 0;
+    for (int i = 0; k->tsc_ghz > 0 && i < CB_CLOCKS_ESTIMATES; i++)
+        if (cb_core_estimate(k->tsc_ghz, 15, &e[n]) == 0)
+            n++;
+    /* The median by clock (insertion sort: five at most). */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && e[j].ghz < e[j - 1].ghz; j--) {
+            struct cb_core_est t = e[j];
+            e[j] = e[j - 1];
+            e[j - 1] = t;
+        }
+    if (n)
+        k->est = e[n / 2];
     k->core_ghz = k->est.ghz;
     k->core_spread = k->core_ghz > 0 && isfinite(k->est.spread_pct) ? k->est.spread_pct : 0;
 }

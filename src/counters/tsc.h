@@ -107,6 +107,14 @@ double cb_core_per_tick(int imul, uint64_t iters, double offset_ticks);
 /* The window cb_core_per_tick needs for about 10,000 core cycles. */
 uint64_t cb_core_window_iters(int imul);
 
+/* Core cycles per TSC tick now by cb_core_estimate's slope rule over
+ * trials windows of each length of one chain (imul: the imul chain):
+ * about 80,000 core cycles a trial.  0 when the chain came out wrong.  The
+ * harness brackets each case with a few of these (caseclock.h): one window
+ * less a fixed offset read the clock 3-6% high whenever a window's reads
+ * happened to be cheap. */
+double cb_chain_ratio(int imul, int trials);
+
 /* Is another hardware thread using this core?  The raw reading: the ratio
  * of the time per add of a tight add/dec/jnz loop (two uops an add) to that
  * of the unrolled chain (one uop an add), each about 5,000 adds timed back
@@ -120,7 +128,11 @@ uint64_t cb_core_window_iters(int imul);
 double cb_smt_contention(void);
 
 /* Both clocks, measured once per session: the TSC rate and where it came
- * from, and the estimated core clock with its spread (%). */
+ * from, and the estimated core clock with its spread (%): the median of
+ * CB_CLOCKS_ESTIMATES estimates, since one estimate on this project's VM
+ * read 3-7% high about one time in five, and the run's clock converts
+ * every case whose own clock does not hold up (caseclock.h). */
+#define CB_CLOCKS_ESTIMATES 5
 struct cb_clocks {
     double tsc_ghz;
     const char *tsc_source;

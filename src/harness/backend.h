@@ -29,10 +29,11 @@ struct cb_backend {
     int (*read)(void *ctx, struct cb_counters *cs, struct cb_reading *r, int end);
     /* The timed work: iters operations of c (c->probe->run for real). */
     void (*run)(void *ctx, struct cb_case *c, uint64_t iters);
-    /* Core cycles per TSC tick now, from the chain the run-start estimate
-     * chose (imul: cb_core_est.imul) less its fixed cost (cb_core_per_tick
-     * for real). */
-    double (*core_per_tick)(void *ctx, int imul, double offset_ticks);
+    /* Core cycles per TSC tick now, by the slope of the chain the run's
+     * estimate chose (imul: cb_core_est.imul; cb_chain_ratio for real);
+     * side: 0 in the bracket before a case's samples, 1 in the one after
+     * (caseclock.h; the fake clock can model a clock that moves). */
+    double (*core_per_tick)(void *ctx, int imul, int side);
     /* The contention meter's raw reading now (cb_smt_contention). */
     double (*meter)(void *ctx);
 };

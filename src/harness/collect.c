@@ -422,6 +422,20 @@ static void setup_failure(const struct cb_collector *col, const struct cb_case *
         snprintf(detail, len, "setup failed: %s", strerror(-rc));
 }
 
+/* Said before the first cold case that runs, not when the run starts: a
+ * warm-only --sim run walks nothing (issue 32). */
+static void sim_cold_note(struct cb_collector *col, enum cb_mode mode)
+{
+    size_t walk = col->h.o.cold_bytes;
+    if (!col->sim || mode != CB_MODE_COLD || walk <= ((size_t)256 << 20) || col->sim_cold_said ||
+        col->quiet)
+        return;
+    fprintf(stderr, "\ncyclebudget: --sim: a cold case walks %zu MiB (twice the simulated LL) on "
+                    "the simulator, about 30 s a case; --sim-caches LL=SIZE,WAYS,LINE simulates a "
+                    "smaller one\n", walk >> 20);
+    col->sim_cold_said = 1;
+}
+
 /* A measurement as the store's rows: one per sample per event (malloc'd;
  * NULL when out of memory). */
 static struct cb_sample_row *sample_rows(const struct cb_collector *col,
@@ -444,6 +458,18 @@ static struct cb_sample_row *sample_rows(const struct cb_collector *col,
                 .method = isnan(m->d[k].value[e]) ? NULL : cb_read_method_name(m->d[k].method[e]),
             };
     return rows;
+}
+
+/* The clock the case's estimated cycles are at (caseclock.h), when one was
+ * estimated. */
+static void row_clock(struct cb_case_row *row, const struct cb_measurement *m)
+{
+    if (!(m->clock.run_ghz > 0 && m->clock.ghz > 0))
+        return;
+    row->clock_ghz = m->clock.ghz;
+    row->clock_spread_pct = m->clock.spread_pct;
+    row->clock_used = m->clock.used_case ? "case" : "run";
+    row->clock_flagged = m->clock.flagged;
 }
 
 int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
@@ -485,6 +511,7 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     };
     struct cb_measurement m;
     col->h.stop = stop;
+    sim_cold_note(col, mode);
     rc = cb_harness_measure(&col->h, &c, &m);
     if (col->sim && col->sim_clock.failed) {
         /* A batch whose counts are unknown must not be stored as a count. */
@@ -513,6 +540,7 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     row.metered = !isnan(m.contention) && !isnan(m.contended_share);
     row.contention = m.contention;
     row.contended_share = m.contended_share;
+    row_clock(&row, &m);
     rc = cb_store_case_add(col->st, col->run_id, &row, rows, nrows, case_id);
     free(rows);
     if (out && rc >= 0)

@@ -64,6 +64,7 @@ struct cb_collector {
     struct cb_fake fake_clock;
     struct cb_backend fake_be;
     int sim;                     /* CB_SIM set: counted under callgrind (run --sim) */
+    int sim_cold_said;           /* the long cold walk under the simulator was announced */
     struct cb_sim sim_clock;
     struct cb_backend sim_be;
     const char *side;            /* ab: the build the next cases time ("base", "head"),

@@ -121,12 +121,11 @@ static void fake_run(void *ctx, struct cb_case *c, uint64_t iters)
     f->vclock += 40.0 + cost * noise * f->case_drift * (f->busy ? f->slow : 1.0);
 }
 
-static double fake_per_tick(void *ctx, int imul, double offset)
+static double fake_per_tick(void *ctx, int imul, int side)
 {
-    (void)ctx;
+    const struct cb_fake *f = ctx;
     (void)imul;
-    (void)offset;
-    return CB_FAKE_CORE_PER_TICK;
+    return CB_FAKE_CORE_PER_TICK * (side ? f->after : f->before);
 }
 
 static double fake_meter(void *ctx)
@@ -150,7 +149,7 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, cha
 {
     /* The model's defaults; every other field (the clock, the state) starts at zero. */
     *f = (struct cb_fake){.seed = 1, .noise = 0.005, .mux = 1.0, .slow = 1.5, .siblings = 2, .head = 1.0,
-                          .scale = 1.0, .case_drift = 1.0};
+                          .scale = 1.0, .case_drift = 1.0, .before = 1.0, .after = 1.0};
     char buf[256];
     if (spec && strlen(spec) >= sizeof buf) {
         snprintf(err, errlen, "%s: too long (at most %zu characters)", CB_FAKE_ENV, sizeof buf - 1);
@@ -181,6 +180,10 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, cha
             rc = parse_frac(v, 0, 0.3, 0, &f->drift);
         } else if (strcmp(k, "slow") == 0) {
             rc = parse_frac(v, 1, 100, 0, &f->slow);
+        } else if (strcmp(k, "before") == 0) {
+            rc = parse_frac(v, 0.5, 2, 0, &f->before);
+        } else if (strcmp(k, "after") == 0) {
+            rc = parse_frac(v, 0.5, 2, 0, &f->after);
         } else if (strcmp(k, "head") == 0) {
             rc = parse_frac(v, 0.1, 10, 0, &f->head);
         } else if (strcmp(k, "scale") == 0) {
@@ -195,6 +198,7 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, cha
             snprintf(err, errlen,
                      "%s: '%s%s%s' is not understood: give comma-separated seed=N, noise=F (0..0.5), "
                      "mux=F (0..1], drift=F (0..0.3), contended=F (0..1), slow=X (1..100), head=X, scale=X (0.1..10), "
+                     "before=X, after=X (0.5..2), "
                      "meter=smt|host|none",
                      CB_FAKE_ENV, k, eq ? "=" : "", v);
             return -EINVAL;

@@ -27,7 +27,10 @@
  *   head=X        every case of ab's HEAD build (namespace "head") costs X
  *                 times more (default 1): a planted change for ab's tests
  *   scale=X       every case costs X times more (default 1): a planted change
- *                 between two runs, for the verdict benchmarks */
+ *                 between two runs, for the verdict benchmarks
+ *   before=X      the core clock read in the bracket before each case's
+ *   after=X       samples, and after them, as a factor of the model's
+ *                 (0.5..2, default 1: both read the run's clock) */
 #ifndef CB_FAKECLOCK_H
 #define CB_FAKECLOCK_H
 
@@ -45,6 +48,7 @@ struct cb_fake {
     uint64_t seed, state;
     double noise, mux, contended, slow, head, scale, drift;
     double case_drift;      /* this run's factor for the current case (drift) */
+    double before, after;   /* the brackets' clock, x the model's (caseclock.h) */
     int siblings, hypervisor;
     double vclock;          /* ticks */
     int busy;               /* the last batch was taken with the core busy */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "caseclock.h"
 #include "counters.h"
 #include "meter.h"
 #include "probe.h"
@@ -53,7 +54,7 @@ struct cb_harness {
     const struct cb_backend *be;
     struct cb_meter meter;  /* the contention meter and its baseline, taken at init */
     int chain_imul;         /* the estimate chose the imul chain (adds are folded here) */
-    double chain_offset;    /* ticks: the fixed cost of timing one core-clock chain */
+    double run_ghz;         /* the run's core-clock estimate; 0 none */
     volatile sig_atomic_t *stop; /* set by a signal handler: finish the sample, return -EINTR */
 };
 
@@ -70,9 +71,10 @@ struct cb_measurement {
     size_t cap;
     enum cb_stop_reason why;
     double ci_pct;                      /* the primary counter's CI half-width at the end, % */
-    double core_per_tick;               /* core cycles per TSC tick measured beside the
-                                           samples (median over rounds; each round's samples
-                                           are scaled by their own round's), 0 when none */
+    double core_per_tick;               /* core cycles per TSC tick the estimated cycles were
+                                           converted at (clock.used_ghz / TSC GHz), 0 when none */
+    struct cb_case_clock clock;         /* the case's bracketed clock and the choice made;
+                                           ghz and run_ghz 0 when no clock was estimated */
     double *smt;                        /* n: the contention meter beside each sample, relative
                                            to the run's baseline (the larger reading of just
                                            before and just after); NAN when not read */

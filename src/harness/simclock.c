@@ -81,9 +81,9 @@ static void sim_run(void *ctx, struct cb_case *c, uint64_t iters)
     c->probe->run(c, iters);
 }
 
-static double sim_per_tick(void *ctx, int imul, double offset)
+static double sim_per_tick(void *ctx, int imul, int side)
 {
-    (void)ctx, (void)imul, (void)offset;
+    (void)ctx, (void)imul, (void)side;
     return 0;
 }
 

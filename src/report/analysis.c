@@ -399,7 +399,6 @@ static void why_not(const struct cb_report *r, const char *name, FILE *out)
 
 int cb_report_packet_text(const struct cb_report *r, const struct cb_budget *b, FILE *out)
 {
-    double budget = cb_budget_cycles(b, r->core_ghz);
     int header = 0, miss_any = 0, drop_any = 0;
     for (size_t k = 0; k < r->ncases; k++) {
         const struct cb_report_case *c = &r->cases[k];
@@ -414,10 +413,11 @@ int cb_report_packet_text(const struct cb_report *r, const struct cb_budget *b, 
         miss_any |= !isnan(miss);
         drop_any |= !isnan(drop);
         char sz[32];
+        int per_frame; /* a packet case counts descriptors, not bytes: its own share */
         fprintf(out, "  %-22.22s %-10s %-5s %9.1f %8.2f %8.1f", c->info.variant,
                 cb_fmt_size(c->info.size, c->info.unit, sz, sizeof sz), c->info.mode, c->cyc.median,
                 c->ns_per_op > 0 ? 1e3 / c->ns_per_op : NAN,
-                budget > 0 ? c->cyc.median / budget * 100.0 : NAN);
+                100.0 * cb_report_shown_share(r, c, b, &per_frame));
         if (isnan(miss))
             fprintf(out, " %12s", "-");
         else

@@ -42,9 +42,19 @@ static void textf(FILE *out, const char *s)
     field(out, s);
 }
 
-/* One case's row; b10 is its run's 10G budget in cycles. */
-static void csv_case(FILE *out, const struct cb_report *r, const struct cb_report_case *c,
-                     double b10)
+/* The clock a case's estimated cycles are at (caseclock.h): its own,
+ * its noise, which was used, flagged; empty where none. */
+static void csv_clock(FILE *out, const struct cb_case_info *i)
+{
+    int have = i->clock_used[0] != 0;
+    numf(out, have ? i->clock_ghz : NAN);
+    numf(out, have ? i->clock_spread_pct : NAN);
+    textf(out, i->clock_used);
+    fprintf(out, ",%s", have ? (i->clock_flagged ? "1" : "0") : "");
+}
+
+/* One case's row; its budget share is from time (report.h). */
+static void csv_case(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
 {
     struct cb_summary s = cb_report_shown_cyc(c);
     fprintf(out, "%" PRId64, r->run.id);
@@ -64,7 +74,8 @@ static void csv_case(FILE *out, const struct cb_report *r, const struct cb_repor
     textf(out, r->cyc_source);
     fprintf(out, ",%zu", s.n);
     const double figs[] = {s.median, s.min, s.p25, s.p75, s.max, s.ci_lo, s.ci_hi, s.spread_pct,
-                           cb_report_bpc(c), c->ns_per_op, b10 > 0 ? s.median / b10 * 100.0 : NAN};
+                           cb_report_bpc(c), c->ns_per_op,
+                           100 * cb_report_budget_share(r, c, 10, CB_MIN_FRAME)};
     for (size_t f = 0; f < sizeof figs / sizeof figs[0]; f++)
         numf(out, figs[f]);
     fprintf(out, ",%d", c->scaled);
@@ -75,6 +86,7 @@ static void csv_case(FILE *out, const struct cb_report *r, const struct cb_repor
                            100 * c->share_store};
     for (size_t f = 0; f < sizeof ceil / sizeof ceil[0]; f++)
         numf(out, ceil[f]);
+    csv_clock(out, &c->info);
     fputs("\r\n", out);
 }
 
@@ -84,13 +96,13 @@ static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
           "verdict,cycles_source,n,cycles_median,cycles_min,cycles_p25,cycles_p75,cycles_max,"
           "cycles_ci_lo,cycles_ci_hi,spread_pct,bytes_per_cycle,ns_per_op,budget_10g_pct,"
           "scaled,ceiling_level,bytes_per_tick,load_ceiling_bytes_per_tick,load_ceiling_pct,"
-          "store_ceiling_bytes_per_tick,store_ceiling_pct\r\n",
+          "store_ceiling_bytes_per_tick,store_ceiling_pct,clock_ghz,clock_spread_pct,clock_used,"
+          "clock_flagged\r\n",
           out);
     for (size_t i = 0; i < nruns; i++) {
         const struct cb_report *r = &runs[i];
-        double b10 = cb_report_budget_cycles(r, 10.0);
         for (size_t k = 0; k < r->ncases; k++)
-            csv_case(out, r, &r->cases[k], b10);
+            csv_case(out, r, &r->cases[k]);
     }
     return ferror(out) ? -EIO : 0;
 }
@@ -98,7 +110,7 @@ static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
 static int csv_samples(const struct cb_report *runs, size_t nruns, FILE *out)
 {
     fputs("run,case,probe,variant,size,mode,event,part,source,seq,iters,per_op,raw,enabled_ns,"
-          "running_ns,method\r\n", out);
+          "running_ns,method,clock_ghz,clock_spread_pct,clock_used,clock_flagged\r\n", out);
     for (size_t i = 0; i < nruns; i++) {
         const struct cb_report *r = &runs[i];
         for (size_t k = 0; k < r->ncases; k++) {
@@ -119,6 +131,7 @@ static int csv_samples(const struct cb_report *runs, size_t nruns, FILE *out)
                     numf(out, c->ev[e].raw[j]);
                     fprintf(out, ",%" PRIu64 ",%" PRIu64, c->ev[e].enabled[j], c->ev[e].running[j]);
                     textf(out, c->ev[e].method[j]);
+                    csv_clock(out, &c->info);
                     fputs("\r\n", out);
                 }
             }

@@ -137,8 +137,8 @@ static void counters_view(FILE *out, const struct cb_report *r)
     fputs("</tbody></table></div>", out);
 }
 
-/* One row of the full table; b10 is the run's 10G budget in cycles. */
-static void case_row(FILE *out, const struct cb_report_case *c, double b10)
+/* One row of the full table; its budget share is from time (report.h). */
+static void case_row(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
 {
     struct cb_summary s = cb_report_shown_cyc(c);
     fputs("<tr>", out);
@@ -147,13 +147,23 @@ static void case_row(FILE *out, const struct cb_report_case *c, double b10)
                            c->ns_per_op};
     for (size_t f = 0; f < sizeof figs / sizeof figs[0]; f++)
         tdnum(out, figs[f]);
-    double share = b10 > 0 ? s.median / b10 * 100 : NAN;
+    double share = 100 * cb_report_budget_share(r, c, 10, CB_MIN_FRAME);
     if (isnan(share))
         tdnum(out, share);
     else
         fprintf(out, "<td class=\"num %s\" data-v=\"%.6g\">%.1f</td>", share <= 100 ? "fit" : "over", share, share);
     tdnum(out, 100 * c->share_load);
     tdnum(out, 100 * c->share_store);
+    /* The clock the case's estimated cycles are at (caseclock.h). */
+    if (c->measured && c->info.clock_used[0])
+    {
+        double g = strcmp(c->info.clock_used, "case") == 0 ? c->info.clock_ghz : r->run.core_ghz;
+        fprintf(out, "<td class=\"num\" data-v=\"%.6g\" title=\"the case's own clock %.3f GHz, "
+                "noise %.1f%%\">%.2f %s%s</td>", g, c->info.clock_ghz, c->info.clock_spread_pct, g,
+                c->info.clock_used, c->info.clock_flagged ? " flagged" : "");
+    }
+    else
+        tdnum(out, NAN);
     fprintf(out, "<td class=\"num\" data-v=\"%zu\">%zu%s%s</td>", s.n, s.n,
             c->scaled ? " scaled" : "", cb_report_case_shared(c) ? " shared" : "");
     int bad = strcmp(c->info.verdict, "bad") == 0;
@@ -168,7 +178,6 @@ static void case_row(FILE *out, const struct cb_report_case *c, double b10)
 
 static void cases_table(FILE *out, const struct cb_report *r)
 {
-    double b10 = cb_report_budget_cycles(r, 10);
     fprintf(out, "<h2 id=\"cases-%" PRId64 "\">All cases</h2><p class=\"lead\">Click a header to "
                  "sort. Cycles are %s.</p><div class=\"tablewrap\"><table class=\"sortable cases\">"
                  "<thead><tr><th>probe</th><th>variant</th><th class=\"num\">size</th><th>mode</th>"
@@ -178,11 +187,13 @@ static void cases_table(FILE *out, const struct cb_report *r)
                  "<th class=\"num\" title=\"bytes per TSC tick over the load ceiling of the level the "
                  "working set fits in (DRAM when cold)\">%% load ceil</th>"
                  "<th class=\"num\" title=\"the same over the store ceiling, for copy, memset and "
-                 "csum_copy\">%% store ceil</th><th class=\"num\">n</th>"
+                 "csum_copy\">%% store ceil</th><th class=\"num\" title=\"the core clock the "
+                 "case's estimated cycles are at: its own (case) or the run's (run); flagged: its "
+                 "own disagreed with the run's\">clock GHz</th><th class=\"num\">n</th>"
                  "<th>verdict</th></tr></thead><tbody>",
             r->run.id, cb_report_cycles_what(r));
     for (size_t k = 0; k < r->ncases; k++)
-        case_row(out, &r->cases[k], b10);
+        case_row(out, r, &r->cases[k]);
     fputs("</tbody></table></div>", out);
 }
 
@@ -262,9 +273,10 @@ static void header_meta(FILE *out, const struct cb_report *r, const struct cb_bu
     cb_html_esc(out, u->cmdline);
     fputs("</code></dd>", out);
     double bc = cb_budget_cycles(b, r->core_ghz);
-    snprintf(buf, sizeof buf, "%s = %.0f cycles per packet at %.2f GHz (10G %.0f, 40G %.0f, 100G %.0f)",
-             b->label, bc, r->core_ghz, cb_report_budget_cycles(r, 10), cb_report_budget_cycles(r, 40),
-             cb_report_budget_cycles(r, 100));
+    snprintf(buf, sizeof buf, "%s = %.0f cycles per packet at %.2f GHz, %s (10G %.0f, 40G %.0f, "
+             "100G %.0f); the 10G budget %% of each case is its ns/op over 67.2 ns", b->label, bc,
+             r->core_ghz, cb_report_budget_clock_what(r), cb_report_budget_cycles(r, 10),
+             cb_report_budget_cycles(r, 40), cb_report_budget_cycles(r, 100));
     dt(out, "budget", buf);
     cb_report_ceil_line(r, buf, sizeof buf);
     dt(out, "ceilings", buf);

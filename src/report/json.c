@@ -191,6 +191,9 @@ static void cycles_json(FILE *out, const struct cb_report *r)
     cb_json_num(out, cb_report_budget_cycles(r, 10));
     kv_num(out, "40G", cb_report_budget_cycles(r, 40));
     kv_num(out, "100G", cb_report_budget_cycles(r, 100));
+    fputs("},\n  \"budget_clock\": {\"ghz\": ", out);
+    cb_json_num(out, r->core_ghz > 0 ? r->core_ghz : NAN);
+    kv_str(out, "what", cb_report_budget_clock_what(r), 1);
     fputc('}', out);
 }
 
@@ -329,6 +332,36 @@ static void calibration_json(FILE *out, const struct cb_report *r)
     fputs("]}", out);
 }
 
+/* The clock a case's estimated cycles are at (caseclock.h): null for a
+ * case with none (PMU or simulated cycles, not measured, older runs). */
+static void case_clock_json(FILE *out, const struct cb_report_case *c)
+{
+    const struct cb_case_info *i = &c->info;
+    if (!i->clock_used[0] || !(i->clock_ghz > 0)) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"ghz\": ", out);
+    cb_json_num(out, i->clock_ghz);
+    kv_num(out, "spread_pct", i->clock_spread_pct);
+    kv_str(out, "used", i->clock_used, 1);
+    fprintf(out, ", \"flagged\": %s}", i->clock_flagged ? "true" : "false");
+}
+
+/* Fractions of the 64-byte packet's time at each link rate. */
+static void case_budget_json(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
+{
+    if (!c->measured) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"10G\": ", out);
+    cb_json_num(out, cb_report_budget_share(r, c, 10, CB_MIN_FRAME));
+    kv_num(out, "40G", cb_report_budget_share(r, c, 40, CB_MIN_FRAME));
+    kv_num(out, "100G", cb_report_budget_share(r, c, 100, CB_MIN_FRAME));
+    fputc('}', out);
+}
+
 static void case_json(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
 {
     fprintf(out, "{\"id\": %" PRId64, c->info.id);
@@ -351,6 +384,10 @@ static void case_json(FILE *out, const struct cb_report *r, const struct cb_repo
     else
         fputs("null", out);
     kv_num(out, "ns_per_op", c->ns_per_op);
+    fputs(", \"clock\": ", out);
+    case_clock_json(out, c);
+    fputs(", \"budget_share\": ", out);
+    case_budget_json(out, r, c);
     kv_num(out, "bytes_per_cycle", cb_report_bpc(c));
     fprintf(out, ", \"scaled\": %s", c->scaled ? "true" : "false");
     kv_num(out, "bytes_per_tick", c->bpt);

@@ -33,6 +33,11 @@ static int find_event(const struct cb_report *r, const char *part, int need_supp
     return -1;
 }
 
+static int is_simulated(const struct cb_report *r)
+{
+    return strcmp(r->cyc_source, "simulated") == 0;
+}
+
 const char *cb_report_cycles_what(const struct cb_report *r)
 {
     return strcmp(r->cyc_source, "pmu") == 0         ? "PMU core cycles"
@@ -124,7 +129,59 @@ void cb_report_ceil_line(const struct cb_report *r, char *buf, size_t len)
 
 double cb_report_budget_cycles(const struct cb_report *r, double gbps)
 {
-    return cb_budget_ns(gbps, CB_MIN_FRAME) * r->core_ghz;
+    return r->core_ghz > 0 ? cb_budget_ns(gbps, CB_MIN_FRAME) * r->core_ghz : NAN;
+}
+
+const char *cb_report_budget_clock_what(const struct cb_report *r)
+{
+    if (r->clock_given)
+        return "given with --ghz";
+    if (is_simulated(r))
+        return "none: simulated cycles have no time; give --ghz to convert the budget";
+    if (strcmp(r->run.core_ghz_source, "pmu") == 0)
+        return "the run's core clock, measured by the PMU";
+    if (r->run.core_ghz > 0)
+        return "the run's estimated core clock";
+    return "the TSC rate (no core clock known)";
+}
+
+void cb_report_set_clock(struct cb_report *r, double ghz)
+{
+    r->core_ghz = ghz;
+    r->clock_given = 1;
+}
+
+double cb_report_budget_share(const struct cb_report *r, const struct cb_report_case *c,
+                              double gbps, unsigned frame)
+{
+    if (!c->measured || !(gbps > 0))
+        return NAN;
+    double ns = cb_budget_ns(gbps, frame);
+    if (is_simulated(r))
+        return r->core_ghz > 0 ? c->cyc.median / (ns * r->core_ghz) : NAN;
+    return c->ns_per_op / ns;
+}
+
+double cb_report_shown_share(const struct cb_report *r, const struct cb_report_case *c,
+                             const struct cb_budget *b, int *per_frame)
+{
+    *per_frame = 0;
+    if (!c->measured)
+        return NAN;
+    double bytes = (double)c->info.bytes_per_op;
+    int big = bytes > CB_REPORT_FRAME_BYTES && strcmp(c->info.unit, "B") == 0;
+    double scale = big ? CB_REPORT_FRAME_BYTES / bytes : 1.0;
+    *per_frame = big;
+    if (b->cycles > 0)
+        return c->cyc.median * scale / b->cycles;
+    if (big) {
+        /* The time of 1500 of the case's bytes against a 1500-byte frame's. */
+        struct cb_report_case k = *c;
+        k.ns_per_op *= scale;
+        k.cyc.median *= scale;
+        return cb_report_budget_share(r, &k, b->gbps, CB_REPORT_FRAME_BYTES);
+    }
+    return cb_report_budget_share(r, c, b->gbps, b->frame);
 }
 
 const char *cb_report_shared_what(const struct cb_run_info *u)
@@ -334,12 +391,12 @@ static void choose_cycles(struct cb_report *r)
     } else if ((r->cyc_event = find_event(r, "cycles-est", 1)) >= 0) {
         snprintf(r->cyc_source, sizeof r->cyc_source, "estimate");
         snprintf(r->cyc_label, sizeof r->cyc_label,
-                 "ESTIMATED core cycles: TSC ticks x the core/TSC ratio of a dependent-%s chain "
-                 "timed beside each case's samples (about x%.3f; %.2f GHz at the start, spread "
-                 "%.1f%%); no PMU cycles",
+                 "ESTIMATED core cycles: each case's TSC ticks x a core clock, from a "
+                 "dependent-%s chain timed before and after the case: the case's own where it "
+                 "agrees with the run's %.2f GHz (spread %.1f%%), else the run's, the case "
+                 "flagged; no PMU cycles",
                  strcmp(r->run.core_est_method, "imul-chain") == 0 ? "imul" : "add",
-                 r->run.tsc_ghz > 0 ? r->run.core_ghz / r->run.tsc_ghz : NAN, r->run.core_ghz,
-                 r->run.core_ghz_spread);
+                 r->run.core_ghz, r->run.core_ghz_spread);
     } else {
         r->cyc_event = r->tsc_event;
         snprintf(r->cyc_source, sizeof r->cyc_source, "tsc");
@@ -393,7 +450,11 @@ int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
         return -ENOMEM;
     }
     choose_cycles(r);
-    r->core_ghz = r->run.core_ghz > 0 ? r->run.core_ghz : r->run.tsc_ghz;
+    /* Simulated cycles have no clock: the run's TSC rate only says where
+     * the simulation was started, so a budget in cycles needs --ghz. */
+    r->core_ghz = is_simulated(r)          ? 0
+                  : r->run.core_ghz > 0 ? r->run.core_ghz
+                                        : r->run.tsc_ghz;
 
     size_t ne = r->nevents ? r->nevents : 1;
     for (size_t k = 0; k < r->ncases; k++) {

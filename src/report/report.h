@@ -57,7 +57,11 @@ struct cb_report {
     int tsc_event;
     char cyc_source[16];         /* "pmu", "estimate", "tsc" */
     char cyc_label[256];         /* one line for people: what these cycles are */
-    double core_ghz;             /* clock for budget conversions */
+    double core_ghz;             /* clock for budget conversions: the run's core clock (PMU
+                                    or estimated), the TSC's without either, the one given
+                                    with --ghz (clock_given); 0 for simulated cycles without
+                                    --ghz: they have no time to convert at */
+    int clock_given;             /* core_ghz came from the user (--ghz) */
     /* The calibration the run is judged against (0009_ceilings.sql). */
     int has_ceil;
     int64_t cal_id;
@@ -96,8 +100,32 @@ double cb_report_bpc(const struct cb_report_case *c);
 /* What the cycle figures are, in three or four words: "PMU core cycles",
  * "SIMULATED cycles", "ESTIMATED core cycles", "TSC reference cycles". */
 const char *cb_report_cycles_what(const struct cb_report *r);
-/* Cycles per packet of a 64-byte frame at gbps on this run's core clock. */
+/* Cycles per packet of a 64-byte frame at gbps on this run's core clock
+ * (r->core_ghz); NAN where the report has no clock (simulated cycles
+ * without --ghz). */
 double cb_report_budget_cycles(const struct cb_report *r, double gbps);
+/* What r->core_ghz is, for the label of a budget in cycles: "the run's
+ * estimated core clock", "given with --ghz", ... */
+const char *cb_report_budget_clock_what(const struct cb_report *r);
+/* Convert budgets at ghz, given by the user (--ghz), instead of the run's. */
+void cb_report_set_clock(struct cb_report *r, double ghz);
+/* A case's share of the per-packet budget of a frame-byte frame at gbps:
+ * its ns per op over the packet's ns (TSC time: no clock needed, so the
+ * share does not move with a clock estimate).  Simulated cycles, which have
+ * no time, are shared against the budget in cycles at r->core_ghz: NAN
+ * without a clock.  NAN for a case not measured. */
+double cb_report_budget_share(const struct cb_report *r, const struct cb_report_case *c,
+                              double gbps, unsigned frame);
+/* Cases larger than one of these (bytes per op) are shown against the
+ * budget per 1500-byte frame, not per minimum packet: a 16 MiB memset was
+ * 794,684% of a 64-byte packet's time, a figure no one can read. */
+#define CB_REPORT_FRAME_BYTES 1500
+/* The share a table shows against budget b: cb_report_budget_share, or for
+ * a byte-oriented case over CB_REPORT_FRAME_BYTES, the time of 1500 of its
+ * bytes over a 1500-byte frame's time (a link budget) or their cycles over
+ * the given cycles (*per_frame set to 1).  NAN where there is no share. */
+double cb_report_shown_share(const struct cb_report *r, const struct cb_report_case *c,
+                             const struct cb_budget *b, int *per_frame);
 /* A case's cycle summary as the tables show it: as measured, or every
  * figure NAN and n 0 for a case that was not, so that no half-filled
  * summary reads as a measurement. */

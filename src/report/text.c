@@ -24,14 +24,37 @@ static int same_group(const struct cb_report_case *a, const struct cb_report_cas
            strcmp(a->info.mode, b->info.mode) == 0;
 }
 
-static void num(FILE *out, double v, int width, int prec)
+/* One number as every table of the text report writes it: no exponent
+ * beside a plain figure in one row (a 16 MiB memset read "2.28e+06" beside
+ * "(2305471.0)"); from 100,000 up, whole units. */
+static const char *fmt_num(char *buf, size_t len, double v, int prec)
 {
     if (isnan(v) || isinf(v))
-        fprintf(out, " %*s", width, "-");
-    else if (fabs(v) >= 1e6)
-        fprintf(out, " %*.3g", width, v);
+        snprintf(buf, len, "-");
     else
-        fprintf(out, " %*.*f", width, prec, v);
+        snprintf(buf, len, "%.*f", fabs(v) >= 1e5 ? 0 : prec, v);
+    return buf;
+}
+
+static void num(FILE *out, double v, int width, int prec)
+{
+    char b[48];
+    fprintf(out, " %*s", width, fmt_num(b, sizeof b, v, prec));
+}
+
+/* A share of the budget, % ("f" after it: per 1500-byte frame,
+ * cb_report_shown_share), coloured on a terminal. */
+static void share_cell(FILE *out, const struct cb_report *r, const struct cb_report_case *c,
+                       const struct cb_text_opts *o, int width)
+{
+    int per_frame;
+    double share = 100.0 * cb_report_shown_share(r, c, o->budget, &per_frame);
+    char b[48];
+    fmt_num(b, sizeof b - 2, share, 1);
+    if (per_frame && !isnan(share))
+        strcat(b, "f");
+    fprintf(out, "%s %*s%s", o->color && !isnan(share) ? (share <= 100.0 ? C_GREEN : C_RED) : "",
+            width, b, o->color && !isnan(share) ? C_OFF : "");
 }
 
 /* "label   text", word-wrapped to the report's 100 columns with the
@@ -79,6 +102,33 @@ int cb_report_want_color(int fd)
     if (nc && *nc)
         return 0;
     return isatty(fd);
+}
+
+/* The budget, once per run: its time, and in cycles at the clock the
+ * report uses, saying which.  Shares are from time (ns per op over ns per
+ * packet), so they do not move with a clock estimate. */
+static void budget_line(const struct cb_report *r, const struct cb_text_opts *o, char *buf,
+                        size_t len)
+{
+    const struct cb_budget *b = o->budget;
+    if (b->cycles > 0) {
+        snprintf(buf, len, "%.0f cycles per packet (given); budget %% = cyc/op over it", b->cycles);
+        return;
+    }
+    int n = snprintf(buf, len, "%s: %.2f Mpps, %.1f ns per packet", b->label,
+                     cb_budget_pps(b->gbps, b->frame) / 1e6, cb_budget_ns(b->gbps, b->frame));
+    if (n < 0 || (size_t)n >= len)
+        return;
+    if (r->core_ghz > 0)
+        n += snprintf(buf + n, len - (size_t)n, " = %.0f cycles at %.2f GHz (%s)",
+                      cb_budget_cycles(b, r->core_ghz), r->core_ghz, cb_report_budget_clock_what(r));
+    else
+        n += snprintf(buf + n, len - (size_t)n, "; no share of it for SIMULATED cycles, which have "
+                      "no time: give --ghz G to convert at a clock");
+    if (n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "; budget %% = ns/op over ns per packet (for cases over "
+                 "%d bytes, marked f: the time of %d of their bytes over a %d-byte frame's)",
+                 CB_REPORT_FRAME_BYTES, CB_REPORT_FRAME_BYTES, CB_REPORT_FRAME_BYTES);
 }
 
 static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
@@ -138,13 +188,8 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
     for (size_t e = 0; e < r->nevents; e++)
         if (!r->events[e].supported)
             wrapped(out, "", r->events[e].why);
-    double bc = cb_budget_cycles(o->budget, r->core_ghz);
-    if (o->budget->cycles > 0)
-        fprintf(out, "budget  %.0f cycles per packet (given)\n", bc);
-    else
-        fprintf(out, "budget  %s: %.2f Mpps, %.1f ns per packet = %.0f cycles at %.2f GHz\n",
-                o->budget->label, cb_budget_pps(o->budget->gbps, o->budget->frame) / 1e6,
-                cb_budget_ns(o->budget->gbps, o->budget->frame), bc, r->core_ghz);
+    budget_line(r, o, line, sizeof line);
+    wrapped(out, "budget", line);
 }
 
 /* Cases measured mostly on a busy core cost more for a reason that is not
@@ -159,6 +204,18 @@ static void shared_note(const struct cb_report *r, size_t shared, FILE *out)
     wrapped(out, "shared:", line);
 }
 
+/* Cases whose own clock disagreed with the run's (caseclock.h). */
+static void clock_note(const struct cb_report *r, size_t flagged, FILE *out)
+{
+    char line[640];
+    snprintf(line, sizeof line,
+             "%zu of %zu cases, listed under their group after '~ clock flagged:', read a core clock "
+             "around them that disagreed with the "
+             "run's beyond its own noise: their cycles are at the run's clock, or at theirs where "
+             "both sides of the case agreed on the change ('report --format json' gives each "
+             "case's clock); their ns/op stand either way", flagged, r->ncases);
+    wrapped(out, "clock:", line);
+}
 
 /* Under a group's rows, the variants tied with its first: a line of its
  * own, because a row already fills 100 columns when it is also "scaled"
@@ -178,11 +235,29 @@ static void tie_line(const struct cb_report_case *const *v, const int *tied, siz
     fputc('\n', out);
 }
 
+/* Under a group's rows, its variants whose clock was flagged (caseclock.h):
+ * a line of its own for the reason tie_line has one. */
+static void clock_line(const struct cb_report_case *const *v, size_t n, FILE *out)
+{
+    int col = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (!v[k]->measured || !v[k]->info.clock_flagged)
+            continue;
+        if (!col)
+            col = fprintf(out, "  ~ clock flagged:");
+        if (col + 1 + (int)strlen(v[k]->info.variant) > 100)
+            col = fprintf(out, "\n   ");
+        col += fprintf(out, " %s", v[k]->info.variant);
+    }
+    if (col)
+        fputc('\n', out);
+}
+
 /* Under the table: what each column is. */
 static void legend(const struct cb_report *r, FILE *out)
 {
     fprintf(out, "\ncyc/op = median %s per operation, after subtracting the empty batch;\n"
-                 "spread %% = IQR / median; budget %% = cyc/op as a share of the per-packet budget;\n"
+                 "spread %% = IQR / median; budget %% = the share of the per-packet budget (above);\n"
                  "%% ceil = bytes per TSC tick as a share of the machine's load ceiling at the level\n"
                  "the working set fits in (DRAM when cold; the store ceiling for copy, memset and\n"
                  "csum_copy; '-' with no ceilings stored); ns/op from the TSC; B/cyc = bytes per\n"
@@ -196,7 +271,6 @@ static void legend(const struct cb_report *r, FILE *out)
 int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
 {
     header(r, o, out);
-    double budget = cb_budget_cycles(o->budget, r->core_ghz);
     const struct cb_report_case **v = malloc((r->ncases ? r->ncases : 1) * sizeof *v);
     int *tied = malloc((r->ncases ? r->ncases : 1) * sizeof *tied);
     if (!v || !tied) {
@@ -205,7 +279,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
         return -1;
     }
     int measured_any = 0;
-    size_t shared = 0;
+    size_t shared = 0, flagged = 0;
     for (size_t i = 0; i < r->ncases;) {
         size_t j = i;
         while (j < r->ncases && same_group(&r->cases[i], &r->cases[j]))
@@ -246,20 +320,16 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             num(out, bytes > 0 ? c->cyc.median * 1024.0 / bytes : NAN, 8, 0);
             num(out, bytes > 0 && c->cyc.median > 0 ? bytes / c->cyc.median : NAN, 7, 2);
             num(out, c->cyc.spread_pct, 8, 1);
-            double share = budget > 0 ? c->cyc.median / budget * 100.0 : NAN;
-            const char *col = "";
-            if (o->color)
-                col = share <= 100.0 ? C_GREEN : C_RED;
-            fprintf(out, "%s", col);
-            num(out, share, 8, 1);
-            fprintf(out, "%s", o->color ? C_OFF : "");
+            share_cell(out, r, c, o, 8);
             num(out, 100 * cb_report_ceil_share(c), 6, 1);
             num(out, c->ns_per_op, 7, 2);
             fprintf(out, " %4zu%s%s\n", c->cyc.n, c->scaled ? " scaled" : "",
                     cb_report_case_shared(c) ? " shared" : "");
+            flagged += (size_t)c->info.clock_flagged;
             shared += (size_t)cb_report_case_shared(c);
         }
         tie_line(v, tied, n, out);
+        clock_line(v, n, out);
         i = j;
     }
     free(v);
@@ -268,6 +338,8 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
     if (shared)
         shared_note(r, shared, out);
     cb_report_kernel_text(r, out);
+    if (flagged)
+        clock_note(r, flagged, out);
     if (!measured_any)
         fprintf(out, "(no case of this run was measured)\n");
     return 0;
@@ -279,7 +351,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
  * naming the best variant, its cost and budget share, and the runner-up. */
 int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
 {
-    double budget = cb_budget_cycles(o->budget, r->core_ghz);
+    char line[1024];
     fprintf(out, "run %" PRId64 ": %s\n", r->run.id, r->cyc_label);
     if (cb_rank_by_time(r))
         fprintf(out, "ranked by TSC time (cycles are estimated); tie = within noise of the best\n");
@@ -287,8 +359,9 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
         fprintf(out, "tie = within noise of the best (exact rank test, p < %.2g and %.0f%% apart)\n",
                 CB_RANK_ALPHA, CB_RANK_MARGIN * 100);
     const struct cb_report_case *v[SUMMARY_MAX];
-    fprintf(out, "budget %s = %.0f cycles per packet at %.2f GHz\n\n", o->budget->label, budget,
-            r->core_ghz);
+    budget_line(r, o, line, sizeof line);
+    wrapped(out, "budget", line);
+    fputc('\n', out);
     fprintf(out, "%-11s %9s %-5s %-18s %9s %7s %8s  %s\n", "probe", "size", "mode", "best", "cyc/op",
             "B/cyc", "budget%", "runner-up (cyc/op)");
     for (size_t i = 0; i < r->ncases;) {
@@ -310,18 +383,17 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
             fprintf(out, "%-11.11s %9s %-5s", g->probe, cb_fmt_size(g->size, g->unit, sz, sizeof sz), g->mode);
         if (best) {
             double bytes = (double)best->info.bytes_per_op;
-            double share = budget > 0 ? best->cyc.median / budget * 100.0 : NAN;
+            char b[48];
             fprintf(out, " %-18.18s", best->info.variant);
             num(out, best->cyc.median, 9, 1);
             num(out, bytes > 0 ? bytes / best->cyc.median : NAN, 7, 2);
-            fprintf(out, "%s", o->color ? (share <= 100.0 ? C_GREEN : C_RED) : "");
-            num(out, share, 8, 1);
-            fprintf(out, "%s", o->color ? C_OFF : "");
+            share_cell(out, r, best, o, 8);
             if (first > 1)
-                fprintf(out, "  tie: %s (%.1f)%s", second->info.variant, second->cyc.median,
-                        first > 2 ? " and more" : "");
+                fprintf(out, "  tie: %s (%s)%s", second->info.variant,
+                        fmt_num(b, sizeof b, second->cyc.median, 1), first > 2 ? " and more" : "");
             else if (second)
-                fprintf(out, "  %s (%.1f)", second->info.variant, second->cyc.median);
+                fprintf(out, "  %s (%s)", second->info.variant,
+                        fmt_num(b, sizeof b, second->cyc.median, 1));
         } else {
             fprintf(out, " %-18s", "(nothing measured)");
         }

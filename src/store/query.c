@@ -201,7 +201,8 @@ static const struct col event_cols[] = {
 static const struct col case_cols[] = {
     C(I64, id), C(STR, probe), C(STR, variant), C(STR, unit), C(STR, op), C(STR, mode),
     C(STR, verdict), C(STR, detail), C(U64, size), C(U64, bytes_per_op),
-    C(INT, nsamples), C(NDBL, contention), C(NDBL, contended_share), C(STR, cpu_pair),
+    C(INT, nsamples), C(NDBL, contention), C(NDBL, contended_share),
+    C(NDBL, clock_ghz), C(NDBL, clock_spread_pct), C(STR, clock_used), C(INT, clock_flagged), C(STR, cpu_pair),
 };
 #undef C
 

@@ -46,8 +46,9 @@ static const char *const q_sql[Q__N] = {
         " supported, why) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
     [Q_CASE_INS] =
         "INSERT INTO cases (run_id, probe, variant, size, unit, op, mode, bytes_per_op,"
-        " verdict, detail, contention, contended_share, side, cpu_pair) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,"
-        "?10,?11,?12,?13,?14)",
+        " verdict, detail, contention, contended_share, side, clock_ghz, clock_spread_pct,"
+        " clock_used, clock_flagged, cpu_pair) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,"
+        "?15,?16,?17,?18)",
     [Q_SAMPLE_INS] =
         "INSERT INTO samples (case_id, event_id, seq, iters, value, overhead, enabled,"
         " running, scaled, smt, round, raw, method)"
@@ -79,8 +80,9 @@ static const char *const q_sql[Q__N] = {
         "SELECT c.id, c.probe, CASE WHEN c.side IS NULL THEN c.variant ELSE c.variant || '@' || c.side END,"
         " c.unit, c.op, c.mode, c.verdict, c.detail, c.size,"
         " c.bytes_per_op, (SELECT COUNT(DISTINCT s.seq) FROM samples s WHERE s.case_id = c.id),"
-        " c.contention, c.contended_share, COALESCE(c.cpu_pair, '') FROM cases c"
-        " WHERE c.run_id=?1 ORDER BY c.id",
+        " c.contention, c.contended_share, c.clock_ghz, c.clock_spread_pct,"
+        " COALESCE(c.clock_used, ''), COALESCE(c.clock_flagged, 0), COALESCE(c.cpu_pair, '')"
+        " FROM cases c WHERE c.run_id=?1 ORDER BY c.id",
     [Q_VALUES] =
         "SELECT (value - COALESCE(overhead, 0.0)) / CAST(iters AS DOUBLE PRECISION), scaled, smt FROM samples"
         " WHERE case_id=?1 AND event_id=?2 AND value IS NOT NULL ORDER BY seq",

@@ -113,6 +113,11 @@ struct cb_case_row {
     double contended_share;      /* share of samples taken on a shared core */
     const char *cpu_pair;        /* a cross-CPU case's two CPUs (cpupair.h); NULL or "": none */
     const char *side;            /* "base" or "head" in an ab run (0013); NULL elsewhere */
+    /* The estimated core clock the case was converted at (0014_case_clock.sql):
+     * clock_ghz <= 0 or NAN when none was estimated (NULL). */
+    double clock_ghz, clock_spread_pct;
+    const char *clock_used;      /* "case" or "run"; NULL with no clock */
+    int clock_flagged;
 };
 
 struct cb_sample_row {
@@ -203,6 +208,10 @@ struct cb_case_info {
     int nsamples;                /* sample batches (distinct seq) */
     double contention;           /* median SMT meter reading; NAN when not measured */
     double contended_share;      /* share of samples on a shared core; NAN when not measured */
+    double clock_ghz;            /* the case's own core clock; NAN when none (0012) */
+    double clock_spread_pct;     /* its noise, %; NAN when none */
+    char clock_used[8];          /* "case", "run", "" when none */
+    int clock_flagged;           /* 1: the case's clock disagreed with the run's */
     char cpu_pair[64];           /* "cpu 0 -> cpu 1 (cores of one socket)"; "" one-CPU case */
 };
 /* A case counts as measured on a shared core when over half its samples
