@@ -102,21 +102,6 @@ static double median_of(const double *v, size_t n)
     return m;
 }
 
-/* z with P(|Z| > z) = alpha, by bisection on erfc: monotone and exact
- * enough (1e-12) without a table or a rational approximation. */
-static double z_two_sided(double alpha)
-{
-    double lo = 0, hi = 40;
-    for (int i = 0; i < 200; i++) {
-        double mid = (lo + hi) / 2;
-        if (erfc(mid / sqrt(2.0)) > alpha)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return (lo + hi) / 2;
-}
-
 int cb_race_shift(const double *a, size_t na, const double *b, size_t nb, double alpha,
                   double *est, double *lo, double *hi)
 {
@@ -135,7 +120,7 @@ int cb_race_shift(const double *a, size_t na, const double *b, size_t nb, double
     /* The CI of the Hodges-Lehmann shift: order statistics of the pairwise
      * differences at the ranks where the Mann-Whitney U statistic would
      * reach its critical value (normal approximation, as cb_mann_whitney_p). */
-    double z = z_two_sided(alpha);
+    double z = cb_z_two_sided(alpha);
     double nn = (double)n;
     double c = floor(nn / 2 - z * sqrt(nn * (double)(na + nb + 1) / 12.0));
     size_t r = c > 0 ? (size_t)c : 0;

@@ -21,15 +21,8 @@ static size_t crit_rank(size_t na, size_t nb, double alpha)
         return k;
     }
     /* Normal approximation of U's distribution for large samples. */
-    double lo = 0, hi = 40;
-    for (int i = 0; i < 200; i++) {
-        double mid = (lo + hi) / 2;
-        if (erfc(mid / sqrt(2.0)) > alpha)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    double c = floor((double)n / 2 - lo * sqrt((double)n * (double)(na + nb + 1) / 12.0));
+    double z = cb_z_two_sided(alpha);
+    double c = floor((double)n / 2 - z * sqrt((double)n * (double)(na + nb + 1) / 12.0));
     return c > 0 ? (size_t)c : 0;
 }
 

@@ -235,3 +235,18 @@ double cb_t_quantile(double p, double df)
     }
     return 0.5 * (lo + hi);
 }
+
+/* z with P(|Z| > z) = alpha, by bisection on erfc: monotone and exact
+ * enough (1e-12) without a table or a rational approximation. */
+double cb_z_two_sided(double alpha)
+{
+    double lo = 0, hi = 40;
+    for (int i = 0; i < 200; i++) {
+        double mid = (lo + hi) / 2;
+        if (erfc(mid / sqrt(2.0)) > alpha)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}

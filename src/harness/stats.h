@@ -39,6 +39,8 @@ double cb_mann_whitney_u(const double *a, size_t na, const double *b, size_t nb)
  * comes from the regularised incomplete beta function; the quantile
  * inverts it by bisection.  NAN for a bad df or p outside (0, 1).
  * (Appended for compare's runs-as-the-unit test.) */
+/* z with P(|Z| > z) = alpha for a standard normal Z. */
+double cb_z_two_sided(double alpha);
 double cb_t_cdf(double t, double df);
 double cb_t_quantile(double p, double df);
 

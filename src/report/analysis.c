@@ -237,15 +237,7 @@ static void grid_claims(const struct cb_report *r, const struct grid *g, FILE *o
             continue;
         int col = fprintf(out, "  tie at %s (within noise):",
                           cb_fmt_size(g->sizes[s], "B", a, sizeof a));
-        for (size_t k = 0; k < nv; k++) {
-            if (!tied[k])
-                continue;
-            /* Many tied names wrap under 100 columns. */
-            if (col + 1 + (int)strlen(v[k]->info.variant) > 100)
-                col = fprintf(out, "\n   ");
-            col += fprintf(out, " %s", v[k]->info.variant);
-        }
-        fputc('\n', out);
+        cb_report_tied_names(v, tied, nv, col, out);
     }
     if (nx == 0 && clear == g->nsizes && one)
         fprintf(out, "  no crossover: %s wins at every size measured\n", one->info.variant);

@@ -36,4 +36,9 @@ int cb_report_fusion_text(const struct cb_report *r, FILE *out);
  * where they were counted; where not, the reason. */
 int cb_report_packet_text(const struct cb_report *r, const struct cb_budget *b, FILE *out);
 
+/* The names of v[k] with tied[k], after a lead-in that filled col columns,
+ * wrapped under 100 columns, then a newline (text.c). */
+void cb_report_tied_names(const struct cb_report_case *const *v, const int *tied, size_t n, int col,
+                          FILE *out);
+
 #endif

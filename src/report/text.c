@@ -11,6 +11,7 @@
 #include "machine.h"
 #include "rank.h"
 #include "report.h"
+#include "analysis.h"
 
 #define C_RED "\033[31m"
 #define C_GREEN "\033[32m"
@@ -224,10 +225,16 @@ static void tie_line(const struct cb_report_case *const *v, const int *tied, siz
 {
     if (n == 0 || !tied[0])
         return;
-    int col = fprintf(out, "  = tied within noise:");
+    cb_report_tied_names(v, tied, n, fprintf(out, "  = tied within noise:"), out);
+}
+
+void cb_report_tied_names(const struct cb_report_case *const *v, const int *tied, size_t n, int col,
+                          FILE *out)
+{
     for (size_t k = 0; k < n; k++) {
         if (!tied[k])
             continue;
+        /* Many tied names wrap under 100 columns. */
         if (col + 1 + (int)strlen(v[k]->info.variant) > 100)
             col = fprintf(out, "\n   ");
         col += fprintf(out, " %s", v[k]->info.variant);
