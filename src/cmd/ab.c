@@ -118,8 +118,10 @@ static int ab_parse_plan(int argc, char **argv, void *ctx, char *err, size_t err
         pl->ab.o.quiet = pl->s.co.quiet;
         char *base = argv[optind], *head = argv[optind + 1];
         if ((rc = cb_ab_load(&pl->ab, base, head, pl->err, sizeof pl->err)) < 0 ||
-            (rc = cb_ab_plan(&pl->ab, pl->err, sizeof pl->err)) < 0)
+            (rc = cb_ab_plan(&pl->ab, pl->err, sizeof pl->err)) < 0) {
+            cb_ab_free(&pl->ab); /* a refused plan may hold its case table */
             rc = -EINVAL;
+        }
     }
     if (rc == -EINVAL)
         snprintf(err, errlen, "%s", pl->err);

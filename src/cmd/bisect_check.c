@@ -91,8 +91,10 @@ static int parse_paired(struct bisect *b, int argc, char *err, size_t errlen)
         cb_parse_int(b->rounds_arg, 2, 1000, "--rounds", &b->ab.o.rounds, err, errlen) < 0)
         return -EINVAL;
     if (cb_ab_load(&b->ab, b->against_plugin, b->plugin_args[0], err, errlen) < 0 ||
-        cb_ab_plan(&b->ab, err, errlen) < 0)
+        cb_ab_plan(&b->ab, err, errlen) < 0) {
+        cb_ab_free(&b->ab); /* a refused plan may hold its case table */
         return -EINVAL;
+    }
     return 0;
 }
 
