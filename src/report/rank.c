@@ -11,13 +11,6 @@ int cb_rank_by_time(const struct cb_report *r)
     return strcmp(r->cyc_source, "estimate") == 0 && r->tsc_event >= 0;
 }
 
-const char *cb_rank_what(const struct cb_report *r)
-{
-    if (cb_rank_by_time(r))
-        return "TSC time (cycles are estimated: their clock adds noise that time does not have)";
-    return cb_report_cycles_what(r);
-}
-
 double cb_rank_median(const struct cb_report *r, const struct cb_report_case *c)
 {
     if (!c->measured)

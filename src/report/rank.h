@@ -21,9 +21,6 @@
 
 /* 1 when r ranks on TSC time rather than its cycle figure (estimated). */
 int cb_rank_by_time(const struct cb_report *r);
-/* What the ranking is on, for a header: "TSC time (cycles are estimated)",
- * "PMU core cycles", ... */
-const char *cb_rank_what(const struct cb_report *r);
 /* The figure a measured case ranks by: its median TSC ticks or cycles per
  * op; and the samples behind it (NULL when there are none). */
 double cb_rank_median(const struct cb_report *r, const struct cb_report_case *c);
