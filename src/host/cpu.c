@@ -25,6 +25,9 @@ static const struct {
     {"rdtscp", CB_CPU_RDTSCP},     {"invtsc", CB_CPU_INVTSC},
     {"prefetchw", CB_CPU_PREFETCHW}, {"hypervisor", CB_CPU_HYPERVISOR},
     {"avx512vnni", CB_CPU_AVX512VNNI},
+    {"asimd", CB_CPU_ASIMD}, {"sve", CB_CPU_SVE}, {"sve2", CB_CPU_SVE2},
+    {"pmull", CB_CPU_PMULL}, {"crc32", CB_CPU_CRC32}, {"lse", CB_CPU_LSE},
+    {"dczva", CB_CPU_DCZVA}, {"cpuid", CB_CPU_CPUID_EL1},
 };
 
 unsigned cb_cpu_feature_by_name(const char *name)

@@ -1,7 +1,7 @@
 /* cpu.h — what this CPU can run, and who it is.
  *
  * Variants are chosen at run time, never at build time: the binary must run
- * on any x86-64, so each variant declares the features it needs and the
+ * on any x86-64 (or arm64), so each variant declares the features it needs and the
  * registry checks them against cb_cpu_features(). */
 #ifndef CB_CPU_H
 #define CB_CPU_H
@@ -26,6 +26,16 @@ enum cb_cpu_feature {
     CB_CPU_PREFETCHW  = 1u << 14,
     CB_CPU_HYPERVISOR = 1u << 15,
     CB_CPU_AVX512VNNI = 1u << 16, /* vpdpbusd/vpdpwssd on zmm */
+    /* arm64 (getauxval AT_HWCAP/AT_HWCAP2; the x86 bits above are never set
+     * there, nor these on x86). */
+    CB_CPU_ASIMD      = 1u << 20, /* Advanced SIMD (NEON): every ARMv8-A server core */
+    CB_CPU_SVE        = 1u << 21,
+    CB_CPU_SVE2       = 1u << 22,
+    CB_CPU_PMULL      = 1u << 23, /* 64x64 polynomial multiply */
+    CB_CPU_CRC32      = 1u << 24,
+    CB_CPU_LSE        = 1u << 25, /* large-system extension atomics */
+    CB_CPU_DCZVA      = 1u << 26, /* dc zva permitted (DCZID_EL0.DZP clear) */
+    CB_CPU_CPUID_EL1  = 1u << 27, /* MIDR_EL1 readable from EL0 (HWCAP_CPUID) */
 };
 
 /* Features of the running CPU.  The environment variable CB_CPU_MASK (a list
