@@ -93,9 +93,17 @@ static void list_events(void)
         if (def && *def)
             printf("%-16s %s\n", "", def);
     }
+#if defined(__aarch64__)
+    /* arm64's fixed-rate counter in the TSC's role (tsc.h) */
+    printf("%-16s %-10s %-6s %s\n", "tsc", "tsc", "yes",
+           "CNTVCT_EL0 (generic timer, rate CNTFRQ_EL0): reference ticks (always)");
+    printf("%-16s %-10s %-6s %s\n", "cycles-est", "estimate", "yes",
+           "CNTVCT ticks x core/timer clock ratio from a dependent add chain (always)");
+#else
     printf("%-16s %-10s %-6s %s\n", "tsc", "tsc", "yes", "rdtsc/rdtscp: reference cycles (always)");
     printf("%-16s %-10s %-6s %s\n", "cycles-est", "estimate", "yes",
            "TSC ticks x core/TSC clock ratio from a dependent add (or imul) chain (always)");
+#endif
     printf("Any libpfm4 event string also works with -e, e.g. perf::PERF_COUNT_SW_PAGE_FAULTS.\n");
 }
 
