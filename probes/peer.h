@@ -33,7 +33,12 @@ static inline int cb_peer_stopping(struct cb_peer *p)
 void cb_spin_yield(void);
 static inline void cb_spin(unsigned *turns)
 {
+#if defined(__x86_64__)
     __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    /* arm64's spin-wait hint, the pause of the kernel's cpu_relax() there */
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
     if (++*turns >= 256) {
         *turns = 0;
         cb_spin_yield();

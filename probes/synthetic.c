@@ -20,6 +20,7 @@ static uint64_t chain_asm(uint64_t x, uint64_t n)
      * The 1 is in a register: some cores fold add-immediate chains at
      * rename (a Xeon guest ran "add $1" at six a cycle), none a register's. */
     uint64_t one = 1;
+#if defined(__x86_64__)
     __asm__ volatile(".p2align 6\n"
                      "1:\n\t"
                      "add %2, %0\n\t"
@@ -28,11 +29,30 @@ static uint64_t chain_asm(uint64_t x, uint64_t n)
                      : "+r"(x), "+r"(n)
                      : "r"(one)
                      : "cc");
+#elif defined(__aarch64__)
+    /* The same loop: add depends on the last add, subs/b.ne count beside it. */
+    __asm__ volatile(".p2align 6\n"
+                     "1:\n\t"
+                     "add %0, %0, %2\n\t"
+                     "subs %1, %1, #1\n\t"
+                     "b.ne 1b"
+                     : "+r"(x), "+r"(n)
+                     : "r"(one)
+                     : "cc");
+#else
+#error "synthetic.c: the add chain needs an asm loop for this architecture"
+#endif
     return x;
 }
 
+#if defined(__x86_64__)
+#define CHAIN_ASM "x86 asm"
+#else
+#define CHAIN_ASM "arm64 asm"
+#endif
+
 static const struct cb_variant synth_variants[] = {
-    {"chain", "n dependent adds of 1 (x86 asm), n = size x (1 + $" CB_SYNTH_ENV ")", 0,
+    {"chain", "n dependent adds of 1 (" CHAIN_ASM "), n = size x (1 + $" CB_SYNTH_ENV ")", 0,
      (const void *)chain_asm, CB_VARIANT_REFERENCE, 0},
 };
 
