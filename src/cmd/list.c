@@ -94,11 +94,12 @@ static void list_events(void)
             printf("%-16s %s\n", "", def);
     }
 #if defined(__aarch64__)
-    /* arm64's fixed-rate counter in the TSC's role (tsc.h) */
+    /* The generic timer has the TSC's role (and its name here, so -e tsc
+     * means the same on both arches); it ticks far slower than the core. */
     printf("%-16s %-10s %-6s %s\n", "tsc", "tsc", "yes",
-           "CNTVCT_EL0 (generic timer, rate CNTFRQ_EL0): reference ticks (always)");
+           "CNTVCT_EL0: the generic timer's count at CNTFRQ_EL0 Hz, in the TSC's role (always)");
     printf("%-16s %-10s %-6s %s\n", "cycles-est", "estimate", "yes",
-           "CNTVCT ticks x core/timer clock ratio from a dependent add chain (always)");
+           "CNTVCT_EL0 ticks x core/timer clock ratio from a dependent add chain (always)");
 #else
     printf("%-16s %-10s %-6s %s\n", "tsc", "tsc", "yes", "rdtsc/rdtscp: reference cycles (always)");
     printf("%-16s %-10s %-6s %s\n", "cycles-est", "estimate", "yes",
