@@ -390,6 +390,19 @@ static void test_schema_rows(struct cb_db *db, const char *be)
         " verdict, detail) VALUES (1, 1, 'csum', 'generic', 64, 'B', 'call', 'warm', 64,"
         " 'ok', '')");
     is_int(r, 0, "%s: a run's rows go into the migrated tables", be);
+    /* 0018: an arm64 host's counter rate comes from CNTFRQ_EL0; the CHECK
+     * still refuses a source nobody writes. */
+    static const char arm_host[] =
+        "INSERT INTO hosts (id, hostname, vendor, family, model, stepping, model_name,"
+        " microcode, features, feature_mask, ncpus, llc_bytes, kernel, tsc_ghz, tsc_source, pmu)"
+        " VALUES (%d, 'a', 'ARM', 8, 3340, 1, 'Neoverse N1', '', 'asimd', 1048576, 2, 0, '6.1',"
+        " 0.025, '%s', 'arm_n1')";
+    char sql[512];
+    snprintf(sql, sizeof sql, arm_host, 2, "cntfrq");
+    is_int(exec_ok(db, sql), 0, "%s: a host whose counter rate is CNTFRQ_EL0's ('cntfrq') is stored", be);
+    snprintf(sql, sizeof sql, arm_host, 3, "guessed");
+    ok(cb_db_exec(db, sql) < 0, "%s: a tsc_source outside the list is still refused", be);
+    exec_ok(db, "DELETE FROM hosts WHERE id = 2");
     static const double v[] = {5, 1, 4, 2, 3, 10};
     struct cb_db_stmt *s;
     r = cb_db_prepare(db, "INSERT INTO samples (case_id, event_id, seq, iters, value,"
