@@ -14,7 +14,8 @@
  * beside ldp/stp q, `dc zva` zeroing (where EL1 permits it), and glibc's
  * memcpy and memset in the place of rep movsb/stosb.
  *
- * Figures are bytes per TSC tick (a fixed reference clock, labelled so) and
+ * Figures are bytes per TSC tick (a fixed reference clock, labelled so; on
+ * arm64 the generic timer's CNTVCT_EL0 tick, in the TSC's role) and
  * bytes per estimated core cycle (the tick figure times tsc_ghz / core_ghz,
  * with the core-clock estimator's chosen figure; NAN when there is none).
  * Reports judge a case against the tick figure, since its own cycles are
