@@ -6,7 +6,6 @@
 #include "copy.h"
 
 #include <errno.h>
-#include <immintrin.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,24 @@
 
 #include "cpu.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include "arm64/copy_arm64.h"
+#endif
+
+/* ---- the variants ---- */
+
+/* Read through a volatile pointer at every call, so the compiler can neither
+ * inline memcpy nor pick its own expansion for a known size. */
+static void *(*const volatile glibc_memcpy)(void *, const void *, size_t) = memcpy;
+
+static void copy_glibc(void *dst, const void *src, size_t n)
+{
+    glibc_memcpy(dst, src, n);
+}
+
+#if defined(__x86_64__)
 /* prefetchnta distance of the "-pf" variants: the kernel's csum-copy loop
  * prefetches 5 lines ahead, so the two families are comparable. */
 #define NT_PF_DIST (5 * 64)
@@ -26,17 +43,6 @@ static inline void copy_le128(unsigned char *d, const unsigned char *s, size_t n
     } else {
         cb_copy_le64(d, s, n);
     }
-}
-
-/* ---- the variants ---- */
-
-/* Read through a volatile pointer at every call, so the compiler can neither
- * inline memcpy nor pick its own expansion for a known size. */
-static void *(*const volatile glibc_memcpy)(void *, const void *, size_t) = memcpy;
-
-static void copy_glibc(void *dst, const void *src, size_t n)
-{
-    glibc_memcpy(dst, src, n);
 }
 
 static void copy_movsb(void *dst, const void *src, size_t n)
@@ -276,11 +282,14 @@ __attribute__((target("avx2"))) static void copy_ntdq_avx2_pf(void *dst, const v
     copy_ntdq_common(dst, src, n, 1);
 }
 
+#endif /* __x86_64__ */
+
 #define FN(f) ((const void *)(cb_copy_fn)(f))
 
 static const struct cb_variant copy_variants[] = {
     {"glibc", "glibc memcpy via a volatile pointer (never inlined): what user space gets",
      0, FN(copy_glibc), CB_VARIANT_REFERENCE, 0},
+#if defined(__x86_64__)
     {"movsb", "rep movsb alone: microcoded, fast with ERMS, and for short copies with FSRM",
      0, FN(copy_movsb), 0, 0},
     {"movsq", "rep movsq for len/8 words, rep movsb for the rest (perf bench x86-64-movsq)",
@@ -301,6 +310,14 @@ static const struct cb_variant copy_variants[] = {
      CB_CPU_AVX2, FN(copy_ntdq_avx2), CB_VARIANT_VECTOR, 0},
     {"ntdq-avx2-pf", "ntdq-avx2 plus prefetchnta 5 lines ahead",
      CB_CPU_AVX2, FN(copy_ntdq_avx2_pf), CB_VARIANT_VECTOR, 0},
+#elif defined(__aarch64__)
+    {"byte", "ldrb/strb one byte per iteration: the floor every other variant must beat",
+     0, FN(cb_copy_arm64_byte), 0, 0},
+    {"ldp", "src 16-aligned, pipelined 4 ldp + 4 stp per 64 B: the kernel's copy_template.S",
+     0, FN(cb_copy_arm64_ldp), 0, 0},
+    {"neon", "ld1/st1 of four q registers, 64 B per iteration, overlapping tail",
+     CB_CPU_ASIMD, FN(cb_copy_arm64_neon), CB_VARIANT_VECTOR, 0},
+#endif
 };
 
 /* A packet, a page, a ring's worth, and 16 MiB to go past the LLC. */
@@ -480,7 +497,11 @@ static const size_t copy_suite_sizes[] = {64, 1500, 4096, 65536, 1 << 20, 16 << 
 
 const struct cb_probe cb_probe_copy = {
     .name = "copy",
+#if defined(__aarch64__)
+    .desc = "memcpy strategies: glibc, byte loop, ldp/stp (kernel), NEON",
+#else
     .desc = "memcpy strategies: glibc, rep movs, unrolled movq, SIMD, non-temporal",
+#endif
     .unit = "B",
     .op = "call",
     .variants = copy_variants,

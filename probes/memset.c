@@ -6,7 +6,6 @@
 #include "kflags.h"
 
 #include <errno.h>
-#include <immintrin.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,22 @@
 
 #include "cpu.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include "arm64/memset_arm64.h"
+#endif
+
+/* ---- general variants ---- */
+
+static void *(*const volatile glibc_memset)(void *, int, size_t) = memset;
+
+static void memset_glibc(void *dst, int c, size_t n)
+{
+    glibc_memset(dst, c, n);
+}
+
+#if defined(__x86_64__)
 static inline uint64_t splat8(int c)
 {
     return (uint64_t)(unsigned char)c * 0x0101010101010101ull;
@@ -45,15 +60,6 @@ static inline void set_le64(unsigned char *d, uint64_t v, size_t n)
     } else if (n) {
         d[0] = (unsigned char)v;
     }
-}
-
-/* ---- general variants ---- */
-
-static void *(*const volatile glibc_memset)(void *, int, size_t) = memset;
-
-static void memset_glibc(void *dst, int c, size_t n)
-{
-    glibc_memset(dst, c, n);
 }
 
 static void memset_stosb(void *dst, int c, size_t n)
@@ -239,6 +245,8 @@ __attribute__((target("avx2"))) static void memset_ntdq_avx2(void *dst, int c, s
     set_le64(d, v8, n);
 }
 
+#endif /* __x86_64__ */
+
 /* ---- fixed-size clears: what the compiler emits for an skb-like head ----
  *
  * Byte arrays (alignment 1), so the variants are valid at any address and
@@ -269,9 +277,17 @@ static void memset_struct256(void *dst, int c, size_t n)
 
 #define FN(f) ((const void *)(cb_memset_fn)(f))
 
+/* What KERNEL_CFLAGS (configure) takes away from the +kflags clears. */
+#if defined(__aarch64__)
+#define KFLAGS_NO "no FP/SIMD registers"
+#else
+#define KFLAGS_NO "no SSE"
+#endif
+
 static const struct cb_variant memset_variants[] = {
     {"glibc", "glibc memset via a volatile pointer (never inlined)",
      0, FN(memset_glibc), CB_VARIANT_REFERENCE | CB_VARIANT_VECTOR, 0},
+#if defined(__x86_64__)
     {"stosb", "rep stosb alone: fast with ERMS (perf bench x86-64-stosb)",
      0, FN(memset_stosb), 0, 0},
     {"stosq", "rep stosq for len/8 words, rep stosb for the rest (x86-64-stosq)",
@@ -288,17 +304,30 @@ static const struct cb_variant memset_variants[] = {
      CB_CPU_SSE2, FN(memset_ntq), 0, 0},
     {"ntdq-avx2", "vmovntdq 32-byte NT stores to a line-aligned dst, sfence",
      CB_CPU_AVX2, FN(memset_ntdq_avx2), CB_VARIANT_VECTOR, 0},
+#elif defined(__aarch64__)
+    {"byte", "strb one byte per iteration: the floor every other variant must beat",
+     0, FN(cb_memset_arm64_byte), 0, 0},
+    {"stp", "four stp per 64 B (xzr when zeroing, as the kernel's memset), overlapping tail",
+     0, FN(cb_memset_arm64_stp), 0, 0},
+    {"neon", "st1 of four q registers, 64 B per iteration, overlapping tail",
+     CB_CPU_ASIMD, FN(cb_memset_arm64_neon), CB_VARIANT_VECTOR, 0},
+    {"dczva", "dc zva per DCZID_EL0 block when zeroing, stp head/tail; other fills: stp",
+     CB_CPU_DCZVA, FN(cb_memset_arm64_dczva), 0, 0},
+#endif
     {"struct192", "compiler's inline clear of a 192-byte struct (3 lines of skb head)",
      0, FN(memset_struct192), 0, 192},
     {"struct200", "compiler's inline clear of a 200-byte struct (just over 3 lines)",
      0, FN(memset_struct200), 0, 200},
     {"struct256", "compiler's inline clear of a 256-byte struct (4 lines of skb head)",
      0, FN(memset_struct256), 0, 256},
-    {"struct192+kflags", "struct192's clear built with the kernel's code generation (no SSE)",
+    {"struct192+kflags",
+     "struct192's clear built with the kernel's code generation (" KFLAGS_NO ")",
      0, FN(cb_memset_struct192_kflags), 0, 192},
-    {"struct200+kflags", "struct200's clear built with the kernel's code generation (no SSE)",
+    {"struct200+kflags",
+     "struct200's clear built with the kernel's code generation (" KFLAGS_NO ")",
      0, FN(cb_memset_struct200_kflags), 0, 200},
-    {"struct256+kflags", "struct256's clear built with the kernel's code generation (no SSE)",
+    {"struct256+kflags",
+     "struct256's clear built with the kernel's code generation (" KFLAGS_NO ")",
      0, FN(cb_memset_struct256_kflags), 0, 256},
 };
 
