@@ -29,13 +29,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include "cpu.h"
 #include "csum_kernel.h"
 #include "kflags.h"
 #include "probe.h"
 #include "workset.h"
+#if defined(__aarch64__)
+#include "arm64/csum.h"
+#endif
 
 /* ---- ref: RFC 1071 ------------------------------------------------------ */
 
@@ -55,6 +60,8 @@ uint32_t cb_csum_ref(const void *buf, size_t len, uint32_t sum)
         acc += p[0];
     return fold64(acc);
 }
+
+#if defined(__x86_64__)
 
 /* ---- adc-1chain: the pre-2021 kernel loop ------------------------------ */
 /* The pre-2021 tail: 8-byte words one by one, then what is left. */
@@ -478,9 +485,16 @@ csum_avx512_vnni(const void *buf, size_t len, uint32_t sum)
     }
 }
 
+#endif /* __x86_64__ */
+
 /* ---- the family table --------------------------------------------------- */
 
+/* One table; each architecture's variants under its #if.  On x86-64 the
+ * reference is the RFC byte loop; on arm64 it is the port of the kernel's
+ * do_csum (arm64/csum.h), what Linux runs there, and the byte loop stays as
+ * a variant.  verify checks every variant against the byte loop. */
 static const struct cb_variant csum_variants[] = {
+#if defined(__x86_64__)
     {.name = "ref",
      .desc = "byte-pair loop, 64-bit accumulator (RFC 1071 section 4.1)",
      .fn = (const void *)cb_csum_ref,
@@ -525,6 +539,37 @@ static const struct cb_variant csum_variants[] = {
      .needs = CB_CPU_AVX512F | CB_CPU_AVX512BW | CB_CPU_AVX512VNNI,
      .fn = (const void *)csum_avx512_vnni,
      .flags = CB_VARIANT_VECTOR},
+#elif defined(__aarch64__)
+    {.name = "do-csum",
+     .desc = "port of Linux arch/arm64/lib/csum.c do_csum: aligned 128-bit loads, "
+             "rotate-and-add folds (Murphy 2020)",
+     .fn = (const void *)cb_csum_a64_do_csum,
+     .flags = CB_VARIANT_REFERENCE},
+    {.name = "do-csum+kflags",
+     .desc = "do-csum built with the kernel's code generation (kflags: -mgeneral-regs-only)",
+     .fn = (const void *)cb_csum_do_csum_kflags},
+    {.name = "ref",
+     .desc = "byte-pair loop, 64-bit accumulator (RFC 1071 section 4.1)",
+     .fn = (const void *)cb_csum_ref},
+    {.name = "generic-64",
+     .desc = "portable C: 8-byte words, the carry recovered by a compare",
+     .fn = (const void *)cb_csum_a64_generic64},
+    {.name = "neon-uadalp",
+     .desc = "uadalp (vpadalq_u16) into one 32-bit-lane accumulator, 16 B per op",
+     .needs = CB_CPU_ASIMD,
+     .fn = (const void *)cb_csum_a64_uadalp,
+     .flags = CB_VARIANT_VECTOR},
+    {.name = "neon-uadalp-x4",
+     .desc = "uadalp into four accumulators, 64 B per loop",
+     .needs = CB_CPU_ASIMD,
+     .fn = (const void *)cb_csum_a64_uadalp_x4,
+     .flags = CB_VARIANT_VECTOR},
+    {.name = "neon-uaddw-x2",
+     .desc = "uaddw/uaddw2 (widen low/high 16-bit halves) into two accumulators, 32 B per loop",
+     .needs = CB_CPU_ASIMD,
+     .fn = (const void *)cb_csum_a64_uaddw_x2,
+     .flags = CB_VARIANT_VECTOR},
+#endif
 };
 
 /* ---- setup / run / teardown -------------------------------------------- */

@@ -14,6 +14,11 @@
 #include "copy.h"
 #include "cpu.h"
 #include "csum.h"
+#if defined(__aarch64__)
+#include "arm64/csum.h"
+#endif
+
+#if defined(__x86_64__)
 
 /* ---- building blocks ---- */
 
@@ -196,9 +201,14 @@ static uint32_t csum_copy_two_pass(const void *src, void *dst, size_t n, uint32_
     return fold_to32(sum_words(dst, n, 0), sum);
 }
 
+#endif /* __x86_64__ */
+
 #define FN(f) ((const void *)(cb_csum_copy_fn)(f))
 
+/* One table, each architecture's variants under its #if (arm64's in
+ * arm64/csum_copy.c). */
 static const struct cb_variant csum_copy_variants[] = {
+#if defined(__x86_64__)
     {"copy-then-csum",
      "glibc memcpy, then one adcq chain over dst; vs copy/glibc + csum/adc-1chain",
      0, FN(csum_copy_two_pass), CB_VARIANT_REFERENCE, 0},
@@ -209,6 +219,19 @@ static const struct cb_variant csum_copy_variants[] = {
     {"fused-nt",
      "fused with movnti stores to a line-aligned dst, sfence; vs copy/ntq-pf + csum/adc-1chain-pf",
      CB_CPU_SSE2, FN(csum_copy_fused_nt), 0, 0},
+#elif defined(__aarch64__)
+    {"copy-then-csum",
+     "glibc memcpy, then do_csum over dst (the arm64 kernel's csum_partial_copy_nocheck); "
+     "vs copy/glibc + csum/do-csum",
+     0, FN(cb_csum_copy_a64_two_pass), CB_VARIANT_REFERENCE, 0},
+    {"fused",
+     "per 64 B 4 ldp, 4 stp, 8 adcs on one carry chain; vs copy/ldp-stp + csum/do-csum",
+     0, FN(cb_csum_copy_a64_fused), 0, 0},
+    {"fused-neon",
+     "per 64 B 4 q loads and stores, uadalp into 4 accumulators; "
+     "vs copy/neon + csum/neon-uadalp-x4",
+     CB_CPU_ASIMD, FN(cb_csum_copy_a64_fused_neon), CB_VARIANT_VECTOR, 0},
+#endif
 };
 
 /* The copy family's sizes, so each row has its copy and csum to compare. */

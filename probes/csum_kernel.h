@@ -2,7 +2,9 @@
  * and the helpers they share with the other variants, as inline functions:
  * csum.c builds them with the tool's flags, probes/kflags/csum.c a second
  * time with the kernel's code generation (issue 35).  Integer code and
- * inline asm only, so that -mno-sse -mno-sse2 can compile it. */
+ * inline asm only, so that -mno-sse -mno-sse2 can compile it.  The helpers
+ * up to tail_1load are plain C and serve the arm64 variants too; the adcq
+ * loops below them are x86-64 only. */
 #ifndef CB_CSUM_KERNEL_H
 #define CB_CSUM_KERNEL_H
 
@@ -66,6 +68,7 @@ static inline uint64_t tail_1load(const unsigned char *p, size_t n)
     return ld64(p + n - 8) >> (64 - 8 * n);
 }
 
+#if defined(__x86_64__)
 
 /* nblk 64-byte blocks on one add-with-carry chain: every adcq waits for the
  * previous one's carry, so at most 8 bytes per cycle. */
@@ -188,5 +191,7 @@ static inline uint32_t csum_kernel_2023(const void *buf, size_t len, uint32_t su
     }
     return fold64(tail_bisect(p, len % 64, acc, nblk != 0));
 }
+
+#endif /* __x86_64__ */
 
 #endif

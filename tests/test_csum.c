@@ -17,6 +17,9 @@
 #include "csum.h"
 #include "probe.h"
 #include "tap.h"
+#if defined(__aarch64__)
+#include "arm64/csum.h"
+#endif
 
 static uint64_t rng_state = 0x853c49e6748fea9bull;
 
@@ -182,11 +185,26 @@ static void test_table(void)
             same = 0;
     ok(same, "default sizes 20..4 MiB, 0-terminated");
 
+#if defined(__x86_64__)
     static const char *const names[] = {"ref",         "adc-1chain",  "adc-2chain",
                                         "adc-1chain-pf", "kernel-2021", "kernel-2023",
                                         "kernel-2021+kflags", "kernel-2023+kflags",
                                         "adx",         "avx2",        "avx512",
                                         "avx512-vnni"};
+    const char *ref_name = "ref";
+    const void *ref_fn = (const void *)cb_csum_ref;
+    unsigned want_needs[4] = {CB_CPU_ADX, CB_CPU_AVX2, CB_CPU_AVX512F | CB_CPU_AVX512BW,
+                              CB_CPU_AVX512F | CB_CPU_AVX512BW | CB_CPU_AVX512VNNI};
+    const char *simd[4] = {"adx", "avx2", "avx512", "avx512-vnni"};
+#elif defined(__aarch64__)
+    /* The reference on arm64 is the kernel's do_csum, ported. */
+    static const char *const names[] = {"do-csum", "do-csum+kflags", "ref", "generic-64",
+                                        "neon-uadalp", "neon-uadalp-x4", "neon-uaddw-x2"};
+    const char *ref_name = "do-csum";
+    const void *ref_fn = (const void *)cb_csum_a64_do_csum;
+    unsigned want_needs[3] = {CB_CPU_ASIMD, CB_CPU_ASIMD, CB_CPU_ASIMD};
+    const char *simd[3] = {"neon-uadalp", "neon-uadalp-x4", "neon-uaddw-x2"};
+#endif
     is_int(p->nvariants, sizeof names / sizeof names[0], "variant count");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         int found = 0;
@@ -200,18 +218,15 @@ static void test_table(void)
         const struct cb_variant *v = &p->variants[j];
         if (v->flags & CB_VARIANT_REFERENCE) {
             nref++;
-            is_str(v->name, "ref", "the reference variant is ref");
-            ok(v->fn == (const void *)cb_csum_ref, "ref calls cb_csum_ref");
+            is_str(v->name, ref_name, "the reference variant is %s", ref_name);
+            ok(v->fn == ref_fn, "%s calls its own function", ref_name);
         }
         if (!v->desc || !*v->desc || !v->fn)
             descs = 0;
     }
     is_int(nref, 1, "exactly one reference variant");
     ok(descs, "every variant has a description and a function");
-    unsigned want_needs[4] = {CB_CPU_ADX, CB_CPU_AVX2, CB_CPU_AVX512F | CB_CPU_AVX512BW,
-                              CB_CPU_AVX512F | CB_CPU_AVX512BW | CB_CPU_AVX512VNNI};
-    const char *simd[4] = {"adx", "avx2", "avx512", "avx512-vnni"};
-    for (int k = 0; k < 4; k++)
+    for (size_t k = 0; k < sizeof simd / sizeof simd[0]; k++)
         for (size_t j = 0; j < p->nvariants; j++)
             if (strcmp(p->variants[j].name, simd[k]) == 0)
                 is_uint(p->variants[j].needs, want_needs[k], "%s needs", simd[k]);
@@ -319,6 +334,7 @@ static void test_edges(const struct cb_variant *v)
     free(raw);
 }
 
+#if defined(__x86_64__)
 /* CB_CPU_MASK hides the VNNI bit: avx512-vnni is then not runnable, and
  * verify refuses it rather than run an instruction the CPU may lack. */
 static void test_vnni_mask(void)
@@ -336,6 +352,51 @@ static void test_vnni_mask(void)
     is_int(rc, -ENOTSUP, "verify refuses avx512-vnni when VNNI is hidden");
     is_uint(cb_cpu_feature_by_name("avx512vnni"), CB_CPU_AVX512VNNI, "feature name avx512vnni");
 }
+#elif defined(__aarch64__)
+/* CB_CPU_MASK hides ASIMD: the NEON variants are then not runnable, and
+ * verify refuses them rather than run an instruction the CPU may lack. */
+static void test_asimd_mask(void)
+{
+    const struct cb_variant *v = cb_variant_find(&cb_probe_csum, "neon-uadalp");
+    ok(v != NULL, "neon-uadalp is in the table");
+    if (!v)
+        return;
+    setenv("CB_CPU_MASK", "asimd", 1);
+    unsigned masked = cb_cpu_features();
+    struct cb_verdict out;
+    int rc = cb_probe_csum.verify(v, &out);
+    unsetenv("CB_CPU_MASK");
+    ok(!(masked & CB_CPU_ASIMD), "CB_CPU_MASK=asimd hides the feature");
+    is_int(rc, -ENOTSUP, "verify refuses neon-uadalp when ASIMD is hidden");
+    is_uint(cb_cpu_feature_by_name("asimd"), CB_CPU_ASIMD, "feature name asimd");
+}
+
+/* Every length 0..2048 at start offsets 0..15 (odd and even, against the
+ * aligned words do_csum reads) with initial sums 0 and 0xffffffff, against
+ * the big-endian sum: independent of the probe's verify and its byte loop. */
+static void test_sweep(const struct cb_variant *v)
+{
+    unsigned char *raw = malloc(2048 + 64 + 64);
+    unsigned char *base = (unsigned char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    for (size_t i = 0; i < 2048 + 64; i++)
+        base[i] = (unsigned char)rnd();
+    int bad = 0;
+    for (size_t len = 0; len <= 2048 && !bad; len++)
+        for (size_t al = 0; al < 16 && !bad; al++)
+            for (int k = 0; k < 2 && !bad; k++) {
+                uint32_t s0 = k ? 0xffffffffu : 0;
+                uint16_t got = call_fold(v, base + al, len, s0);
+                uint16_t want = indep_csum(base + al, len, s0);
+                if (got != want) {
+                    bad = 1;
+                    printf("#   len=%zu align=%zu sum0=0x%08x: got 0x%04x, want 0x%04x\n", len,
+                           al, (unsigned)s0, got, want);
+                }
+            }
+    ok(!bad, "%s: lengths 0..2048 at offsets 0..15 agree with the big-endian sum", v->name);
+    free(raw);
+}
+#endif
 
 static void test_wrong(const char *name, cb_csum_fn fn, int want_odd)
 {
@@ -436,13 +497,23 @@ int main(void)
         test_independent(v);
         test_guard_pages(v);
         test_edges(v);
+#if defined(__aarch64__)
+        test_sweep(v);
+        if (strcmp(v->name, "do-csum") == 0)
+            best = v;
+#else
         if (strcmp(v->name, "kernel-2023") == 0)
             best = v;
+#endif
     }
     test_wrong("drop-odd-byte", wrong_drop_odd, 1);
     test_wrong("no-carry", wrong_no_carry, 0);
     test_unrunnable();
+#if defined(__x86_64__)
     test_vnni_mask();
+#elif defined(__aarch64__)
+    test_asimd_mask();
+#endif
     if (best) {
         test_run(best, CB_MODE_WARM, 1000);
         test_run(best, CB_MODE_COLD, 1500);

@@ -3,7 +3,6 @@
 #include "ceilings.h"
 
 #include <errno.h>
-#include <immintrin.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +10,6 @@
 #include <sys/mman.h>
 
 #include "caches.h"
-#include "cpu.h"
 #include "tsc.h"
 
 static const char *const level_names[CB_NLEVELS] = {"L1", "L2", "L3", "DRAM"};
@@ -95,243 +93,6 @@ double cb_ceil_share(double figure, double ceiling)
     return figure / ceiling;
 }
 
-/* ---- the loops ----------------------------------------------------------- */
-
-/* Each loop moves n bytes (a multiple of 512) from or to p and returns
- * something that depends on every load, so nothing can be left out.  The
- * vector loops keep eight accumulators, so that the adds never wait on
- * each other and the loads are the limit. */
-typedef uint64_t (*loop_fn)(void *p, size_t n);
-
-/* Loads into registers and nothing else, in asm: the load ports are the
- * ceiling, so no add may share their cycles (a loop that summed what it
- * loaded reached only 70% of likwid-bench's load_avx512 on this project's
- * VM, limited by the adds), and the compiler may neither drop nor merge
- * loads whose values are unused.  Eight per step, 512 bytes for AVX-512. */
-#define LOAD8(INSN, W, R)                                                     \
-    INSN " 0*" #W "(%[p]), %%" R "0\n\t" INSN " 1*" #W "(%[p]), %%" R "1\n\t" \
-    INSN " 2*" #W "(%[p]), %%" R "2\n\t" INSN " 3*" #W "(%[p]), %%" R "3\n\t" \
-    INSN " 4*" #W "(%[p]), %%" R "4\n\t" INSN " 5*" #W "(%[p]), %%" R "5\n\t" \
-    INSN " 6*" #W "(%[p]), %%" R "6\n\t" INSN " 7*" #W "(%[p]), %%" R "7\n\t"
-#define LOAD_ASM(INSN, W, R)                                                  \
-    const char *p = buf, *end = p + n;                                        \
-    __asm__ volatile("1:\n\t" LOAD8(INSN, W, R)                              \
-                     "addq $8*" #W ", %[p]\n\t"                              \
-                     "cmpq %[e], %[p]\n\t"                                   \
-                     "jne 1b"                                                 \
-                     : [p] "+r"(p)                                            \
-                     : [e] "r"(end)                                           \
-                     : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", \
-                       "xmm5", "xmm6", "xmm7");                               \
-    return 0
-
-__attribute__((target("avx512f"))) static uint64_t load_avx512(void *buf, size_t n)
-{
-    LOAD_ASM("vmovdqa64", 64, "zmm");
-}
-
-/* 256 and 128 bytes a step: every set is a multiple of 4 KiB. */
-__attribute__((target("avx2"))) static uint64_t load_avx2(void *buf, size_t n)
-{
-    LOAD_ASM("vmovdqa", 32, "ymm");
-}
-
-static uint64_t load_sse2(void *buf, size_t n)
-{
-    LOAD_ASM("movdqa", 16, "xmm");
-}
-
-/* Scalar 64-bit loads into four registers, as the vector loops do. */
-static uint64_t load_scalar(void *buf, size_t n)
-{
-    const char *p = buf, *end = p + n;
-    uint64_t a, b, c, d;
-    __asm__ volatile("1:\n\t"
-                     "movq 0(%[p]), %[a]\n\t"
-                     "movq 8(%[p]), %[b]\n\t"
-                     "movq 16(%[p]), %[c]\n\t"
-                     "movq 24(%[p]), %[d]\n\t"
-                     "movq 32(%[p]), %[a]\n\t"
-                     "movq 40(%[p]), %[b]\n\t"
-                     "movq 48(%[p]), %[c]\n\t"
-                     "movq 56(%[p]), %[d]\n\t"
-                     "addq $64, %[p]\n\t"
-                     "cmpq %[e], %[p]\n\t"
-                     "jne 1b"
-                     : [p] "+r"(p), [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [d] "=&r"(d)
-                     : [e] "r"(end)
-                     : "cc", "memory");
-    return a ^ b ^ c ^ d;
-}
-
-#define STORE8(STORE, W)                                                      \
-    STORE((void *)(p + i + 0 * (W)), v); STORE((void *)(p + i + 1 * (W)), v);  \
-    STORE((void *)(p + i + 2 * (W)), v); STORE((void *)(p + i + 3 * (W)), v);  \
-    STORE((void *)(p + i + 4 * (W)), v); STORE((void *)(p + i + 5 * (W)), v);  \
-    STORE((void *)(p + i + 6 * (W)), v); STORE((void *)(p + i + 7 * (W)), v)
-
-__attribute__((target("avx512f"))) static uint64_t store_avx512(void *buf, size_t n)
-{
-    char *p = buf;
-    __m512i v = _mm512_set1_epi64((long long)n);
-    /* Opaque, so that the loop cannot be turned into a call of memset. */
-    __asm__("" : "+v"(v));
-    for (size_t i = 0; i < n; i += 512) {
-        STORE8(_mm512_store_si512, 64);
-    }
-    return 0;
-}
-
-__attribute__((target("avx2"))) static uint64_t store_avx2(void *buf, size_t n)
-{
-    char *p = buf;
-    __m256i v = _mm256_set1_epi64x((long long)n);
-    __asm__("" : "+x"(v));
-    for (size_t i = 0; i < n; i += 256) {
-        STORE8(_mm256_store_si256, 32);
-    }
-    return 0;
-}
-
-static uint64_t store_sse2(void *buf, size_t n)
-{
-    char *p = buf;
-    __m128i v = _mm_set1_epi64x((long long)n);
-    __asm__("" : "+x"(v));
-    for (size_t i = 0; i < n; i += 128) {
-        STORE8(_mm_store_si128, 16);
-    }
-    return 0;
-}
-
-static uint64_t store_scalar(void *buf, size_t n)
-{
-    char *p = buf, *end = p + n;
-    uint64_t v = n;
-    __asm__ volatile("1:\n\t"
-                     "movq %[v], 0(%[p])\n\t"
-                     "movq %[v], 8(%[p])\n\t"
-                     "movq %[v], 16(%[p])\n\t"
-                     "movq %[v], 24(%[p])\n\t"
-                     "movq %[v], 32(%[p])\n\t"
-                     "movq %[v], 40(%[p])\n\t"
-                     "movq %[v], 48(%[p])\n\t"
-                     "movq %[v], 56(%[p])\n\t"
-                     "addq $64, %[p]\n\t"
-                     "cmpq %[e], %[p]\n\t"
-                     "jne 1b"
-                     : [p] "+r"(p)
-                     : [e] "r"(end), [v] "r"(v)
-                     : "cc", "memory");
-    return 0;
-}
-
-/* One add-with-carry chain: every adcq waits for the previous one's carry.
- * decq leaves CF alone, so the chain runs on across steps. */
-static uint64_t adc_1chain(void *buf, size_t n)
-{
-    const char *p = buf;
-    uint64_t a = 0;
-    size_t k = n / 64;
-    __asm__("clc\n\t"
-            "1:\n\t"
-            "adcq 0(%[p]), %[a]\n\t"
-            "adcq 8(%[p]), %[a]\n\t"
-            "adcq 16(%[p]), %[a]\n\t"
-            "adcq 24(%[p]), %[a]\n\t"
-            "adcq 32(%[p]), %[a]\n\t"
-            "adcq 40(%[p]), %[a]\n\t"
-            "adcq 48(%[p]), %[a]\n\t"
-            "adcq 56(%[p]), %[a]\n\t"
-            "leaq 64(%[p]), %[p]\n\t"
-            "decq %[k]\n\t"
-            "jnz 1b\n\t"
-            "adcq $0, %[a]"
-            : [a] "+r"(a), [p] "+r"(p), [k] "+r"(k)
-            :
-            : "cc", "memory");
-    return a;
-}
-
-#define ADX8(off)                                                             \
-    "adcxq " #off "+0(%[p]), %[a]\n\t"                                       \
-    "adoxq " #off "+8(%[p]), %[b]\n\t"                                       \
-    "adcxq " #off "+16(%[p]), %[a]\n\t"                                      \
-    "adoxq " #off "+24(%[p]), %[b]\n\t"                                      \
-    "adcxq " #off "+32(%[p]), %[a]\n\t"                                      \
-    "adoxq " #off "+40(%[p]), %[b]\n\t"                                      \
-    "adcxq " #off "+48(%[p]), %[a]\n\t"                                      \
-    "adoxq " #off "+56(%[p]), %[b]\n\t"
-
-/* Two independent carry chains: adcx carries through CF only and adox
- * through OF only.  decq would clobber OF, so each 256-byte step starts by
- * clearing both flags and ends by adding them back in. */
-__attribute__((target("adx"))) static uint64_t adc_2chain(void *buf, size_t n)
-{
-    const char *p = buf;
-    uint64_t a = 0, b = 0, z = 0;
-    size_t k = n / 256;
-    __asm__("1:\n\t"
-            "xorl %k[z], %k[z]\n\t"
-            ADX8(0) ADX8(64) ADX8(128) ADX8(192)
-            "adcxq %[z], %[a]\n\t"
-            "adoxq %[z], %[b]\n\t"
-            "leaq 256(%[p]), %[p]\n\t"
-            "decq %[k]\n\t"
-            "jnz 1b"
-            : [a] "+r"(a), [b] "+r"(b), [p] "+r"(p), [k] "+r"(k), [z] "+r"(z)
-            :
-            : "cc", "memory");
-    return a + b;
-}
-
-/* rep movsb of the first half of the set into the second. */
-static uint64_t rep_movsb(void *buf, size_t n)
-{
-    void *d = (char *)buf + n / 2;
-    const void *s = buf;
-    size_t c = n / 2;
-    __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(c) : : "memory");
-    return 0;
-}
-
-static uint64_t rep_stosb(void *buf, size_t n)
-{
-    void *d = buf;
-    size_t c = n;
-    __asm__ volatile("rep stosb" : "+D"(d), "+c"(c) : "a"(0x5a) : "memory");
-    return 0;
-}
-
-/* ---- timing --------------------------------------------------------------- */
-
-const char *cb_ceil_widest_isa(void)
-{
-    unsigned f = cb_cpu_features();
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && (f & CB_CPU_AVX512F))
-        return "avx512";
-    if (__builtin_cpu_supports("avx2") && (f & CB_CPU_AVX2))
-        return "avx2";
-    return "sse2";
-}
-
-static loop_fn load_loop(const char *isa)
-{
-    return strcmp(isa, "avx512") == 0 ? load_avx512
-           : strcmp(isa, "avx2") == 0 ? load_avx2
-           : strcmp(isa, "sse2") == 0 ? load_sse2
-                                      : load_scalar;
-}
-
-static loop_fn store_loop(const char *isa)
-{
-    return strcmp(isa, "avx512") == 0 ? store_avx512
-           : strcmp(isa, "avx2") == 0 ? store_avx2
-           : strcmp(isa, "sse2") == 0 ? store_sse2
-                                      : store_scalar;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -347,7 +108,7 @@ static void sink(uint64_t v)
 /* The best rate of trials timed windows, each of reps passes of fn over n
  * bytes that move moved bytes; spread = middle half of the rates, % of the
  * best.  One untimed pass first brings the set where the level keeps it. */
-static double time_loop(loop_fn fn, void *buf, size_t n, uint64_t moved, int trials,
+static double time_loop(cb_ceil_fn fn, void *buf, size_t n, uint64_t moved, int trials,
                         double tsc_ghz, int dram, double *spread)
 {
     double r[32];
@@ -437,36 +198,20 @@ int cb_ceilings_measure(struct cb_ceilings *cs, double tsc_ghz, double core_ghz,
     void *buf = map(biggest);
     if (!buf)
         return -ENOMEM;
-    const char *vec = cb_ceil_widest_isa();
-    const char *isas[2] = {vec, "scalar"};
-    unsigned f = cb_cpu_features();
+    struct cb_ceil_loop loops[CB_CEIL_MAX];
+    size_t nloops = cb_ceil_loops(loops, CB_CEIL_MAX);
     for (int l = 0; l < CB_NLEVELS; l++) {
         size_t n = cs->set[l];
         if (!n)
             continue;
         int dram = l == CB_DRAM, tr = dram && trials > 3 ? 3 : trials;
-        double sp, b;
-        for (int i = 0; i < 2; i++) {
-            b = time_loop(load_loop(isas[i]), buf, n, n, tr, tsc_ghz, dram, &sp);
-            add(cs, "load", isas[i], l, n, b, sp, tr);
-        }
-        for (int i = 0; i < 2; i++) {
-            b = time_loop(store_loop(isas[i]), buf, n, n, tr, tsc_ghz, dram, &sp);
-            add(cs, "store", isas[i], l, n, b, sp, tr);
-        }
-        if (l == CB_L1) {
-            b = time_loop(adc_1chain, buf, n, n, tr, tsc_ghz, 0, &sp);
-            add(cs, "adc", "scalar", l, n, b, sp, tr);
-            if (f & CB_CPU_ADX) {
-                b = time_loop(adc_2chain, buf, n, n, tr, tsc_ghz, 0, &sp);
-                add(cs, "adcx2", "scalar", l, n, b, sp, tr);
-            }
-        }
-        if (!dram) {
-            b = time_loop(rep_movsb, buf, n, n / 2, tr, tsc_ghz, 0, &sp);
-            add(cs, "movsb", "scalar", l, n, b, sp, tr);
-            b = time_loop(rep_stosb, buf, n, n, tr, tsc_ghz, 0, &sp);
-            add(cs, "stosb", "scalar", l, n, b, sp, tr);
+        for (size_t i = 0; i < nloops; i++) {
+            const struct cb_ceil_loop *lp = &loops[i];
+            if (!(lp->levels & (1u << l)))
+                continue;
+            double sp, b = time_loop(lp->fn, buf, n, lp->half ? n / 2 : n, tr, tsc_ghz,
+                                     dram, &sp);
+            add(cs, lp->kind, lp->isa, l, n, b, sp, tr);
         }
     }
     munmap(buf, biggest);
@@ -480,7 +225,7 @@ double cb_ceil_load_once(uint64_t bytes, int trials)
     if (!buf)
         return NAN;
     double sp;
-    double b = time_loop(load_loop(cb_ceil_widest_isa()), buf, bytes, bytes, trials,
+    double b = time_loop(cb_ceil_load_fn(cb_ceil_widest_isa()), buf, bytes, bytes, trials,
                          cb_tsc_ghz(NULL), 0, &sp);
     munmap(buf, bytes);
     return b;

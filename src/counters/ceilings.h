@@ -8,9 +8,11 @@
  * of the trials kept as the spread.  Measured: loads and stores from working
  * sets sized to sit in L1, L2, L3 and DRAM, with the widest vector ISA this
  * CPU runs (chosen at run time, never -march=native) and with scalar 64-bit
- * moves; one add-with-carry chain and two independent ones (adcx/adox: the
- * carry and overflow flags are the only two carries x86 has); rep movsb and
- * rep stosb.
+ * moves; one add-with-carry chain.  On x86-64 also two independent carry
+ * chains (adcx/adox: the carry and overflow flags are the only two carries
+ * x86 has), rep movsb and rep stosb; on arm64 the four-register ld1/st1
+ * beside ldp/stp q, `dc zva` zeroing (where EL1 permits it), and glibc's
+ * memcpy and memset in the place of rep movsb/stosb.
  *
  * Figures are bytes per TSC tick (a fixed reference clock, labelled so) and
  * bytes per estimated core cycle (the tick figure times tsc_ghz / core_ghz,
@@ -37,10 +39,13 @@ enum cb_ceil_level { CB_L1, CB_L2, CB_L3, CB_DRAM, CB_NLEVELS };
 #define CB_CEIL_DRAM_CAP (256ull << 20)
 
 struct cb_ceiling {
-    char kind[8];          /* "load", "store", "adc", "adcx2", "movsb", "stosb" */
-    char isa[8];           /* "avx512", "avx2", "sse2", "scalar" (adc*, movsb, stosb: "scalar") */
+    char kind[8];          /* "load", "store", "adc", "adcx2", "movsb", "stosb"; arm64:
+                              "load", "store", "adc", "zva", "memcpy", "memset" */
+    char isa[8];           /* "avx512", "avx2", "sse2", "scalar" (adc*, movsb, stosb: "scalar");
+                              arm64: "neon" (ldp/stp q), "neon-x4" (ld1/st1 of 4 registers),
+                              "scalar" (ldp/stp x), "dczva", "glibc" */
     int level;             /* enum cb_ceil_level of the working set */
-    uint64_t set_bytes;    /* working set (movsb: source and destination together) */
+    uint64_t set_bytes;    /* working set (movsb, memcpy: source and destination together) */
     double bpt;            /* best bytes per TSC tick */
     double bpc;            /* bytes per estimated core cycle; NAN: no core estimate */
     double spread_pct;     /* middle half of the trials' rates, % of the best */
@@ -98,7 +103,40 @@ void cb_ceilings_model(struct cb_ceilings *cs, double tsc_ghz, double core_per_t
  * failure. */
 double cb_ceil_load_once(uint64_t bytes, int trials);
 
-/* The widest vector ISA this CPU runs: "avx512", "avx2" or "sse2". */
+/* The widest vector ISA this CPU runs: "avx512", "avx2" or "sse2" on
+ * x86-64, "neon" on arm64. */
 const char *cb_ceil_widest_isa(void);
+
+/* ---- the loops, one file per architecture --------------------------------
+ * ceilings_x86.c and ceilings_arm64.c each give the loops their CPU runs;
+ * this file times them, so the timing and the sets are the same code on
+ * both.  Exposed for the tests, which check what each loop touches. */
+
+/* One loop over n bytes at p (n a multiple of 4096, p page-aligned). */
+typedef uint64_t (*cb_ceil_fn)(void *p, size_t n);
+
+struct cb_ceil_loop {
+    const char *kind;      /* struct cb_ceiling's kind */
+    const char *isa;       /* and isa */
+    cb_ceil_fn fn;
+    unsigned levels;       /* bit (1u << level) for each level it is measured at */
+    int half;              /* 1: moves n/2 bytes (copies one half of the set into the other) */
+};
+#define CB_CEIL_LEVELS_ALL ((1u << CB_NLEVELS) - 1)
+#define CB_CEIL_LEVELS_CACHED (CB_CEIL_LEVELS_ALL & ~(1u << CB_DRAM))
+
+/* The loops this CPU runs, in the order they are measured at each level;
+ * at most max written, the count returned. */
+size_t cb_ceil_loops(struct cb_ceil_loop *out, size_t max);
+
+/* The load loop of an ISA cb_ceil_loops names (the scalar one for any
+ * other name). */
+cb_ceil_fn cb_ceil_load_fn(const char *isa);
+
+#if defined(__aarch64__)
+/* The dc zva block in bytes, from DCZID_EL0; 0 when dc zva is prohibited
+ * (then no "zva" loop is measured). */
+unsigned cb_ceil_zva_block(void);
+#endif
 
 #endif
