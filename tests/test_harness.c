@@ -52,7 +52,11 @@ static void t_run(struct cb_case *c, uint64_t iters)
     uint64_t acc = c->sink;
     for (uint64_t i = 0; i < iters; i++)
         for (size_t k = 0; k < c->size; k++)
+#if defined(__x86_64__)
             __asm__ __volatile__("add $1, %0" : "+r"(acc));
+#else
+            __asm__ __volatile__("add %0, %0, #1" : "+r"(acc));
+#endif
     c->sink = acc;
     if (s->stop_after && s->calls >= (uint64_t)s->stop_after && s->stop)
         *s->stop = 1;

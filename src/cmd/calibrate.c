@@ -30,7 +30,8 @@ static void ticks_line(const char *what, double ticks, double ratio)
     if (isnan(ticks))
         printf("  %-26s %s\n", what, "not available");
     else
-        printf("  %-26s %8.0f TSC ticks  (~%.0f core cycles, estimated)\n", what, ticks, ticks * ratio);
+        printf("  %-26s %8.0f " CB_TSC_NAME " ticks  (~%.0f core cycles, estimated)\n", what, ticks,
+               ticks * ratio);
 }
 
 /* Readings of the meter over about 100 ms on the calling thread's CPU
@@ -168,11 +169,11 @@ static void fpu_print(FILE *out, const struct cb_ceilings *cs)
             strcmp(f->source, "model") == 0 ? " (FIXED MODEL FIGURES)" : "", f->save_insn,
             f->state_bytes, (unsigned long long)f->xcr0,
             f->xcr0 != f->saved_mask ? ", AMX tiles left out" : "");
-    fprintf(out, "  first use        %6.0f TSC ticks", f->first_ticks);
+    fprintf(out, "  first use        %6.0f " CB_TSC_NAME " ticks", f->first_ticks);
     if (isfinite(r))
         fprintf(out, " (~%.0f core cycles)", f->first_ticks * r);
     fprintf(out, ": save %.0f, restore %.0f, fninit\n", f->save_ticks, f->restore_ticks);
-    fprintf(out, "  later use        %6.0f TSC ticks", f->later_ticks);
+    fprintf(out, "  later use        %6.0f " CB_TSC_NAME " ticks", f->later_ticks);
     if (isfinite(r))
         fprintf(out, " (~%.0f core cycles)", f->later_ticks * r);
     fprintf(out, ": fninit, ldmxcsr (no save)\n");
@@ -182,7 +183,8 @@ static void fpu_print(FILE *out, const struct cb_ceilings *cs)
 static void ceilings_print(FILE *out, const struct cb_ceilings *cs)
 {
     char a[32], b[32], c[32];
-    fprintf(out, "ceilings (%s): bytes per TSC tick at %.3f GHz, and per estimated core cycle",
+    fprintf(out,
+            "ceilings (%s): bytes per " CB_TSC_NAME " tick at %.3f GHz, and per estimated core cycle",
             strcmp(cs->source, "model") == 0 ? "FIXED MODEL FIGURES, not this machine" : cs->source,
             cs->tsc_ghz);
     if (cs->core_ghz > 0)
@@ -338,6 +340,32 @@ static int ceilings_section(const struct cb_clocks *k, int trials, struct cb_cei
     return 0;
 }
 
+/* The fixed-rate counter (on arm64 with its resolution) and the core-clock
+ * estimate with both chains. */
+static void clocks_report(const struct cb_clocks *k)
+{
+    printf("%-18s %.4f GHz (%s)\n", CB_TSC_NAME " frequency", k->tsc_ghz, k->tsc_source);
+    if (CB_CHAIN_ARM64)
+        printf("  resolution       %.2f ns a tick: a sample spans >= %.0f ticks (%.1f us) for "
+               "quantisation under %.1f%%\n", cb_tsc_tick_ns(k->tsc_ghz), CB_TSC_QUANT_TICKS,
+               CB_TSC_QUANT_TICKS * cb_tsc_tick_ns(k->tsc_ghz) / 1e3, CB_TSC_QUANT_BOUND * 100);
+    printf("core clock         %.3f GHz estimated by the %s (spread %.2f%%)\n", k->core_ghz,
+           k->est.method, isfinite(k->est.spread_pct) ? k->est.spread_pct : 0);
+    printf("  add chain        %.3f GHz (dependent adds, latency 1; slope of the fastest 20k- and "
+           "60k-add windows)\n", k->est.add_ghz);
+    if (CB_CHAIN_ARM64)
+        printf("  mul chain        %.3f GHz (dependent muls taken as latency 2, the least of any "
+               "core: a lower bound, the check)\n", k->est.imul_ghz);
+    else
+        printf("  imul chain       %.3f GHz (dependent imuls, latency 3: the independent check)\n",
+               k->est.imul_ghz);
+    printf("  agreement        %s\n",
+           k->est.add_ghz > 0 && k->est.imul_ghz > 0 &&
+                   fabs(k->est.add_ghz / k->est.imul_ghz - 1) <= CB_CORE_AGREE
+               ? "within 3%: the add chain is taken"
+               : "they disagree: the physically consistent one is taken (see tsc.h)");
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     int cpu = CB_CPU_DEFAULT;   /* the CPU a run pins to by default */
@@ -368,18 +396,7 @@ int cmd_calibrate(int argc, char **argv)
     struct cb_clocks k;
     cb_clocks_measure(&k);
     printf("CPU %d\n", pinned);
-    printf("TSC frequency      %.4f GHz (%s)\n", k.tsc_ghz, k.tsc_source);
-    printf("core clock         %.3f GHz estimated by the %s (spread %.2f%%)\n", k.core_ghz,
-           k.est.method, isfinite(k.est.spread_pct) ? k.est.spread_pct : 0);
-    printf("  add chain        %.3f GHz (dependent adds, latency 1; slope of the fastest 20k- and "
-           "60k-add windows)\n", k.est.add_ghz);
-    printf("  imul chain       %.3f GHz (dependent imuls, latency 3: the independent check)\n",
-           k.est.imul_ghz);
-    printf("  agreement        %s\n",
-           k.est.add_ghz > 0 && k.est.imul_ghz > 0 &&
-                   fabs(k.est.add_ghz / k.est.imul_ghz - 1) <= CB_CORE_AGREE
-               ? "within 3%: the add chain is taken"
-               : "they disagree: the physically consistent one is taken (see tsc.h)");
+    clocks_report(&k);
     double ratio = k.tsc_ghz > 0 ? k.core_ghz / k.tsc_ghz : NAN;
     meter_report(pinned, k.tsc_ghz);
 
@@ -409,7 +426,7 @@ int cmd_calibrate(int argc, char **argv)
     struct cb_read_cost cost;
     cb_counters_read_cost(&cs, 2001, &cost);
     printf("read cost (median of 2001 reads)\n");
-    ticks_line("rdtsc begin+end pair", cost.rdtsc_ticks, ratio);
+    ticks_line(CB_TSC_READ " begin+end pair", cost.rdtsc_ticks, ratio);
     ticks_line("read() of the group", cost.syscall_ticks, ratio);
     ticks_line("rdpmc of the group", cost.rdpmc_ticks, ratio);
     ticks_line("one full sample read", cost.read_ticks, ratio);

@@ -93,9 +93,18 @@ static void list_events(void)
         if (def && *def)
             printf("%-16s %s\n", "", def);
     }
+#if defined(__aarch64__)
+    /* The generic timer has the TSC's role (and its name here, so -e tsc
+     * means the same on both arches); it ticks far slower than the core. */
+    printf("%-16s %-10s %-6s %s\n", "tsc", "tsc", "yes",
+           "CNTVCT_EL0: the generic timer's count at CNTFRQ_EL0 Hz, in the TSC's role (always)");
+    printf("%-16s %-10s %-6s %s\n", "cycles-est", "estimate", "yes",
+           "CNTVCT_EL0 ticks x core/timer clock ratio from a dependent add chain (always)");
+#else
     printf("%-16s %-10s %-6s %s\n", "tsc", "tsc", "yes", "rdtsc/rdtscp: reference cycles (always)");
     printf("%-16s %-10s %-6s %s\n", "cycles-est", "estimate", "yes",
            "TSC ticks x core/TSC clock ratio from a dependent add (or imul) chain (always)");
+#endif
     printf("Any libpfm4 event string also works with -e, e.g. perf::PERF_COUNT_SW_PAGE_FAULTS.\n");
 }
 

@@ -140,7 +140,11 @@ static int child_env(const char *out, const char *vg, const char *spec, char cac
         snprintf(cold, sizeof cold, "%llu", want);
         setenv(CB_SIM_COLD_ENV, cold, 1);
     } else {
+#if defined(__x86_64__)
         snprintf(desc, sizeof desc, "valgrind's default caches (neither cpuid nor sysfs gives this CPU's caches)");
+#else
+        snprintf(desc, sizeof desc, "valgrind's default caches (sysfs does not give this CPU's caches)");
+#endif
         unsetenv(CB_SIM_COLD_ENV);
     }
     snprintf(model, sizeof model, "%s %s branch-sim=yes", version, desc);

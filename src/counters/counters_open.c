@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include "counters.h"
 
-#include <cpuid.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +14,9 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "meter.h"
+#include "tsc.h"
 
 static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
                            unsigned long flags)
@@ -34,11 +36,23 @@ static int read_paranoid(void)
     return v;
 }
 
-static int in_vm(void)
+/* Why no PMU event of this kind opened, where the kernel gave no more than
+ * ENOENT/EOPNOTSUPP: a guest's missing virtual PMU, else a missing driver. */
+static const char *no_pmu_hint(char *buf, size_t len)
 {
-    unsigned a, b, c, d;
-    __cpuid(1, a, b, c, d);
-    return (c >> 31) & 1;
+#if defined(__x86_64__)
+    (void)buf, (void)len;
+    return cb_meter_hypervisor() ? "no hardware PMU: this looks like a VM, cpuid says hypervisor"
+                                 : "the kernel has no PMU driver for this event";
+#else
+    char what[200];
+    if (cb_meter_guess_vm(NULL, what, sizeof what) > 0)
+        snprintf(buf, len, "no hardware PMU: this looks like a VM (%.80s)", what);
+    else
+        snprintf(buf, len, "the kernel has no PMU driver for this event (arm64: CONFIG_ARM_PMU "
+                           "and the PMU's DT/ACPI node; a guest: a vPMU)");
+    return buf;
+#endif
 }
 
 /* The reason an event did not open, by cause and with what to do. */
@@ -46,13 +60,19 @@ static void open_failure(struct cb_counter *c, int err, int paranoid)
 {
     const char *hint;
     char buf[128];
+    char part[CB_EVENT_NAME_MAX];
+    snprintf(part, sizeof(part), "%s", c->spec.part);
     switch (err) {
+    case ENOSYS:
+        /* qemu-user, or a kernel built without perf events: nothing can
+         * be counted, and that is the whole reason. */
+        snprintf(c->why, sizeof(c->why),
+                 "%.60s: perf_event_open not implemented here (ENOSYS: an emulator?)", part);
+        return;
     case ENOENT:
     case EOPNOTSUPP:
-        hint = c->spec.source == CB_SRC_SOFTWARE
-                   ? "this kernel has no such software event"
-                   : in_vm() ? "no hardware PMU: this looks like a VM, cpuid says hypervisor"
-                             : "the kernel has no PMU driver for this event";
+        hint = c->spec.source == CB_SRC_SOFTWARE ? "this kernel has no such software event"
+                                                 : no_pmu_hint(buf, sizeof buf);
         break;
     case ENODEV:
         hint = "no such PMU in this kernel";
@@ -84,8 +104,6 @@ static void open_failure(struct cb_counter *c, int err, int paranoid)
         hint = "unexpected error";
         break;
     }
-    char part[CB_EVENT_NAME_MAX];
-    snprintf(part, sizeof(part), "%s", c->spec.part);
     snprintf(c->why, sizeof(c->why), "%.60s: perf_event_open: %.40s (%.140s)", part,
              strerror(err), hint);
 }
@@ -213,7 +231,7 @@ static struct cb_counter *add_pseudo(struct cb_counters *cs, const char *name,
 
 static void add_pseudo_events(struct cb_counters *cs, double tsc_ghz, double core_ghz)
 {
-    struct cb_counter *t = add_pseudo(cs, "tsc", "rdtsc", CB_SRC_TSC);
+    struct cb_counter *t = add_pseudo(cs, "tsc", CB_TSC_READ, CB_SRC_TSC);
     t->supported = 1;
     t->method = CB_READ_RDTSC;
 
@@ -271,7 +289,8 @@ int cb_counters_open(struct cb_counters *cs, const struct cb_event_spec *specs, 
         return rc;
     if (o.hw_asked && !o.hw_open)
         snprintf(cs->notice, sizeof(cs->notice),
-                 "no PMU counters here (%.300s): cycles come from the TSC (reference cycles) and an "
+                 "no PMU counters here (%.300s): cycles come from the " CB_TSC_NAME
+                 " (reference cycles) and an "
                  "estimate of core cycles",
                  o.first_hw_why ? o.first_hw_why : "none opened");
     return 0;

@@ -2,13 +2,16 @@
 #define _GNU_SOURCE
 #include "meter.h"
 
-#include <cpuid.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tsc.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 const char *cb_meter_kind_name(enum cb_meter_kind k)
 {
@@ -40,12 +43,74 @@ int cb_meter_kind_parse(const char *s)
     return -1;
 }
 
+/* The first line of sysroot/path into buf, trailing blanks cut; 0 when it
+ * could not be read or was empty. */
+static int first_line(const char *sysroot, const char *path, char *buf, size_t len)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s%s", sysroot ? sysroot : "", path);
+    FILE *f = fopen(p, "r");
+    buf[0] = 0;
+    if (!f)
+        return 0;
+    if (!fgets(buf, (int)len, f))
+        buf[0] = 0;
+    fclose(f);
+    size_t n = strlen(buf);
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\0'))
+        buf[--n] = 0;
+    return n > 0;
+}
+
+/* DMI system vendors (or product names) that only a virtual machine
+ * reports.  "Amazon EC2" is also the vendor of EC2's bare-metal
+ * instances, whose product name ends in ".metal". */
+static const char *const vm_vendors[] = {"QEMU", "KVM", "Amazon EC2", "Google", "Xen",
+                                         "Microsoft Corporation", "VMware", "innotek",
+                                         "Parallels", "OpenStack", "Alibaba Cloud", "Red Hat"};
+
+int cb_meter_guess_vm(const char *sysroot, char *what, size_t len)
+{
+    char v[128], prod[128];
+    if (first_line(sysroot, "/sys/hypervisor/type", v, sizeof v)) {
+        snprintf(what, len, "/sys/hypervisor/type says %s", v);
+        return 1;
+    }
+    if (first_line(sysroot, "/proc/device-tree/hypervisor/compatible", v, sizeof v)) {
+        snprintf(what, len, "the device tree has a hypervisor node (%s)", v);
+        return 1;
+    }
+    int have_vendor = first_line(sysroot, "/sys/class/dmi/id/sys_vendor", v, sizeof v);
+    first_line(sysroot, "/sys/class/dmi/id/product_name", prod, sizeof prod);
+    for (size_t i = 0; have_vendor && i < sizeof vm_vendors / sizeof vm_vendors[0]; i++) {
+        size_t k = strlen(vm_vendors[i]);
+        if (strncmp(v, vm_vendors[i], k) != 0 && strncmp(prod, vm_vendors[i], k) != 0)
+            continue;
+        size_t pl = strlen(prod);
+        if (strcmp(vm_vendors[i], "Amazon EC2") == 0 && pl > 6 && strcmp(prod + pl - 6, ".metal") == 0)
+            break;
+        snprintf(what, len, "DMI says %s%s%s", v, prod[0] ? ", " : "", prod);
+        return 1;
+    }
+    if (have_vendor) {
+        snprintf(what, len, "DMI says %s%s%s, not a known hypervisor", v, prod[0] ? ", " : "", prod);
+        return 0;
+    }
+    snprintf(what, len, "no /sys/hypervisor, device-tree hypervisor node or DMI vendor: unknown");
+    return -1;
+}
+
 int cb_meter_hypervisor(void)
 {
+#if defined(__x86_64__)
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d))
         return 0;
     return (c >> 31) & 1;
+#else
+    char what[256];
+    return cb_meter_guess_vm(NULL, what, sizeof what) > 0;
+#endif
 }
 
 /* "0-1", "0,64", "3": how many CPUs the list names. */
@@ -160,7 +225,7 @@ void cb_meter_baseline(struct cb_meter *m, int cpu, int siblings, int hypervisor
     m->kind = cb_meter_decide(siblings, hypervisor, m->spread_pct);
     const char *whose =
         siblings >= 2 ? "the kernel lists a sibling thread of this core"
-        : siblings == 1 ? "a guest (cpuid hypervisor bit) whose vCPU shows no sibling: a busy core "
+        : siblings == 1 ? "a guest (" CB_HV_EVIDENCE ") whose vCPU shows no sibling: a busy core "
                           "on the host is invisible here, so a shift is called host contention, never SMT"
                         : "topology unknown: a shift is called contention";
     if (m->kind == CB_METER_UNSTABLE)

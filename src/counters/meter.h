@@ -39,7 +39,7 @@ struct cb_meter {
     enum cb_meter_kind kind;
     int cpu;              /* the CPU it was taken on, -1 unknown */
     int siblings;         /* hardware threads the kernel lists for this core, 0 unknown */
-    int hypervisor;       /* cpuid says we run under a hypervisor */
+    int hypervisor;       /* we run under a hypervisor (cb_meter_hypervisor) */
     int n;                /* baseline readings taken */
     double q[5];          /* their min, p25, median, p75, max (raw) */
     double baseline;      /* q[2]; 0 when not taken */
@@ -65,7 +65,24 @@ void cb_meter_baseline(struct cb_meter *m, int cpu, int siblings, int hypervisor
  * (NONE/UNSTABLE), the reading failed, or there is no baseline. */
 double cb_meter_relative(const struct cb_meter *m, double raw);
 
-/* 1 when cpuid leaf 1 says a hypervisor is present. */
+/* 1 when a hypervisor is present: on x86 cpuid leaf 1 says so; on arm64,
+ * which has no such bit visible at EL0, cb_meter_guess_vm's best guess
+ * (unknown counts as no). */
 int cb_meter_hypervisor(void);
+
+/* Where that came from, for messages. */
+#if defined(__x86_64__)
+#define CB_HV_EVIDENCE "cpuid hypervisor bit"
+#else
+#define CB_HV_EVIDENCE "a best guess from /sys/hypervisor, the device tree or DMI"
+#endif
+
+/* The arm64 guess, pure over sysroot ("" or NULL: the real files), so that
+ * tests can feed it: /sys/hypervisor/type, a device-tree hypervisor node,
+ * or a DMI sys_vendor/product_name only VMs report (QEMU, KVM, Amazon EC2
+ * except *.metal, Google, Microsoft, VMware ...).  1 a VM, 0 DMI names a
+ * vendor that is not a hypervisor, -1 unknown; what (len bytes) says
+ * which evidence. */
+int cb_meter_guess_vm(const char *sysroot, char *what, size_t len);
 
 #endif

@@ -7,13 +7,15 @@
 #define _GNU_SOURCE
 #include "tsc.h"
 
-#include <cpuid.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
 
 static double sysfs_ghz(void)
 {
@@ -55,6 +57,18 @@ static double hypervisor_ghz(void)
     __cpuid(0x40000010, a, b, c, d);
     return a ? (double)a / 1e6 : 0;
 }
+
+#elif defined(__aarch64__)
+/* CNTFRQ_EL0: the counter's rate as firmware programmed it (the register
+ * only holds it; nothing checks it).  0 on broken firmware, then we
+ * calibrate. */
+static double cntfrq_ghz(void)
+{
+    uint64_t f;
+    __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(f));
+    return (double)f / 1e9;
+}
+#endif
 
 static double now_ns(void)
 {
@@ -102,12 +116,17 @@ double cb_tsc_ghz_reported(const char **how)
 {
     double g;
     const char *h = "none";
+#if defined(__x86_64__)
     if ((g = sysfs_ghz()) > 0)
         h = "sysfs";
     else if ((g = cpuid15_ghz()) > 0)
         h = "cpuid";
     else if ((g = hypervisor_ghz()) > 0)
         h = "hypervisor";
+#elif defined(__aarch64__)
+    if ((g = cntfrq_ghz()) > 0)
+        h = "cntfrq";
+#endif
     if (!(g > 0 && isfinite(g)))
         g = 0, h = "none";
     if (how)
@@ -147,6 +166,26 @@ double cb_tsc_ghz(const char **how)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
+#if defined(__x86_64__)
+/* The loop's own counter: decrement and branch back while not zero. */
+#define LOOP_TAIL "dec %1\n\tjnz 1b"
+#define CHAIN_ADD "add %2, %0"
+/* imul's latency is 3 cycles on every x86-64 core of the last fifteen
+ * years. */
+#define CHAIN_MUL "imul %0, %0"
+#define MUL_LATENCY 3
+#define MUL_WINDOW_ITERS 17 /* 17 x 200 imuls of 3 cycles */
+#elif defined(__aarch64__)
+#define LOOP_TAIL "subs %1, %1, #1\n\tb.ne 1b"
+#define CHAIN_ADD "add %0, %0, %2"
+/* A 64-bit mul takes 2 cycles on Neoverse N1/V1/N2/V2 and Cortex-A76 on,
+ * more on some older cores (3-5): 2, the least of any, makes the mul
+ * chain's figure a lower bound on the clock (cb_core_choose_arch). */
+#define CHAIN_MUL "mul %0, %0, %0"
+#define MUL_LATENCY 2
+#define MUL_WINDOW_ITERS 25 /* 25 x 200 muls of 2 cycles */
+#endif
+
 /* A dependent chain: a loop whose body is REPS copies of INSN, each reading
  * the register the previous one wrote, so the chain runs at INSN's latency
  * whatever the width of the machine.  The loop counter is a separate chain
@@ -159,8 +198,7 @@ double cb_tsc_ghz(const char **how)
         __asm__ __volatile__("1:\n\t"                                                           \
                              ".rept " STR(reps) "\n\t" insn "\n\t"                              \
                              ".endr\n\t"                                                        \
-                             "dec %1\n\t"                                                       \
-                             "jnz 1b"                                                           \
+                             LOOP_TAIL                                                          \
                              : "+r"(acc), "+r"(iters)                                           \
                              : "r"(one)                                                         \
                              : "cc");                                                           \
@@ -170,22 +208,21 @@ double cb_tsc_ghz(const char **how)
 /* ADDS_PER_ITER adds: one core cycle each.  Register to register: some
  * cores fold a chain of add-immediates at rename (this project's Xeon guest
  * ran "add $1" at six a cycle, 24.5 "GHz"), none an add of a register. */
-DEFINE_CHAIN(add_chain, 0, "add %2, %0", ADDS_PER_ITER)
+DEFINE_CHAIN(add_chain, 0, CHAIN_ADD, ADDS_PER_ITER)
 
-/* The same chain made of imul, whose latency is 3 cycles on every x86-64
- * core of the last fifteen years and which no renamer can fold: the
+/* The same chain made of (i)mul, which no renamer can fold: the
  * independent check on the add chain.  (A renamer that folds add-immediate
  * chains would make the add chain run faster than one add a cycle and the
  * core clock look higher than it is.) */
 #define IMULS_PER_ITER 200
-#define IMUL_LATENCY 3
-DEFINE_CHAIN(imul_chain, 3, "imul %0, %0", IMULS_PER_ITER)
+#define IMUL_LATENCY MUL_LATENCY
+DEFINE_CHAIN(imul_chain, 3, CHAIN_MUL, IMULS_PER_ITER)
 
 uint64_t cb_core_window_iters(int imul)
 {
-    /* About 10,000 core cycles either way: 10 x 1000 adds, or 17 x 200
-     * imuls of 3 cycles. */
-    return imul ? 17 : 10;
+    /* About 10,000 core cycles either way: 10 x 1000 adds, or the mul
+     * chain's MUL_WINDOW_ITERS. */
+    return imul ? MUL_WINDOW_ITERS : 10;
 }
 
 double cb_core_per_tick(int imul, uint64_t iters, double offset_ticks)
@@ -214,6 +251,7 @@ static uint64_t add_loop(uint64_t n)
      * line-aligned loop and straddling loop all 0.617; with the sibling
      * busy 0.63, 0.67..1.55 and 1.38..3.8.  An earlier build that left the
      * placement to the linker read 2.3 on one core where another read 1.5. */
+#if defined(__x86_64__)
     __asm__ __volatile__(".p2align 6\n\t"
                          ".skip 62, 0x90\n"
                          "1:\n\t"
@@ -223,6 +261,21 @@ static uint64_t add_loop(uint64_t n)
                          : "+r"(acc), "+r"(n)
                          : "r"(one)
                          : "cc");
+#elif defined(__aarch64__)
+    /* The same shape in A64 (SMT arm64 cores exist: ThunderX2, Neoverse
+     * E1): the loop's first instruction is the last word of a 64-byte line
+     * (15 nops run once before it), so every iteration fetches two lines.
+     * Not measured on SMT hardware: its baseline is all it is judged by. */
+    __asm__ __volatile__(".p2align 6\n\t"
+                         ".rept 15\n\tnop\n\t.endr\n"
+                         "1:\n\t"
+                         "add %0, %0, %2\n\t"
+                         "subs %1, %1, #1\n\t"
+                         "b.ne 1b"
+                         : "+r"(acc), "+r"(n)
+                         : "r"(one)
+                         : "cc");
+#endif
     return acc;
 }
 
@@ -286,19 +339,9 @@ int cb_chain_slope(const double *t_short, const double *t_long, size_t n, double
     return 0;
 }
 
-const char *cb_core_choose(double add_ghz, double imul_ghz, double *ghz)
+/* x86: both figures there (cb_core_choose_arch). */
+static const char *choose_x86(double add_ghz, double imul_ghz, double *ghz)
 {
-    *ghz = 0;
-    if (!(add_ghz > 0) && !(imul_ghz > 0))
-        return "none";
-    if (!(imul_ghz > 0)) {
-        *ghz = add_ghz;
-        return "add-chain";
-    }
-    if (!(add_ghz > 0)) {
-        *ghz = imul_ghz;
-        return "imul-chain";
-    }
     double r = add_ghz / imul_ghz;
     if (r >= 1.0 - CB_CORE_AGREE && r <= 1.0 + CB_CORE_AGREE) {
         *ghz = add_ghz;
@@ -320,6 +363,63 @@ const char *cb_core_choose(double add_ghz, double imul_ghz, double *ghz)
     }
     *ghz = imul_ghz;
     return "imul-chain";
+}
+
+/* arm64: the mul chain's figure takes the least 64-bit mul latency of any
+ * core (2), so it is a lower bound on the clock, and the add chain (one
+ * add a cycle on every A64 core) the clock itself: agree, or the add chain
+ * higher by the signature of a slower mul (3, 4, 5 cycles: anywhere up to
+ * 5/2), -> the add chain.  Below the bound the add chain was slowed ->
+ * the mul chain; above 5/2 the adds ran faster than any clock can explain
+ * -> the mul chain, the bound. */
+static const char *choose_arm64(double add_ghz, double mul_ghz, double *ghz)
+{
+    double r = add_ghz / mul_ghz;
+    if (r >= 1.0 - CB_CORE_AGREE && r <= 2.5 * (1.0 + CB_CORE_AGREE)) {
+        *ghz = add_ghz;
+        return "add-chain";
+    }
+    *ghz = mul_ghz;
+    return "mul-chain";
+}
+
+const char *cb_core_choose_arch(int arm64, double add_ghz, double mul_ghz, double *ghz)
+{
+    const char *mul = arm64 ? "mul-chain" : "imul-chain";
+    *ghz = 0;
+    if (!(add_ghz > 0) && !(mul_ghz > 0))
+        return "none";
+    if (!(mul_ghz > 0)) {
+        *ghz = add_ghz;
+        return "add-chain";
+    }
+    if (!(add_ghz > 0)) {
+        *ghz = mul_ghz;
+        return mul;
+    }
+    return arm64 ? choose_arm64(add_ghz, mul_ghz, ghz) : choose_x86(add_ghz, mul_ghz, ghz);
+}
+
+const char *cb_core_choose(double add_ghz, double imul_ghz, double *ghz)
+{
+    return cb_core_choose_arch(CB_CHAIN_ARM64, add_ghz, imul_ghz, ghz);
+}
+
+double cb_tsc_tick_ns(double tsc_ghz)
+{
+    return tsc_ghz > 0 && isfinite(tsc_ghz) ? 1.0 / tsc_ghz : 0;
+}
+
+double cb_min_batch_ticks(double tsc_ghz, double min_batch_us, double read_ticks)
+{
+    double ghz = tsc_ghz > 0 ? tsc_ghz : 1.0;
+    double target = read_ticks * 100.0;
+    double floor_ticks = min_batch_us * 1e3 * ghz;
+    if (target < floor_ticks)
+        target = floor_ticks;
+    if (target < CB_TSC_QUANT_TICKS)
+        target = CB_TSC_QUANT_TICKS;
+    return target;
 }
 
 /* Windows of two lengths, alternating, so that a slow phase of the host
@@ -375,10 +475,10 @@ int cb_core_estimate(double tsc_ghz, int trials, struct cb_core_est *e)
      * fixed cost: where the renamer folds adds (seen on a Xeon guest: 24.5
      * "GHz" of adds against 4.1 of imuls) an add window would read the core
      * clock about six times too fast, and every estimated cycle with it. */
-    e->imul = strcmp(e->method, "imul-chain") == 0;
+    e->imul = e->ghz > 0 && strcmp(e->method, "add-chain") != 0;
     if (e->imul)
         e->offset_ticks = ioff;
-    e->spread_pct = strcmp(e->method, "imul-chain") == 0 ? isp : sp;
+    e->spread_pct = e->imul ? isp : sp;
     return e->ghz > 0 ? 0 : -ERANGE;
 }
 

@@ -242,18 +242,15 @@ struct round {
 };
 
 /* Warm up (code, TLB, branch predictors; in warm mode the data) and grow
- * the batch until it is long enough: reads under 1% of it, and at least
- * min_batch_us.  The batch's iterations. */
+ * the batch until it is long enough: reads under 1% of it, at least
+ * min_batch_us, and enough ticks that one tick is under 0.1% of it
+ * (cb_min_batch_ticks).  The batch's iterations. */
 static uint64_t size_batch(const struct round *rd)
 {
     struct cb_harness *h = rd->h;
     struct cb_reading r0, r1;
     struct cb_delta d;
-    double tsc_ghz = h->cs->tsc_ghz > 0 ? h->cs->tsc_ghz : 1.0;
-    double target = h->read_ticks * 100.0;
-    double floor_ticks = h->o.min_batch_us * 1e3 * tsc_ghz;
-    if (target < floor_ticks)
-        target = floor_ticks;
+    double target = cb_min_batch_ticks(h->cs->tsc_ghz, h->o.min_batch_us, h->read_ticks);
 
     uint64_t iters = 1;
     h->be->run(h->be->ctx, rd->c, 1);

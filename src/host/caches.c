@@ -2,13 +2,22 @@
 #define _GNU_SOURCE
 #include "caches.h"
 
+#if defined(__x86_64__)
 #include <cpuid.h>
+#endif
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__x86_64__)
+#define CB_CACHES_CPUID 1
+#else
+#define CB_CACHES_CPUID 0
+#endif
+
+#if defined(__x86_64__)
 /* The deterministic cache parameters leaf: Intel's 4 and AMD's 0x8000001d
  * share its layout (type and level in EAX, line, partitions and ways in
  * EBX, sets - 1 in ECX). */
@@ -26,6 +35,8 @@ static unsigned cache_leaf(void)
     __get_cpuid(0x80000001, &a, &b, &c, &d);
     return c & (1u << 22) ? 0x8000001d : 0; /* TOPOEXT */
 }
+
+#endif
 
 /* Level 1 data and instruction, and the last level, into m; then the
  * simulated copies fitted to valgrind's rule. */
@@ -53,6 +64,7 @@ static int finish(struct cb_cache_model *m)
     return 0;
 }
 
+#if defined(__x86_64__)
 static int read_cpuid(struct cb_cache_model *m)
 {
     memset(m, 0, sizeof *m);
@@ -75,6 +87,32 @@ static int read_cpuid(struct cb_cache_model *m)
         note_cache(m, type, level, k);
     }
     return finish(m);
+}
+#else
+/* arm64 has no cpuid for caches: CLIDR_EL1 and CCSIDR_EL1 are EL1's, so
+ * the geometry is sysfs's alone. */
+static int read_cpuid(struct cb_cache_model *m)
+{
+    (void)m;
+    return -ENOENT;
+}
+#endif
+
+/* The line size of the live CPU's caches of type t (1 data or unified
+ * level, 2 instruction) where sysfs omits coherency_line_size (some ACPI
+ * arm64 servers): CTR_EL0's DminLine / IminLine (log2 of words), readable
+ * at EL0.  0 off arm64. */
+static long arch_line(unsigned t)
+{
+#if defined(__aarch64__)
+    uint64_t ctr;
+    __asm__ __volatile__("mrs %0, ctr_el0" : "=r"(ctr));
+    unsigned lg = t == 2 ? (unsigned)(ctr & 0xf) : (unsigned)((ctr >> 16) & 0xf);
+    return 4l << lg;
+#else
+    (void)t;
+    return 0;
+#endif
 }
 
 /* One attribute file of a sysfs cache index: its first line. */
@@ -119,12 +157,16 @@ int cb_caches_read_sysfs(struct cb_cache_model *m, const char *sysroot, int cpu)
         if (read_attr(dir, "level", level, sizeof level) < 0)
             break;
         if (read_attr(dir, "type", type, sizeof type) < 0 || read_attr(dir, "size", size, sizeof size) < 0 ||
-            read_attr(dir, "ways_of_associativity", ways, sizeof ways) < 0 ||
-            read_attr(dir, "coherency_line_size", line, sizeof line) < 0)
+            read_attr(dir, "ways_of_associativity", ways, sizeof ways) < 0)
             continue;
         unsigned t = strcmp(type, "Data") == 0 ? 1 : strcmp(type, "Instruction") == 0 ? 2
                      : strcmp(type, "Unified") == 0 ? 3 : 0;
-        struct cb_cache k = {.size = parse_size(size), .ways = atol(ways), .line = atol(line)};
+        long ln = 0;
+        if (read_attr(dir, "coherency_line_size", line, sizeof line) == 0)
+            ln = atol(line);
+        else if (!*sysroot)
+            ln = arch_line(t);
+        struct cb_cache k = {.size = parse_size(size), .ways = atol(ways), .line = ln};
         if (t && k.size > 0 && k.ways > 0 && k.line > 0)
             note_cache(m, t, (unsigned)atoi(level), k);
     }
@@ -149,8 +191,9 @@ int cb_caches_sizes(const char *sysroot, int cpu, uint64_t size[3])
         if (lv >= 1 && lv <= 3)
             size[lv - 1] = (uint64_t)parse_size(sz);
     }
-    /* Only the live system has a cpuid to ask. */
-    if (!*sysroot && (!size[0] || (!size[1] && !size[2]))) {
+    /* Only the live system has a cpuid to ask (x86: arm64's caches are
+     * sysfs's alone, read above). */
+    if (CB_CACHES_CPUID && !*sysroot && (!size[0] || (!size[1] && !size[2]))) {
         struct cb_cache_model m;
         if (cb_caches_read(&m) == 0) {
             if (!size[0] && m.d1.size > 0)

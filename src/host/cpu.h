@@ -7,6 +7,7 @@
 #define CB_CPU_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum cb_cpu_feature {
     CB_CPU_SSE2       = 1u << 0,
@@ -50,8 +51,8 @@ const char *cb_cpu_feature_names(unsigned mask, char *buf, size_t len);
 unsigned cb_cpu_feature_by_name(const char *name);
 
 struct cb_host {
-    char vendor[16];          /* "GenuineIntel", "AuthenticAMD" */
-    int family, model, stepping;
+    char vendor[16];          /* "GenuineIntel", "AuthenticAMD"; arm64: the MIDR implementer, "ARM" */
+    int family, model, stepping; /* arm64: MIDR variant, part number, revision (r<family>p<stepping>) */
     char model_name[128];
     char microcode[32];       /* "" when unreadable */
     unsigned features;
@@ -74,5 +75,27 @@ void cb_host_identity_from_kernel(struct cb_host *h);
 
 /* Size of the last-level cache in bytes, 0 when unknown. */
 size_t cb_llc_bytes(void);
+
+/* Bytes one `dc zva` zeroes (4 << DCZID_EL0.BS), 0 where it is prohibited
+ * (DCZID_EL0.DZP) or off arm64.  Read at run time: 64 on most cores, but
+ * the instruction's block is the CPU's choice, not the architecture's. */
+size_t cb_cpu_dczva_bytes(void);
+
+/* arm64 identity and features as pure functions of the register values, so
+ * that they are tested on every host against known MIDRs and HWCAPs. */
+
+/* MIDR_EL1 into vendor (the implementer's name: "ARM", "Ampere", "software"
+ * for 0x00, the emulators' and models' code), family = variant, model = part
+ * number, stepping = revision, and model_name from a table of known parts
+ * ("Neoverse N1"), else "implementer 0x41 part 0xd0c".  Leaves h's other
+ * fields alone. */
+void cb_midr_decode(uint32_t midr, struct cb_host *h);
+
+/* The implementer's name, NULL when not in the table. */
+const char *cb_arm_implementer_name(unsigned implementer);
+
+/* AT_HWCAP, AT_HWCAP2 (Linux's asm/hwcap.h bits) and DCZID_EL0 into
+ * CB_CPU_ASIMD, ..., CB_CPU_DCZVA. */
+unsigned cb_hwcap_features(unsigned long hwcap, unsigned long hwcap2, uint64_t dczid);
 
 #endif
