@@ -14,6 +14,7 @@
 
 #include "ab.h"
 #include "cmd.h"
+#include "emulation.h"
 #include "parse.h"
 #include "session.h"
 
@@ -149,6 +150,15 @@ static int ab_body(void *ctx, struct cb_store *unused)
     int changed, regressed, unsure, bad;
     cb_ab_counts(&pl->ab, &changed, &regressed, &unsure, &bad);
     cb_ab_free(&pl->ab);
+    /* An emulated CPU's times are no machine's (emulation.h): no verdict
+     * there, changed or not; a BAD result still is one.  Beside JSON, on
+     * stderr, so that stdout stays one document. */
+    char ew[256];
+    if (!bad && cb_emulation_live(ew, sizeof ew) == 1) {
+        fprintf(strcmp(pl->format, "json") ? stdout : stderr, "no verdict: run %lld is emulated "
+                "(%s): figures are not timings of any machine\n", (long long)run, ew);
+        return 0;
+    }
     return changed + bad ? 1 : 0;
 }
 

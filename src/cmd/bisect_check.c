@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ab.h"
+#include "emulation.h"
 #include "meter.h"
 #include "parse.h"
 #include "plugin.h"
@@ -326,6 +327,15 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
         goto out;
     }
     x.crosses = crosses[0] ? crosses : NULL;
+    /* An emulated run times no machine (emulation.h): no verdict, skip. */
+    int64_t er;
+    if (cb_store_runs_emulated(st, A.runs, A.nruns, &er, err, sizeof err) == 1 ||
+        cb_store_runs_emulated(st, B.runs, B.nruns, &er, err, sizeof err) == 1) {
+        printf("bisect-check: cannot tell (skip): no verdict: run %lld is emulated (%s)\n",
+               (long long)er, err);
+        status = 125;
+        goto out;
+    }
     if (cmp_pick_metric(st, &A, &B, &b->c.o, &x.metric, err, sizeof err) < 0) {
         cb_error("%s", err);
         goto out;
@@ -376,7 +386,14 @@ static int bisect_paired(struct bisect *b)
     int broken = 0;   /* BAD in this build, good in GOOD's; the reverse is a fix */
     for (size_t i = 0; i < b->ab.n; i++)
         broken += b->ab.cases[i].bad[1] && !b->ab.cases[i].bad[0];
+    /* A broken result is one under emulation too; a time is not (emulation.h). */
+    char ew[256];
+    int emul = !broken && cb_emulation_live(ew, sizeof ew) == 1;
     int status = regressed || broken ? 1 : unsure ? 125 : 0;
+    if (emul) {
+        status = 125;
+        printf("bisect-check: no verdict: run %lld is emulated (%s)\n", (long long)run, ew);
+    }
     printf("bisect-check: %s (run %lld, paired against %s)\n",
            status == 0 ? "good" : status == 1 ? "bad: regressed" : "cannot tell (skip)",
            (long long)run, b->against_plugin);

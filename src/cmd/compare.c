@@ -23,9 +23,13 @@
 
 #include "output.h"
 #include "parse.h"
+#include "report.h"
 #include "rerun.h"
 #include "verdict.h"
 #include "case_versus.h"
+
+/* compare_sides: a side holds an emulated run; no verdict, said, exit 0. */
+#define CMP_NO_VERDICT (-1)
 
 /* What the command line asked for. */
 struct compare {
@@ -132,8 +136,59 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
     return 0;
 }
 
+/* "no verdict" as the format asks: a JUnit suite of one skipped test, so
+ * that a CI's report shows it rather than a green tick. */
+static void no_verdict_print(enum fmt fmt, int64_t run, const char *why, const char *line, FILE *f)
+{
+    if (fmt == FMT_JSON) {
+        fprintf(f, "{\"verdict\":null,\"emulated_run\":%lld,\"emulated\":", (long long)run);
+        cb_json_str(f, why);
+        fputs(",\"no_verdict\":", f);
+        cb_json_str(f, line);
+        fputs("}\n", f);
+    } else if (fmt == FMT_JUNIT) {
+        fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cyclebudget compare\" "
+              "tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\">\n  <testsuite name=\""
+              "cyclebudget compare\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\" "
+              "time=\"0\">\n    <testcase classname=\"cyclebudget\" name=\"emulated\" time=\"0\">"
+              "\n      <skipped message=\"", f);
+        cb_html_esc(f, line);
+        fputs("\"/>\n    </testcase>\n  </testsuite>\n</testsuites>\n", f);
+    } else {
+        char clean[768];
+        cb_text_clean(clean, sizeof clean, line);
+        fprintf(f, "%s\n", clean);
+    }
+}
+
+/* A run on an emulated CPU times no machine (emulation.h): whichever side
+ * holds one, compare draws no verdict and does not fail the gate on it,
+ * even when both sides are emulated (the emulator's costs are not the
+ * code's: a translation cache change moves them).  1 when said (also in
+ * --junit's file), 0 when every run was native. */
+static int no_verdict(struct cb_store *st, const struct compare *k, const struct cb_side *A,
+                      const struct cb_side *B)
+{
+    char why[256], line[640];
+    int64_t run = 0;
+    if (cb_store_runs_emulated(st, A->runs, A->nruns, &run, why, sizeof why) != 1 &&
+        cb_store_runs_emulated(st, B->runs, B->nruns, &run, why, sizeof why) != 1)
+        return 0;
+    snprintf(line, sizeof line, "no verdict: run %lld is emulated (%s): " CB_REPORT_EMULATED_WHAT,
+             (long long)run, why);
+    no_verdict_print(k->c.o.fmt, run, why, line, stdout);
+    struct cb_output o;
+    char err[1200];
+    if (k->junit && cb_output_open(&o, k->junit, err, sizeof err) == 0) {
+        no_verdict_print(FMT_JUNIT, run, why, line, o.f);
+        cb_output_close(&o, 1, err, sizeof err);
+    }
+    return 1;
+}
+
 /* Both sides resolved, their environments checked, their samples loaded
- * and compared case by case.  0, or the exit status to end with. */
+ * and compared case by case.  0, CMP_NO_VERDICT, or the exit status to end
+ * with. */
 static int compare_sides(struct cb_store *st, struct compare *k, const char *base, const char *head,
                          struct cb_side *A, struct cb_side *B, struct cmp_ctx *x, char *crosses,
                          size_t clen, struct cmp_result *res)
@@ -144,8 +199,13 @@ static int compare_sides(struct cb_store *st, struct compare *k, const char *bas
     if ((rc = cb_side_resolve(st, base, c->include_aborted, c->repo, A, err, sizeof err)) < 0 ||
         (rc = cb_side_resolve(st, head, c->include_aborted, c->repo, B, err, sizeof err)) < 0 ||
         (rc = cmp_select_host(st, A, c->host, err, sizeof err)) < 0 ||
-        (rc = cmp_select_host(st, B, c->host, err, sizeof err)) < 0 ||
-        (rc = cmp_check_env(st, A, B, c->force, crosses, clen, err, sizeof err)) < 0) {
+        (rc = cmp_select_host(st, B, c->host, err, sizeof err)) < 0) {
+        cb_error("%s", err);
+        return CB_EXIT_USAGE;
+    }
+    if (no_verdict(st, k, A, B))
+        return CMP_NO_VERDICT;
+    if ((rc = cmp_check_env(st, A, B, c->force, crosses, clen, err, sizeof err)) < 0) {
         cb_error("%s", err);
         return CB_EXIT_USAGE;
     }
@@ -226,6 +286,10 @@ static int compare_body(void *ctx, struct cb_store *st)
     char crosses[1024];
     int status = compare_sides(st, k, k->base, k->head, &A, &B, &x, crosses,
                                sizeof crosses, &res);
+    if (status == CMP_NO_VERDICT) {
+        status = 0;
+        goto out;
+    }
     if (status == 0 && k->rerun && res.count[CB_CMP_UNSURE] > 0)
         status = compare_rerun(st, k, &A, &B, &x, crosses, sizeof crosses, &res);
     if (status == 0) {
@@ -236,6 +300,7 @@ static int compare_body(void *ctx, struct cb_store *st)
         if (k->junit && compare_junit(k->junit, &x, &res) < 0)
             status = CB_EXIT_USAGE;
     }
+out:
     free(res.rows);
     cb_side_free(&A);
     cb_side_free(&B);

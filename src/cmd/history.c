@@ -119,6 +119,8 @@ static int read_points(struct hist *H, const char *since_hash)
         cb_db_prepare(h,
                            "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
                            "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND r.status = 'complete' "
+                           /* an emulated run times no machine: no point */
+                           "AND r.emulated IS NULL "
                            "AND (CASE WHEN COALESCE(r.clock_backend, '') = 'callgrind' THEN 1 ELSE 0 END) = ?2 "
                            "ORDER BY r.id", &qr) != CB_DB_OK) {
         cb_error("cannot read %s: %s", H->db, cb_db_errmsg(h));

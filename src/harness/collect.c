@@ -11,6 +11,7 @@
 #include "arrays.h"
 #include "config.h"
 #include "cpupair.h"
+#include "emulation.h"
 #include "events.h"
 #include "fingerprint.h"
 #include "gitinfo.h"
@@ -242,6 +243,12 @@ static int begin_run(struct open_ctx *x)
     char fps[1024];
     cb_fingerprint_read(&fp, NULL, col->pinned);
     cb_fingerprint_format(&fp, fps, sizeof fps);
+    /* An emulated CPU's ticks time no machine: the run is labelled so. */
+    char emul[256];
+    int emulated = cb_emulation_live(emul, sizeof emul) == 1;
+    if (emulated && !o->quiet)
+        fprintf(stderr, "cyclebudget: EMULATED (%s): figures are not timings of any machine\n",
+                emul);
     struct cb_run_meta meta = {
         .fingerprint = fps,
         .host = &col->host, .tsc_ghz = col->clk.tsc_ghz, .tsc_source = col->clk.tsc_source,
@@ -258,6 +265,7 @@ static int begin_run(struct open_ctx *x)
         .meter_baseline = col->h.meter.baseline > 0 ? col->h.meter.baseline : NAN,
         .meter_spread = col->h.meter.spread_pct, .meter_why = col->h.meter.why,
         .sim_model = col->sim ? col->sim_clock.model : NULL,
+        .emulated = emulated ? emul : NULL,
     };
     int rc = cb_store_run_begin(col->st, &meta, &col->run_id);
     if (rc < 0)

@@ -2,7 +2,9 @@
  *
  * Columns are fixed whatever the run counted, so that the rows of many runs
  * share one header and load straight into a spreadsheet or pandas.  Cycle
- * figures say their source in a column of their own (pmu, estimate, tsc). */
+ * figures say their source in a column of their own (pmu, estimate, tsc).
+ * The last column, emulated, is empty for a timed run and says why for a
+ * run on an emulated CPU, whose figures time no machine (emulation.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -87,6 +89,7 @@ static void csv_case(FILE *out, const struct cb_report *r, const struct cb_repor
     for (size_t f = 0; f < sizeof ceil / sizeof ceil[0]; f++)
         numf(out, ceil[f]);
     csv_clock(out, &c->info);
+    textf(out, r->run.emulated);
     fputs("\r\n", out);
 }
 
@@ -97,7 +100,7 @@ static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
           "cycles_ci_lo,cycles_ci_hi,spread_pct,bytes_per_cycle,ns_per_op,budget_10g_pct,"
           "scaled,ceiling_level,bytes_per_tick,load_ceiling_bytes_per_tick,load_ceiling_pct,"
           "store_ceiling_bytes_per_tick,store_ceiling_pct,clock_ghz,clock_spread_pct,clock_used,"
-          "clock_flagged\r\n",
+          "clock_flagged,emulated\r\n",
           out);
     for (size_t i = 0; i < nruns; i++) {
         const struct cb_report *r = &runs[i];
@@ -110,7 +113,7 @@ static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
 static int csv_samples(const struct cb_report *runs, size_t nruns, FILE *out)
 {
     fputs("run,case,probe,variant,size,mode,event,part,source,seq,iters,per_op,raw,enabled_ns,"
-          "running_ns,method,clock_ghz,clock_spread_pct,clock_used,clock_flagged\r\n", out);
+          "running_ns,method,clock_ghz,clock_spread_pct,clock_used,clock_flagged,emulated\r\n", out);
     for (size_t i = 0; i < nruns; i++) {
         const struct cb_report *r = &runs[i];
         for (size_t k = 0; k < r->ncases; k++) {
@@ -132,6 +135,7 @@ static int csv_samples(const struct cb_report *runs, size_t nruns, FILE *out)
                     fprintf(out, ",%" PRIu64 ",%" PRIu64, c->ev[e].enabled[j], c->ev[e].running[j]);
                     textf(out, c->ev[e].method[j]);
                     csv_clock(out, &c->info);
+                    textf(out, r->run.emulated);
                     fputs("\r\n", out);
                 }
             }

@@ -192,6 +192,15 @@ static void gb_context(FILE *out, const struct cb_report *runs, size_t nruns)
     str_member(out, "cyclebudget_cycles_source", r->cyc_source);
     str_member(out, "cyclebudget_cycles", r->cyc_label);
     str_member(out, "cyclebudget_commit", u->commit);
+    /* Pooled runs: one emulated run makes the pool no timing of a machine. */
+    fputs(", \"cyclebudget_emulated\": ", out);
+    size_t e = 0;
+    while (e < nruns && !runs[e].run.emulated[0])
+        e++;
+    if (e < nruns)
+        cb_json_str(out, runs[e].run.emulated);
+    else
+        fputs("null", out);
     fputs("},\n  \"benchmarks\": [", out);
 }
 

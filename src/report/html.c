@@ -353,6 +353,12 @@ static void header_events(FILE *out, const struct cb_report *r)
 static void run_sections(FILE *out, const struct cb_report *r, const struct cb_report *base,
                          const struct cb_budget *b, const struct cb_report_case **v, struct line *ls)
 {
+    /* Above everything: no figure below is a timing. */
+    if (r->run.emulated[0]) {
+        fputs("<div class=\"callout emulated\" role=\"alert\"><strong>EMULATED</strong> (", out);
+        cb_html_esc(out, r->run.emulated);
+        fputs("): " CB_REPORT_EMULATED_WHAT "; " CB_REPORT_EMULATED_MORE ".</div>", out);
+    }
     cb_html_summary_view(out, r, base, b);
     header_callouts(out, r);
     fprintf(out, "<details class=\"meta\"><summary>The run: machine, clocks, build, commit, events "

@@ -92,6 +92,13 @@ static void run_head(FILE *out, const struct cb_run_info *u)
     else
         fputs("null", out);
     fprintf(out, ", \"cpu\": %d", u->cpu);
+    /* null: timed on this machine; else why its CPU was emulated, and no
+     * figure of the run is a timing (emulation.h). */
+    fputs(", \"emulated\": ", out);
+    if (u->emulated[0])
+        cb_json_str(out, u->emulated);
+    else
+        fputs("null", out);
 }
 
 static void host_json(FILE *out, const struct cb_run_info *u)

@@ -162,6 +162,13 @@ int cb_report_env(const struct cb_run_info *u, struct cb_fingerprint *fp);
 void cb_report_env_line(const struct cb_run_info *u, char *buf, size_t len);
 /* 1 when the run's figures came from the fake clock (tests). */
 int cb_report_is_fake(const struct cb_run_info *u);
+/* An emulated run (emulation.h; u->emulated says why): every format says so
+ * in these words, after "EMULATED (why): ". */
+#define CB_REPORT_EMULATED_WHAT "figures are not timings of any machine"
+#define CB_REPORT_EMULATED_MORE \
+    "the CPU was emulated, so cycles and ns/op are the emulator's cost of running a " \
+    "translation of the code; each variant's result was still verified, and compare draws no " \
+    "verdict from this run"
 
 /* Writers for outside text: HTML element/attribute text and JSON strings.
  * Everything that came from outside the binary (tags, commit subjects, host

@@ -60,15 +60,17 @@ static void share_cell(FILE *out, const struct cb_report *r, const struct cb_rep
 
 /* "label   text", word-wrapped to the report's 100 columns with the
  * continuation indented under the text: long host names, labels and
- * reasons must not break the layout. */
+ * reasons must not break the layout.  A label as wide as the column or
+ * wider ("EMULATED ") keeps its own width on the first line. */
 #define TEXT_WIDTH 100
 #define LABEL_WIDTH 8
 static void wrapped(FILE *out, const char *label, const char *raw)
 {
     char text[4096];
     cb_text_clean(text, sizeof text, raw); /* no control character reaches a terminal */
-    fprintf(out, "%-*s", LABEL_WIDTH, label);
-    size_t col = LABEL_WIDTH;
+    int n = fprintf(out, "%-*s", LABEL_WIDTH, label);
+    size_t col = n > LABEL_WIDTH ? (size_t)n : LABEL_WIDTH;
+    int start = 1;           /* at the first word of a line */
     const char *p = text;
     while (*p) {
         while (*p == ' ')
@@ -76,13 +78,14 @@ static void wrapped(FILE *out, const char *label, const char *raw)
         size_t w = strcspn(p, " ");
         if (w == 0)
             break;
-        if (col > LABEL_WIDTH && col + 1 + w > TEXT_WIDTH) {
+        if (!start && col + 1 + w > TEXT_WIDTH) {
             fprintf(out, "\n%*s", LABEL_WIDTH, "");
             col = LABEL_WIDTH;
-        } else if (col > LABEL_WIDTH) {
+        } else if (!start) {
             fputc(' ', out);
             col++;
         }
+        start = 0;
         /* A single word longer than the line is cut rather than let through. */
         int take = (int)(w > TEXT_WIDTH - LABEL_WIDTH ? TEXT_WIDTH - LABEL_WIDTH : w);
         fprintf(out, "%.*s", take, p);
@@ -132,6 +135,17 @@ static void budget_line(const struct cb_report *r, const struct cb_text_opts *o,
                  CB_REPORT_FRAME_BYTES, CB_REPORT_FRAME_BYTES, CB_REPORT_FRAME_BYTES);
 }
 
+/* Right under a run's first line: its figures time no machine. */
+static void emulated_line(const struct cb_run_info *u, FILE *out)
+{
+    char line[768];
+    if (!u->emulated[0])
+        return;
+    snprintf(line, sizeof line, "(%s): " CB_REPORT_EMULATED_WHAT " (" CB_REPORT_EMULATED_MORE ")",
+             u->emulated);
+    wrapped(out, "EMULATED ", line);
+}
+
 static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
 {
     const struct cb_run_info *u = &r->run;
@@ -145,6 +159,7 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
         fprintf(out, "  tag %.60s", tag);
     }
     fputc('\n', out);
+    emulated_line(u, out);
     if (u->uuid[0]) {
         char machine[CB_MACHINE_ID_LEN + 1];
         cb_machine_id(u->hostname, u->vendor, u->family, u->model, u->stepping, u->model_name,
@@ -360,6 +375,7 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
 {
     char line[1024];
     fprintf(out, "run %" PRId64 ": %s\n", r->run.id, r->cyc_label);
+    emulated_line(&r->run, out);
     if (cb_rank_by_time(r))
         fprintf(out, "ranked by TSC time (cycles are estimated); tie = within noise of the best\n");
     else

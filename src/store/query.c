@@ -170,7 +170,7 @@ static void read_cols(struct cb_db_stmt *s, void *row, const struct col *cols, s
 }
 
 /* Q_RUN_GET's columns: the run, its commit, its host, its build, migration
- * 7's clock and meter columns, 8's model, 9's UUID. */
+ * 7's clock and meter columns, 8's model, 9's UUID, 17's emulation. */
 #define R(kind, f) COL(struct cb_run_info, kind, f)
 static const struct col run_cols[] = {
     R(I64, id), R(STR, status), R(STR, started), R(STR, finished), R(STR, cmdline),
@@ -184,7 +184,7 @@ static const struct col run_cols[] = {
     R(STR, clock_backend), R(STR, core_est_method), R(NDBL, core_est_ghz),
     R(NDBL, core_est_spread), R(NDBL, core_est_add_ghz), R(NDBL, core_est_imul_ghz),
     R(STR, meter_kind), R(NDBL, meter_baseline), R(NDBL, meter_spread), R(STR, meter_why),
-    R(STR, fingerprint), R(STR, sim_model), R(STR, uuid), R(STR, plugins),
+    R(STR, fingerprint), R(STR, sim_model), R(STR, uuid), R(STR, plugins), R(STR, emulated),
 };
 #undef R
 
@@ -228,6 +228,26 @@ int cb_store_run_get(struct cb_store *st, int64_t run_id, struct cb_run_info *o)
     read_cols(s, o, run_cols, NCOLS(run_cols));
     cb_db_reset(s);
     return 0;
+}
+
+int cb_store_runs_emulated(struct cb_store *st, const int64_t *runs, size_t n, int64_t *which,
+                           char *why, size_t len)
+{
+    struct cb_run_info *u = malloc(sizeof *u);
+    if (!u)
+        return -ENOMEM;
+    int r = 0;
+    for (size_t i = 0; i < n && r == 0; i++) {
+        if ((r = cb_store_run_get(st, runs[i], u)) < 0 || !u->emulated[0])
+            continue;
+        if (which)
+            *which = runs[i];
+        if (why && len)
+            snprintf(why, len, "%s", u->emulated);
+        r = 1;
+    }
+    free(u);
+    return r;
 }
 
 /* Grow *arr (of elem bytes) to hold one more; 0 or -ENOMEM. */

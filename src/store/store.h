@@ -86,6 +86,7 @@ struct cb_run_meta {
     const char *meter_why;
     const char *fingerprint;     /* cb_fingerprint_format(); NULL: none */
     const char *sim_model;       /* run --sim: the simulated machine (0008_sim.sql); NULL: timed */
+    const char *emulated;        /* why the CPU is emulated (0017_emulated.sql); NULL: native */
 };
 
 struct cb_event_row {
@@ -193,6 +194,7 @@ struct cb_run_info {
     char sim_model[256];         /* "" for a timed run */
     char uuid[40];               /* the run's name in every store (uuid.h, 0009_uuid.sql) */
     char plugins[1024];          /* run --plugin: "PATH (sha256 0123...): csum/mine; ...", or "" */
+    char emulated[256];          /* why the CPU was emulated (emulation.h); "" native */
 };
 
 struct cb_event_info {
@@ -227,6 +229,11 @@ int cb_store_run_resolve(struct cb_store *st, const char *spec, int64_t *run_id,
 int cb_store_run_resolve_status(struct cb_store *st, const char *spec, int include_aborted,
                                 int64_t *run_id, char *err, size_t errlen);
 int cb_store_run_get(struct cb_store *st, int64_t run_id, struct cb_run_info *out);
+/* The first of runs[0..n) measured on an emulated CPU: 1 with its id and
+ * why (either may be NULL), 0 when none was, or a negative errno.  compare
+ * and bisect-check draw no verdict from such a run (emulation.h). */
+int cb_store_runs_emulated(struct cb_store *st, const int64_t *runs, size_t n, int64_t *which,
+                           char *why, size_t len);
 /* Arrays allocated with malloc; the caller frees them.  Ordered by id. */
 int cb_store_events(struct cb_store *st, int64_t run_id, struct cb_event_info **out, size_t *n);
 int cb_store_cases(struct cb_store *st, int64_t run_id, struct cb_case_info **out, size_t *n);

@@ -172,23 +172,30 @@ static int bind_commit(struct cb_db_stmt *s, const void *arg)
     return rc == CB_DB_OK ? cb_db_bind_int64(s, 4, m->dirty < 0 ? -1 : m->dirty > 0) : rc;
 }
 
+/* One text column of a run: uuid, sim_model, emulated. */
+static int set_run_text(struct cb_store *st, int q, int64_t run_id, const char *text)
+{
+    int rc;
+    struct cb_db_stmt *s = cb_st_stmt(st, q, &rc);
+    if (!s)
+        return rc;
+    cb_db_bind_int64(s, 1, run_id);
+    cb_st_bind_str(s, 2, text);
+    return cb_st_step_done(s);
+}
+
 /* The run's name in every store.  0009_uuid.sql's trigger has already given
  * it a random one in SQL; this one comes from getrandom(2), which does not
  * depend on how SQLite seeds randomblob(). */
 static int set_uuid(struct cb_store *st, int64_t run_id)
 {
     char uuid[CB_UUID_LEN + 1];
-    int rc, r = cb_uuid_v4(uuid, sizeof uuid);
+    int r = cb_uuid_v4(uuid, sizeof uuid);
     if (r < 0) {
         snprintf(st->why, sizeof st->why, "no random bytes for the run's UUID: %s", strerror(-r));
         return -EIO;
     }
-    struct cb_db_stmt *s = cb_st_stmt(st, Q_RUN_UUID, &rc);
-    if (!s)
-        return rc;
-    cb_db_bind_int64(s, 1, run_id);
-    cb_st_bind_str(s, 2, uuid);
-    return cb_st_step_done(s);
+    return set_run_text(st, Q_RUN_UUID, run_id, uuid);
 }
 
 static int begin_fn(struct cb_store *st, void *vctx)
@@ -253,14 +260,12 @@ static int begin_fn(struct cb_store *st, void *vctx)
         cb_st_bind_str(s, 12, m->fingerprint);
     if ((rc = cb_st_step_done(s)) != CB_DB_OK)
         return rc;
-    if (m->sim_model) {
-        if (!(s = cb_st_stmt(st, Q_RUN_SIM, &rc)))
-            return rc;
-        cb_db_bind_int64(s, 1, c->run_id);
-        cb_st_bind_str(s, 2, m->sim_model);
-        if ((rc = cb_st_step_done(s)) != CB_DB_OK)
-            return rc;
-    }
+    if (m->sim_model && (rc = set_run_text(st, Q_RUN_SIM, c->run_id, m->sim_model)) != CB_DB_OK)
+        return rc;
+    /* A store held at an older schema exists only in tests. */
+    if (m->emulated && cb_store_schema_version(st) >= 17 &&
+        (rc = set_run_text(st, Q_RUN_EMUL, c->run_id, m->emulated)) != CB_DB_OK)
+        return rc;
     return cb_store_schema_version(st) < 9 ? CB_DB_OK : set_uuid(st, c->run_id);
 }
 

@@ -1,0 +1,14 @@
+-- 0017_emulated.sql — a run measured on an emulated CPU (issue 36).
+--
+-- Under qemu-user (an aarch64 binary on an x86 CI machine) or qemu's TCG,
+-- every instruction is translated, so a tick is the host's cost of running
+-- the translation, not a cost of the code on any real machine.  Such a run
+-- still shows each variant's result verified, so it is stored, but
+-- labelled: every report says EMULATED, and compare draws no verdict from
+-- it (src/host/emulation.h has the rules that decide it).
+--
+-- runs.emulated: why the run counts as emulated, as the rule that fired
+--   said it ('qemu-user: /proc/cpuinfo is an x86 host''s (vendor_id
+--   GenuineIntel) while this binary is aarch64', or CI's own reason from
+--   CB_EMULATED).  NULL: native (and every run from before this migration).
+ALTER TABLE runs ADD COLUMN emulated TEXT CHECK (emulated IS NULL OR length(emulated) > 0);
