@@ -200,8 +200,30 @@ static void model(void)
     rmdir(dir);
 }
 
+/* The counter a run's figures came from is named from the run (arm64: its
+ * CNTFRQ_EL0 rate or its features), whatever machine prints the report. */
+static void counter_names(void)
+{
+    struct cb_run_info u;
+    memset(&u, 0, sizeof u);
+    snprintf(u.tsc_source, sizeof u.tsc_source, "cntfrq");
+    snprintf(u.features, sizeof u.features, "asimd+sve");
+    is_str(cb_report_counter(&u), "CNTVCT", "an arm64 run's counter is CNTVCT");
+    snprintf(u.tsc_source, sizeof u.tsc_source, "calibrated");
+    is_str(cb_report_counter(&u), "CNTVCT", "... also where its rate was calibrated (asimd)");
+    snprintf(u.features, sizeof u.features, "pmull+asimd");
+    is_str(cb_report_counter(&u), "CNTVCT", "... asimd anywhere in the list");
+    snprintf(u.tsc_source, sizeof u.tsc_source, "sysfs");
+    snprintf(u.features, sizeof u.features, "sse2+avx2+adx");
+    is_str(cb_report_counter(&u), "TSC", "an x86 run's counter is the TSC");
+    snprintf(u.tsc_source, sizeof u.tsc_source, "cntfrq");
+    snprintf(u.features, sizeof u.features, "%s", "");
+    is_str(cb_report_counter(&u), "CNTVCT", "a rate from CNTFRQ_EL0 is arm64's alone");
+}
+
 int main(void)
 {
+    counter_names();
     escapes();
     assets();
     model();
