@@ -390,6 +390,40 @@ static void test_schema_rows(struct cb_db *db, const char *be)
         " verdict, detail) VALUES (1, 1, 'csum', 'generic', 64, 'B', 'call', 'warm', 64,"
         " 'ok', '')");
     is_int(r, 0, "%s: a run's rows go into the migrated tables", be);
+    /* 0018: an arm64 host's counter rate comes from CNTFRQ_EL0; the CHECK
+     * still refuses a source nobody writes. */
+    static const char arm_host[] =
+        "INSERT INTO hosts (id, hostname, vendor, family, model, stepping, model_name,"
+        " microcode, features, feature_mask, ncpus, llc_bytes, kernel, tsc_ghz, tsc_source, pmu)"
+        " VALUES (%d, 'a', 'ARM', 8, 3340, 1, 'Neoverse N1', '', 'asimd', 1048576, 2, 0, '6.1',"
+        " 0.025, '%s', 'arm_n1')";
+    char sql[512];
+    snprintf(sql, sizeof sql, arm_host, 2, "cntfrq");
+    is_int(exec_ok(db, sql), 0, "%s: a host whose counter rate is CNTFRQ_EL0's ('cntfrq') is stored", be);
+    snprintf(sql, sizeof sql, arm_host, 3, "guessed");
+    ok(cb_db_exec(db, sql) < 0, "%s: a tsc_source outside the list is still refused", be);
+    /* ... its counter is read from CNTVCT_EL0, and its ceilings are NEON,
+     * dc zva and glibc loops. */
+    is_int(exec_ok(db,
+        "INSERT INTO events (id, run_id, name, part, pfm, encoding, source, read_method,"
+        " supported, why) VALUES (9, 1, 'tsc-arm', 'tsc', '', '', 'tsc', 'cntvct', 1, '');"
+        "INSERT INTO samples (case_id, event_id, seq, iters, value, overhead, enabled, running,"
+        " scaled, method) VALUES (1, 9, 0, 1, 1, 0, 0, 0, 0, 'cntvct');"
+        "INSERT INTO calibrations (id, host_id, fingerprint, source, tsc_ghz, core_method,"
+        " l1_bytes, l2_bytes, l3_bytes, note) VALUES (9, 2, 'f', 'measured', 0.025, 'none',"
+        " 65536, 1048576, 0, '');"
+        "INSERT INTO ceilings (calibration_id, kind, level, isa, set_bytes, bytes_per_tick,"
+        " trials) VALUES (9, 'load', 'L1', 'neon', 16384, 1, 1), (9, 'store', 'L1', 'neon-x4',"
+        " 16384, 1, 1), (9, 'zva', 'L2', 'dczva', 16384, 1, 1), (9, 'memcpy', 'L1', 'glibc',"
+        " 16384, 1, 1), (9, 'memset', 'L3', 'glibc', 16384, 1, 1)"), 0,
+        "%s: an arm64 run's values are stored (read_method and method 'cntvct'; ceilings zva, memcpy,"
+        " memset; isa neon, neon-x4, dczva, glibc)", be);
+    ok(cb_db_exec(db, "INSERT INTO ceilings (calibration_id, kind, level, isa, set_bytes,"
+                      " bytes_per_tick, trials) VALUES (9, 'load', 'L1', 'sve', 1, 1, 1)") < 0,
+       "%s: a ceiling isa outside the list is still refused", be);
+    exec_ok(db, "DELETE FROM ceilings; DELETE FROM calibrations;"
+                " DELETE FROM samples WHERE event_id = 9; DELETE FROM events WHERE id = 9;"
+                " DELETE FROM hosts WHERE id = 2");
     static const double v[] = {5, 1, 4, 2, 3, 10};
     struct cb_db_stmt *s;
     r = cb_db_prepare(db, "INSERT INTO samples (case_id, event_id, seq, iters, value,"

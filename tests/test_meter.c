@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,6 +39,58 @@ static double next_reading(void *ctx)
 {
     struct script *s = ctx;
     return s->v[s->i++ % s->n];
+}
+
+/* Write text to dir/rel, making the folders on the way. */
+static void put(const char *dir, const char *rel, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    for (char *p = path + strlen(dir) + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(path, 0755);
+            *p = '/';
+        }
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* The arm64 hypervisor guess over trees made here, one per case. */
+static void test_guess_vm(const char *dir)
+{
+    struct {
+        const char *rel[2], *text[2];
+        int want;
+        const char *says, *what;
+    } t[] = {
+        {{"sys/hypervisor/type"}, {"xen\n"}, 1, "xen", "/sys/hypervisor/type"},
+        {{"proc/device-tree/hypervisor/compatible"}, {"xen,xen"}, 1, "xen,xen", "a device-tree node"},
+        {{"sys/class/dmi/id/sys_vendor", "sys/class/dmi/id/product_name"},
+         {"QEMU\n", "KVM Virtual Machine\n"}, 1, "QEMU", "DMI QEMU"},
+        {{"sys/class/dmi/id/sys_vendor", "sys/class/dmi/id/product_name"},
+         {"Amazon EC2\n", "c6g.large\n"}, 1, "Amazon EC2", "an EC2 guest"},
+        {{"sys/class/dmi/id/sys_vendor", "sys/class/dmi/id/product_name"},
+         {"Amazon EC2\n", "c6g.metal\n"}, 0, "c6g.metal", "EC2 bare metal"},
+        {{"sys/class/dmi/id/sys_vendor", "sys/class/dmi/id/product_name"},
+         {"Ampere(TM)\n", "Mt.Jade\n"}, 0, "Ampere", "an Ampere server"},
+        {{NULL}, {NULL}, -1, "unknown", "nothing to go by"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char sub[600], what[256], cmd[700];
+        snprintf(sub, sizeof sub, "%s/vm%zu", dir, i);
+        mkdir(sub, 0755);
+        for (int k = 0; k < 2 && t[i].rel[k]; k++)
+            put(sub, t[i].rel[k], t[i].text[k]);
+        int got = cb_meter_guess_vm(sub, what, sizeof what);
+        ok(got == t[i].want && strstr(what, t[i].says), "guess_vm, %s: %d (%s)", t[i].what, got, what);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", sub);
+        if (system(cmd) != 0)
+            ok(0, "remove %s", sub);
+    }
 }
 
 int main(void)
@@ -96,6 +149,8 @@ int main(void)
     ok(isnan(cb_meter_relative(&m, 2.0)), "relative: NAN");
     is_int(cb_meter_kind_parse("host"), CB_METER_HOST, "kind names parse");
     is_int(cb_meter_kind_parse("SMT"), -1, "and only exact names");
+
+    test_guess_vm(dir);
 
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

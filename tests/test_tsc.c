@@ -53,6 +53,11 @@ static void test_rules(void)
             "arm64 CNTFRQ 25 MHz: 20 us is 500 ticks; the floor makes it 1000 (40 us, 0.1%%)");
     is_near(cb_min_batch_ticks(0.0192, 20.0, 15.0), 1500.0, 1e-9,
             "19.2 MHz, reads of 15 ticks: 100 reads (1500) over the floor");
+    is_uint(cb_chain_scale(2.9), 1, "x86 TSC: the chain windows as they were");
+    is_uint(cb_chain_scale(0), 1, "rate unknown: as they were");
+    is_uint(cb_chain_scale(0.0625), 2, "62.5 MHz: windows twice as long (500 ticks apart -> 1000)");
+    is_uint(cb_chain_scale(0.025), 5, "25 MHz: five times (200 ticks apart -> 1000)");
+    is_uint(cb_chain_scale(0.0192), 7, "19.2 MHz: seven times (154 ticks apart -> 1075)");
     is_near(cb_tsc_tick_ns(0.0625), 16.0, 1e-12, "62.5 MHz: one tick is 16 ns");
     is_near(cb_tsc_tick_ns(0.025), 40.0, 1e-12, "25 MHz: 40 ns");
     ok(cb_tsc_tick_ns(0) == 0, "no rate: 0");

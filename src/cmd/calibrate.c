@@ -81,10 +81,19 @@ static void meter_report(int cpu, double tsc_ghz)
     siblings_text(cpu, sib, sizeof sib);
     int nsib = cb_meter_siblings(NULL, cpu), hv = cb_meter_hypervisor();
     cb_meter_baseline(&m, cpu, nsib, hv, NULL, NULL, CB_METER_BASELINE_N);
+#if defined(__x86_64__)
     printf("contention meter   %s (%s): thread_siblings_list of cpu%d is \"%s\", cpuid hypervisor "
            "bit %s\n", cb_meter_kind_name(m.kind), cb_meter_label(m.kind), cpu, sib,
            hv ? "set" : "clear");
-    printf("  raw reading      time per add of a straddling add/dec/jnz loop over that of an unrolled\n"
+#else
+    char what[256];
+    cb_meter_guess_vm(NULL, what, sizeof what);
+    printf("contention meter   %s (%s): thread_siblings_list of cpu%d is \"%s\", hypervisor: %s "
+           "(%s)\n", cb_meter_kind_name(m.kind), cb_meter_label(m.kind), cpu, sib,
+           hv ? "likely" : "not known", what);
+#endif
+    printf("  raw reading      time per add of a straddling add/" CB_LOOP_DEC_BRANCH
+           " loop over that of an unrolled\n"
            "                   add chain (a busy sibling slows the loop, barely the chain)\n");
     if (m.n)
         printf("  baseline         %d readings: min %.3f  p25 %.3f  median %.3f  p75 %.3f  max %.3f "
@@ -164,19 +173,26 @@ static void fpu_print(FILE *out, const struct cb_ceilings *cs)
         fprintf(out, "kernel FPU use     not measured: this CPU has no XSAVE (or the OS left it off)\n");
         return;
     }
+    int neon = strcmp(f->save_insn, "stp q") == 0; /* arm64's model (fpu.h) */
     double r = cs->core_ghz > 0 && cs->tsc_ghz > 0 ? cs->core_ghz / cs->tsc_ghz : NAN;
-    fprintf(out, "kernel FPU use     kernel_fpu_begin/end%s: %s of %u B of state (XCR0 %#llx%s)\n",
-            strcmp(f->source, "model") == 0 ? " (FIXED MODEL FIGURES)" : "", f->save_insn,
-            f->state_bytes, (unsigned long long)f->xcr0,
-            f->xcr0 != f->saved_mask ? ", AMX tiles left out" : "");
+    if (neon)
+        fprintf(out, "kernel FPU use     kernel_neon_begin/end%s: %s of %u B of state (v0-v31, "
+                "FPSR, FPCR)\n", strcmp(f->source, "model") == 0 ? " (FIXED MODEL FIGURES)" : "",
+                f->save_insn, f->state_bytes);
+    else
+        fprintf(out, "kernel FPU use     kernel_fpu_begin/end%s: %s of %u B of state (XCR0 %#llx%s)\n",
+                strcmp(f->source, "model") == 0 ? " (FIXED MODEL FIGURES)" : "", f->save_insn,
+                f->state_bytes, (unsigned long long)f->xcr0,
+                f->xcr0 != f->saved_mask ? ", AMX tiles left out" : "");
     fprintf(out, "  first use        %6.0f " CB_TSC_NAME " ticks", f->first_ticks);
     if (isfinite(r))
         fprintf(out, " (~%.0f core cycles)", f->first_ticks * r);
-    fprintf(out, ": save %.0f, restore %.0f, fninit\n", f->save_ticks, f->restore_ticks);
+    fprintf(out, ": save %.0f, restore %.0f%s\n", f->save_ticks, f->restore_ticks,
+            neon ? "" : ", fninit");
     fprintf(out, "  later use        %6.0f " CB_TSC_NAME " ticks", f->later_ticks);
     if (isfinite(r))
         fprintf(out, " (~%.0f core cycles)", f->later_ticks * r);
-    fprintf(out, ": fninit, ldmxcsr (no save)\n");
+    fprintf(out, "%s\n", neon ? ": nothing (the state is saved already)" : ": fninit, ldmxcsr (no save)");
 }
 
 /* The ceilings as a table: what, where, how fast in both units. */
@@ -351,8 +367,9 @@ static void clocks_report(const struct cb_clocks *k)
                CB_TSC_QUANT_TICKS * cb_tsc_tick_ns(k->tsc_ghz) / 1e3, CB_TSC_QUANT_BOUND * 100);
     printf("core clock         %.3f GHz estimated by the %s (spread %.2f%%)\n", k->core_ghz,
            k->est.method, isfinite(k->est.spread_pct) ? k->est.spread_pct : 0);
-    printf("  add chain        %.3f GHz (dependent adds, latency 1; slope of the fastest 20k- and "
-           "60k-add windows)\n", k->est.add_ghz);
+    double w = (double)cb_chain_scale(k->tsc_ghz); /* longer windows for a slow counter */
+    printf("  add chain        %.3f GHz (dependent adds, latency 1; slope of the fastest %.0fk- and "
+           "%.0fk-add windows)\n", k->est.add_ghz, 20 * w, 60 * w);
     if (CB_CHAIN_ARM64)
         printf("  mul chain        %.3f GHz (dependent muls taken as latency 2, the least of any "
                "core: a lower bound, the check)\n", k->est.imul_ghz);

@@ -1,5 +1,6 @@
 /* fpu.c — the cost of kernel_fpu_begin()/kernel_fpu_end(), measured with
- * the user-mode XSAVE family (fpu.h). */
+ * the user-mode XSAVE family (fpu.h); arm64's kernel_neon_begin() is
+ * fpu_arm64.c. */
 #include "fpu.h"
 
 #include <errno.h>
@@ -183,7 +184,8 @@ int cb_fpu_measure(struct cb_fpu_cost *out)
     return 0;
 }
 
-#else
+#elif !defined(__aarch64__)
+/* arm64's is kernel_neon_begin's model, fpu_arm64.c. */
 
 int cb_fpu_measure(struct cb_fpu_cost *out)
 {

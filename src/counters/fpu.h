@@ -13,7 +13,13 @@
  * save: FNINIT + LDMXCSR only.  AMX tile state (XCR0 bits 17-18) is left out
  * of the saved set: using it needs arch_prctl permission, and a kernel
  * never saves it for a task that has not asked.  All figures in TSC ticks,
- * medians of many trials less the empty timing's median. */
+ * medians of many trials less the empty timing's median.
+ *
+ * arm64 (fpu_arm64.c): kernel_neon_begin()'s save of the FPSIMD state,
+ * v0-v31 and FPSR/FPCR (528 bytes, `stp q` pairs as fpsimd_save_state
+ * does), and its load on the return to user space; a later use saves
+ * nothing.  xcr0 and saved_mask are 0 there, save_insn "stp q", figures
+ * in CNTVCT ticks. */
 #ifndef CB_FPU_H
 #define CB_FPU_H
 
@@ -22,11 +28,11 @@
 #define CB_FPU_BATCH_DEFAULT 16
 
 struct cb_fpu_cost {
-    int supported;        /* 0: no XSAVE here (or not x86-64): nothing measured */
+    int supported;        /* 0: no XSAVE here (or neither x86-64 nor arm64): nothing measured */
     uint64_t xcr0;        /* the enabled components (XGETBV 0) */
     uint64_t saved_mask;  /* those saved: xcr0 less AMX */
     uint32_t state_bytes; /* CPUID.(0xD,0).EBX: the XSAVE area for xcr0 */
-    char save_insn[12];   /* "xsavec", "xsaveopt", "xsave" */
+    char save_insn[12];   /* "xsavec", "xsaveopt", "xsave"; arm64 "stp q" */
     char source[12];      /* "measured", "model" (fixed figures for tests) */
     double first_ticks;   /* save + restore + fninit/ldmxcsr: a first use */
     double later_ticks;   /* fninit/ldmxcsr: a later use in the same entry */

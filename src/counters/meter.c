@@ -87,8 +87,10 @@ int cb_meter_guess_vm(const char *sysroot, char *what, size_t len)
         if (strncmp(v, vm_vendors[i], k) != 0 && strncmp(prod, vm_vendors[i], k) != 0)
             continue;
         size_t pl = strlen(prod);
-        if (strcmp(vm_vendors[i], "Amazon EC2") == 0 && pl > 6 && strcmp(prod + pl - 6, ".metal") == 0)
-            break;
+        if (strcmp(vm_vendors[i], "Amazon EC2") == 0 && pl > 6 && strcmp(prod + pl - 6, ".metal") == 0) {
+            snprintf(what, len, "DMI says %s, %s: an EC2 bare-metal instance", v, prod);
+            return 0;
+        }
         snprintf(what, len, "DMI says %s%s%s", v, prod[0] ? ", " : "", prod);
         return 1;
     }

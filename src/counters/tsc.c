@@ -410,6 +410,16 @@ double cb_tsc_tick_ns(double tsc_ghz)
     return tsc_ghz > 0 && isfinite(tsc_ghz) ? 1.0 / tsc_ghz : 0;
 }
 
+uint64_t cb_chain_scale(double tsc_ghz)
+{
+    /* The 40,000 adds between the short and the long window take at least
+     * 8 us (at 5 GHz, faster than any core runs). */
+    double ticks = 40000.0 / 5.0 * tsc_ghz;
+    if (!(tsc_ghz > 0) || ticks >= CB_TSC_QUANT_TICKS)
+        return 1;
+    return (uint64_t)ceil(CB_TSC_QUANT_TICKS / ticks);
+}
+
 double cb_min_batch_ticks(double tsc_ghz, double min_batch_us, double read_ticks)
 {
     double ghz = tsc_ghz > 0 ? tsc_ghz : 1.0;
@@ -434,7 +444,7 @@ static int chain_rate(int imul, int trials, double *ops_per_tick, double *offset
 {
     enum { MAXT = 101 };
     double ts[MAXT], tl[MAXT];
-    const uint64_t n_short = 20, n_long = 60;
+    const uint64_t k = cb_chain_scale(cached), n_short = 20 * k, n_long = 60 * k;
     const double per = imul ? IMULS_PER_ITER : ADDS_PER_ITER;
     if (trials > MAXT)
         trials = MAXT;

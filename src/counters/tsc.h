@@ -18,6 +18,8 @@
  * and the instruction that reads it. */
 #define CB_TSC_NAME "TSC"
 #define CB_TSC_READ "rdtsc"
+/* The SMT meter's loop control (cb_smt_contention), as messages name it. */
+#define CB_LOOP_DEC_BRANCH "dec/jnz"
 
 /* Read the TSC at the start of a timed region: nothing before it may still
  * be in flight, nothing after it may start early (lfence; rdtsc; lfence). */
@@ -50,6 +52,7 @@ static inline uint64_t cb_tsc_end(void)
  * code keeps calling it "tsc" inside; what a user reads says CNTVCT. */
 #define CB_TSC_NAME "CNTVCT"
 #define CB_TSC_READ "cntvct"
+#define CB_LOOP_DEC_BRANCH "subs/b.ne"
 
 /* A read of CNTVCT_EL0 is not ordered against the instructions around it:
  * the architecture lets it be executed early (speculatively) or late like
@@ -90,6 +93,13 @@ static inline uint64_t cb_tsc_end(void)
  * last never wins (20 us at any TSC rate over 50 MHz is more), so x86
  * batches are what they always were. */
 double cb_min_batch_ticks(double tsc_ghz, double min_batch_us, double read_ticks);
+
+/* How many times longer than on x86 the core-clock estimate's windows
+ * must be (pure): the slope is taken between windows 40,000 adds apart, at
+ * most 5 GHz, and that difference must span CB_TSC_QUANT_TICKS.  1 at any
+ * TSC rate (x86 unchanged) or when the rate is unknown; 2 at 62.5 MHz, 5 at
+ * 25 MHz. */
+uint64_t cb_chain_scale(double tsc_ghz);
 
 /* One tick of the fixed-rate counter in ns (1 / GHz), 0 when unknown. */
 double cb_tsc_tick_ns(double tsc_ghz);

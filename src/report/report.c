@@ -395,7 +395,9 @@ static void choose_cycles(struct cb_report *r)
                  "dependent-%s chain timed before and after the case: the case's own where it "
                  "agrees with the run's %.2f GHz (spread %.1f%%), else the run's, the case "
                  "flagged; no PMU cycles",
-                 strcmp(r->run.core_est_method, "imul-chain") == 0 ? "imul" : "add",
+                 strcmp(r->run.core_est_method, "imul-chain") == 0   ? "imul"
+                 : strcmp(r->run.core_est_method, "mul-chain") == 0 ? "mul" /* arm64 */
+                                                                    : "add",
                  r->run.core_ghz, r->run.core_ghz_spread);
     } else {
         r->cyc_event = r->tsc_event;
