@@ -12,6 +12,8 @@
 --
 -- hosts.tsc_source 'cntfrq': the counter's rate is CNTFRQ_EL0's.
 -- events.read_method, samples.method 'cntvct': read from CNTVCT_EL0.
+-- runs.core_est_method 'mul-chain': the core clock from a chain of dependent
+--   muls (arm64 has no imul; src/counters/tsc.h says when it is chosen).
 -- ceilings.kind 'zva' (dc zva), 'memcpy', 'memset' (glibc's);
 -- ceilings.isa 'neon' (ldp/stp of q registers), 'neon-x4' (ld1/st1 of four),
 --   'dczva', 'glibc'.
@@ -28,4 +30,7 @@ UPDATE sqlite_schema
        '''movsb'', ''stosb'')', '''movsb'', ''stosb'', ''zva'', ''memcpy'', ''memset'')'),
        '''sse2'', ''scalar'')', '''sse2'', ''scalar'', ''neon'', ''neon-x4'', ''dczva'', ''glibc'')')
  WHERE type = 'table' AND name = 'ceilings';
+UPDATE sqlite_schema
+   SET sql = replace(sql, '''imul-chain'', ''none'')', '''imul-chain'', ''mul-chain'', ''none'')')
+ WHERE type = 'table' AND name = 'runs';
 PRAGMA writable_schema = RESET;

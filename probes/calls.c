@@ -31,16 +31,25 @@ static uint64_t calls_indirect(uint64_t n, uint64_t x)
     return x;
 }
 
+/* The +kflags twins: x86's thunks; arm64's pointer authentication of every
+ * return (kflags/calls.c says why that and not thunks). */
+#if defined(__aarch64__)
+#define KF_DIRECT "direct call to a callee that signs (paciasp) and checks (autiasp) its " \
+                  "return address: pac-ret+leaf+bti (arm64 kernel flags)"
+#define KF_INDIRECT "call through a pointer to a paciasp landing pad, pac-ret+leaf+bti " \
+                    "(arm64 kernel flags)"
+#else
+#define KF_DIRECT "direct call, ret through the return thunk (kernel flags)"
+#define KF_INDIRECT "call through a retpoline, ret through the return thunk (kernel flags)"
+#endif
+
 static const struct cb_variant calls_variants[] = {
     {.name = "direct", .desc = "direct call and plain ret (the tool's flags)",
      .fn = (const void *)calls_direct, .flags = CB_VARIANT_REFERENCE},
     {.name = "indirect", .desc = "call through a pointer, plain ret (the tool's flags)",
      .fn = (const void *)calls_indirect},
-    {.name = "direct+kflags", .desc = "direct call, ret through the return thunk (kernel flags)",
-     .fn = (const void *)cb_calls_direct_kflags},
-    {.name = "indirect+kflags",
-     .desc = "call through a retpoline, ret through the return thunk (kernel flags)",
-     .fn = (const void *)cb_calls_indirect_kflags},
+    {.name = "direct+kflags", .desc = KF_DIRECT, .fn = (const void *)cb_calls_direct_kflags},
+    {.name = "indirect+kflags", .desc = KF_INDIRECT, .fn = (const void *)cb_calls_indirect_kflags},
 };
 
 struct calls_state {
@@ -105,7 +114,11 @@ static const size_t calls_sizes[] = {1, 8, 64, 0};
 
 const struct cb_probe cb_probe_calls = {
     .name = "calls",
+#if defined(__aarch64__)
+    .desc = "a call and a return, direct or indirect, with and without pointer authentication",
+#else
     .desc = "a call and a return, direct or indirect, with and without retpoline/return thunks",
+#endif
     .unit = "call",
     .op = "call",
     .variants = calls_variants,

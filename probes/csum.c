@@ -21,7 +21,13 @@
  * load_unaligned_zeropad() may read past the end and relies on the kernel's
  * fault fixup, which user space has not; here the last 1-7 bytes come from
  * one load that ends at buf + len (when at least 8 bytes precede it), or
- * from a 4/2/1 split, or (AVX-512) from a masked load. */
+ * from a 4/2/1 split, or (AVX-512) from a masked load.
+ *
+ * All of the above is x86-64 only (#if __x86_64__).  On arm64 the variants
+ * live in arm64/csum.c and the reference is the port of the kernel's own
+ * do_csum (arm64/csum.h), which reads whole aligned words and so may touch
+ * the bytes just outside the buffer in the same aligned 8 bytes (never
+ * another page); the verify below is the same on both. */
 #include "csum.h"
 
 #include <errno.h>

@@ -225,7 +225,7 @@ static const struct cb_variant csum_copy_variants[] = {
      "vs copy/glibc + csum/do-csum",
      0, FN(cb_csum_copy_a64_two_pass), CB_VARIANT_REFERENCE, 0},
     {"fused",
-     "per 64 B 4 ldp, 4 stp, 8 adcs on one carry chain; vs copy/ldp-stp + csum/do-csum",
+     "per 64 B 4 ldp, 4 stp, 8 adcs on one carry chain; vs copy/ldp + csum/do-csum",
      0, FN(cb_csum_copy_a64_fused), 0, 0},
     {"fused-neon",
      "per 64 B 4 q loads and stores, uadalp into 4 accumulators; "

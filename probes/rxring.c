@@ -51,6 +51,17 @@ static ALWAYS_INLINE void pf(const void *p, unsigned kind)
         __asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
     else
         __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)p));
+#elif defined(__aarch64__)
+    /* The x86 hints' arm64 counterparts: t0 -> keep in L1, nta -> L1
+     * streaming (allocate, but first to go), w -> prefetch for store.  asm,
+     * not __builtin_prefetch: GCC 12 -O2 dropped the builtin from most of
+     * these loops (pf-1 compiled to none's code). */
+    if (kind == PF_NTA)
+        __asm__ __volatile__("prfm pldl1strm, [%0]" : : "r"(p), "m"(*(const char *)p));
+    else if (kind == PF_W)
+        __asm__ __volatile__("prfm pstl1keep, [%0]" : : "r"(p), "m"(*(const char *)p));
+    else
+        __asm__ __volatile__("prfm pldl1keep, [%0]" : : "r"(p), "m"(*(const char *)p));
 #else
     __builtin_prefetch(p, kind == PF_W, kind == PF_NTA ? 0 : 3);
 #endif
@@ -185,6 +196,22 @@ static ALWAYS_INLINE void rx_clean(struct cb_rx_ring *r, uint64_t iters, const u
     r->res = a;
 }
 
+/* The two kind variants are named for their instruction.  The others use
+ * the plain read prefetch (prefetcht0, prfm pldl1keep) and say so nowhere. */
+#if defined(__aarch64__)
+#define RX_NTA_NAME "pf-1+2+5-pldl1strm"
+#define RX_NTA_INSN "prfm pldl1strm (the prefetchnta of arm64: streaming into L1)"
+#define RX_W_NAME "pf-1+2+5-pstl1keep"
+#define RX_W_INSN "prfm pstl1keep"
+#define RX_W_NEEDS 0 /* prfm pst*: ARMv8.0, every core */
+#else
+#define RX_NTA_NAME "pf-1+2+5-nta"
+#define RX_NTA_INSN "prefetchnta"
+#define RX_W_NAME "pf-1+2+5-w"
+#define RX_W_INSN "prefetchw"
+#define RX_W_NEEDS CB_CPU_PREFETCHW
+#endif
+
 /* id, name, points, distance, kind, address source, burst, needs, desc */
 #define RX_VARIANTS(X) \
     X(c0, "none", 0, 1, PF_T0, ADDR_DEP, 0, 0, "no prefetch: the e1000 RX clean loop as is (2005: 517,500 pps)")                                 \
@@ -233,9 +260,9 @@ static ALWAYS_INLINE void rx_clean(struct cb_rx_ring *r, uint64_t iters, const u
       "#1 #2 #5 from the side array, 8 packets ahead")                                          \
     X(kd16, "pf-1+2+5-known-d16", 19, 16, PF_T0, ADDR_KNOWN, 0, 0,                              \
       "#1 #2 #5 from the side array, 16 packets ahead")                                         \
-    X(nta, "pf-1+2+5-nta", 19, 1, PF_NTA, ADDR_DEP, 0, 0, "#1 #2 #5 with prefetchnta")         \
-    X(w, "pf-1+2+5-w", 19, 1, PF_W, ADDR_DEP, 0, CB_CPU_PREFETCHW,                              \
-      "#1 #2 #5 with prefetchw (the loop writes skb->len; headers are only read)")              \
+    X(nta, RX_NTA_NAME, 19, 1, PF_NTA, ADDR_DEP, 0, 0, "#1 #2 #5 with " RX_NTA_INSN)            \
+    X(w, RX_W_NAME, 19, 1, PF_W, ADDR_DEP, 0, RX_W_NEEDS,                                        \
+      "#1 #2 #5 with " RX_W_INSN " (the loop writes skb->len; headers are only read)")          \
     X(b8, "burst-8", 0, 1, PF_T0, ADDR_KNOWN, 8, 0,                                             \
       "every 8 packets, the next 8 packets' data lines at once (fits the miss buffers)")        \
     X(b16, "burst-16", 0, 1, PF_T0, ADDR_KNOWN, 16, 0,                                          \

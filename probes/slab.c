@@ -656,10 +656,16 @@ BULK(1) BULK(2) BULK(4) BULK(8) BULK(16) BULK(32) BULK(64) BULK(128) BULK(250)
 #define BULKROW(n) \
     ROW("bulk-" #n, "kmem_cache_alloc_bulk/free_bulk shape, " #n " objects per call", &p_bulk##n, 0)
 
+#if defined(__aarch64__)
+#define KF_WHAT "no FP/SIMD registers, pac-ret+leaf+bti"
+#else
+#define KF_WHAT "no SSE, thunks"
+#endif
+
 static const struct cb_variant slab_variants[] = {
     ROW("single", "alloc+free pairs on the cpu freelist: the fast path (2016: 53 cycles)",
         &p_single, CB_VARIANT_REFERENCE),
-    ROW("single+kflags", "single with the SLUB model built the kernel's way (kflags: no SSE, thunks)",
+    ROW("single+kflags", "single with the SLUB model built the kernel's way (kflags: " KF_WHAT ")",
         &p_single_kf, 0),
     ROW("slowpath",
         "allocate 3 slabs' worth, free shuffled: refills and frees to non-cpu slabs (2016: ~100)",

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
+
 #define SLUB_MAX_OBJ    8192u
 #define SLUB_MIN_BLOCK  4096u
 #define SLUB_MAX_BLOCK  32768u
@@ -35,7 +37,14 @@ static inline void set_fp(void *obj, void *next)
  * only this cpu touches it).  The kernel also swaps the tid in the same
  * instruction (cmpxchg16b); that needs CX16, which this build must not
  * assume, so the tid is bumped with a plain add.  The exchange cannot fail
- * with one thread, but its cost is part of what the fast path is. */
+ * with one thread, but its cost is part of what the fast path is.
+ *
+ * arm64 has no unlocked compare-and-swap: the kernel's this_cpu_cmpxchg128
+ * (this_cpu_cmpxchg_double before 6.5) is cmpxchg128_local with preemption
+ * off, a casp without acquire/release where the CPU has LSE and an
+ * ldxp/stxp loop where not, chosen at boot by alternatives.  The model does
+ * the same on the freelist word alone (cas / ldxr-stxr, no ordering), chosen
+ * once per cache from the CPU's features, the tid bumped as on x86. */
 static inline void cpu_freelist_commit(struct cb_slub_cache *c, void *old, void *new_head)
 {
 #if defined(__x86_64__)
@@ -44,6 +53,29 @@ static inline void cpu_freelist_commit(struct cb_slub_cache *c, void *old, void 
                          : "=a"(prev), "+m"(c->freelist)
                          : "r"(new_head), "0"(old)
                          : "cc", "memory");
+    (void)prev;
+#elif defined(__aarch64__)
+    void *prev = old;
+    if (c->lse) {
+        /* .arch_extension: the build targets ARMv8.0; the cache only takes
+         * this path on a CPU that has LSE. */
+        __asm__ __volatile__(".arch_extension lse\n\t"
+                             "cas %0, %2, %1"
+                             : "+r"(prev), "+Q"(c->freelist)
+                             : "r"(new_head)
+                             : "memory");
+    } else {
+        unsigned fail;
+        __asm__ __volatile__("1: ldxr %0, %2\n\t"
+                             "cmp %0, %3\n\t"
+                             "b.ne 2f\n\t"
+                             "stxr %w1, %4, %2\n\t"
+                             "cbnz %w1, 1b\n"
+                             "2:"
+                             : "=&r"(prev), "=&r"(fail), "+Q"(c->freelist)
+                             : "r"(old), "r"(new_head)
+                             : "cc", "memory");
+    }
     (void)prev;
 #else
     (void)old;
@@ -187,6 +219,9 @@ int cb_slub_create(struct cb_slub_cache *c, size_t size, unsigned flags)
     /* mm/slub.c set_min_partial(): between 5 and 10 empty-or-partial slabs
      * kept per node before empty ones go back to the page allocator. */
     c->min_partial = 8;
+#if defined(__aarch64__)
+    c->lse = (cb_cpu_features() & CB_CPU_LSE) != 0;
+#endif
     return 0;
 }
 

@@ -57,6 +57,9 @@ struct cb_slub_cache {
     void *freelist;                   /* the cpu slab's lockless freelist */
     struct cb_slub_slab *cpu_slab;
     uint64_t tid;                     /* transaction id, as in kmem_cache_cpu */
+#if defined(__aarch64__)
+    int lse;                          /* commit with LSE cas, else ldxr/stxr */
+#endif
 
     /* The node part, touched on slow paths only. */
     struct cb_slub_slab *partial;     /* head of the partial list */

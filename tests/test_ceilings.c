@@ -2,7 +2,8 @@
  * set fits in, the sets chosen from cache sizes, the share of a ceiling, the
  * cache sizes read from a sysfs tree written here, and that the load loop
  * gives this machine a finite positive figure (no threshold on speed: make
- * check must pass on a loaded VM).  Expected figures are worked out by hand
+ * check must pass on a loaded VM), and what every loop of this arch reads
+ * or writes, against references computed here.  Expected figures are worked out by hand
  * in the comments, not by the code under test. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -139,7 +141,7 @@ static void test_best_share(void)
     ok(isnan(cb_ceil_share(10, 0)), "no ceiling: NAN, not 0");
     ok(isnan(cb_ceil_share(NAN, 64)), "no figure: NAN");
     ok(isnan(cb_ceil_share(-1, 64)), "negative figure: NAN");
-    is_near(cb_ceil_share(128, 64), 2.0, 1e-12, "over the ceiling is shown as it is (200%)");
+    is_near(cb_ceil_share(128, 64), 2.0, 1e-12, "over the ceiling is shown as it is (200%%)");
 }
 
 static void test_measured(void)
@@ -156,6 +158,181 @@ static void test_measured(void)
 #endif
 }
 
+/* ---- what each loop touches, against references written here ---------- */
+
+/* n bytes between two inaccessible pages: a loop that strays past either
+ * end faults, and the test dies rather than passes. */
+static unsigned char *guarded(size_t n)
+{
+    unsigned char *m = mmap(NULL, n + 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                            -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    if (mprotect(m, 4096, PROT_NONE) < 0 || mprotect(m + 4096 + n, 4096, PROT_NONE) < 0) {
+        munmap(m, n + 8192);
+        return NULL;
+    }
+    return m + 4096;
+}
+
+static void unguard(unsigned char *p, size_t n)
+{
+    munmap(p - 4096, n + 8192);
+}
+
+/* Words no two of which are alike (an odd multiplier is a bijection). */
+static void fill_words(unsigned char *p, size_t n, uint64_t seed)
+{
+    for (size_t i = 0; i < n / 8; i++) {
+        uint64_t w = (i + seed) * 0x9e3779b97f4a7c15ull;
+        memcpy(p + 8 * i, &w, 8);
+    }
+}
+
+static uint64_t word(const unsigned char *p, size_t i)
+{
+    uint64_t w;
+    memcpy(&w, p + 8 * i, 8);
+    return w;
+}
+
+/* How many bytes at the end of the set a load loop's result folds: the
+ * registers of its last step (eight vector registers, or four x). */
+static size_t load_tail(const char *isa)
+{
+    static const struct { const char *isa; size_t bytes; } t[] = {
+        {"avx512", 512}, {"avx2", 256}, {"sse2", 128},  /* x86-64: 8 registers */
+        {"neon", 128}, {"neonx4", 128},                 /* arm64: v0-v7 */
+        {"scalar", 32},                                 /* both: 4 x 64-bit */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(t[i].isa, isa) == 0)
+            return t[i].bytes;
+    return 0;
+}
+
+/* The 64-bit one's-complement sum with end-around carry: one carry chain
+ * over the words, the last carry added back. */
+static uint64_t ref_adc(const unsigned char *p, size_t n)
+{
+    uint64_t a = 0, c = 0;
+    for (size_t i = 0; i < n / 8; i++) {
+        unsigned __int128 t = (unsigned __int128)a + word(p, i) + c;
+        a = (uint64_t)t;
+        c = (uint64_t)(t >> 64);
+    }
+    return a + c;
+}
+
+/* adcx/adox: in each 256-byte step the even words carry through one chain,
+ * the odd through the other, each step's last carries added in. */
+static uint64_t ref_adcx2(const unsigned char *p, size_t n)
+{
+    uint64_t acc[2] = {0, 0};
+    for (size_t s = 0; s < n / 256; s++) {
+        for (int k = 0; k < 2; k++) {
+            uint64_t c = 0;
+            for (size_t i = (size_t)k; i < 32; i += 2) {
+                unsigned __int128 t = (unsigned __int128)acc[k] + word(p, 32 * s + i) + c;
+                acc[k] = (uint64_t)t;
+                c = (uint64_t)(t >> 64);
+            }
+            acc[k] += c;
+        }
+    }
+    return acc[0] + acc[1];
+}
+
+static int all_bytes(const unsigned char *p, size_t n, unsigned char v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != v)
+            return 0;
+    return 1;
+}
+
+static void check_loop(const struct cb_ceil_loop *lp, size_t n)
+{
+    unsigned char *p = guarded(n), *ref = malloc(n);
+    if (!p || !ref) {
+        ok(0, "%s %s: memory for %zu bytes", lp->kind, lp->isa, n);
+        free(ref);
+        return;
+    }
+    fill_words(p, n, n);
+    memcpy(ref, p, n);
+    uint64_t got = lp->fn(p, n);
+    const char *k = lp->kind;
+    if (strcmp(k, "load") == 0) {
+        size_t tail = load_tail(lp->isa);
+        uint64_t want = 0;
+        for (size_t i = (n - tail) / 8; tail && i < n / 8; i++)
+            want ^= word(ref, i);
+        ok(tail && got == want && memcmp(p, ref, n) == 0,
+           "load %s over %zu B: XOR of the last %zu B 0x%016llx (want 0x%016llx), memory unchanged",
+           lp->isa, n, tail, (unsigned long long)got, (unsigned long long)want);
+    } else if (strcmp(k, "store") == 0) {
+        int each = 1;
+        for (size_t i = 0; i < n / 8; i++)
+            each &= word(p, i) == (uint64_t)n;
+        ok(each, "store %s over %zu B: every word is the set's size", lp->isa, n);
+    } else if (strcmp(k, "adc") == 0 || strcmp(k, "adcx2") == 0) {
+        uint64_t want = strcmp(k, "adc") == 0 ? ref_adc(ref, n) : ref_adcx2(ref, n);
+        ok(got == want, "%s over %zu B: sum 0x%016llx (want 0x%016llx)", k, n,
+           (unsigned long long)got, (unsigned long long)want);
+    } else if (strcmp(k, "movsb") == 0 || strcmp(k, "memcpy") == 0) {
+        ok(lp->half && memcmp(p, ref, n / 2) == 0 && memcmp(p + n / 2, ref, n / 2) == 0,
+           "%s %s over %zu B: the first half copied into the second, itself unchanged", k, lp->isa,
+           n);
+    } else if (strcmp(k, "stosb") == 0 || strcmp(k, "memset") == 0) {
+        ok(all_bytes(p, n, 0x5a), "%s %s over %zu B: every byte 0x5a", k, lp->isa, n);
+    } else if (strcmp(k, "zva") == 0) {
+        ok(all_bytes(p, n, 0), "zva over %zu B: every byte zero (and no byte outside)", n);
+    } else {
+        ok(0, "loop %s %s: this test has no reference for it", k, lp->isa);
+    }
+    unguard(p, n);
+    free(ref);
+}
+
+static void test_loops(void)
+{
+    struct cb_ceil_loop loops[CB_CEIL_MAX];
+    size_t nl = cb_ceil_loops(loops, CB_CEIL_MAX);
+    ok(nl >= 5, "%zu loops on this CPU", nl);
+    int has[2] = {0, 0};
+    for (size_t i = 0; i < nl; i++) {
+        has[0] |= strcmp(loops[i].kind, "load") == 0 && strcmp(loops[i].isa, "scalar") == 0;
+        has[1] |= strcmp(loops[i].kind, "load") == 0 &&
+                  strcmp(loops[i].isa, cb_ceil_widest_isa()) == 0;
+        /* Two sizes: one step more or less would show at the end. */
+        check_loop(&loops[i], 4096);
+        check_loop(&loops[i], 12288);
+    }
+    ok(has[0] && has[1], "scalar and widest (%s) load loops are measured", cb_ceil_widest_isa());
+#if defined(__x86_64__)
+    /* The narrower vector loads, measured only where they are the widest. */
+    __builtin_cpu_init();
+    static const char *const narrower[] = {"avx2", "sse2"};
+    for (int i = 0; i < 2; i++) {
+        if (strcmp(narrower[i], cb_ceil_widest_isa()) == 0 ||
+            (i == 0 && !__builtin_cpu_supports("avx2")))
+            continue;
+        struct cb_ceil_loop lp = {"load", narrower[i], cb_ceil_load_fn(narrower[i]), 0, 0};
+        check_loop(&lp, 4096);
+        check_loop(&lp, 12288);
+    }
+#endif
+#if defined(__aarch64__)
+    unsigned bs = cb_ceil_zva_block();
+    int zva = 0;
+    for (size_t i = 0; i < nl; i++)
+        zva |= strcmp(loops[i].kind, "zva") == 0;
+    ok(bs == 0 ? !zva : zva && bs >= 16 && bs <= 2048 && (bs & (bs - 1)) == 0,
+       "dc zva block %u B from DCZID_EL0: %s", bs, zva ? "measured" : "prohibited, absent");
+#endif
+}
+
 int main(void)
 {
     test_sysfs();
@@ -163,5 +340,6 @@ int main(void)
     test_level_for();
     test_best_share();
     test_measured();
+    test_loops();
     return tap_done();
 }

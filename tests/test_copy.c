@@ -2,7 +2,9 @@
  * runs and catches planted bugs; setup/run/teardown move the right bytes to
  * the right slots, checked here byte by byte against the source slots. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +56,77 @@ static const struct cb_variant bad_variants[] = {
     {"overrun", "test only", 0, (const void *)copy_overrun, CB_VARIANT_TESTONLY, 0},
     {"pair-bug", "test only", 0, (const void *)copy_pair_bug, CB_VARIANT_TESTONLY, 0},
 };
+
+/* Past the verifier: every length 0..SWEEP_MAX (odd ones included) at a few
+ * (src, dst) misalignments, the head/tail cases of the aligning variants
+ * (ldp aligns src to 16, the NT ones dst to 64), each destination byte
+ * against the source and 64 guard bytes on each side against their fill.
+ * Returns 0, or -1 with the first wrong byte described in why. */
+#define SWEEP_MAX 4096
+static int sweep(cb_copy_fn fn, char *why, size_t wl)
+{
+    static const size_t al[][2] = {{0, 0}, {1, 0}, {0, 1}, {63, 17}, {8, 40}, {15, 1}, {7, 9}};
+    const size_t G = 64, dlen = G + 64 + SWEEP_MAX + G;
+    static unsigned char ee[8192];
+    unsigned char *src = aligned_alloc(4096, 8192), *dst = aligned_alloc(4096, 8192);
+    memset(ee, 0xee, sizeof ee);
+    int rc = 0;
+    if (!src || !dst) {
+        snprintf(why, wl, "out of memory");
+        rc = -1;
+    }
+    for (size_t i = 0; !rc && i < 64 + SWEEP_MAX; i++)
+        src[i] = (unsigned char)(1 + (i * 131 + i / 251) % 255);
+    for (size_t a = 0; !rc && a < sizeof al / sizeof al[0]; a++) {
+        for (size_t len = 0; !rc && len <= SWEEP_MAX; len++) {
+            const unsigned char *s = src + al[a][0];
+            unsigned char *d = dst + G + al[a][1];
+            memset(dst, 0xee, dlen);
+            fn(d, s, len);
+            if (!memcmp(d, s, len) && !memcmp(dst, ee, G + al[a][1]) &&
+                !memcmp(d + len, ee, dlen - (G + al[a][1] + len)))
+                continue;
+            for (size_t i = 0; i < dlen; i++) {
+                ptrdiff_t at = (ptrdiff_t)i - (ptrdiff_t)(G + al[a][1]);
+                unsigned want = at >= 0 && (size_t)at < len ? s[at] : 0xee;
+                if (dst[i] != want) {
+                    snprintf(why, wl, "len %zu src+%zu dst+%zu: dst[%td] = 0x%02x, want 0x%02x",
+                             len, al[a][0], al[a][1], at, dst[i], want);
+                    rc = -1;
+                    break;
+                }
+            }
+        }
+    }
+    free(src);
+    free(dst);
+    return rc;
+}
+
+/* The variants this architecture has: x86's are absent on arm64 and the
+ * reverse; glibc, the reference, is on both. */
+static void check_arch_variants(const struct cb_probe *p)
+{
+#if defined(__aarch64__)
+    static const char *const want[] = {"glibc", "byte", "ldp", "neon"};
+    static const char *const absent[] = {"movsb", "sse2", "ntq"};
+#else
+    static const char *const want[] = {"glibc", "movsb", "unrolled", "sse2", "ntq"};
+    static const char *const absent[] = {"byte", "ldp", "neon"};
+#endif
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        int found = 0;
+        for (size_t i = 0; i < p->nvariants; i++)
+            found |= !strcmp(p->variants[i].name, want[k]);
+        ok(found, "variant %s is in this architecture's table", want[k]);
+    }
+    for (size_t k = 0; k < sizeof absent / sizeof absent[0]; k++) {
+        int found = 0;
+        for (size_t i = 0; i < p->nvariants; i++)
+            found |= !strcmp(p->variants[i].name, absent[k]);
+        ok(!found, "variant %s (other architecture) is absent", absent[k]);
+    }
+}
 
 static void check_case(const struct cb_variant *v, size_t size, enum cb_mode mode,
                        size_t cold_bytes)
@@ -140,6 +213,17 @@ int main(void)
         is_uint(vd.checked, trials, "%s: every (length, alignment) trial checked", v->name);
     }
     is_int(nref, 1, "exactly one reference variant");
+    check_arch_variants(p);
+
+    for (size_t i = 0; i < p->nvariants; i++) {
+        const struct cb_variant *v = &p->variants[i];
+        char why[160] = "";
+        if (!runnable_here(v, feats))
+            continue;
+        if (!ok(sweep((cb_copy_fn)v->fn, why, sizeof why) == 0,
+                "%s: lengths 0..%d at 7 misalignment pairs, byte for byte", v->name, SWEEP_MAX))
+            printf("#   %s\n", why);
+    }
 
     int rc = p->verify(&bad_variants[0], &vd);
     is_int(rc, 0, "drop-last: verify ran");

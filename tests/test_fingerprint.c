@@ -171,6 +171,47 @@ static void test_cpuclass(void)
     ok(system(cmd) == 0, "clean up the class trees");
 }
 
+/* An arm64 kernel's /proc/cpuinfo (Rockchip RK3588's layout: Cortex-A55
+ * r2p0 little cores 0-3, Cortex-A76 r4p0 big ones 4-7): no model name,
+ * microcode or flags, the core named per block by its MIDR fields.  The
+ * names are Arm's for parts 0xd05 and 0xd0b (TRMs), not the code's table. */
+static const char arm_cpuinfo[] =
+    "processor\t: 0\nBogoMIPS\t: 48.00\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics"
+    " cpuid\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x2\nCPU part\t: 0xd05\n"
+    "CPU revision\t: 0\n\n"
+    "processor\t: 4\nBogoMIPS\t: 48.00\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics"
+    " cpuid\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x4\nCPU part\t: 0xd0b\n"
+    "CPU revision\t: 0\n\n";
+
+static void test_arm64(void)
+{
+    char d[] = "/tmp/cb-fp-arm-XXXXXX";
+    if (!mkdtemp(d)) {
+        ok(0, "arm64 tree");
+        return;
+    }
+    put_file(d, "proc/cpuinfo", arm_cpuinfo);
+    struct cb_fingerprint a;
+    is_int(cb_fingerprint_read(&a, d, 4), 0, "arm64: read");
+    is_str(a.model, "ARM Cortex-A76 r4p0", "arm64: cpu 4's block is the big core");
+    is_str(a.microcode, "", "arm64: no microcode line: unknown");
+    is_str(a.hypervisor, "", "arm64: no flags line: hypervisor unknown, not 'no'");
+    cb_fingerprint_read(&a, d, -1);
+    is_str(a.model, "ARM Cortex-A55 r2p0", "arm64 unpinned: cpu 0's block, the little core");
+    cb_fingerprint_read(&a, d, 9);
+    is_str(a.model, "ARM Cortex-A55 r2p0", "arm64 unlisted cpu: first block");
+#if defined(__aarch64__)
+    /* The live file: under qemu-user it is the x86 host's, whose fields
+     * must not describe the arm64 run. */
+    cb_fingerprint_read(&a, NULL, -1);
+    ok(!strstr(a.model, "Intel") && !strstr(a.model, "AMD") && !a.microcode[0],
+       "arm64 live: no x86 model or microcode taken (model '%s')", a.model);
+#endif
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    ok(system(cmd) == 0, "clean up the arm64 tree");
+}
+
 int main(void)
 {
     char metal[] = "/tmp/cb-fp-metal-XXXXXX", guest[] = "/tmp/cb-fp-guest-XXXXXX";
@@ -309,6 +350,7 @@ int main(void)
     is_str(none.governor, "", "and every field unknown");
 
     test_cpuclass();
+    test_arm64();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", metal, guest);
     ok(system(cmd) == 0, "clean up");

@@ -3,7 +3,9 @@
  * at their size and refused at others; run() zeroes every slot and nothing
  * past it, checked here byte by byte. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +13,9 @@
 #include "memset.h"
 #include "tap.h"
 #include "workset.h"
+#if defined(__aarch64__)
+#include "arm64/memset_arm64.h"
+#endif
 
 static int runnable_here(const struct cb_variant *v, unsigned feats)
 {
@@ -49,6 +54,89 @@ static const struct cb_variant bad[] = {
     {"short192", "test only", 0, (const void *)clear192_short, CB_VARIANT_TESTONLY, 192},
     {"over192", "test only", 0, (const void *)clear192_over, CB_VARIANT_TESTONLY, 192},
 };
+
+/* Check fn(base + off + 64, fill, len) byte for byte: the len bytes hold
+ * fill, 64 guard bytes on each side their 0xee.  base holds off + len + 128
+ * bytes.  0, or -1 with the first wrong byte in why. */
+static int check_one(cb_memset_fn fn, unsigned char *base, size_t off, size_t len, int fill,
+                     char *why, size_t wl)
+{
+    enum { G = 64 };
+    static unsigned char want[G + 16384 + G];
+    const size_t end = off + G + len + G;
+    unsigned char *d = base + off + G;
+    if (len > 16384)
+        return snprintf(why, wl, "len %zu: longer than the test's buffer", len), -1;
+    memset(want, 0xee, G + len + G);
+    for (size_t i = 0; i < len; i++) /* the reference: a byte loop */
+        ((volatile unsigned char *)want)[G + i] = (unsigned char)fill;
+    memset(base + off, 0xee, G + len + G);
+    fn(d, fill, len);
+    if (!memcmp(base + off, want, G + len + G))
+        return 0;
+    for (size_t i = off; i < end; i++)
+        if (base[i] != want[i - off]) {
+            snprintf(why, wl, "len %zu at line+%zu fill 0x%02x: dst[%td] = 0x%02x, want 0x%02x",
+                     len, (size_t)((uintptr_t)d & 63), (unsigned)fill,
+                     (ptrdiff_t)i - (ptrdiff_t)(off + G), base[i], want[i - off]);
+            break;
+        }
+    return -1;
+}
+
+/* Past the verifier: every length 0..SWEEP_MAX (odd ones included) at a few
+ * misalignments, fill 0 and 0xa7. */
+#define SWEEP_MAX 4096
+static int sweep(cb_memset_fn fn, char *why, size_t wl)
+{
+    static const size_t al[] = {0, 1, 7, 33, 63};
+    unsigned char *buf = aligned_alloc(4096, 3 * 4096);
+    int rc = buf ? 0 : -1;
+    for (size_t f = 0; !rc && f < 2; f++)
+        for (size_t a = 0; !rc && a < sizeof al / sizeof al[0]; a++)
+            for (size_t len = 0; !rc && len <= SWEEP_MAX; len++)
+                rc = check_one(fn, buf, al[a], len, f ? 0xa7 : 0, why, wl);
+    free(buf);
+    return rc;
+}
+
+#if defined(__aarch64__)
+/* dc zva: the block size as DCZID_EL0 says (read here on its own), and the
+ * zeroing at every start offset within two blocks, at lengths below, at
+ * and above one block and a few blocks, so the stp head, the dc zva blocks
+ * and the stp tail each meet every boundary. */
+static void check_dczva(void)
+{
+    uint64_t id;
+    __asm__("mrs %0, dczid_el0" : "=r"(id));
+    size_t bs = (id & 16) ? 0 : (size_t)4 << (id & 15);
+    is_uint(cb_arm64_zva_block(), bs, "dc zva block %zu B from DCZID_EL0 = 0x%llx", bs,
+            (unsigned long long)id);
+    if (!bs) {
+        ok(1, "# SKIP dc zva prohibited here (DCZID_EL0.DZP)");
+        return;
+    }
+    size_t span = bs + 2 * bs + 5 * bs + 128; /* start, offsets, longest, guards */
+    unsigned char *buf = aligned_alloc(4096, (span + 4095) & ~(size_t)4095);
+    if (!ok(buf != NULL, "dc zva: buffer"))
+        return;
+    const size_t lens[] = {0, 1, 63, bs - 1, bs, bs + 1, 2 * bs - 1, 2 * bs, 2 * bs + 1,
+                           3 * bs + 17, 5 * bs};
+    char why[160] = "";
+    int rc = 0;
+    size_t tried = 0;
+    /* check_one starts at base + o + 64 = buf + bs + o: o = 0 is a block
+     * boundary (buf is 4096-aligned, bs at most 2048), o runs over two. */
+    for (size_t f = 0; !rc && f < 2; f++)
+        for (size_t o = 0; !rc && o < 2 * bs; o++)
+            for (size_t k = 0; !rc && k < sizeof lens / sizeof lens[0]; k++, tried++)
+                rc = check_one(cb_memset_arm64_dczva, buf + bs - 64, o, lens[k], f ? 0x5c : 0,
+                               why, sizeof why);
+    if (!ok(rc == 0, "dc zva: %zu (start, length, fill) cases around %zu-byte blocks", tried, bs))
+        printf("#   %s\n", why);
+    free(buf);
+}
+#endif
 
 static void check_case(const struct cb_variant *v, size_t size, enum cb_mode mode,
                        size_t cold_bytes)
@@ -129,6 +217,19 @@ int main(void)
         /* fixed-size: one length, 64 alignments, fill 0 */
         is_uint(vd.checked, v->only_size ? 64 : general, "%s: every trial checked", v->name);
     }
+
+    for (size_t i = 0; i < p->nvariants; i++) {
+        const struct cb_variant *v = &p->variants[i];
+        char why[160] = "";
+        if (!runnable_here(v, feats) || v->only_size)
+            continue;
+        if (!ok(sweep((cb_memset_fn)v->fn, why, sizeof why) == 0,
+                "%s: lengths 0..%d at 5 misalignments, fills 0 and 0xa7", v->name, SWEEP_MAX))
+            printf("#   %s\n", why);
+    }
+#if defined(__aarch64__)
+    check_dczva();
+#endif
 
     int rc = p->verify(&bad[0], &vd);
     ok(rc == 0 && !vd.ok, "a one-byte overrun is caught");

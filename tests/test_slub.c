@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "probe.h"
 #include "slab.h"
 #include "slub.h"
@@ -386,7 +387,9 @@ static int stamped(void *p, size_t size)
     return 1;
 }
 
-static void test_random_sequences(void)
+/* commit: -1 the cache's own choice; on arm64 0 forces the fast path's
+ * ldxr/stxr commit, 1 its LSE cas (cpu_freelist_commit in slub.c). */
+static void test_random_sequences(int commit, const char *how)
 {
     static const size_t sizes[] = {64, 256, 2048};
     enum { OPS = 3000, MAXLIVE = 700 };
@@ -398,6 +401,12 @@ static void test_random_sequences(void)
         uint64_t x = 0x9e3779b97f4a7c15ull + si;
         int bad_check = -1, bad_stamp = -1;
         cb_slub_create(&c, size, CB_SLUB_DEBUG);
+#if defined(__aarch64__)
+        if (commit >= 0)
+            c.lse = commit;
+#else
+        (void)commit;
+#endif
         for (int op = 0; op < OPS && bad_check < 0 && bad_stamp < 0; op++) {
             unsigned what = (unsigned)(rnd(&x) % 4);
             size_t k = 1 + (size_t)(rnd(&x) % 32);
@@ -434,21 +443,50 @@ static void test_random_sequences(void)
             if (cb_slub_check(&c, live, n, &r) != 0)
                 bad_check = op;
         }
-        ok(bad_check < 0, "%zu-byte objects: invariants hold after each of %d random operations%s%s",
-           size, OPS, bad_check < 0 ? "" : ": ", bad_check < 0 ? "" : r.msg);
-        ok(bad_stamp < 0, "%zu-byte objects: no live object was overwritten%s", size,
+        ok(bad_check < 0, "%zu-byte objects%s: invariants hold after each of %d random operations%s%s",
+           size, how, OPS, bad_check < 0 ? "" : ": ", bad_check < 0 ? "" : r.msg);
+        ok(bad_stamp < 0, "%zu-byte objects%s: no live object was overwritten%s", size, how,
            bad_stamp < 0 ? "" : " (see the first failing operation in the check above)");
         cb_slub_free_bulk(&c, n, live);
         int rc = cb_slub_check(&c, NULL, 0, &r);
         ok(rc == 0 && r.used_objects == 0,
-           "%zu-byte objects: every object freed at the end (%zu in use)", size, r.used_objects);
+           "%zu-byte objects%s: every object freed at the end (%zu in use)", size, how,
+           r.used_objects);
         cb_slub_destroy(&c);
     }
 }
 
+#if defined(__aarch64__)
+/* The cache takes the LSE commit exactly when the CPU reports LSE, and
+ * CB_CPU_MASK=lse turns it off (how a non-LSE core's path is run here). */
+static void test_commit_choice(void)
+{
+    struct cb_slub_cache c;
+    int lse = (cb_cpu_features() & CB_CPU_LSE) != 0;
+    cb_slub_create(&c, 64, 0);
+    ok(c.lse == lse, "arm64: the fast path commits with %s (the CPU %s LSE)",
+       lse ? "cas" : "ldxr/stxr", lse ? "has" : "lacks");
+    cb_slub_destroy(&c);
+    setenv("CB_CPU_MASK", "lse", 1);
+    cb_slub_create(&c, 64, 0);
+    ok(c.lse == 0, "arm64: CB_CPU_MASK=lse: ldxr/stxr");
+    cb_slub_destroy(&c);
+    unsetenv("CB_CPU_MASK");
+}
+#endif
+
 int main(void)
 {
-    test_random_sequences();
+#if defined(__aarch64__)
+    test_commit_choice();
+    test_random_sequences(0, " (ldxr/stxr commit)");
+    if (cb_cpu_features() & CB_CPU_LSE)
+        test_random_sequences(1, " (LSE cas commit)");
+    else
+        printf("# the CPU has no LSE: the cas commit is not run\n");
+#else
+    test_random_sequences(-1, "");
+#endif
     test_checker_catches();
     test_geometry();
     test_single_vs_bulk();

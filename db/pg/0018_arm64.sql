@@ -25,3 +25,8 @@ ALTER TABLE ceilings
     DROP CONSTRAINT ceilings_isa_check,
     ADD CONSTRAINT ceilings_isa_check
         CHECK (isa IN ('avx512', 'avx2', 'sse2', 'scalar', 'neon', 'neon-x4', 'dczva', 'glibc'));
+ALTER TABLE runs
+    DROP CONSTRAINT runs_core_est_method_check,
+    ADD CONSTRAINT runs_core_est_method_check
+        CHECK (core_est_method IS NULL OR core_est_method IN ('add-chain', 'imul-chain', 'mul-chain',
+                                                              'none'));

@@ -25,8 +25,9 @@ void cb_copy_arm64_byte(void *dst, const void *src, size_t n)
                              : "memory", "cc");
 }
 
-/* The shape of the kernel's arch/arm64/lib/copy_template.S: align the
- * source to 16 (so every ldp is 16-byte aligned, the loads being the side
+/* The shape of the kernel's arch/arm64/lib/copy_template.S (its memcpy
+ * until Linux imported Arm's optimized-routines memcpy in 2021): align the
+ * source to 16, so every ldp is 16-byte aligned (the loads being the side
  * that cannot hide a split), then a software-pipelined loop that stores the
  * 64 bytes loaded last iteration while loading the next 64, four ldp/stp
  * pairs of x registers each; the tail below 64 bytes loop-free. */

@@ -4,7 +4,9 @@
  * -mno-avx -mno-red-zone, retpoline and return thunks, as far as the
  * compiler accepts them in user space), and their variants carry the suffix
  * "+kflags".  Nothing with a float may be declared here: those objects have
- * no SSE registers to pass one in. */
+ * no SSE registers to pass one in.  On arm64 the flags are the arm64
+ * kernel's -mgeneral-regs-only (no FP/SIMD registers either), and the calls
+ * loops add its pac-ret+leaf+bti (kflags/calls.c). */
 #ifndef CB_KFLAGS_H
 #define CB_KFLAGS_H
 

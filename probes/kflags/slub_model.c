@@ -3,6 +3,11 @@
  * family's single alloc+free loops on it: "single+kflags".  The cache
  * structure is the same, so a cache made by cb_slub_create is driven by
  * these functions and checked by cb_slub_check as ever. */
+/* The arm64 kernel's pac-ret+leaf+bti on every function here, as on the
+ * calls family's kflags loops (kflags/calls.c says why). */
+#if defined(__aarch64__)
+#pragma GCC target("branch-protection=pac-ret+leaf+bti")
+#endif
 #define cb_slub_create cb_slub_create_kflags
 #define cb_slub_destroy cb_slub_destroy_kflags
 #define cb_slub_alloc cb_slub_alloc_kflags

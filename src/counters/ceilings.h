@@ -42,7 +42,7 @@ struct cb_ceiling {
     char kind[8];          /* "load", "store", "adc", "adcx2", "movsb", "stosb"; arm64:
                               "load", "store", "adc", "zva", "memcpy", "memset" */
     char isa[8];           /* "avx512", "avx2", "sse2", "scalar" (adc*, movsb, stosb: "scalar");
-                              arm64: "neon" (ldp/stp q), "neon-x4" (ld1/st1 of 4 registers),
+                              arm64: "neon" (ldp/stp q), "neonx4" (ld1/st1 of 4 registers),
                               "scalar" (ldp/stp x), "dczva", "glibc" */
     int level;             /* enum cb_ceil_level of the working set */
     uint64_t set_bytes;    /* working set (movsb, memcpy: source and destination together) */

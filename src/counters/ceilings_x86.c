@@ -11,10 +11,9 @@
 
 /* ---- the loops ----------------------------------------------------------- */
 
-/* Each loop moves n bytes (a multiple of 512) from or to p and returns
- * something that depends on every load, so nothing can be left out.  The
- * vector loops keep eight accumulators, so that the adds never wait on
- * each other and the loads are the limit. */
+/* Each loop moves n bytes (a multiple of 512) from or to p.  The load
+ * loops return the XOR of what their registers hold at the end (the last
+ * step's words), the carry chains their sums; stores return 0. */
 
 /* Loads into registers and nothing else, in asm: the load ports are the
  * ceiling, so no add may share their cycles (a loop that summed what it
@@ -26,32 +25,67 @@
     INSN " 2*" #W "(%[p]), %%" R "2\n\t" INSN " 3*" #W "(%[p]), %%" R "3\n\t" \
     INSN " 4*" #W "(%[p]), %%" R "4\n\t" INSN " 5*" #W "(%[p]), %%" R "5\n\t" \
     INSN " 6*" #W "(%[p]), %%" R "6\n\t" INSN " 7*" #W "(%[p]), %%" R "7\n\t"
-#define LOAD_ASM(INSN, W, R)                                                  \
+/* After the loop, one fold: the XOR of the 64-bit words the eight
+ * registers hold, i.e. of the last 8*W bytes, so that a test can see the
+ * loop read the right memory to its end (the loads stay the limit: the
+ * fold runs once a pass). */
+#define XOR8(X, R)                                                            \
+    X " %%" R "1, %%" R "0, %%" R "0\n\t" X " %%" R "3, %%" R "2, %%" R "2\n\t" \
+    X " %%" R "5, %%" R "4, %%" R "4\n\t" X " %%" R "7, %%" R "6, %%" R "6\n\t" \
+    X " %%" R "2, %%" R "0, %%" R "0\n\t" X " %%" R "6, %%" R "4, %%" R "4\n\t" \
+    X " %%" R "4, %%" R "0, %%" R "0\n\t"
+#define FOLD_XMM0_VEX                                                         \
+    "vmovq %%xmm0, %[r]\n\t"                                                  \
+    "vpshufd $0x4e, %%xmm0, %%xmm1\n\t"                                       \
+    "vmovq %%xmm1, %[t]\n\t"                                                  \
+    "xorq %[t], %[r]"
+#define FOLD_AVX512                                                           \
+    XOR8("vpxorq", "zmm")                                                     \
+    "vextracti64x4 $1, %%zmm0, %%ymm1\n\t"                                    \
+    "vpxor %%ymm1, %%ymm0, %%ymm0\n\t"                                        \
+    "vextracti128 $1, %%ymm0, %%xmm1\n\t"                                     \
+    "vpxor %%xmm1, %%xmm0, %%xmm0\n\t" FOLD_XMM0_VEX
+#define FOLD_AVX2                                                             \
+    XOR8("vpxor", "ymm")                                                      \
+    "vextracti128 $1, %%ymm0, %%xmm1\n\t"                                     \
+    "vpxor %%xmm1, %%xmm0, %%xmm0\n\t" FOLD_XMM0_VEX
+/* SSE2 has no three-operand pxor: the same pairs, two operands. */
+#define FOLD_SSE2                                                             \
+    "pxor %%xmm1, %%xmm0\n\tpxor %%xmm3, %%xmm2\n\t"                          \
+    "pxor %%xmm5, %%xmm4\n\tpxor %%xmm7, %%xmm6\n\t"                          \
+    "pxor %%xmm2, %%xmm0\n\tpxor %%xmm6, %%xmm4\n\t"                          \
+    "pxor %%xmm4, %%xmm0\n\t"                                                 \
+    "movq %%xmm0, %[r]\n\t"                                                   \
+    "pshufd $0x4e, %%xmm0, %%xmm1\n\t"                                        \
+    "movq %%xmm1, %[t]\n\t"                                                   \
+    "xorq %[t], %[r]"
+#define LOAD_ASM(INSN, W, R, FOLD)                                            \
     const char *p = buf, *end = p + n;                                        \
+    uint64_t r, t;                                                            \
     __asm__ volatile("1:\n\t" LOAD8(INSN, W, R)                              \
                      "addq $8*" #W ", %[p]\n\t"                              \
                      "cmpq %[e], %[p]\n\t"                                   \
-                     "jne 1b"                                                 \
-                     : [p] "+r"(p)                                            \
+                     "jne 1b\n\t" FOLD                                        \
+                     : [p] "+r"(p), [r] "=r"(r), [t] "=&r"(t)                 \
                      : [e] "r"(end)                                           \
                      : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", \
                        "xmm5", "xmm6", "xmm7");                               \
-    return 0
+    return r
 
 __attribute__((target("avx512f"))) static uint64_t load_avx512(void *buf, size_t n)
 {
-    LOAD_ASM("vmovdqa64", 64, "zmm");
+    LOAD_ASM("vmovdqa64", 64, "zmm", FOLD_AVX512);
 }
 
 /* 256 and 128 bytes a step: every set is a multiple of 4 KiB. */
 __attribute__((target("avx2"))) static uint64_t load_avx2(void *buf, size_t n)
 {
-    LOAD_ASM("vmovdqa", 32, "ymm");
+    LOAD_ASM("vmovdqa", 32, "ymm", FOLD_AVX2);
 }
 
 static uint64_t load_sse2(void *buf, size_t n)
 {
-    LOAD_ASM("movdqa", 16, "xmm");
+    LOAD_ASM("movdqa", 16, "xmm", FOLD_SSE2);
 }
 
 /* Scalar 64-bit loads into four registers, as the vector loops do. */

@@ -43,7 +43,8 @@ const char *const cb_event_aliases[] = {
  * events exist whatever the hardware.
  *
  * Every row was checked to encode under LIBPFM_FORCE_PMU=<pmu> with libpfm4
- * 4.13 (tests/test_events.c re-checks the main families). */
+ * 4.13 (tests/test_events.c re-checks the main families; the Arm rows in
+ * the arm64 build, under qemu). */
 struct alias_row {
     const char *alias;
     const char *pmus;
@@ -58,6 +59,12 @@ struct alias_row {
 #define INTEL_ICL "icl icx spr"
 #define INTEL_HSW "hsw bdw"
 #define INTEL_CORE INTEL_HSW " " INTEL_SKL " " INTEL_ICL
+/* The ARMv8 core PMUs of Debian's libpfm4 4.13 (arm64 build only; the x86
+ * build has no Arm tables), and which of them have LL_CACHE_MISS_RD or
+ * have the L2 as their last level. */
+#define ARM_LLC_RD "arm_n1 arm_n2 arm_v1 arm_v2 arm_kunpeng"
+#define ARM_L2_LAST "arm_ac57 arm_ac53 arm_a64fx"
+#define ARM_V8 ARM_LLC_RD " " ARM_L2_LAST " arm_thunderx2 arm_xgene"
 
 /* One Zen family's l1d-misses and llc-misses rows: the same fill event,
  * with all its sources (all) or only those from memory (mem). */
@@ -136,6 +143,40 @@ static const struct alias_row alias_table[] = {
       "prefetch-drops = LOAD_HIT_PREFETCH:SWPF (late software prefetches) + L1D_PEND_MISS:FB_FULL (no free fill buffer)", -1 },
     { "prefetch-drops", "ix86arch", { 0 }, { 0 },
       "prefetch-drops: no such event on the architectural Intel PMU (needs a model-specific core PMU)", -1 },
+
+    /* ---- Arm cores (PMUv3) ----
+     * CPU_CYCLES (0x11), INST_RETIRED (0x08) and L1D_CACHE_REFILL (0x03)
+     * are common architectural events: every ARMv8 PMU has them at the same
+     * numbers.  Debian's libpfm4 4.13 has no A72 or A76 table (newer
+     * libpfm4 calls them arm_ac72, arm_ac76): on those cores the aliases
+     * fall back to the generic perf rows, which the kernel maps to the same
+     * events. */
+    { "cycles", ARM_V8, { "CPU_CYCLES" }, { 0 },
+      "cycles = CPU_CYCLES (0x11): core clock cycles", -1 },
+    { "instructions", ARM_V8, { "INST_RETIRED" }, { 0 },
+      "instructions = INST_RETIRED (0x08): instructions architecturally executed", -1 },
+    /* What the arm64 kernel counts for cache-misses (armv8_pmuv3_perf_map):
+     * the L1D, since no core event sees the last level on every system. */
+    { "cache-misses", ARM_V8, { "L1D_CACHE_REFILL" }, { 0 },
+      "cache-misses = L1D_CACHE_REFILL (0x03): L1D refills (what the arm64 kernel counts for cache-misses)", -1 },
+    { "l1d-misses", ARM_V8, { "L1D_CACHE_REFILL" }, { 0 },
+      "l1d-misses = L1D_CACHE_REFILL (0x03): L1D refills, demand reads and writes", -1 },
+    /* The last level is outside these cores (a mesh's system cache): the
+     * core learns of a miss there only when the interconnect says so
+     * (CMN-600/700 do); without that the count stays 0. */
+    { "llc-misses", ARM_LLC_RD, { "LL_CACHE_MISS_RD" }, { 0 },
+      "llc-misses = LL_CACHE_MISS_RD (0x37): reads that missed the last-level cache (as the interconnect "
+      "reports it; 0 where it does not)", -1 },
+    /* The L2 is the last level of an A57/A53 cluster and of an A64FX CMG. */
+    { "llc-misses", ARM_L2_LAST, { "L2D_CACHE_REFILL" }, { 0 },
+      "llc-misses = L2D_CACHE_REFILL (0x17): L2 refills (the L2 is these cores' last level; a system "
+      "cache beyond it is not seen)", -1 },
+    /* PMUv3 has no event for a software prefetch that was dropped or did
+     * nothing.  The nearest, A64FX's L2D_CACHE_MIBMCH_PRF, mixes in the
+     * hardware prefetcher, so it would not mean the same thing. */
+    { "prefetch-drops", ARM_V8, { 0 }, { 0 },
+      "prefetch-drops: Arm PMUs have no dropped-software-prefetch event; none in libpfm4's tables counts "
+      "prfm that was dropped or did nothing (needs an AMD Zen or Intel core PMU)", -1 },
 
     /* ---- the generic perf PMU: also the fallback for any other PMU ---- */
     { "cycles", "perf", { "perf::PERF_COUNT_HW_CPU_CYCLES" }, { 0 },

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cpu.h"
 #include "cpuclass.h"
 
 #define FP_TIMING 1  /* changes timings, and not already in hosts/runs.cpu: compared */
@@ -109,9 +110,45 @@ static int has_word(const char *list, const char *word)
     return 0;
 }
 
+/* An arm64 kernel's /proc/cpuinfo has no model name: a block names its core
+ * by the MIDR fields, which differ per core on big.LITTLE parts. */
+struct arm_midr {
+    unsigned long v[4]; /* implementer, variant, part, revision */
+    unsigned have;      /* bit i: v[i] read */
+};
+
+static int arm_key(const char *key, size_t klen, const char *v, struct arm_midr *a)
+{
+    static const char *const keys[4] = {"CPU implementer", "CPU variant", "CPU part", "CPU revision"};
+    for (int i = 0; i < 4; i++)
+        if (klen == strlen(keys[i]) && strncmp(key, keys[i], klen) == 0) {
+            a->v[i] = strtoul(v, NULL, 0);
+            a->have |= 1u << i;
+            return 1;
+        }
+    return 0;
+}
+
+/* "ARM Neoverse N1 r3p1" from the fields, when implementer and part were read. */
+static void arm_model(struct cb_fingerprint *fp, const struct arm_midr *a)
+{
+    if ((a->have & 5) != 5)
+        return;
+    struct cb_host h;
+    memset(&h, 0, sizeof h);
+    cb_midr_decode((uint32_t)((a->v[0] & 0xff) << 24 | (a->v[1] & 0xf) << 20 | 0xfu << 16 |
+                              (a->v[2] & 0xfff) << 4 | (a->v[3] & 0xf)), &h);
+    char m[sizeof h.vendor + sizeof h.model_name + 24];
+    snprintf(m, sizeof m, "%s %s r%dp%d", h.vendor, h.model_name, h.family, h.stepping);
+    put(fp->model, sizeof fp->model, m, strlen(m));
+}
+
 /* model name, microcode and the hypervisor flag of cpu's block of
- * /proc/cpuinfo (cpu < 0, or not listed: the first block). */
-static int read_cpuinfo(struct cb_fingerprint *fp, const char *sysroot, int cpu)
+ * /proc/cpuinfo (cpu < 0, or not listed: the first block); on arm64 the
+ * model from the block's MIDR fields.  x86_keys 0 ignores the x86 fields:
+ * an arm64 build's live /proc/cpuinfo under qemu-user is the x86 host's,
+ * describing a machine the code does not run on. */
+static int read_cpuinfo(struct cb_fingerprint *fp, const char *sysroot, int cpu, int x86_keys)
 {
     char path[512], line[4096];
     snprintf(path, sizeof path, "%s/proc/cpuinfo", sysroot);
@@ -119,6 +156,7 @@ static int read_cpuinfo(struct cb_fingerprint *fp, const char *sysroot, int cpu)
     if (!f)
         return -errno;
     int nblocks = 0, in = 0, matched = 0;
+    struct arm_midr arm = {{0}, 0};
     while (fgets(line, sizeof line, f)) {
         char *colon = strchr(line, ':');
         if (!colon)
@@ -133,7 +171,7 @@ static int read_cpuinfo(struct cb_fingerprint *fp, const char *sysroot, int cpu)
             matched |= in;
             continue;
         }
-        if (!in)
+        if (!in || arm_key(line, klen, v, &arm) || !x86_keys)
             continue;
         if (klen == 10 && strncmp(line, "model name", 10) == 0)
             put(fp->model, sizeof fp->model, v, strlen(v));
@@ -144,7 +182,8 @@ static int read_cpuinfo(struct cb_fingerprint *fp, const char *sysroot, int cpu)
     }
     fclose(f);
     if (!matched && cpu >= 0)
-        return read_cpuinfo(fp, sysroot, -1);
+        return read_cpuinfo(fp, sysroot, -1, x86_keys);
+    arm_model(fp, &arm);
     return 0;
 }
 
@@ -154,7 +193,14 @@ int cb_fingerprint_read(struct cb_fingerprint *fp, const char *sysroot, int cpu)
     if (!sysroot)
         sysroot = "";
     int pcpu = cpu >= 0 ? cpu : 0;
-    int have_cpuinfo = read_cpuinfo(fp, sysroot, cpu) == 0;
+    /* A fixture tree is read as written, whatever the arch; the live file
+     * of an arm64 build only for its arm64 fields (see read_cpuinfo). */
+#if defined(__x86_64__)
+    int x86_keys = 1;
+#else
+    int x86_keys = *sysroot != 0;
+#endif
+    int have_cpuinfo = read_cpuinfo(fp, sysroot, cpu, x86_keys) == 0;
     char path[512];
     struct stat sb;
     snprintf(path, sizeof path, "%s/sys/devices/system/cpu", sysroot);
