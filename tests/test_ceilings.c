@@ -202,7 +202,7 @@ static size_t load_tail(const char *isa)
 {
     static const struct { const char *isa; size_t bytes; } t[] = {
         {"avx512", 512}, {"avx2", 256}, {"sse2", 128},  /* x86-64: 8 registers */
-        {"neon", 128}, {"neonx4", 128},                 /* arm64: v0-v7 */
+        {"neon", 128}, {"neon-x4", 128},                /* arm64: v0-v7 */
         {"scalar", 32},                                 /* both: 4 x 64-bit */
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)

@@ -424,6 +424,12 @@ static void test_schema_rows(struct cb_db *db, const char *be)
     ok(cb_db_exec(db, "INSERT INTO ceilings (calibration_id, kind, level, isa, set_bytes,"
                       " bytes_per_tick, trials) VALUES (9, 'load', 'L1', 'sve', 1, 1, 1)") < 0,
        "%s: a ceiling isa outside the list is still refused", be);
+    /* 0019: arm64's core clock estimate by its dependent-mul chain. */
+    is_int(exec_ok(db, "UPDATE runs SET core_est_method = 'mul-chain' WHERE id = 1"), 0,
+           "%s: a run whose core clock is the mul chain's ('mul-chain') is stored", be);
+    ok(cb_db_exec(db, "UPDATE runs SET core_est_method = 'guessed' WHERE id = 1") < 0,
+       "%s: a core_est_method outside the list is still refused", be);
+    exec_ok(db, "UPDATE runs SET core_est_method = NULL WHERE id = 1");
     exec_ok(db, "DELETE FROM ceilings; DELETE FROM calibrations;"
                 " DELETE FROM samples WHERE event_id = 9; DELETE FROM events WHERE id = 9;"
                 " DELETE FROM hosts WHERE id = 2");

@@ -480,6 +480,48 @@ static void test_boot_tsc(void)
     cb_store_close(st);
 }
 
+/* ---- an emulated run (0017_emulated.sql) -------------------------------- */
+
+static void test_emulated(void)
+{
+    char path[512], err[512], why[256] = "";
+    path_in(path, sizeof path, "emul.db");
+    struct cb_store *st;
+    if (cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err) != 0) {
+        ok(0, "open emul.db: %s", err);
+        return;
+    }
+    struct cb_host h = test_host();
+    struct cb_run_meta m = test_meta(&h, NULL);
+    int64_t native, emul, which = 0, runs[2];
+    is_int(cb_store_run_begin(st, &m, &native), 0, "emulated: a native run begins");
+    m.emulated = "CB_EMULATED=qemu-test";
+    is_int(cb_store_run_begin(st, &m, &emul), 0, "emulated: an emulated run begins");
+    struct cb_run_info *u = calloc(1, sizeof *u);
+    if (!u)
+        return;
+    cb_store_run_get(st, native, u);
+    is_str(u->emulated, "", "emulated: a native run reads back \"\"");
+    cb_store_run_get(st, emul, u);
+    is_str(u->emulated, "CB_EMULATED=qemu-test", "emulated: the reason reads back");
+    runs[0] = native;
+    runs[1] = emul;
+    is_int(cb_store_runs_emulated(st, runs, 1, &which, why, sizeof why), 0,
+           "emulated: the native run alone holds none");
+    is_int(cb_store_runs_emulated(st, runs, 2, &which, why, sizeof why), 1,
+           "emulated: the pair holds one");
+    ok(which == emul && strcmp(why, "CB_EMULATED=qemu-test") == 0, "emulated: which (%lld) and why (%s)",
+       (long long)which, why);
+    free(u);
+    cb_store_close(st);
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT (SELECT emulated IS NULL FROM runs WHERE id = %lld) * 10 + "
+             "(SELECT count(*) FROM runs WHERE emulated = 'CB_EMULATED=qemu-test')", (long long)native);
+    is_int(sql_int(path, sql), 11, "emulated: stored as NULL (native) and as the reason");
+    ok(sql_exec(path, "UPDATE runs SET emulated = '' WHERE id = 1", 0) != 0,
+       "emulated: an empty reason is refused by the CHECK (NULL means native)");
+}
+
 /* ---- migration ---------------------------------------------------------- */
 
 static void test_migration(void)
@@ -980,6 +1022,7 @@ int main(void)
     test_reap();
     test_resolve();
     test_boot_tsc();
+    test_emulated();
     test_concurrent();
 
     char cmd[128];

@@ -184,12 +184,17 @@ static void fpu_print(FILE *out, const struct cb_ceilings *cs)
                 strcmp(f->source, "model") == 0 ? " (FIXED MODEL FIGURES)" : "", f->save_insn,
                 f->state_bytes, (unsigned long long)f->xcr0,
                 f->xcr0 != f->saved_mask ? ", AMX tiles left out" : "");
-    fprintf(out, "  first use        %6.0f " CB_TSC_NAME " ticks", f->first_ticks);
+    /* arm64's figures are per save over 1000 repeats: fractions of a tick. */
+    fprintf(out, neon ? "  first use        %6.1f " CB_TSC_NAME " ticks" : "  first use        %6.0f "
+                                                                            CB_TSC_NAME " ticks",
+            f->first_ticks);
     if (isfinite(r))
         fprintf(out, " (~%.0f core cycles)", f->first_ticks * r);
-    fprintf(out, ": save %.0f, restore %.0f%s\n", f->save_ticks, f->restore_ticks,
-            neon ? "" : ", fninit");
-    fprintf(out, "  later use        %6.0f " CB_TSC_NAME " ticks", f->later_ticks);
+    fprintf(out, neon ? ": save %.1f, restore %.1f%s\n" : ": save %.0f, restore %.0f%s\n",
+            f->save_ticks, f->restore_ticks, neon ? "" : ", fninit");
+    fprintf(out, neon ? "  later use        %6.1f " CB_TSC_NAME " ticks" : "  later use        %6.0f "
+                                                                            CB_TSC_NAME " ticks",
+            f->later_ticks);
     if (isfinite(r))
         fprintf(out, " (~%.0f core cycles)", f->later_ticks * r);
     fprintf(out, "%s\n", neon ? ": nothing (the state is saved already)" : ": fninit, ldmxcsr (no save)");
@@ -376,11 +381,17 @@ static void clocks_report(const struct cb_clocks *k)
     else
         printf("  imul chain       %.3f GHz (dependent imuls, latency 3: the independent check)\n",
                k->est.imul_ghz);
-    printf("  agreement        %s\n",
-           k->est.add_ghz > 0 && k->est.imul_ghz > 0 &&
-                   fabs(k->est.add_ghz / k->est.imul_ghz - 1) <= CB_CORE_AGREE
-               ? "within 3%: the add chain is taken"
-               : "they disagree: the physically consistent one is taken (see tsc.h)");
+    double r = k->est.imul_ghz > 0 ? k->est.add_ghz / k->est.imul_ghz : NAN;
+    if (CB_CHAIN_ARM64 && k->est.add_ghz > 0 && k->est.imul_ghz > 0)
+        printf("  agreement        add/mul %.2f: %s\n", r,
+               strcmp(k->est.method, "add-chain") == 0
+                   ? "between 1 and 5/2 (a mul of 2-5 cycles): the add chain is taken"
+                   : "outside 1..5/2: the mul chain's lower bound is taken (see tsc.h)");
+    else
+        printf("  agreement        %s\n",
+               k->est.add_ghz > 0 && k->est.imul_ghz > 0 && fabs(r - 1) <= CB_CORE_AGREE
+                   ? "within 3%: the add chain is taken"
+                   : "they disagree: the physically consistent one is taken (see tsc.h)");
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -449,6 +460,14 @@ int cmd_calibrate(int argc, char **argv)
     ticks_line("one full sample read", cost.read_ticks, ratio);
     printf("a batch must last >= %.0f ticks (%.1f us) for reads to cost < 1%%\n",
            cost.read_ticks * 100, cost.read_ticks * 100 / (k.tsc_ghz * 1e3));
+    if (CB_CHAIN_ARM64) {
+        struct cb_harness_opts ho;
+        cb_harness_defaults(&ho);
+        double mb = cb_min_batch_ticks(k.tsc_ghz, ho.min_batch_us, cost.read_ticks);
+        printf("the harness's batch: >= %.0f ticks (%.1f us): reads < 1%%, >= %.0f us, >= %.0f ticks "
+               "(one tick < %.1f%%)\n", mb, mb * cb_tsc_tick_ns(k.tsc_ghz) / 1e3, ho.min_batch_us,
+               CB_TSC_QUANT_TICKS, CB_TSC_QUANT_BOUND * 100);
+    }
     cb_counters_close(&cs);
     int rc = ceilings_section(&k, o.trials, &ceil);
     return rc || o.no_store ? rc : store_ceilings(o.db, pinned, &ceil, &k);

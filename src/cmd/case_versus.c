@@ -70,6 +70,10 @@ int cb_versus_cases(struct cb_store *st, const char *db, const char *a, const ch
     }
     if (status == 0) {
         printf("run %lld against run %lld\n", (long long)ra.run.id, (long long)rb.run.id);
+        for (int i = 0; i < 2 - same; i++) /* an emulated run times no machine (emulation.h) */
+            if ((i ? &rb : &ra)->run.emulated[0])
+                printf("EMULATED (%s): run %lld's " CB_REPORT_EMULATED_WHAT ": no verdict below is "
+                       "one\n", (i ? &rb : &ra)->run.emulated, (long long)(i ? &rb : &ra)->run.id);
         cb_vs_heading(&ra, sa.c[0]->info.variant, sb.c[0]->info.variant, stdout);
         cb_vs_line(&sa, &sb, stdout);
         printf("  A = %s, B = %s%s\n", a, b,

@@ -14,7 +14,8 @@
  * beside ldp/stp q, `dc zva` zeroing (where EL1 permits it), and glibc's
  * memcpy and memset in the place of rep movsb/stosb.
  *
- * Figures are bytes per TSC tick (a fixed reference clock, labelled so) and
+ * Figures are bytes per TSC tick (a fixed reference clock, labelled so; on
+ * arm64 the generic timer's CNTVCT_EL0 tick, in the TSC's role) and
  * bytes per estimated core cycle (the tick figure times tsc_ghz / core_ghz,
  * with the core-clock estimator's chosen figure; NAN when there is none).
  * Reports judge a case against the tick figure, since its own cycles are
@@ -42,7 +43,7 @@ struct cb_ceiling {
     char kind[8];          /* "load", "store", "adc", "adcx2", "movsb", "stosb"; arm64:
                               "load", "store", "adc", "zva", "memcpy", "memset" */
     char isa[8];           /* "avx512", "avx2", "sse2", "scalar" (adc*, movsb, stosb: "scalar");
-                              arm64: "neon" (ldp/stp q), "neonx4" (ld1/st1 of 4 registers),
+                              arm64: "neon" (ldp/stp q), "neon-x4" (ld1/st1 of 4 registers),
                               "scalar" (ldp/stp x), "dczva", "glibc" */
     int level;             /* enum cb_ceil_level of the working set */
     uint64_t set_bytes;    /* working set (movsb, memcpy: source and destination together) */

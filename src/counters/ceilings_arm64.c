@@ -253,7 +253,7 @@ const char *cb_ceil_widest_isa(void)
 cb_ceil_fn cb_ceil_load_fn(const char *isa)
 {
     return strcmp(isa, "neon") == 0      ? load_neon
-           : strcmp(isa, "neonx4") == 0 ? load_ld1x4
+           : strcmp(isa, "neon-x4") == 0 ? load_ld1x4
                                          : load_scalar;
 }
 
@@ -261,10 +261,10 @@ size_t cb_ceil_loops(struct cb_ceil_loop *out, size_t max)
 {
     const struct cb_ceil_loop all[] = {
         {"load", "neon", load_neon, CB_CEIL_LEVELS_ALL, 0},
-        {"load", "neonx4", load_ld1x4, CB_CEIL_LEVELS_ALL, 0},
+        {"load", "neon-x4", load_ld1x4, CB_CEIL_LEVELS_ALL, 0},
         {"load", "scalar", load_scalar, CB_CEIL_LEVELS_ALL, 0},
         {"store", "neon", store_neon, CB_CEIL_LEVELS_ALL, 0},
-        {"store", "neonx4", store_st1x4, CB_CEIL_LEVELS_ALL, 0},
+        {"store", "neon-x4", store_st1x4, CB_CEIL_LEVELS_ALL, 0},
         {"store", "scalar", store_scalar, CB_CEIL_LEVELS_ALL, 0},
         /* absent where EL1 prohibits it (DCZID_EL0.DZP) */
         {"zva", "dczva", zva, cb_ceil_zva_block() ? CB_CEIL_LEVELS_ALL : 0, 0},

@@ -5,7 +5,11 @@
  * ("INEFFECTIVE_SOFTWARE_PREFETCH:MAB_MCH_CNT", "amd64_fam19h_zen4::...",
  * "perf::PERF_COUNT_SW_TASK_CLOCK").  An alias maps, per PMU family, to one or
  * more libpfm4 events; the table is data (one row per alias and PMU family).
- * Where a PMU has no such event the alias says so by name. */
+ * Where a PMU has no such event the alias says so by name.  Rows cover AMD
+ * Zen, Intel cores, the Arm PMUv3 cores of libpfm4's arm64 build (arm_n1,
+ * arm_n2, arm_v1, arm_v2, arm_ac57, ...), and the generic perf PMU as the
+ * fallback for any other.  Resolution never opens a counter, so it works
+ * where perf_event_open cannot (qemu-user: ENOSYS). */
 #ifndef CB_EVENTS_H
 #define CB_EVENTS_H
 

@@ -193,7 +193,8 @@ void cb_meter_baseline(struct cb_meter *m, int cpu, int siblings, int hypervisor
     if (m->kind == CB_METER_NONE) {
         snprintf(m->why, sizeof m->why,
                  "CPU %d has no sibling hardware thread (thread_siblings_list lists %d) and no "
-                 "hypervisor: nothing can share its core, so the meter is not read", cpu, siblings);
+                 "hypervisor" CB_HV_NONE_SAID ": nothing can share its core, so the meter is not read",
+                 cpu, siblings);
         return;
     }
     if (!read)

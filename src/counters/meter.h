@@ -73,8 +73,11 @@ int cb_meter_hypervisor(void);
 /* Where that came from, for messages. */
 #if defined(__x86_64__)
 #define CB_HV_EVIDENCE "cpuid hypervisor bit"
+#define CB_HV_NONE_SAID ""
 #else
 #define CB_HV_EVIDENCE "a best guess from /sys/hypervisor, the device tree or DMI"
+/* arm64 cannot be sure there is none: said where the meter is left off. */
+#define CB_HV_NONE_SAID " that /sys/hypervisor, the device tree or DMI shows"
 #endif
 
 /* The arm64 guess, pure over sysroot ("" or NULL: the real files), so that

@@ -418,7 +418,8 @@ static void body(FILE *out, const struct cb_report *runs, size_t nruns, const st
             snprintf(c, sizeof c, "%.12s%s", u->commit, u->dirty == 1 ? " (dirty)" : "");
             tdtext(out, c);
             tdtext(out, u->hostname);
-            tdtext(out, runs[i].cyc_source);
+            snprintf(c, sizeof c, "%s%s", runs[i].cyc_source, u->emulated[0] ? ", EMULATED" : "");
+            tdtext(out, c);
             fprintf(out, "<td class=\"num\" data-v=\"%zu\">%zu</td></tr>", runs[i].ncases, runs[i].ncases);
         }
         fputs("</tbody></table></div>", out);

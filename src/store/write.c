@@ -15,7 +15,9 @@
 /* ---- who is writing ----------------------------------------------------- */
 
 /* Start time of pid in clock ticks after boot (/proc/PID/stat field 22), or
- * -1.  A pid that is alive but started at another time is a reused pid. */
+ * -1.  A pid that is alive but started at another time is a reused pid.  0 is
+ * unknown: qemu-user fakes it for its own process only, and others, reading
+ * the kernel's figure, reaped the live run (test_store's writers under qemu). */
 static long long proc_start(pid_t pid)
 {
     char path[64], buf[1024];
@@ -37,7 +39,8 @@ static long long proc_start(pid_t pid)
         if (!p)
             return -1;
     }
-    return strtoll(p + 1, NULL, 10);
+    long long v = strtoll(p + 1, NULL, 10);
+    return v > 0 ? v : -1;
 }
 
 static void boot_id(char *buf, size_t len)
