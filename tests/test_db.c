@@ -418,13 +418,10 @@ static void test_schema_rows(struct cb_db *db, const char *be)
         " 16384, 1, 1), (9, 'memset', 'L3', 'glibc', 16384, 1, 1)"), 0,
         "%s: an arm64 run's values are stored (read_method and method 'cntvct'; ceilings zva, memcpy,"
         " memset; isa neon, neon-x4, dczva, glibc)", be);
-    is_int(exec_ok(db, "UPDATE runs SET core_est_method = 'mul-chain' WHERE id = 1"), 0,
-           "%s: an arm64 run's core clock may come from the mul chain", be);
-    exec_ok(db, "UPDATE runs SET core_est_method = NULL WHERE id = 1");
     ok(cb_db_exec(db, "INSERT INTO ceilings (calibration_id, kind, level, isa, set_bytes,"
                       " bytes_per_tick, trials) VALUES (9, 'load', 'L1', 'sve', 1, 1, 1)") < 0,
        "%s: a ceiling isa outside the list is still refused", be);
-    /* 0019: arm64's core clock estimate by its dependent-mul chain. */
+    /* 0018: arm64's core clock estimate by its dependent-mul chain. */
     is_int(exec_ok(db, "UPDATE runs SET core_est_method = 'mul-chain' WHERE id = 1"), 0,
            "%s: a run whose core clock is the mul chain's ('mul-chain') is stored", be);
     ok(cb_db_exec(db, "UPDATE runs SET core_est_method = 'guessed' WHERE id = 1") < 0,

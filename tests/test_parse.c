@@ -68,8 +68,8 @@ int main(void)
     double d;
     is_int(cb_parse_percent("2", "--min-change", &d, err, sizeof err), 0, "percent 2");
     is_near(d, 0.02, 1e-15, "2 is 0.02");
-    is_int(cb_parse_percent("2.5%", "--min-change", &d, err, sizeof err), 0, "percent 2.5%");
-    is_near(d, 0.025, 1e-15, "2.5% is 0.025");
+    is_int(cb_parse_percent("2.5%", "--min-change", &d, err, sizeof err), 0, "percent 2.5%%");
+    is_near(d, 0.025, 1e-15, "2.5%% is 0.025");
     is_int(cb_parse_percent("0", "--min-change", &d, err, sizeof err), 0, "percent 0 allowed");
     is_near(d, 0, 0, "0 is 0");
     static const char *const badpct[] = {"", "%", "-1", "101", "1e1", " 2", "2%%", "0x2", "two"};

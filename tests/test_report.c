@@ -110,18 +110,18 @@ static void model(void)
     cb_store_event_add(st, run, &cyc, &ev_cyc);
     /* Per-op estimate values: (v - 100) / iters = 10, 30, 20, 40, 50 -> median 30,
      * p25 20, p75 40 (type 7); tsc values: (v - 50) / iters = 5, 6, 7, 8, 9. */
-    struct cb_case_row c = {"csum", "x,y", 1500, "B", "call", "warm", 1500, "ok", "", 0, 0, 0};
+    struct cb_case_row c = {"csum", "x,y", 1500, "B", "call", "warm", 1500, "ok", "", 0, 0, 0, NULL, NULL, 0, 0, NULL, 0};
     struct cb_sample_row s[15];
     const double est_v[5] = {10, 30, 20, 40, 50}, tsc_v[5] = {5, 6, 7, 8, 9};
     for (int i = 0; i < 5; i++) {
         uint64_t it = 10 * (uint64_t)(i + 1);
-        s[3 * i] = (struct cb_sample_row){i, it, ev_est, est_v[i] * (double)it + 100, 100, 0, 0, 0, NAN, 0};
-        s[3 * i + 1] = (struct cb_sample_row){i, it, ev_tsc, tsc_v[i] * (double)it + 50, 50, 0, 0, 0, NAN, 0};
-        s[3 * i + 2] = (struct cb_sample_row){i, it, ev_cyc, NAN, NAN, 0, 0, 0, NAN, 0};
+        s[3 * i] = (struct cb_sample_row){i, it, ev_est, est_v[i] * (double)it + 100, 100, 0, 0, 0, NAN, 0, NAN, NULL};
+        s[3 * i + 1] = (struct cb_sample_row){i, it, ev_tsc, tsc_v[i] * (double)it + 50, 50, 0, 0, 0, NAN, 0, NAN, NULL};
+        s[3 * i + 2] = (struct cb_sample_row){i, it, ev_cyc, NAN, NAN, 0, 0, 0, NAN, 0, NAN, NULL};
     }
     is_int(cb_store_case_add(st, run, &c, s, 15, &case_id), 0, "case stored");
     struct cb_case_row bad = {"csum", "broken", 1500, "B", "call", "warm", 1500, "bad",
-                              "len 3: got 0x1 want 0x2", 0, 0, 0};
+                              "len 3: got 0x1 want 0x2", 0, 0, 0, NULL, NULL, 0, 0, NULL, 0};
     int64_t bad_id;
     is_int(cb_store_case_add(st, run, &bad, NULL, 0, &bad_id), 0, "bad case stored");
     cb_store_run_finish(st, run, "complete");
@@ -200,8 +200,30 @@ static void model(void)
     rmdir(dir);
 }
 
+/* The counter a run's figures came from is named from the run (arm64: its
+ * CNTFRQ_EL0 rate or its features), whatever machine prints the report. */
+static void counter_names(void)
+{
+    struct cb_run_info u;
+    memset(&u, 0, sizeof u);
+    snprintf(u.tsc_source, sizeof u.tsc_source, "cntfrq");
+    snprintf(u.features, sizeof u.features, "asimd+sve");
+    is_str(cb_report_counter(&u), "CNTVCT", "an arm64 run's counter is CNTVCT");
+    snprintf(u.tsc_source, sizeof u.tsc_source, "calibrated");
+    is_str(cb_report_counter(&u), "CNTVCT", "... also where its rate was calibrated (asimd)");
+    snprintf(u.features, sizeof u.features, "pmull+asimd");
+    is_str(cb_report_counter(&u), "CNTVCT", "... asimd anywhere in the list");
+    snprintf(u.tsc_source, sizeof u.tsc_source, "sysfs");
+    snprintf(u.features, sizeof u.features, "sse2+avx2+adx");
+    is_str(cb_report_counter(&u), "TSC", "an x86 run's counter is the TSC");
+    snprintf(u.tsc_source, sizeof u.tsc_source, "cntfrq");
+    snprintf(u.features, sizeof u.features, "%s", "");
+    is_str(cb_report_counter(&u), "CNTVCT", "a rate from CNTFRQ_EL0 is arm64's alone");
+}
+
 int main(void)
 {
+    counter_names();
     escapes();
     assets();
     model();

@@ -248,7 +248,7 @@ static void grid_claims(const struct cb_report *r, const struct grid *g, FILE *o
         fprintf(out, "  no winner at any size: the variants are within noise of each other\n");
     fprintf(out, "  (a winner: faster than each other variant by %.0f%%+ at p < %.2g, exact rank "
                  "test on %s)\n",
-            CB_RANK_MARGIN * 100, CB_RANK_ALPHA, cb_rank_by_time(r) ? "TSC time" : "cycles");
+            CB_RANK_MARGIN * 100, CB_RANK_ALPHA, cb_rank_by_time(r) ? cb_report_time_what(r) : "cycles");
 }
 
 int cb_report_crossover_text(const struct cb_report *r, FILE *out)

@@ -38,11 +38,25 @@ static int is_simulated(const struct cb_report *r)
     return strcmp(r->cyc_source, "simulated") == 0;
 }
 
+const char *cb_report_counter(const struct cb_run_info *u)
+{
+    int arm = strcmp(u->tsc_source, "cntfrq") == 0 || strncmp(u->features, "asimd", 5) == 0 ||
+              strstr(u->features, "+asimd") != NULL;
+    return arm ? "CNTVCT" : "TSC";
+}
+
+const char *cb_report_time_what(const struct cb_report *r)
+{
+    return strcmp(cb_report_counter(&r->run), "CNTVCT") == 0 ? "CNTVCT time" : "TSC time";
+}
+
 const char *cb_report_cycles_what(const struct cb_report *r)
 {
+    int arm = strcmp(cb_report_counter(&r->run), "CNTVCT") == 0;
     return strcmp(r->cyc_source, "pmu") == 0         ? "PMU core cycles"
            : strcmp(r->cyc_source, "simulated") == 0 ? "SIMULATED cycles"
            : strcmp(r->cyc_source, "estimate") == 0  ? "ESTIMATED core cycles"
+           : arm                                     ? "CNTVCT reference ticks"
                                                      : "TSC reference cycles";
 }
 
@@ -206,7 +220,7 @@ void cb_report_clock_line(const struct cb_run_info *u, char *buf, size_t len)
                  u->tsc_ghz);
         return;
     }
-    int n = snprintf(buf, len, "TSC %.3f GHz (%s); core %.2f GHz (%s", u->tsc_ghz,
+    int n = snprintf(buf, len, "%s %.3f GHz (%s); core %.2f GHz (%s", cb_report_counter(u), u->tsc_ghz,
                      u->tsc_source[0] ? u->tsc_source : "unknown", u->core_ghz,
                      u->core_ghz_source[0] ? u->core_ghz_source : "unknown");
     if (n < 0 || (size_t)n >= len)
@@ -391,11 +405,11 @@ static void choose_cycles(struct cb_report *r)
     } else if ((r->cyc_event = find_event(r, "cycles-est", 1)) >= 0) {
         snprintf(r->cyc_source, sizeof r->cyc_source, "estimate");
         snprintf(r->cyc_label, sizeof r->cyc_label,
-                 "ESTIMATED core cycles: each case's TSC ticks x a core clock, from a "
+                 "ESTIMATED core cycles: each case's %s ticks x a core clock, from a "
                  "dependent-%s chain timed before and after the case: the case's own where it "
                  "agrees with the run's %.2f GHz (spread %.1f%%), else the run's, the case "
                  "flagged; no PMU cycles",
-                 strcmp(r->run.core_est_method, "imul-chain") == 0   ? "imul"
+                 cb_report_counter(&r->run), strcmp(r->run.core_est_method, "imul-chain") == 0   ? "imul"
                  : strcmp(r->run.core_est_method, "mul-chain") == 0 ? "mul" /* arm64 */
                                                                     : "add",
                  r->run.core_ghz, r->run.core_ghz_spread);
@@ -403,8 +417,9 @@ static void choose_cycles(struct cb_report *r)
         r->cyc_event = r->tsc_event;
         snprintf(r->cyc_source, sizeof r->cyc_source, "tsc");
         snprintf(r->cyc_label, sizeof r->cyc_label,
-                 "TSC reference cycles at %.3f GHz (not core cycles: no PMU, no estimate)",
-                 r->run.tsc_ghz);
+                 "%s reference %s at %.3f GHz (not core cycles: no PMU, no estimate)",
+                 cb_report_counter(&r->run),
+                 strcmp(cb_report_counter(&r->run), "TSC") == 0 ? "cycles" : "ticks", r->run.tsc_ghz);
     }
 }
 

@@ -100,6 +100,13 @@ double cb_report_bpc(const struct cb_report_case *c);
 /* What the cycle figures are, in three or four words: "PMU core cycles",
  * "SIMULATED cycles", "ESTIMATED core cycles", "TSC reference cycles". */
 const char *cb_report_cycles_what(const struct cb_report *r);
+/* The run's fixed-rate counter by name: "CNTVCT" for an arm64 run (its rate
+ * from CNTFRQ_EL0, or its features arm64's), else "TSC".  The store reads
+ * the same on any machine, so the name comes from the run, not from the
+ * architecture the report is printed on. */
+const char *cb_report_counter(const struct cb_run_info *u);
+/* "CNTVCT time" or "TSC time": what a run ranked by time ranks on. */
+const char *cb_report_time_what(const struct cb_report *r);
 /* Cycles per packet of a 64-byte frame at gbps on this run's core clock
  * (r->core_ghz); NAN where the report has no clock (simulated cycles
  * without --ghz). */

@@ -183,9 +183,11 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
         wrapped(out, "commit", line);
     }
     wrapped(out, "cycles", r->cyc_label);
-    if (cb_rank_by_time(r))
-        wrapped(out, "ranked", "by TSC time, not by these estimated cycles: best first, "
-                               "crossovers and winners are decided on time");
+    if (cb_rank_by_time(r)) {
+        snprintf(line, sizeof line, "by %s, not by these estimated cycles: best first, "
+                 "crossovers and winners are decided on time", cb_report_time_what(r));
+        wrapped(out, "ranked", line);
+    }
     cb_report_ceil_line(r, line, sizeof line);
     wrapped(out, "ceiling", line);
     if (u->sim_model[0])
@@ -286,7 +288,7 @@ static void legend(const struct cb_report *r, FILE *out)
                  "cycle; best variant first, by %s;\n"
                  "= tied within noise: not faster or slower than the first at p < %.2g by the\n"
                  "exact rank test, or under %.0f%% apart; no best among them.\n",
-            cb_report_cycles_what(r), cb_rank_by_time(r) ? "TSC time" : "cycles", CB_RANK_ALPHA,
+            cb_report_cycles_what(r), cb_rank_by_time(r) ? cb_report_time_what(r) : "cycles", CB_RANK_ALPHA,
             CB_RANK_MARGIN * 100);
 }
 
@@ -377,7 +379,8 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
     fprintf(out, "run %" PRId64 ": %s\n", r->run.id, r->cyc_label);
     emulated_line(&r->run, out);
     if (cb_rank_by_time(r))
-        fprintf(out, "ranked by TSC time (cycles are estimated); tie = within noise of the best\n");
+        fprintf(out, "ranked by %s (cycles are estimated); tie = within noise of the best\n",
+                cb_report_time_what(r));
     else
         fprintf(out, "tie = within noise of the best (exact rank test, p < %.2g and %.0f%% apart)\n",
                 CB_RANK_ALPHA, CB_RANK_MARGIN * 100);
