@@ -345,6 +345,7 @@ static int race_once(const char *db, const struct cb_probe *p, const struct cb_r
                      size_t nb, int rounds, uint64_t seed, struct cb_race *r, struct cb_host *host)
 {
     struct cb_collector col;
+    memset(r, 0, sizeof *r); /* the callers free it whatever happens */
     if (open_collector(&col, db) < 0)
         return -1;
     const struct cb_probe *probes[] = {p};
