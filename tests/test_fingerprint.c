@@ -12,24 +12,7 @@
 #include "cpuclass.h"
 #include "fingerprint.h"
 #include "tap.h"
-
-/* Write text to root/rel, making the directories on the way. */
-static void put_file(const char *root, const char *rel, const char *text)
-{
-    char path[768];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    for (char *p = path + strlen(root) + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(path, 0755);
-            *p = '/';
-        }
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
+#include "tree.h"
 
 static const char metal_cpuinfo[] =
     "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz\n"
@@ -45,32 +28,32 @@ static const char guest_cpuinfo[] =
 
 static void make_metal(const char *d)
 {
-    put_file(d, "proc/cpuinfo", metal_cpuinfo);
-    put_file(d, "proc/sys/kernel/perf_event_paranoid", "-1\n");
-    put_file(d, "proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
-    put_file(d, "sys/devices/system/cpu/smt/active", "1\n");
-    put_file(d, "sys/devices/system/cpu/smt/control", "on\n");
-    put_file(d, "sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "0,32\n");
-    put_file(d, "sys/devices/system/cpu/cpu1/topology/thread_siblings_list", "1,33\n");
-    put_file(d, "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "powersave\n");
-    put_file(d, "sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "performance\n");
-    put_file(d, "sys/devices/system/cpu/cpu1/cpufreq/scaling_driver", "intel_pstate\n");
-    put_file(d, "sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
-    put_file(d, "sys/devices/system/cpu/isolated", "2-7\n");
-    put_file(d, "sys/devices/system/cpu/nohz_full", "(null)\n");
+    tree_put(d, "proc/cpuinfo", metal_cpuinfo);
+    tree_put(d, "proc/sys/kernel/perf_event_paranoid", "-1\n");
+    tree_put(d, "proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
+    tree_put(d, "sys/devices/system/cpu/smt/active", "1\n");
+    tree_put(d, "sys/devices/system/cpu/smt/control", "on\n");
+    tree_put(d, "sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "0,32\n");
+    tree_put(d, "sys/devices/system/cpu/cpu1/topology/thread_siblings_list", "1,33\n");
+    tree_put(d, "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "powersave\n");
+    tree_put(d, "sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "performance\n");
+    tree_put(d, "sys/devices/system/cpu/cpu1/cpufreq/scaling_driver", "intel_pstate\n");
+    tree_put(d, "sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
+    tree_put(d, "sys/devices/system/cpu/isolated", "2-7\n");
+    tree_put(d, "sys/devices/system/cpu/nohz_full", "(null)\n");
 }
 
 /* A guest with no cpufreq at all and SMT reported off. */
 static void make_guest(const char *d)
 {
-    put_file(d, "proc/cpuinfo", guest_cpuinfo);
-    put_file(d, "proc/sys/kernel/perf_event_paranoid", "2\n");
-    put_file(d, "proc/sys/kernel/osrelease", "6.1.0-28-cloud-amd64\n");
-    put_file(d, "sys/devices/system/cpu/smt/active", "0\n");
-    put_file(d, "sys/devices/system/cpu/smt/control", "notsupported\n");
-    put_file(d, "sys/devices/system/cpu/cpu1/topology/thread_siblings_list", "1\n");
-    put_file(d, "sys/devices/system/cpu/isolated", "\n");
-    put_file(d, "sys/devices/system/cpu/nohz_full", "\n");
+    tree_put(d, "proc/cpuinfo", guest_cpuinfo);
+    tree_put(d, "proc/sys/kernel/perf_event_paranoid", "2\n");
+    tree_put(d, "proc/sys/kernel/osrelease", "6.1.0-28-cloud-amd64\n");
+    tree_put(d, "sys/devices/system/cpu/smt/active", "0\n");
+    tree_put(d, "sys/devices/system/cpu/smt/control", "notsupported\n");
+    tree_put(d, "sys/devices/system/cpu/cpu1/topology/thread_siblings_list", "1\n");
+    tree_put(d, "sys/devices/system/cpu/isolated", "\n");
+    tree_put(d, "sys/devices/system/cpu/nohz_full", "\n");
 }
 
 /* The value of "label=" in lines, or NULL. */
@@ -105,15 +88,15 @@ static void test_cpuclass(void)
 
     char h[] = "/tmp/cb-fp-hybrid-XXXXXX", a[] = "/tmp/cb-fp-arm-XXXXXX";
     ok(mkdtemp(h) && mkdtemp(a), "a hybrid and an arm tree");
-    put_file(h, "sys/devices/cpu_core/cpus", "0-7\n");
-    put_file(h, "sys/devices/cpu_atom/cpus", "8-15\n");
-    put_file(h, "sys/devices/system/cpu/cpu7/node0/x", "");
-    put_file(h, "sys/devices/system/cpu/cpu9/node1/x", "");
-    put_file(h, "sys/devices/system/cpu/cpu7/topology/thread_siblings_list", "6-7\n");
-    put_file(h, "sys/devices/system/cpu/cpu9/topology/thread_siblings_list", "9\n");
-    put_file(h, "sys/devices/system/cpu/isolated", "9\n");
-    put_file(h, "sys/devices/system/cpu/nohz_full", "(null)\n");
-    put_file(h, "proc/cpuinfo", metal_cpuinfo);
+    tree_put(h, "sys/devices/cpu_core/cpus", "0-7\n");
+    tree_put(h, "sys/devices/cpu_atom/cpus", "8-15\n");
+    tree_put(h, "sys/devices/system/cpu/cpu7/node0/x", "");
+    tree_put(h, "sys/devices/system/cpu/cpu9/node1/x", "");
+    tree_put(h, "sys/devices/system/cpu/cpu7/topology/thread_siblings_list", "6-7\n");
+    tree_put(h, "sys/devices/system/cpu/cpu9/topology/thread_siblings_list", "9\n");
+    tree_put(h, "sys/devices/system/cpu/isolated", "9\n");
+    tree_put(h, "sys/devices/system/cpu/nohz_full", "(null)\n");
+    tree_put(h, "proc/cpuinfo", metal_cpuinfo);
     cpu_set_t all;
     CPU_ZERO(&all);
     for (int c = 0; c < 16; c++)
@@ -155,10 +138,10 @@ static void test_cpuclass(void)
     cb_fingerprint_cpu_lines(NULL, l9, sizeof l9);
     is_int(cb_fingerprint_diff(l7, l9, why, sizeof why), 0, "an older run, class unknown: not a difference");
 
-    put_file(a, "sys/devices/system/cpu/cpu0/cpu_capacity", "446\n");
-    put_file(a, "sys/devices/system/cpu/cpu1/cpu_capacity", "1024\n");
-    put_file(a, "sys/devices/system/cpu/cpu2/cpu_capacity", "1024\n");
-    put_file(a, "sys/devices/system/cpu/cpu3/cpu_capacity", "446\n");
+    tree_put(a, "sys/devices/system/cpu/cpu0/cpu_capacity", "446\n");
+    tree_put(a, "sys/devices/system/cpu/cpu1/cpu_capacity", "1024\n");
+    tree_put(a, "sys/devices/system/cpu/cpu2/cpu_capacity", "1024\n");
+    tree_put(a, "sys/devices/system/cpu/cpu3/cpu_capacity", "446\n");
     CPU_ZERO(&all);
     for (int c = 0; c < 4; c++)
         CPU_SET(c, &all);
@@ -190,7 +173,7 @@ static void test_arm64(void)
         ok(0, "arm64 tree");
         return;
     }
-    put_file(d, "proc/cpuinfo", arm_cpuinfo);
+    tree_put(d, "proc/cpuinfo", arm_cpuinfo);
     struct cb_fingerprint a;
     is_int(cb_fingerprint_read(&a, d, 4), 0, "arm64: read");
     is_str(a.model, "ARM Cortex-A76 r4p0", "arm64: cpu 4's block is the big core");

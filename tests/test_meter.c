@@ -11,6 +11,7 @@
 
 #include "meter.h"
 #include "tap.h"
+#include "tree.h"
 
 static void write_file(const char *dir, int cpu, const char *text)
 {
@@ -41,24 +42,6 @@ static double next_reading(void *ctx)
     return s->v[s->i++ % s->n];
 }
 
-/* Write text to dir/rel, making the folders on the way. */
-static void put(const char *dir, const char *rel, const char *text)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    for (char *p = path + strlen(dir) + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(path, 0755);
-            *p = '/';
-        }
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 /* The arm64 hypervisor guess over trees made here, one per case. */
 static void test_guess_vm(const char *dir)
 {
@@ -84,7 +67,7 @@ static void test_guess_vm(const char *dir)
         snprintf(sub, sizeof sub, "%s/vm%zu", dir, i);
         mkdir(sub, 0755);
         for (int k = 0; k < 2 && t[i].rel[k]; k++)
-            put(sub, t[i].rel[k], t[i].text[k]);
+            tree_put(sub, t[i].rel[k], t[i].text[k]);
         int got = cb_meter_guess_vm(sub, what, sizeof what);
         ok(got == t[i].want && strstr(what, t[i].says), "guess_vm, %s: %d (%s)", t[i].what, got, what);
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", sub);
