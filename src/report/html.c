@@ -298,15 +298,17 @@ static void header_callouts(FILE *out, const struct cb_report *r)
               "timings. The simulated machine: ", out);
         cb_html_esc(out, r->run.sim_model);
         fputc('.', out);
-    } else if (strcmp(r->cyc_source, "estimate") == 0)
-        fputs("No hardware cycle counter was available, so every cycle figure is TSC ticks scaled "
-              "by the measured ratio of core clock to TSC rate: an estimate, not a count. "
-              "Variants are ranked by TSC time, which the estimate's noise does not touch.", out);
-    else
-        fputs("These are TSC reference ticks at a fixed rate, not core cycles: they do not follow "
-              "the core clock.", out);
+    } else if (strcmp(r->cyc_source, "estimate") == 0) {
+        const char *t = cb_report_counter(&r->run); /* TSC, or CNTVCT for an arm64 run */
+        fprintf(out, "No hardware cycle counter was available, so every cycle figure is %s ticks "
+                     "scaled by the measured ratio of core clock to %s rate: an estimate, not a "
+                     "count. Variants are ranked by %s time, which the estimate's noise does not "
+                     "touch.", t, t, t);
+    } else
+        fprintf(out, "These are %s reference ticks at a fixed rate, not core cycles: they do not "
+                     "follow the core clock.", cb_report_counter(&r->run));
     if (strcmp(r->cyc_source, "simulated") != 0)
-        fputs(" Times (ns/op) come from the TSC.", out);
+        fprintf(out, " Times (ns/op) come from the %s.", cb_report_counter(&r->run));
     fputs("</div>", out);
     if (cb_report_is_fake(&r->run))
         fputs("<div class=\"callout\"><strong>Fake clock.</strong> This run was timed on the fake "
