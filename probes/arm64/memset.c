@@ -6,6 +6,7 @@
  * loop back into a call to memset.  Short pieces are loop-free. */
 #include "memset_arm64.h"
 #include "memset_short.h"
+#include "cpu.h"
 
 #include <stdint.h>
 
@@ -94,16 +95,14 @@ void cb_memset_arm64_neon(void *dst, int c, size_t n)
 
 size_t cb_arm64_zva_block(void)
 {
-    /* 0 = not read yet; read DCZID_EL0 once (EL0 may read it: the kernel
-     * leaves it readable, that is how glibc picks its memset). */
+    /* 0 = not read yet: DCZID_EL0 (cpu.h) is read once, not in every timed
+     * call.  (size_t)-1 remembers "prohibited" without reading it again. */
     static size_t cached;
     size_t b = __atomic_load_n(&cached, __ATOMIC_RELAXED);
     if (b == 0) {
-        uint64_t v;
-        __asm__("mrs %0, dczid_el0" : "=r"(v));
-        /* bit 4 DZP: prohibited; bits 3:0 log2 of the block in 4-byte words.
-         * (size_t)-1 remembers "prohibited" without reading it again. */
-        b = (v & 16) ? (size_t)-1 : (size_t)4 << (v & 15);
+        b = cb_cpu_dczva_bytes();
+        if (b == 0)
+            b = (size_t)-1;
         __atomic_store_n(&cached, b, __ATOMIC_RELAXED);
     }
     return b == (size_t)-1 ? 0 : b;

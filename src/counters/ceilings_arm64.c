@@ -9,6 +9,7 @@
  * loop needs a run-time check except dc zva, which EL1 may prohibit. */
 #define _GNU_SOURCE
 #include "ceilings.h"
+#include "cpu.h"
 
 #include <string.h>
 
@@ -160,17 +161,13 @@ static uint64_t store_scalar(void *buf, size_t n)
     return 0;
 }
 
-/* DCZID_EL0 is readable at EL0 on every ARMv8-A: bits 3:0 are log2 of the
- * block in 4-byte words, bit 4 (DZP) set means dc zva is prohibited.  The
- * Arm ARM caps the block at 2 KiB (BS 9); a larger one is taken as absent,
- * since the loop relies on whole blocks filling every 4 KiB set. */
+/* The dc zva block (cpu.h, from DCZID_EL0; 0 when prohibited).  The Arm ARM
+ * caps it at 2 KiB (BS 9); a larger one is taken as absent, since the loop
+ * relies on whole blocks filling every 4 KiB set. */
 unsigned cb_ceil_zva_block(void)
 {
-    uint64_t d;
-    __asm__("mrs %0, dczid_el0" : "=r"(d));
-    if ((d & 16) || (d & 15) > 9)
-        return 0;
-    return 4u << (d & 15);
+    size_t b = cb_cpu_dczva_bytes();
+    return b > 2048 ? 0 : (unsigned)b;
 }
 
 /* dc zva: one block of zeros an instruction, without reading the line
