@@ -324,9 +324,10 @@ static void check_arm_no_prefetch_drops(const char *pmu)
         "%s prefetch-drops: why says so: \"%s\"", pmu, s[0].why);
 }
 
-static void scenario_arm_n1(void)
+/* The Neoverse PMUs (n1, v2): every alias on a PMUv3 common event, and
+ * llc-misses on LL_CACHE_MISS_RD. */
+static void check_arm_neoverse(const char *pmu)
 {
-    const char *pmu = "arm_n1";
     static const struct expect ex[] = {
         { "cycles", { "CPU_CYCLES" }, { 0x11 } },
         { "instructions", { "INST_RETIRED" }, { 0x08 } },
@@ -339,6 +340,12 @@ static void scenario_arm_n1(void)
         check_raw_alias(pmu, &ex[i]);
     check_arm_no_prefetch_drops(pmu);
     check_software(pmu);
+}
+
+static void scenario_arm_n1(void)
+{
+    const char *pmu = "arm_n1";
+    check_arm_neoverse(pmu);
     check_unknown(pmu);
     struct cb_event_spec s[CB_EVENT_MAX_PARTS];
     size_t n = 0;
@@ -355,19 +362,7 @@ static void scenario_arm_n1(void)
 
 static void scenario_arm_v2(void)
 {
-    const char *pmu = "arm_v2";
-    static const struct expect ex[] = {
-        { "cycles", { "CPU_CYCLES" }, { 0x11 } },
-        { "instructions", { "INST_RETIRED" }, { 0x08 } },
-        { "cache-misses", { "L1D_CACHE_REFILL" }, { 0x03 } },
-        { "l1d-misses", { "L1D_CACHE_REFILL" }, { 0x03 } },
-        { "llc-misses", { "LL_CACHE_MISS_RD" }, { 0x37 } },
-    };
-    cok(!strcmp(cb_events_pmu(), pmu), "forced PMU is %s (got %s)", pmu, cb_events_pmu());
-    for (size_t i = 0; i < sizeof(ex) / sizeof(ex[0]); i++)
-        check_raw_alias(pmu, &ex[i]);
-    check_arm_no_prefetch_drops(pmu);
-    check_software(pmu);
+    check_arm_neoverse("arm_v2");
 }
 
 /* The L2 is an A57 cluster's last level: llc-misses are its refills. */

@@ -38,21 +38,27 @@ static int is_simulated(const struct cb_report *r)
     return strcmp(r->cyc_source, "simulated") == 0;
 }
 
+/* An arm64 run: its counter's rate came from CNTFRQ_EL0, or its features
+ * are arm64's. */
+static int arm64_run(const struct cb_run_info *u)
+{
+    return strcmp(u->tsc_source, "cntfrq") == 0 || strncmp(u->features, "asimd", 5) == 0 ||
+           strstr(u->features, "+asimd") != NULL;
+}
+
 const char *cb_report_counter(const struct cb_run_info *u)
 {
-    int arm = strcmp(u->tsc_source, "cntfrq") == 0 || strncmp(u->features, "asimd", 5) == 0 ||
-              strstr(u->features, "+asimd") != NULL;
-    return arm ? "CNTVCT" : "TSC";
+    return arm64_run(u) ? "CNTVCT" : "TSC";
 }
 
 const char *cb_report_time_what(const struct cb_report *r)
 {
-    return strcmp(cb_report_counter(&r->run), "CNTVCT") == 0 ? "CNTVCT time" : "TSC time";
+    return arm64_run(&r->run) ? "CNTVCT time" : "TSC time";
 }
 
 const char *cb_report_cycles_what(const struct cb_report *r)
 {
-    int arm = strcmp(cb_report_counter(&r->run), "CNTVCT") == 0;
+    int arm = arm64_run(&r->run);
     return strcmp(r->cyc_source, "pmu") == 0         ? "PMU core cycles"
            : strcmp(r->cyc_source, "simulated") == 0 ? "SIMULATED cycles"
            : strcmp(r->cyc_source, "estimate") == 0  ? "ESTIMATED core cycles"
@@ -418,8 +424,8 @@ static void choose_cycles(struct cb_report *r)
         snprintf(r->cyc_source, sizeof r->cyc_source, "tsc");
         snprintf(r->cyc_label, sizeof r->cyc_label,
                  "%s reference %s at %.3f GHz (not core cycles: no PMU, no estimate)",
-                 cb_report_counter(&r->run),
-                 strcmp(cb_report_counter(&r->run), "TSC") == 0 ? "cycles" : "ticks", r->run.tsc_ghz);
+                 cb_report_counter(&r->run), arm64_run(&r->run) ? "ticks" : "cycles",
+                 r->run.tsc_ghz);
     }
 }
 
