@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "parse.h"
 #include "probe.h"
+#include "report.h"
 #include "store.h"
 
 const char *cb_default_db(void)
@@ -21,12 +22,17 @@ const char *cb_default_db(void)
 
 void cb_error(const char *fmt, ...)
 {
+    /* Messages echo what was typed (a tag, a case, a --why): its control
+     * bytes and bad UTF-8 are shown escaped, never sent to the terminal. */
+    struct cb_sb msg = CB_SB_INIT, shown = CB_SB_INIT;
     va_list ap;
-    fputs("cyclebudget: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cb_sb_vaddf(&msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    cb_esc_add(&shown, msg.buf, CB_ESC_CTRL | CB_ESC_KEEP_NL);
+    fprintf(stderr, "cyclebudget: %s\n", shown.buf);
+    cb_sb_release(&msg);
+    cb_sb_release(&shown);
 }
 
 int cb_option_error(const char *cmd, char **argv)
