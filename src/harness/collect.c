@@ -362,7 +362,7 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
     /* The database last among the checks, so a refusal writes nothing. */
     rc = cb_store_open(o->db, CB_STORE_WRITE, 0, &col->st, err, errlen);
     if (rc < 0) {
-        *usage = rc == -EPROTO || rc == -EINVAL || rc == -EISDIR || rc == -EACCES || rc == -ENOENT;
+        *usage = cb_store_refused(rc);
         return rc;
     }
     *usage = 0;
