@@ -151,10 +151,11 @@ static int session_open(struct cb_session *s, struct cb_collector *col)
 {
     char err[512];
     int usage = 0;
-    if (cb_collector_open(col, &s->co, err, sizeof err, &usage) == 0)
+    int rc = cb_collector_open(col, &s->co, err, sizeof err, &usage);
+    if (rc == 0)
         return 0;
     cb_error("%s", err);
-    return usage ? CB_EXIT_USAGE : 1;
+    return rc == -EINTR ? 130 : usage ? CB_EXIT_USAGE : 1;   /* 130: as a run a signal ends */
 }
 
 int cb_session_finish(struct cb_collector *col, int interrupted, const char *what,
