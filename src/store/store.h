@@ -87,6 +87,7 @@ struct cb_run_meta {
     const char *fingerprint;     /* cb_fingerprint_format(); NULL: none */
     const char *sim_model;       /* run --sim: the simulated machine (0008_sim.sql); NULL: timed */
     const char *emulated;        /* why the CPU is emulated (0017_emulated.sql); NULL: native */
+    const char *code_id, *code_what;  /* the measured bytes (0019_code_id.sql, codeid.h); NULL: unknown */
 };
 
 struct cb_event_row {
