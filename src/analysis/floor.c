@@ -69,26 +69,27 @@ int cb_floor_add(struct cb_floor *f, const char *key, const double *x, size_t n)
     return 0;
 }
 
-double cb_floor_robust_sd(const double *res, size_t n, size_t df)
+double cb_floor_robust_sd(const double *res, size_t n, size_t *rejected)
 {
-    if (df < CB_FLOOR_MIN_DF || !n)
+    *rejected = 0;
+    if (!n)
         return NAN;
     double *a = malloc(n * sizeof *a);
     if (!a)
         return NAN;
     for (size_t i = 0; i < n; i++)
         a[i] = fabs(res[i]);
-    double cap = CB_FLOOR_CLIP * 1.4826 * median_of(a, n), ss = 0;
+    double cap = CB_FLOOR_REJECT * 1.4826 * median_of(a, n), ss = 0;
     free(a);
     /* A MAD of 0 (most deviations exactly 0: ticks are whole numbers)
-     * clips nothing rather than everything. */
+     * rejects nothing rather than everything. */
     for (size_t i = 0; i < n; i++) {
-        double r = fabs(res[i]);
-        if (cap > 0 && r > cap)
-            r = cap;
-        ss += r * r;
+        if (cap > 0 && fabs(res[i]) > cap)
+            (*rejected)++;
+        else
+            ss += res[i] * res[i];
     }
-    return sqrt(ss / (double)n);
+    return n > *rejected ? sqrt(ss / (double)(n - *rejected)) : NAN;
 }
 
 double cb_floor_sd(const struct cb_floor_case *c)
@@ -110,7 +111,12 @@ void cb_floor_finish(struct cb_floor *f)
     size_t k = 0;
     for (size_t i = 0; i < f->n; i++) {
         struct cb_floor_case *c = &f->c[i];
-        c->sd = cb_floor_robust_sd(c->res, c->nres, c->df);
+        size_t rejected;
+        c->sd = cb_floor_robust_sd(c->res, c->nres, &rejected);
+        c->rejected = rejected;
+        c->df = c->df > rejected ? c->df - rejected : 0;
+        if (c->df < CB_FLOOR_MIN_DF)
+            c->sd = NAN;
         if (v && !isnan(c->sd))
             v[k++] = c->sd;
     }

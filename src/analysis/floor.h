@@ -20,9 +20,10 @@
  * slowdown all shared one, and a regression taught its own floor, issue
  * 40).  Within each group of 2+ runs, each run's figure (the log of its
  * q-quantile, cb_run_log_values) deviates from its group's median; the
- * spread of those deviations is estimated robustly per case (winsorized at
- * CB_FLOOR_CLIP times their MAD, so one wild run moves it little), with
- * sum(runs - 1) degrees of freedom.  No table holds it, because it depends
+ * spread of those deviations is estimated robustly per case (a deviation
+ * beyond CB_FLOOR_REJECT times their MAD is a wild run, left out, so one
+ * wild run moves it little), with sum(runs - 1) degrees of freedom, less
+ * one for each run left out.  No table holds it, because it depends
  * on what compare chooses (metric, quantile, contended runs) and because
  * every new run of the same bytes must count without a writer knowing.
  * The runs being compared are never part of it, so the floor never
@@ -50,7 +51,8 @@ struct cb_floor_case {
     char key[CB_CASE_KEY_MAX];
     double *res;        /* each run's deviation from its group's median, scaled (cb_floor_add) */
     size_t nres, cap;
-    size_t df;          /* sum over groups of (runs - 1) */
+    size_t df;          /* sum over groups of (runs - 1), less the wild runs left out */
+    size_t rejected;    /* wild runs left out (cb_floor_finish) */
     double sd;          /* the robust spread (cb_floor_finish); NAN below CB_FLOOR_MIN_DF */
 };
 
@@ -62,10 +64,14 @@ struct cb_floor {
     double s0;                /* the host's typical spread: the median of the cases' (NAN none) */
 };
 
-/* A deviation beyond this many robust standard deviations (1.4826 MAD)
- * counts as this many: one run 2.4x slow in a group of 8 otherwise raised a
- * 3% floor to 30% for every compare after it. */
-#define CB_FLOOR_CLIP 2.5
+/* A deviation beyond this many robust standard deviations (1.4826 times
+ * the median absolute deviation) is a wild run, not the spread: one run
+ * 2.4x slow (a busy host) in a group of 8 of 3% otherwise raised the floor
+ * of every case to 31% for every compare after it, and winsorizing it at
+ * 2.5 still left 4.2%.  At 4, a group of 8 normal runs loses a run to it
+ * about 1 time in 11, and the estimate averages 2.5% below the pooled
+ * standard deviation's (simulated: 0.934 against 0.958). */
+#define CB_FLOOR_REJECT 4.0
 
 /* Each case's spread is moderated toward the host's typical one, as
  * limma's moderated t does (Smyth 2004): s^2 = (df s_case^2 + d0 s0^2) /
@@ -95,10 +101,10 @@ int cb_floor_add(struct cb_floor *f, const char *key, const double *x, size_t n)
 /* Each case's robust spread (cb_floor_robust_sd) and the host's s0, once
  * every group is added (cb_floor_learn calls it). */
 void cb_floor_finish(struct cb_floor *f);
-/* The spread of deviations res[n] with df degrees of freedom: the root
- * mean square of the deviations, each clipped at CB_FLOOR_CLIP times
- * their robust spread 1.4826 median|res|.  NAN when df < CB_FLOOR_MIN_DF. */
-double cb_floor_robust_sd(const double *res, size_t n, size_t df);
+/* The spread of deviations res[n]: the root mean square of those within
+ * CB_FLOOR_REJECT times their robust spread 1.4826 median|res|; the others
+ * counted in *rejected.  NAN when none is left. */
+double cb_floor_robust_sd(const double *res, size_t n, size_t *rejected);
 const struct cb_floor_case *cb_floor_find(const struct cb_floor *f, const char *key);
 /* The floor's standard deviation of one run's log figure; NAN below
  * CB_FLOOR_MIN_DF. */

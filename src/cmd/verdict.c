@@ -142,6 +142,31 @@ static void env_prefix(const char *what, struct cb_sb *out)
     cb_sb_release(&pre);
 }
 
+/* The base's command line with its --tag (if any) left out and "--tag
+ * floor" added: the runs it records must not join a side selected by the
+ * base's tag, or they would be compared rather than teach the floor. */
+static void floor_tag(const char *cmdline, struct cb_sb *out)
+{
+    const char *p = cmdline;
+    for (;;) {
+        const char *t = strstr(p, " --tag");
+        if (!t || (t[6] != ' ' && t[6] != '=')) {
+            cb_sb_adds(out, p);
+            break;
+        }
+        cb_sb_add(out, p, (size_t)(t - p));
+        const char *v = t + 7, *end = v;
+        /* the value: up to a blank, or a quoted word as cb_quote_cmdline writes it */
+        if (*v == '\'') {
+            end = strchr(v + 1, '\'');
+            end = end ? end + 1 : v + strlen(v);
+        } else
+            end = v + strcspn(v, " ");
+        p = end;
+    }
+    cb_sb_adds(out, " --tag floor");
+}
+
 void cmp_record_hint(struct cb_store *st, const struct cb_side *A, const struct cmp_result *res,
                      char *buf, size_t len)
 {
@@ -158,7 +183,10 @@ void cmp_record_hint(struct cb_store *st, const struct cb_side *A, const struct 
     if (cb_db_step(q) == CB_DB_ROW) {
         struct cb_sb env = CB_SB_INIT;
         env_prefix((const char *)cb_db_column_text(q, 1), &env);
-        snprintf(buf, len, "%s%s", env.buf, (const char *)cb_db_column_text(q, 0));
+        struct cb_sb cmd = CB_SB_INIT;
+        floor_tag((const char *)cb_db_column_text(q, 0), &cmd);
+        snprintf(buf, len, "%s%s", env.buf, cmd.buf);
+        cb_sb_release(&cmd);
         cb_sb_release(&env);
     }
     cb_db_finalize(q);

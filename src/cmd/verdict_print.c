@@ -51,10 +51,10 @@ static void print_floor(FILE *f, const struct cmp_ctx *x, const struct cmp_resul
     size_t few = res->n - by_runs(res), nf = res->by_test[CMP_TEST_NOFLOOR];
     if (res->by_test[CMP_TEST_FLOOR])
         fprintf(f, "%s%zu of %zu case%s with fewer than %d runs a side judged against the spread%s"
-                   "between other runs of the same bytes on this host and environment (%zu runs in%s"
-                   "%zu group%s; the compared runs left out)\n", lead, res->by_test[CMP_TEST_FLOOR],
-                few, few == 1 ? "" : "s", CMP_RUNS_MIN, wrap, res->floor_runs, wrap,
-                res->floor_groups, res->floor_groups == 1 ? "" : "s");
+                   "between other runs of the same bytes on this host and environment:%s"
+                   "%zu runs in %zu group%s (the compared runs left out)\n", lead,
+                res->by_test[CMP_TEST_FLOOR], few, few == 1 ? "" : "s", CMP_RUNS_MIN, wrap, wrap,
+                res->floor_runs, res->floor_groups, res->floor_groups == 1 ? "" : "s");
     if (nf) {
         fprintf(f, "%s%zu case%s with fewer than %d runs a side and no floor yet: nothing has%s"
                    "measured how far a run of these bytes moves, so a change between two runs%s"
