@@ -191,7 +191,9 @@ static int adjust(struct cmp_result *res, const struct cmp_opts *o, int within)
  * a floor: its verdict, but a change only when the within-run test sees
  * the same change (exit 1 means beyond both noises).  Without one: unsure,
  * whatever the within-run test says, since nothing measured how far a run
- * moves, and "unchanged" is never said without an interval (issue 44).  An
+ * moves, and "unchanged" is never said without an interval (issue 44);
+ * bisect-check alone (nofloor_within) keeps the within-run test's
+ * unchanged, printed as such.  An
  * unsure row against a floor says how many runs a side would decide it. */
 static void decide_few(struct cmp_row *r, const struct cmp_opts *o, size_t m)
 {
@@ -206,7 +208,7 @@ static void decide_few(struct cmp_row *r, const struct cmp_opts *o, size_t m)
             r->more_runs = need >= CB_FLOOR_RUNS_CAP ? CB_FLOOR_RUNS_CAP : need > have ? need - have : 1;
         return;
     }
-    r->v = CB_CMP_UNSURE;
+    r->v = o->nofloor_within && vw == CB_CMP_UNCHANGED ? CB_CMP_UNCHANGED : CB_CMP_UNSURE;
     r->s = r->sw;
     r->s.lo = r->s.hi = r->s.p = NAN;   /* no interval holds the drift between runs */
     r->p_adj = NAN;

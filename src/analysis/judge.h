@@ -30,6 +30,8 @@ struct cmp_opts {
     int exact;                    /* simulated counts: no test, the threshold alone decides */
     int threshold_set;            /* --threshold was given */
     const char *metric;           /* set by cmp_pick_metric: the floor is learned in it */
+    int nofloor_within;           /* no floor: let the within-run test call a case unchanged
+                                     (bisect-check, one run a commit); compare never does */
 };
 
 /* From this many runs a side, a case is tested on its runs; below, against

@@ -100,6 +100,8 @@ void cmp_verdict_text(const struct cmp_row *r, char *buf, size_t len)
 {
     if (r->v == CB_CMP_UNSURE && r->test == CMP_TEST_NOFLOOR)
         snprintf(buf, len, "unsure: no noise floor yet");
+    else if (r->test == CMP_TEST_NOFLOOR)
+        snprintf(buf, len, "%s within the run (no floor)", cb_cmp_verdict_name(r->v));
     else if (r->v == CB_CMP_UNSURE && r->more_runs >= CB_FLOOR_RUNS_CAP)
         snprintf(buf, len, "unsure: %d+ more runs a side needed", CB_FLOOR_RUNS_CAP);
     else if (r->v == CB_CMP_UNSURE && r->more_runs)

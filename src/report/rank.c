@@ -71,6 +71,24 @@ int cb_rank_faster(const struct cb_report *r, const struct cb_report_case *a,
     return cb_mw_p(x->v, x->n, y->v, y->n) < CB_RANK_ALPHA;
 }
 
+/* What orders a group: the run's median, or with runs as the unit the
+ * geometric mean of the case's medians over the runs, so that the first is
+ * the one the runs' test starts from. */
+static double order_figure(const struct cb_report *r, const struct cb_report_case *c)
+{
+    double m = cb_rank_median(r, c);
+    if (cb_rank_runs(r) == 1 || !c->peer || !(m > 0))
+        return m;
+    double sum = log(m);
+    size_t n = 1;
+    for (size_t p = 0; p < r->npeers; p++)
+        if (c->peer[p] > 0) {
+            sum += log(c->peer[p]);
+            n++;
+        }
+    return exp(sum / (double)n);
+}
+
 /* Measured first, then the lower rank figure, then the name. */
 static int before(const struct cb_report *r, const struct cb_report_case *x,
                   const struct cb_report_case *y)
@@ -78,7 +96,7 @@ static int before(const struct cb_report *r, const struct cb_report_case *x,
     if (x->measured != y->measured)
         return x->measured;
     if (x->measured) {
-        double a = cb_rank_median(r, x), b = cb_rank_median(r, y);
+        double a = order_figure(r, x), b = order_figure(r, y);
         if (a != b)
             return a < b;
     }
