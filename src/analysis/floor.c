@@ -158,7 +158,7 @@ static int skipped(int64_t id, const int64_t *skip, size_t nskip)
 }
 
 /* The host's newest complete runs, each with the bytes it measured; those
- * with no code identity (recorded before 0019_code_id.sql) are counted in
+ * with no code identity (recorded before 0020_code_id.sql) are counted in
  * *unkeyed and left out. */
 static int candidates(struct cb_store *st, int64_t ref, const int64_t *skip, size_t nskip,
                       struct cand **out, size_t *n, size_t *unkeyed)
@@ -166,7 +166,7 @@ static int candidates(struct cb_store *st, int64_t ref, const int64_t *skip, siz
     struct cb_db_stmt *q;
     *out = NULL;
     *n = *unkeyed = 0;
-    if (cb_store_schema_version(st) < 19)
+    if (cb_store_schema_version(st) < 20)
         return 0;
     int rc = cb_db_prepare(cb_store_db(st),
                            "SELECT r.id, r.code_id, COALESCE(r.clock_backend, '') FROM runs r "

@@ -174,7 +174,7 @@ void cmp_record_hint(struct cb_store *st, const struct cb_side *A, const struct 
     buf[0] = '\0';
     if (!res->by_test[CMP_TEST_NOFLOOR] || !A->nruns)
         return;
-    const char *sql = cb_store_schema_version(st) >= 19
+    const char *sql = cb_store_schema_version(st) >= 20
         ? "SELECT cmdline, COALESCE(code_what, '') FROM runs WHERE id = ?1"
         : "SELECT cmdline, '' FROM runs WHERE id = ?1";
     if (cb_db_prepare(cb_store_db(st), sql, &q) != CB_DB_OK)

@@ -74,7 +74,7 @@ static void print_floor(FILE *f, const struct cmp_ctx *x, const struct cmp_resul
     }
     if (res->floor_unkeyed && (nf || res->by_test[CMP_TEST_FLOOR]))
         fprintf(f, "%s%zu run%s of this host recorded before runs stored the bytes they measured%s"
-                   "(schema 19) left out of the floor\n", lead, res->floor_unkeyed,
+                   "(schema 20) left out of the floor\n", lead, res->floor_unkeyed,
                 res->floor_unkeyed == 1 ? "" : "s", wrap);
 }
 

@@ -39,7 +39,7 @@ static size_t same_bytes(struct cb_store *st, const struct cb_report *r, int64_t
 {
     struct cb_db_stmt *q;
     size_t n = 0;
-    if (cb_store_schema_version(st) < 19 ||
+    if (cb_store_schema_version(st) < 20 ||
         cb_db_prepare(cb_store_db(st),
                       "SELECT o.id FROM runs o JOIN runs r ON r.id = ?1 "
                       " WHERE o.code_id = r.code_id AND o.host_id = r.host_id AND o.id <> r.id "

@@ -1,4 +1,4 @@
--- 0019_code_id.sql — the bytes a run measured (issue 40).
+-- 0020_code_id.sql — the bytes a run measured (issue 40).
 --
 -- compare learns its between-run noise floor from runs of the same code,
 -- and a build row (version, compiler, flags) with a commit is not the same

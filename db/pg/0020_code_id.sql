@@ -1,4 +1,4 @@
--- 0019_code_id.sql (PostgreSQL) — the twin of db/0019_code_id.sql: the
+-- 0020_code_id.sql (PostgreSQL) — the twin of db/0020_code_id.sql: the
 -- identity of the bytes a run measured, and the same in words; read that
 -- file for its meaning.
 --
