@@ -15,6 +15,7 @@
 #include "events.h"
 #include "fingerprint.h"
 #include "gitinfo.h"
+#include "plugin.h"
 #include "tsc.h"
 
 struct cb_verdict_cache {
@@ -480,6 +481,17 @@ static void row_clock(struct cb_case_row *row, const struct cb_measurement *m)
     row->clock_flagged = m->clock.flagged;
 }
 
+/* What was timed, apart from where it sat: compare labels a change
+ * between equal hashes "placement" (codeid.h, issue 40). */
+static void row_code(struct cb_case_row *row, const struct cb_probe *p, const struct cb_variant *v,
+                     char hash[CB_CODE_HASH_LEN + 1])
+{
+    unsigned addr;
+    cb_variant_code_id(p, v, hash, &addr);
+    row->code_hash = hash;
+    row->code_addr = (int)addr;
+}
+
 int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
                       const struct cb_variant *v, uint64_t size, enum cb_mode mode,
                       volatile sig_atomic_t *stop, int64_t *case_id, struct cb_measurement *out)
@@ -539,6 +551,8 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     }
     row.bytes_per_op = c.bytes_per_op;
     row.cpu_pair = c.pair;
+    char code_hash[CB_CODE_HASH_LEN + 1];
+    row_code(&row, p, v, code_hash);
     size_t nrows;
     struct cb_sample_row *rows = sample_rows(col, &m, &nrows);
     if (!rows) {

@@ -48,8 +48,8 @@ static const char *const q_sql[Q__N] = {
     [Q_CASE_INS] =
         "INSERT INTO cases (run_id, probe, variant, size, unit, op, mode, bytes_per_op,"
         " verdict, detail, contention, contended_share, side, clock_ghz, clock_spread_pct,"
-        " clock_used, clock_flagged, cpu_pair) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,"
-        "?15,?16,?17,?18)",
+        " clock_used, clock_flagged, cpu_pair, code_hash, code_addr) VALUES (?1,?2,?3,?4,?5,?6,?7,"
+        "?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20)",
     [Q_SAMPLE_INS] =
         "INSERT INTO samples (case_id, event_id, seq, iters, value, overhead, enabled,"
         " running, scaled, smt, round, raw, method)"

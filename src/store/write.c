@@ -389,6 +389,14 @@ static int case_fn(struct cb_store *st, void *vctx)
         cb_st_bind_str(s, 18, c->cpu_pair);
     else
         cb_db_bind_null(s, 18);
+    if (c->code_hash && c->code_hash[0])
+        cb_st_bind_str(s, 19, c->code_hash);
+    else
+        cb_db_bind_null(s, 19);
+    if (c->code_addr >= 0 && c->code_hash && c->code_hash[0])
+        cb_db_bind_int64(s, 20, c->code_addr);
+    else
+        cb_db_bind_null(s, 20);
     rc = cb_st_step_done(s);
     if (rc != CB_DB_OK)
         return rc;
