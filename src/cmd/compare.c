@@ -41,16 +41,16 @@ struct compare {
     const char *junit;            /* --junit FILE, or NULL */
 };
 
-static int parse_format(const char *s, struct cmp_opts *o, char *err, size_t errlen)
+static int parse_format(const char *s, enum fmt *fmt, char *err, size_t errlen)
 {
     if (strcmp(s, "text") == 0)
-        o->fmt = FMT_TEXT;
+        *fmt = FMT_TEXT;
     else if (strcmp(s, "markdown") == 0 || strcmp(s, "md") == 0)
-        o->fmt = FMT_MARKDOWN;
+        *fmt = FMT_MARKDOWN;
     else if (strcmp(s, "json") == 0)
-        o->fmt = FMT_JSON;
+        *fmt = FMT_JSON;
     else if (strcmp(s, "junit") == 0)
-        o->fmt = FMT_JUNIT;
+        *fmt = FMT_JUNIT;
     else {
         snprintf(err, errlen, "--format '%s': give text, markdown, json or junit", s);
         return -EINVAL;
@@ -65,7 +65,7 @@ static int compare_opt(int ch, const char *arg, void *ctx, char *err, size_t err
 {
     struct compare *k = ctx;
     switch (ch) {
-    case OPT_FORMAT: return parse_format(arg, &k->c.o, err, errlen);
+    case OPT_FORMAT: return parse_format(arg, &k->c.fmt, err, errlen);
     case OPT_RERUN_TIME: return cb_parse_seconds(arg, "--rerun-time", &k->cap_s, err, errlen);
     }
     return 1;
@@ -176,7 +176,7 @@ static int no_verdict(struct cb_store *st, const struct compare *k, const struct
         return 0;
     snprintf(line, sizeof line, "no verdict: run %lld is emulated (%s): " CB_REPORT_EMULATED_WHAT,
              (long long)run, why);
-    no_verdict_print(k->c.o.fmt, run, why, line, stdout);
+    no_verdict_print(k->c.fmt, run, why, line, stdout);
     struct cb_output o;
     char err[1200];
     if (k->junit && cb_output_open(&o, k->junit, err, sizeof err) == 0) {
@@ -296,7 +296,7 @@ static int compare_body(void *ctx, struct cb_store *st)
         cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
         cmp_describe_side(st, &B, x.head_desc, sizeof x.head_desc);
         status = cmp_exit_of(&res);
-        cmp_print_result(&x, &k->c.o, &res, status, stdout);
+        cmp_print_result(&x, &k->c, &res, status, stdout);
         if (k->junit && compare_junit(k->junit, &x, &res) < 0)
             status = CB_EXIT_USAGE;
     }
