@@ -482,7 +482,7 @@ static void row_clock(struct cb_case_row *row, const struct cb_measurement *m)
 }
 
 /* What was timed, apart from where it sat: compare labels a change
- * between equal hashes "placement" (codeid.h, issue 40). */
+ * between equal hashes "placement" (codehash.h, issue 40). */
 static void row_code(struct cb_case_row *row, const struct cb_probe *p, const struct cb_variant *v,
                      char hash[CB_CODE_HASH_LEN + 1])
 {

@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "codeid.h"
+#include "codehash.h"
 #include "probe.h"
 
 #define CB_PLUGIN_MAX 8               /* --plugin, at most this many times */
@@ -46,12 +46,12 @@ int cb_plugin_load_ns(const char *path, const char *ns, struct cb_plugin_info *o
                       size_t errlen);
 
 /* What identifies the code case (p, v) times, apart from where it sits
- * (codeid.h): for a family whose variants are functions (csum, copy,
+ * (codehash.h): for a family whose variants are functions (csum, copy,
  * csum_copy, memset and a plugin's own families), the hash of the family's
  * timed loop, a plugin family's call function and the variant, as loaded;
  * *addr is the variant's entry address mod 4096.  0, or a negative errno
  * with hash "" (-ENOTSUP: the family's variants are parameters of a model,
- * not code; or codeid.h's reasons). */
+ * not code; or codehash.h's reasons). */
 int cb_variant_code_id(const struct cb_probe *p, const struct cb_variant *v,
                        char hash[CB_CODE_HASH_LEN + 1], unsigned *addr);
 

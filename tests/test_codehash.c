@@ -1,4 +1,4 @@
-/* test_codeid.c — the code identity (codeid.h): the same code hashes alike
+/* test_codehash.c — the code identity (codehash.h): the same code hashes alike
  * wherever it is linked, a changed instruction, callee or constant does
  * not; the decoder's lengths against encodings read off objdump.
  *
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "codeid.h"
+#include "codehash.h"
 #include "plugin.h"
 #include "probe.h"
 #include "tap.h"

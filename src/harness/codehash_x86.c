@@ -1,5 +1,5 @@
-/* codeid_x86.c — the length of one x86-64 instruction, and where its
- * address-dependent fields are (codeid.h).
+/* codehash_x86.c — the length of one x86-64 instruction, and where its
+ * address-dependent fields are (codehash.h).
  *
  * Not a disassembler: the code identity only needs to walk a function's
  * instructions, follow its direct branches and calls, and find the fields a
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "codeid.h"
+#include "codehash.h"
 
 /* One-byte map: what follows the opcode.  M ModRM, I8 imm8, IZ imm16/32
  * (by operand size), X invalid in 64-bit mode. */

@@ -1,4 +1,4 @@
-/* codeid.h — what identifies a case's measured code, apart from where it sits.
+/* codehash.h — what identifies a case's measured code, apart from where it sits.
  *
  * Issue 40: two builds of this repository that differed only in
  * src/report/report.c gave csum/kernel-2023/20/warm +10.0% [+9.99, +10.03]:
@@ -21,8 +21,8 @@
  * environment's).  An indirect jump elsewhere (a switch's table), an
  * indirect call in the variant itself, an opcode the decoder does not know,
  * or a walk past its limits gives no hash: "unknown" is never "the same". */
-#ifndef CB_CODEID_H
-#define CB_CODEID_H
+#ifndef CB_CODEHASH_H
+#define CB_CODEHASH_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
-/* codeid.c — the measured code's identity, apart from its address
- * (codeid.h): walk it from its roots, hash it with what a link rewrites
+/* codehash.c — the measured code's identity, apart from its address
+ * (codehash.h): walk it from its roots, hash it with what a link rewrites
  * masked. */
 #define _GNU_SOURCE
-#include "codeid.h"
+#include "codehash.h"
 
 #include <errno.h>
 #include <link.h>

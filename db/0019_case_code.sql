@@ -1,4 +1,4 @@
--- 0019_code_id.sql — what identifies each case's measured code, and where
+-- 0019_case_code.sql — what identifies each case's measured code, and where
 -- it sat (issue 40).
 --
 -- Two builds of this repository that differed only in src/report/ gave a
@@ -7,7 +7,7 @@
 --   code_hash  16 hex digits of a SHA-256 of the machine code the case timed
 --              (the family's timed loop and the variant, with their direct
 --              callees), with what a link at another address rewrites masked
---              (src/harness/codeid.h).  Equal on both sides of a change:
+--              (src/harness/codehash.h).  Equal on both sides of a change:
 --              the change is placement, not code.  NULL: not known (a family
 --              whose variants are parameters of a model, a walk the decoder
 --              could not finish, a run before this migration).
