@@ -54,8 +54,9 @@ static void lay_x86(unsigned char *code, size_t len, const unsigned char *data, 
 static int hash_x86(const unsigned char *code, size_t len, const unsigned char *data, size_t f,
                     char out[CB_CODE_HASH_LEN + 1])
 {
-    struct cb_code_map m = {(uintptr_t)code, (uintptr_t)code + len, {(uintptr_t)data},
-                            {(uintptr_t)data + 64}, 1};
+    struct cb_code_map m = {.code_lo = (uintptr_t)code, .code_hi = (uintptr_t)code + len,
+                            .data_lo = {(uintptr_t)data}, .data_hi = {(uintptr_t)data + 64},
+                            .ndata = 1};
     uintptr_t root = (uintptr_t)code + f;
     return cb_code_hash_in(&m, CB_ARCH_X86_64, &root, 1, 0, out);
 }
@@ -163,8 +164,9 @@ static void lay_a64(uint32_t *code, size_t n, const unsigned char *data, size_t 
 
 static int hash_a64(const uint32_t *code, size_t n, const unsigned char *data, size_t f, char out[17])
 {
-    struct cb_code_map m = {(uintptr_t)code, (uintptr_t)(code + n), {(uintptr_t)data},
-                            {(uintptr_t)data + 64}, 1};
+    struct cb_code_map m = {.code_lo = (uintptr_t)code, .code_hi = (uintptr_t)(code + n),
+                            .data_lo = {(uintptr_t)data}, .data_hi = {(uintptr_t)data + 64},
+                            .ndata = 1};
     uintptr_t root = (uintptr_t)&code[f];
     return cb_code_hash_in(&m, CB_ARCH_AARCH64, &root, 1, 0, out);
 }

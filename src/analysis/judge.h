@@ -29,6 +29,7 @@ struct cmp_opts {
     int exact;                    /* simulated counts: no test, the threshold alone decides */
     int threshold_set;            /* --threshold was given */
     const char *metric;           /* set by cmp_pick_metric: the floor is learned in it */
+    int placement_fails;          /* --placement-fails: a placement change fails the gate too */
 };
 
 /* From this many runs a side, a case is tested on its runs; below, against
@@ -55,6 +56,11 @@ struct cmp_row {
     size_t samples_left_out;      /* samples of kept runs taken on a shared core */
     int all_contended;            /* too few quiet runs on a side: every run was used */
     int acked;
+    /* A change (regressed or improved) whose code hash is the same on both
+     * sides (sides.h, codehash.h): the code did not change, its placement
+     * did.  excused: a placement regression the gate lets pass (no
+     * --placement-fails). */
+    int placement, excused;
     char why[256];
 };
 
@@ -63,6 +69,7 @@ struct cmp_result {
     size_t n;
     int count[4];                 /* per verdict */
     int acked;                    /* regressions acknowledged */
+    int placement;                /* changes labelled placement (cmp_row.placement) */
     int exact;                    /* the rows are exact counts (cmp_opts.exact) */
     size_t floor_runs, floor_groups;  /* the learned floor: runs of identical builds, groups */
     size_t by_test[3];            /* rows per enum cmp_test */
@@ -79,5 +86,9 @@ int cmp_pick_metric(struct cb_store *st, const struct cb_side *A, const struct c
  * acknowledgements applied.  0 or a negative errno. */
 int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
                  const struct cmp_opts *o, struct cmp_result *res);
+
+/* 1 when r fails the gate: regressed, neither acknowledged nor excused as
+ * placement. */
+int cmp_row_fails(const struct cmp_row *r);
 
 #endif

@@ -265,7 +265,8 @@ static int bisect_status(const struct cmp_result *res, size_t *shared_bad)
     }
     *shared_bad = 0;
     for (size_t i = 0; i < res->n; i++) {
-        br[i] = (struct cb_bisect_row){res->rows[i].v, res->rows[i].acked, res->rows[i].all_contended};
+        br[i] = (struct cb_bisect_row){res->rows[i].v, res->rows[i].acked || res->rows[i].excused,
+                                       res->rows[i].all_contended};
         *shared_bad += br[i].v == CB_CMP_REGRESSED && !br[i].acked && br[i].shared;
     }
     int status = cb_bisect_exit(br, res->n);

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "codehash.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 struct walk {
     const struct cb_code_map *map;
     enum cb_code_arch arch;
+    uintptr_t got;                       /* the slot a GOT jump or call reads; 0 none */
     uintptr_t *key;
     uint32_t *idx;
     uint32_t n;
@@ -175,11 +177,40 @@ static int step(struct walk *w, uintptr_t a, struct cb_insn *in, uintptr_t *t)
             memcpy(&d32, norm + in->riprel, 4);
             memset(norm + in->riprel, 0, 4);
             /* The displacement is from the end of the instruction. */
-            hash_data(w, a + (uintptr_t)in->len + (uintptr_t)(int64_t)d32, (size_t)in->opsize);
+            uintptr_t at = a + (uintptr_t)in->len + (uintptr_t)(int64_t)d32;
+            if (in->flow == CB_FLOW_GOTJUMP || in->flow == CB_FLOW_GOTCALL)
+                w->got = at;
+            else
+                hash_data(w, at, (size_t)in->opsize);
         }
     }
     cb_sha256_update(&w->h, norm, (size_t)in->len);
     return 0;
+}
+
+/* A jump or call through the GOT: where the slot leads now, as the object
+ * and symbol (dladdr), never the address (another every run). */
+static void hash_got(struct walk *w, uintptr_t slot)
+{
+    const struct cb_code_map *m = w->map;
+    cb_sha256_update(&w->h, "G", 1);
+    if (!m->obj_hi || slot < m->obj_lo || slot + sizeof(uintptr_t) > m->obj_hi)
+        return;
+    uintptr_t to;
+    memcpy(&to, (const void *)slot, sizeof to);
+    Dl_info di;
+    /* Not bound yet (lazy binding): the slot leads back into this object's
+     * PLT, whose path is the build's, not the code's. */
+    if (to >= m->obj_lo && to < m->obj_hi) {
+        cb_sha256_update(&w->h, "L", 1);
+        return;
+    }
+    if (!dladdr((const void *)to, &di))
+        return;
+    if (di.dli_fname)
+        cb_sha256_update(&w->h, di.dli_fname, strlen(di.dli_fname) + 1);
+    if (di.dli_sname)
+        cb_sha256_update(&w->h, di.dli_sname, strlen(di.dli_sname) + 1);
 }
 
 /* Decode from a until the block ends (a return, a jump, something seen). */
@@ -204,7 +235,9 @@ static int block(struct walk *w, uintptr_t a, int icall_ok)
             return rc;
         if (in.flow == CB_FLOW_IJUMP || (in.flow == CB_FLOW_ICALL && !icall_ok))
             return -ENOTSUP;
-        if (in.flow == CB_FLOW_STOP)
+        if (in.flow == CB_FLOW_GOTJUMP || in.flow == CB_FLOW_GOTCALL)
+            hash_got(w, w->got);
+        if (in.flow == CB_FLOW_STOP || in.flow == CB_FLOW_GOTJUMP)
             return 0;
         if (in.flow == CB_FLOW_JUMP) {
             if (!in_code(w, t))
@@ -280,6 +313,10 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *vctx)
         if (ph->p_type != PT_LOAD)
             continue;
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_filesz;
+        if (!m->obj_lo || lo < m->obj_lo)
+            m->obj_lo = lo;
+        if (lo + ph->p_memsz > m->obj_hi)
+            m->obj_hi = lo + ph->p_memsz;
         if ((ph->p_flags & PF_X) && f->a >= lo && f->a < hi) {
             m->code_lo = lo;
             m->code_hi = hi;

@@ -17,8 +17,9 @@
  * (the walk's order stands in for them) and RIP-relative displacements
  * (with the first bytes of read-only data they name hashed instead, so that
  * a changed constant table is still a change).  It stops at returns and at
- * jumps through the GOT (a PLT stub: another object's code, the
- * environment's).  An indirect jump elsewhere (a switch's table), an
+ * jumps through the GOT (a PLT stub: another object's code), hashing the
+ * object and symbol the slot resolves to (an LD_PRELOAD'd memcpy is a
+ * change of code, glibc's own is the same code in both builds).  An indirect jump elsewhere (a switch's table), an
  * indirect call in the variant itself, an opcode the decoder does not know,
  * or a walk past its limits gives no hash: "unknown" is never "the same". */
 #ifndef CB_CODEHASH_H
@@ -38,6 +39,11 @@ struct cb_code_map {
     uintptr_t code_lo, code_hi;
     uintptr_t data_lo[8], data_hi[8];
     size_t ndata;
+    /* This process's own object: a jump or call through its GOT is hashed
+     * as the object and symbol the slot resolves to now (dladdr), so that
+     * an LD_PRELOAD'd memcpy is other code.  0 for bytes that are not
+     * loaded code (the tests' arrays): the slot is not read. */
+    uintptr_t obj_lo, obj_hi;
 };
 
 enum cb_code_flow {
@@ -47,7 +53,9 @@ enum cb_code_flow {
     CB_FLOW_CALL,                    /* direct call: target and fall-through */
     CB_FLOW_ICALL,                   /* indirect call: fall-through */
     CB_FLOW_IJUMP,                   /* indirect jump (a switch's table): no hash */
-    CB_FLOW_STOP,                    /* return, trap, a jump out through the GOT */
+    CB_FLOW_STOP,                    /* return, trap */
+    CB_FLOW_GOTJUMP,                 /* jmp *slot(%rip): a PLT stub, to another object */
+    CB_FLOW_GOTCALL,                 /* call *slot(%rip): -fno-plt's call to another object */
 };
 
 /* One decoded instruction: its length, its flow, where its direct target's

@@ -140,9 +140,9 @@ static void flow_one(struct cb_insn *in, unsigned op, const unsigned char *modrm
     else if ((op >= 0x70 && op <= 0x7f) || (op >= 0xe0 && op <= 0xe3))
         in->flow = CB_FLOW_BRANCH;
     else if (op == 0xff && (reg == 2 || reg == 3))
-        in->flow = CB_FLOW_ICALL;
+        in->flow = in->riprel ? CB_FLOW_GOTCALL : CB_FLOW_ICALL;
     else if (op == 0xff && (reg == 4 || reg == 5))
-        in->flow = in->riprel ? CB_FLOW_STOP : CB_FLOW_IJUMP;   /* a PLT stub's jmp *GOT: leaves */
+        in->flow = in->riprel ? CB_FLOW_GOTJUMP : CB_FLOW_IJUMP;
 }
 
 /* Legacy-encoded: prefixes already skipped (pfx bytes, REX.W in rexw).
