@@ -498,7 +498,8 @@ void cb_collector_code_id(const struct cb_collector *col, const struct cb_probe 
     cb_sha256_update(&s, hash, CB_CODE_HASH_LEN);
     cb_sha256_update(&s, &f, sizeof f);
     cb_sha256_hex(&s, hex);
-    snprintf(hash, CB_CODE_HASH_LEN + 1, "%s", hex);
+    memcpy(hash, hex, CB_CODE_HASH_LEN);
+    hash[CB_CODE_HASH_LEN] = '\0';
 }
 
 /* What was timed, apart from where it sat: compare labels a change
