@@ -482,16 +482,15 @@ static void row_clock(struct cb_case_row *row, const struct cb_measurement *m)
     row->clock_flagged = m->clock.flagged;
 }
 
-void cb_collector_code_id(const struct cb_collector *col, const struct cb_probe *p,
-                          const struct cb_variant *v, const char *side,
-                          char hash[CB_CODE_HASH_LEN + 1], unsigned *addr)
+void cb_code_id_of(const struct cb_fake *fake, const struct cb_probe *p, const struct cb_variant *v,
+                   const char *side, char hash[CB_CODE_HASH_LEN + 1], unsigned *addr)
 {
-    if (cb_variant_code_id(p, v, hash, addr) < 0 || !col->fake)
+    if (cb_variant_code_id(p, v, hash, addr) < 0 || !fake)
         return;
     /* The fake clock's planted factors change what a case costs as a code
      * change would (the verdict tests and benchmarks plant changes so):
      * they are part of the code's identity, its seed and noise are not. */
-    double f = col->fake_clock.scale * (side && strcmp(side, "head") == 0 ? col->fake_clock.head : 1);
+    double f = fake->scale * (side && strcmp(side, "head") == 0 ? fake->head : 1);
     struct cb_sha256 s;
     char hex[65];
     cb_sha256_init(&s);
@@ -509,7 +508,7 @@ static void row_code(const struct cb_collector *col, struct cb_case_row *row,
                      char hash[CB_CODE_HASH_LEN + 1])
 {
     unsigned addr;
-    cb_collector_code_id(col, p, v, col->side, hash, &addr);
+    cb_code_id_of(col->fake ? &col->fake_clock : NULL, p, v, col->side, hash, &addr);
     row->code_hash = hash;
     row->code_addr = (int)addr;
 }

@@ -543,29 +543,17 @@ static int register_table(const struct cb_plugin *t, const char *ns, struct cb_p
     return 0;
 }
 
-int cb_variant_code_id(const struct cb_probe *p, const struct cb_variant *v,
-                       char hash[CB_CODE_HASH_LEN + 1], unsigned *addr)
+int cb_plugin_code_roots(const struct cb_probe *p, const struct cb_variant *v, const void **call)
 {
-    const void *roots[3];
-    size_t n = 0;
-    hash[0] = '\0';
-    *addr = 0;
-    if (!v->fn)
-        return -ENOTSUP;
-    /* The timed loop first: it calls the variant through a pointer, which
-     * is allowed there only (cb_code_hash's allow_icall). */
-    *(void (**)(struct cb_case *, uint64_t))&roots[n++] = p->run;
+    *call = NULL;
     if (p->verify == pf_verify) {
         const struct plugin_family *pf = pf_of(v);
         if (!pf)
             return -ENOTSUP;
-        *(uint64_t (**)(const void *, void *, size_t))&roots[n++] = pf->fam->call;
-    } else if (!is_pluggable(p->name)) {
-        return -ENOTSUP;
+        *(uint64_t (**)(const void *, void *, size_t))call = pf->fam->call;
+        return 0;
     }
-    roots[n++] = v->fn;
-    *addr = (unsigned)((uintptr_t)v->fn & 4095);
-    return cb_code_hash(roots, n, n - 1, hash);
+    return is_pluggable(p->name) ? 0 : -ENOTSUP;
 }
 
 int cb_plugin_load(const char *arg, struct cb_plugin_info *out, char *err, size_t errlen)

@@ -45,6 +45,17 @@ int cb_plugin_load(const char *path, struct cb_plugin_info *out, char *err, size
 int cb_plugin_load_ns(const char *path, const char *ns, struct cb_plugin_info *out, char *err,
                       size_t errlen);
 
+/* The code roots of case (p, v) besides the family's loop and the variant
+ * (plugin_code.c): a plugin family's call function in *call (else NULL).
+ * 0, or -ENOTSUP for a family whose variants are not functions. */
+int cb_plugin_code_roots(const struct cb_probe *p, const struct cb_variant *v, const void **call);
+
+/* Load the plugin at path again, from a copy of its file (removed once
+ * loaded), into namespace ns: another inode, so the dynamic loader maps its
+ * code and data again, at other addresses (ab's copies, ab.h).  As
+ * cb_plugin_load_ns; -EIO when the copy cannot be written. */
+int cb_plugin_load_copy(const char *path, const char *ns, char *err, size_t errlen);
+
 /* What identifies the code case (p, v) times, apart from where it sits
  * (codehash.h): for a family whose variants are functions (csum, copy,
  * csum_copy, memset and a plugin's own families), the hash of the family's
