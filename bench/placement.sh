@@ -59,16 +59,24 @@ for i in $(seq 1 "$RUNS"); do
 done
 "$W/b/cyclebudget" compare a b --db "$DB" >"$W/cmp" 2>&1
 rc=$?
-changed=$(grep -cE ' (regressed|improved)' "$W/cmp")
-placed=$(grep -c 'placement' "$W/cmp")
-cases=$(sqlite3 "$DB" "SELECT COUNT(*) FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.tag = 'a' AND c.verdict = 'ok'" 2>/dev/null)
-same=$(sqlite3 "$DB" "SELECT COUNT(DISTINCT a.probe || a.variant) FROM cases a JOIN runs ra ON ra.id = a.run_id AND ra.tag = 'a'
-    JOIN cases b ON b.probe = a.probe AND b.variant = a.variant JOIN runs rb ON rb.id = b.run_id AND rb.tag = 'b'
-    WHERE a.code_hash IS NOT NULL AND a.code_hash = b.code_hash" 2>/dev/null)
-addr=$(sqlite3 "$DB" "SELECT COUNT(DISTINCT a.probe || a.variant) FROM cases a JOIN runs ra ON ra.id = a.run_id AND ra.tag = 'a'
-    JOIN cases b ON b.probe = a.probe AND b.variant = a.variant JOIN runs rb ON rb.id = b.run_id AND rb.tag = 'b'
-    WHERE a.code_addr IS NOT NULL AND a.code_addr <> b.code_addr" 2>/dev/null)
-grep -E ' (regressed|improved)|placement' "$W/cmp" | head -40
-echo "rev=$(git -C "$top" rev-parse --short "$REV") args='$ARGS' runs=${RUNS}x$RUNS case-runs-a=${cases:-?}"
-echo "variants with the same code hash on both sides: ${same:-n/a}; at another address mod 4096: ${addr:-n/a}"
+"$W/b/cyclebudget" compare a b --db "$DB" --format json >"$W/cmp.json" 2>/dev/null
+rows() { grep -E '^[a-z_]+/[^ ]+ .* (regressed|improved)( \(placement\))?$' "$W/cmp"; }
+changed=$(rows | grep -vc '(placement)$')
+placed=$(rows | grep -c '(placement)$')
+moved=$(python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+ch = [abs(c["change_pct"]) for c in d["cases"] if c.get("change_pct") is not None]
+print("%d of %d cases moved by more than 3%% (%d by more than 5%%); median |change| %.2f%%" % (
+    sum(x > 3 for x in ch), len(ch), sum(x > 5 for x in ch), sorted(ch)[len(ch) // 2] if ch else float("nan")))' "$W/cmp.json" 2>/dev/null)
+# Where the link put each probe function, from the binaries' symbol tables:
+# how many sit elsewhere mod 64 and mod 4096 in copy b.
+syms() { nm "$1" | awk '$2 ~ /^[tT]$/ && $3 ~ /^(csum|copy|memset|cb_csum|cb_copy|cb_memset)_/ { print $3, $1 }' | sort; }
+addrs=$(join <(syms "$W/a/cyclebudget") <(syms "$W/b/cyclebudget") | awk '
+    { a = strtonum("0x" $2); b = strtonum("0x" $3); n++; if (a % 64 != b % 64) m64++; if (a % 4096 != b % 4096) m4k++ }
+    END { printf "%d probe functions: %d at another address mod 64, %d mod 4096", n, m64, m4k }')
+rows | head -40
+echo "rev=$(git -C "$top" rev-parse --short "$REV") args='$ARGS' runs=${RUNS}x$RUNS"
+echo "link: $addrs"
+echo "timing: ${moved:-n/a}"
+tail -1 "$W/cmp" | sed 's/^/summary: /'
 echo "compare exit=$rc changed=$changed labelled-placement=$placed"
