@@ -342,9 +342,9 @@ void cb_side_case_code(struct cb_side_case *c, const char *hash, int addr)
     snprintf(c->code_hash, sizeof c->code_hash, "%s", hash);
 }
 
-/* The migration that added cases.code_hash (db/0019_case_code.sql): a store
+/* The migration that added cases.code_hash (db/0020_case_code.sql): a store
  * opened read-only may predate it. */
-#define SCHEMA_CASE_CODE 19
+#define SCHEMA_CASE_CODE 20
 
 int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
 {
