@@ -345,26 +345,21 @@ void cb_side_case_code(struct cb_side_case *c, const char *hash, int addr)
 /* The migration that added cases.code_hash (db/0020_case_code.sql): a store
  * opened read-only may predate it. */
 #define SCHEMA_CASE_CODE 20
+#define CASES_SQL(code)                                                                  \
+    "SELECT c.id, c.probe, c.variant, c.size, c.mode, c.unit, e.id, " code               \
+    "  FROM cases c JOIN events e ON e.run_id = c.run_id "                               \
+    " WHERE c.run_id = ?1 AND c.verdict = 'ok' AND e.part = ?2 "                         \
+    "   AND (c.side IS NULL OR c.side = 'head') "                                        \
+    "   AND e.supported = 1 AND (?2 <> 'cycles' OR e.source = 'pmu') "                   \
+    " ORDER BY c.id"
 
 int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
 {
     struct cb_db_stmt *q;
     int rc = cb_db_prepare(cb_store_db(st),
-                                cb_store_schema_version(st) >= SCHEMA_CASE_CODE
-                                ? "SELECT c.id, c.probe, c.variant, c.size, c.mode, c.unit, e.id, "
-                                  "       c.code_hash, c.code_addr "
-                                  "  FROM cases c JOIN events e ON e.run_id = c.run_id "
-                                  " WHERE c.run_id = ?1 AND c.verdict = 'ok' AND e.part = ?2 "
-                                  "   AND (c.side IS NULL OR c.side = 'head') "
-                                  "   AND e.supported = 1 AND (?2 <> 'cycles' OR e.source = 'pmu') "
-                                  " ORDER BY c.id"
-                                : "SELECT c.id, c.probe, c.variant, c.size, c.mode, c.unit, e.id, "
-                                  "       NULL, NULL "
-                                "  FROM cases c JOIN events e ON e.run_id = c.run_id "
-                                " WHERE c.run_id = ?1 AND c.verdict = 'ok' AND e.part = ?2 "
-                                "   AND (c.side IS NULL OR c.side = 'head') "
-                                "   AND e.supported = 1 AND (?2 <> 'cycles' OR e.source = 'pmu') "
-                                " ORDER BY c.id", &q);
+                           cb_store_schema_version(st) >= SCHEMA_CASE_CODE
+                               ? CASES_SQL("c.code_hash, c.code_addr") : CASES_SQL("NULL, NULL"),
+                           &q);
     if (rc != CB_DB_OK)
         return sql_err(rc);
     for (size_t r = 0; r < s->nruns; r++) {

@@ -16,7 +16,6 @@
 #include "fingerprint.h"
 #include "gitinfo.h"
 #include "plugin.h"
-#include "sha256.h"
 #include "tsc.h"
 
 struct cb_verdict_cache {
@@ -482,37 +481,6 @@ static void row_clock(struct cb_case_row *row, const struct cb_measurement *m)
     row->clock_flagged = m->clock.flagged;
 }
 
-void cb_code_id_of(const struct cb_fake *fake, const struct cb_probe *p, const struct cb_variant *v,
-                   const char *side, char hash[CB_CODE_HASH_LEN + 1], unsigned *addr)
-{
-    if (cb_variant_code_id(p, v, hash, addr) < 0 || !fake)
-        return;
-    /* The fake clock's planted factors change what a case costs as a code
-     * change would (the verdict tests and benchmarks plant changes so):
-     * they are part of the code's identity, its seed and noise are not. */
-    double f = fake->scale * (side && strcmp(side, "head") == 0 ? fake->head : 1);
-    struct cb_sha256 s;
-    char hex[65];
-    cb_sha256_init(&s);
-    cb_sha256_update(&s, hash, CB_CODE_HASH_LEN);
-    cb_sha256_update(&s, &f, sizeof f);
-    cb_sha256_hex(&s, hex);
-    memcpy(hash, hex, CB_CODE_HASH_LEN);
-    hash[CB_CODE_HASH_LEN] = '\0';
-}
-
-/* What was timed, apart from where it sat: compare labels a change
- * between equal hashes "placement" (codehash.h, issue 40). */
-static void row_code(const struct cb_collector *col, struct cb_case_row *row,
-                     const struct cb_probe *p, const struct cb_variant *v,
-                     char hash[CB_CODE_HASH_LEN + 1])
-{
-    unsigned addr;
-    cb_code_id_of(col->fake ? &col->fake_clock : NULL, p, v, col->side, hash, &addr);
-    row->code_hash = hash;
-    row->code_addr = (int)addr;
-}
-
 int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
                       const struct cb_variant *v, uint64_t size, enum cb_mode mode,
                       volatile sig_atomic_t *stop, int64_t *case_id, struct cb_measurement *out)
@@ -572,8 +540,12 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     }
     row.bytes_per_op = c.bytes_per_op;
     row.cpu_pair = c.pair;
+    /* What was timed, apart from where it sat (codehash.h, issue 40). */
     char code_hash[CB_CODE_HASH_LEN + 1];
-    row_code(col, &row, p, v, code_hash);
+    unsigned addr;
+    cb_code_id_of(col->fake ? &col->fake_clock : NULL, p, v, col->side, code_hash, &addr);
+    row.code_hash = code_hash;
+    row.code_addr = (int)addr;
     size_t nrows;
     struct cb_sample_row *rows = sample_rows(col, &m, &nrows);
     if (!rows) {
