@@ -28,6 +28,16 @@
 #include <linux/vmalloc.h>
 #include <generated/utsrelease.h>
 #include <net/checksum.h>
+#if IS_ENABLED(CONFIG_PAGE_POOL)
+#if __has_include(<net/page_pool/helpers.h>)
+#include <net/page_pool/helpers.h>
+#else
+#include <net/page_pool.h>
+#endif
+#define CB_HAVE_PAGE_POOL 1
+#else
+#define CB_HAVE_PAGE_POOL 0
+#endif
 #if defined(CONFIG_X86)
 #include <asm/fpu/api.h>
 #include <asm/msr.h>
@@ -54,6 +64,9 @@ struct cb_state {
 	struct kmem_cache *cache;
 	u32 obj_size;
 	void *objs[CB_KMOD_MAX_BULK];
+#if CB_HAVE_PAGE_POOL
+	struct page_pool *pool;  /* order-0 pages, no device: what a driver's RX ring draws on */
+#endif
 	struct perf_event *ev;   /* cycles on ev_cpu, or NULL with ev_err */
 	int ev_cpu, ev_err;
 	u32 sink;
@@ -115,6 +128,11 @@ static void cb_free_buffers(void)
 	if (cb.cache)
 		kmem_cache_destroy(cb.cache);
 	cb.cache = NULL;
+#if CB_HAVE_PAGE_POOL
+	if (cb.pool)
+		page_pool_destroy(cb.pool);
+	cb.pool = NULL;
+#endif
 	if (cb.ev)
 		perf_event_release_kernel(cb.ev);
 	cb.ev = NULL;
@@ -151,6 +169,18 @@ static int cb_setup(const struct cb_kmod_setup *s)
 	cb.cache = kmem_cache_create("cb_kmod_run", s->obj_size, 0, 0, NULL);
 	if (!cb.cache)
 		goto nomem;
+#if CB_HAVE_PAGE_POOL
+	{
+		struct page_pool_params pp = {
+			.order = 0, .pool_size = 256, .nid = NUMA_NO_NODE,
+		};
+		struct page_pool *pool = page_pool_create(&pp);
+
+		if (IS_ERR(pool))
+			goto nomem;
+		cb.pool = pool;
+	}
+#endif
 	return 0;
 nomem:
 	cb_free_buffers();
@@ -253,6 +283,16 @@ static int cb_loop(const struct cb_kmod_batch *b, int cold)
 			cb_fpu_begin();
 			cb_fpu_end();
 			break;
+#if CB_HAVE_PAGE_POOL
+		case CB_KF_PAGE_POOL: {
+			struct page *pg = page_pool_alloc_pages(cb.pool, GFP_ATOMIC | __GFP_NOWARN);
+
+			if (!pg)
+				return -ENOMEM;
+			page_pool_put_full_page(cb.pool, pg, true);
+			break;
+		}
+#endif
 		default:
 			break;
 		}
@@ -266,6 +306,8 @@ static int cb_batch(struct cb_kmod_batch *b)
 	int cpu, rc, cold = b->mode == 1;
 	u64 t0, t1, c0, c1;
 
+	if (b->func == CB_KF_PAGE_POOL && !CB_HAVE_PAGE_POOL)
+		return -EOPNOTSUPP;
 	if (b->func >= CB_KF_NFUNC || b->size > cb.max_size || b->nobj > CB_KMOD_MAX_BULK ||
 	    (b->func == CB_KF_FPU_FIRST && b->iters > 1) || (cold && !cb.cold_bytes) ||
 	    (!cb.cache && b->func != CB_KF_NOOP))
@@ -329,6 +371,38 @@ static void cb_verify_slab(struct cb_kmod_verify *v)
 		kmem_cache_free_bulk(cb.cache, v->got, cb.objs);
 }
 
+/* A page handed out and put back must come out again: the pool keeps up to
+ * 64 pages in its alloc cache before it looks in the ring the page went
+ * to, so up to 128 are drawn (and held) looking for it, then all put back. */
+static int cb_verify_pool(struct cb_kmod_verify *v)
+{
+#if CB_HAVE_PAGE_POOL
+	struct page *a;
+	u32 i, n = 0;
+
+	v->got = v->distinct = 0;
+	a = page_pool_alloc_pages(cb.pool, GFP_KERNEL);
+	if (!a)
+		return 0;
+	v->got = 1;
+	memset(page_address(a), 0x5a, PAGE_SIZE);
+	page_pool_put_full_page(cb.pool, a, false);
+	while (n < 128 && !v->distinct) {
+		struct page *b = page_pool_alloc_pages(cb.pool, GFP_KERNEL);
+
+		if (!b)
+			break;
+		cb.objs[n++] = b;
+		v->distinct = b == a;
+	}
+	for (i = 0; i < n; i++)
+		page_pool_put_full_page(cb.pool, cb.objs[i], false);
+	return 0;
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
 /* The function once, on the caller's bytes; the result goes back for
  * user space to judge.  The destination has 64 guard bytes each side. */
 static int cb_verify(struct cb_kmod_verify *v)
@@ -344,6 +418,8 @@ static int cb_verify(struct cb_kmod_verify *v)
 		cb_verify_slab(v);
 		return 0;
 	}
+	if (v->func == CB_KF_PAGE_POOL)
+		return cb_verify_pool(v);
 	if (v->func == CB_KF_FPU_FIRST || v->func == CB_KF_FPU_BATCH) {
 		v->fpu_before = cb_fpu_saved_flag();
 		cb_fpu_begin();
@@ -396,6 +472,7 @@ static void cb_info(struct cb_kmod_info *in)
 #else
 	strscpy(in->arch, "other", sizeof(in->arch));
 #endif
+	in->page_pool = CB_HAVE_PAGE_POOL;
 }
 
 static long cb_ioctl(struct file *f, unsigned int cmd, unsigned long arg)

@@ -22,7 +22,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define CB_KMOD_ABI 1
+#define CB_KMOD_ABI 2
 #define CB_KMOD_DEVNAME "cyclebudget"
 #define CB_KMOD_MODNAME "cb_kmod"
 /* The largest size one case may ask for (the copy family goes to 16 MiB). */
@@ -40,6 +40,8 @@ enum cb_kmod_func {
     CB_KF_SLAB_BULK,       /* kmem_cache_alloc_bulk + kmem_cache_free_bulk of nobj */
     CB_KF_FPU_FIRST,       /* kernel_fpu_begin/end, the first in this entry (iters must be 1) */
     CB_KF_FPU_BATCH,       /* kernel_fpu_begin/end, each after a first one in this entry */
+    CB_KF_PAGE_POOL,       /* page_pool_alloc_pages + page_pool_put_full_page (the release's
+                              page_pool; recycled through its ptr_ring in process context) */
     CB_KF_NFUNC
 };
 
@@ -53,7 +55,8 @@ struct cb_kmod_info {
     char src_sha256[65];   /* sha256 of the module's sources, from its Kbuild */
     char config_sha256[65];/* sha256 of the kernel tree's .config it was built against */
     char arch[16];
-    __u8 pad[4];
+    __u8 page_pool;        /* 1: the kernel has page_pool (CONFIG_PAGE_POOL) */
+    __u8 pad[3];
 };
 
 /* Set up the run's buffers and cache (before any VERIFY or BATCH). */
@@ -72,8 +75,9 @@ struct cb_kmod_verify {
     __u64 out;             /* user pointer: size + 128 bytes: the destination with 64
                               guard bytes each side (copy, memset, csum_copy) */
     __u32 sum;             /* csum, csum_copy: the returned __wsum */
-    __u32 got;             /* slab: objects handed out */
-    __u32 distinct;        /* slab: of them distinct, aligned and within the cache's size */
+    __u32 got;             /* slab: objects handed out; page_pool: a page was */
+    __u32 distinct;        /* slab: of them distinct, aligned and within the cache's size;
+                              page_pool: the page put back came out again (recycled) */
     __u32 intact;          /* slab: of them that kept a written pattern until freed */
     __u32 fpu_before;      /* fpu: TIF_NEED_FPU_LOAD (x86) before kernel_fpu_begin */
     __u32 fpu_after;       /* fpu: and after it */

@@ -342,9 +342,9 @@ void cb_side_case_code(struct cb_side_case *c, const char *hash, int addr)
     snprintf(c->code_hash, sizeof c->code_hash, "%s", hash);
 }
 
-/* The migration that added cases.code_hash (db/0020_case_code.sql): a store
+/* The migration that added cases.code_hash (db/0021_case_code.sql): a store
  * opened read-only may predate it. */
-#define SCHEMA_CASE_CODE 20
+#define SCHEMA_CASE_CODE 21
 #define CASES_SQL(code)                                                                  \
     "SELECT c.id, c.probe, c.variant, c.size, c.mode, c.unit, e.id, " code               \
     "  FROM cases c JOIN events e ON e.run_id = c.run_id "                               \

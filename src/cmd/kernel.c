@@ -61,12 +61,14 @@ static int kernel_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     struct kernel_plan *k = ctx;
     static const struct cb_option options[] = {
         CB_OPT_STR('p', "probes", struct kernel_plan, probes_arg, "LIST",
-                   "kernel families: csum, csum_copy, copy, memset, slab, fpu (default: all)"),
+                   "kernel families: csum, csum_copy, copy, memset, slab, fpu, page_pool "
+                   "(default: all)"),
         CB_OPT_STR('s', "sizes", struct kernel_plan, sizes_arg, "LIST",
                    "sizes in bytes for csum, csum_copy, copy, memset (default: each family's "
                    "quick-suite sizes); slab objects are 256 bytes, fpu has none"),
         CB_OPT_STR('m', "mode", struct kernel_plan, mode_arg, "MODE",
-                   "warm, cold, or warm,cold (default: warm,cold; slab and fpu are warm only)"),
+                   "warm, cold, or warm,cold (default: warm,cold; slab, fpu and page_pool are "
+                   "warm only)"),
         CB_OPT_STR(0, "kdir", struct kernel_plan, kdir, "DIR",
                    "the kernel build tree to build the module against (default: "
                    "/lib/modules/$(uname -r)/build)"),
@@ -93,9 +95,10 @@ static int kernel_parse(int argc, char **argv, void *ctx, char *err, size_t errl
             "usage: cyclebudget kernel run [-p LIST] [-s LIST] [-m MODE] [--kdir DIR | --module FILE]\n"
             "  Build cyclebudget's kernel module (kmod/) against the running kernel's headers,\n"
             "  load it, verify and time csum_partial, csum_partial_copy_nocheck, memcpy,\n"
-            "  memset, kmem_cache_alloc/free and the bulk APIs, and kernel_fpu_begin/end\n"
-            "  inside the kernel (preemption off, the TSC, PMU cycles where the kernel has\n"
-            "  them), unload it, and store the run with every sample (source \"in-kernel\").\n"
+            "  memset, kmem_cache_alloc/free and the bulk APIs, kernel_fpu_begin/end and\n"
+            "  page_pool inside the kernel (preemption off, the TSC, PMU cycles where the\n"
+            "  kernel has them), unload it, and store the run with every sample (source\n"
+            "  \"in-kernel\").\n"
             "  'report' then sets each case beside its user-space model.  Needs root, the\n"
             "  headers, and a kernel that loads unsigned modules: it says so otherwise (exit 2).\n",
         .options = options,

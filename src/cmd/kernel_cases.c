@@ -29,6 +29,7 @@ static const struct kfamily {
     {"memset", "memset", CB_KF_MEMSET},
     {"slab", NULL, CB_KF_SLAB},
     {"fpu", NULL, CB_KF_FPU_FIRST},
+    {"page_pool", NULL, CB_KF_PAGE_POOL},
 };
 #define NKFAMILIES (sizeof kfamilies / sizeof kfamilies[0])
 
@@ -61,8 +62,10 @@ static int add_case(struct kernel_plan *k, const char *probe, const char *varian
     return 0;
 }
 
-/* slab: one alloc+free, then each bulk size; fpu: a first use and one in a
- * batch.  Warm only: a cold cache or FPU has no meaning here. */
+/* slab: one alloc+free, then each bulk size; fpu: a first use (timed in the
+ * kernel, and from user space with the exit) and one in a batch; page_pool:
+ * a page drawn and put back.  Warm only: a cold cache, FPU or pool has no
+ * meaning here. */
 static int add_fixed(struct kernel_plan *k, const struct kfamily *f, char *err, size_t errlen)
 {
     char name[48];
@@ -77,6 +80,9 @@ static int add_fixed(struct kernel_plan *k, const struct kfamily *f, char *err, 
         }
         return rc;
     }
+    if (f->func == CB_KF_PAGE_POOL)
+        return add_case(k, "page_pool", "page_pool_alloc+put", CB_KF_PAGE_POOL, 4096, 0, 0, err,
+                        errlen);
 #if defined(__aarch64__)
     const char *fn = "kernel_neon_begin";
 #else
@@ -84,6 +90,11 @@ static int add_fixed(struct kernel_plan *k, const struct kfamily *f, char *err, 
 #endif
     snprintf(name, sizeof name, "%s-first", fn);
     rc = add_case(k, "fpu", name, CB_KF_FPU_FIRST, 0, 0, 0, err, errlen);
+    /* The same first use timed from user space: with the restore the
+     * kernel defers to the exit, as the XSAVEC estimate's first use is. */
+    snprintf(name, sizeof name, "%s-first+exit", fn);
+    if (rc == 0 && (rc = add_case(k, "fpu", name, CB_KF_FPU_FIRST, 0, 0, 0, err, errlen)) == 0)
+        k->cases[k->ncases - 1].user_timed = 1;
     snprintf(name, sizeof name, "%s-batch", fn);
     return rc ? rc : add_case(k, "fpu", name, CB_KF_FPU_BATCH, 0, 0, 0, err, errlen);
 }
@@ -141,7 +152,7 @@ static int check_families(const char *arg, char *err, size_t errlen)
             i++;
         if (i == NKFAMILIES) {
             snprintf(err, errlen, "-p: '%s' is not a kernel family: give csum, csum_copy, copy, "
-                     "memset, slab or fpu", t);
+                     "memset, slab, fpu or page_pool", t);
             return -EINVAL;
         }
     }
@@ -179,7 +190,7 @@ int cb_kernel_plan_cases(struct kernel_plan *k, char *err, size_t errlen)
         }
     }
     if (rc == 0 && k->ncases == 0) {
-        snprintf(err, errlen, "nothing to measure: slab and fpu are warm only (-m cold)");
+        snprintf(err, errlen, "nothing to measure: slab, fpu and page_pool are warm only (-m cold)");
         return -EINVAL;
     }
     return rc;

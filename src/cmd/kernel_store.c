@@ -72,8 +72,8 @@ static int record_events(struct kctx *x)
 
 static struct cb_case_row case_row(const struct cb_kcase *c)
 {
-    int bytes = c->func != CB_KF_SLAB && c->func != CB_KF_SLAB_BULK && c->func != CB_KF_FPU_FIRST &&
-                c->func != CB_KF_FPU_BATCH;
+    int bytes = c->func == CB_KF_CSUM || c->func == CB_KF_CSUM_COPY || c->func == CB_KF_MEMCPY ||
+                c->func == CB_KF_MEMSET;
     return (struct cb_case_row){
         .probe = c->probe, .variant = c->variant, .size = c->size, .unit = c->unit, .op = c->op,
         .mode = c->mode ? "cold" : "warm", .bytes_per_op = bytes ? c->size : 0,
@@ -127,11 +127,13 @@ static int one_case(struct kctx *x, const struct cb_kcase *c, volatile sig_atomi
     struct cb_case_row row = case_row(c);
     int v = cb_kverify(x->fd, c, detail, sizeof detail);
     if (v <= 0) {
-        if (v < 0)
+        if (v == -EOPNOTSUPP && c->func == CB_KF_PAGE_POOL)
+            snprintf(detail, sizeof detail, "this kernel has no page_pool (CONFIG_PAGE_POOL is off)");
+        else if (v < 0)
             snprintf(detail, sizeof detail, "the module could not run it: %s", strerror(-v));
         row.verdict = v < 0 ? "skipped" : "bad";
         row.detail = detail;
-        x->nbad++;
+        x->nbad += v == 0 || v != -EOPNOTSUPP;
         if (!x->k->quiet)
             fprintf(stderr, "cyclebudget: %s %s %s %u B: %s (not timed)\n", v < 0 ? "SKIPPED" : "BAD",
                     c->probe, c->variant, c->size, detail);

@@ -127,6 +127,15 @@ int cb_kverify(int fd, const struct cb_kcase *c, char *detail, size_t len)
                  "what was written", c->variant, n, v.got, v.distinct, v.intact);
         return 0;
     }
+    case CB_KF_PAGE_POOL:
+        if (ioctl(fd, CB_KMOD_IOC_VERIFY, &v) < 0)
+            return -errno;
+        if (v.got == 1 && v.distinct == 1)
+            return 1;
+        snprintf(detail, len, v.got ? "a page put back into the pool did not come out again in "
+                                      "128 allocations: not recycled"
+                                    : "page_pool_alloc_pages handed out no page");
+        return 0;
     case CB_KF_FPU_FIRST:
     case CB_KF_FPU_BATCH:
         cb_kdirty_vectors();
@@ -151,11 +160,14 @@ static int kbatch(int fd, const struct cb_kcase *c, uint64_t iters, struct cb_ks
         cb_kdirty_vectors();
     struct cb_kmod_batch b = {.func = iters ? c->func : CB_KF_NOOP, .size = c->size,
                               .mode = (uint32_t)c->mode, .nobj = c->nobj, .iters = iters};
+    uint64_t t0 = c->user_timed ? cb_tsc_begin() : 0;
     if (ioctl(fd, CB_KMOD_IOC_BATCH, &b) < 0)
         return -errno;
+    uint64_t t1 = c->user_timed ? cb_tsc_end() : 0;
     s->iters = iters * (c->func == CB_KF_SLAB_BULK ? c->nobj : 1);
-    s->ticks = (double)b.ticks;
-    s->cycles = b.cycles_err ? NAN : (double)b.cycles;
+    s->ticks = c->user_timed ? (double)(t1 - t0) : (double)b.ticks;
+    /* The kernel's counter covers its own window only. */
+    s->cycles = b.cycles_err || c->user_timed ? NAN : (double)b.cycles;
     m->cycles_err = b.cycles_err;
     m->cpu = (int)b.cpu;
     return 0;

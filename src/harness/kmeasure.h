@@ -32,6 +32,8 @@ struct cb_kcase {
     int mode;                /* 0 warm, 1 cold */
     const char *op;          /* "call" or "object" */
     const char *unit;        /* "B" */
+    int user_timed;          /* timed from user space around the ioctl, the exit to user
+                                space included (the FPU's deferred restore) */
 };
 
 struct cb_ksample {

@@ -38,6 +38,7 @@ static const char *const q_sql[Q__N] = {
     [Q_RUN_SIM] = "UPDATE runs SET sim_model=?2 WHERE id=?1",
     [Q_RUN_EMUL] = "UPDATE runs SET emulated=?2 WHERE id=?1",
     [Q_RUN_SOURCE] = "UPDATE runs SET source=?2 WHERE id=?1",
+    [Q_RUN_CODE] = "UPDATE runs SET code_id=?2, code_what=?3 WHERE id=?1",
     [Q_RUN_UUID] = "UPDATE runs SET uuid=?2 WHERE id=?1",
     [Q_RUN_STATUS] = "SELECT status FROM runs WHERE id=?1",
     [Q_RUN_FINISH] =
@@ -252,7 +253,7 @@ int cb_st_step_done(struct cb_db_stmt *s)
 }
 
 /* The case's columns that may be NULL: its clock (0014), its CPU pair
- * (0016), its code hash and address (0020). */
+ * (0016), its code hash and address (0021). */
 void cb_st_bind_case_optional(struct cb_db_stmt *s, const struct cb_case_row *c)
 {
     int clk = c->clock_ghz > 0 && c->clock_used, code = c->code_hash && c->code_hash[0];

@@ -88,6 +88,7 @@ struct cb_run_meta {
     const char *sim_model;       /* run --sim: the simulated machine (0008_sim.sql); NULL: timed */
     const char *emulated;        /* why the CPU is emulated (0017_emulated.sql); NULL: native */
     const char *source;          /* "in-kernel" (0019_inkernel.sql); NULL: user space */
+    const char *code_id, *code_what;  /* the measured bytes (0020_code_id.sql, codeid.h); NULL: unknown */
 };
 
 struct cb_event_row {
@@ -120,7 +121,7 @@ struct cb_case_row {
     double clock_ghz, clock_spread_pct;
     const char *clock_used;      /* "case" or "run"; NULL with no clock */
     int clock_flagged;
-    /* The measured code's identity and where it sat (0020_case_code.sql,
+    /* The measured code's identity and where it sat (0021_case_code.sql,
      * codehash.h): 16 hex digits, NULL or "" unknown; address mod 4096, -1 none. */
     const char *code_hash;
     int code_addr;

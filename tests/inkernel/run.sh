@@ -122,7 +122,9 @@ done
 n=$(q "$cases and probe = 'slab' and verdict = 'ok' and exists (select 1 from samples where case_id = cases.id)")
 check "... kmem_cache_alloc+free and the bulk APIs at 1..250 objects verified and measured ($n)" test "$n" = 10
 n=$(q "$cases and probe = 'fpu' and verdict = 'ok' and exists (select 1 from samples where case_id = cases.id)")
-check "... kernel_fpu_begin/end, first use and in a batch, verified and measured ($n)" test "$n" = 2
+check "... kernel_fpu_begin/end, first use (in the kernel, and with the exit) and in a batch, verified and measured ($n)" test "$n" = 3
+n=$(q "$cases and probe = 'page_pool' and verdict = 'ok' and exists (select 1 from samples where case_id = cases.id)")
+check "... page_pool alloc and recycle verified and measured ($n)" test "$n" = 1
 check "... cycles: counted, or unsupported with the reason (never a 0 made up)" test "$(q "select
     (supported = 1 and not exists (select 1 from samples where event_id = events.id and value is null))
     or (supported = 0 and length(why) > 20 and not exists (select 1 from samples where event_id = events.id
@@ -133,6 +135,7 @@ check "report: the in-kernel section sets csum_partial beside kernel-2021" \
 check "report: ... and kmem_cache_alloc_bulk-16 beside bulk-16" \
     grep -qE 'kmem_cache_alloc_bulk-16 +[0-9.]+  bulk-16 +[0-9.]+ +[-+][0-9]+%' "$work/report.txt"
 check "report: the FPU's first use beside the XSAVEC estimate" grep -q 'first use: kernel_fpu_begin-first' "$work/report.txt"
+check "report: ... and with the exit beside the estimate's whole first use" grep -q 'first use with the exit: kernel_fpu_begin-first+exit [0-9]' "$work/report.txt"
 check "report: says EMULATED" grep -q EMULATED "$work/report.txt"
 sed -n '/^in the kernel/,$p' "$work/report.txt" | head -60
 "$cb" report "$run" --db "$db" --format html >"$work/report.html" 2>&1

@@ -1,4 +1,4 @@
--- 0020_case_code.sql — what identifies each case's measured code, and where
+-- 0021_case_code.sql — what identifies each case's measured code, and where
 -- it sat (issue 40).
 --
 -- Two builds of this repository that differed only in src/report/ gave a

@@ -1,4 +1,4 @@
--- 0020_case_code.sql (PostgreSQL) — the twin of db/0020_case_code.sql: each
+-- 0021_case_code.sql (PostgreSQL) — the twin of db/0021_case_code.sql: each
 -- case's code hash and its entry address mod 4096; read that file for the
 -- columns' meaning.
 --
