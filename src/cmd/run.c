@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "budget_opts.h"
 #include "budget.h"
 #include "arrays.h"
 #include "collect.h"
@@ -152,7 +153,7 @@ static int measure_one(struct cb_collector *col, const struct cb_probe *p, const
 struct run_plan {
     struct cb_session s;
     const char *probes_arg, *variants_arg, *sizes_arg, *cases_arg, *mode_arg, *budget_arg;
-    struct cb_budget budget;
+    struct cb_budget_opts bo;  /* the summary's --link, --frame, --context, --fpu-batch */
     const struct cb_probe *probes[CB_SESSION_MAX_PROBES];
     int np, suite;
     char **vglobs, *vstore;             /* -V, NULL for all */
@@ -241,7 +242,8 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
                     "docs/measuring.md)"),
         CB_OPT_CALL(OPT_ROUND_PAUSE, "round-pause", "MS", "that pause, in milliseconds (default: 20)"),
         CB_OPT_STR(0, "budget", struct run_plan, budget_arg, "B",
-                   "budget for the summary: 10G, 40G, 100G or cycles (default 10G)"),
+                   "the same as --link (kept for scripts)"),
+        CB_OPT_GROUP(cb_budget_options, struct run_plan, bo),
         CB_OPT_BOOL(0, "sim", struct run_plan, sim,
                     "count instead of timing: run under valgrind's callgrind with this CPU's "
                     "cache model, and store exact simulated counts (Ir, D1/LL misses, branch "
@@ -273,6 +275,7 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
     cb_session_init(&pl->s, NULL, run_work, argc, argv);
     pl->s.co.ceilings = 1;
     pl->budget_arg = "10G";
+    cb_budget_opts_init(&pl->bo);
     pl->argc = argc;
     pl->argv = argv;
     int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
@@ -378,7 +381,7 @@ static int run_plan_cases(void *plan)
     int rc;
     if ((rc = plan_plugins(pl)) < 0)
         return rc;
-    if (cb_budget_parse(pl->budget_arg, CB_MIN_FRAME, &pl->budget, pl->err, sizeof pl->err) < 0)
+    if (cb_budget_opts_finish(&pl->bo, pl->budget_arg, pl->err, sizeof pl->err) < 0)
         return -EINVAL;
     if (pl->sim && pl->s.co.events) {
         snprintf(pl->err, sizeof pl->err, "--sim counts callgrind's events, and -e chooses perf "
@@ -498,7 +501,8 @@ static void run_summary(const struct run_plan *pl, int64_t run_id)
     char err[512];
     if (cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) == 0) {
         if (cb_report_load(st, run_id, &rep) == 0) {
-            struct cb_text_opts to = {.budget = &pl->budget, .color = isatty(1) && !getenv("NO_COLOR")};
+            struct cb_text_opts to = {.budget = &pl->bo.budget, .color = isatty(1) && !getenv("NO_COLOR")};
+            cb_budget_opts_apply(&pl->bo, &rep);
             cb_report_summary(&rep, &to, stdout);
             cb_report_free(&rep);
         }
