@@ -5,22 +5,23 @@
 #include <stdio.h>
 
 #include "budget.h"
+#include "budget_opts.h"
 #include "cmd.h"
 #include "parse.h"
 #include "tsc.h"
 
 struct budget_args {
-    long frame;
+    struct cb_budget_opts bo;
     double ghz;
 };
 
-enum { OPT_FRAME = CB_OPT_LONG_ONLY, OPT_GHZ };
+enum { OPT_GHZ = CB_OPT_LONG_ONLY };
 
 static int budget_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
 {
     struct budget_args *a = ctx;
-    if (id == OPT_FRAME)
-        return cb_parse_long(arg, CB_MIN_FRAME, 16384, "--frame", &a->frame, err, errlen);
+    if (id != OPT_GHZ)
+        return 1;
     if (cb_parse_seconds(arg, "--ghz", &a->ghz, err, errlen) < 0 || a->ghz > 20) {
         snprintf(err, errlen, "--ghz '%s': give the core clock in GHz, e.g. 3.0", arg);
         return -EINVAL;
@@ -31,8 +32,7 @@ static int budget_option(int id, const char *arg, void *ctx, char *err, size_t e
 int cmd_budget(int argc, char **argv)
 {
     static const struct cb_option options[] = {
-        CB_OPT_CALL(OPT_FRAME, "frame", "BYTES",
-                    "frame size in bytes incl. FCS (default 64; +20 bytes on the wire)"),
+        CB_OPT_GROUP(cb_budget_options, struct budget_args, bo),
         CB_OPT_CALL(OPT_GHZ, "ghz", "F", "core clock (default: this machine's, estimated)"),
         CB_OPT_END,
     };
@@ -43,27 +43,31 @@ int cmd_budget(int argc, char **argv)
         .options = options,
         .option = budget_option,
     };
-    struct budget_args a = {.frame = CB_MIN_FRAME};
+    struct budget_args a = {0};
+    cb_budget_opts_init(&a.bo);
     char err[256];
     int rc = cb_parsed(cb_getopt(argc, argv, &parser, &a, err, sizeof err), err, CB_EXIT_USAGE);
     if (rc != CB_GO_ON)
         return rc;
-    long frame = a.frame;
+    if (cb_budget_opts_finish(&a.bo, NULL, err, sizeof err) < 0)
+        goto usage_err;
+    long frame = a.bo.frame;
     double ghz = a.ghz;
     double links[6] = {1, 10, 25, 40, 100, 400};
     int nlinks = 6;
-    if (optind < argc) {
+    const char *one = optind < argc ? argv[optind] : a.bo.link;
+    if (one) {
         struct cb_budget b;
-        if (cb_budget_parse(argv[optind], (unsigned)frame, &b, err, sizeof err) < 0)
+        if (cb_budget_parse(one, (unsigned)frame, &b, err, sizeof err) < 0)
             goto usage_err;
         if (b.gbps <= 0) {
-            snprintf(err, sizeof err, "budget LINK '%s' must be a link rate such as 10G", argv[optind]);
+            snprintf(err, sizeof err, "budget LINK '%s' must be a link rate such as 10G", one);
             goto usage_err;
         }
         links[0] = b.gbps;
         nlinks = 1;
-        if (optind + 1 < argc) {
-            snprintf(err, sizeof err, "unexpected argument '%s'", argv[optind + 1]);
+        if (optind + 1 < argc || (optind < argc && a.bo.link)) {
+            snprintf(err, sizeof err, "unexpected argument '%s'", argv[argc - 1]);
             goto usage_err;
         }
     }
