@@ -15,6 +15,7 @@
 
 #include "assets.h"
 #include "html_internal.h"
+#include "path.h"
 #include "report.h"
 
 const char *cb_asset_find(const char *name)
@@ -373,6 +374,7 @@ static void run_sections(FILE *out, const struct cb_report *r, const struct cb_r
     header_events(out, r);
     fputs("</details>", out);
     cb_html_budget_view(out, r, v);
+    cb_path_html_view(out, r);
     cb_html_throughput_view(out, r, ls);
     cb_html_roofline_view(out, r, ls);
     cb_html_noise_view(out, r);
