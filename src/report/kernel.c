@@ -61,14 +61,16 @@ static const struct cb_report_case *sibling(const struct cb_report *r, const str
     return NULL;
 }
 
-/* The hook for in-kernel figures (issue 41): a case measured in the kernel
- * itself, where a run has one, is what kernel context should charge; until
- * a collector stores such cases this is the user-space model's figure. */
+/* The hook for in-kernel figures (issues 41 and 45): a case measured in
+ * the kernel itself is what kernel context charges, as measured: an
+ * in-kernel run's (r->ik, `kernel run`) cases already paid whatever the
+ * kernel pays around them.  NAN: no such figure, so the user-space model
+ * is charged.  Where a user-space run should take the figure of an
+ * in-kernel run beside it (cb_inkernel_row maps a kernel case to its model
+ * variants), this is the one place to look it up. */
 static double in_kernel_measured(const struct cb_report *r, const struct cb_report_case *c)
 {
-    (void)r;
-    (void)c;
-    return NAN;
+    return r->ik && c->measured ? c->cyc.median : NAN;
 }
 
 double cb_report_context_cycles(const struct cb_report *r, const struct cb_report_case *c)
