@@ -38,6 +38,7 @@ static const char *const q_sql[Q__N] = {
     [Q_RUN_SIM] = "UPDATE runs SET sim_model=?2 WHERE id=?1",
     [Q_RUN_EMUL] = "UPDATE runs SET emulated=?2 WHERE id=?1",
     [Q_RUN_SOURCE] = "UPDATE runs SET source=?2 WHERE id=?1",
+    [Q_RUN_CODE] = "UPDATE runs SET code_id=?2, code_what=?3 WHERE id=?1",
     [Q_RUN_UUID] = "UPDATE runs SET uuid=?2 WHERE id=?1",
     [Q_RUN_STATUS] = "SELECT status FROM runs WHERE id=?1",
     [Q_RUN_FINISH] =

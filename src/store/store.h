@@ -88,6 +88,7 @@ struct cb_run_meta {
     const char *sim_model;       /* run --sim: the simulated machine (0008_sim.sql); NULL: timed */
     const char *emulated;        /* why the CPU is emulated (0017_emulated.sql); NULL: native */
     const char *source;          /* "in-kernel" (0019_inkernel.sql); NULL: user space */
+    const char *code_id, *code_what;  /* the measured bytes (0020_code_id.sql, codeid.h); NULL: unknown */
 };
 
 struct cb_event_row {
