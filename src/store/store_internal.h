@@ -40,6 +40,8 @@ struct cb_store {
     int kill_in_case, cases_written;
     /* Space held back on the store's filesystem (reserve.c). */
     int reserve_fd, has_reserve;
+    /* This open upgraded the file from that schema (0: it did not). */
+    int upgraded_from;
 };
 
 /* One line for the user into err (may be NULL). */
