@@ -16,6 +16,7 @@
 #include "events.h"
 #include "fingerprint.h"
 #include "gitinfo.h"
+#include "plugin.h"
 #include "tsc.h"
 
 struct cb_verdict_cache {
@@ -562,6 +563,12 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     }
     row.bytes_per_op = c.bytes_per_op;
     row.cpu_pair = c.pair;
+    /* What was timed, apart from where it sat (codehash.h, issue 40). */
+    char code_hash[CB_CODE_HASH_LEN + 1];
+    unsigned addr;
+    cb_code_id_of(col->fake ? &col->fake_clock : NULL, p, v, col->side, code_hash, &addr);
+    row.code_hash = code_hash;
+    row.code_addr = (int)addr;
     size_t nrows;
     struct cb_sample_row *rows = sample_rows(col, &m, &nrows);
     if (!rows) {

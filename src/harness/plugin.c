@@ -555,6 +555,19 @@ static int register_table(const struct cb_plugin *t, const char *ns, struct cb_p
     return 0;
 }
 
+int cb_plugin_code_roots(const struct cb_probe *p, const struct cb_variant *v, const void **call)
+{
+    *call = NULL;
+    if (p->verify == pf_verify) {
+        const struct plugin_family *pf = pf_of(v);
+        if (!pf)
+            return -ENOTSUP;
+        *(uint64_t (**)(const void *, void *, size_t))call = pf->fam->call;
+        return 0;
+    }
+    return is_pluggable(p->name) ? 0 : -ENOTSUP;
+}
+
 int cb_plugin_load(const char *arg, struct cb_plugin_info *out, char *err, size_t errlen)
 {
     return cb_plugin_load_ns(arg, NULL, out, err, errlen);

@@ -1,4 +1,4 @@
-/* path_store.c — a composed path kept with its run (db/0021_paths.sql), and
+/* path_store.c — a composed path kept with its run (db/0022_paths.sql), and
  * its series over runs for history (path.h). */
 #include <errno.h>
 #include <inttypes.h>

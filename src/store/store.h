@@ -130,6 +130,10 @@ struct cb_case_row {
     double clock_ghz, clock_spread_pct;
     const char *clock_used;      /* "case" or "run"; NULL with no clock */
     int clock_flagged;
+    /* The measured code's identity and where it sat (0021_case_code.sql,
+     * codehash.h): 16 hex digits, NULL or "" unknown; address mod 4096, -1 none. */
+    const char *code_hash;
+    int code_addr;
 };
 
 struct cb_sample_row {

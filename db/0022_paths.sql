@@ -1,4 +1,4 @@
--- 0021_paths.sql — one packet's path composed from a run's cases (issue 41,
+-- 0022_paths.sql — one packet's path composed from a run's cases (issue 41,
 -- `cyclebudget budget --path`, src/report/path.c): what the path cost with
 -- the run's cases, so that history tracks a path as it tracks a case.
 --

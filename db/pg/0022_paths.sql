@@ -1,4 +1,4 @@
--- 0021_paths.sql (PostgreSQL) — the twin of db/0021_paths.sql: path_results;
+-- 0022_paths.sql (PostgreSQL) — the twin of db/0022_paths.sql: path_results;
 -- read that file for what it means.
 --
 -- Where the dialects differ, and why: INTEGER PRIMARY KEY, INTEGER and REAL
