@@ -17,6 +17,7 @@
 
 #include "collect.h"
 #include "compare.h"
+#include "options.h"
 #include "paired.h"
 #include "plugin.h"
 #include "sides.h"
@@ -45,7 +46,7 @@ struct cb_ab_case {
 };
 
 struct cb_ab_opts {
-    const char *probes, *variants, *sizes, *modes;   /* as typed; NULL: defaults */
+    struct cb_select sel;             /* -p -V -s -m as typed; NULL: defaults */
     int rounds;                       /* at least this many rounds (raised for Holm) */
     int max_rounds;                   /* undecided cases get more rounds, up to this */
     double alpha, threshold, level;
@@ -86,8 +87,11 @@ int cb_ab_judge(struct cb_ab *ab);
 /* Counts: cases changed (regressed or improved), regressed, unsure, BAD on
  * one side only (a change too: HEAD broke or fixed a variant). */
 void cb_ab_counts(const struct cb_ab *ab, int *changed, int *regressed, int *unsure, int *bad);
-/* The table and the verdict: fmt "text", "markdown" or "json". */
-void cb_ab_print(const struct cb_ab *ab, const char *fmt, const char *where, FILE *f);
+enum cb_ab_format { CB_AB_TEXT, CB_AB_MARKDOWN, CB_AB_JSON };
+/* --format's names for it (ab's CB_OPT_FORMAT table). */
+extern const struct cb_opt_choice cb_ab_formats[];
+/* The table and the verdict in that format. */
+void cb_ab_print(const struct cb_ab *ab, enum cb_ab_format fmt, const char *where, FILE *f);
 void cb_ab_free(struct cb_ab *ab);
 /* The defaults: CB_AB_DEFAULT_ROUNDS rounds (up to three times that), alpha 0.01,
  * a 2% threshold over the 95% interval, a 20 ms pause between rounds. */

@@ -41,7 +41,7 @@ struct bisect {
     struct cb_ab ab;                              /* its paired protocol */
 };
 
-enum { OPT_REPS = CB_OPT_LONG_ONLY, OPT_MAX_TIME, OPT_COLD_BYTES, OPT_ROUNDS, OPT_PLUGIN, OPT_SIM };
+enum { OPT_MAX_TIME = CB_OPT_LONG_ONLY, OPT_COLD_BYTES, OPT_ROUNDS, OPT_PLUGIN, OPT_SIM };
 
 /* One of bisect-check's own options: 0 taken, 1 not one of them, or
  * -EINVAL with the message in err. */
@@ -50,7 +50,6 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
     struct bisect *b = ctx;
     uint64_t u64;
     switch (ch) {
-    case OPT_REPS: return cb_parse_int(arg, 1, 1000000, "--reps", &b->h.reps, err, errlen);
     case OPT_MAX_TIME: return cb_parse_seconds(arg, "--max-time", &b->h.case_seconds, err, errlen);
     case OPT_COLD_BYTES:
         if (cb_parse_size(arg, &u64, err, errlen) < 0)
@@ -81,7 +80,7 @@ static int parse_paired(struct bisect *b, int argc, char *err, size_t errlen)
 {
     if (!b->against_plugin || b->against || b->nplugins != 1 || b->sim || optind < argc) {
         snprintf(err, errlen, "bisect-check --against-plugin GOOD.so takes this commit's build as "
-                 "one --plugin HEAD.so, and neither --against nor --sim (-p, -V, -s and --mode belong "
+                 "one --plugin HEAD.so, and neither --against nor --sim (-p, -V, -s and -m belong "
                  "to it); see 'cyclebudget bisect-check --help'");
         return -EINVAL;
     }
@@ -104,7 +103,7 @@ static const struct cb_option bisect_options[] = {
     CB_OPT_STR(0, "against", struct bisect, against, "BASE",
                "the known-good side: a run id, 'latest', a tag, a commit, or a comma list"),
     CB_OPT_GROUP(cmp_common_options, struct bisect, c),
-    CB_OPT_CALL(OPT_REPS, "reps", "N", "exactly N samples per case (default: adaptive)"),
+    CB_OPT_INT(0, "reps", struct bisect, h.reps, "N", 1, 1000000, "exactly N samples per case (default: adaptive)"),
     CB_OPT_CALL(OPT_MAX_TIME, "max-time", "SEC", "time cap per case when adaptive (default 0.25)"),
     CB_OPT_CALL(OPT_ROUNDS, "rounds", "N",
                 "measure each case in N rounds with an idle pause between (as 'run --rounds'; "
@@ -124,14 +123,9 @@ static const struct cb_option bisect_options[] = {
                "instead of --against: time this commit's build of the plugin (--plugin) "
                "against GOOD.so, a build of the good commit made once before the bisection, "
                "paired in one process as 'cyclebudget ab' does"),
-    CB_OPT_STR('p', "probes", struct bisect, ab.o.probes, "LIST",
-               "with --against-plugin: families (default: the plugin's)"),
-    CB_OPT_STR('V', "variants", struct bisect, ab.o.variants, "GLOBS",
-               "with --against-plugin: variants (default: the plugin's own)"),
-    CB_OPT_STR('s', "sizes", struct bisect, ab.o.sizes, "LIST",
-               "with --against-plugin: sizes (default: each family's)"),
-    CB_OPT_STR(0, "mode", struct bisect, ab.o.modes, "MODE",
-               "with --against-plugin: warm, cold or warm,cold"),
+    CB_OPT_GROUP_NOTE(cb_select_options, struct bisect, ab.o.sel,
+                      "with --against-plugin only; default: the families and variants the "
+                      "plugin adds, each family's sizes, warm,cold"),
     CB_OPT_BOOL('q', "quiet", struct bisect, quiet, "no table, only the verdict line"),
     CB_OPT_END,
 };
@@ -162,7 +156,8 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     int rc = cb_getopt(argc, argv, &parser, b, err, errlen);
     if (rc != 0)
         return rc;
-    if (b->against_plugin || b->ab.o.probes || b->ab.o.variants || b->ab.o.sizes || b->ab.o.modes)
+    if (b->against_plugin || b->ab.o.sel.probes || b->ab.o.sel.variants || b->ab.o.sel.sizes ||
+        b->ab.o.sel.modes)
         return parse_paired(b, argc, err, errlen);
     if (b->rounds_arg &&
         cb_parse_int(b->rounds_arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err, errlen) < 0)
@@ -381,7 +376,7 @@ static int bisect_paired(struct bisect *b)
     }
     snprintf(where, sizeof where, "pinned to CPU %d; run %lld in %s", cpu, (long long)run, b->c.db);
     if (!b->quiet)
-        cb_ab_print(&b->ab, "text", where, stdout);
+        cb_ab_print(&b->ab, CB_AB_TEXT, where, stdout);
     cb_ab_counts(&b->ab, &changed, &regressed, &unsure, &bad);
     int broken = 0;   /* BAD in this build, good in GOOD's; the reverse is a fix */
     for (size_t i = 0; i < b->ab.n; i++)

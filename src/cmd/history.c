@@ -29,7 +29,9 @@
 #include "sides.h"
 
 
-enum { OPT_MIN_CHANGE = CB_OPT_LONG_ONLY, OPT_PERSIST, OPT_FORMAT };
+enum { OPT_MIN_CHANGE = CB_OPT_LONG_ONLY };
+
+static const struct cb_opt_choice formats[] = {{"text", 0}, {"html", 1}, {NULL, 0}};
 
 /* history's option values: 0 taken, 1 not one of them, -EINVAL a bad one. */
 static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
@@ -39,15 +41,6 @@ static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t err
     case OPT_MIN_CHANGE:
         H->min_change_set = 1;
         return cb_parse_percent(arg, "--min-change", &H->min_change, err, errlen);
-    case OPT_PERSIST: return cb_parse_long(arg, 1, 100, "--persist", &H->persist, err, errlen) < 0 ? -EINVAL : 0;
-    case OPT_FORMAT:
-        if (strcmp(arg, "html") == 0)
-            H->html = 1;
-        else if (strcmp(arg, "text") != 0) {
-            snprintf(err, errlen, "--format '%s': give text or html", arg);
-            return -EINVAL;
-        }
-        return 0;
     }
     return 1;
 }
@@ -62,13 +55,13 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
                    "start at this commit (hash prefix or git revision)"),
         CB_OPT_CALL(OPT_MIN_CHANGE, "min-change", "PCT",
                     "a step must move the median this much (default 2%; 0.1% with --sim)"),
-        CB_OPT_CALL(OPT_PERSIST, "persist", "N", "commits needed on each side of a step (default 2)"),
+        CB_OPT_LONG(0, "persist", struct hist, persist, "N", 1, 100, "commits needed on each side of a step (default 2)"),
         CB_OPT_BOOL(0, "series", struct hist, series, "also print every case's series"),
         CB_OPT_BOOL(0, "sim", struct hist, sim,
                     "the runs counted under callgrind (run --sim) instead of the timed ones: a "
                     "count and a time are never one series"),
-        CB_OPT_CALL(OPT_FORMAT, "format", "F",
-                    "text (default) or html: one page with a trend chart per case and the steps "
+        CB_OPT_FORMAT(struct hist, html, formats,
+                      "text (default) or html: one page with a trend chart per case and the steps "
                     "marked, a panel per machine (to standard output)"),
         CB_OPT_STR(0, "host", struct hist, host, "H",
                    "only the runs of machine H: its id (as report shows it) or a hostname glob.  "
