@@ -18,6 +18,7 @@
 #include "meter.h"
 #include "parse.h"
 #include "plugin.h"
+#include "lookup.h"
 #include "rerun.h"
 #include "sim.h"
 
@@ -197,7 +198,7 @@ static int load_base(const struct bisect *b, struct cb_side *A, int *cpu, char *
         cb_side_free(A);
         return -EINVAL;
     }
-    *cpu = cmp_run_cpu(st, A->runs[0]);
+    *cpu = cb_store_run_cpu(st, A->runs[0]);
     cb_store_close(st);
     return 0;
 }

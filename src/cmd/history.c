@@ -24,6 +24,7 @@
 #include "fingerprint.h"
 #include "history.h"
 #include "history_cmd.h"
+#include "lookup.h"
 #include "parse.h"
 #include "acks.h"
 #include "sides.h"
@@ -102,55 +103,53 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
     return 0;
 }
 
+/* read_points' walk: where it is, and whether since_hash was passed. */
+struct walk {
+    struct hist *H;
+    const char *since;
+    int started;
+};
+
+static int add_run(int64_t run, void *ctx)
+{
+    return cb_side_add_run(ctx, run);
+}
+
+static int add_point(const char *hash, const char *subject, void *ctx)
+{
+    struct walk *w = ctx;
+    struct hist *H = w->H;
+    if (!w->started && strcmp(hash, w->since) == 0)
+        w->started = 1;
+    if (!w->started)
+        return 0;
+    struct point *n = realloc(H->pts, (H->np + 1) * sizeof *n);
+    if (!n)
+        return -ENOMEM;
+    H->pts = n;
+    struct point *p = &H->pts[H->np++];
+    memset(p, 0, sizeof *p);
+    snprintf(p->hash, sizeof p->hash, "%s", hash);
+    snprintf(p->subject, sizeof p->subject, "%s", subject ? subject : "");
+    int rc = cb_store_each_commit_run(H->st, hash, H->sim, add_run, &p->side);
+    snprintf(p->side.spec, sizeof p->side.spec, "%.12s", hash);
+    /* A commit whose runs are all of the other kind (timed, or --sim) is
+     * no point of this history. */
+    if (rc == 0 && p->side.nruns == 0) {
+        cb_side_free(&p->side);
+        H->np--;
+    }
+    return rc;
+}
+
 /* One point per commit from since_hash on (all when empty), each with its
  * complete runs of a clean tree.  0, or a negative errno. */
 static int read_points(struct hist *H, const char *since_hash)
 {
-    struct cb_db_stmt *q, *qr;
-    struct cb_db *h = cb_store_db(H->st);
-    if (cb_db_prepare(h, "SELECT hash, subject FROM commit_order", &q) != CB_DB_OK ||
-        cb_db_prepare(h,
-                           "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
-                           "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND r.status = 'complete' "
-                           /* an emulated run times no machine: no point */
-                           "AND r.emulated IS NULL "
-                           "AND (CASE WHEN COALESCE(r.clock_backend, '') = 'callgrind' THEN 1 ELSE 0 END) = ?2 "
-                           "ORDER BY r.id", &qr) != CB_DB_OK) {
-        cb_error("cannot read %s: %s", H->db, cb_db_errmsg(h));
-        return -EIO;
-    }
-    int started = since_hash[0] == '\0', rc = 0;
-    while (cb_db_step(q) == CB_DB_ROW) {
-        const char *hash = (const char *)cb_db_column_text(q, 0);
-        if (!started && strcmp(hash, since_hash) == 0)
-            started = 1;
-        if (!started)
-            continue;
-        struct point *n = realloc(H->pts, (H->np + 1) * sizeof *n);
-        if (!n) {
-            rc = -ENOMEM;
-            break;
-        }
-        H->pts = n;
-        struct point *p = &H->pts[H->np++];
-        memset(p, 0, sizeof *p);
-        snprintf(p->hash, sizeof p->hash, "%s", hash);
-        snprintf(p->subject, sizeof p->subject, "%s", (const char *)cb_db_column_text(q, 1));
-        cb_db_reset(qr);
-        cb_db_bind_text(qr, 1, hash);
-        cb_db_bind_int64(qr, 2, H->sim);
-        while (rc == 0 && cb_db_step(qr) == CB_DB_ROW)
-            rc = cb_side_add_run(&p->side, cb_db_column_int64(qr, 0));
-        snprintf(p->side.spec, sizeof p->side.spec, "%.12s", hash);
-        /* A commit whose runs are all of the other kind (timed, or --sim)
-         * is no point of this history. */
-        if (rc == 0 && p->side.nruns == 0) {
-            cb_side_free(&p->side);
-            H->np--;
-        }
-    }
-    cb_db_finalize(q);
-    cb_db_finalize(qr);
+    struct walk w = {H, since_hash, since_hash[0] == '\0'};
+    int rc = cb_store_each_commit(H->st, add_point, &w);
+    if (rc == -EIO)
+        cb_error("cannot read %s: %s", H->db, cb_db_errmsg(cb_store_db(H->st)));
     return rc;
 }
 
