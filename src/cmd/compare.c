@@ -64,7 +64,7 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
     struct compare *k = ctx;
     static const struct cb_option options[] = {
         CB_OPT_GROUP(cmp_common_options, struct compare, c),
-        CB_OPT_FORMAT(struct compare, c.o.fmt, formats,
+        CB_OPT_FORMAT(struct compare, c.fmt, formats,
                     "text (default), markdown (for a pull request), json, or junit (JUnit XML for a "
                     "CI's test report)"),
         CB_OPT_STR(0, "junit", struct compare, junit, "FILE",
@@ -163,7 +163,7 @@ static int no_verdict(struct cb_store *st, const struct compare *k, const struct
         return 0;
     snprintf(line, sizeof line, "no verdict: run %lld is emulated (%s): " CB_REPORT_EMULATED_WHAT,
              (long long)run, why);
-    no_verdict_print(k->c.o.fmt, run, why, line, stdout);
+    no_verdict_print(k->c.fmt, run, why, line, stdout);
     struct cb_output o;
     char err[1200];
     if (k->junit && cb_output_open(&o, k->junit, err, sizeof err) == 0) {
@@ -283,7 +283,7 @@ static int compare_body(void *ctx, struct cb_store *st)
         cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
         cmp_describe_side(st, &B, x.head_desc, sizeof x.head_desc);
         status = cmp_exit_of(&res);
-        cmp_print_result(&x, &k->c.o, &res, status, stdout);
+        cmp_print_result(&x, &k->c, &res, status, stdout);
         if (k->junit && compare_junit(k->junit, &x, &res) < 0)
             status = CB_EXIT_USAGE;
     }
