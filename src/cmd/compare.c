@@ -115,6 +115,8 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
     }
     k->base = argv[optind];
     k->head = argv[optind + 1];
+    if (cb_output_check(k->junit, k->c.db, err, errlen) < 0)
+        return -EINVAL;
     if (cb_versus_is_case(k->base) != cb_versus_is_case(k->head)) {
         snprintf(err, errlen, "give two cases (RUN:probe/variant/size/mode) or two sides, not one "
                  "of each ('%s', '%s')", k->base, k->head);
@@ -166,7 +168,7 @@ static int no_verdict(struct cb_store *st, const struct compare *k, const struct
     no_verdict_print(k->c.fmt, run, why, line, stdout);
     struct cb_output o;
     char err[1200];
-    if (k->junit && cb_output_open(&o, k->junit, err, sizeof err) == 0) {
+    if (k->junit && cb_output_open(&o, k->junit, k->c.db, err, sizeof err) == 0) {
         no_verdict_print(FMT_JUNIT, run, why, line, o.f);
         cb_output_close(&o, 1, err, sizeof err);
     }
@@ -243,11 +245,12 @@ static const char *compare_db(const void *ctx)
 /* --junit FILE: the same verdicts as JUnit XML, beside the printed ones,
  * so that a CI job shows one format and reads the other from one compare
  * (a second compare would not see --rerun's new runs).  0 or -1 said. */
-static int compare_junit(const char *path, const struct cmp_ctx *x, const struct cmp_result *res)
+static int compare_junit(const char *path, const char *db, const struct cmp_ctx *x,
+                         const struct cmp_result *res)
 {
     char err[1200];
     struct cb_output o;
-    if (cb_output_open(&o, path, err, sizeof err) < 0) {
+    if (cb_output_open(&o, path, db, err, sizeof err) < 0) {
         cb_error("--junit: %s", err);
         return -1;
     }
@@ -284,7 +287,7 @@ static int compare_body(void *ctx, struct cb_store *st)
         cmp_describe_side(st, &B, x.head_desc, sizeof x.head_desc);
         status = cmp_exit_of(&res);
         cmp_print_result(&x, &k->c, &res, status, stdout);
-        if (k->junit && compare_junit(k->junit, &x, &res) < 0)
+        if (k->junit && compare_junit(k->junit, k->c.db, &x, &res) < 0)
             status = CB_EXIT_USAGE;
     }
 out:

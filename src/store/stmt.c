@@ -210,7 +210,9 @@ int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void 
         if (!cb_st_is_busy(rc)) {
             if (rc == CB_DB_OK || rc == CB_DB_DONE)
                 rc = -EIO;
-            fprintf(stderr, "cyclebudget: store: %s\n", keep);
+            /* A full disk is said once, with its remedy, by the caller. */
+            if (rc != -ENOSPC)
+                fprintf(stderr, "cyclebudget: store: %s\n", keep);
             snprintf(st->why, sizeof st->why, "%s", keep);
             return rc;
         }

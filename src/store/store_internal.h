@@ -103,4 +103,10 @@ int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void 
 /* The same as 0 or a negative errno, for the public calls. */
 int cb_st_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ctx);
 
+/* The name of the VFS every store file is opened through (shmguard.c: a
+ * full disk under the -shm is SQLITE_FULL, not SIGBUS), or NULL when it
+ * could not be registered (the default VFS then). */
+#define CB_ST_VFS "cb-shmguard"
+const char *cb_st_vfs(void);
+
 #endif
