@@ -474,4 +474,5 @@ const struct cb_probe cb_probe_csum = {
     .verify = csum_verify,
     .teardown = csum_teardown,
     .suite_sizes = csum_suite_sizes,
+    .call = CB_CALL_SUM,
 };

@@ -16,15 +16,10 @@
 
 #include <cyclebudget/cyclebudget.h>
 
-/* The public function types must be the families' own: including both
- * headers makes the compiler check that each typedef is the same type. */
-#include "copy.h"
-#include "csum.h"
-#include "csum_copy.h"
-#include "memset.h"
 #include "plugin_verify.h"
 #include "probe.h"
 #include "sha256.h"
+#include "strbuf.h"
 #include "workset.h"
 
 /* A plugin gets this long to load and register in the child, and a
@@ -36,15 +31,31 @@
 
 static void default_faults(void);
 
-/* The built-in families whose variants are plain functions. */
-static const char *const pluggable[] = {"csum", "copy", "csum_copy", "memset"};
+static const struct cb_probe *builtin_named(const char *name)
+{
+    for (size_t i = 0; i < cb_nprobes; i++)
+        if (strcmp(cb_probes[i]->name, name) == 0)
+            return cb_probes[i];
+    return NULL;
+}
 
+/* A built-in family whose variants are plain functions: its probe record
+ * says how one is called (cb_probe.call), and so a plugin can add to it. */
 static int is_pluggable(const char *family)
 {
-    for (size_t i = 0; i < sizeof pluggable / sizeof pluggable[0]; i++)
-        if (strcmp(pluggable[i], family) == 0)
-            return 1;
-    return 0;
+    const struct cb_probe *p = builtin_named(family);
+    return p && p->call != CB_CALL_NONE;
+}
+
+/* Their names joined for a message ("a, b or c"), from the registry. */
+static void pluggable_names(struct cb_sb *sb)
+{
+    size_t n = 0, k = 0;
+    for (size_t i = 0; i < cb_nprobes; i++)
+        n += cb_probes[i]->call != CB_CALL_NONE;
+    for (size_t i = 0; i < cb_nprobes; i++)
+        if (cb_probes[i]->call != CB_CALL_NONE)
+            cb_sb_addf(sb, "%s%s", k++ == 0 ? "" : k == n ? " or " : ", ", cb_probes[i]->name);
 }
 
 static int good_name(const char *s)
@@ -112,11 +123,16 @@ static int check_table(const struct cb_plugin *t, const char *ns, const char *pa
         const struct cb_plugin_variant *v = &t->variants[i];
         const char *fam = v->family ? v->family : "(null)";
         if (!own_family(t, fam) && !is_pluggable(fam)) {
-            snprintf(err, errlen, "plugin %s: variant %zu's family '%s' %s; a plugin adds to "
-                     "csum, copy, csum_copy or memset, or to a family it defines", path, i + 1, fam,
-                     cb_probe_find_ns(ns, fam) ? "takes no plugin variants (its variants are "
-                                          "parameters of a built-in model, not functions)"
-                                        : "does not exist");
+            struct cb_sb sb = CB_SB_INIT;
+            cb_sb_addf(&sb, "plugin %s: variant %zu's family '%s' %s; a plugin adds to ", path,
+                       i + 1, fam,
+                       cb_probe_find_ns(ns, fam) ? "takes no plugin variants (its variants are "
+                                                   "parameters of a built-in model, not functions)"
+                                                 : "does not exist");
+            pluggable_names(&sb);
+            cb_sb_adds(&sb, ", or to a family it defines");
+            cb_sb_copy(&sb, err, errlen);
+            cb_sb_release(&sb);
             return -EINVAL;
         }
         if (!good_name(v->name) || !v->fn) {
@@ -311,14 +327,6 @@ static const struct cb_probe *owner_of(const struct cb_variant *v)
     return NULL;
 }
 
-static const struct cb_probe *builtin_named(const char *name)
-{
-    for (size_t i = 0; i < cb_nprobes; i++)
-        if (strcmp(cb_probes[i]->name, name) == 0)
-            return cb_probes[i];
-    return NULL;
-}
-
 /* A plugin's variant of a built-in family, in the child: the family's
  * verifier, then the same lengths and alignments against guard pages at
  * fixed places in the page (plugin_verify.h), so that the verdict does not
@@ -333,7 +341,7 @@ static int plugin_variant_verify(const struct cb_variant *v, struct cb_verdict *
     if (rc < 0 || !out->ok)
         return rc;
     uint64_t checked = out->checked;
-    rc = cb_plugin_verify_paged(p->name, v, out);
+    rc = cb_plugin_verify_paged(base->call, v, out);
     out->checked += checked;
     return rc;
 }
@@ -500,11 +508,12 @@ static int add_variants(const char *family, const struct cb_plugin *t, const str
 static int register_table(const struct cb_plugin *t, const char *ns, struct cb_plugin_info *out)
 {
     size_t off = 0;
-    for (size_t i = 0; i < sizeof pluggable / sizeof pluggable[0]; i++) {
-        const struct cb_probe *base = cb_probe_find_ns(ns, pluggable[i]);
+    for (size_t i = 0; i < cb_nprobes; i++) {
+        const char *name = cb_probes[i]->name;
+        const struct cb_probe *base = cb_probe_find_ns(ns, name);
         int any = 0;
-        for (size_t j = 0; j < t->nvariants; j++)
-            any |= strcmp(t->variants[j].family, pluggable[i]) == 0;
+        for (size_t j = 0; j < t->nvariants && cb_probes[i]->call != CB_CALL_NONE; j++)
+            any |= strcmp(t->variants[j].family, name) == 0;
         if (!any || !base)
             continue;
         struct cb_probe *np = malloc(sizeof *np);
@@ -512,7 +521,7 @@ static int register_table(const struct cb_plugin *t, const char *ns, struct cb_p
             return -ENOMEM;
         *np = *base;
         np->verify = merged_verify;
-        int rc = add_variants(pluggable[i], t, base, np);
+        int rc = add_variants(name, t, base, np);
         if (rc == 0)
             rc = cb_registry_add_ns(ns, np);
         if (rc)
