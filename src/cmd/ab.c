@@ -17,11 +17,13 @@
 #include "emulation.h"
 #include "parse.h"
 #include "session.h"
+#include "strbuf.h"
 
 struct ab_plan {
     struct cb_session s;
     struct cb_ab ab;
     enum cb_ab_format format;
+    struct cb_sb dbpath;          /* the default store's path (cb_paired_db) */
     char err[1536];
 };
 
@@ -77,16 +79,22 @@ static int ab_parse(struct ab_plan *pl, int argc, char **argv)
         .synopsis = "usage: cyclebudget ab BASE.so HEAD.so [options]\n"
                     "  times two builds of one plugin in this one process, round by round in ABBA\n"
                     "  order on one CPU, stores one run with both sides (tag ab), and judges each\n"
-                    "  case on the rounds' paired ratios head/base\n",
+                    "  case on the rounds' paired ratios head/base; without --db the run goes to\n"
+                    "  $CB_DB, else $XDG_DATA_HOME/cyclebudget/cyclebudget.db (~/.local/share/...),\n"
+                    "  never into the measured tree\n",
         .options = ab_options,
         .footer = "exit status: 0 no change beyond noise, 1 a change (named), 2 usage error or failure\n",
         .option = ab_option,
     };
     cb_session_init(&pl->s, NULL, NULL, argc, argv);
+    cb_sb_init(&pl->dbpath);
+    pl->s.co.db = NULL;
     pl->s.co.tag = "ab";
     pl->format = CB_AB_TEXT;
     cb_ab_defaults(&pl->ab.o);
     int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
+    if (!pl->s.co.db)
+        pl->s.co.db = cb_paired_db(&pl->dbpath);
     if (rc != 0)
         return rc;
     if (argc - optind != 2) {
@@ -157,5 +165,6 @@ int cmd_ab(int argc, char **argv)
     memset(&pl, 0, sizeof pl);
     int rc = cb_cmd_main(&cmd, argc, argv, &pl);
     cb_session_release(&pl.s);
+    cb_sb_release(&pl.dbpath);
     return rc;
 }

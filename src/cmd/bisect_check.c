@@ -27,6 +27,7 @@
 /* What the command line asked for. */
 struct bisect {
     struct cmp_common c;
+    struct cb_sb dbpath;          /* --against-plugin's default store (cb_paired_db) */
     const char *against;
     int quiet;
     int sim;                      /* --sim */
@@ -142,7 +143,8 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
             "  measures this binary's cases that BASE has (stored as a new run tagged 'bisect')\n"
             "  and compares BASE with them, for 'git bisect run'; or times this commit's build\n"
             "  of a plugin against a good build made once before the bisection, paired in one\n"
-            "  process as 'cyclebudget ab' does\n",
+            "  process as 'cyclebudget ab' does (whose run goes where ab's does, without --db:\n"
+            "  $CB_DB, else $XDG_DATA_HOME/cyclebudget/cyclebudget.db, out of the measured tree)\n",
         .options = bisect_options,
         .footer = "exit status: 0 good, 1 bad (regressed against BASE), 125 cannot tell (skip),\n"
                   "128 error (aborts git bisect run, which would read 1..127 as bad)\n",
@@ -152,9 +154,15 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     b->argc = argc;
     b->argv = argv;
     cmp_common_defaults(&b->c, argc, argv);
+    cb_sb_init(&b->dbpath);
+    b->c.db = NULL;
     cb_harness_defaults(&b->h);
     cb_ab_defaults(&b->ab.o);
     int rc = cb_getopt(argc, argv, &parser, b, err, errlen);
+    /* --against reads BASE's runs where run stored them; the paired
+     * protocol keeps its own runs out of the tree being bisected. */
+    if (!b->c.db)
+        b->c.db = b->against_plugin ? cb_paired_db(&b->dbpath) : cb_default_db();
     if (rc != 0)
         return rc;
     if (b->against_plugin || b->ab.o.sel.probes || b->ab.o.sel.variants || b->ab.o.sel.sizes ||
@@ -422,5 +430,6 @@ int cmd_bisect_check(int argc, char **argv)
     struct bisect b = {0};
     int rc = cb_cmd_main(&cmd, argc, argv, &b);
     cmp_common_release(&b.c);
+    cb_sb_release(&b.dbpath);
     return rc;
 }

@@ -13,7 +13,6 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
-#include "db.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include "history.h"
 #include "history_cmd.h"
 #include "lookup.h"
+#include "output.h"
 #include "parse.h"
 #include "acks.h"
 #include "sides.h"
@@ -63,7 +63,9 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
                     "count and a time are never one series"),
         CB_OPT_FORMAT(struct hist, html, formats,
                       "text (default) or html: one page with a trend chart per case and the steps "
-                    "marked, a panel per machine (to standard output)"),
+                      "marked, a panel per machine (to standard output, or -o)"),
+        CB_OPT_STR('o', "output", struct hist, outpath, "FILE",
+                   "html: write the page there, replaced whole once written (as report -o)"),
         CB_OPT_STR(0, "host", struct hist, host, "H",
                    "only the runs of machine H: its id (as report shows it) or a hostname glob.  "
                    "Without it, a store holding several machines' runs (a merged one) shows each "
@@ -92,6 +94,13 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
     }
     if (optind < argc)
         H->glob = argv[optind];
+    if (H->outpath && !H->html) {
+        snprintf(err, errlen, "-o writes the html page: give --format html too (the text "
+                 "history goes to standard output)");
+        return -EINVAL;
+    }
+    if (cb_output_check(H->outpath, H->db, err, errlen) < 0)
+        return -EINVAL;
     if (H->host && !*H->host) {
         snprintf(err, errlen, "--host needs a machine id or a hostname glob");
         return -EINVAL;
@@ -103,55 +112,6 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
     return 0;
 }
 
-/* read_points' walk: where it is, and whether since_hash was passed. */
-struct walk {
-    struct hist *H;
-    const char *since;
-    int started;
-};
-
-static int add_run(int64_t run, void *ctx)
-{
-    return cb_side_add_run(ctx, run);
-}
-
-static int add_point(const char *hash, const char *subject, void *ctx)
-{
-    struct walk *w = ctx;
-    struct hist *H = w->H;
-    if (!w->started && strcmp(hash, w->since) == 0)
-        w->started = 1;
-    if (!w->started)
-        return 0;
-    struct point *n = realloc(H->pts, (H->np + 1) * sizeof *n);
-    if (!n)
-        return -ENOMEM;
-    H->pts = n;
-    struct point *p = &H->pts[H->np++];
-    memset(p, 0, sizeof *p);
-    snprintf(p->hash, sizeof p->hash, "%s", hash);
-    snprintf(p->subject, sizeof p->subject, "%s", subject ? subject : "");
-    int rc = cb_store_each_commit_run(H->st, hash, H->sim, add_run, &p->side);
-    snprintf(p->side.spec, sizeof p->side.spec, "%.12s", hash);
-    /* A commit whose runs are all of the other kind (timed, or --sim) is
-     * no point of this history. */
-    if (rc == 0 && p->side.nruns == 0) {
-        cb_side_free(&p->side);
-        H->np--;
-    }
-    return rc;
-}
-
-/* One point per commit from since_hash on (all when empty), each with its
- * complete runs of a clean tree.  0, or a negative errno. */
-static int read_points(struct hist *H, const char *since_hash)
-{
-    struct walk w = {H, since_hash, since_hash[0] == '\0'};
-    int rc = cb_store_each_commit(H->st, add_point, &w);
-    if (rc == -EIO)
-        cb_error("cannot read %s: %s", H->db, cb_db_errmsg(cb_store_db(H->st)));
-    return rc;
-}
 
 /* One metric for the whole history (PMU cycles only if every run had
  * them), every point's samples in it, and each point's environment. */
@@ -207,7 +167,7 @@ static int history_read(struct hist *H)
         cb_error("%s", err);
         return CB_EXIT_USAGE;
     }
-    int rc = read_points(H, since_hash);
+    int rc = history_read_points(H, since_hash);
     if (rc == -EIO)
         return 1;
     if (since_hash[0] && H->np == 0) {
@@ -388,10 +348,13 @@ static int history_cases(struct hist *H)
     return rc;
 }
 
+
 static void history_header(struct hist *H)
 {
     const char *metric = H->metric;
-    H->metric_label = strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
+    /* With no run there is no metric: not the PMU's by default. */
+    H->metric_label = H->np == 0                          ? "none (no runs)"
+                      : strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
                       : strcmp(metric, "cycles-est") == 0 ? "ESTIMATED core cycles per op"
                       : strcmp(metric, "Ir") == 0         ? "SIMULATED instructions (callgrind's Ir) per op"
                                                           : "TSC ticks per op";
@@ -400,6 +363,8 @@ static void history_header(struct hist *H)
              H->metric_label, 100 * H->min_change, H->persist);
     if (!H->html)
         printf("%s\n", H->head);
+    if (H->np == 0 && !H->html)
+        history_say_why_empty(H);
 }
 
 /* The last line, or the page.  0, or -1 (said). */
@@ -440,10 +405,18 @@ static int history_page(struct hist *H)
     for (size_t i = 0; h && i < H->nkept; i++)
         h[i] = (struct cb_history_host){H->kept[i].label, H->kept[i].metric, H->kept[i].summary,
                                         H->kept[i].trends, H->kept[i].nk};
-    if (rc == 0 && H->nkept)
-        rc = cb_history_html(stdout, h, H->nkept);
-    if (rc < 0 || fflush(stdout) != 0)
-        cb_error("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
+    struct cb_output o = {0};
+    char err[512] = "";
+    if (rc == 0 && H->nkept) {
+        rc = cb_output_open(&o, H->outpath, H->db, err, sizeof err);
+        if (rc == 0) {
+            rc = cb_history_html(o.f, h, H->nkept);
+            if (cb_output_close(&o, rc == 0, err, sizeof err) < 0 && rc == 0)
+                rc = -EIO;
+        }
+    }
+    if (rc < 0)
+        cb_error("cannot write the page: %s", err[0] ? err : strerror(-rc));
     for (size_t i = 0; i < H->nkept; i++) {
         struct hist_kept *k = &H->kept[i];
         for (size_t t = 0; k->trends && t < k->nk; t++)

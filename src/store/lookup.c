@@ -40,6 +40,25 @@ int64_t cb_store_newest_tagged(struct cb_store *st, const char *tag, int64_t aft
     return id;
 }
 
+int cb_store_count_runs(struct cb_store *st, struct cb_store_run_counts *out)
+{
+    struct cb_db_stmt *q;
+    *out = (struct cb_store_run_counts){0, 0, 0};
+    if (cb_db_prepare(cb_store_db(st),
+                      "SELECT count(*), count(cm.id), "
+                      "COALESCE(sum(CASE WHEN cm.dirty = 0 THEN 1 ELSE 0 END), 0) "
+                      "FROM runs r LEFT JOIN commits cm ON cm.id = r.commit_id "
+                      "WHERE r.status = 'complete'",
+                      &q) != CB_DB_OK)
+        return -EIO;
+    int rc = cb_db_step(q) == CB_DB_ROW ? 0 : -EIO;
+    if (rc == 0)
+        *out = (struct cb_store_run_counts){cb_db_column_int64(q, 0), cb_db_column_int64(q, 1),
+                                            cb_db_column_int64(q, 2)};
+    cb_db_finalize(q);
+    return rc;
+}
+
 int cb_store_each_commit(struct cb_store *st,
                          int (*fn)(const char *hash, const char *subject, void *ctx), void *ctx)
 {

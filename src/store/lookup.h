@@ -16,6 +16,15 @@ int cb_store_run_cpu(struct cb_store *st, int64_t run);
 /* The newest complete run tagged tag with an id above after; 0 when none. */
 int64_t cb_store_newest_tagged(struct cb_store *st, const char *tag, int64_t after);
 
+/* How the complete runs split, for saying why a history is empty. */
+struct cb_store_run_counts {
+    int64_t complete;       /* complete runs */
+    int64_t in_git;         /* of them, measured in a git tree */
+    int64_t clean;          /* of those, of a clean tree (what history follows) */
+};
+/* 0 or -EIO. */
+int cb_store_count_runs(struct cb_store *st, struct cb_store_run_counts *out);
+
 /* Every commit the store knows, oldest first (commit_order).  0, the
  * callback's stop value, or -EIO. */
 int cb_store_each_commit(struct cb_store *st,
