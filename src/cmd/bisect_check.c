@@ -156,6 +156,7 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     cmp_common_defaults(&b->c, argc, argv);
     cb_sb_init(&b->dbpath);
     b->c.db = NULL;
+    b->c.o.nofloor_within = 1;   /* one run a commit, no floor: the within-run test, as before */
     cb_harness_defaults(&b->h);
     cb_ab_defaults(&b->ab.o);
     int rc = cb_getopt(argc, argv, &parser, b, err, errlen);

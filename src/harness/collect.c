@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "arrays.h"
+#include "codeid.h"
 #include "config.h"
 #include "cpupair.h"
 #include "emulation.h"
@@ -232,6 +233,14 @@ static int open_counters(struct open_ctx *x)
     return 0;
 }
 
+/* The environment variables that change the code or the figures a run
+ * measures (codeid.h): the synthetic probe's planted slowdown, the CPU
+ * features hidden from variant selection, the fake clock's model (its seed
+ * left out) and the simulated machine.  A run with other values measured
+ * other code, and must not teach the floor of this one. */
+static const char *const code_envs[] = {"CB_SYNTH_SLOWDOWN", "CB_CPU_MASK", CB_FAKE_ENV,
+                                        CB_SIM_MODEL_ENV, CB_SIM_COLD_ENV};
+
 /* The run's row: host, build, commit, clocks, meter and fingerprint. */
 static int begin_run(struct open_ctx *x)
 {
@@ -267,6 +276,11 @@ static int begin_run(struct open_ctx *x)
         .sim_model = col->sim ? col->sim_clock.model : NULL,
         .emulated = emulated ? emul : NULL,
     };
+    struct cb_codeid code;
+    if (cb_codeid_read(&code, code_envs, sizeof code_envs / sizeof code_envs[0]) == 0) {
+        meta.code_id = code.id;
+        meta.code_what = code.what;
+    }
     int rc = cb_store_run_begin(col->st, &meta, &col->run_id);
     if (rc < 0)
         snprintf(x->err, x->errlen, "cannot record the run in %s: %s", o->db, strerror(-rc));

@@ -45,6 +45,9 @@ struct cb_report_case {
     double bpt;                  /* the case's bytes per TSC tick */
     double ceil_load, share_load;
     double ceil_store, share_store;
+    /* Its rank figure (rank.h) in each other run of the same bytes
+     * (cb_report_load_peers, r->npeers of them); NAN where not measured. */
+    double *peer;
 };
 
 struct cb_report {
@@ -53,6 +56,7 @@ struct cb_report {
     size_t nevents;
     struct cb_report_case *cases;
     size_t ncases;
+    size_t npeers;               /* other runs of the same bytes beside it (peers.c) */
     int cyc_event;               /* index into events for cycles per op */
     int tsc_event;
     char cyc_source[16];         /* "pmu", "estimate", "tsc" */
@@ -72,10 +76,40 @@ struct cb_report {
      * amortised over (kernel.c); CB_FPU_BATCH_DEFAULT unless report
      * --fpu-batch set it. */
     int fpu_batch;
+    /* An in-kernel run's side-by-side with its user-space models
+     * (inkernel.c); NULL for a user-space run. */
+    struct cb_inkernel *ik;
 };
+
+/* One in-kernel case beside one of its user-space models (inkernel.c). */
+struct cb_inkernel_row {
+    size_t kcase;                /* index into r->cases */
+    char variant[48];            /* the model: a variant of the same probe */
+    double kernel, model;        /* median TSC ticks per op; model NAN when no run measured it */
+    double err_pct;              /* (model - kernel) / kernel, %; NAN */
+    int64_t model_run;
+};
+struct cb_inkernel {
+    struct cb_inkernel_row *rows;
+    size_t n;
+    int64_t fpu_run;             /* the user-space run whose calibration gives the estimate */
+    int has_fpu;
+    struct cb_fpu_cost fpu;      /* that calibration's XSAVEC figures (fpu.h) */
+};
+/* Load r->ik when r is an in-kernel run (runs.source); 0 or -ENOMEM. */
+int cb_report_inkernel_load(struct cb_store *st, struct cb_report *r);
+void cb_report_inkernel_free(struct cb_report *r);
+/* The side-by-side section, text and HTML; nothing for a user-space run. */
+void cb_report_inkernel_text(const struct cb_report *r, FILE *out);
+void cb_report_inkernel_html(FILE *out, const struct cb_report *r);
 
 int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r);
 void cb_report_free(struct cb_report *r);
+/* The other runs of the same bytes (runs.code_id, host, clock, plugins),
+ * the newest CB_RANK_PEERS_MAX: each case's rank figure in each, so that
+ * claims rest on runs (rank.h).  cb_report_load calls it.  0 or a
+ * negative errno. */
+int cb_report_load_peers(struct cb_store *st, struct cb_report *r);
 
 /* The event whose name or component is part among the supported ones, or -1. */
 int cb_report_event(const struct cb_report *r, const char *part);

@@ -175,7 +175,7 @@ static int bind_commit(struct cb_db_stmt *s, const void *arg)
     return rc == CB_DB_OK ? cb_db_bind_int64(s, 4, m->dirty < 0 ? -1 : m->dirty > 0) : rc;
 }
 
-/* One text column of a run: uuid, sim_model, emulated. */
+/* One text column of a run: uuid, sim_model, emulated, source. */
 static int set_run_text(struct cb_store *st, int q, int64_t run_id, const char *text)
 {
     int rc;
@@ -184,6 +184,19 @@ static int set_run_text(struct cb_store *st, int q, int64_t run_id, const char *
         return rc;
     cb_db_bind_int64(s, 1, run_id);
     cb_st_bind_str(s, 2, text);
+    return cb_st_step_done(s);
+}
+
+/* What the run measured, as bytes (0020_code_id.sql). */
+static int set_run_code(struct cb_store *st, int64_t run_id, const struct cb_run_meta *m)
+{
+    int rc;
+    struct cb_db_stmt *s = cb_st_stmt(st, Q_RUN_CODE, &rc);
+    if (!s)
+        return rc;
+    cb_db_bind_int64(s, 1, run_id);
+    cb_st_bind_str(s, 2, m->code_id);
+    cb_st_bind_str(s, 3, m->code_what ? m->code_what : "");
     return cb_st_step_done(s);
 }
 
@@ -268,6 +281,11 @@ static int begin_fn(struct cb_store *st, void *vctx)
     /* A store held at an older schema exists only in tests. */
     if (m->emulated && cb_store_schema_version(st) >= 17 &&
         (rc = set_run_text(st, Q_RUN_EMUL, c->run_id, m->emulated)) != CB_DB_OK)
+        return rc;
+    if (m->source && cb_store_schema_version(st) >= 19 &&
+        (rc = set_run_text(st, Q_RUN_SOURCE, c->run_id, m->source)) != CB_DB_OK)
+        return rc;
+    if (m->code_id && cb_store_schema_version(st) >= 20 && (rc = set_run_code(st, c->run_id, m)) != CB_DB_OK)
         return rc;
     return cb_store_schema_version(st) < 9 ? CB_DB_OK : set_uuid(st, c->run_id);
 }
