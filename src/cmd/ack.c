@@ -16,6 +16,7 @@
 
 #include "cmd.h"
 #include "lookup.h"
+#include "report.h"
 #include "sides.h"
 #include "store.h"
 
@@ -70,7 +71,14 @@ static int ack_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
 static int print_ack(const struct cb_store_ack *a, void *ctx)
 {
     (void)ctx;
-    printf("%-34s %.12s  %.19s  %s\n", a->glob, a->commit, a->created, a->why);
+    /* The glob and the why are what a user typed: no control byte of theirs
+     * reaches the terminal of whoever lists them (issue 43, 4). */
+    struct cb_sb glob = CB_SB_INIT, why = CB_SB_INIT;
+    cb_esc_add(&glob, a->glob, CB_ESC_CTRL);
+    cb_esc_add(&why, a->why, CB_ESC_CTRL);
+    printf("%-34s %.12s  %.19s  %s\n", glob.buf, a->commit, a->created, why.buf);
+    cb_sb_release(&glob);
+    cb_sb_release(&why);
     return 0;
 }
 
@@ -108,7 +116,11 @@ static int ack_record(struct cb_store *st, const struct ack_args *a)
         cb_error("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(h));
         return 1;
     }
-    printf("acknowledged %s at %.12s: %s\n", a->glob, hash, a->why);
+    fputs("acknowledged ", stdout);
+    cb_text_puts(stdout, a->glob);
+    printf(" at %.12s: ", hash);
+    cb_text_puts(stdout, a->why);
+    fputc('\n', stdout);
     return 0;
 }
 

@@ -16,6 +16,8 @@
 
 #include <cyclebudget/cyclebudget.h>
 
+#include "child.h"
+#include "plugin_internal.h"
 #include "plugin_verify.h"
 #include "probe.h"
 #include "sha256.h"
@@ -215,17 +217,26 @@ static int try_in_child(const char *path, const char *ns, char *err, size_t errl
         _exit(rc == 0 ? 0 : -rc < 126 ? -rc : 125);
     }
     close(fd[1]);
+    /* The child's alarm() is its own: a plugin may block SIGALRM or reset
+     * it, so the parent bounds the wait too (child.h). */
+    struct cb_sb got = CB_SB_INIT;
+    struct cb_child c = {.pid = pid, .fd = fd[0], .out = &got, .max_out = 1023,
+                         .timeout_ms = (LOAD_SECONDS + 5) * 1000};
+    int wrc = cb_child_wait(&c);
     char msg[1024];
-    size_t n = 0;
-    ssize_t r;
-    while (n + 1 < sizeof msg && ((r = read(fd[0], msg + n, sizeof msg - 1 - n)) > 0 ||
-                                  (r < 0 && errno == EINTR)))
-        n += r > 0 ? (size_t)r : 0;
-    msg[n] = '\0';
-    close(fd[0]);
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
+    snprintf(msg, sizeof msg, "%s", got.buf);
+    cb_sb_release(&got);
+    if (wrc == -EINTR) {
+        snprintf(err, errlen, "interrupted while plugin %s was being loaded: nothing was measured",
+                 path);
+        return -EINTR;
+    }
+    int st = wrc == -ETIMEDOUT ? (int)SIGALRM : c.status;   /* as if its alarm had fired */
+    if (wrc < 0 && wrc != -ETIMEDOUT) {
+        snprintf(err, errlen, "cannot load plugin %s: waiting for its check: %s", path,
+                 strerror(-wrc));
+        return wrc;
+    }
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
         if (sig == SIGALRM)
@@ -262,7 +273,7 @@ static void default_faults(void)
  * inputs before it is ever timed, and a variant that crashes there (reads
  * past its buffer, divides by zero) must be BAD by name with the signal,
  * not end the run.  Returns verify's result, with its verdict in *out. */
-static int verify_in_child(int (*verify)(const struct cb_variant *, struct cb_verdict *),
+int cb_plugin_verify_in_child(int (*verify)(const struct cb_variant *, struct cb_verdict *),
                            const struct cb_variant *v, struct cb_verdict *out)
 {
     struct {
@@ -290,16 +301,18 @@ static int verify_in_child(int (*verify)(const struct cb_variant *, struct cb_ve
         _exit(write(fd[1], &r, sizeof r) == (ssize_t)sizeof r ? 0 : 1);
     }
     close(fd[1]);
-    size_t n = 0;
-    ssize_t k;
-    while (n < sizeof r && ((k = read(fd[0], (char *)&r + n, sizeof r - n)) > 0 ||
-                            (k < 0 && errno == EINTR)))
-        n += k > 0 ? (size_t)k : 0;
-    close(fd[0]);
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (n == sizeof r && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+    struct cb_sb got = CB_SB_INIT;
+    struct cb_child c = {.pid = pid, .fd = fd[0], .out = &got, .max_out = sizeof r,
+                         .timeout_ms = (VERIFY_SECONDS + 5) * 1000};
+    int wrc = cb_child_wait(&c);
+    size_t n = got.len;
+    if (n == sizeof r)
+        memcpy(&r, got.buf, sizeof r);
+    cb_sb_release(&got);
+    if (wrc == -EINTR)
+        return -EINTR;
+    int st = wrc == -ETIMEDOUT ? (int)SIGALRM : c.status;   /* as if its alarm had fired */
+    if (wrc == 0 && n == sizeof r && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
         *out = r.vd;
         return r.rc;
     }
@@ -356,109 +369,7 @@ static int merged_verify(const struct cb_variant *v, struct cb_verdict *out)
         return -EINVAL;
     if ((size_t)(v - p->variants) < base->nvariants)
         return base->verify(v, out);
-    return verify_in_child(plugin_variant_verify, v, out);
-}
-
-/* ---- a plugin's own family, as a probe ----------------------------------- */
-
-/* The probe the harness sees for a family of a plugin: its table entry
- * beside the struct cb_probe the registry points to (first member, so a
- * case's probe pointer leads back to it). */
-struct plugin_family {
-    struct cb_probe probe;
-    const struct cb_plugin_family *fam;
-    char detail[160];                 /* "unverified: ..." */
-};
-
-struct pf_state {
-    struct cb_workset ws;
-    const void *fn;
-    uint64_t (*call)(const void *fn, void *buf, size_t len);
-};
-
-static const size_t pf_default_sizes[] = {64, 1500, 4096, 0};
-
-static int pf_setup(struct cb_case *c)
-{
-    const struct plugin_family *pf = (const struct plugin_family *)c->probe;
-    struct pf_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return -ENOMEM;
-    int rc = cb_workset_init(&s->ws, c->size, 0, c->mode, c->cold_bytes);
-    if (rc) {
-        free(s);
-        return rc;
-    }
-    cb_workset_fill_random(&s->ws, 0x9e3779b97f4a7c15ull ^ c->size);
-    s->fn = c->variant->fn;
-    s->call = pf->fam->call;
-    c->priv = s;
-    return 0;
-}
-
-static void pf_run(struct cb_case *c, uint64_t iters)
-{
-    struct pf_state *s = c->priv;
-    uint64_t acc = 0;
-    for (uint64_t i = 0; i < iters; i++)
-        acc += s->call(s->fn, cb_workset_next(&s->ws), c->size);
-    c->sink += acc;
-}
-
-static void pf_teardown(struct cb_case *c)
-{
-    struct pf_state *s = c->priv;
-    if (s) {
-        cb_workset_free(&s->ws);
-        free(s);
-    }
-    c->priv = NULL;
-}
-
-static int pf_verify(const struct cb_variant *v, struct cb_verdict *out);
-
-/* The plugin family v belongs to, found through the registry (a variant
- * does not point to its family). */
-static const struct plugin_family *pf_of(const struct cb_variant *v)
-{
-    for (size_t i = 0; i < cb_registry_size(); i++) {
-        const struct cb_probe *p = cb_registry_any(i);
-        if (p->verify == pf_verify && v >= p->variants && v < p->variants + p->nvariants)
-            return (const struct plugin_family *)p;
-    }
-    return NULL;
-}
-
-/* The family's own check; without one the verdict is ok with nothing
- * checked, and says "unverified" (the collector prints and stores that). */
-static int pf_check(const struct cb_variant *v, struct cb_verdict *out)
-{
-    memset(out, 0, sizeof *out);
-    const struct plugin_family *pf = pf_of(v);
-    if (!pf)
-        return -EINVAL;
-    if (!pf->fam->check) {
-        out->ok = 1;
-        snprintf(out->detail, sizeof out->detail, "%s", pf->detail);
-        return 0;
-    }
-    char why[sizeof out->detail] = "";
-    int bad = pf->fam->check(v->fn, why, sizeof why);
-    why[sizeof why - 1] = '\0';
-    out->ok = bad == 0;
-    out->checked = 1;
-    if (bad)
-        snprintf(out->detail, sizeof out->detail, "%s", why[0] ? why : "its family's check failed");
-    return 0;
-}
-
-/* The check runs the plugin's code: in a child, as merged_verify does. */
-static int pf_verify(const struct cb_variant *v, struct cb_verdict *out)
-{
-    const struct plugin_family *pf = pf_of(v);
-    if (pf && !pf->fam->check)
-        return pf_check(v, out);
-    return verify_in_child(pf_check, v, out);
+    return cb_plugin_verify_in_child(plugin_variant_verify, v, out);
 }
 
 /* ---- registering ------------------------------------------------------------- */
@@ -529,20 +440,12 @@ static int register_table(const struct cb_plugin *t, const char *ns, struct cb_p
     }
     for (size_t i = 0; i < t->nfamilies; i++) {
         const struct cb_plugin_family *f = &t->families[i];
-        struct plugin_family *pf = calloc(1, sizeof *pf);
-        if (!pf)
+        struct cb_probe *fp = cb_plugin_family_probe(f);
+        if (!fp)
             return -ENOMEM;
-        pf->fam = f;
-        snprintf(pf->detail, sizeof pf->detail, "unverified: plugin family %s has no reference check",
-                 f->name);
-        pf->probe = (struct cb_probe){
-            .name = f->name, .desc = f->desc ? f->desc : "(plugin family)", .unit = "B",
-            .op = "call", .sizes = f->sizes ? f->sizes : pf_default_sizes,
-            .setup = pf_setup, .run = pf_run, .verify = pf_verify, .teardown = pf_teardown,
-        };
-        int rc = add_variants(f->name, t, NULL, &pf->probe);
+        int rc = add_variants(f->name, t, NULL, fp);
         if (rc == 0)
-            rc = cb_registry_add_ns(ns, &pf->probe);
+            rc = cb_registry_add_ns(ns, fp);
         if (rc)
             return rc;
     }
@@ -550,6 +453,15 @@ static int register_table(const struct cb_plugin *t, const char *ns, struct cb_p
         off += (size_t)snprintf(out->variants + off, off < sizeof out->variants ? sizeof out->variants - off : 0,
                                 "%s%s/%s", j ? "," : "", t->variants[j].family, t->variants[j].name);
     return 0;
+}
+
+int cb_plugin_code_roots(const struct cb_probe *p, const struct cb_variant *v, const void **call)
+{
+    *call = NULL;
+    int r = cb_plugin_family_call(p, v, call);
+    if (r != 0)
+        return r < 0 ? r : 0;
+    return is_pluggable(p->name) ? 0 : -ENOTSUP;
 }
 
 int cb_plugin_load(const char *arg, struct cb_plugin_info *out, char *err, size_t errlen)

@@ -218,7 +218,16 @@ void cb_html_esc(FILE *out, const char *s);
 /* escape.c: the length of the valid UTF-8 sequence at s (1-4), 0 when the
  * byte there starts none. */
 size_t cb_utf8_len(const char *s);
-/* s copied into buf: each byte that is not UTF-8 as U+FFFD (CSV, labels). */
+/* The one UTF-8 walk of outside text (escape.c): s added to out, with
+ * CB_ESC_CTRL control characters (C0 but tab, DEL, C1) and bad bytes as
+ * \xNN, a line break as \n (kept with CB_ESC_KEEP_NL); with CB_ESC_FFFD
+ * a bad byte as U+FFFD instead. */
+struct cb_sb;
+#define CB_ESC_FFFD 1u
+#define CB_ESC_CTRL 2u
+#define CB_ESC_KEEP_NL 4u
+void cb_esc_add(struct cb_sb *out, const char *s, unsigned how);
+/* s copied into buf: each byte that is not UTF-8 as U+FFFD (labels). */
 void cb_utf8_clean(char *buf, size_t len, const char *s);
 /* s copied for a terminal or a text file: control characters (C0, DEL, C1)
  * and bytes that are not UTF-8 written as \xNN, a line break as \n. */
