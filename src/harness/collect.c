@@ -335,7 +335,7 @@ static int record_events(struct open_ctx *x)
             .name = c->spec.name, .part = c->spec.part, .pfm = c->spec.pfm,
             .encoding = c->spec.encoding, .source = cb_source_name(c->spec.source),
             .read_method = cb_read_method_name(c->method), .supported = c->supported,
-            .why = c->supported ? "" : c->why,
+            .why = c->why, /* for a counted one: why not read in user space, or "" */
         };
         int rc = cb_store_event_add(col->st, col->run_id, &row, &col->event_ids[i]);
         if (rc < 0) {

@@ -1,0 +1,1 @@
+cat "$T/pmu.log"; grep -E "^@@|^not ok|^1\.\." "$T/unit.log"
