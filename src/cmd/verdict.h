@@ -31,6 +31,7 @@ struct cmp_opts {
     int exact;                    /* simulated counts: no test, the threshold alone decides */
     int threshold_set;            /* --threshold was given */
     const char *metric;           /* set by cmp_pick_metric: the floor is learned in it */
+    const char *want;             /* --metric: the count asked for ("instructions"), or NULL */
 };
 
 /* From this many runs a side, a case is tested on its runs; below, against
