@@ -19,9 +19,11 @@ end() { echo "@@end $1 $2"; }
 step() {
     n=$1
     shift
+    s0=$(cut -d' ' -f1 /proc/uptime)
     begin "$n"
     "$@" 2>&1
     end "$n" $?
+    echo "@@time $n $s0 $(cut -d' ' -f1 /proc/uptime)"
 }
 send() {  # send NAME FILE: a file back to the host
     begin "$1"
@@ -59,18 +61,19 @@ if [ "$mode" = unit ]; then
         step "unit ${t#tests/}" "$t"
     done
 else
-    export CB_EMULATED=0  # emulated, but its counts are what is checked: no timing is read
+    # Labelled as what it is; the checks read counts, which emulation keeps.
+    export CB_EMULATED="qemu-system-aarch64 TCG -icount shift=0 (PMU stage)"
     step list-events ./cyclebudget list events
     # The synthetic chain: 3 instructions an add (add, subs, b.ne), at two
     # sizes; the stored counts, not the text, are what the host checks.
     S="-p synthetic -s 1000,4000 -m warm --reps 5 -q --db /tmp/a.db"
     step run-a user ./cyclebudget run $S -e cycles,instructions,cache-misses --tag a
-    step run-aa user ./cyclebudget run $S -e cycles,instructions --tag aa
+    step run-aa user ./cyclebudget run $S -e cycles,instructions,cache-misses --tag aa
     # Planted: 1% more adds, 10 at size 1000 (30 instructions), 40 at 4000.
-    step run-b user env CB_SYNTH_SLOWDOWN=0.01 ./cyclebudget run $S -e cycles,instructions --tag b
+    step run-b user env CB_SYNTH_SLOWDOWN=0.01 ./cyclebudget run $S -e cycles,instructions,cache-misses --tag b
     step report-a user ./cyclebudget report a --db /tmp/a.db
-    step compare-aa user ./cyclebudget compare a aa --db /tmp/a.db
-    step compare-ab user ./cyclebudget compare a b --db /tmp/a.db
+    step compare-aa user ./cyclebudget compare a aa --metric instructions --db /tmp/a.db
+    step compare-ab user ./cyclebudget compare a b --metric instructions --db /tmp/a.db
     # Multiplexed: a second group of six in the same task context takes
     # the counters in turns with the run's group of five (hog.c).
     step run-mux user ./hog 6 ./cyclebudget run -p synthetic -s 100000 -m warm --reps 8 -q --db /tmp/m.db \
