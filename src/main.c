@@ -28,6 +28,7 @@ static const struct {
     {"merge", cmd_merge, "copy the runs of other databases into one (many hosts)"},
     {"check", cmd_check, "read every page of the database for damage"},
     {"ab", cmd_ab, "time two builds of a plugin in one process, paired round by round"},
+    {"kernel", cmd_kernel, "kernel run: time the kernel's own functions inside it (a module)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -277,7 +277,7 @@ static void print_verdict(const struct bisect *b, const struct cmp_ctx *x, const
                           int status, int64_t run_id, size_t shared_bad)
 {
     if (!b->quiet)
-        cmp_print_result(x, &b->c.o, res, status, stdout);
+        cmp_print_result(x, &b->c, res, status, stdout);
     printf("bisect-check: %s (run %lld against %s)\n",
            status == 0 ? "good" : status == 1 ? "bad: regressed" : "cannot tell (skip)",
            (long long)run_id, b->against);

@@ -41,16 +41,16 @@ struct compare {
     const char *junit;            /* --junit FILE, or NULL */
 };
 
-static int parse_format(const char *s, struct cmp_opts *o, char *err, size_t errlen)
+static int parse_format(const char *s, enum fmt *fmt, char *err, size_t errlen)
 {
     if (strcmp(s, "text") == 0)
-        o->fmt = FMT_TEXT;
+        *fmt = FMT_TEXT;
     else if (strcmp(s, "markdown") == 0 || strcmp(s, "md") == 0)
-        o->fmt = FMT_MARKDOWN;
+        *fmt = FMT_MARKDOWN;
     else if (strcmp(s, "json") == 0)
-        o->fmt = FMT_JSON;
+        *fmt = FMT_JSON;
     else if (strcmp(s, "junit") == 0)
-        o->fmt = FMT_JUNIT;
+        *fmt = FMT_JUNIT;
     else {
         snprintf(err, errlen, "--format '%s': give text, markdown, json or junit", s);
         return -EINVAL;
@@ -65,7 +65,7 @@ static int compare_opt(int ch, const char *arg, void *ctx, char *err, size_t err
 {
     struct compare *k = ctx;
     switch (ch) {
-    case OPT_FORMAT: return parse_format(arg, &k->c.o, err, errlen);
+    case OPT_FORMAT: return parse_format(arg, &k->c.fmt, err, errlen);
     case OPT_RERUN_TIME: return cb_parse_seconds(arg, "--rerun-time", &k->cap_s, err, errlen);
     }
     return 1;
@@ -128,6 +128,8 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
     }
     k->base = argv[optind];
     k->head = argv[optind + 1];
+    if (cb_output_check(k->junit, k->c.db, err, errlen) < 0)
+        return -EINVAL;
     if (cb_versus_is_case(k->base) != cb_versus_is_case(k->head)) {
         snprintf(err, errlen, "give two cases (RUN:probe/variant/size/mode) or two sides, not one "
                  "of each ('%s', '%s')", k->base, k->head);
@@ -181,10 +183,10 @@ static int no_verdict(struct cb_store *st, const struct compare *k, const struct
         return 0;
     snprintf(line, sizeof line, "no verdict: run %lld is emulated (%s): " CB_REPORT_EMULATED_WHAT,
              (long long)run, why);
-    no_verdict_print(k->c.o.fmt, run, why, line, stdout);
+    no_verdict_print(k->c.fmt, run, why, line, stdout);
     struct cb_output o;
     char err[1200];
-    if (k->junit && cb_output_open(&o, k->junit, err, sizeof err) == 0) {
+    if (k->junit && cb_output_open(&o, k->junit, k->c.db, err, sizeof err) == 0) {
         no_verdict_print(FMT_JUNIT, run, why, line, o.f);
         cb_output_close(&o, 1, err, sizeof err);
     }
@@ -261,11 +263,12 @@ static const char *compare_db(const void *ctx)
 /* --junit FILE: the same verdicts as JUnit XML, beside the printed ones,
  * so that a CI job shows one format and reads the other from one compare
  * (a second compare would not see --rerun's new runs).  0 or -1 said. */
-static int compare_junit(const char *path, const struct cmp_ctx *x, const struct cmp_result *res)
+static int compare_junit(const char *path, const char *db, const struct cmp_ctx *x,
+                         const struct cmp_result *res)
 {
     char err[1200];
     struct cb_output o;
-    if (cb_output_open(&o, path, err, sizeof err) < 0) {
+    if (cb_output_open(&o, path, db, err, sizeof err) < 0) {
         cb_error("--junit: %s", err);
         return -1;
     }
@@ -301,8 +304,8 @@ static int compare_body(void *ctx, struct cb_store *st)
         cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
         cmp_describe_side(st, &B, x.head_desc, sizeof x.head_desc);
         status = cmp_exit_of(&res);
-        cmp_print_result(&x, &k->c.o, &res, status, stdout);
-        if (k->junit && compare_junit(k->junit, &x, &res) < 0)
+        cmp_print_result(&x, &k->c, &res, status, stdout);
+        if (k->junit && compare_junit(k->junit, k->c.db, &x, &res) < 0)
             status = CB_EXIT_USAGE;
     }
 out:

@@ -45,9 +45,20 @@ static int open_special(struct cb_output *o, const char *path, const struct stat
                  o->shown);
         return -EINVAL;
     }
-    int fd = S_ISSOCK(sb->st_mode) ? open_socket(path) : open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    /* A FIFO with no reader would block open() forever (a CI job with a
+     * pipe no one reads): O_NONBLOCK fails at once with ENXIO instead, and
+     * is cleared again, so that writes wait for a slow reader as a pipe's do. */
+    int fd = S_ISSOCK(sb->st_mode) ? open_socket(path)
+             : open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | (S_ISFIFO(sb->st_mode) ? O_NONBLOCK : 0));
     if (fd < 0 && !S_ISSOCK(sb->st_mode))
         fd = -errno;
+    if (fd == -ENXIO && S_ISFIFO(sb->st_mode)) {
+        snprintf(err, errlen, "-o %s is a FIFO that no process is reading: start its reader first "
+                 "(e.g. 'cat %s &')", o->shown, o->shown);
+        return -ENXIO;
+    }
+    if (fd >= 0 && S_ISFIFO(sb->st_mode))
+        (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
         int e = fd < 0 ? fd : -errno;
         if (fd >= 0)
@@ -88,13 +99,138 @@ static int open_regular(struct cb_output *o, const char *target, const struct st
     return 0;
 }
 
-int cb_output_open(struct cb_output *o, const char *path, char *err, size_t errlen)
+/* ---- an output that would overwrite the store ------------------------- */
+
+/* The absolute name that writing path would create or replace: symlinks
+ * followed (a dangling one to where it points), the directory resolved.
+ * NULL when its directory does not exist (nothing can be written there). */
+static char *final_name(const char *path)
+{
+    struct cb_sb cur = CB_SB_INIT;
+    cb_sb_adds(&cur, path);
+    for (int hops = 0; hops < 40; hops++) {
+        struct stat lsb;
+        char to[PATH_MAX];
+        ssize_t n;
+        if (lstat(cur.buf, &lsb) != 0 || !S_ISLNK(lsb.st_mode) ||
+            (n = readlink(cur.buf, to, sizeof to - 1)) < 0)
+            break;
+        to[n] = '\0';
+        char *slash = strrchr(cur.buf, '/');
+        if (to[0] == '/' || !slash)
+            cb_sb_reset(&cur);
+        else
+            cur.len = (size_t)(slash - cur.buf) + 1, cur.buf[cur.len] = '\0';
+        cb_sb_adds(&cur, to);
+    }
+    char *slash = strrchr(cur.buf, '/');
+    const char *base = slash ? slash + 1 : cur.buf;
+    if (slash)
+        *slash = '\0';
+    char *dir = realpath(slash ? (cur.buf[0] ? cur.buf : "/") : ".", NULL);
+    char *out = NULL;
+    if (dir && asprintf(&out, "%s/%s", strcmp(dir, "/") ? dir : "", base) < 0)
+        out = NULL;
+    free(dir);
+    cb_sb_release(&cur);
+    return out;
+}
+
+static int same_file(const struct stat *a, const char *path)
+{
+    struct stat b;
+    return stat(path, &b) == 0 && a->st_dev == b.st_dev && a->st_ino == b.st_ino;
+}
+
+/* Is path (resolved: name) the store, its -wal or its -shm?  By name, for
+ * what SQLite would create beside the store (it resolves links the same
+ * way), and by inode, for a hard link or another mount of the file. */
+static const char *store_part(const char *path, const char *name, const char *store)
+{
+    static const char *const parts[] = {"", "-wal", "-shm"};
+    static const char *const said[] = {"the store", "the store's -wal file", "the store's -shm file"};
+    char *sname = final_name(store);
+    struct stat osb;
+    int there = stat(path, &osb) == 0;
+    const char *hit = NULL;
+    for (int i = 0; i < 3 && !hit; i++) {
+        struct cb_sb p = CB_SB_INIT;
+        cb_sb_addf(&p, "%s%s", sname ? sname : store, parts[i]);
+        if ((name && strcmp(name, p.buf) == 0) || (there && same_file(&osb, p.buf)))
+            hit = said[i];
+        cb_sb_release(&p);
+    }
+    free(sname);
+    return hit;
+}
+
+int cb_output_guard(const char *path, const char *store, struct cb_sb *err)
+{
+    if (!path || strcmp(path, "-") == 0)
+        return 0;
+    if (!*path) {
+        cb_sb_addf(err, "-o '': give a file name, or - for standard output");
+        return -EINVAL;
+    }
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        cb_sb_addf(err, "%s is a directory; name a file in it (e.g. %s/report.html)", path, path);
+        return -EISDIR;
+    }
+    char *name = final_name(path);
+    if (!name) {
+        cb_sb_addf(err, "cannot write %s: its directory does not exist (%s); create it or choose "
+                   "another file", path, strerror(errno));
+        free(name);
+        return -ENOENT;
+    }
+    char *slash = strrchr(name, '/');
+    *slash = '\0';
+    int e = access(name[0] ? name : "/", W_OK | X_OK) == 0 ? 0 : errno;
+    *slash = '/';
+    if (e && stat(path, &sb) != 0) {
+        cb_sb_addf(err, "cannot write %s: its directory is not writable (%s); choose another file",
+                   path, strerror(e));
+        free(name);
+        return -EACCES;
+    }
+    const char *hit = store && *store && !strstr(store, "://") ? store_part(path, name, store) : NULL;
+    free(name);
+    if (hit) {
+        cb_sb_addf(err, "%s is %s (--db %s): writing there would destroy it; choose another file",
+                   path, hit, store);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int cb_output_check(const char *path, const char *store, char *err, size_t errlen)
+{
+    struct cb_sb why = CB_SB_INIT;
+    int rc = cb_output_guard(path, store, &why);
+    if (rc < 0)
+        cb_sb_copy(&why, err, errlen);
+    cb_sb_release(&why);
+    return rc < 0 ? -EINVAL : 0;
+}
+
+int cb_output_open(struct cb_output *o, const char *path, const char *store, char *err, size_t errlen)
 {
     *o = (struct cb_output){.shown = path ? path : "standard output"};
     if (!path || strcmp(path, "-") == 0) {
         o->f = stdout;
         return 0;
     }
+    /* Again at the moment of writing: the names may have changed since the
+     * command's parse step checked them. */
+    struct cb_sb why = CB_SB_INIT;
+    int g = cb_output_guard(path, store, &why);
+    if (g < 0) {
+        cb_sb_copy(&why, err, errlen);
+        cb_sb_release(&why);
+        return g;
+    }
+    cb_sb_release(&why);
     struct stat sb;
     if (stat(path, &sb) < 0) {
         if (errno != ENOENT) {

@@ -7,11 +7,13 @@
  * the system's /dev/null into a regular file.  So a character device, a FIFO
  * or a Unix socket is written straight to; a symlink is followed and the file
  * it names is written (the link stays); a directory or a block device is
- * refused. */
+ * refused.  A FIFO no process reads is refused rather than waited on. */
 #ifndef CB_OUTPUT_H
 #define CB_OUTPUT_H
 
 #include <stdio.h>
+
+#include "strbuf.h"
 
 struct cb_output {
     FILE *f;            /* write here */
@@ -20,9 +22,23 @@ struct cb_output {
     const char *shown;  /* the name the user typed, for messages */
 };
 
-/* Open path ("-" or NULL: stdout) for writing.  0, or a negative errno with
- * a message for the user in err. */
-int cb_output_open(struct cb_output *o, const char *path, char *err, size_t errlen);
+/* Whether path may be written at all, asked in a command's parse step so
+ * that a refusal exits 2 before anything is written (issue 43: `report -o
+ * s.db --db s.db` replaced the store with a report, exit 0).  Refused: a
+ * directory, a name whose directory does not exist, and anything that
+ * resolves to store (the --db of the command; a postgresql:// URL has no
+ * file), its -wal or its -shm, by name after following symlinks and by
+ * st_dev/st_ino.  0, or a negative errno with the message added to err. */
+int cb_output_guard(const char *path, const char *store, struct cb_sb *err);
+
+/* cb_output_guard for a parse step: -EINVAL (a usage error) with the
+ * message in err, or 0. */
+int cb_output_check(const char *path, const char *store, char *err, size_t errlen);
+
+/* Open path ("-" or NULL: stdout) for writing, after cb_output_guard (again:
+ * the names may have changed since).  0, or a negative errno with a message
+ * for the user in err. */
+int cb_output_open(struct cb_output *o, const char *path, const char *store, char *err, size_t errlen);
 
 /* Finish: ok nonzero and every write good -> the file is put in place; else
  * the temporary file is removed.  0, or a negative errno with err set. */

@@ -185,23 +185,7 @@ static int plan_output(struct race_plan *pl)
         snprintf(pl->err, sizeof pl->err, "--emit '%s': give json or c-header", pl->emit);
         return -EINVAL;
     }
-    if (!out)
-        return 0;
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", out);
-    char *slash = strrchr(dir, '/');
-    if (slash == dir)
-        dir[1] = '\0';
-    else if (slash)
-        *slash = '\0';
-    else
-        snprintf(dir, sizeof dir, ".");
-    if (access(dir, W_OK) < 0) {
-        snprintf(pl->err, sizeof pl->err, "-o %.200s: cannot write into %.200s (%s): choose another file",
-                 out, dir, strerror(errno));
-        return -EACCES;
-    }
-    return 0;
+    return cb_output_check(out, pl->s.co.db, pl->err, sizeof pl->err);
 }
 
 /* The families: each once, and each measured in bytes.  The buckets are
@@ -324,7 +308,7 @@ static int race_emit(const struct race_plan *pl, const struct cb_race *race, con
 {
     char err[1200];
     struct cb_output o;
-    if (cb_output_open(&o, pl->outpath, err, sizeof err) < 0) {
+    if (cb_output_open(&o, pl->outpath, pl->s.co.db, err, sizeof err) < 0) {
         cb_error("%s (the race is stored as run %lld)", err, (long long)run_id);
         return 1;
     }

@@ -186,6 +186,8 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
                  "are exported together, each a repetition)");
         return -EINVAL;
     }
+    if (cb_output_check(a->outpath, a->db, err, errlen) < 0)
+        return -EINVAL;
     return cb_budget_parse(a->budget_arg, (unsigned)a->frame, &a->budget, err, errlen) < 0 ? -EINVAL : 0;
 }
 
@@ -264,7 +266,7 @@ static int report_write(struct cb_store *st, const struct report_args *a, const 
     char err[1200];
     struct cb_output o;
     int to_file = a->outpath && strcmp(a->outpath, "-") != 0;
-    if (cb_output_open(&o, a->outpath, err, sizeof err) < 0) {
+    if (cb_output_open(&o, a->outpath, a->db, err, sizeof err) < 0) {
         cb_error("%s", err);
         return 1;
     }

@@ -312,18 +312,19 @@ static void print_summary(const struct cmp_result *res, int md, FILE *f)
     fputc('\n', f);
 }
 
-void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o,
+void cmp_print_result(const struct cmp_ctx *x, const struct cmp_common *c,
                       const struct cmp_result *res, int exit_status, FILE *f)
 {
-    if (o->fmt == FMT_JSON) {
+    const struct cmp_opts *o = &c->o;
+    if (c->fmt == FMT_JSON) {
         print_json(x, o, res, exit_status, f);
         return;
     }
-    if (o->fmt == FMT_JUNIT) {
+    if (c->fmt == FMT_JUNIT) {
         cmp_print_junit(x, res, f);
         return;
     }
-    int md = o->fmt == FMT_MARKDOWN;
+    int md = c->fmt == FMT_MARKDOWN;
     if (md)
         print_head_md(x, o, res, f);
     else

@@ -362,6 +362,7 @@ static void run_sections(FILE *out, const struct cb_report *r, const struct cb_r
         fputs("): " CB_REPORT_EMULATED_WHAT "; " CB_REPORT_EMULATED_MORE ".</div>", out);
     }
     cb_html_summary_view(out, r, base, b);
+    cb_report_inkernel_html(out, r);
     header_callouts(out, r);
     fprintf(out, "<details class=\"meta\"><summary>The run: machine, clocks, build, commit, events "
                  "(run %" PRId64 ")</summary>", r->run.id);

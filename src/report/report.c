@@ -501,6 +501,8 @@ int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
     if (cb_store_run_calibration(st, run_id, &r->cal_id, &r->cal_reused) == 0 &&
         cb_store_calibration_get(st, r->cal_id, &r->ceil, r->cal_taken, sizeof r->cal_taken) == 0)
         r->has_ceil = r->ceil.n > 0;
+    if ((rc = cb_report_inkernel_load(st, r)) < 0)
+        return rc;
     for (size_t k = 0; k < r->ncases; k++)
         cb_report_case_ceilings(&r->cases[k], r->has_ceil ? &r->ceil : NULL);
     return 0;
@@ -508,6 +510,7 @@ int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
 
 void cb_report_free(struct cb_report *r)
 {
+    cb_report_inkernel_free(r);
     for (size_t k = 0; k < r->ncases; k++) {
         struct cb_report_case *c = &r->cases[k];
         for (size_t e = 0; c->ev && e < r->nevents; e++) {

@@ -72,7 +72,32 @@ struct cb_report {
      * amortised over (kernel.c); CB_FPU_BATCH_DEFAULT unless report
      * --fpu-batch set it. */
     int fpu_batch;
+    /* An in-kernel run's side-by-side with its user-space models
+     * (inkernel.c); NULL for a user-space run. */
+    struct cb_inkernel *ik;
 };
+
+/* One in-kernel case beside one of its user-space models (inkernel.c). */
+struct cb_inkernel_row {
+    size_t kcase;                /* index into r->cases */
+    char variant[48];            /* the model: a variant of the same probe */
+    double kernel, model;        /* median TSC ticks per op; model NAN when no run measured it */
+    double err_pct;              /* (model - kernel) / kernel, %; NAN */
+    int64_t model_run;
+};
+struct cb_inkernel {
+    struct cb_inkernel_row *rows;
+    size_t n;
+    int64_t fpu_run;             /* the user-space run whose calibration gives the estimate */
+    int has_fpu;
+    struct cb_fpu_cost fpu;      /* that calibration's XSAVEC figures (fpu.h) */
+};
+/* Load r->ik when r is an in-kernel run (runs.source); 0 or -ENOMEM. */
+int cb_report_inkernel_load(struct cb_store *st, struct cb_report *r);
+void cb_report_inkernel_free(struct cb_report *r);
+/* The side-by-side section, text and HTML; nothing for a user-space run. */
+void cb_report_inkernel_text(const struct cb_report *r, FILE *out);
+void cb_report_inkernel_html(FILE *out, const struct cb_report *r);
 
 int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r);
 void cb_report_free(struct cb_report *r);

@@ -388,6 +388,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
     if (shared)
         shared_note(r, shared, out);
     cb_report_kernel_text(r, out);
+    cb_report_inkernel_text(r, out);
     if (flagged)
         clock_note(r, flagged, out);
     if (!measured_any)

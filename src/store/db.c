@@ -160,9 +160,14 @@ static void backoff(int attempt)
     nanosleep(&ts, NULL);
 }
 
-/* One migration in its own write transaction, retried while another
- * process holds the lock. */
-static int migrate_one(struct cb_db *db, const struct cb_migration *m)
+/* Migrations [from, to) in ONE write transaction, retried while another
+ * process holds the lock; each apply re-reads the version under the lock.
+ * One transaction, not one each: a migration that cannot finish (a full
+ * disk) must leave the database as it was, not half-way at a version
+ * between (issue 43, 3: user_version 2 of 18 left behind).  *failed: the
+ * one that failed. */
+static int migrate_all(struct cb_db *db, const struct cb_migration *m, size_t from, size_t to,
+                       size_t *failed)
 {
     int r = -EBUSY;
     for (int attempt = 0; attempt < CB_DB_MIGRATE_TRIES && r == -EBUSY; attempt++) {
@@ -171,7 +176,10 @@ static int migrate_one(struct cb_db *db, const struct cb_migration *m)
         r = cb_db_begin(db);
         if (r < 0)
             continue;
-        r = db->ops->apply(db, m);
+        for (size_t i = from; i < to && r == 0; i++) {
+            *failed = i;
+            r = db->ops->apply(db, &m[i]);
+        }
         if (r == 0)
             r = cb_db_commit(db);
         if (r < 0 && cb_db_in_tx(db))
@@ -207,17 +215,16 @@ int cb_db_migrate(struct cb_db *db, int upto, char *err, size_t errlen)
                   "this one knows %d): upgrade cyclebudget or use another --db", cur, latest);
         return -EPROTO;
     }
-    for (size_t i = (size_t)cur; i < (size_t)target; i++) {
-        int r = migrate_one(db, &m[i]);
-        if (r < 0) {
-            char why[sizeof db->errmsg];
-            snprintf(why, sizeof why, "%s", db->errmsg);
-            cb_db_msg(db, err, errlen, "cannot apply migration %s: %s", m[i].name,
-                      why[0] ? why : strerror(-r));
-            return r;
-        }
+    size_t bad = (size_t)cur;
+    int r = cur < target ? migrate_all(db, m, (size_t)cur, (size_t)target, &bad) : 0;
+    if (r < 0) {
+        char why[sizeof db->errmsg];
+        snprintf(why, sizeof why, "%s", db->errmsg);
+        cb_db_msg(db, err, errlen, "cannot apply migration %s (the database is left at schema "
+                  "%d, as it was): %s%s", m[bad].name, cur, why[0] ? why : strerror(-r),
+                  r == -ENOSPC ? ": disk full: free some space there and run again" : "");
     }
-    return 0;
+    return r;
 }
 
 /* ---- ? to $N ---------------------------------------------------------- */

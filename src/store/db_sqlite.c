@@ -4,6 +4,7 @@
  * makes before opening (header, schema version, quick_check) stay in
  * store.c; this is the statement layer only. */
 #include "db_internal.h"
+#include "store_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -248,7 +249,7 @@ int cb_db_sqlite_open(const char *path, int flags, struct cb_db **out, char *err
     int oflags = SQLITE_OPEN_NOMUTEX |
                  (flags & CB_DB_READONLY ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
                  (flags & CB_DB_CREATE && !(flags & CB_DB_READONLY) ? SQLITE_OPEN_CREATE : 0);
-    int rc = sqlite3_open_v2(path, &db->h, oflags, NULL);
+    int rc = sqlite3_open_v2(path, &db->h, oflags, cb_st_vfs());
     if (rc != SQLITE_OK) {
         cb_db_msg(NULL, err, errlen, "%s: cannot open: %s", path,
                   db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));

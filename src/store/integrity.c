@@ -116,6 +116,14 @@ int cb_st_quick_check(struct cb_store *st, const char *path, int full, char *err
     return -EINVAL;
 }
 
+/* Less than CB_DISK_FULL_BYTES free where dir is. */
+static int space_low(const char *dir)
+{
+    struct statvfs vs;
+    return dir && statvfs(dir, &vs) == 0 &&
+           (unsigned long long)vs.f_bavail * vs.f_frsize < CB_DISK_FULL_BYTES;
+}
+
 int cb_st_disk_full(struct cb_store *st, const char *dir)
 {
     sqlite3 *h = st && st->db ? cb_db_sqlite(st->db) : NULL;
@@ -127,9 +135,7 @@ int cb_st_disk_full(struct cb_store *st, const char *dir)
     /* Growing the -shm file on a full disk fails as a plain I/O error
      * ("disk I/O error", SQLITE_IOERR_SHMSIZE) without ENOSPC: ask the
      * filesystem what is left. */
-    struct statvfs vs;
-    return code == SQLITE_IOERR && dir && statvfs(dir, &vs) == 0 &&
-           (unsigned long long)vs.f_bavail * vs.f_frsize < CB_DISK_FULL_BYTES;
+    return code == SQLITE_IOERR && space_low(dir);
 }
 
 static void read_count(struct cb_db_stmt *s, void *n)
@@ -152,7 +158,8 @@ int cb_store_integrity(struct cb_store *st, const char *path, long long *pages, 
 
 int cb_st_open_fail(struct cb_store *st, const struct cb_st_open *o, int rc, const char *what)
 {
-    if (cb_st_disk_full(st, o->dir)) {
+    /* rc too: after a rollback SQLite's own code says only that it went well. */
+    if (rc == -ENOSPC || cb_st_disk_full(st, o->dir) || (rc == -EIO && space_low(o->dir))) {
         cb_st_msg(o->err, o->errlen, "%s: %s: disk full (the filesystem of %s has no space left): "
                   "free some space there, or give --db a file on another filesystem, and run "
                   "again", o->path, what, o->dir);

@@ -170,7 +170,7 @@ static void read_cols(struct cb_db_stmt *s, void *row, const struct col *cols, s
 }
 
 /* Q_RUN_GET's columns: the run, its commit, its host, its build, migration
- * 7's clock and meter columns, 8's model, 9's UUID, 17's emulation. */
+ * 7's clock and meter columns, 8's model, 9's UUID, 17's emulation, 19's source. */
 #define R(kind, f) COL(struct cb_run_info, kind, f)
 static const struct col run_cols[] = {
     R(I64, id), R(STR, status), R(STR, started), R(STR, finished), R(STR, cmdline),
@@ -185,6 +185,7 @@ static const struct col run_cols[] = {
     R(NDBL, core_est_spread), R(NDBL, core_est_add_ghz), R(NDBL, core_est_imul_ghz),
     R(STR, meter_kind), R(NDBL, meter_baseline), R(NDBL, meter_spread), R(STR, meter_why),
     R(STR, fingerprint), R(STR, sim_model), R(STR, uuid), R(STR, plugins), R(STR, emulated),
+    R(STR, source),
 };
 #undef R
 

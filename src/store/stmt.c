@@ -37,6 +37,7 @@ static const char *const q_sql[Q__N] = {
         " meter_baseline=?9, meter_spread=?10, meter_why=?11, fingerprint=?12 WHERE id=?1",
     [Q_RUN_SIM] = "UPDATE runs SET sim_model=?2 WHERE id=?1",
     [Q_RUN_EMUL] = "UPDATE runs SET emulated=?2 WHERE id=?1",
+    [Q_RUN_SOURCE] = "UPDATE runs SET source=?2 WHERE id=?1",
     [Q_RUN_UUID] = "UPDATE runs SET uuid=?2 WHERE id=?1",
     [Q_RUN_STATUS] = "SELECT status FROM runs WHERE id=?1",
     [Q_RUN_FINISH] =
@@ -71,7 +72,7 @@ static const char *const q_sql[Q__N] = {
         " COALESCE(r.sim_model,''), COALESCE(r.uuid,''),"
         " COALESCE((SELECT group_concat(COALESCE(p.side || ' ', '') || p.path || ' (sha256 ' || substr(p.sha256, 1, 16) || '...): '"
         " || p.variants, '; ') FROM run_plugins p WHERE p.run_id = r.id), ''),"
-        " COALESCE(r.emulated,'')"
+        " COALESCE(r.emulated,''), COALESCE(r.source,'')"
         " FROM runs r JOIN hosts h ON h.id = r.host_id JOIN builds b ON b.id = r.build_id"
         " LEFT JOIN commits cm ON cm.id = r.commit_id WHERE r.id = ?1",
     [Q_EVENTS] =
@@ -210,7 +211,9 @@ int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void 
         if (!cb_st_is_busy(rc)) {
             if (rc == CB_DB_OK || rc == CB_DB_DONE)
                 rc = -EIO;
-            fprintf(stderr, "cyclebudget: store: %s\n", keep);
+            /* A full disk is said once, with its remedy, by the caller. */
+            if (rc != -ENOSPC)
+                fprintf(stderr, "cyclebudget: store: %s\n", keep);
             snprintf(st->why, sizeof st->why, "%s", keep);
             return rc;
         }

@@ -9,6 +9,7 @@
  * because closing the last connection of a WAL database checkpoints the WAL
  * into the main file. */
 #include "store_open.h"
+#include "strbuf.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -39,45 +40,59 @@ int cb_store_schema_version(struct cb_store *st)
 
 struct migrate_ctx {
     const struct cb_migration *m;
+    int target;
 };
 
-static int migrate_one(struct cb_store *st, void *vctx)
+static int migrate_one(struct cb_store *st, const struct cb_migration *m)
 {
-    struct migrate_ctx *c = vctx;
     /* Re-read inside the write lock: another process may have migrated
      * between our check and our BEGIN. */
     int cur = cb_store_schema_version(st);
     if (cur < 0)
         return -EIO;
-    if (cur >= c->m->version)
+    if (cur >= m->version)
         return CB_DB_OK;
-    int rc = cb_st_exec(st, c->m->sql);
+    int rc = cb_st_exec(st, m->sql);
     if (rc != CB_DB_OK)
         return rc;
     char pragma[96];
-    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", c->m->version);
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
     rc = cb_st_exec(st, pragma);
-    if (rc == CB_DB_OK && c->m->version == 1) {
+    if (rc == CB_DB_OK && m->version == 1) {
         snprintf(pragma, sizeof pragma, "PRAGMA application_id = %d", CB_APP_ID);
         rc = cb_st_exec(st, pragma);
     }
     return rc;
 }
 
-static int migrate(struct cb_store *st, int target, char *err, size_t errlen)
+/* Every migration up to the target, in ONE transaction: one that cannot
+ * finish (a full disk) leaves the file at the version it had, never
+ * half-way (issue 43, 3: a fresh store on a nearly full disk was left at
+ * user_version 2 of 18, with "database or disk is full" and no remedy). */
+static int migrate_all(struct cb_store *st, void *vctx)
 {
-    for (size_t i = 0; i < cb_nmigrations; i++) {
-        struct migrate_ctx c = {&cb_migrations[i]};
-        if (c.m->version > target)
-            break;
-        int rc = cb_st_in_tx(st, migrate_one, &c);
-        if (rc != CB_DB_OK) {
-            cb_st_msg(err, errlen, "cannot apply migration %s: %s", c.m->name,
-                st->why[0] ? st->why : strerror(-cb_st_errno_or_eio(rc)));
-            return cb_st_errno_or_eio(rc);
-        }
+    struct migrate_ctx *c = vctx;
+    for (size_t i = 0; i < cb_nmigrations && cb_migrations[i].version <= c->target; i++) {
+        c->m = &cb_migrations[i];
+        int rc = migrate_one(st, c->m);
+        if (rc != CB_DB_OK)
+            return rc;
     }
-    return 0;
+    return CB_DB_OK;
+}
+
+static int migrate(struct cb_store *st, const struct cb_st_open *o)
+{
+    struct migrate_ctx c = {&cb_migrations[0], o->target};
+    int rc = cb_st_in_tx(st, migrate_all, &c);
+    if (rc == CB_DB_OK)
+        return 0;
+    struct cb_sb what = CB_SB_INIT;
+    cb_sb_addf(&what, "cannot migrate it to schema %d (at %s); it is left at schema %ld, as it "
+               "was", o->target, c.m->name, o->uv);
+    int r = cb_st_open_fail(st, o, rc, what.buf);
+    cb_sb_release(&what);
+    return r;
 }
 
 /* Migrations must be 1, 2, 3 ... in order: embed.sh numbers them from the
@@ -180,7 +195,7 @@ static int open_db(struct cb_store *st, struct cb_st_open *o)
         flags |= SQLITE_OPEN_URI;
     }
     sqlite3 *h = NULL;
-    int rc = sqlite3_open_v2(name, &h, flags, NULL);
+    int rc = sqlite3_open_v2(name, &h, flags, cb_st_vfs());
     if (rc != SQLITE_OK) {
         cb_st_msg(o->err, o->errlen, "%s: cannot open: %s", o->path,
                   h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
@@ -311,7 +326,7 @@ static int prepare_writes(struct cb_store *st, const struct cb_st_open *o)
     }
     cb_st_exec(st, "PRAGMA foreign_keys = ON");
     if (o->uv < o->target)
-        return migrate(st, o->target, o->err, o->errlen);
+        return migrate(st, o);
     return 0;
 }
 

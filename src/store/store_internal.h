@@ -25,7 +25,7 @@
 enum {
     Q_HOST_SEL, Q_HOST_INS, Q_BUILD_SEL, Q_BUILD_INS, Q_COMMIT_SEL, Q_COMMIT_INS,
     Q_RUN_INS,
-    Q_RUN_TRUTH, Q_RUN_SIM, Q_RUN_EMUL, Q_RUN_UUID, Q_RUN_STATUS, Q_RUN_FINISH, Q_EVENT_INS, Q_CASE_INS, Q_SAMPLE_INS,
+    Q_RUN_TRUTH, Q_RUN_SIM, Q_RUN_EMUL, Q_RUN_SOURCE, Q_RUN_UUID, Q_RUN_STATUS, Q_RUN_FINISH, Q_EVENT_INS, Q_CASE_INS, Q_SAMPLE_INS,
     Q_REAP_SEL, Q_REAP_UPD, Q_RUN_GET, Q_EVENTS, Q_CASES, Q_VALUES,
     Q__N
 };
@@ -102,5 +102,11 @@ int cb_st_is_busy(int rc);
 int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ctx);
 /* The same as 0 or a negative errno, for the public calls. */
 int cb_st_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ctx);
+
+/* The name of the VFS every store file is opened through (shmguard.c: a
+ * full disk under the -shm is SQLITE_FULL, not SIGBUS), or NULL when it
+ * could not be registered (the default VFS then). */
+#define CB_ST_VFS "cb-shmguard"
+const char *cb_st_vfs(void);
 
 #endif

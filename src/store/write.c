@@ -175,7 +175,7 @@ static int bind_commit(struct cb_db_stmt *s, const void *arg)
     return rc == CB_DB_OK ? cb_db_bind_int64(s, 4, m->dirty < 0 ? -1 : m->dirty > 0) : rc;
 }
 
-/* One text column of a run: uuid, sim_model, emulated. */
+/* One text column of a run: uuid, sim_model, emulated, source. */
 static int set_run_text(struct cb_store *st, int q, int64_t run_id, const char *text)
 {
     int rc;
@@ -268,6 +268,9 @@ static int begin_fn(struct cb_store *st, void *vctx)
     /* A store held at an older schema exists only in tests. */
     if (m->emulated && cb_store_schema_version(st) >= 17 &&
         (rc = set_run_text(st, Q_RUN_EMUL, c->run_id, m->emulated)) != CB_DB_OK)
+        return rc;
+    if (m->source && cb_store_schema_version(st) >= 19 &&
+        (rc = set_run_text(st, Q_RUN_SOURCE, c->run_id, m->source)) != CB_DB_OK)
         return rc;
     return cb_store_schema_version(st) < 9 ? CB_DB_OK : set_uuid(st, c->run_id);
 }

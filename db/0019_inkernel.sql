@@ -1,0 +1,13 @@
+-- 0019_inkernel.sql — a run measured inside the running kernel (issue 45).
+--
+-- `cyclebudget kernel run` loads a module (kmod/) that times the kernel's
+-- own csum_partial, memcpy, kmem_cache and kernel_fpu_begin/end, and stores
+-- its samples as a run like any other, so that report, compare and history
+-- read it with the same code.  What makes it different is said here:
+--
+-- runs.source: 'in-kernel' for such a run; NULL for a user-space run (and
+--   every run from before this migration).  Its build row then names the
+--   module, not the cyclebudget binary: version 'cb_kmod <sha256 of the
+--   module's sources>', compiler 'linux <release>' (the running kernel's),
+--   cflags 'config sha256 <hash of the .config the module was built against>'.
+ALTER TABLE runs ADD COLUMN source TEXT CHECK (source IS NULL OR source IN ('in-kernel'));

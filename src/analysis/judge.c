@@ -1,0 +1,297 @@
+/* judge.c — BASE against HEAD, case by case (judge.h): each case tested on
+ * its runs (3+ a side), or against the between-run floor (floor.h) and the
+ * within-run test, or exactly (simulated counts); p corrected over the
+ * cases; acknowledgements applied. */
+#define _GNU_SOURCE
+#include "judge.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One case's statistics on the quiet samples (cb_runs_quiet) of each side.
+ * With CMP_RUNS_MIN or more runs a side, runs are the unit and each side
+ * must keep two runs with enough quiet samples; otherwise samples are the
+ * unit (the within-run test, r->sw) and each side must keep one.  When a
+ * side keeps too few, every sample is used and the row says so. */
+static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b,
+                      const struct cmp_opts *o, struct cmp_row *r)
+{
+    int runs_unit = a->nruns >= CMP_RUNS_MIN && b->nruns >= CMP_RUNS_MIN;
+    size_t need = runs_unit ? 2 : 1;
+    double *va = malloc(a->n * sizeof *va), *vb = malloc(b->n * sizeof *vb);
+    size_t *ea = malloc(a->nruns * sizeof *ea), *eb = malloc(b->nruns * sizeof *eb);
+    int rc = -ENOMEM;
+    if (va && vb && ea && eb) {
+        size_t da, db;
+        size_t ka = cb_runs_quiet(a->v, o->keep_contended ? NULL : a->smt, a->ends, a->nruns,
+                                  CB_QUIET_MIN, va, ea, &da);
+        size_t kb = cb_runs_quiet(b->v, o->keep_contended ? NULL : b->smt, b->ends, b->nruns,
+                                  CB_QUIET_MIN, vb, eb, &db);
+        const double *ua = va, *ub = vb;
+        const size_t *ua_end = ea, *ub_end = eb;
+        if (ka >= need && kb >= need) {
+            r->left_out = (a->nruns - ka) + (b->nruns - kb);
+            r->samples_left_out = da + db;
+        } else {
+            r->all_contended = 1;
+            ua = a->v;
+            ub = b->v;
+            ua_end = a->ends;
+            ub_end = b->ends;
+            ka = a->nruns;
+            kb = b->nruns;
+        }
+        r->test = runs_unit ? CMP_TEST_RUNS : CMP_TEST_NOFLOOR;
+        rc = runs_unit ? cb_cmp_stats_runs(ua, ua_end, ka, ub, ub_end, kb, o->run_q, o->trim, &r->s)
+                       : cb_cmp_stats(ua, ua_end[ka - 1], ub, ub_end[kb - 1], &r->sw);
+    }
+    free(va);
+    free(vb);
+    free(ea);
+    free(eb);
+    return rc;
+}
+
+/* A side's run figures (logs of each run's q-quantile) into x (c->nruns
+ * long): its quiet runs only, unless none is quiet or keep_contended; *n
+ * the count. */
+static int side_logs(const struct cb_side_case *c, const struct cmp_opts *o, double *x, size_t *n)
+{
+    int *quiet = malloc((c->nruns ? c->nruns : 1) * sizeof *quiet);
+    if (!quiet)
+        return -ENOMEM;
+    int rc = cb_run_log_values(c->v, o->keep_contended ? NULL : c->smt, c->ends, c->nruns,
+                               o->run_q, x, quiet);
+    size_t k = 0;
+    for (size_t r = 0; rc == 0 && r < c->nruns; r++)
+        if (quiet[r] || o->keep_contended)
+            x[k++] = x[r];
+    free(quiet);
+    *n = rc == 0 ? (k ? k : c->nruns) : 0;
+    return rc;
+}
+
+/* Fewer than CMP_RUNS_MIN runs a side: the change of the run figures
+ * against the floor learned from identical builds (fl), widened by a
+ * side's own spread when it has two runs or more.  Without a floor of
+ * CB_FLOOR_MIN_DF the row stays CMP_TEST_NOFLOOR. */
+static int floor_stats(const struct cb_floor *fl, const struct cmp_opts *o, struct cmp_row *r)
+{
+    double *la = malloc((r->a->nruns + 1) * sizeof *la), *lb = malloc((r->b->nruns + 1) * sizeof *lb);
+    size_t na = 0, nb = 0;
+    struct cb_floor own = {0};
+    int rc = la && lb ? 0 : -ENOMEM;
+    if (rc == 0 && (side_logs(r->a, o, la, &na) < 0 || side_logs(r->b, o, lb, &nb) < 0))
+        na = nb = 0;
+    if (rc == 0 && na && nb) {
+        const struct cb_floor_case *lc = cb_floor_find(fl, r->a->key);
+        struct cb_floor_case c = lc ? *lc : (struct cb_floor_case){.ss = 0, .df = 0};
+        if ((rc = cb_floor_add(&own, r->a->key, la, na)) == 0 &&
+            (rc = cb_floor_add(&own, r->a->key, lb, nb)) == 0 && own.n) {
+            c.ss += own.c[0].ss;
+            c.df += own.c[0].df;
+        }
+        double sd, df;
+        cb_floor_moderate(fl, &c, &sd, &df);
+        if (rc == 0 && !isnan(sd) && cb_floor_stats(la, na, lb, nb, sd, df, &r->s) == 0) {
+            r->s.na = r->sw.na;
+            r->s.nb = r->sw.nb;
+            r->test = CMP_TEST_FLOOR;
+            r->floor_sd = sd;
+            r->floor_df = df;
+        }
+    }
+    cb_floor_free(&own);
+    free(la);
+    free(lb);
+    return rc;
+}
+
+/* The floor of the head side's host and environment, the compared runs
+ * left out (they must not hold the change they are judged by). */
+static int learn_floor(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                       const struct cmp_opts *o, struct cb_floor *fl)
+{
+    memset(fl, 0, sizeof *fl);
+    fl->s0 = NAN;
+    if (o->exact || !o->metric || !B->nruns || (A->nruns >= CMP_RUNS_MIN && B->nruns >= CMP_RUNS_MIN))
+        return 0;
+    int64_t *skip = malloc((A->nruns + B->nruns) * sizeof *skip);
+    if (!skip)
+        return -ENOMEM;
+    memcpy(skip, A->runs, A->nruns * sizeof *skip);
+    memcpy(skip + A->nruns, B->runs, B->nruns * sizeof *skip);
+    int rc = cb_floor_learn(st, B->runs[0], o->metric, o->run_q, o->keep_contended, skip,
+                            A->nruns + B->nruns, fl);
+    free(skip);
+    return rc;
+}
+
+/* --metric instructions: the PMU's instruction counts, which repeat exactly
+ * where nothing else runs in the counted code (in a VM with qemu -icount,
+ * and the user-space count of a loop on most cores): compared like
+ * callgrind's, by the threshold alone (issue 42). */
+static int pick_count(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                      struct cmp_opts *o, const char **metric, char *err, size_t errlen)
+{
+    if (strcmp(o->want, "instructions") != 0) {
+        snprintf(err, errlen, "--metric '%s': the one count compare decides on is instructions", o->want);
+        return -EINVAL;
+    }
+    const struct cb_side *s[2] = {A, B};
+    for (int k = 0; k < 2; k++) {
+        size_t n = cb_side_counted(st, s[k], o->want, "pmu");
+        if (n != s[k]->nruns) {
+            snprintf(err, errlen, "--metric instructions: %zu of the %zu runs of %s counted "
+                     "instructions with the PMU; every run of both sides must (run -e instructions "
+                     "where the PMU has it)", n, s[k]->nruns, s[k]->spec);
+            return -EXDEV;
+        }
+    }
+    *metric = o->metric = o->want;
+    o->exact = 1;
+    if (!o->threshold_set)
+        o->threshold = CB_CMP_EXACT_THRESHOLD;
+    return 0;
+}
+
+int cmp_pick_metric(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                    struct cmp_opts *o, const char **metric, char *err, size_t errlen)
+{
+    if (o->want)
+        return pick_count(st, A, B, o, metric, err, errlen);
+    size_t sa = cb_side_simulated(st, A), sb = cb_side_simulated(st, B);
+    if ((sa || sb) && (sa != A->nruns || sb != B->nruns)) {
+        snprintf(err, errlen, "%s has %zu of %zu runs counted under callgrind (run --sim) and %s "
+                 "%zu of %zu: compare counts with counts and timings with timings (select runs "
+                 "by tag, e.g. run --sim --tag sim)", A->spec, sa, A->nruns, B->spec, sb, B->nruns);
+        return -EXDEV;
+    }
+    *metric = cb_sides_metric(st, A, B);
+    o->metric = *metric;
+    o->exact = strcmp(*metric, CB_SIDES_SIM_METRIC) == 0;
+    if (o->exact && !o->threshold_set)
+        o->threshold = CB_CMP_EXACT_THRESHOLD;
+    return 0;
+}
+
+/* An exact count's verdict: the medians' ratio, beyond the threshold or
+ * not.  With counts that repeat exactly there is no noise to test against;
+ * the interval is the change itself. */
+static void exact_stats(const struct cb_side_case *a, const struct cb_side_case *b,
+                        const struct cmp_opts *o, struct cmp_row *r)
+{
+    double *va = malloc((a->n ? a->n : 1) * sizeof *va), *vb = malloc((b->n ? b->n : 1) * sizeof *vb);
+    memset(&r->s, 0, sizeof r->s);
+    r->s.na = a->n;
+    r->s.nb = b->n;
+    r->s.runs_a = a->nruns;
+    r->s.runs_b = b->nruns;
+    r->s.med_a = r->s.med_b = r->s.change = r->s.lo = r->s.hi = r->s.p = r->p_adj = NAN;
+    if (va && vb && a->n && b->n) {
+        memcpy(va, a->v, a->n * sizeof *va);
+        memcpy(vb, b->v, b->n * sizeof *vb);
+        r->s.med_a = cb_median_inplace(va, a->n);
+        r->s.med_b = cb_median_inplace(vb, b->n);
+        if (r->s.med_a > 0)
+            r->s.change = r->s.lo = r->s.hi = r->s.med_b / r->s.med_a - 1;
+    }
+    free(va);
+    free(vb);
+    double c = r->s.change;
+    r->v = isnan(c) ? CB_CMP_UNSURE : c > o->threshold ? CB_CMP_REGRESSED
+         : c < -o->threshold ? CB_CMP_IMPROVED : CB_CMP_UNCHANGED;
+}
+
+/* Each row's p corrected over the rows that have one: get(r) picks which. */
+static int adjust(struct cmp_result *res, const struct cmp_opts *o, int within)
+{
+    double *p = malloc((res->n ? res->n : 1) * sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    for (size_t i = 0; i < res->n; i++)
+        p[i] = within ? res->rows[i].sw.p : res->rows[i].s.p;
+    int rc = o->corr == CORR_HOLM ? cb_p_adjust_holm(p, res->n, p) : cb_p_adjust_bh(p, res->n, p);
+    for (size_t i = 0; rc == 0 && i < res->n; i++)
+        *(within ? &res->rows[i].pw_adj : &res->rows[i].p_adj) = p[i];
+    free(p);
+    return rc;
+}
+
+/* The verdict of a row with fewer than CMP_RUNS_MIN runs a side.  Against
+ * a floor: its verdict, but a change only when the within-run test sees
+ * the same change (exit 1 means beyond both noises).  Without one: the
+ * within-run test can say unchanged; a change it sees may be drift.  An
+ * unsure row says how many more runs a side would decide it. */
+static void decide_few(struct cmp_row *r, const struct cmp_opts *o, size_t m)
+{
+    enum cb_cmp_verdict vw = cb_cmp_decide(r->pw_adj, r->sw.lo, r->sw.hi, o->alpha, o->threshold);
+    size_t have = r->a->nruns < r->b->nruns ? r->a->nruns : r->b->nruns, need = CMP_RUNS_MIN;
+    if (r->test == CMP_TEST_FLOOR) {
+        r->v = cb_cmp_decide(r->p_adj, r->s.lo, r->s.hi, o->alpha, o->threshold);
+        if ((r->v == CB_CMP_REGRESSED || r->v == CB_CMP_IMPROVED) && vw != r->v)
+            r->v = CB_CMP_UNSURE;
+        need = cb_floor_runs_needed(r->s.change, r->floor_sd, r->floor_df, o->alpha, m, o->threshold);
+    } else {
+        r->v = vw == CB_CMP_UNCHANGED ? CB_CMP_UNCHANGED : CB_CMP_UNSURE;
+        r->s = r->sw;
+        r->s.lo = r->s.hi = r->s.p = NAN;   /* no interval holds the drift between runs */
+        r->p_adj = NAN;
+    }
+    if (r->v == CB_CMP_UNSURE)
+        r->more_runs = need >= CB_FLOOR_RUNS_CAP ? CB_FLOOR_RUNS_CAP : need > have ? need - have : 1;
+}
+
+int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                 const struct cmp_opts *o, struct cmp_result *res)
+{
+    free(res->rows);
+    memset(res, 0, sizeof *res);
+    res->exact = o->exact;
+    res->rows = calloc(A->ncases ? A->ncases : 1, sizeof *res->rows);
+    struct cb_floor fl;
+    if (!res->rows)
+        return -ENOMEM;
+    int rc = learn_floor(st, A, B, o, &fl);
+    res->floor_runs = fl.runs;
+    res->floor_groups = fl.groups;
+    for (size_t i = 0; rc == 0 && i < A->ncases; i++) {
+        const struct cb_side_case *a = &A->cases[i];
+        const struct cb_side_case *b = cb_side_find(B, a->key);
+        if (!b || (o->glob && fnmatch(o->glob, a->key, 0) != 0))
+            continue;
+        struct cmp_row *r = &res->rows[res->n++];
+        r->a = a;
+        r->b = b;
+        r->s.p = r->sw.p = r->p_adj = r->pw_adj = NAN;
+        if (o->exact) {
+            exact_stats(a, b, o, r);
+            continue;
+        }
+        if ((rc = case_stats(a, b, o, r)) == 0 && r->test != CMP_TEST_RUNS)
+            rc = floor_stats(&fl, o, r);
+    }
+    cb_floor_free(&fl);
+    if (rc == 0 && !o->exact && (rc = adjust(res, o, 0)) == 0)
+        rc = adjust(res, o, 1);
+    for (size_t i = 0; rc == 0 && i < res->n; i++) {
+        struct cmp_row *r = &res->rows[i];
+        if (!o->exact && r->test == CMP_TEST_RUNS)
+            r->v = cb_cmp_decide(r->p_adj, r->s.lo, r->s.hi, o->alpha, o->threshold);
+        else if (!o->exact)
+            decide_few(r, o, res->n);
+        res->count[r->v]++;
+        res->by_test[r->test]++;
+        if (r->v == CB_CMP_REGRESSED &&
+            cb_ack_between(st, r->a->key, A, B, r->why, sizeof r->why)) {
+            r->acked = 1;
+            res->acked++;
+        }
+    }
+    return rc;
+}
+

@@ -1,0 +1,86 @@
+/* judge.h — compare's decision: every case common to BASE and HEAD, its
+ * statistics and its verdict, with the acknowledgements applied.
+ *
+ * compare and bisect-check (src/cmd/verdict.h) print and turn into exit
+ * codes what this decides; it reads the store only through sides.h, floor.h
+ * and acks.h, so a verdict is cmd -> analysis -> store.  bisect-check must
+ * reach the same verdict as 'compare BASE RUN' would on the same rows, so
+ * both go through cmp_evaluate() and nothing else. */
+#ifndef CB_JUDGE_H
+#define CB_JUDGE_H
+
+#include <stddef.h>
+
+#include "acks.h"
+#include "compare.h"
+#include "floor.h"
+#include "sides.h"
+#include "store.h"
+
+enum corr { CORR_HOLM, CORR_BH };
+
+struct cmp_opts {
+    double alpha, threshold;      /* threshold as a fraction */
+    double run_q;                 /* each run's figure when runs are the unit */
+    double trim;                  /* Yuen's trimming fraction (0: Welch) */
+    int keep_contended;           /* 1: do not leave out runs measured on a shared core */
+    enum corr corr;
+    const char *glob;             /* restrict to cases matching; NULL all */
+    int exact;                    /* simulated counts: no test, the threshold alone decides */
+    int threshold_set;            /* --threshold was given */
+    const char *metric;           /* set by cmp_pick_metric: the floor is learned in it */
+    const char *want;             /* --metric: the count asked for ("instructions"), or NULL */
+};
+
+/* From this many runs a side, a case is tested on its runs; below, against
+ * the between-run noise floor (floor.h). */
+#define CMP_RUNS_MIN 3
+#define CMP_NO_INTERVAL "too few runs for an interval"
+
+/* How a row was judged: with 3+ runs a side on its runs; with fewer,
+ * against the between-run noise floor (floor.h) and the within-run test
+ * both; with no floor yet, by the within-run test alone, which can only
+ * call it unchanged (a change it sees may be drift: unsure). */
+enum cmp_test { CMP_TEST_RUNS, CMP_TEST_FLOOR, CMP_TEST_NOFLOOR };
+
+struct cmp_row {
+    const struct cb_side_case *a, *b;
+    struct cb_cmp_stats s;        /* what the verdict rests on, as printed */
+    struct cb_cmp_stats sw;       /* the within-run test on the samples (fewer than 3 runs a side) */
+    double p_adj, pw_adj;         /* corrected p of s and of sw */
+    enum cmp_test test;
+    double floor_sd, floor_df;    /* the floor this case was judged against (CMP_TEST_FLOOR) */
+    size_t more_runs;             /* unsure: runs a side still needed (CB_FLOOR_RUNS_CAP: many) */
+    enum cb_cmp_verdict v;
+    size_t left_out;              /* runs left out: too few samples on a quiet core */
+    size_t samples_left_out;      /* samples of kept runs taken on a shared core */
+    int all_contended;            /* too few quiet runs on a side: every run was used */
+    int acked;
+    char why[256];
+};
+
+struct cmp_result {
+    struct cmp_row *rows;
+    size_t n;
+    int count[4];                 /* per verdict */
+    int acked;                    /* regressions acknowledged */
+    int exact;                    /* the rows are exact counts (cmp_opts.exact) */
+    size_t floor_runs, floor_groups;  /* the learned floor: runs of identical builds, groups */
+    size_t by_test[3];            /* rows per enum cmp_test */
+};
+
+/* The metric A and B are compared in (cb_sides_metric), with o fitted to
+ * it: exact for simulated counts, with CB_CMP_EXACT_THRESHOLD unless
+ * --threshold was given.  0, or -EXDEV with err set when one side's runs
+ * were counted under callgrind and the other's timed: a count and a time
+ * are not the same figure.  With o->want (--metric instructions): the
+ * PMU's instruction counts, exact; -EINVAL for another name, -EXDEV when a
+ * run did not count them. */
+int cmp_pick_metric(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                    struct cmp_opts *o, const char **metric, char *err, size_t errlen);
+/* Every case common to A and B, with its statistics and verdict, the
+ * acknowledgements applied.  0 or a negative errno. */
+int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                 const struct cmp_opts *o, struct cmp_result *res);
+
+#endif

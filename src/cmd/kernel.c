@@ -1,0 +1,243 @@
+/* kernel.c — `cyclebudget kernel run`: time the kernel's own functions
+ * inside the running kernel (issue 45), beside the user-space models.
+ *
+ * Seed 001 measures in the kernel with a module (time_bench); every model
+ * here (kernel-2021/2023 csum, the SLUB model, the XSAVEC estimate of a
+ * first kernel_fpu_begin) is a stand-in for code a kernel engineer would
+ * rather see timed where it runs.  This command builds kmod/ against the
+ * running kernel's headers (or --kdir; --module loads one built already),
+ * loads it, verifies every function against the tool's references, times
+ * it by the harness's rules (kmeasure.h), unloads it, and stores a run
+ * whose source is "in-kernel" with every sample.
+ *
+ * Refusals come before anything is written, one line each, exit 2: not
+ * root, no headers, a kernel that loads only signed modules (kmod.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "emulation.h"
+#include "events.h"
+#include "kernel_cases.h"
+#include "kmeasure.h"
+#include "kmod.h"
+#include "parse.h"
+#include "store.h"
+#include "tsc.h"
+#include "workset.h"
+#include "../../kmod/cb_kmod_uapi.h"
+
+enum { OPT_REPS = CB_OPT_LONG_ONLY, OPT_CPU, OPT_COLD, OPT_MAX_TIME };
+
+static int kernel_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
+{
+    struct kernel_plan *k = ctx;
+    uint64_t u64;
+    switch (id) {
+    case OPT_REPS: return cb_parse_int(arg, 1, 100000, "--reps", &k->harness.reps, err, errlen);
+    case OPT_CPU: return cb_parse_int(arg, 0, 65535, "--cpu", &k->cpu, err, errlen);
+    case OPT_MAX_TIME:
+        return cb_parse_seconds(arg, "--max-time", &k->harness.case_seconds, err, errlen);
+    case OPT_COLD:
+        if (cb_parse_cold_bytes(arg, &u64, err, errlen) < 0)
+            return -EINVAL;
+        k->harness.cold_bytes = u64;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+static int kernel_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
+{
+    struct kernel_plan *k = ctx;
+    static const struct cb_option options[] = {
+        CB_OPT_STR('p', "probes", struct kernel_plan, probes_arg, "LIST",
+                   "kernel families: csum, csum_copy, copy, memset, slab, fpu, page_pool "
+                   "(default: all)"),
+        CB_OPT_STR('s', "sizes", struct kernel_plan, sizes_arg, "LIST",
+                   "sizes in bytes for csum, csum_copy, copy, memset (default: each family's "
+                   "quick-suite sizes); slab objects are 256 bytes, fpu has none"),
+        CB_OPT_STR('m', "mode", struct kernel_plan, mode_arg, "MODE",
+                   "warm, cold, or warm,cold (default: warm,cold; slab, fpu and page_pool are "
+                   "warm only)"),
+        CB_OPT_STR(0, "kdir", struct kernel_plan, kdir, "DIR",
+                   "the kernel build tree to build the module against (default: "
+                   "/lib/modules/$(uname -r)/build)"),
+        CB_OPT_STR(0, "module", struct kernel_plan, module, "FILE",
+                   "load this cb_kmod.ko, built already for the running kernel, instead of "
+                   "building kmod/ (CI boots a kernel that has no headers inside)"),
+        CB_OPT_CALL(OPT_REPS, "reps", "N",
+                    "exactly N samples per case (default: until the median's 95% CI is within "
+                    "+-1%, or --max-time)"),
+        CB_OPT_CALL(OPT_MAX_TIME, "max-time", "SEC", "time cap per case when adaptive (default: 0.1)"),
+        CB_OPT_STR(0, "db", struct kernel_plan, db, "PATH",
+                   "database (default: $CB_DB, else ./" CB_DEFAULT_DB ")"),
+        CB_OPT_STR(0, "tag", struct kernel_plan, tag, "TAG", "label the run"),
+        CB_OPT_CALL(OPT_CPU, "cpu", "N", "pin to CPU N (default: the last CPU this process may use)"),
+        CB_OPT_CALL(OPT_COLD, "cold-bytes", "SIZE",
+                    "cold-mode walk, per buffer, in the kernel (default: 2x LLC, 64M..128M)"),
+        CB_OPT_BOOL('q', "quiet", struct kernel_plan, quiet, "no progress lines"),
+        CB_OPT_END,
+    };
+    static const struct cb_cmd_parser parser = {
+        .cmd = "kernel",
+        .option = kernel_option,
+        .synopsis =
+            "usage: cyclebudget kernel run [-p LIST] [-s LIST] [-m MODE] [--kdir DIR | --module FILE]\n"
+            "  Build cyclebudget's kernel module (kmod/) against the running kernel's headers,\n"
+            "  load it, verify and time csum_partial, csum_partial_copy_nocheck, memcpy,\n"
+            "  memset, kmem_cache_alloc/free and the bulk APIs, kernel_fpu_begin/end and\n"
+            "  page_pool inside the kernel (preemption off, the TSC, PMU cycles where the\n"
+            "  kernel has them), unload it, and store the run with every sample (source\n"
+            "  \"in-kernel\").\n"
+            "  'report' then sets each case beside its user-space model.  Needs root, the\n"
+            "  headers, and a kernel that loads unsigned modules: it says so otherwise (exit 2).\n",
+        .options = options,
+    };
+    cb_kernel_plan_init(k);
+    if (argc < 2 || strcmp(argv[1], "run") != 0) {
+        if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+            cb_usage(&parser, stdout);
+            return 1;
+        }
+        snprintf(err, errlen, "kernel takes one action, 'run' (cyclebudget kernel run --help)");
+        return -EINVAL;
+    }
+    int rc = cb_getopt(argc - 1, argv + 1, &parser, k, err, errlen);
+    if (rc != 0)
+        return rc;
+    if (optind < argc - 1) {
+        snprintf(err, errlen, "kernel run takes options only ('%s')", argv[optind + 1]);
+        return -EINVAL;
+    }
+    return cb_kernel_plan_cases(k, err, errlen);
+}
+
+/* The refusals, in the order a user fixes them; one line, exit 2. */
+static int refuse(struct kernel_plan *k)
+{
+    struct cb_sb why = CB_SB_INIT;
+    int rc = cb_kmod_check_root(&why);
+    if (rc == 0)
+        rc = cb_kmod_check_signing(NULL, &why);
+    if (rc == 0 && !k->module)
+        rc = cb_kmod_kdir(k->kdir, k->kdir_buf, sizeof k->kdir_buf, &why);
+    if (rc == 0 && !k->module)
+        rc = cb_kmod_source_dir(k->src_buf, sizeof k->src_buf, &why);
+    if (rc == 0 && k->module && access(k->module, R_OK) != 0) {
+        cb_sb_addf(&why, "--module %s cannot be read: %s", k->module, strerror(errno));
+        rc = -ENOENT;
+    }
+    if (rc < 0)
+        cb_error("kernel run: %s", why.buf);
+    cb_sb_release(&why);
+    return rc;
+}
+
+/* Build (or take --module), load, open the device: the fd, or an exit
+ * status (negative: 2 refused, 1 failed) with the line said. */
+static int bring_up(struct kernel_plan *k)
+{
+    struct cb_sb why = CB_SB_INIT;
+    const char *ko = k->module;
+    int rc = 0;
+    if (!ko) {
+        if (!k->quiet)
+            fprintf(stderr, "cyclebudget: building %s against %s\n", k->src_buf, k->kdir_buf);
+        rc = cb_kmod_build(k->src_buf, k->kdir_buf, k->ko_buf, sizeof k->ko_buf, k->work,
+                           sizeof k->work, &why);
+        ko = k->ko_buf;
+    }
+    if (rc == 0 && (rc = cb_kmod_load(ko, &why)) == 0) {
+        k->loaded = 1;
+        rc = cb_kmod_open(&why);
+    }
+    if (rc < 0) {
+        cb_error("kernel run: %s", why.buf);
+        cb_sb_release(&why);
+        return rc == -EPERM || rc == -EKEYREJECTED ? -CB_EXIT_USAGE : -1;
+    }
+    cb_sb_release(&why);
+    return rc;
+}
+
+static void bring_down(struct kernel_plan *k, int fd)
+{
+    struct cb_sb why = CB_SB_INIT;
+    if (fd >= 0)
+        close(fd);
+    if (k->loaded && cb_kmod_unload(&why) < 0)
+        cb_error("kernel run: %s", why.buf);
+    cb_kmod_cleanup(k->work);
+    cb_sb_release(&why);
+}
+
+/* INFO and SETUP: the module's identity, and the run's buffers. */
+static int module_ready(struct kernel_plan *k, int fd)
+{
+    if (ioctl(fd, CB_KMOD_IOC_INFO, &k->info) < 0 || k->info.abi != CB_KMOD_ABI) {
+        cb_error("kernel run: the module speaks ABI %u, this cyclebudget %d: rebuild it from "
+                 "this version's kmod/", k->info.abi, CB_KMOD_ABI);
+        return -EPROTO;
+    }
+    struct cb_kmod_setup s = {.max_size = k->max_size, .obj_size = CB_KCASE_OBJ_SIZE,
+                              .cold_bytes = k->any_cold ? k->harness.cold_bytes : 0};
+    if (ioctl(fd, CB_KMOD_IOC_SETUP, &s) < 0) {
+        cb_error("kernel run: the module could not set up %" PRIu64 " bytes of buffers (%s): "
+                 "give a smaller --cold-bytes or fewer large sizes", k->max_size, strerror(errno));
+        return -errno;
+    }
+    return 0;
+}
+
+static int kernel_body(void *ctx, struct cb_store *unused)
+{
+    (void)unused;
+    struct kernel_plan *k = ctx;
+    int rc = refuse(k);
+    if (rc < 0)
+        return CB_EXIT_USAGE;
+    char err[512];
+    int pinned;
+    if (cb_pin_cpu(k->cpu, &pinned, err, sizeof err) < 0) {
+        cb_error("kernel run: %s", err);
+        return CB_EXIT_USAGE;
+    }
+    k->pinned = pinned;
+    if (!k->harness.cold_bytes)
+        k->harness.cold_bytes = cb_workset_cold_bytes();
+    int fd = bring_up(k);
+    if (fd < 0) {
+        bring_down(k, -1);
+        return fd == -CB_EXIT_USAGE ? CB_EXIT_USAGE : 1;
+    }
+    cb_catch_stop_signals(1);
+    int st = module_ready(k, fd) < 0 ? 1 : cb_kernel_collect(k, fd);
+    bring_down(k, fd);
+    return st;
+}
+
+int cmd_kernel(int argc, char **argv)
+{
+    static const struct cb_cmd cmd = {kernel_parse, CB_EXIT_USAGE, NULL, 1, kernel_body};
+    struct kernel_plan *k = calloc(1, sizeof *k);
+    if (!k) {
+        cb_error("kernel run: out of memory");
+        return 1;
+    }
+    cb_sb_init(&k->cmdline);
+    cb_quote_cmdline(argc, argv, &k->cmdline);
+    int st = cb_cmd_main(&cmd, argc, argv, k);
+    cb_sb_release(&k->cmdline);
+    free(k);
+    return st;
+}

@@ -1,0 +1,198 @@
+/* kernel_store.c — `kernel run`'s run in the store: begun, every case
+ * verified then timed through the module, every sample written, finished
+ * (kernel_cases.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cpu.h"
+#include "emulation.h"
+#include "events.h"
+#include "kernel_cases.h"
+#include "stats.h"
+#include "store.h"
+#include "tsc.h"
+
+struct kctx {
+    struct kernel_plan *k;
+    struct cb_store *st;
+    int64_t run_id, ev_tsc, ev_cyc;
+    int fd, nbad, nmeasured;
+    double tsc_ghz;
+};
+
+/* The run's row: the module's identity as its build, the kernel's
+ * release; emulated when the CPU is (CI's qemu). */
+static int begin(struct kctx *x, struct cb_host *host)
+{
+    struct kernel_plan *k = x->k;
+    const char *how = "";
+    char version[96], compiler[96], cflags[128], emul[256];
+    (void)cb_events_init();
+    cb_host_probe(host);
+    x->tsc_ghz = cb_tsc_ghz(&how);
+    int emulated = cb_emulation_live(emul, sizeof emul) == 1;
+    if (emulated && !k->quiet)
+        fprintf(stderr, "cyclebudget: EMULATED (%s): figures are not timings of any machine\n", emul);
+    snprintf(version, sizeof version, "cb_kmod %.64s", k->info.src_sha256[0] ? k->info.src_sha256 : "unknown");
+    snprintf(compiler, sizeof compiler, "linux %.64s", k->info.release);
+    snprintf(cflags, sizeof cflags, "config sha256 %.64s",
+             k->info.config_sha256[0] ? k->info.config_sha256 : "unknown");
+    struct cb_run_meta meta = {
+        .host = host, .tsc_ghz = x->tsc_ghz, .tsc_source = how, .core_ghz = 0,
+        .core_ghz_source = "", .pmu = cb_events_pmu(), .version = version, .compiler = compiler,
+        .cflags = cflags, .commit = "", .subject = "", .commit_date = "", .dirty = -1,
+        .cmdline = k->cmdline.buf, .tag = k->tag, .cpu = k->pinned,
+        .emulated = emulated ? emul : NULL, .source = "in-kernel",
+    };
+    return cb_store_run_begin(x->st, &meta, &x->run_id);
+}
+
+/* tsc (always) and cycles (the kernel's PMU counter, or why not). */
+static int record_events(struct kctx *x)
+{
+    char why[256];
+    int err = x->k->info.pmu_err;
+    snprintf(why, sizeof why, "perf_event_create_kernel_counter(PERF_COUNT_HW_CPU_CYCLES) on CPU %d "
+             "failed in the kernel: %s (no PMU this kernel drives: a VM without a virtual PMU, "
+             "or an emulator)", x->k->pinned, strerror(-err));
+    struct cb_event_row tsc = {.name = "tsc", .part = "tsc", .pfm = "", .encoding = "",
+                               .source = "tsc", .read_method = "rdtsc", .supported = 1, .why = ""};
+    struct cb_event_row cyc = {.name = "cycles", .part = "cycles", .pfm = "PERF_COUNT_HW_CPU_CYCLES",
+                               .encoding = "type=0 config=0x0", .source = "pmu",
+                               .read_method = "read", .supported = err == 0, .why = err ? why : ""};
+    int rc = cb_store_event_add(x->st, x->run_id, &tsc, &x->ev_tsc);
+    return rc < 0 ? rc : cb_store_event_add(x->st, x->run_id, &cyc, &x->ev_cyc);
+}
+
+static struct cb_case_row case_row(const struct cb_kcase *c)
+{
+    int bytes = c->func == CB_KF_CSUM || c->func == CB_KF_CSUM_COPY || c->func == CB_KF_MEMCPY ||
+                c->func == CB_KF_MEMSET;
+    return (struct cb_case_row){
+        .probe = c->probe, .variant = c->variant, .size = c->size, .unit = c->unit, .op = c->op,
+        .mode = c->mode ? "cold" : "warm", .bytes_per_op = bytes ? c->size : 0,
+        .clock_ghz = NAN, .clock_spread_pct = NAN};
+}
+
+/* Every sample: its TSC ticks and its cycles (NULL when not counted), the
+ * empty batch as the overhead the views subtract. */
+static int store_measured(struct kctx *x, const struct cb_kcase *c, const struct cb_kmeasurement *m)
+{
+    struct cb_sample_row *s = calloc(2 * m->n + 1, sizeof *s);
+    if (!s)
+        return -ENOMEM;
+    for (size_t i = 0; i < m->n; i++) {
+        for (int e = 0; e < 2; e++) {
+            struct cb_sample_row *r = &s[2 * i + (size_t)e];
+            *r = (struct cb_sample_row){.seq = (int)i, .iters = m->s[i].iters, .smt = NAN, .raw = NAN};
+            r->event_id = e ? x->ev_cyc : x->ev_tsc;
+            r->value = e ? m->s[i].cycles : m->s[i].ticks;
+            r->overhead = e ? m->overhead_cycles : m->overhead_ticks;
+        }
+    }
+    struct cb_case_row row = case_row(c);
+    row.verdict = "ok";
+    row.detail = "";
+    int64_t id;
+    int rc = cb_store_case_add(x->st, x->run_id, &row, s, 2 * m->n, &id);
+    free(s);
+    return rc;
+}
+
+static void progress(const struct kctx *x, const struct cb_kcase *c, const struct cb_kmeasurement *m)
+{
+    double *v = malloc(sizeof *v * (m->n ? m->n : 1));
+    if (!v)
+        return;
+    for (size_t i = 0; i < m->n; i++)
+        v[i] = (m->s[i].ticks - m->overhead_ticks) / (double)m->s[i].iters;
+    cb_sort_doubles(v, m->n);
+    double med = m->n ? cb_quantile_sorted(v, m->n, 0.5) : NAN;
+    free(v);
+    fprintf(stderr, "  %-9s %-28s %8u B %s  %10.1f " CB_TSC_NAME " ticks/%s  (%zu samples)\n",
+            c->probe, c->variant, c->size, c->mode ? "cold" : "warm", med, c->op, m->n);
+    (void)x;
+}
+
+/* One case: verified, then timed and stored; BAD is stored untimed. */
+static int one_case(struct kctx *x, const struct cb_kcase *c, volatile sig_atomic_t *stop)
+{
+    char detail[256] = "";
+    struct cb_case_row row = case_row(c);
+    int v = cb_kverify(x->fd, c, detail, sizeof detail);
+    if (v <= 0) {
+        if (v == -EOPNOTSUPP && c->func == CB_KF_PAGE_POOL)
+            snprintf(detail, sizeof detail, "this kernel has no page_pool (CONFIG_PAGE_POOL is off)");
+        else if (v < 0)
+            snprintf(detail, sizeof detail, "the module could not run it: %s", strerror(-v));
+        row.verdict = v < 0 ? "skipped" : "bad";
+        row.detail = detail;
+        x->nbad += v == 0 || v != -EOPNOTSUPP;
+        if (!x->k->quiet)
+            fprintf(stderr, "cyclebudget: %s %s %s %u B: %s (not timed)\n", v < 0 ? "SKIPPED" : "BAD",
+                    c->probe, c->variant, c->size, detail);
+        int64_t id;
+        return cb_store_case_add(x->st, x->run_id, &row, NULL, 0, &id);
+    }
+    struct cb_kmeasurement m;
+    int rc = cb_kmeasure(x->fd, c, &x->k->harness, x->tsc_ghz, stop, &m);
+    if (rc == 0 || (rc == -EINTR && m.n)) {
+        int w = store_measured(x, c, &m);
+        if (w < 0)
+            rc = w;
+        x->nmeasured++;
+        if (!x->k->quiet)
+            progress(x, c, &m);
+    } else if (rc < 0 && rc != -EINTR) {
+        cb_error("kernel run: %s %s %u B: the module failed: %s", c->probe, c->variant, c->size,
+                 strerror(-rc));
+    }
+    cb_kmeasurement_free(&m);
+    return rc;
+}
+
+int cb_kernel_collect(struct kernel_plan *k, int fd)
+{
+    char err[1024];
+    struct kctx x = {.k = k, .fd = fd};
+    struct cb_host host;
+    int rc = cb_store_open(k->db, CB_STORE_WRITE, 0, &x.st, err, sizeof err);
+    if (rc < 0) {
+        cb_error("kernel run: %s", err);
+        return rc == -EPROTO || rc == -EINVAL || rc == -EISDIR || rc == -EACCES ? CB_EXIT_USAGE : 1;
+    }
+    if ((rc = begin(&x, &host)) < 0 || (rc = record_events(&x)) < 0) {
+        cb_error("kernel run: cannot record the run in %s: %s", k->db, strerror(-rc));
+        if (x.run_id)
+            cb_store_run_finish(x.st, x.run_id, "aborted");
+        cb_store_close(x.st);
+        return 1;
+    }
+    if (!k->quiet)
+        fprintf(stderr, "cyclebudget: in the kernel %s (module %.16s, %s), CPU %d: %zu cases\n",
+                k->info.release, k->info.src_sha256, k->info.pmu_err ? "no PMU cycles" : "PMU cycles",
+                k->pinned, k->ncases);
+    volatile sig_atomic_t *stop = cb_stop_flag();
+    for (size_t i = 0; i < k->ncases && rc >= 0; i++)
+        rc = one_case(&x, &k->cases[i], stop);
+    const char *status = rc < 0 ? "aborted" : "complete";
+    cb_store_run_finish(x.st, x.run_id, status);
+    cb_store_close(x.st);
+    if (rc == -EINTR) {
+        cb_error("kernel run: stopped; run %" PRId64 " is stored as aborted", x.run_id);
+        return 130;
+    }
+    if (rc < 0)
+        return 1;
+    if (!k->quiet)
+        printf("run %" PRId64 " (in-kernel): %d cases verified and measured, %d not; "
+               "'cyclebudget report %" PRId64 "' sets them beside the user-space models\n",
+               x.run_id, x.nmeasured, x.nbad, x.run_id);
+    return x.nbad ? 1 : 0;
+}

@@ -1,0 +1,313 @@
+/* inkernel.c — an in-kernel run beside its user-space models (issue 45).
+ *
+ * For a run of `kernel run` (runs.source 'in-kernel'), each case is set
+ * beside the user-space variants that model it, taken from the newest
+ * complete user-space run of the same host that measured them (else of any
+ * host, said so): the model's error is (model - kernel) / kernel, so
+ * "+3%" means the model reads 3% more than the kernel's own function.
+ * Both sides are medians of TSC ticks per op less the empty batch: the
+ * same unit without a clock estimate.  The FPU cases are set beside the
+ * XSAVEC estimate of the calibration linked to that user-space run
+ * (fpu.h): the kernel's first use (XSAVES + the reset, timed in the
+ * kernel; the XRSTOR happens on the way out, after the timing) against
+ * the estimate's save + later use, and its later use against the
+ * estimate's. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inkernel.h"
+#include "report.h"
+#include "store.h"
+
+#define MODELS_MAX 3
+
+/* The models of one kernel function; "*" stands for the bulk count. */
+static const struct kmodel {
+    const char *probe, *variant;      /* the in-kernel case (variant prefix for bulk) */
+    const char *models[MODELS_MAX];   /* user-space variants of the same probe */
+    const char *why;
+} kmodels[] = {
+    {"csum", "csum_partial", {NULL}, "the release's own algorithm (kernel-2023 from 6.5, "
+                                     "kernel-2021 from 5.17), with and without +kflags"},
+    {"csum_copy", "csum_partial_copy_nocheck", {"fused"}, "csum-copy_64.S's loop"},
+    {"copy", "memcpy", {"movsb", "unrolled"}, "rep movsb (ERMS/FSRM), memcpy_orig's loop"},
+    {"memset", "memset", {"stosb", "movq"}, "rep stosb (ERMS), a movq loop"},
+    {"slab", "kmem_cache_alloc+free", {"single", "single+kflags"}, "the SLUB model's fast path"},
+    {"slab", "kmem_cache_alloc_bulk-", {"bulk-*"}, "the SLUB model's bulk path"},
+};
+
+/* kernel-2023 from Linux 6.5 (Goldstein), kernel-2021 from 5.17
+ * (Dumazet), the one-chain adc loop before. */
+static void csum_models(const char *release, const char **out)
+{
+    int maj = 0, min = 0;
+    sscanf(release, "%d.%d", &maj, &min);
+    int v = maj * 100 + min;
+    out[0] = v >= 605 ? "kernel-2023" : v >= 517 ? "kernel-2021" : "adc-1chain";
+    out[1] = v >= 605 ? "kernel-2023+kflags" : v >= 517 ? "kernel-2021+kflags" : NULL;
+    out[2] = NULL;
+}
+
+static const struct kmodel *model_of(const struct cb_report_case *c)
+{
+    for (size_t i = 0; i < sizeof kmodels / sizeof kmodels[0]; i++) {
+        const struct kmodel *m = &kmodels[i];
+        size_t n = strlen(m->variant);
+        if (strcmp(c->info.probe, m->probe) == 0 &&
+            (m->variant[n - 1] == '-' ? strncmp(c->info.variant, m->variant, n) == 0
+                                      : strcmp(c->info.variant, m->variant) == 0))
+            return m;
+    }
+    return NULL;
+}
+
+static int push(struct cb_inkernel *ik, const struct cb_inkernel_row *row)
+{
+    struct cb_inkernel_row *g = realloc(ik->rows, (ik->n + 1) * sizeof *g);
+    if (!g)
+        return -ENOMEM;
+    ik->rows = g;
+    ik->rows[ik->n++] = *row;
+    return 0;
+}
+
+/* One kernel case's rows: one per model, found or not. */
+static int case_rows(struct cb_store *st, const struct cb_report *r, struct cb_inkernel *ik,
+                     size_t k)
+{
+    const struct cb_report_case *c = &r->cases[k];
+    const struct kmodel *km = model_of(c);
+    if (!c->measured || strcmp(c->info.probe, "fpu") == 0)
+        return 0;
+    if (!km) {   /* page_pool: measured, with no user-space model to set beside it */
+        struct cb_inkernel_row row = {.kcase = k, .kernel = c->tsc.median, .model = NAN,
+                                      .err_pct = NAN};
+        return push(ik, &row);
+    }
+    const char *models[MODELS_MAX] = {0};
+    if (strcmp(km->probe, "csum") == 0)
+        csum_models(r->run.compiler + (strncmp(r->run.compiler, "linux ", 6) == 0 ? 6 : 0), models);
+    else
+        memcpy(models, km->models, sizeof models);
+    for (int i = 0; i < MODELS_MAX && models[i]; i++) {
+        struct cb_inkernel_row row = {.kcase = k, .kernel = c->tsc.median, .model = NAN,
+                                      .err_pct = NAN};
+        if (strcmp(models[i], "bulk-*") == 0)
+            snprintf(row.variant, sizeof row.variant, "bulk-%s",
+                     c->info.variant + strlen(km->variant));
+        else
+            snprintf(row.variant, sizeof row.variant, "%s", models[i]);
+        struct cb_kfigure f;
+        if (cb_store_model_figure(st, r->run.id, c->info.probe, row.variant, c->info.size,
+                                  c->info.mode, &f) == 0) {
+            row.model = f.ticks;
+            row.model_run = f.run_id;
+            row.err_pct = row.kernel > 0 ? (row.model - row.kernel) / row.kernel * 100.0 : NAN;
+            if (!ik->fpu_run)
+                ik->fpu_run = f.run_id;
+        }
+        if (push(ik, &row) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* The XSAVEC estimate: the calibration of a user-space run of this host. */
+static void fpu_estimate(struct cb_store *st, struct cb_inkernel *ik)
+{
+    int64_t cal;
+    int reused;
+    struct cb_ceilings *cs = malloc(sizeof *cs);
+    if (!cs)
+        return;
+    if (ik->fpu_run && cb_store_run_calibration(st, ik->fpu_run, &cal, &reused) == 0 &&
+        cb_store_calibration_get(st, cal, cs, NULL, 0) == 0 && cs->fpu.supported) {
+        ik->fpu = cs->fpu;
+        ik->has_fpu = 1;
+    }
+    free(cs);
+}
+
+int cb_report_inkernel_load(struct cb_store *st, struct cb_report *r)
+{
+    if (strcmp(r->run.source, "in-kernel") != 0)
+        return 0;
+    struct cb_inkernel *ik = calloc(1, sizeof *ik);
+    if (!ik)
+        return -ENOMEM;
+    r->ik = ik;
+    for (size_t k = 0; k < r->ncases; k++)
+        if (case_rows(st, r, ik, k) < 0)
+            return -ENOMEM;
+    fpu_estimate(st, ik);
+    return 0;
+}
+
+void cb_report_inkernel_free(struct cb_report *r)
+{
+    if (r->ik)
+        free(r->ik->rows);
+    free(r->ik);
+    r->ik = NULL;
+}
+
+/* The fpu case of r named by its suffix ("-first", "-batch"), or NULL. */
+static const struct cb_report_case *fpu_case(const struct cb_report *r, const char *suffix)
+{
+    for (size_t k = 0; k < r->ncases; k++) {
+        const struct cb_report_case *c = &r->cases[k];
+        size_t n = strlen(c->info.variant), s = strlen(suffix);
+        if (strcmp(c->info.probe, "fpu") == 0 && c->measured && n > s &&
+            strcmp(c->info.variant + n - s, suffix) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+static void err_text(double e, char *buf, size_t len)
+{
+    if (isnan(e))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%+.0f%%", e);
+}
+
+static void fpu_text(const struct cb_report *r, FILE *out)
+{
+    const struct cb_report_case *first = fpu_case(r, "-first"), *batch = fpu_case(r, "-batch");
+    const struct cb_inkernel *ik = r->ik;
+    char e[32];
+    if (!first && !batch)
+        return;
+    fprintf(out, "\nFPU in the kernel (TSC ticks):\n");
+    if (!ik->has_fpu)
+        fprintf(out, "  no XSAVEC estimate to compare with: no user-space run of this host has a "
+                     "calibration (cyclebudget run, or calibrate --ceilings)\n");
+    if (first) {
+        double est = ik->has_fpu ? ik->fpu.save_ticks + ik->fpu.later_ticks : NAN;
+        err_text(first->tsc.median > 0 ? (est - first->tsc.median) / first->tsc.median * 100 : NAN,
+                 e, sizeof e);
+        fprintf(out, "  first use: %s %.0f in the kernel; the %s estimate%s (save %.0f + reset %.0f) "
+                     "%.0f in user space: %s\n", first->info.variant, first->tsc.median,
+                ik->has_fpu ? ik->fpu.save_insn : "XSAVEC",
+                strcmp(ik->fpu.source, "model") == 0 ? " (the model's fixed figures, not measured)" : "",
+                ik->fpu.save_ticks, ik->fpu.later_ticks, est, e);
+        if (ik->has_fpu)
+            fprintf(out, "    (+ the restore on the way out to user space, outside the kernel's "
+                         "timing: %.0f estimated; the estimate's whole first use is %.0f)\n",
+                    ik->fpu.restore_ticks, ik->fpu.first_ticks);
+    }
+    const struct cb_report_case *exitc = fpu_case(r, "-first+exit");
+    if (exitc) {
+        double est = ik->has_fpu ? ik->fpu.first_ticks : NAN;
+        err_text(exitc->tsc.median > 0 ? (est - exitc->tsc.median) / exitc->tsc.median * 100 : NAN,
+                 e, sizeof e);
+        fprintf(out, "  first use with the exit: %s %.0f (from user space, the empty syscall's cost "
+                     "subtracted); the estimate's whole first use (save + restore + reset) %.0f: %s\n",
+                exitc->info.variant, exitc->tsc.median, est, e);
+    }
+    if (batch) {
+        double est = ik->has_fpu ? ik->fpu.later_ticks : NAN;
+        err_text(batch->tsc.median > 0 ? (est - batch->tsc.median) / batch->tsc.median * 100 : NAN,
+                 e, sizeof e);
+        fprintf(out, "  later use in one entry: %s %.0f in the kernel; the estimate's later use %.0f "
+                     "in user space: %s\n", batch->info.variant, batch->tsc.median, est, e);
+    }
+}
+
+void cb_report_inkernel_text(const struct cb_report *r, FILE *out)
+{
+    const struct cb_inkernel *ik = r->ik;
+    if (!ik)
+        return;
+    fprintf(out, "\nin the kernel (%s, module %.16s) beside its user-space models, TSC ticks per op "
+                 "(medians); error = (model - kernel) / kernel:\n", r->run.compiler,
+            r->run.version + (strncmp(r->run.version, "cb_kmod ", 8) == 0 ? 8 : 0));
+    if (r->run.emulated[0])
+        fprintf(out, "  EMULATED: both sides are an emulator's cost, not timings; no verdict\n");
+    fprintf(out, "  %-9s %8s %-4s  %-28s %10s  %-20s %10s %6s  %s\n", "probe", "size", "mode",
+            "in the kernel", "ticks", "user-space model", "ticks", "error", "(run)");
+    for (size_t i = 0; i < ik->n; i++) {
+        const struct cb_inkernel_row *row = &ik->rows[i];
+        const struct cb_report_case *c = &r->cases[row->kcase];
+        char e[32];
+        err_text(row->err_pct, e, sizeof e);
+        if (isnan(row->model))
+            fprintf(out, "  %-9s %8" PRIu64 " %-4s  %-28s %10.1f  %-20s %10s %6s  (%s)\n",
+                    c->info.probe, c->info.size, c->info.mode, c->info.variant, row->kernel,
+                    row->variant[0] ? row->variant : "-", "-", e,
+                    row->variant[0] ? "no user-space run measured it" : "no user-space model of it");
+        else
+            fprintf(out, "  %-9s %8" PRIu64 " %-4s  %-28s %10.1f  %-20s %10.1f %6s  (run %" PRId64 ")\n",
+                    c->info.probe, c->info.size, c->info.mode, c->info.variant, row->kernel,
+                    row->variant, row->model, e, row->model_run);
+    }
+    fpu_text(r, out);
+}
+
+void cb_report_inkernel_html(FILE *out, const struct cb_report *r)
+{
+    const struct cb_inkernel *ik = r->ik;
+    if (!ik)
+        return;
+    fputs("<section class=\"inkernel\"><h2>In the kernel, beside the user-space models</h2><p>", out);
+    cb_html_esc(out, r->run.compiler);
+    fputs(": TSC ticks per op (medians, the empty batch subtracted); error = (model &minus; kernel) "
+          "/ kernel.</p><div class=\"tablewrap\"><table class=\"sortable inkernel\"><thead><tr>"
+          "<th>probe</th><th class=\"num\">size</th><th>mode</th><th>in the kernel</th>"
+          "<th class=\"num\">ticks</th><th>user-space model</th><th class=\"num\">ticks</th>"
+          "<th class=\"num\">error</th><th class=\"num\">run</th></tr></thead><tbody>", out);
+    for (size_t i = 0; i < ik->n; i++) {
+        const struct cb_inkernel_row *row = &ik->rows[i];
+        const struct cb_report_case *c = &r->cases[row->kcase];
+        char e[32];
+        err_text(row->err_pct, e, sizeof e);
+        fputs("<tr><td>", out);
+        cb_html_esc(out, c->info.probe);
+        if (!row->variant[0]) {
+            fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td><td>%s</td><td>", c->info.size,
+                    c->info.mode);
+            cb_html_esc(out, c->info.variant);
+            fprintf(out, "</td><td class=\"num\">%.1f</td><td>no user-space model</td>"
+                         "<td class=\"num\">-</td><td class=\"num\">-</td><td class=\"num\">-</td></tr>",
+                    row->kernel);
+            continue;
+        }
+        fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td><td>%s</td><td>", c->info.size,
+                c->info.mode);
+        cb_html_esc(out, c->info.variant);
+        fprintf(out, "</td><td class=\"num\">%.1f</td><td>", row->kernel);
+        cb_html_esc(out, row->variant);
+        if (isnan(row->model))
+            fputs("</td><td class=\"num\">-</td><td class=\"num\">-</td><td class=\"num\">none</td></tr>", out);
+        else
+            fprintf(out, "</td><td class=\"num\">%.1f</td><td class=\"num\">%s</td>"
+                         "<td class=\"num\">%" PRId64 "</td></tr>", row->model, e, row->model_run);
+    }
+    fputs("</tbody></table></div>", out);
+    const struct cb_report_case *first = fpu_case(r, "-first"), *batch = fpu_case(r, "-batch");
+    const struct cb_report_case *exitc = fpu_case(r, "-first+exit");
+    if (first || batch) {
+        fputs("<p>FPU: ", out);
+        if (first)
+            fprintf(out, "first use %.0f ticks in the kernel", first->tsc.median);
+        if (exitc)
+            fprintf(out, " (%.0f with the restore on the exit, timed from user space)",
+                    exitc->tsc.median);
+        if (batch)
+            fprintf(out, "%slater use %.0f", first ? ", " : "", batch->tsc.median);
+        if (ik->has_fpu)
+            fprintf(out, "; the %s estimate: save %.0f + reset %.0f, later use %.0f, restore on "
+                         "exit %.0f", ik->fpu.save_insn, ik->fpu.save_ticks, ik->fpu.later_ticks,
+                    ik->fpu.later_ticks, ik->fpu.restore_ticks);
+        else
+            fputs("; no XSAVEC estimate (no calibrated user-space run of this host)", out);
+        fputs(".</p>", out);
+    }
+    fputs("</section>", out);
+}
