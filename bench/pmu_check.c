@@ -70,18 +70,6 @@ static int open_set(struct cb_counters *cs, const char *const *names, int n, dou
     return k;
 }
 
-/* One read() of the group: the value of the event with id, or -1. */
-static int64_t group_read(const struct cb_counters *cs, uint64_t id)
-{
-    uint64_t buf[3 + 2 * CB_MAX_COUNTERS];
-    if (cs->leader < 0 || read(cs->c[cs->leader].fd, buf, sizeof buf) < 24)
-        return -1;
-    for (uint64_t i = 0; i < buf[0] && i < CB_MAX_COUNTERS; i++)
-        if (buf[3 + 2 * i + 1] == id)
-            return (int64_t)buf[3 + 2 * i];
-    return -1;
-}
-
 /* Each event read in user space against one read() of the group around
  * the same work: the user-space delta must agree with read()'s within
  * 0.1% (the two reads are a few hundred instructions apart). */
@@ -98,10 +86,10 @@ static void check_rdpmc(struct cb_counters *cs)
         }
         struct cb_reading a, b;
         cb_counters_read(cs, &a);
-        int64_t ra = group_read(cs, cs->c[k].id);
+        int64_t ra = cb_counters_read_kernel(cs, k);
         spin(20000000);
         cb_counters_read_end(cs, &b);
-        int64_t rb = group_read(cs, cs->c[k].id);
+        int64_t rb = cb_counters_read_kernel(cs, k);
         double viaread = (double)(rb - ra), viardpmc = (double)(b.value[k] - a.value[k]);
         int user = a.method[k] == CB_READ_RDPMC && b.method[k] == CB_READ_RDPMC;
         printf("     rdpmc      %s: user-space reads %s\n", names[n], user ? "at both ends" : "fell back to read()");

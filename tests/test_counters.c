@@ -124,18 +124,6 @@ static void test_enosys(struct cb_counters *cs, int tc, int cy, int pf, int ts, 
     cb_counters_close(cs);
 }
 
-/* One read() of the group: the value of the event with id, or -1. */
-static int64_t group_value(const struct cb_counters *cs, uint64_t id)
-{
-    uint64_t buf[3 + 2 * CB_MAX_COUNTERS];
-    if (cs->leader < 0 || read(cs->c[cs->leader].fd, buf, sizeof buf) < 24)
-        return -1;
-    for (uint64_t i = 0; i < buf[0] && i < CB_MAX_COUNTERS; i++)
-        if (buf[3 + 2 * i + 1] == id)
-            return (int64_t)buf[3 + 2 * i];
-    return -1;
-}
-
 /* The user-space read (rdpmc on x86, mrs on arm64) against read(): each
  * bracketed by the other, so that the one read first is never above the
  * one read after it, and the two are a system call apart.  Where cycles
@@ -151,9 +139,9 @@ static void test_user_read(struct cb_counters *cs, int cy)
         return;
     }
     struct cb_reading r;
-    int64_t before = group_value(cs, c->id);
+    int64_t before = cb_counters_read_kernel(cs, cy);
     cb_counters_read(cs, &r);
-    int64_t after = group_value(cs, c->id);
+    int64_t after = cb_counters_read_kernel(cs, cy);
     int user = r.method[cy] == CB_READ_RDPMC;
     /* one read() system call's cycles at most between them: 10^6 is
      * generous on any core, and an order below a 100 ms spin's count */
@@ -162,7 +150,7 @@ static void test_user_read(struct cb_counters *cs, int cy)
        "cycles read in user space %llu lies between read() before %lld and after %lld",
        (unsigned long long)r.value[cy], (long long)before, (long long)after);
     cb_counters_read(cs, &r);
-    int64_t again = group_value(cs, c->id);
+    int64_t again = cb_counters_read_kernel(cs, cy);
     ok(r.method[cy] == CB_READ_RDPMC && again >= (int64_t)r.value[cy] &&
        again - (int64_t)r.value[cy] < 1000000, "read() %lld right after the user-space read %llu",
        (long long)again, (unsigned long long)r.value[cy]);
@@ -177,6 +165,10 @@ static void test_group(struct cb_counters *cs, int tc, int cy, int pf, int ts, i
     is_str(cb_read_method_name(cs->c[tc].method), "read", "task-clock is read with read()");
     is_str(cb_source_name(cs->c[tc].spec.source), "software", "task-clock source");
     ok(cs->c[tc].fd >= 0 && cs->leader >= 0, "task-clock has an fd, the group a leader");
+    int64_t k0 = cb_counters_read_kernel(cs, tc), k1 = cb_counters_read_kernel(cs, tc);
+    ok(k0 >= 0 && k1 >= k0, "read() of the group gives task-clock, and it does not go back: %lld, %lld",
+       (long long)k0, (long long)k1);
+    is_int(cb_counters_read_kernel(cs, ts), -1, "read() of the group: the TSC pseudo-event is not in it");
     is_str(cb_read_method_name(cs->c[ts].method), CB_TSC_READ, "tsc method");
     is_str(cb_source_name(cs->c[ts].spec.source), "tsc", "tsc source");
     is_str(cb_read_method_name(cs->c[ce].method), "derived", "cycles-est method");

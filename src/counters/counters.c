@@ -321,6 +321,19 @@ void cb_counters_delta(const struct cb_counters *cs, const struct cb_reading *be
     }
 }
 
+int64_t cb_counters_read_kernel(const struct cb_counters *cs, int i)
+{
+    struct cb_reading r;
+    unsigned char only[CB_MAX_COUNTERS] = {0};
+    if (!cs || cs->leader < 0 || i < 0 || i >= cs->n || cs->c[i].fd < 0)
+        return -1;
+    only[i] = 1;
+    r.method[i] = CB_READ_NONE;
+    if (read_group(cs, &r, only) < 0 || r.method[i] != CB_READ_SYSCALL)
+        return -1;
+    return (int64_t)r.value[i];
+}
+
 int cb_counters_find(const struct cb_counters *cs, const char *name)
 {
     for (int i = 0; i < cs->n; i++)

@@ -101,6 +101,11 @@ int cb_counters_read_end(struct cb_counters *cs, struct cb_reading *r);
 void cb_counters_delta(const struct cb_counters *cs, const struct cb_reading *before,
                        const struct cb_reading *after, struct cb_delta *d);
 
+/* One read() of the group, now: counter i's count, or -1 (not in the
+ * group, or the read failed).  Outside the hot path: for checking the
+ * user-space reads against the kernel's (tests, bench/pmu_check). */
+int64_t cb_counters_read_kernel(const struct cb_counters *cs, int i);
+
 /* Index of the counter named name (spec.part), or -1. */
 int cb_counters_find(const struct cb_counters *cs, const char *name);
 

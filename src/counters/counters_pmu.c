@@ -64,19 +64,25 @@ static int lists_code(const char *devices, const char *pmu, long code, struct cb
     return found;
 }
 
+/* The number a one-number file (sysfs, procfs) holds, or -1. */
+static long read_number(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    long v = -1;
+    if (f) {
+        if (fscanf(f, "%ld", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
 /* The PMU's perf type number (devices/pmu/type), or -1. */
 static long pmu_type(const char *devices, const char *pmu)
 {
     char path[768];
     snprintf(path, sizeof path, "%s/%s/type", devices, pmu);
-    FILE *f = fopen(path, "r");
-    long t = -1;
-    if (f) {
-        if (fscanf(f, "%ld", &t) != 1)
-            t = -1;
-        fclose(f);
-    }
-    return t;
+    return read_number(path);
 }
 
 static int architected(long code)
@@ -118,12 +124,5 @@ int cb_pmu_lacks_event(const char *devices, const struct perf_event_attr *attr, 
 
 int cb_pmu_user_access(const char *procfile)
 {
-    FILE *f = fopen(procfile, "r");
-    int v = -1;
-    if (f) {
-        if (fscanf(f, "%d", &v) != 1)
-            v = -1;
-        fclose(f);
-    }
-    return v;
+    return (int)read_number(procfile);
 }
