@@ -133,7 +133,7 @@ pack() {
     skip=$(grep -v '^#' "$SRC/tests/pmu/qemu-user.list" | tr '\n' ' ')
     for f in "$B"/tests/test_*; do
         case " $skip " in *" tests/${f##*/} "*) continue ;; esac
-        [ -x "$f" ] && [ -f "$f" ] && file -b "$f" | grep -q 'ELF.*aarch64' && cp "$f" "$R/cb/tests/"
+        [ -x "$f" ] && [ -f "$f" ] && aarch64-linux-gnu-readelf -h "$f" 2>/dev/null | grep -q AArch64 && cp "$f" "$R/cb/tests/"
     done
     cp -r "$SRC/tests/fixtures" "$R/cb/tests/"
     aarch64-linux-gnu-strip "$R"/cb/cyclebudget "$R"/cb/pmu_check "$R"/cb/hog "$R"/cb/tests/test_* 2>/dev/null
