@@ -155,7 +155,7 @@ for t in $(grep -E '^@@begin unit ' "$U" | awk '{ print $3 }'); do
 done
 echo "# left to qemu-user (tests/pmu/qemu-user.list, the arm64 stage): $(grep -v '^#' "$SRC/tests/pmu/qemu-user.list" | tr '\n' ' ')"
 c=$(section "$U" "unit test_counters")
-echo "$c" | grep -E 'rdpmc|user-space' | sed 's/^/# test_counters: /'
+echo "$c" | grep -E 'rdpmc|user.space' | sed 's/^/# test_counters: /'
 
 echo "# PMU stage: $(since)"
 echo "$passed passed, $failed failed"
