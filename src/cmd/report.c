@@ -287,6 +287,30 @@ static const char *report_db(const void *ctx)
     return ((const struct report_args *)ctx)->db;
 }
 
+/* --versus A,B: each a variant some case of every run has, or the name
+ * that is not, with the run's variants (issue 43, 6: "nosuch,ref" said the
+ * run "measured no probe, size and mode with both" and exited 0).  0, or 2. */
+static int versus_known(const struct report_args *a, const struct cb_report *runs, size_t n)
+{
+    for (size_t i = 0; i < n && a->versus[0][0]; i++)
+        for (int k = 0; k < 2; k++) {
+            size_t j = 0;
+            while (j < runs[i].ncases && strcmp(runs[i].cases[j].info.variant, a->versus[k]) != 0)
+                j++;
+            if (j < runs[i].ncases)
+                continue;
+            struct cb_sb have = CB_SB_INIT;
+            for (j = 0; j < runs[i].ncases; j++)
+                if (!strstr(have.buf, runs[i].cases[j].info.variant))
+                    cb_sb_addf(&have, "%s%s", have.len ? ", " : "", runs[i].cases[j].info.variant);
+            cb_error("--versus: run %lld has no variant '%s' (its variants: %s)",
+                     (long long)runs[i].run.id, a->versus[k], have.len ? have.buf : "none");
+            cb_sb_release(&have);
+            return CB_EXIT_USAGE;
+        }
+    return 0;
+}
+
 static int report_body(void *ctx, struct cb_store *st)
 {
     const struct report_args *a = ctx;
@@ -298,7 +322,8 @@ static int report_body(void *ctx, struct cb_store *st)
         cb_error("out of memory");
         rc = 1;
     }
-    if (rc == 0 && (rc = report_load_runs(st, a, ids, n, runs, &nloaded)) == 0)
+    if (rc == 0 && (rc = report_load_runs(st, a, ids, n, runs, &nloaded)) == 0 &&
+        (rc = versus_known(a, runs, n)) == 0)
         rc = report_write(st, a, runs, n);
     for (size_t i = 0; i < nloaded; i++)
         cb_report_free(&runs[i]);

@@ -11,24 +11,29 @@
 #include <string.h>
 
 #include "report.h"
+#include "strbuf.h"
 
 /* Quote when needed: a field with a comma, quote or line break.  Bytes
- * that are not UTF-8 become U+FFFD, so the file stays valid UTF-8. */
+ * that are not UTF-8 become U+FFFD, so the file stays valid UTF-8, and
+ * control characters \xNN: a CSV is cat'ed to terminals too, and a tag's
+ * ESC and BEL once reached them raw from here alone (issue 43, 4). */
 static void field(FILE *out, const char *raw)
 {
-    char s[4096];
-    cb_utf8_clean(s, sizeof s, raw);
-    if (strpbrk(s, ",\"\r\n") == NULL) {
+    struct cb_sb sb = CB_SB_INIT;
+    cb_esc_add(&sb, raw, CB_ESC_FFFD | CB_ESC_CTRL | CB_ESC_KEEP_NL);
+    const char *s = sb.buf;
+    if (strpbrk(s, ",\"\n") == NULL) {
         fputs(s, out);
-        return;
+    } else {
+        fputc('"', out);
+        for (const char *p = s; *p; p++) {
+            if (*p == '"')
+                fputc('"', out);
+            fputc(*p, out);
+        }
+        fputc('"', out);
     }
-    fputc('"', out);
-    for (const char *p = s; *p; p++) {
-        if (*p == '"')
-            fputc('"', out);
-        fputc(*p, out);
-    }
-    fputc('"', out);
+    cb_sb_release(&sb);
 }
 
 static void numf(FILE *out, double v)

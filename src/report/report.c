@@ -505,6 +505,9 @@ int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
         return rc;
     for (size_t k = 0; k < r->ncases; k++)
         cb_report_case_ceilings(&r->cases[k], r->has_ceil ? &r->ceil : NULL);
+    /* Without them a report still stands, its claims within one run. */
+    if (cb_report_load_peers(st, r) < 0)
+        r->npeers = 0;
     return 0;
 }
 
@@ -519,6 +522,7 @@ void cb_report_free(struct cb_report *r)
         }
         free(c->ev);
         free(c->ev_median);
+        free(c->peer);
     }
     free(r->cases);
     free(r->events);

@@ -45,6 +45,9 @@ struct cb_report_case {
     double bpt;                  /* the case's bytes per TSC tick */
     double ceil_load, share_load;
     double ceil_store, share_store;
+    /* Its rank figure (rank.h) in each other run of the same bytes
+     * (cb_report_load_peers, r->npeers of them); NAN where not measured. */
+    double *peer;
 };
 
 struct cb_report {
@@ -53,6 +56,7 @@ struct cb_report {
     size_t nevents;
     struct cb_report_case *cases;
     size_t ncases;
+    size_t npeers;               /* other runs of the same bytes beside it (peers.c) */
     int cyc_event;               /* index into events for cycles per op */
     int tsc_event;
     char cyc_source[16];         /* "pmu", "estimate", "tsc" */
@@ -101,6 +105,11 @@ void cb_report_inkernel_html(FILE *out, const struct cb_report *r);
 
 int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r);
 void cb_report_free(struct cb_report *r);
+/* The other runs of the same bytes (runs.code_id, host, clock, plugins),
+ * the newest CB_RANK_PEERS_MAX: each case's rank figure in each, so that
+ * claims rest on runs (rank.h).  cb_report_load calls it.  0 or a
+ * negative errno. */
+int cb_report_load_peers(struct cb_store *st, struct cb_report *r);
 
 /* The event whose name or component is part among the supported ones, or -1. */
 int cb_report_event(const struct cb_report *r, const char *part);
@@ -209,7 +218,16 @@ void cb_html_esc(FILE *out, const char *s);
 /* escape.c: the length of the valid UTF-8 sequence at s (1-4), 0 when the
  * byte there starts none. */
 size_t cb_utf8_len(const char *s);
-/* s copied into buf: each byte that is not UTF-8 as U+FFFD (CSV, labels). */
+/* The one UTF-8 walk of outside text (escape.c): s added to out, with
+ * CB_ESC_CTRL control characters (C0 but tab, DEL, C1) and bad bytes as
+ * \xNN, a line break as \n (kept with CB_ESC_KEEP_NL); with CB_ESC_FFFD
+ * a bad byte as U+FFFD instead. */
+struct cb_sb;
+#define CB_ESC_FFFD 1u
+#define CB_ESC_CTRL 2u
+#define CB_ESC_KEEP_NL 4u
+void cb_esc_add(struct cb_sb *out, const char *s, unsigned how);
+/* s copied into buf: each byte that is not UTF-8 as U+FFFD (labels). */
 void cb_utf8_clean(char *buf, size_t len, const char *s);
 /* s copied for a terminal or a text file: control characters (C0, DEL, C1)
  * and bytes that are not UTF-8 written as \xNN, a line break as \n. */

@@ -310,11 +310,18 @@ static void legend(const struct cb_report *r, FILE *out)
                  "%% ceil = bytes per TSC tick as a share of the machine's load ceiling at the level\n"
                  "the working set fits in (DRAM when cold; the store ceiling for copy, memset and\n"
                  "csum_copy; '-' with no ceilings stored); ns/op from the TSC; B/cyc = bytes per\n"
-                 "cycle; best variant first, by %s;\n"
-                 "= tied within noise: not faster or slower than the first at p < %.2g by the\n"
-                 "exact rank test, or under %.0f%% apart; no best among them.\n",
-            cb_report_cycles_what(r), cb_rank_by_time(r) ? cb_report_time_what(r) : "cycles", CB_RANK_ALPHA,
-            CB_RANK_MARGIN * 100);
+                 "cycle; best variant first, by %s;\n",
+            cb_report_cycles_what(r), cb_rank_by_time(r) ? cb_report_time_what(r) : "cycles");
+    if (cb_rank_runs(r) > 1)
+        fprintf(out, "= tied within noise: not faster or slower than the first at p < %.2g by a\n"
+                     "paired t over %zu runs of the same bytes (runs as the unit), or under %.0f%%\n"
+                     "apart; no best among them.\n", CB_RANK_ALPHA, cb_rank_runs(r), CB_RANK_MARGIN * 100);
+    else
+        fprintf(out, "= tied within noise: not faster or slower than the first at p < %.2g by the\n"
+                     "exact rank test, or under %.0f%% apart; no best among them.  Best and ties are\n"
+                     "claims within this one run: %d more runs of the same bytes make them claims\n"
+                     "across runs.\n", CB_RANK_ALPHA, CB_RANK_MARGIN * 100,
+                CB_RANK_RUNS_MIN - 1 - (int)r->npeers);
 }
 
 int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
