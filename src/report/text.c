@@ -275,6 +275,22 @@ static void clock_line(const struct cb_report_case *const *v, size_t n, FILE *ou
         fputc('\n', out);
 }
 
+/* Under a group's rows in kernel context: the variant the kernel would
+ * run, and its cost there (its budget % above is already that cost's). */
+static void kernel_line(const struct cb_report *r, const struct cb_report_case *const *v, size_t n,
+                        FILE *out)
+{
+    if (r->context != CB_CONTEXT_KERNEL || n == 0)
+        return;
+    const struct cb_report_case *k = cb_report_kernel_pick(r, v, n);
+    char b[48];
+    if (k)
+        fprintf(out, "  > kernel's pick: %s, %s cycles in the kernel\n", k->info.variant,
+                fmt_num(b, sizeof b, cb_report_context_cycles(r, k), 1));
+    else
+        fprintf(out, "  > kernel's pick: none with a known in-kernel cost\n");
+}
+
 /* Under the table: what each column is. */
 static void legend(const struct cb_report *r, FILE *out)
 {
@@ -358,6 +374,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             shared += (size_t)cb_report_case_shared(c);
         }
         tie_line(v, tied, n, out);
+        kernel_line(r, v, n, out);
         clock_line(v, n, out);
         i = j;
     }
