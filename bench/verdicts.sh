@@ -1,40 +1,53 @@
 #!/bin/bash
-# verdicts.sh — the regression verdicts, protocol by protocol (issue 31):
-# for each of
-#   one    one run a side, then `compare` (with the store's between-run noise
-#          floor where this build has one; bench/aa-pairs.sh, when present,
-#          gives its A/A rate in its own way and is run too)
+# verdicts.sh — the regression verdicts, protocol by protocol (issues 31
+# and 40): for each of
+#   one    one run a side, then `compare`, against the store's between-run
+#          noise floor: FLOOR runs of the base's bytes (default 3) are
+#          recorded first, as docs/regressions.md says to, and every A/A
+#          run joins it (bench/aa-pairs.sh, when present, gives the A/A rate
+#          of default runs in its own way and is run too)
 #   five   5 runs a side, interleaved (base, head, ...), then `compare`
 #          (runs as the unit)
 #   ab     `cyclebudget ab BASE.so HEAD.so`: both builds in one process,
 #          paired round by round
 # it prints the false-alarm rate over PAIRS A/A pairs (exit 1 with nothing
-# changed), the detection rate of planted +3%, +5% and +10% changes over
-# TRIALS tries each (exit 1), refusals (exit 2) beside them, and the median
-# wall time of one verdict (every run it needs and the compare).  Twice:
+# changed), the detection rate of planted +3%, +5%, +10% and +20% changes
+# over TRIALS tries each (exit 1), refusals (exit 2) beside them, and the
+# median wall time of one verdict (every run it needs and the compare).
+# On three clocks:
 #   fake   on the fake clock (CB_FAKE_CLOCK, noise=0.02 within a run; the
 #          change planted exactly: scale=1.0X for a run protocol's HEAD runs,
 #          head=1.0X for ab), every figure reproducible on any host;
 #   real   on this machine's clock, with a real slowed plugin:
-#          bench/ab_plugin.c's "mine" loading EXTRA_PCT% more words (3, 5
-#          and 10); the last line says what each reads as (ab's estimate).
-# The case is csum/mine/1500/warm only.  Each protocol's verdicts share one
-# store, as a CI job's history would (so that a noise floor can learn).
+#          bench/ab_plugin.c's "mine" loading EXTRA_PCT% more words (3, 5,
+#          10 and 20); the last lines say what each reads as (ab's estimate);
+#   preload  (x86-64; run protocols only) glibc's memcpy slowed from
+#          outside the binary: HEAD runs under LD_PRELOAD of
+#          bench/memcpy_slow.c built with ADDS=3, 5, 10 and 20 dependent
+#          register adds per call (the columns; 20 is issue 40's wrapper),
+#          case copy/glibc/1500/warm; what each reads as is printed too.
+# The case is csum/mine/1500/warm otherwise.  Each protocol's verdicts
+# share one store, as a CI job's history would (so that a noise floor can
+# learn).  Then bench/winners.sh (how often identical runs name the same
+# winners) and, when present, bench/placement.sh and bench/bisect.sh.
 # Prints figures; asserts nothing.
 #
 #   bench/verdicts.sh [CYCLEBUDGET] [quick|full]
 #
 # quick (the default; a few minutes on an idle 2-CPU VM): PAIRS=4 TRIALS=2;
-# full: PAIRS=20 TRIALS=10.  PAIRS, TRIALS, CLOCKS ("fake real"), PROTOCOLS
-# ("one five ab") and CPU (the --cpu of the run protocols; default 0, as
-# runs left to choose their own CPU are refused across CPUs by builds
-# without issue 31's pinning rule) may be set in the environment.
+# full: PAIRS=20 TRIALS=10.  PAIRS, TRIALS, FLOOR, CLOCKS ("fake real
+# preload"), PROTOCOLS ("one five ab") and CPU (the --cpu of the run
+# protocols; default 0, as runs left to choose their own CPU are refused
+# across CPUs by builds without issue 31's pinning rule) may be set in the
+# environment.
 set -u
 CB=${1:-./cyclebudget}
 MODE=${2:-quick}
 case $CB in /*) ;; *) CB=$PWD/$CB ;; esac
 if [ "$MODE" = full ]; then PAIRS=${PAIRS:-20} TRIALS=${TRIALS:-10}; else PAIRS=${PAIRS:-4} TRIALS=${TRIALS:-2}; fi
-CLOCKS=${CLOCKS:-fake real}
+CLOCKS=${CLOCKS:-fake real preload}
+FLOOR=${FLOOR:-3}
+DELTAS="3 5 10 20"
 PROTOCOLS=${PROTOCOLS:-one five ab}
 CPU=${CPU:-0}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,9 +56,13 @@ trap 'rm -rf "$T"' EXIT
 export CB_CEILINGS=model NO_COLOR=1
 unset CB_FAKE_CLOCK CB_DB
 cc=${CC:-cc}
-for p in 0 3 5 10; do
+for p in 0 $DELTAS; do
     $cc -O2 -shared -fPIC -I"$top/include" -DEXTRA_PCT=$p -o "$T/p$p.so" "$top/bench/ab_plugin.c" ||
         { echo "verdicts: cannot build bench/ab_plugin.c" >&2; exit 2; }
+done
+for p in $DELTAS; do
+    $cc -O2 -shared -fPIC -DADDS=$p -o "$T/m$p.so" "$top/bench/memcpy_slow.c" -ldl 2>/dev/null ||
+        { CLOCKS=$(echo " $CLOCKS " | sed 's/ preload / /'); echo "verdicts: no preload rows (bench/memcpy_slow.c is x86-64)"; break; }
 done
 extra() { echo "$1"; }
 now() { date +%s.%N; }
@@ -57,8 +74,11 @@ fake_spec() {  # fake_spec DELTA-FACTOR
     seed=$((seed + 1))
     echo "seed=$seed,noise=0.02${1:+,scale=$1}"
 }
-one_run() {  # one_run CLOCK DB TAG SO [SCALE]
-    if [ "$1" = fake ]; then
+one_run() {  # one_run CLOCK DB TAG SO [SCALE]; preload: SO is the LD_PRELOAD (or "")
+    if [ "$1" = preload ]; then
+        LD_PRELOAD=$4 "$CB" run -p copy -V glibc -s 1500 -m warm --cpu "$CPU" --tag "$3" --db "$2" -q \
+            >/dev/null 2>&1
+    elif [ "$1" = fake ]; then
         CB_FAKE_CLOCK=$(fake_spec "${5:-}") "$CB" run --plugin "$4" -p csum -V mine -s 1500 -m warm \
             --cpu "$CPU" --tag "$3" --db "$2" -q >/dev/null 2>&1
     else
@@ -71,6 +91,11 @@ verdict() {
     local proto=$1 clock=$2 db=$3 i=$4 d=$5 head=$T/p$(extra "$5").so scale="" rc k
     [ "$d" != 0 ] && scale=$(awk -v d="$d" 'BEGIN { printf "%.2f", 1 + d / 100 }')
     [ "$clock" = fake ] && head=$T/p0.so
+    local base=$T/p0.so cases='csum/mine/*'
+    if [ "$clock" = preload ]; then
+        base="" head="" cases='copy/glibc/*'
+        [ "$d" != 0 ] && head=$T/m$d.so
+    fi
     local t0
     t0=$(now)
     case $proto in
@@ -78,10 +103,10 @@ verdict() {
         local n=1
         [ "$proto" = five ] && n=5
         for k in $(seq 1 $n); do
-            one_run "$clock" "$db" "a$i" "$T/p0.so"
+            one_run "$clock" "$db" "a$i" "$base"
             one_run "$clock" "$db" "b$i" "$head" "$scale"
         done
-        "$CB" compare "a$i" "b$i" --db "$db" --cases 'csum/mine/*' >"$T/out" 2>&1
+        "$CB" compare "a$i" "b$i" --db "$db" --cases "$cases" >"$T/out" 2>&1
         rc=$?
         ;;
     ab)
@@ -108,21 +133,41 @@ measured() {  # measured EXTRA_PCT: the median over 3 ab verdicts of mine's head
             sed -n 's/.*"ratio":\([0-9.]*\).*/\1/p'
     done | sort -g | sed -n 2p | awk '{ printf "%+.1f%%", 100 * ($1 - 1) }'
 }
+# What ADDS dependent adds read as: compare's change of one preloaded run
+# against one plain one, 3 runs a side (runs as the unit).
+measured_preload() {  # measured_preload ADDS
+    local db=$T/calp$1.db
+    for k in 1 2 3; do
+        one_run preload "$db" base ""
+        one_run preload "$db" head "$T/m$1.so"
+    done
+    "$CB" compare base head --db "$db" --cases 'copy/glibc/1500/warm' --format json 2>/dev/null |
+        sed -n 's/.*"change_pct":\(-\{0,1\}[0-9.]*\).*/\1/p' | awk '{ printf "%+.1f%%", $1 }'
+}
 echo "verdicts.sh $MODE: $PAIRS A/A pairs, $TRIALS tries per planted change; case csum/mine/1500/warm"
 echo "$(uname -n), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
-printf '%-5s %-5s %-16s %-12s %-12s %-12s %s\n' clock proto "false alarms" "+3%" "+5%" "+10%" "s/verdict"
+printf '%-7s %-5s %-16s %-10s %-10s %-10s %-10s %s\n' clock proto "false alarms" "+3%" "+5%" "+10%" "+20%" \
+    "s/verdict"
 for clock in $CLOCKS; do
     for proto in $PROTOCOLS; do
+        [ "$clock" = preload ] && [ "$proto" = ab ] && continue
         db=$T/$clock-$proto.db
         : >"$T/t"
         fa=0 ref=0
+        # The floor one run a side is judged against: the base's bytes,
+        # recorded FLOOR times before any pair.
+        if [ "$proto" = one ]; then
+            for k in $(seq 1 "$FLOOR"); do
+                one_run "$clock" "$db" "floor" "$([ "$clock" = preload ] || echo "$T/p0.so")"
+            done
+        fi
         for i in $(seq 1 "$PAIRS"); do
             verdict "$proto" "$clock" "$db" "aa$i" 0
             case $? in 1) fa=$((fa + 1)) ;; 2) ref=$((ref + 1)) ;; esac
         done
         cols=("$fa/$PAIRS${ref:+ r$ref}")
         [ "$ref" = 0 ] && cols=("$fa/$PAIRS")
-        for d in 3 5 10; do
+        for d in $DELTAS; do
             hit=0 r2=0
             for i in $(seq 1 "$TRIALS"); do
                 verdict "$proto" "$clock" "$db" "d$d-$i" "$d"
@@ -132,16 +177,26 @@ for clock in $CLOCKS; do
             [ "$r2" != 0 ] && c="$c r$r2"
             cols+=("$c")
         done
-        printf '%-5s %-5s %-16s %-12s %-12s %-12s %s\n' "$clock" "$proto" "${cols[0]}" "${cols[1]}" \
-            "${cols[2]}" "${cols[3]}" "$(med <"$T/t")"
+        printf '%-7s %-5s %-16s %-10s %-10s %-10s %-10s %s\n' "$clock" "$proto" "${cols[0]}" "${cols[1]}" \
+            "${cols[2]}" "${cols[3]}" "${cols[4]}" "$(med <"$T/t")"
     done
 done
 echo "(K/N: exit 1 in K of N verdicts; rN: N refused, exit 2)"
 case " $CLOCKS " in
-*" real "*) echo "real clock: EXTRA_PCT=3 reads $(measured 3), 5 reads $(measured 5), 10 reads $(measured 10)" \
-    "(ab's estimate, median of 3; the planted +3%, +5%, +10% columns)" ;;
+*" real "*) echo "real clock: EXTRA_PCT=3 reads $(measured 3), 5 reads $(measured 5), 10 reads $(measured 10)," \
+    "20 reads $(measured 20) (ab's estimate, median of 3; the planted columns)" ;;
 esac
-if [ -x "$top/bench/aa-pairs.sh" ] || [ -f "$top/bench/aa-pairs.sh" ]; then
+case " $CLOCKS " in
+*" preload "*) echo "preload: 3 adds read $(measured_preload 3), 5 read $(measured_preload 5), 10 read" \
+    "$(measured_preload 10), 20 read $(measured_preload 20) (compare, 3 runs a side; the planted columns)" ;;
+esac
+if [ -f "$top/bench/aa-pairs.sh" ]; then
     echo "bench/aa-pairs.sh (one run a side, this build's defaults, no --cpu):"
     bash "$top/bench/aa-pairs.sh" "$CB" "$PAIRS"
 fi
+for b in winners placement; do
+    if [ -f "$top/bench/$b.sh" ]; then
+        echo "bench/$b.sh:"
+        bash "$top/bench/$b.sh" "$CB"
+    fi
+done

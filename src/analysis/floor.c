@@ -19,6 +19,21 @@ static int sql_err(int rc)
     return rc == -ENOMEM || rc == -EBUSY ? rc : -EIO;
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[n], reordering v; NAN for none. */
+static double median_of(double *v, size_t n)
+{
+    if (!n)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_dbl);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 const struct cb_floor_case *cb_floor_find(const struct cb_floor *f, const char *key)
 {
     for (size_t i = 0; f && i < f->n; i++)
@@ -37,31 +52,80 @@ int cb_floor_add(struct cb_floor *f, const char *key, const double *x, size_t n)
             return -ENOMEM;
         c = &f->c[f->n++];
         memset(c, 0, sizeof *c);
+        c->sd = NAN;
         snprintf(c->key, sizeof c->key, "%s", key);
     }
-    double mean = 0;
+    double *m = malloc(n * sizeof *m);
+    if (!m || cb_grow((void **)&c->res, &c->cap, c->nres + n, 16, sizeof *c->res) < 0) {
+        free(m);
+        return -ENOMEM;
+    }
+    memcpy(m, x, n * sizeof *m);
+    double mid = median_of(m, n), scale = sqrt((double)n / (double)(n - 1));
+    free(m);
     for (size_t i = 0; i < n; i++)
-        mean += x[i];
-    mean /= (double)n;
-    for (size_t i = 0; i < n; i++)
-        c->ss += (x[i] - mean) * (x[i] - mean);
+        c->res[c->nres++] = (x[i] - mid) * scale;
     c->df += n - 1;
     return 0;
 }
 
+double cb_floor_robust_sd(const double *res, size_t n, size_t *rejected)
+{
+    *rejected = 0;
+    if (!n)
+        return NAN;
+    double *a = malloc(n * sizeof *a);
+    if (!a)
+        return NAN;
+    for (size_t i = 0; i < n; i++)
+        a[i] = fabs(res[i]);
+    double cap = CB_FLOOR_REJECT * 1.4826 * median_of(a, n), ss = 0;
+    free(a);
+    /* A MAD of 0 (most deviations exactly 0: ticks are whole numbers)
+     * rejects nothing rather than everything. */
+    for (size_t i = 0; i < n; i++) {
+        if (cap > 0 && fabs(res[i]) > cap)
+            (*rejected)++;
+        else
+            ss += res[i] * res[i];
+    }
+    return n > *rejected ? sqrt(ss / (double)(n - *rejected)) : NAN;
+}
+
 double cb_floor_sd(const struct cb_floor_case *c)
 {
-    return c && c->df >= CB_FLOOR_MIN_DF ? sqrt(c->ss / (double)c->df) : NAN;
+    return c && c->df >= CB_FLOOR_MIN_DF ? c->sd : NAN;
 }
 
 void cb_floor_free(struct cb_floor *f)
 {
+    for (size_t i = 0; i < f->n; i++)
+        free(f->c[i].res);
     free(f->c);
     memset(f, 0, sizeof *f);
 }
 
-/* One candidate run: what it measured, as a key two runs of an identical
- * build share. */
+void cb_floor_finish(struct cb_floor *f)
+{
+    double *v = malloc((f->n ? f->n : 1) * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        struct cb_floor_case *c = &f->c[i];
+        size_t rejected;
+        c->sd = cb_floor_robust_sd(c->res, c->nres, &rejected);
+        c->rejected = rejected;
+        c->df = c->df > rejected ? c->df - rejected : 0;
+        if (c->df < CB_FLOOR_MIN_DF)
+            c->sd = NAN;
+        if (v && !isnan(c->sd))
+            v[k++] = c->sd;
+    }
+    f->s0 = v ? median_of(v, k) : NAN;
+    free(v);
+}
+
+/* One candidate run: the bytes it measured, as a key two runs of the same
+ * bytes share. */
 struct cand {
     int64_t id;
     char what[400];
@@ -93,14 +157,19 @@ static int skipped(int64_t id, const int64_t *skip, size_t nskip)
     return 0;
 }
 
-/* The host's newest complete runs, each with what it measured. */
+/* The host's newest complete runs, each with the bytes it measured; those
+ * with no code identity (recorded before 0020_code_id.sql) are counted in
+ * *unkeyed and left out. */
 static int candidates(struct cb_store *st, int64_t ref, const int64_t *skip, size_t nskip,
-                      struct cand **out, size_t *n)
+                      struct cand **out, size_t *n, size_t *unkeyed)
 {
     struct cb_db_stmt *q;
+    *out = NULL;
+    *n = *unkeyed = 0;
+    if (cb_store_schema_version(st) < 20)
+        return 0;
     int rc = cb_db_prepare(cb_store_db(st),
-                           "SELECT r.id, r.build_id, COALESCE(r.commit_id, -1), "
-                           "       COALESCE(r.clock_backend, '') FROM runs r "
+                           "SELECT r.id, r.code_id, COALESCE(r.clock_backend, '') FROM runs r "
                            " WHERE r.host_id = (SELECT host_id FROM runs WHERE id = ?1) "
                            "   AND r.status = 'complete' ORDER BY r.id DESC LIMIT ?2", &q);
     if (rc != CB_DB_OK)
@@ -108,20 +177,22 @@ static int candidates(struct cb_store *st, int64_t ref, const int64_t *skip, siz
     cb_db_bind_int64(q, 1, ref);
     cb_db_bind_int64(q, 2, CB_FLOOR_MAX_RUNS + (int64_t)nskip);
     size_t cap = 0;
-    *out = NULL;
-    *n = 0;
     while ((rc = cb_db_step(q)) == CB_DB_ROW) {
         int64_t id = cb_db_column_int64(q, 0);
         if (skipped(id, skip, nskip))
             continue;
+        if (cb_db_column_type(q, 1) == CB_DB_NULL) {
+            (*unkeyed)++;
+            continue;
+        }
         if (cb_grow((void **)out, &cap, *n + 1, 64, sizeof **out) < 0) {
             rc = -ENOMEM;
             break;
         }
         struct cand *c = &(*out)[(*n)++];
         c->id = id;
-        snprintf(c->what, sizeof c->what, "%" PRId64 "|%" PRId64 "|%s", cb_db_column_int64(q, 1),
-                 cb_db_column_int64(q, 2), (const char *)cb_db_column_text(q, 3));
+        snprintf(c->what, sizeof c->what, "%s|%s", (const char *)cb_db_column_text(q, 1),
+                 (const char *)cb_db_column_text(q, 2));
     }
     cb_db_finalize(q);
     if (rc != CB_DB_DONE)
@@ -150,7 +221,7 @@ static int same_env(struct cb_store *st, int64_t ref, struct cand *c, size_t *n)
     return 0;
 }
 
-/* One group of runs of an identical build: each case's run figures. */
+/* One group of runs of the same bytes: each case's run figures. */
 static int add_group(struct cb_store *st, struct cb_side *g, const char *metric, double q,
                      int keep_contended, struct cb_floor *f)
 {
@@ -175,28 +246,6 @@ static int add_group(struct cb_store *st, struct cb_side *g, const char *metric,
     return rc;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of the cases' spreads, for cb_floor_moderate. */
-static void host_spread(struct cb_floor *f)
-{
-    double *v = malloc((f->n ? f->n : 1) * sizeof *v);
-    size_t k = 0;
-    for (size_t i = 0; v && i < f->n; i++)
-        if (f->c[i].df >= CB_FLOOR_MIN_DF)
-            v[k++] = cb_floor_sd(&f->c[i]);
-    f->s0 = NAN;
-    if (k) {
-        qsort(v, k, sizeof *v, cmp_dbl);
-        f->s0 = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-    }
-    free(v);
-}
-
 int cb_floor_learn(struct cb_store *st, int64_t ref_run, const char *metric, double q,
                    int keep_contended, const int64_t *skip, size_t nskip, struct cb_floor *f)
 {
@@ -204,10 +253,10 @@ int cb_floor_learn(struct cb_store *st, int64_t ref_run, const char *metric, dou
     f->s0 = NAN;
     struct cand *c = NULL;
     size_t n = 0;
-    int rc = candidates(st, ref_run, skip, nskip, &c, &n);
+    int rc = candidates(st, ref_run, skip, nskip, &c, &n, &f->unkeyed);
     if (rc == 0)
         rc = same_env(st, ref_run, c, &n);
-    /* Group by what was measured: n is small, so a quadratic pass. */
+    /* Group by the bytes measured: n is small, so a quadratic pass. */
     for (size_t i = 0; rc == 0 && i < n; i++) {
         if (c[i].id == 0)
             continue;
@@ -227,7 +276,7 @@ int cb_floor_learn(struct cb_store *st, int64_t ref_run, const char *metric, dou
         cb_side_free(&g);
     }
     free(c);
-    host_spread(f);
+    cb_floor_finish(f);
     return rc;
 }
 
@@ -238,10 +287,11 @@ void cb_floor_moderate(const struct cb_floor *f, const struct cb_floor_case *c, 
     *df = c ? (double)c->df : 0;
     if (!f || isnan(f->s0) || isnan(*sd))
         return;
-    *sd = sqrt((c->ss + CB_FLOOR_PRIOR_DF * f->s0 * f->s0) / ((double)c->df + CB_FLOOR_PRIOR_DF));
+    double dc = (double)c->df;
+    *sd = sqrt((dc * *sd * *sd + CB_FLOOR_PRIOR_DF * f->s0 * f->s0) / (dc + CB_FLOOR_PRIOR_DF));
     if (*sd < f->s0)
         *sd = f->s0;
-    *df = (double)c->df + CB_FLOOR_PRIOR_DF;
+    *df = dc + CB_FLOOR_PRIOR_DF;
 }
 
 int cb_floor_stats(const double *la, size_t na, const double *lb, size_t nb, double sd, double df,
@@ -277,22 +327,29 @@ int cb_floor_stats(const double *la, size_t na, const double *lb, size_t nb, dou
     return 0;
 }
 
-size_t cb_floor_runs_needed(double change, double sd, double df, double alpha, size_t m,
-                            double threshold)
+/* The margin a test on n runs a side (df 2n - 2) needs, in standard
+ * errors, for 80% power at a critical quantile p: the critical value plus
+ * the power quantile. */
+static double margin(size_t n, double p)
 {
-    double d = fabs(log1p(change)), thr = log1p(threshold), gap = fabs(d - thr);
-    /* The runs added would be tested on themselves, with many degrees of
-     * freedom: normal quantiles.  Unchanged needs only the interval inside
-     * the band; a change also needs p under alpha at Holm's first step. */
-    double c = cb_t_quantile(0.975, 1e4);
-    if (d > thr)
-        c = fmax(c, cb_t_quantile(1 - alpha / (2.0 * (double)(m ? m : 1)), 1e4));
-    (void)df;
-    if (!(sd >= 0) || !isfinite(c) || !(gap > 0))
+    double df = 2.0 * (double)n - 2.0;
+    return cb_t_quantile(p, df) + cb_t_quantile(CB_FLOOR_POWER, df);
+}
+
+size_t cb_floor_runs_needed(double change, double sd, double alpha, size_t m, double threshold)
+{
+    double d = fabs(log1p(change)), thr = log1p(threshold);
+    if (!(sd >= 0) || !isfinite(d) || !(fabs(d - thr) > 0))
         return CB_FLOOR_RUNS_CAP;
-    double n = 2.0 * (c * sd / gap) * (c * sd / gap);
-    if (!(n < CB_FLOOR_RUNS_CAP))
-        return CB_FLOOR_RUNS_CAP;
-    size_t k = (size_t)ceil(n);
-    return k < 3 ? 3 : k;
+    double holm = 1 - alpha / (2.0 * (double)(m ? m : 1));
+    for (size_t n = 3; n < CB_FLOOR_RUNS_CAP; n++) {
+        double se = sd * sqrt(2.0 / (double)n);
+        /* A change: the interval beyond the band and p under alpha at
+         * Holm's first step.  Unchanged: the interval within the band. */
+        int decided = d > thr ? d - thr >= margin(n, 0.975) * se && d >= margin(n, holm) * se
+                              : thr - d >= margin(n, 0.975) * se;
+        if (decided)
+            return n;
+    }
+    return CB_FLOOR_RUNS_CAP;
 }

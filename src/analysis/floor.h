@@ -12,16 +12,22 @@
  *
  * The floor is learned from the store, by query, at compare time: every
  * complete run of the same host and environment (fingerprint, pinned CPU
- * class) is grouped by what it measured (build, commit row, clock backend,
- * plugin hashes); within each group of 2+ runs, each run's figure (the log
- * of its q-quantile, cb_run_log_values) deviates from its group's mean, and
- * the deviations of every group pool into one variance per case, with
- * sum(runs - 1) degrees of freedom.  No table holds it, because it depends
+ * class) is grouped by the bytes it measured (runs.code_id, codeid.h: the
+ * measuring binary's build-id, LD_PRELOAD, the CB_* variables that change
+ * the code; the plugins' hashes; the clock backend).  Runs recorded before
+ * the code identity existed are left out: a build row and a commit do not
+ * say which bytes ran (a dirty tree, an LD_PRELOAD'd wrapper, a planted
+ * slowdown all shared one, and a regression taught its own floor, issue
+ * 40).  Within each group of 2+ runs, each run's figure (the log of its
+ * q-quantile, cb_run_log_values) deviates from its group's median; the
+ * spread of those deviations is estimated robustly per case (a deviation
+ * beyond CB_FLOOR_REJECT times their MAD is a wild run, left out, so one
+ * wild run moves it little), with sum(runs - 1) degrees of freedom, less
+ * one for each run left out.  No table holds it, because it depends
  * on what compare chooses (metric, quantile, contended runs) and because
- * every new run of an identical build must count without a writer knowing.
- * The runs being compared are left out of the learned part, so the floor
- * never contains the change it judges; a side's own runs (2 of them) add
- * their spread as one more group. */
+ * every new run of the same bytes must count without a writer knowing.
+ * The runs being compared are never part of it, so the floor never
+ * contains the change it judges. */
 #ifndef CB_FLOOR_H
 #define CB_FLOOR_H
 
@@ -43,16 +49,29 @@
 
 struct cb_floor_case {
     char key[CB_CASE_KEY_MAX];
-    double ss;          /* pooled sum of squared deviations of log run figures */
-    size_t df;          /* sum over groups of (runs - 1) */
+    double *res;        /* each run's deviation from its group's median, scaled (cb_floor_add) */
+    size_t nres, cap;
+    size_t df;          /* sum over groups of (runs - 1), less the wild runs left out */
+    size_t rejected;    /* wild runs left out (cb_floor_finish) */
+    double sd;          /* the robust spread (cb_floor_finish); NAN below CB_FLOOR_MIN_DF */
 };
 
 struct cb_floor {
     struct cb_floor_case *c;
     size_t n, cap;
     size_t runs, groups;      /* runs in groups of 2+, and those groups */
+    size_t unkeyed;           /* runs of the host with no code identity (older): left out */
     double s0;                /* the host's typical spread: the median of the cases' (NAN none) */
 };
+
+/* A deviation beyond this many robust standard deviations (1.4826 times
+ * the median absolute deviation) is a wild run, not the spread: one run
+ * 2.4x slow (a busy host) in a group of 8 of 3% otherwise raised the floor
+ * of every case to 31% for every compare after it, and winsorizing it at
+ * 2.5 still left 4.2%.  At 4, a group of 8 normal runs loses a run to it
+ * about 1 time in 11, and the estimate averages 2.5% below the pooled
+ * standard deviation's (simulated: 0.934 against 0.958). */
+#define CB_FLOOR_REJECT 4.0
 
 /* Each case's spread is moderated toward the host's typical one, as
  * limma's moderated t does (Smyth 2004): s^2 = (df s_case^2 + d0 s0^2) /
@@ -75,8 +94,17 @@ void cb_floor_moderate(const struct cb_floor *f, const struct cb_floor_case *c, 
  * leaving out the runs in skip[nskip].  0, or a negative errno. */
 int cb_floor_learn(struct cb_store *st, int64_t ref_run, const char *metric, double q,
                    int keep_contended, const int64_t *skip, size_t nskip, struct cb_floor *f);
-/* Add one group's log run figures x[n] to case key's floor (n < 2: none). */
+/* Add one group's log run figures x[n] to case key's floor (n < 2: none):
+ * each one's deviation from the group's median, times sqrt(n / (n - 1)) so
+ * that its square estimates the variance whatever the group's size. */
 int cb_floor_add(struct cb_floor *f, const char *key, const double *x, size_t n);
+/* Each case's robust spread (cb_floor_robust_sd) and the host's s0, once
+ * every group is added (cb_floor_learn calls it). */
+void cb_floor_finish(struct cb_floor *f);
+/* The spread of deviations res[n]: the root mean square of those within
+ * CB_FLOOR_REJECT times their robust spread 1.4826 median|res|; the others
+ * counted in *rejected.  NAN when none is left. */
+double cb_floor_robust_sd(const double *res, size_t n, size_t *rejected);
 const struct cb_floor_case *cb_floor_find(const struct cb_floor *f, const char *key);
 /* The floor's standard deviation of one run's log figure; NAN below
  * CB_FLOOR_MIN_DF. */
@@ -99,15 +127,19 @@ int cb_floor_stats(const double *la, size_t na, const double *lb, size_t nb, dou
  * cb_floor_stats are Student's t with at most 3 degrees of freedom,
  * whatever the floor's own: the heaviest-tailed t with a finite variance.
  * Its Holm bound over 60 cases is 21 standard errors (6 for a normal). */
-#define CB_FLOOR_TAIL_DF 3.0
+#define CB_FLOOR_TAIL_DF 5.0
 
 /* Runs a side that would decide a case whose change holds at `change`
- * against a floor (sd, df): the n at which the interval, at the Holm bound
- * for m cases, clears the threshold band or lies within it; at least 3
- * (compare tests on runs from there).  CB_FLOOR_RUNS_CAP when it would take
- * more (a change at the threshold itself is never decided). */
+ * when the sides are tested on their runs (compare's test from
+ * CMP_RUNS_MIN runs a side: Welch's t, with 2n - 2 degrees of freedom for n
+ * runs a side of spread sd), with 80% power: the n at which a change
+ * clears the threshold band (p below alpha at Holm's first step for m
+ * cases, and the 95% interval beyond the threshold), or an unchanged case's
+ * interval lies within it, 4 times in 5.  At least 3; CB_FLOOR_RUNS_CAP
+ * when it would take more (a change at the threshold itself is never
+ * decided). */
 #define CB_FLOOR_RUNS_CAP 50
-size_t cb_floor_runs_needed(double change, double sd, double df, double alpha, size_t m,
-                            double threshold);
+#define CB_FLOOR_POWER 0.8
+size_t cb_floor_runs_needed(double change, double sd, double alpha, size_t m, double threshold);
 
 #endif

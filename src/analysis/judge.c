@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+
 /* One case's statistics on the quiet samples (cb_runs_quiet) of each side.
  * With CMP_RUNS_MIN or more runs a side, runs are the unit and each side
  * must keep two runs with enough quiet samples; otherwise samples are the
@@ -76,28 +78,21 @@ static int side_logs(const struct cb_side_case *c, const struct cmp_opts *o, dou
 }
 
 /* Fewer than CMP_RUNS_MIN runs a side: the change of the run figures
- * against the floor learned from identical builds (fl), widened by a
- * side's own spread when it has two runs or more.  Without a floor of
- * CB_FLOOR_MIN_DF the row stays CMP_TEST_NOFLOOR. */
+ * against the floor learned from other runs of the same bytes (fl).  The
+ * sides' own runs never widen it: a regression between them would (issue
+ * 40).  Without a floor of CB_FLOOR_MIN_DF the row stays CMP_TEST_NOFLOOR. */
 static int floor_stats(const struct cb_floor *fl, const struct cmp_opts *o, struct cmp_row *r)
 {
     double *la = malloc((r->a->nruns + 1) * sizeof *la), *lb = malloc((r->b->nruns + 1) * sizeof *lb);
     size_t na = 0, nb = 0;
-    struct cb_floor own = {0};
     int rc = la && lb ? 0 : -ENOMEM;
     if (rc == 0 && (side_logs(r->a, o, la, &na) < 0 || side_logs(r->b, o, lb, &nb) < 0))
         na = nb = 0;
-    if (rc == 0 && na && nb) {
-        const struct cb_floor_case *lc = cb_floor_find(fl, r->a->key);
-        struct cb_floor_case c = lc ? *lc : (struct cb_floor_case){.ss = 0, .df = 0};
-        if ((rc = cb_floor_add(&own, r->a->key, la, na)) == 0 &&
-            (rc = cb_floor_add(&own, r->a->key, lb, nb)) == 0 && own.n) {
-            c.ss += own.c[0].ss;
-            c.df += own.c[0].df;
-        }
+    const struct cb_floor_case *c = cb_floor_find(fl, r->a->key);
+    if (rc == 0 && na && nb && c) {
         double sd, df;
-        cb_floor_moderate(fl, &c, &sd, &df);
-        if (rc == 0 && !isnan(sd) && cb_floor_stats(la, na, lb, nb, sd, df, &r->s) == 0) {
+        cb_floor_moderate(fl, c, &sd, &df);
+        if (!isnan(sd) && cb_floor_stats(la, na, lb, nb, sd, df, &r->s) == 0) {
             r->s.na = r->sw.na;
             r->s.nb = r->sw.nb;
             r->test = CMP_TEST_FLOOR;
@@ -105,14 +100,14 @@ static int floor_stats(const struct cb_floor *fl, const struct cmp_opts *o, stru
             r->floor_df = df;
         }
     }
-    cb_floor_free(&own);
     free(la);
     free(lb);
     return rc;
 }
 
-/* The floor of the head side's host and environment, the compared runs
- * left out (they must not hold the change they are judged by). */
+/* The floor of the head side's host and environment, from runs of the
+ * same bytes, the compared runs left out (they must not hold the change
+ * they are judged by). */
 static int learn_floor(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
                        const struct cmp_opts *o, struct cb_floor *fl)
 {
@@ -194,26 +189,52 @@ static int adjust(struct cmp_result *res, const struct cmp_opts *o, int within)
 
 /* The verdict of a row with fewer than CMP_RUNS_MIN runs a side.  Against
  * a floor: its verdict, but a change only when the within-run test sees
- * the same change (exit 1 means beyond both noises).  Without one: the
- * within-run test can say unchanged; a change it sees may be drift.  An
- * unsure row says how many more runs a side would decide it. */
+ * the same change (exit 1 means beyond both noises).  Without one: unsure,
+ * whatever the within-run test says, since nothing measured how far a run
+ * moves, and "unchanged" is never said without an interval (issue 44);
+ * bisect-check alone (nofloor_within) keeps the within-run test's
+ * unchanged, printed as such.  An
+ * unsure row against a floor says how many runs a side would decide it. */
 static void decide_few(struct cmp_row *r, const struct cmp_opts *o, size_t m)
 {
     enum cb_cmp_verdict vw = cb_cmp_decide(r->pw_adj, r->sw.lo, r->sw.hi, o->alpha, o->threshold);
-    size_t have = r->a->nruns < r->b->nruns ? r->a->nruns : r->b->nruns, need = CMP_RUNS_MIN;
+    size_t have = r->a->nruns < r->b->nruns ? r->a->nruns : r->b->nruns;
     if (r->test == CMP_TEST_FLOOR) {
         r->v = cb_cmp_decide(r->p_adj, r->s.lo, r->s.hi, o->alpha, o->threshold);
         if ((r->v == CB_CMP_REGRESSED || r->v == CB_CMP_IMPROVED) && vw != r->v)
             r->v = CB_CMP_UNSURE;
-        need = cb_floor_runs_needed(r->s.change, r->floor_sd, r->floor_df, o->alpha, m, o->threshold);
-    } else {
-        r->v = vw == CB_CMP_UNCHANGED ? CB_CMP_UNCHANGED : CB_CMP_UNSURE;
-        r->s = r->sw;
-        r->s.lo = r->s.hi = r->s.p = NAN;   /* no interval holds the drift between runs */
-        r->p_adj = NAN;
+        size_t need = cb_floor_runs_needed(r->s.change, r->floor_sd, o->alpha, m, o->threshold);
+        if (r->v == CB_CMP_UNSURE)
+            r->more_runs = need >= CB_FLOOR_RUNS_CAP ? CB_FLOOR_RUNS_CAP : need > have ? need - have : 1;
+        return;
     }
-    if (r->v == CB_CMP_UNSURE)
-        r->more_runs = need >= CB_FLOOR_RUNS_CAP ? CB_FLOOR_RUNS_CAP : need > have ? need - have : 1;
+    r->v = o->nofloor_within && vw == CB_CMP_UNCHANGED ? CB_CMP_UNCHANGED : CB_CMP_UNSURE;
+    r->s = r->sw;
+    r->s.lo = r->s.hi = r->s.p = NAN;   /* no interval holds the drift between runs */
+    r->p_adj = NAN;
+}
+
+int cmp_row_fails(const struct cmp_row *r)
+{
+    return r->v == CB_CMP_REGRESSED && !r->acked && !r->excused;
+}
+
+/* Issue 40: a change between builds whose measured code is byte for byte
+ * the same (the hash masks only what a link rewrites) is where the code
+ * sat, not what it does: labelled, shown, and let through unless
+ * --placement-fails.  Both sides must know one hash for every run. */
+static void placement(struct cmp_row *r, const struct cmp_opts *o, struct cmp_result *res)
+{
+    const struct cb_side_case *a = r->a, *b = r->b;
+    if ((r->v != CB_CMP_REGRESSED && r->v != CB_CMP_IMPROVED) || !a->code_hash[0] ||
+        strcmp(a->code_hash, b->code_hash) != 0)
+        return;
+    r->placement = 1;
+    res->placement++;
+    r->excused = r->v == CB_CMP_REGRESSED && !r->acked && !o->placement_fails;
+    if (!r->acked)
+        snprintf(r->why, sizeof r->why, "placement: the same code (hash %s) on both sides, at "
+                 "address mod 4096 %d vs %d", a->code_hash, a->code_addr, b->code_addr);
 }
 
 int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
@@ -229,6 +250,7 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
     int rc = learn_floor(st, A, B, o, &fl);
     res->floor_runs = fl.runs;
     res->floor_groups = fl.groups;
+    res->floor_unkeyed = fl.unkeyed;
     for (size_t i = 0; rc == 0 && i < A->ncases; i++) {
         const struct cb_side_case *a = &A->cases[i];
         const struct cb_side_case *b = cb_side_find(B, a->key);
@@ -261,7 +283,54 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
             r->acked = 1;
             res->acked++;
         }
+        placement(r, o, res);
     }
     return rc;
 }
 
+
+/* The cases of side s whose variant failed verification (or was skipped),
+ * "key (bad)" each, appended to out: how many. */
+static size_t not_ok(struct cb_store *st, const struct cb_side *s, const char *name,
+                     struct cb_sb *out)
+{
+    struct cb_db_stmt *q;
+    size_t k = 0;
+    if (cb_db_prepare(cb_store_db(st),
+                      "SELECT DISTINCT probe, variant, size, mode, verdict FROM cases "
+                      " WHERE run_id = ?1 AND verdict <> 'ok' ORDER BY id", &q) != CB_DB_OK)
+        return 0;
+    for (size_t r = 0; r < s->nruns; r++) {
+        cb_db_reset(q);
+        cb_db_bind_int64(q, 1, s->runs[r]);
+        while (cb_db_step(q) == CB_DB_ROW) {
+            char key[CB_CASE_KEY_MAX];
+            cb_case_key(key, sizeof key, (const char *)cb_db_column_text(q, 0),
+                        (const char *)cb_db_column_text(q, 1), (uint64_t)cb_db_column_int64(q, 2),
+                        (const char *)cb_db_column_text(q, 3));
+            cb_sb_addf(out, "%s%s (%s on %s)", out->len ? ", " : "", key,
+                       (const char *)cb_db_column_text(q, 4), name);
+            k++;
+        }
+    }
+    cb_db_finalize(q);
+    return k;
+}
+
+/* The cases of x missing from y, "key (only on NAME)" each. */
+static void only_on(const struct cb_side *x, const struct cb_side *y, const char *name,
+                    struct cb_sb *out)
+{
+    for (size_t i = 0; i < x->ncases; i++)
+        if (!cb_side_find(y, x->cases[i].key))
+            cb_sb_addf(out, "%s%s (only on %s)", out->len ? ", " : "", x->cases[i].key, name);
+}
+
+void cmp_nothing_compared(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                          struct cb_sb *out)
+{
+    not_ok(st, A, "base", out);
+    not_ok(st, B, "head", out);
+    only_on(A, B, "base", out);
+    only_on(B, A, "head", out);
+}

@@ -16,6 +16,7 @@
 #include "floor.h"
 #include "sides.h"
 #include "store.h"
+#include "strbuf.h"
 
 enum corr { CORR_HOLM, CORR_BH };
 
@@ -29,6 +30,9 @@ struct cmp_opts {
     int exact;                    /* simulated counts: no test, the threshold alone decides */
     int threshold_set;            /* --threshold was given */
     const char *metric;           /* set by cmp_pick_metric: the floor is learned in it */
+    int placement_fails;          /* --placement-fails: a placement change fails the gate too */
+    int nofloor_within;           /* no floor: let the within-run test call a case unchanged
+                                     (bisect-check, one run a commit); compare never does */
 };
 
 /* From this many runs a side, a case is tested on its runs; below, against
@@ -38,8 +42,9 @@ struct cmp_opts {
 
 /* How a row was judged: with 3+ runs a side on its runs; with fewer,
  * against the between-run noise floor (floor.h) and the within-run test
- * both; with no floor yet, by the within-run test alone, which can only
- * call it unchanged (a change it sees may be drift: unsure). */
+ * both; with no floor yet, not at all: unsure, whatever the samples say (a
+ * change between two runs may be drift, and "unchanged" needs an
+ * interval). */
 enum cmp_test { CMP_TEST_RUNS, CMP_TEST_FLOOR, CMP_TEST_NOFLOOR };
 
 struct cmp_row {
@@ -55,6 +60,11 @@ struct cmp_row {
     size_t samples_left_out;      /* samples of kept runs taken on a shared core */
     int all_contended;            /* too few quiet runs on a side: every run was used */
     int acked;
+    /* A change (regressed or improved) whose code hash is the same on both
+     * sides (sides.h, codehash.h): the code did not change, its placement
+     * did.  excused: a placement regression the gate lets pass (no
+     * --placement-fails). */
+    int placement, excused;
     char why[256];
 };
 
@@ -63,8 +73,10 @@ struct cmp_result {
     size_t n;
     int count[4];                 /* per verdict */
     int acked;                    /* regressions acknowledged */
+    int placement;                /* changes labelled placement (cmp_row.placement) */
     int exact;                    /* the rows are exact counts (cmp_opts.exact) */
-    size_t floor_runs, floor_groups;  /* the learned floor: runs of identical builds, groups */
+    size_t floor_runs, floor_groups;  /* the learned floor: runs of the same bytes, groups */
+    size_t floor_unkeyed;         /* runs of the host left out of it: no code identity (older) */
     size_t by_test[3];            /* rows per enum cmp_test */
 };
 
@@ -79,5 +91,15 @@ int cmp_pick_metric(struct cb_store *st, const struct cb_side *A, const struct c
  * acknowledgements applied.  0 or a negative errno. */
 int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
                  const struct cmp_opts *o, struct cmp_result *res);
+/* When no case could be compared (cmp_evaluate found none in common): why,
+ * case by case, into out: the cases BAD (failed verification) or skipped
+ * on a side, and those measured on one side only.  A gate that passes on
+ * nothing measured is no gate (issue 40). */
+void cmp_nothing_compared(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                          struct cb_sb *out);
+
+/* 1 when r fails the gate: regressed, neither acknowledged nor excused as
+ * placement. */
+int cmp_row_fails(const struct cmp_row *r);
 
 #endif

@@ -58,7 +58,22 @@ static int parse_format(const char *s, enum fmt *fmt, char *err, size_t errlen)
     return 0;
 }
 
-enum { OPT_FORMAT = CB_OPT_LONG_ONLY, OPT_RERUN_TIME };
+enum { OPT_FORMAT = CB_OPT_LONG_ONLY, OPT_RERUN_TIME, OPT_UNSURE_EXIT };
+
+/* --unsure-exit N: 0, or 3..125 (1 and 2 already mean regression and
+ * error; above 125 the shell's own). */
+static int parse_unsure_exit(const char *s, int *out, char *err, size_t errlen)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || !(v == 0 || (v >= 3 && v <= 125))) {
+        snprintf(err, errlen, "--unsure-exit '%s': give 0, or a status from 3 to 125 (1 and 2 "
+                 "already mean a regression and an error), e.g. 3", s);
+        return -EINVAL;
+    }
+    *out = (int)v;
+    return 0;
+}
 
 /* One of compare's own options: 0 taken, 1 not one of them, or -EINVAL. */
 static int compare_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
@@ -67,6 +82,7 @@ static int compare_opt(int ch, const char *arg, void *ctx, char *err, size_t err
     switch (ch) {
     case OPT_FORMAT: return parse_format(arg, &k->c.fmt, err, errlen);
     case OPT_RERUN_TIME: return cb_parse_seconds(arg, "--rerun-time", &k->cap_s, err, errlen);
+    case OPT_UNSURE_EXIT: return parse_unsure_exit(arg, &k->c.unsure_exit, err, errlen);
     }
     return 1;
 }
@@ -80,6 +96,9 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
         CB_OPT_CALL(OPT_FORMAT, "format", "F",
                     "text (default), markdown (for a pull request), json, or junit (JUnit XML for a "
                     "CI's test report)"),
+        CB_OPT_CALL(OPT_UNSURE_EXIT, "unsure-exit", "N",
+                    "exit N (3 to 125) when no regression was found but a case could not be told "
+                    "(unsure), so that a CI sees it; default 0"),
         CB_OPT_STR(0, "junit", struct compare, junit, "FILE",
                    "also write the verdicts as JUnit XML there (a CI reads it; --format stays what "
                    "the job log shows)"),
@@ -106,7 +125,8 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
             "  (e.g. latest:csum/avx2/1500/cold latest:csum/adc-1chain/1500/cold)\n",
         .options = options,
         .footer = "exit status: 0 no regression, 1 an unacknowledged regression, 2 usage or tool "
-                  "error\n",
+                  "error, or no case could be compared (each BAD or missing case named); N of "
+                  "--unsure-exit when a case is unsure and none regressed\n",
         .option = compare_opt,
     };
     memset(k, 0, sizeof *k);
@@ -188,6 +208,20 @@ static int no_verdict(struct cb_store *st, const struct compare *k, const struct
     return 1;
 }
 
+/* No case in common: a pass on nothing measured would let a broken
+ * variant through the gate, so it is an error that names every BAD and
+ * missing case.  CB_EXIT_USAGE. */
+static int nothing_compared(struct cb_store *st, const struct cb_side *A, const struct cb_side *B)
+{
+    struct cb_sb why = CB_SB_INIT;
+    cmp_nothing_compared(st, A, B, &why);
+    cb_error("no case could be compared between %s and %s: %s; fix or drop the BAD variants, or "
+             "compare runs that measured the same cases", A->spec, B->spec,
+             why.len ? why.buf : "neither side has a case that passed verification");
+    cb_sb_release(&why);
+    return CB_EXIT_USAGE;
+}
+
 /* Both sides resolved, their environments checked, their samples loaded
  * and compared case by case.  0, CMP_NO_VERDICT, or the exit status to end
  * with. */
@@ -228,6 +262,8 @@ static int compare_sides(struct cb_store *st, struct compare *k, const char *bas
                    c->o.glob);
         return CB_EXIT_USAGE;
     }
+    if (res->n == 0)
+        return nothing_compared(st, A, B);
     return 0;
 }
 
@@ -298,7 +334,8 @@ static int compare_body(void *ctx, struct cb_store *st)
     if (status == 0) {
         cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
         cmp_describe_side(st, &B, x.head_desc, sizeof x.head_desc);
-        status = cmp_exit_of(&res);
+        cmp_record_hint(st, &A, &res, x.record, sizeof x.record);
+        status = cmp_exit_of(&res, k->c.unsure_exit);
         cmp_print_result(&x, &k->c, &res, status, stdout);
         if (k->junit && compare_junit(k->junit, k->c.db, &x, &res) < 0)
             status = CB_EXIT_USAGE;

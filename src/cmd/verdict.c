@@ -19,6 +19,7 @@
 #include "report.h"
 #include "tsc.h"
 #include "db.h"
+#include "store.h"
 #include "verdict.h"
 
 int cmp_parse_pct(const char *s, const char *what, double *out, char *err, size_t errlen)
@@ -114,9 +115,82 @@ void cmp_describe_side(struct cb_store *st, const struct cb_side *s, char *buf, 
         snprintf(buf + off, len - off, " (%zu commits)", s->ncommits);
 }
 
-int cmp_exit_of(const struct cmp_result *res)
+int cmp_exit_of(const struct cmp_result *res, int unsure_exit)
 {
-    return res->count[CB_CMP_REGRESSED] > res->acked ? 1 : 0;
+    for (size_t i = 0; i < res->n; i++)
+        if (cmp_row_fails(&res->rows[i]))
+            return 1;
+    return res->count[CB_CMP_UNSURE] > 0 ? unsure_exit : 0;
+}
+
+/* code_what's environment (codeid.h: "exe build-id H; LD_PRELOAD P H;
+ * CB_X=V") as a shell prefix, "LD_PRELOAD=P CB_X=V ", which the stored
+ * command line does not show. */
+static void env_prefix(const char *what, struct cb_sb *out)
+{
+    struct cb_sb pre = CB_SB_INIT;
+    for (const char *p = strchr(what, ';'); p; p = strchr(p + 1, ';')) {
+        const char *item = p + 2, *end = strchr(item, ';');
+        int n = end ? (int)(end - item) : (int)strlen(item);
+        if (strncmp(item, "LD_PRELOAD ", 11) == 0) {
+            const char *path = item + 11, *sp = memchr(path, ' ', (size_t)(n - 11));
+            cb_sb_addf(&pre, "%s%.*s", pre.len ? ":" : "", sp ? (int)(sp - path) : n - 11, path);
+        } else
+            cb_sb_addf(out, "%.*s ", n, item);
+    }
+    if (pre.len)
+        cb_sb_addf(out, "LD_PRELOAD=%s ", pre.buf);
+    cb_sb_release(&pre);
+}
+
+/* The base's command line with its --tag (if any) left out and "--tag
+ * floor" added: the runs it records must not join a side selected by the
+ * base's tag, or they would be compared rather than teach the floor. */
+static void floor_tag(const char *cmdline, struct cb_sb *out)
+{
+    const char *p = cmdline;
+    for (;;) {
+        const char *t = strstr(p, " --tag");
+        if (!t || (t[6] != ' ' && t[6] != '=')) {
+            cb_sb_adds(out, p);
+            break;
+        }
+        cb_sb_add(out, p, (size_t)(t - p));
+        const char *v = t + 7, *end = v;
+        /* the value: up to a blank, or a quoted word as cb_quote_cmdline writes it */
+        if (*v == '\'') {
+            end = strchr(v + 1, '\'');
+            end = end ? end + 1 : v + strlen(v);
+        } else
+            end = v + strcspn(v, " ");
+        p = end;
+    }
+    cb_sb_adds(out, " --tag floor");
+}
+
+void cmp_record_hint(struct cb_store *st, const struct cb_side *A, const struct cmp_result *res,
+                     char *buf, size_t len)
+{
+    struct cb_db_stmt *q;
+    buf[0] = '\0';
+    if (!res->by_test[CMP_TEST_NOFLOOR] || !A->nruns)
+        return;
+    const char *sql = cb_store_schema_version(st) >= 20
+        ? "SELECT cmdline, COALESCE(code_what, '') FROM runs WHERE id = ?1"
+        : "SELECT cmdline, '' FROM runs WHERE id = ?1";
+    if (cb_db_prepare(cb_store_db(st), sql, &q) != CB_DB_OK)
+        return;
+    cb_db_bind_int64(q, 1, A->runs[0]);
+    if (cb_db_step(q) == CB_DB_ROW) {
+        struct cb_sb env = CB_SB_INIT;
+        env_prefix((const char *)cb_db_column_text(q, 1), &env);
+        struct cb_sb cmd = CB_SB_INIT;
+        floor_tag((const char *)cb_db_column_text(q, 0), &cmd);
+        snprintf(buf, len, "%s%s", env.buf, cmd.buf);
+        cb_sb_release(&cmd);
+        cb_sb_release(&env);
+    }
+    cb_db_finalize(q);
 }
 
 enum { OPT_ALPHA = CMP_OPT_FIRST, OPT_THRESHOLD, OPT_CORRECTION, OPT_RUN_QUANTILE, OPT_TRIM, OPT_HOST };
@@ -169,6 +243,9 @@ static const struct cb_option cmp_common_table[] = {
     CB_OPT_CALL(OPT_TRIM, "trim", "T",
                 "with 3+ runs a side, trim this share of runs from each end (Yuen's test; "
                 "default 0: Welch's)"),
+    CB_OPT_BOOL(0, "placement-fails", struct cmp_common, o.placement_fails,
+                "a change whose code is the same on both sides (labelled placement: where the code "
+                "sat moved, not what it does) fails the gate too; by default it is shown and passes"),
     CB_OPT_BOOL(0, "keep-contended", struct cmp_common, o.keep_contended,
                 "keep samples taken on a shared core (by default left out while 2+ runs a side "
                 "keep 5+ quiet samples)"),

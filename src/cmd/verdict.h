@@ -22,6 +22,7 @@ struct cmp_ctx {
     const char *cpu_note;         /* NULL, or that the sides pinned different CPUs of one class */
     char base_desc[512], head_desc[512];
     char cpu_buf[320];
+    char record[1024];            /* no floor yet: what to record to get one (cmp_record_hint); "" */
 };
 
 struct cmp_common {
@@ -30,6 +31,7 @@ struct cmp_common {
     int force, include_aborted;
     struct cmp_opts o;
     enum fmt fmt;                /* --format */
+    int unsure_exit;             /* --unsure-exit: the status when a case is unsure (0: none) */
     struct cb_sb cmdline;        /* as typed: for the runs a rerun records; cmp_common_release */
 };
 
@@ -53,11 +55,22 @@ int cmp_select_host(struct cb_store *st, struct cb_side *s, const char *host, ch
 void cmp_describe_side(struct cb_store *st, const struct cb_side *s, char *buf, size_t len);
 void cmp_print_result(const struct cmp_ctx *x, const struct cmp_common *c,
                       const struct cmp_result *res, int exit_status, FILE *f);
-/* compare's exit status: 1 when a regression is not acknowledged, else 0. */
 /* JUnit XML (verdict_junit.c): one testcase per case, a failure for each
- * unacknowledged regression. */
+ * unacknowledged regression, an unsure case skipped with what would decide
+ * it. */
 void cmp_print_junit(const struct cmp_ctx *x, const struct cmp_result *res, FILE *f);
-int cmp_exit_of(const struct cmp_result *res);
+/* A row's verdict in words: "regressed", "unsure: 4 more runs a side
+ * needed", "unsure: no noise floor yet". */
+void cmp_verdict_text(const struct cmp_row *r, char *buf, size_t len);
+/* compare's exit status: 1 when a regression is not acknowledged; else
+ * unsure_exit when a case is unsure; else 0. */
+int cmp_exit_of(const struct cmp_result *res, int unsure_exit);
+/* With rows judged without a floor (CMP_TEST_NOFLOOR): the command that
+ * records BASE's bytes again (its first run's command line, and LD_PRELOAD
+ * and the CB_* variables it ran with), into buf; else "". */
+#define CMP_FLOOR_RECORD 3        /* runs of it that make a floor (2 df, and the host's prior) */
+void cmp_record_hint(struct cb_store *st, const struct cb_side *A, const struct cmp_result *res,
+                     char *buf, size_t len);
 /* Check the fingerprints: within each side and across.  Returns 0, or
  * -EXDEV with the message in err when refused. */
 int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_side *B, int force,

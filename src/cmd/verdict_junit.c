@@ -1,7 +1,9 @@
 /* verdict_junit.c — compare's verdicts as JUnit XML, the test report CI
  * services read natively (GitLab's artifacts:reports:junit, Jenkins' junit
  * step, GitHub through a test-report action): one testcase per case, a
- * failure for each unacknowledged regression with its change and interval. */
+ * failure for each unacknowledged regression with its change and interval,
+ * and each unsure case skipped with what would decide it: a green tick on a
+ * case nobody could tell hid that the gate did not look (issue 40). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,7 +52,7 @@ static void testcase(FILE *f, const struct cmp_ctx *x, const struct cmp_result *
     fputs("\" name=\"", f);
     xml_esc(f, r->a->key);
     fputs("\" time=\"0\">\n", f);
-    if (r->v == CB_CMP_REGRESSED && !r->acked) {
+    if (cmp_row_fails(r)) {
         fputs("      <failure type=\"regression\" message=\"regressed ", f);
         pct(f, r->s.change);
         if (!res->exact) {
@@ -63,11 +65,19 @@ static void testcase(FILE *f, const struct cmp_ctx *x, const struct cmp_result *
         fputs("\">", f);
         row_text(f, res, r);
         fputs("</failure>\n", f);
+    } else if (r->v == CB_CMP_UNSURE) {
+        char why[96];
+        cmp_verdict_text(r, why, sizeof why);
+        fputs("      <skipped message=\"", f);
+        xml_esc(f, why);
+        fputs("\">", f);
+        row_text(f, res, r);
+        fputs("</skipped>\n", f);
     }
     fputs("      <system-out>", f);
     row_text(f, res, r);
-    if (r->acked) {
-        fputs("; acknowledged: ", f);
+    if (r->acked || r->placement) {
+        fputs(r->acked ? "; acknowledged: " : "; ", f);
         xml_esc(f, r->why);
     }
     fputs("</system-out>\n    </testcase>\n", f);
@@ -77,13 +87,14 @@ void cmp_print_junit(const struct cmp_ctx *x, const struct cmp_result *res, FILE
 {
     int fail = 0;
     for (size_t i = 0; i < res->n; i++)
-        fail += res->rows[i].v == CB_CMP_REGRESSED && !res->rows[i].acked;
+        fail += cmp_row_fails(&res->rows[i]);
+    int skip = res->count[CB_CMP_UNSURE];
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
     fprintf(f, "<testsuites name=\"cyclebudget compare\" tests=\"%zu\" failures=\"%d\" errors=\"0\">\n",
             res->n, fail);
     fprintf(f, "  <testsuite name=\"cyclebudget compare\" tests=\"%zu\" failures=\"%d\" errors=\"0\" "
-               "skipped=\"0\" time=\"0\">\n    <properties>\n",
-            res->n, fail);
+               "skipped=\"%d\" time=\"0\">\n    <properties>\n",
+            res->n, fail, skip);
     const char *k[] = {"base", "head", "metric"}, *v[] = {x->base_desc, x->head_desc, x->metric};
     for (int i = 0; i < 3; i++) {
         fprintf(f, "      <property name=\"%s\" value=\"", k[i]);

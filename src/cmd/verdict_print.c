@@ -44,23 +44,38 @@ static void print_contention(FILE *f, const struct cmp_result *res, int md)
 static size_t by_runs(const struct cmp_result *res);
 
 /* With fewer than CMP_RUNS_MIN runs a side: what the floor was learned
- * from, or that there is none yet and how to get one. */
-static void print_floor(FILE *f, const struct cmp_result *res, int md)
+ * from, or that there is none yet and exactly what to record for one. */
+static void print_floor(FILE *f, const struct cmp_ctx *x, const struct cmp_result *res, int md)
 {
     const char *lead = md ? "- noise floor: " : "noise floor  ", *wrap = md ? " " : "\n             ";
-    size_t few = res->n - by_runs(res);
+    size_t few = res->n - by_runs(res), nf = res->by_test[CMP_TEST_NOFLOOR];
     if (res->by_test[CMP_TEST_FLOOR])
         fprintf(f, "%s%zu of %zu case%s with fewer than %d runs a side judged against the spread%s"
-                   "between runs of identical builds on this host and environment (%zu runs in %zu%s"
-                   "group%s, and a side's own runs)\n", lead, res->by_test[CMP_TEST_FLOOR], few,
-                few == 1 ? "" : "s", CMP_RUNS_MIN, wrap, res->floor_runs, res->floor_groups, wrap,
-                res->floor_groups == 1 ? "" : "s");
-    if (res->by_test[CMP_TEST_NOFLOOR])
-        fprintf(f, "%s%zu case%s with fewer than %d runs a side and no floor learned yet: a change%s"
-                   "between two runs may be drift, so it is unsure; record the same build 3 times%s"
-                   "(docs/regressions.md), or 3+ runs a side, or use compare --rerun\n",
-                lead, res->by_test[CMP_TEST_NOFLOOR], res->by_test[CMP_TEST_NOFLOOR] == 1 ? "" : "s",
-                CMP_RUNS_MIN, wrap, wrap);
+                   "between other runs of the same bytes on this host and environment:%s"
+                   "%zu runs in %zu group%s (the compared runs left out)\n", lead,
+                res->by_test[CMP_TEST_FLOOR], few, few == 1 ? "" : "s", CMP_RUNS_MIN, wrap, wrap,
+                res->floor_runs, res->floor_groups, res->floor_groups == 1 ? "" : "s");
+    if (nf) {
+        fprintf(f, "%s%zu case%s with fewer than %d runs a side and no floor yet: nothing has%s"
+                   "measured how far a run of these bytes moves, so a change between two runs%s"
+                   "may be drift: unsure.  Record the base's bytes %d more times on this host,%s",
+                lead, nf, nf == 1 ? "" : "s", CMP_RUNS_MIN, wrap, wrap, CMP_FLOOR_RECORD, wrap);
+        if (md) {
+            fputs("then compare again:\n\n  ```\n  ", f);
+            cb_text_puts(f, x->record[0] ? x->record : "cyclebudget run ... (as the base was recorded)");
+            fprintf(f, "\n  ```\n\n  (%d times), or use compare --rerun with --base-exec and "
+                       "--head-exec\n", CMP_FLOOR_RECORD);
+        } else {
+            fputs("then compare again:\n               ", f);
+            cb_text_puts(f, x->record[0] ? x->record : "cyclebudget run ... (as the base was recorded)");
+            fprintf(f, "\n             (%d times), or use compare --rerun with --base-exec and "
+                       "--head-exec\n", CMP_FLOOR_RECORD);
+        }
+    }
+    if (res->floor_unkeyed && (nf || res->by_test[CMP_TEST_FLOOR]))
+        fprintf(f, "%s%zu run%s of this host recorded before runs stored the bytes they measured%s"
+                   "(schema 20) left out of the floor\n", lead, res->floor_unkeyed,
+                res->floor_unkeyed == 1 ? "" : "s", wrap);
 }
 
 /* An interval estimated from the data at hand; else the rows say
@@ -81,15 +96,20 @@ static const char *row_test(const struct cmp_row *r)
 }
 
 /* "unsure: 4 more runs a side needed": what would decide it. */
-static void verdict_text(const struct cmp_row *r, char *buf, size_t len)
+void cmp_verdict_text(const struct cmp_row *r, char *buf, size_t len)
 {
-    if (r->v == CB_CMP_UNSURE && r->more_runs >= CB_FLOOR_RUNS_CAP)
+    if (r->v == CB_CMP_UNSURE && r->test == CMP_TEST_NOFLOOR)
+        snprintf(buf, len, "unsure: no noise floor yet");
+    else if (r->test == CMP_TEST_NOFLOOR)
+        snprintf(buf, len, "%s within the run (no floor)", cb_cmp_verdict_name(r->v));
+    else if (r->v == CB_CMP_UNSURE && r->more_runs >= CB_FLOOR_RUNS_CAP)
         snprintf(buf, len, "unsure: %d+ more runs a side needed", CB_FLOOR_RUNS_CAP);
     else if (r->v == CB_CMP_UNSURE && r->more_runs)
         snprintf(buf, len, "unsure: %zu more run%s a side needed", r->more_runs,
                  r->more_runs == 1 ? "" : "s");
     else
-        snprintf(buf, len, "%s%s", cb_cmp_verdict_name(r->v), r->acked ? " (acknowledged)" : "");
+        snprintf(buf, len, "%s%s", cb_cmp_verdict_name(r->v),
+                 r->acked ? " (acknowledged)" : r->placement ? " (placement)" : "");
 }
 
 static size_t by_runs(const struct cmp_result *res)
@@ -196,19 +216,26 @@ static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const 
         if (r->acked) {
             cb_json_field(f, ",\"ack_why\":", r->why);
         }
+        fprintf(f, ",\"placement\":%s", r->placement ? "true" : "false");
+        if (r->a->code_hash[0] && strcmp(r->a->code_hash, r->b->code_hash) == 0)
+            fprintf(f, ",\"code_hash\":\"%s\"", r->a->code_hash);
         fputc('}', f);
     }
     fprintf(f, "],\"summary\":{\"regressed\":%d,\"improved\":%d,\"unchanged\":%d,\"unsure\":%d,"
-               "\"acknowledged\":%d},\"exit\":%d}\n",
+               "\"acknowledged\":%d,\"placement\":%d},\"exit\":%d}\n",
             res->count[CB_CMP_REGRESSED], res->count[CB_CMP_IMPROVED],
-            res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE], res->acked, exit_status);
+            res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE], res->acked, res->placement,
+            exit_status);
 }
 
 static void print_head_md(const struct cmp_ctx *x, const struct cmp_opts *o, const struct cmp_result *res,
                           FILE *f)
 {
     char tn[320];
-    fputs("### cyclebudget compare\n\n- base: ", f);
+    /* The counts first: a pull request shows the top of the comment. */
+    fprintf(f, "### cyclebudget compare\n\n**%d regressed**, %d improved, %d unchanged, **%d unsure**%s\n\n- base: ",
+            res->count[CB_CMP_REGRESSED], res->count[CB_CMP_IMPROVED], res->count[CB_CMP_UNCHANGED],
+            res->count[CB_CMP_UNSURE], res->n ? "" : " (no case in common)");
     cb_md_code(f, x->base_desc, 0); /* tags are the user's: no markup may escape the span */
     fputs("\n- head: ", f);
     cb_md_code(f, x->head_desc, 0);
@@ -224,7 +251,7 @@ static void print_head_md(const struct cmp_ctx *x, const struct cmp_opts *o, con
     if (x->cpu_note)
         fprintf(f, "- note: %s\n", x->cpu_note);
     if (by_runs(res) < res->n && !o->exact)
-        print_floor(f, res, 1);
+        print_floor(f, x, res, 1);
     print_contention(f, res, 1);
     fputs("\n| case | base | head | change | 95% CI | p (adj) | verdict |\n"
           "|---|---:|---:|---:|---|---:|---|\n", f);
@@ -247,7 +274,7 @@ static void print_head_text(const struct cmp_ctx *x, const struct cmp_opts *o, c
                 test_name(res, o, tn, sizeof tn), corr_name(o), res->n, res->n == 1 ? "" : "s", o->alpha,
                 100 * o->threshold);
     if (clustered < res->n && !o->exact)
-        print_floor(f, res, 0);
+        print_floor(f, x, res, 0);
     if (x->crosses)
         fprintf(f, "environment  CROSSES ENVIRONMENTS (--force): %s\n", x->crosses);
     else
@@ -281,8 +308,8 @@ static void print_rows(const struct cmp_result *res, int md, FILE *f)
             snprintf(p, sizeof p, "%.2g", r->p_adj);
         }
         int prec = res->exact ? 3 : 1;
-        verdict_text(r, verdict, sizeof verdict);
-        const char *bold = r->v == CB_CMP_REGRESSED && !r->acked && md ? "**" : "";
+        cmp_verdict_text(r, verdict, sizeof verdict);
+        const char *bold = cmp_row_fails(r) && md ? "**" : "";
         if (md) {
             fputs("| ", f);
             cb_md_code(f, r->a->key, 1);
@@ -290,8 +317,8 @@ static void print_rows(const struct cmp_result *res, int md, FILE *f)
             fprintf(f, "%-34s", r->a->key);
         fprintf(f, md ? " | %.*f | %.*f | %s | %s | %s | %s%s%s |\n" : " %10.*f %10.*f %8s  %-18s %9s  %s%s%s\n",
                 prec, r->s.med_a, prec, r->s.med_b, ch, ci, p, bold, verdict, bold);
-        if (r->acked) {
-            fprintf(f, md ? "|  | | | | | | acknowledged: " : "%-34s acknowledged: ", "");
+        if (r->acked || r->placement) {
+            fprintf(f, md ? "|  | | | | | | %s%s" : "%-34s %s", "", r->acked ? "acknowledged: " : "");
             (md ? cb_md_text : cb_text_puts)(f, r->why);
             fputs(md ? " |\n" : "\n", f);
         }
@@ -305,6 +332,9 @@ static void print_summary(const struct cmp_result *res, int md, FILE *f)
             res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE]);
     if (res->acked)
         fprintf(f, " (%d regression%s acknowledged)", res->acked, res->acked > 1 ? "s" : "");
+    if (res->placement)
+        fprintf(f, " (%d change%s placement: the same code on both sides)", res->placement,
+                res->placement > 1 ? "s" : "");
     if (res->n == 0)
         fprintf(f, " (no case in common)");
     fputc('\n', f);

@@ -9,12 +9,14 @@
 #include <string.h>
 
 #include "arrays.h"
+#include "codeid.h"
 #include "config.h"
 #include "cpupair.h"
 #include "emulation.h"
 #include "events.h"
 #include "fingerprint.h"
 #include "gitinfo.h"
+#include "plugin.h"
 #include "tsc.h"
 
 struct cb_verdict_cache {
@@ -149,6 +151,13 @@ static int check_args(struct open_ctx *x)
         fprintf(stderr, "cyclebudget: pinned to CPU %d, the default: the last CPU this process may "
                         "use, of its fastest core type (--cpu N chooses)\n", col->pinned);
     rc = cb_gitinfo_read(o->repo, o->commit, &x->git);
+    if (rc == -ETIMEDOUT || rc == -EINTR) {
+        snprintf(x->err, x->errlen, rc == -EINTR ? "interrupted while git was asked for the "
+                 "measured commit: nothing was recorded" : "git did not answer in time when asked "
+                 "for the measured commit (in %s): killed, nothing recorded; fix git there, or "
+                 "give it longer with CB_GIT_TIMEOUT=SECONDS", o->repo ? o->repo : ".");
+        return rc;
+    }
     if (rc == -EINVAL) {
         snprintf(x->err, x->errlen, "--commit %s does not name a commit in %s", o->commit,
                  o->repo ? o->repo : "the current git tree");
@@ -232,6 +241,14 @@ static int open_counters(struct open_ctx *x)
     return 0;
 }
 
+/* The environment variables that change the code or the figures a run
+ * measures (codeid.h): the synthetic probe's planted slowdown, the CPU
+ * features hidden from variant selection, the fake clock's model (its seed
+ * left out) and the simulated machine.  A run with other values measured
+ * other code, and must not teach the floor of this one. */
+static const char *const code_envs[] = {"CB_SYNTH_SLOWDOWN", "CB_CPU_MASK", CB_FAKE_ENV,
+                                        CB_SIM_MODEL_ENV, CB_SIM_COLD_ENV};
+
 /* The run's row: host, build, commit, clocks, meter and fingerprint. */
 static int begin_run(struct open_ctx *x)
 {
@@ -267,6 +284,11 @@ static int begin_run(struct open_ctx *x)
         .sim_model = col->sim ? col->sim_clock.model : NULL,
         .emulated = emulated ? emul : NULL,
     };
+    struct cb_codeid code;
+    if (cb_codeid_read(&code, code_envs, sizeof code_envs / sizeof code_envs[0]) == 0) {
+        meta.code_id = code.id;
+        meta.code_what = code.what;
+    }
     int rc = cb_store_run_begin(col->st, &meta, &col->run_id);
     if (rc < 0)
         snprintf(x->err, x->errlen, "cannot record the run in %s: %s", o->db, strerror(-rc));
@@ -357,12 +379,14 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
     *usage = 1;
     struct open_ctx x = {.col = col, .o = o, .err = err, .errlen = errlen};
     int rc = check_args(&x);
-    if (rc < 0)
+    if (rc < 0) {
+        *usage = rc != -ETIMEDOUT && rc != -EINTR;   /* git's wait cut short: not a typo */
         return rc;
+    }
     /* The database last among the checks, so a refusal writes nothing. */
     rc = cb_store_open(o->db, CB_STORE_WRITE, 0, &col->st, err, errlen);
     if (rc < 0) {
-        *usage = rc == -EPROTO || rc == -EINVAL || rc == -EISDIR || rc == -EACCES || rc == -ENOENT;
+        *usage = cb_store_refused(rc);
         return rc;
     }
     *usage = 0;
@@ -539,6 +563,12 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     }
     row.bytes_per_op = c.bytes_per_op;
     row.cpu_pair = c.pair;
+    /* What was timed, apart from where it sat (codehash.h, issue 40). */
+    char code_hash[CB_CODE_HASH_LEN + 1];
+    unsigned addr;
+    cb_code_id_of(col->fake ? &col->fake_clock : NULL, p, v, col->side, code_hash, &addr);
+    row.code_hash = code_hash;
+    row.code_addr = (int)addr;
     size_t nrows;
     struct cb_sample_row *rows = sample_rows(col, &m, &nrows);
     if (!rows) {

@@ -246,9 +246,16 @@ static void grid_claims(const struct cb_report *r, const struct grid *g, FILE *o
                 one->info.variant, clear, g->nsizes);
     else if (clear == 0)
         fprintf(out, "  no winner at any size: the variants are within noise of each other\n");
-    fprintf(out, "  (a winner: faster than each other variant by %.0f%%+ at p < %.2g, exact rank "
-                 "test on %s)\n",
-            CB_RANK_MARGIN * 100, CB_RANK_ALPHA, cb_rank_by_time(r) ? cb_report_time_what(r) : "cycles");
+    const char *on = cb_rank_by_time(r) ? cb_report_time_what(r) : "cycles";
+    if (cb_rank_runs(r) > 1)
+        fprintf(out, "  (a winner: faster than each other variant by %.0f%%+ at p < %.2g, paired t\n"
+                     "   on %s over %zu runs of the same bytes: runs as the unit)\n",
+                CB_RANK_MARGIN * 100, CB_RANK_ALPHA, on, cb_rank_runs(r));
+    else
+        fprintf(out, "  (a winner: faster than each other variant by %.0f%%+ at p < %.2g, exact rank\n"
+                     "   test on %s: a claim within this one run; %d more runs of the same bytes\n"
+                     "   make it a claim across runs)\n",
+                CB_RANK_MARGIN * 100, CB_RANK_ALPHA, on, CB_RANK_RUNS_MIN - 1 - (int)r->npeers);
 }
 
 int cb_report_crossover_text(const struct cb_report *r, FILE *out)
@@ -405,11 +412,10 @@ int cb_report_packet_text(const struct cb_report *r, const struct cb_budget *b, 
         miss_any |= !isnan(miss);
         drop_any |= !isnan(drop);
         char sz[32];
-        int per_frame; /* a packet case counts descriptors, not bytes: its own share */
         fprintf(out, "  %-22.22s %-10s %-5s %9.1f %8.2f %8.1f", c->info.variant,
                 cb_fmt_size(c->info.size, c->info.unit, sz, sizeof sz), c->info.mode, c->cyc.median,
                 c->ns_per_op > 0 ? 1e3 / c->ns_per_op : NAN,
-                100.0 * cb_report_shown_share(r, c, b, &per_frame));
+                100.0 * cb_report_share(r, c, b));
         if (isnan(miss))
             fprintf(out, " %12s", "-");
         else

@@ -5,6 +5,36 @@
 #include <string.h>
 
 #include "ranktest.h"
+#include "stats.h"
+
+size_t cb_rank_runs(const struct cb_report *r)
+{
+    return r->npeers + 1 >= CB_RANK_RUNS_MIN ? r->npeers + 1 : 1;
+}
+
+/* Runs as the unit: the paired t-test on log(a / b) over the runs that
+ * measured both (the report's own, and each peer). */
+static int faster_by_runs(const struct cb_report *r, const struct cb_report_case *a,
+                          const struct cb_report_case *b)
+{
+    double d[CB_RANK_PEERS_MAX + 1], sum = 0, ss = 0;
+    size_t n = 0;
+    d[n++] = log(cb_rank_median(r, a) / cb_rank_median(r, b));
+    for (size_t p = 0; p < r->npeers; p++)
+        if (a->peer[p] > 0 && b->peer[p] > 0)
+            d[n++] = log(a->peer[p] / b->peer[p]);
+    for (size_t i = 0; i < n; i++)
+        sum += d[i];
+    double mean = sum / (double)n;
+    for (size_t i = 0; i < n; i++)
+        ss += (d[i] - mean) * (d[i] - mean);
+    if (n < CB_RANK_RUNS_MIN || !isfinite(mean) || !(mean <= log1p(-CB_RANK_MARGIN)))
+        return 0;
+    double se = sqrt(ss / (double)(n - 1) / (double)n);
+    if (!(se > 0))
+        return 1;   /* every run agrees exactly, beyond the margin */
+    return 2 * cb_t_cdf(mean / se, (double)(n - 1)) < CB_RANK_ALPHA;
+}
 
 int cb_rank_by_time(const struct cb_report *r)
 {
@@ -31,12 +61,32 @@ int cb_rank_faster(const struct cb_report *r, const struct cb_report_case *a,
                    const struct cb_report_case *b)
 {
     double ma = cb_rank_median(r, a), mb = cb_rank_median(r, b);
+    if (cb_rank_runs(r) > 1 && a->peer && b->peer)
+        return faster_by_runs(r, a, b);
     if (!(ma <= mb * (1 - CB_RANK_MARGIN)))
         return 0;
     const struct cb_report_series *x = cb_rank_series(r, a), *y = cb_rank_series(r, b);
     if (!x || !y)
         return 0;
     return cb_mw_p(x->v, x->n, y->v, y->n) < CB_RANK_ALPHA;
+}
+
+/* What orders a group: the run's median, or with runs as the unit the
+ * geometric mean of the case's medians over the runs, so that the first is
+ * the one the runs' test starts from. */
+static double order_figure(const struct cb_report *r, const struct cb_report_case *c)
+{
+    double m = cb_rank_median(r, c);
+    if (cb_rank_runs(r) == 1 || !c->peer || !(m > 0))
+        return m;
+    double sum = log(m);
+    size_t n = 1;
+    for (size_t p = 0; p < r->npeers; p++)
+        if (c->peer[p] > 0) {
+            sum += log(c->peer[p]);
+            n++;
+        }
+    return exp(sum / (double)n);
 }
 
 /* Measured first, then the lower rank figure, then the name. */
@@ -46,7 +96,7 @@ static int before(const struct cb_report *r, const struct cb_report_case *x,
     if (x->measured != y->measured)
         return x->measured;
     if (x->measured) {
-        double a = cb_rank_median(r, x), b = cb_rank_median(r, y);
+        double a = order_figure(r, x), b = order_figure(r, y);
         if (a != b)
             return a < b;
     }

@@ -10,7 +10,16 @@
  *
  * A variant is faster than another only beyond the noise: the exact rank
  * test (ranktest.h) at CB_RANK_ALPHA and medians CB_RANK_MARGIN apart.
- * Otherwise the two are tied, and no report names a winner between them. */
+ * Otherwise the two are tied, and no report names a winner between them.
+ *
+ * That test takes one run's samples for independent, and they are not:
+ * two identical runs of `run -p csum -s 1500` named different winners
+ * (issue 40).  So where the store holds CB_RANK_RUNS_MIN - 1 or more other
+ * runs of the same bytes (peers.c), runs are the unit: a is faster than b
+ * when, over the runs that measured both, the mean log ratio of their
+ * medians is CB_RANK_MARGIN or more in a's favour and a paired t-test on
+ * those log ratios gives p < CB_RANK_ALPHA.  Pairing by run takes out what
+ * moves a whole run (the core clock, the host's load). */
 #ifndef CB_RANK_H
 #define CB_RANK_H
 
@@ -18,6 +27,12 @@
 
 #define CB_RANK_ALPHA 0.01
 #define CB_RANK_MARGIN 0.02
+#define CB_RANK_RUNS_MIN 3       /* runs (the report's own and its peers) for runs as the unit */
+#define CB_RANK_PEERS_MAX 15     /* other runs of the same bytes read, the newest */
+
+/* How many runs r's claims rest on: 1 (within the run) unless it has
+ * CB_RANK_RUNS_MIN - 1 peers or more. */
+size_t cb_rank_runs(const struct cb_report *r);
 
 /* 1 when r ranks on TSC time rather than its cycle figure (estimated). */
 int cb_rank_by_time(const struct cb_report *r);

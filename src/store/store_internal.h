@@ -25,7 +25,7 @@
 enum {
     Q_HOST_SEL, Q_HOST_INS, Q_BUILD_SEL, Q_BUILD_INS, Q_COMMIT_SEL, Q_COMMIT_INS,
     Q_RUN_INS,
-    Q_RUN_TRUTH, Q_RUN_SIM, Q_RUN_EMUL, Q_RUN_SOURCE, Q_RUN_UUID, Q_RUN_STATUS, Q_RUN_FINISH, Q_EVENT_INS, Q_CASE_INS, Q_SAMPLE_INS,
+    Q_RUN_TRUTH, Q_RUN_SIM, Q_RUN_EMUL, Q_RUN_SOURCE, Q_RUN_CODE, Q_RUN_UUID, Q_RUN_STATUS, Q_RUN_FINISH, Q_EVENT_INS, Q_CASE_INS, Q_SAMPLE_INS,
     Q_REAP_SEL, Q_REAP_UPD, Q_RUN_GET, Q_EVENTS, Q_CASES, Q_VALUES,
     Q__N
 };
@@ -40,6 +40,8 @@ struct cb_store {
     int kill_in_case, cases_written;
     /* Space held back on the store's filesystem (reserve.c). */
     int reserve_fd, has_reserve;
+    /* This open upgraded the file from that schema (0: it did not). */
+    int upgraded_from;
 };
 
 /* One line for the user into err (may be NULL). */
@@ -63,6 +65,8 @@ int cb_st_bind_str(struct cb_db_stmt *s, int i, const char *v);
 int cb_st_bind_strs(struct cb_db_stmt *s, int first, const char *const *v, int n);
 /* NAN means "not measured": store NULL, never a number. */
 int cb_st_bind_real_or_null(struct cb_db_stmt *s, int i, double v);
+/* Q_CASE_INS's columns that may be NULL (?14..?20): clock, CPU pair, code. */
+void cb_st_bind_case_optional(struct cb_db_stmt *s, const struct cb_case_row *c);
 double cb_st_col_real_or_nan(struct cb_db_stmt *s, int i);
 void cb_st_col_str(struct cb_db_stmt *s, int i, char *buf, size_t len);
 /* A query run once, outside the statement cache: sql prepared, the strings

@@ -187,6 +187,19 @@ static int set_run_text(struct cb_store *st, int q, int64_t run_id, const char *
     return cb_st_step_done(s);
 }
 
+/* What the run measured, as bytes (0020_code_id.sql). */
+static int set_run_code(struct cb_store *st, int64_t run_id, const struct cb_run_meta *m)
+{
+    int rc;
+    struct cb_db_stmt *s = cb_st_stmt(st, Q_RUN_CODE, &rc);
+    if (!s)
+        return rc;
+    cb_db_bind_int64(s, 1, run_id);
+    cb_st_bind_str(s, 2, m->code_id);
+    cb_st_bind_str(s, 3, m->code_what ? m->code_what : "");
+    return cb_st_step_done(s);
+}
+
 /* The run's name in every store.  0009_uuid.sql's trigger has already given
  * it a random one in SQL; this one comes from getrandom(2), which does not
  * depend on how SQLite seeds randomblob(). */
@@ -271,6 +284,8 @@ static int begin_fn(struct cb_store *st, void *vctx)
         return rc;
     if (m->source && cb_store_schema_version(st) >= 19 &&
         (rc = set_run_text(st, Q_RUN_SOURCE, c->run_id, m->source)) != CB_DB_OK)
+        return rc;
+    if (m->code_id && cb_store_schema_version(st) >= 20 && (rc = set_run_code(st, c->run_id, m)) != CB_DB_OK)
         return rc;
     return cb_store_schema_version(st) < 9 ? CB_DB_OK : set_uuid(st, c->run_id);
 }
@@ -378,20 +393,7 @@ static int case_fn(struct cb_store *st, void *vctx)
     cb_st_bind_real_or_null(s, 11, c->metered ? c->contention : NAN);
     cb_st_bind_real_or_null(s, 12, c->metered ? c->contended_share : NAN);
     cb_db_bind_text(s, 13, c->side);
-    int clk = c->clock_ghz > 0 && c->clock_used;
-    cb_st_bind_real_or_null(s, 14, clk ? c->clock_ghz : NAN);
-    cb_st_bind_real_or_null(s, 15, clk ? c->clock_spread_pct : NAN);
-    if (clk) {
-        cb_st_bind_strs(s, 16, (const char *const[]){c->clock_used}, 1);
-        cb_db_bind_int64(s, 17, c->clock_flagged != 0);
-    } else {
-        cb_db_bind_null(s, 16);
-        cb_db_bind_null(s, 17);
-    }
-    if (c->cpu_pair && c->cpu_pair[0])
-        cb_st_bind_str(s, 18, c->cpu_pair);
-    else
-        cb_db_bind_null(s, 18);
+    cb_st_bind_case_optional(s, c);
     rc = cb_st_step_done(s);
     if (rc != CB_DB_OK)
         return rc;
