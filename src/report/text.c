@@ -233,6 +233,31 @@ static void clock_note(const struct cb_report *r, size_t flagged, FILE *out)
     wrapped(out, "clock:", line);
 }
 
+/* Each case and event some of whose samples were multiplexed (the event
+ * was on a counter only part of the time it was enabled, and its figure
+ * was scaled by enabled/running, as perf stat does): named with the share
+ * of time it was counted, so that a scaled figure is never read as a
+ * counted one.  The row's "scaled" mark says it for cycles alone. */
+static void multiplex_note(const struct cb_report *r, FILE *out)
+{
+    for (size_t i = 0; i < r->ncases; i++)
+        for (size_t e = 0; e < r->nevents; e++) {
+            const struct cb_report_series *s = &r->cases[i].ev[e];
+            if (!s->scaled)
+                continue;
+            double en = 0, run = 0;
+            for (size_t k = 0; k < s->n; k++) {
+                en += (double)s->enabled[k];
+                run += (double)s->running[k];
+            }
+            const struct cb_case_info *g = &r->cases[i].info;
+            fprintf(out, "multiplexed: %s/%s/%" PRIu64 "/%s %s: counted %.1f%% of the time it was "
+                    "enabled (running/enabled over %zu samples); scaled by enabled/running\n",
+                    g->probe, g->variant, g->size, g->mode, r->events[e].part,
+                    en > 0 ? 100 * run / en : 0.0, s->n);
+        }
+}
+
 /* Under a group's rows, the variants tied with its first: a line of its
  * own, because a row already fills 100 columns when it is also "scaled"
  * or "shared", and the rows' layout is what scripts read. */
@@ -364,6 +389,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
     free(v);
     free(tied);
     legend(r, out);
+    multiplex_note(r, out);
     if (shared)
         shared_note(r, shared, out);
     cb_report_kernel_text(r, out);
