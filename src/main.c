@@ -41,6 +41,34 @@ static void usage(FILE *out)
     fprintf(out, "\n'cyclebudget <command> --help' describes each command's options.\n");
 }
 
+/* Not a command: the nearest names, exit 2. */
+static int unknown_command(const char *cmd)
+{
+    const char *names[NCOMMANDS];
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        names[i] = commands[i].name;
+    struct cb_sb near = CB_SB_INIT;
+    cb_suggest_nearest(cmd, names, NCOMMANDS, &near);
+    cb_error("unknown command '%s' (did you mean: %s?); see 'cyclebudget --help'", cmd, near.buf);
+    cb_sb_release(&near);
+    return CB_EXIT_USAGE;
+}
+
+/* 'cyclebudget help CMD': CMD's --help, as git's; an unknown CMD is a usage
+ * error with the nearest names (it printed the general usage, exit 0). */
+static int help_topic(const char *cmd)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(cmd, commands[i].name) == 0) {
+            char name[64], help[] = "--help";
+            snprintf(name, sizeof name, "%s", cmd);
+            char *args[] = {name, help, NULL};
+            optind = 0;
+            return commands[i].fn(2, args);
+        }
+    return unknown_command(cmd);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -50,6 +78,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     opterr = 0; /* cb_option_error says it in one line */
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        if (argc > 2)
+            return help_topic(argv[2]);
         usage(stdout);
         return 0;
     }
@@ -57,15 +87,8 @@ int main(int argc, char **argv)
         printf("cyclebudget %s\n", PACKAGE_VERSION);
         return 0;
     }
-    const char *names[NCOMMANDS];
-    for (size_t i = 0; i < NCOMMANDS; i++) {
+    for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(cmd, commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
-        names[i] = commands[i].name;
-    }
-    struct cb_sb near = CB_SB_INIT;
-    cb_suggest_nearest(cmd, names, NCOMMANDS, &near);
-    cb_error("unknown command '%s' (did you mean: %s?); see 'cyclebudget --help'", cmd, near.buf);
-    cb_sb_release(&near);
-    return CB_EXIT_USAGE;
+    return unknown_command(cmd);
 }

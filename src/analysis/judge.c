@@ -214,6 +214,29 @@ static void decide_few(struct cmp_row *r, const struct cmp_opts *o, size_t m)
     r->p_adj = NAN;
 }
 
+int cmp_row_fails(const struct cmp_row *r)
+{
+    return r->v == CB_CMP_REGRESSED && !r->acked && !r->excused;
+}
+
+/* Issue 40: a change between builds whose measured code is byte for byte
+ * the same (the hash masks only what a link rewrites) is where the code
+ * sat, not what it does: labelled, shown, and let through unless
+ * --placement-fails.  Both sides must know one hash for every run. */
+static void placement(struct cmp_row *r, const struct cmp_opts *o, struct cmp_result *res)
+{
+    const struct cb_side_case *a = r->a, *b = r->b;
+    if ((r->v != CB_CMP_REGRESSED && r->v != CB_CMP_IMPROVED) || !a->code_hash[0] ||
+        strcmp(a->code_hash, b->code_hash) != 0)
+        return;
+    r->placement = 1;
+    res->placement++;
+    r->excused = r->v == CB_CMP_REGRESSED && !r->acked && !o->placement_fails;
+    if (!r->acked)
+        snprintf(r->why, sizeof r->why, "placement: the same code (hash %s) on both sides, at "
+                 "address mod 4096 %d vs %d", a->code_hash, a->code_addr, b->code_addr);
+}
+
 int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
                  const struct cmp_opts *o, struct cmp_result *res)
 {
@@ -260,6 +283,7 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
             r->acked = 1;
             res->acked++;
         }
+        placement(r, o, res);
     }
     return rc;
 }

@@ -30,6 +30,7 @@ struct cmp_opts {
     int exact;                    /* simulated counts: no test, the threshold alone decides */
     int threshold_set;            /* --threshold was given */
     const char *metric;           /* set by cmp_pick_metric: the floor is learned in it */
+    int placement_fails;          /* --placement-fails: a placement change fails the gate too */
     int nofloor_within;           /* no floor: let the within-run test call a case unchanged
                                      (bisect-check, one run a commit); compare never does */
 };
@@ -59,6 +60,11 @@ struct cmp_row {
     size_t samples_left_out;      /* samples of kept runs taken on a shared core */
     int all_contended;            /* too few quiet runs on a side: every run was used */
     int acked;
+    /* A change (regressed or improved) whose code hash is the same on both
+     * sides (sides.h, codehash.h): the code did not change, its placement
+     * did.  excused: a placement regression the gate lets pass (no
+     * --placement-fails). */
+    int placement, excused;
     char why[256];
 };
 
@@ -67,6 +73,7 @@ struct cmp_result {
     size_t n;
     int count[4];                 /* per verdict */
     int acked;                    /* regressions acknowledged */
+    int placement;                /* changes labelled placement (cmp_row.placement) */
     int exact;                    /* the rows are exact counts (cmp_opts.exact) */
     size_t floor_runs, floor_groups;  /* the learned floor: runs of the same bytes, groups */
     size_t floor_unkeyed;         /* runs of the host left out of it: no code identity (older) */
@@ -90,5 +97,9 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
  * nothing measured is no gate (issue 40). */
 void cmp_nothing_compared(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
                           struct cb_sb *out);
+
+/* 1 when r fails the gate: regressed, neither acknowledged nor excused as
+ * placement. */
+int cmp_row_fails(const struct cmp_row *r);
 
 #endif

@@ -325,16 +325,41 @@ int cb_side_append(struct cb_side *s, const char *probe, const char *variant, ui
     return 0;
 }
 
+void cb_side_case_code(struct cb_side_case *c, const char *hash, int addr)
+{
+    if (c->nruns <= 1) {
+        c->code_mixed = 0;
+        c->code_hash[0] = '\0';
+        c->code_addr = addr;
+    }
+    if (c->code_mixed)
+        return;
+    if (!hash || !hash[0] || (c->nruns > 1 && strcmp(c->code_hash, hash) != 0)) {
+        c->code_mixed = 1;
+        c->code_hash[0] = '\0';
+        return;
+    }
+    snprintf(c->code_hash, sizeof c->code_hash, "%s", hash);
+}
+
+/* The migration that added cases.code_hash (db/0021_case_code.sql): a store
+ * opened read-only may predate it. */
+#define SCHEMA_CASE_CODE 21
+#define CASES_SQL(code)                                                                  \
+    "SELECT c.id, c.probe, c.variant, c.size, c.mode, c.unit, e.id, " code               \
+    "  FROM cases c JOIN events e ON e.run_id = c.run_id "                               \
+    " WHERE c.run_id = ?1 AND c.verdict = 'ok' AND e.part = ?2 "                         \
+    "   AND (c.side IS NULL OR c.side = 'head') "                                        \
+    "   AND e.supported = 1 AND (?2 <> 'cycles' OR e.source = 'pmu') "                   \
+    " ORDER BY c.id"
+
 int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
 {
     struct cb_db_stmt *q;
     int rc = cb_db_prepare(cb_store_db(st),
-                                "SELECT c.id, c.probe, c.variant, c.size, c.mode, c.unit, e.id "
-                                "  FROM cases c JOIN events e ON e.run_id = c.run_id "
-                                " WHERE c.run_id = ?1 AND c.verdict = 'ok' AND e.part = ?2 "
-                                "   AND (c.side IS NULL OR c.side = 'head') "
-                                "   AND e.supported = 1 AND (?2 <> 'cycles' OR e.source = 'pmu') "
-                                " ORDER BY c.id", &q);
+                           cb_store_schema_version(st) >= SCHEMA_CASE_CODE
+                               ? CASES_SQL("c.code_hash, c.code_addr") : CASES_SQL("NULL, NULL"),
+                           &q);
     if (rc != CB_DB_OK)
         return sql_err(rc);
     for (size_t r = 0; r < s->nruns; r++) {
@@ -346,6 +371,8 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
             int64_t cid, eid;
             char probe[32], variant[64], mode[8], unit[8];
             uint64_t size;
+            char code[17];
+            int addr;
         } *rows = NULL;
         size_t nrows = 0;
         while ((rc = cb_db_step(q)) == CB_DB_ROW) {
@@ -364,6 +391,9 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
             snprintf(w->mode, sizeof w->mode, "%s", (const char *)cb_db_column_text(q, 4));
             snprintf(w->unit, sizeof w->unit, "%s", (const char *)cb_db_column_text(q, 5));
             w->eid = cb_db_column_int64(q, 6);
+            const char *code = (const char *)cb_db_column_text(q, 7);
+            snprintf(w->code, sizeof w->code, "%s", code ? code : "");
+            w->addr = cb_db_column_type(q, 8) == CB_DB_NULL ? -1 : (int)cb_db_column_int64(q, 8);
         }
         cb_db_reset(q);
         if (rc != CB_DB_DONE) {
@@ -379,6 +409,12 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
             if (rc == 0 && n)
                 rc = cb_side_append(s, rows[i].probe, rows[i].variant, rows[i].size, rows[i].mode,
                                     rows[i].unit, v, sm, n);
+            if (rc == 0 && n) {
+                char key[CB_CASE_KEY_MAX];
+                cb_case_key(key, sizeof key, rows[i].probe, rows[i].variant, rows[i].size,
+                            rows[i].mode);
+                cb_side_case_code(cb_side_find(s, key), rows[i].code, rows[i].addr);
+            }
             free(v);
             free(sm);
         }

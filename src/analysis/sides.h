@@ -29,6 +29,11 @@ struct cb_side_case {
     size_t *ends;                /* where each run's values end in v (cumulative) */
     double *smt;                 /* per value: the SMT meter beside its sample, NAN unknown */
     size_t nruns, capruns;
+    /* The code every run of the side timed (cases.code_hash, codehash.h):
+     * "" when unknown or when the side's runs timed different code. */
+    char code_hash[17];
+    int code_mixed;              /* a run had no hash, or another one */
+    int code_addr;               /* the entry's address mod 4096 in the side's first run; -1 none */
 };
 
 struct cb_side {
@@ -76,6 +81,10 @@ struct cb_side_case *cb_side_find(const struct cb_side *s, const char *key);
  * reading beside each (smt NULL: none measured). */
 int cb_side_append(struct cb_side *s, const char *probe, const char *variant, uint64_t size,
                    const char *mode, const char *unit, const double *v, const double *smt, size_t n);
+
+/* Record that the case's latest appended run timed code hash (NULL or ""
+ * unknown) at address addr mod 4096 (-1 unknown). */
+void cb_side_case_code(struct cb_side_case *c, const char *hash, int addr);
 
 /* A run's environment as "field=value" lines: the run_fingerprint view's,
  * then cb_fingerprint_lines() of runs.fingerprint.  Compare them with

@@ -87,7 +87,8 @@ static int ab_parse(struct ab_plan *pl, int argc, char **argv)
                     "  order on one CPU, stores one run with both sides (tag ab), and judges each\n"
                     "  case on the rounds' paired ratios head/base\n",
         .options = ab_options,
-        .footer = "exit status: 0 no change beyond noise, 1 a change (named), 2 usage error or failure\n",
+        .footer = "exit status: 0 no change beyond noise, 1 a change (named), 2 usage error or failure,\n"
+                  "or no case compared (BAD in both builds, or no variant in common: named)\n",
         .option = ab_option,
     };
     cb_session_init(&pl->s, NULL, NULL, argc, argv);
@@ -147,19 +148,23 @@ static int ab_body(void *ctx, struct cb_store *unused)
     snprintf(where, sizeof where, "pinned to CPU %d; run %lld in %s", pinned, (long long)run,
              pl->s.co.db);
     cb_ab_print(&pl->ab, pl->format, where, stdout);
-    int changed, regressed, unsure, bad;
+    int changed, regressed, unsure, bad, status = cb_ab_exit(&pl->ab);
     cb_ab_counts(&pl->ab, &changed, &regressed, &unsure, &bad);
+    char why[1024];
+    if (status == 2 && cb_ab_compared(&pl->ab, why, sizeof why) == 0)
+        cb_error("no case could be compared (%s): no verdict; -V a variant that verifies in both "
+                 "builds", why);
     cb_ab_free(&pl->ab);
     /* An emulated CPU's times are no machine's (emulation.h): no verdict
      * there, changed or not; a BAD result still is one.  Beside JSON, on
      * stderr, so that stdout stays one document. */
     char ew[256];
-    if (!bad && cb_emulation_live(ew, sizeof ew) == 1) {
+    if (status != 2 && !bad && cb_emulation_live(ew, sizeof ew) == 1) {
         fprintf(strcmp(pl->format, "json") ? stdout : stderr, "no verdict: run %lld is emulated "
                 "(%s): figures are not timings of any machine\n", (long long)run, ew);
         return 0;
     }
-    return changed + bad ? 1 : 0;
+    return status;
 }
 
 int cmd_ab(int argc, char **argv)

@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 
+#include "codehash.h"
 #include "collect.h"
 #include "compare.h"
 #include "paired.h"
@@ -23,14 +24,22 @@
 
 #define CB_AB_MAX_CASES 256
 #define CB_AB_DEFAULT_ROUNDS 12
+/* Each build is loaded this many times (copies of its file, each mapped at
+ * other addresses), and each round times one copy of each side: ab's
+ * verdict is then beyond what the code's place does (issue 40).  With the
+ * copies, the stack moves by a multiple of 64 bytes from round to round. */
+#define CB_AB_COPIES 3
 /* A side's figure in a round: this quantile of its samples' ticks per op. */
 #define CB_AB_ROUND_QUANTILE 0.1
 
 extern const char *const cb_ab_side_name[2];   /* "base", "head" */
 
 struct cb_ab_case {
-    const struct cb_probe *p[2];
+    const struct cb_probe *p[2];      /* the first copy of each side's build */
     const struct cb_variant *v[2];
+    const struct cb_probe *pc[2][CB_AB_COPIES];   /* every copy's */
+    const struct cb_variant *vc[2][CB_AB_COPIES];
+    char code[2][CB_CODE_HASH_LEN + 1];   /* each side's code hash (codehash.h); "" unknown */
     uint64_t size;
     enum cb_mode mode;
     char key[CB_CASE_KEY_MAX];        /* probe/variant/size/mode, as compare names cases */
@@ -50,6 +59,9 @@ struct cb_ab_opts {
     int max_rounds;                   /* undecided cases get more rounds, up to this */
     double alpha, threshold, level;
     double pause_ms;                  /* the idle pause between rounds */
+    int copies;                       /* copies of each build, 1..CB_AB_COPIES */
+    double max_seconds;               /* > 0: undecided cases get rounds until this much
+                                         measuring time is spent (bisect-check), past max_rounds */
     int quiet;
 };
 
@@ -59,6 +71,7 @@ struct cb_ab {
     struct cb_ab_case *cases;
     size_t n;
     char added[1024], removed[1024];  /* "csum/x,csum/y": variants only one side has */
+    int ncopies;                      /* copies loaded of each build */
     int rounds;                       /* the rounds planned (after raising for Holm) */
     int rounds_done;
     double seconds;                   /* measuring took */
@@ -86,11 +99,22 @@ int cb_ab_judge(struct cb_ab *ab);
 /* Counts: cases changed (regressed or improved), regressed, unsure, BAD on
  * one side only (a change too: HEAD broke or fixed a variant). */
 void cb_ab_counts(const struct cb_ab *ab, int *changed, int *regressed, int *unsure, int *bad);
+/* How many cases were compared (timed on both sides, neither BAD nor
+ * skipped); with none, the cases that could not be, named in why ("csum/x
+ * BAD in both builds: ..."), for a message: no verdict from nothing. */
+size_t cb_ab_compared(const struct cb_ab *ab, char *why, size_t len);
+/* ab's exit status: 1 a change (a case changed, or BAD on one side only),
+ * 0 none, 2 when no case could be compared (no verdict from nothing). */
+int cb_ab_exit(const struct cb_ab *ab);
+/* 1 when every case's code hashes alike on both sides (codehash.h): the
+ * builds time the same code, whatever its place; 0 otherwise or unknown. */
+int cb_ab_same_code(struct cb_ab *ab);
 /* The table and the verdict: fmt "text", "markdown" or "json". */
 void cb_ab_print(const struct cb_ab *ab, const char *fmt, const char *where, FILE *f);
 void cb_ab_free(struct cb_ab *ab);
 /* The defaults: CB_AB_DEFAULT_ROUNDS rounds (up to three times that), alpha 0.01,
- * a 2% threshold over the 95% interval, a 20 ms pause between rounds. */
+ * a 2% threshold over the 95% interval, a 20 ms pause between rounds,
+ * CB_AB_COPIES copies of each build. */
 void cb_ab_defaults(struct cb_ab_opts *o);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "report.h"
 #include "sides.h"
 #include "store.h"
 
@@ -71,9 +72,19 @@ static int ack_list(struct cb_db *h)
     struct cb_db_stmt *q;
     if (cb_db_prepare(h, "SELECT case_glob, substr(commit_hash, 1, 12), created, why FROM acks ORDER BY id", &q) != CB_DB_OK)
         return -EIO;
-    while (cb_db_step(q) == CB_DB_ROW)
-        printf("%-34s %s  %.19s  %s\n", cb_db_column_text(q, 0), cb_db_column_text(q, 1),
-               cb_db_column_text(q, 2), cb_db_column_text(q, 3));
+    /* The glob and the why are what a user typed: no control byte of theirs
+     * reaches the terminal of whoever lists them (issue 43, 4). */
+    struct cb_sb glob = CB_SB_INIT, why = CB_SB_INIT;
+    while (cb_db_step(q) == CB_DB_ROW) {
+        cb_sb_reset(&glob);
+        cb_sb_reset(&why);
+        cb_esc_add(&glob, cb_db_column_text(q, 0), CB_ESC_CTRL);
+        cb_esc_add(&why, cb_db_column_text(q, 3), CB_ESC_CTRL);
+        printf("%-34s %s  %.19s  %s\n", glob.buf, cb_db_column_text(q, 1), cb_db_column_text(q, 2),
+               why.buf);
+    }
+    cb_sb_release(&glob);
+    cb_sb_release(&why);
     cb_db_finalize(q);
     return 0;
 }
@@ -130,7 +141,11 @@ static int ack_record(struct cb_store *st, const struct ack_args *a)
         cb_error("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(h));
         return 1;
     }
-    printf("acknowledged %s at %.12s: %s\n", a->glob, hash, a->why);
+    fputs("acknowledged ", stdout);
+    cb_text_puts(stdout, a->glob);
+    printf(" at %.12s: ", hash);
+    cb_text_puts(stdout, a->why);
+    fputc('\n', stdout);
     return 0;
 }
 

@@ -315,9 +315,7 @@ static int store_ceilings(const char *db, int cpu, const struct cb_ceilings *cs,
     int rc = cb_store_open(db, CB_STORE_WRITE, 0, &st, err, sizeof err);
     if (rc < 0) {
         cb_error("calibrate: %s", err);
-        return rc == -ENOENT || rc == -EISDIR || rc == -EINVAL || rc == -EPROTO || rc == -EACCES
-                   ? CB_EXIT_USAGE
-                   : 1;
+        return cb_store_refused(rc) ? CB_EXIT_USAGE : 1;
     }
     struct cb_host host;
     cb_host_probe(&host);

@@ -64,7 +64,9 @@ static int check_body(void *ctx, struct cb_store *unused)
     int rc = cb_store_open(a->db, CB_STORE_READ, 0, &st, err, sizeof err);
     if (rc < 0) {
         cb_error("check: %s", err);
-        return rc == -ENOENT || rc == -EISDIR || rc == -EACCES ? CB_EXIT_USAGE : 1;
+        /* Damage is what check looks for: its finding, 1.  Anything else
+         * that is not a store exits 2, as for every other command. */
+        return rc == -EBADMSG ? 1 : cb_store_refused(rc) ? CB_EXIT_USAGE : 1;
     }
     rc = cb_store_integrity(st, a->db, &pages, err, sizeof err);
     cb_store_close(st);

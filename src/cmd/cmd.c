@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "parse.h"
 #include "probe.h"
+#include "report.h"
 #include "store.h"
 
 const char *cb_default_db(void)
@@ -21,18 +22,26 @@ const char *cb_default_db(void)
 
 void cb_error(const char *fmt, ...)
 {
+    /* Messages echo what was typed (a tag, a case, a --why): its control
+     * bytes and bad UTF-8 are shown escaped, never sent to the terminal. */
+    struct cb_sb msg = CB_SB_INIT, shown = CB_SB_INIT;
     va_list ap;
-    fputs("cyclebudget: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cb_sb_vaddf(&msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    cb_esc_add(&shown, msg.buf, CB_ESC_CTRL | CB_ESC_KEEP_NL);
+    fprintf(stderr, "cyclebudget: %s\n", shown.buf);
+    cb_sb_release(&msg);
+    cb_sb_release(&shown);
 }
 
 int cb_option_error(const char *cmd, char **argv)
 {
     const char *arg = optind > 0 ? argv[optind - 1] : "?";
-    if (optopt && optopt < 256 && arg[0] == '-' && arg[1] != '-')
+    /* Within a group (-ab, -10G) getopt has not moved optind past the
+     * word yet, so argv[optind - 1] is the word before it: the command's
+     * name once.  The letter getopt stopped at is the one to name. */
+    if (optopt && optopt < 256 && strncmp(arg, "--", 2) != 0)
         cb_error("%s: option -%c is unknown or needs a value; see 'cyclebudget %s --help'", cmd,
                    optopt, cmd);
     else
@@ -124,11 +133,16 @@ int cb_open_store_read(const char *db, struct cb_store **st, int fail_status)
 {
     char err[512];
     int rc = cb_store_open(db, CB_STORE_READ, 0, st, err, sizeof err);
+    /* A reading command upgrades an older store it can write (the old
+     * binary then refuses it): not silently (issue 43, 6). */
+    if (rc == 0 && cb_store_upgraded_from(*st))
+        fprintf(stderr, "cyclebudget: note: upgraded %s from schema %d to %d to read it; older "
+                "cyclebudget binaries now refuse it\n", db, cb_store_upgraded_from(*st),
+                cb_store_schema_latest());
     if (rc == 0)
         return 0;
     cb_error("%s", err);
-    return rc == -ENOENT || rc == -EPROTO || rc == -EINVAL || rc == -EISDIR ? CB_EXIT_USAGE
-                                                                            : fail_status;
+    return cb_store_refused(rc) ? CB_EXIT_USAGE : fail_status;
 }
 
 int cb_cmd_main(const struct cb_cmd *c, int argc, char **argv, void *ctx)

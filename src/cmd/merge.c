@@ -81,8 +81,7 @@ static int same_as_a_source(const struct merge_args *a)
 
 static int open_status(int rc)
 {
-    return rc == -ENOENT || rc == -EPROTO || rc == -EINVAL || rc == -EISDIR || rc == -EACCES
-               ? CB_EXIT_USAGE : 1;
+    return cb_store_refused(rc) ? CB_EXIT_USAGE : 1;
 }
 
 static void say_merged(const char *src, const struct cb_merge_stats *s)

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "budget_opts.h"
 #include "cmd.h"
 #include "collect.h"
 #include "output.h"
@@ -86,6 +87,7 @@ struct race_plan {
     const struct cb_probe *probes[CB_SESSION_MAX_PROBES];
     struct cb_race_bucket buckets[CB_RACE_MAX_BUCKETS];
     int have_seed;
+    struct cb_budget_opts bo;  /* --context, --fpu-batch (and --link, --frame alike) */
     char err[512];
 };
 
@@ -137,6 +139,7 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
         CB_OPT_STR('o', "output", struct race_plan, outpath, "FILE",
                    "where to emit (the format follows a .json or .h name)"),
         CB_OPT_GROUP(cb_session_options, struct race_plan, s),
+        CB_OPT_GROUP(cb_budget_options, struct race_plan, bo),
         CB_OPT_END,
     };
     static const struct cb_cmd_parser parser = {
@@ -158,6 +161,7 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
     pl->ro.alpha = 0.01;
     pl->ro.min_margin = 0.02;
     pl->ro.rounds = 8;
+    cb_budget_opts_init(&pl->bo);
     int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
     if (rc != 0)
         return rc;
@@ -269,9 +273,30 @@ static int race_plan_check(void *plan)
     }
     if ((rc = plan_probes(pl)) < 0 || (rc = plan_variants(pl)) < 0 || (rc = plan_buckets(pl)) < 0)
         return rc;
+    if ((rc = cb_budget_opts_finish(&pl->bo, NULL, pl->err, sizeof pl->err)) < 0)
+        return rc;
+    pl->ro.context = pl->bo.context;
+    if (pl->ro.context == CB_CONTEXT_KERNEL)
+        pl->s.co.ceilings = 1; /* the FPU save is measured with the ceilings, or reused */
+    pl->ro.fpu_batch = (int)pl->bo.fpu_batch;
     if (!pl->have_seed)
         pl->ro.seed = (cb_tsc_begin() ^ ((uint64_t)getpid() << 32)) & INT64_MAX;
     return 0;
+}
+
+/* Kernel context: the FPU save from the run's calibration (the ceilings
+ * measure it), in the race's metric: TSC ticks, or core cycles at the
+ * calibration's clock ratio.  Without one, SIMD entrants sit out. */
+static void race_fpu(struct race_plan *pl, struct cb_collector *col)
+{
+    struct cb_ceilings cs;
+    if (pl->ro.context != CB_CONTEXT_KERNEL || !col->cal_id ||
+        cb_store_calibration_get(col->st, col->cal_id, &cs, NULL, 0) < 0)
+        return;
+    pl->ro.fpu = cs.fpu;
+    const char *metric = col->h.primary >= 0 ? col->cs.c[col->h.primary].spec.part : "tsc";
+    pl->ro.fpu_ratio = strcmp(metric, "tsc") != 0 && cs.core_ghz > 0 && cs.tsc_ghz > 0
+                           ? cs.core_ghz / cs.tsc_ghz : 1.0;
 }
 
 /* Race, store its rows, and end the run.  0, 130 on a signal (no race
@@ -283,6 +308,7 @@ static int race_measure(struct race_plan *pl, struct cb_collector *col, struct c
     pl->ro.stop = cb_stop_flag();
     pl->ro.progress = show_progress;
     pl->ro.progress_arg = &pg;
+    race_fpu(pl, col);
     int rc = cb_race_run(col, &pl->ro, race);
     if (pg.on)
         fprintf(stderr, "\r\033[K");
@@ -334,6 +360,10 @@ static int race_output(const struct race_plan *pl, const struct cb_race *race,
     int quiet = pl->s.co.quiet;
     char err[512];
     struct cb_store *st;
+    if (!quiet && race->o.context == CB_CONTEXT_KERNEL) {
+        cb_race_context_line(race, err, sizeof err);
+        fprintf(tab, "%s\n", err);
+    }
     if (!quiet && cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) == 0) {
         cb_race_print(st, race->race_id, tab);
         cb_store_close(st);

@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "budget_opts.h"
 #include "arrays.h"
 #include "collect.h"
 #include "cmd.h"
 #include "parse.h"
+#include "path.h"
 #include "progress.h"
 #include "plugin.h"
 #include "probe.h"
@@ -152,7 +154,7 @@ static int measure_one(struct cb_collector *col, const struct cb_probe *p, const
 struct run_plan {
     struct cb_session s;
     const char *probes_arg, *variants_arg, *sizes_arg, *cases_arg, *mode_arg, *budget_arg;
-    struct cb_budget budget;
+    struct cb_budget_opts bo;  /* the summary's --link, --frame, --context, --fpu-batch */
     const struct cb_probe *probes[CB_SESSION_MAX_PROBES];
     int np, suite;
     char **vglobs, *vstore;             /* -V, NULL for all */
@@ -241,7 +243,8 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
                     "docs/measuring.md)"),
         CB_OPT_CALL(OPT_ROUND_PAUSE, "round-pause", "MS", "that pause, in milliseconds (default: 20)"),
         CB_OPT_STR(0, "budget", struct run_plan, budget_arg, "B",
-                   "budget for the summary: 10G, 40G, 100G or cycles (default 10G)"),
+                   "the same as --link (kept for scripts)"),
+        CB_OPT_GROUP(cb_budget_options, struct run_plan, bo),
         CB_OPT_BOOL(0, "sim", struct run_plan, sim,
                     "count instead of timing: run under valgrind's callgrind with this CPU's "
                     "cache model, and store exact simulated counts (Ir, D1/LL misses, branch "
@@ -273,6 +276,7 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
     cb_session_init(&pl->s, NULL, run_work, argc, argv);
     pl->s.co.ceilings = 1;
     pl->budget_arg = "10G";
+    cb_budget_opts_init(&pl->bo);
     pl->argc = argc;
     pl->argv = argv;
     int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
@@ -378,7 +382,7 @@ static int run_plan_cases(void *plan)
     int rc;
     if ((rc = plan_plugins(pl)) < 0)
         return rc;
-    if (cb_budget_parse(pl->budget_arg, CB_MIN_FRAME, &pl->budget, pl->err, sizeof pl->err) < 0)
+    if (cb_budget_opts_finish(&pl->bo, pl->budget_arg, pl->err, sizeof pl->err) < 0)
         return -EINVAL;
     if (pl->sim && pl->s.co.events) {
         snprintf(pl->err, sizeof pl->err, "--sim counts callgrind's events, and -e chooses perf "
@@ -489,6 +493,32 @@ static int run_measure(const struct run_plan *pl, struct cb_collector *col, int 
     return rc == 1 ? 1 : 0;
 }
 
+/* The shipped paths at 1500 bytes, kept with the run so that history
+ * tracks them (path.h), and one line each in the summary. */
+static void run_paths(struct cb_store *st, const struct cb_report *rep, int quiet)
+{
+    for (size_t i = 0; cb_path_shipped[i]; i++) {
+        struct cb_path p;
+        struct cb_path_result res;
+        struct cb_sb err = CB_SB_INIT;
+        int rc = cb_path_load(cb_path_shipped[i], &p, &err);
+        cb_sb_release(&err);
+        if (rc < 0)
+            continue;
+        cb_path_compose(rep, &p, CB_MTU, &res);
+        if (res.missing == res.nparts)
+            continue;
+        if (cb_path_store(st, rep, &p, &res) < 0)
+            fprintf(stderr, "cyclebudget: path %s was not stored with the run\n", p.name);
+        if (quiet)
+            continue;
+        double t = cb_budget_charge_ns(&res.charge, rep->budget.gbps > 0 ? rep->budget.gbps : 10);
+        printf("%spath %-4s %4d B: %8.1f cycles, %5.1f%% of %s%s\n", i ? "" : "\n", p.name, CB_MTU,
+               res.cyc, 100 * res.ns / t, rep->budget.gbps > 0 ? rep->budget.label : "10G",
+               res.missing ? " (steps not measured in this run)" : "");
+    }
+}
+
 /* The summary is read back from the store, as any later report is. */
 static void run_summary(const struct run_plan *pl, int64_t run_id)
 {
@@ -496,14 +526,20 @@ static void run_summary(const struct run_plan *pl, int64_t run_id)
     struct cb_store *st;
     struct cb_report rep;
     char err[512];
-    if (cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) == 0) {
+    int quiet = pl->s.co.quiet;
+    if (cb_store_open(db, CB_STORE_WRITE, 0, &st, err, sizeof err) == 0) {
         if (cb_report_load(st, run_id, &rep) == 0) {
-            struct cb_text_opts to = {.budget = &pl->budget, .color = isatty(1) && !getenv("NO_COLOR")};
-            cb_report_summary(&rep, &to, stdout);
+            struct cb_text_opts to = {.budget = &pl->bo.budget, .color = isatty(1) && !getenv("NO_COLOR")};
+            cb_budget_opts_apply(&pl->bo, &rep);
+            if (!quiet)
+                cb_report_summary(&rep, &to, stdout);
+            run_paths(st, &rep, quiet);
             cb_report_free(&rep);
         }
         cb_store_close(st);
     }
+    if (quiet)
+        return;
     printf("\nstored as run %lld in %s; 'cyclebudget report %lld%s%s' shows every variant\n",
            (long long)run_id, db, (long long)run_id, strcmp(db, CB_DEFAULT_DB) ? " --db " : "",
            strcmp(db, CB_DEFAULT_DB) ? db : "");
@@ -539,7 +575,7 @@ static int run_work(void *plan, struct cb_collector *col)
     int rc = run_measure(pl, col, &interrupted);
     if (rc == 0)
         rc = cb_session_finish(col, interrupted, "run", "it will not appear in reports");
-    if (rc == 0 && !pl->s.co.quiet)
+    if (rc == 0)
         run_summary(pl, col->run_id);
     return rc;
 }

@@ -31,7 +31,12 @@ void cb_session_init(struct cb_session *s, const char *events, int (*work)(void 
  * it: report, compare and history take those words for what they mean. */
 static int session_tag(struct cb_session *s, const char *arg, char *err, size_t errlen)
 {
-    if (strcmp(arg, "latest") == 0 || (*arg && strspn(arg, "0123456789") == strlen(arg))) {
+    /* "" was silently no tag; every other option refuses an empty value. */
+    if (!*arg || strspn(arg, " \t\n") == strlen(arg)) {
+        snprintf(err, errlen, "--tag '%s': give a label (e.g. --tag v1.2), or leave --tag out", arg);
+        return -EINVAL;
+    }
+    if (strcmp(arg, "latest") == 0 || strspn(arg, "0123456789") == strlen(arg)) {
         snprintf(err, errlen, "--tag '%s' reads as %s, so no command could select the run by it; "
                  "give another (e.g. 'v%s')", arg,
                  *arg == 'l' ? "the newest run" : "a run id", *arg == 'l' ? "1.2-latest" : arg);
@@ -146,10 +151,11 @@ static int session_open(struct cb_session *s, struct cb_collector *col)
 {
     char err[512];
     int usage = 0;
-    if (cb_collector_open(col, &s->co, err, sizeof err, &usage) == 0)
+    int rc = cb_collector_open(col, &s->co, err, sizeof err, &usage);
+    if (rc == 0)
         return 0;
     cb_error("%s", err);
-    return usage ? CB_EXIT_USAGE : 1;
+    return rc == -EINTR ? 130 : usage ? CB_EXIT_USAGE : 1;   /* 130: as a run a signal ends */
 }
 
 int cb_session_finish(struct cb_collector *col, int interrupted, const char *what,

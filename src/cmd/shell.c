@@ -5,8 +5,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <stdio.h>
 #include <unistd.h>
+
+#include "child.h"
 
 char *cb_shell_join(const char *prefix, const char *const *args, size_t nargs)
 {
@@ -33,6 +35,10 @@ char *cb_shell_join(const char *prefix, const char *const *args, size_t nargs)
     return out;
 }
 
+/* A command that records a run may take long, but not forever
+ * (CB_EXEC_TIMEOUT seconds): child.h says why every wait has a bound. */
+#define EXEC_TIMEOUT_MS (1800 * 1000)
+
 int cb_shell_run(const char *cmd)
 {
     pid_t pid = fork();
@@ -43,9 +49,15 @@ int cb_shell_run(const char *cmd)
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return -errno;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -ECHILD;
+    int limit = cb_child_timeout_env("CB_EXEC_TIMEOUT", EXEC_TIMEOUT_MS);
+    struct cb_child c = {.pid = pid, .fd = -1, .timeout_ms = limit, .grace_ms = 10000};
+    int rc = cb_child_wait(&c);
+    if (rc == -ETIMEDOUT) {
+        fprintf(stderr, "cyclebudget: '%.200s' did not finish in %d s: killed (CB_EXEC_TIMEOUT=SECONDS "
+                "gives it longer)\n", cmd, limit / 1000);
+        return 124;
+    }
+    if (rc == -EINTR)
+        return 130;
+    return rc < 0 ? rc : cb_child_exit_code(c.status);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "caches.h"
+#include "child.h"
 #include "cmd.h"
 #include "config.h"
 #include "simclock.h"
@@ -60,18 +61,16 @@ int cb_sim_check(char *err, size_t errlen)
 #endif
 }
 
-/* "valgrind-3.19.0", or "valgrind" when it will not say. */
+/* "valgrind-3.19.0", or "valgrind" when it will not say (in 10 s). */
 static void valgrind_version(const char *vg, char *buf, size_t len)
 {
-    char cmd[PATH_MAX + 32];
-    snprintf(buf, len, "valgrind");
-    snprintf(cmd, sizeof cmd, "'%s' --version 2>/dev/null", vg);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return;
-    if (fgets(buf, (int)len, p))
-        buf[strcspn(buf, "\n")] = 0;
-    pclose(p);
+    char *argv[] = {(char *)vg, "--version", NULL};
+    struct cb_sb out = CB_SB_INIT;
+    if (cb_child_run(argv, &out, len - 1, 10000) == 0 && out.len)
+        snprintf(buf, len, "%.*s", (int)strcspn(out.buf, "\n"), out.buf);
+    else
+        snprintf(buf, len, "valgrind");
+    cb_sb_release(&out);
 }
 
 /* The dump files callgrind leaves (the end-of-program one, and any batch
@@ -155,32 +154,40 @@ static int child_env(const char *out, const char *vg, const char *spec, char cac
     return 0;
 }
 
+/* Counting under callgrind is slow, but a wait still has a bound
+ * (CB_SIM_TIMEOUT seconds; child.h says why). */
+#define SIM_TIMEOUT_MS (7200 * 1000)
+
 /* vg with av, waited for: its exit status (128 + the signal that ended
  * it).  The child is in our process group: a ^C reaches it, and it ends
- * its run as aborted.  We only wait. */
+ * its run as aborted; a SIGTERM sent to us alone (a CI's timeout) is
+ * passed on to it after a grace period (cb_child_wait), where this process
+ * once ignored it and waited on. */
 static int run_child(const char *vg, char **av)
 {
-    struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_term;
-    sigemptyset(&ign.sa_mask);
-    sigaction(SIGINT, &ign, &old_int);
-    sigaction(SIGTERM, &ign, &old_term);
-    int status = 1;
+    struct sigaction old_int, old_term;
+    sigaction(SIGINT, NULL, &old_int);
+    sigaction(SIGTERM, NULL, &old_term);
     pid_t pid = fork();
     if (pid == 0) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
         execv(vg, av);
         fprintf(stderr, "cyclebudget: --sim: cannot start %s: %s\n", vg, strerror(errno));
         _exit(127);
     }
     if (pid < 0) {
         cb_error("--sim: cannot fork: %s", strerror(errno));
-    } else {
-        int ws;
-        while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-            ;
-        status = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : 1;
+        return 1;
     }
+    cb_catch_stop_signals(0);
+    int limit = cb_child_timeout_env("CB_SIM_TIMEOUT", SIM_TIMEOUT_MS);
+    struct cb_child c = {.pid = pid, .fd = -1, .timeout_ms = limit, .grace_ms = 30000,
+                         .stop = cb_stop_flag()};
+    int rc = cb_child_wait(&c), status = rc == 0 ? cb_child_exit_code(c.status) : 1;
+    if (rc == -ETIMEDOUT)
+        cb_error("--sim: callgrind did not finish in %d s: killed (CB_SIM_TIMEOUT=SECONDS gives "
+                 "it longer); its run is marked aborted by the next writer", limit / 1000);
+    else if (rc == -EINTR)
+        status = 130;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     return status;

@@ -117,9 +117,10 @@ void cmp_describe_side(struct cb_store *st, const struct cb_side *s, char *buf, 
 
 int cmp_exit_of(const struct cmp_result *res, int unsure_exit)
 {
-    return res->count[CB_CMP_REGRESSED] > res->acked ? 1
-           : res->count[CB_CMP_UNSURE] > 0           ? unsure_exit
-                                                     : 0;
+    for (size_t i = 0; i < res->n; i++)
+        if (cmp_row_fails(&res->rows[i]))
+            return 1;
+    return res->count[CB_CMP_UNSURE] > 0 ? unsure_exit : 0;
 }
 
 /* code_what's environment (codeid.h: "exe build-id H; LD_PRELOAD P H;
@@ -242,6 +243,9 @@ static const struct cb_option cmp_common_table[] = {
     CB_OPT_CALL(OPT_TRIM, "trim", "T",
                 "with 3+ runs a side, trim this share of runs from each end (Yuen's test; "
                 "default 0: Welch's)"),
+    CB_OPT_BOOL(0, "placement-fails", struct cmp_common, o.placement_fails,
+                "a change whose code is the same on both sides (labelled placement: where the code "
+                "sat moved, not what it does) fails the gate too; by default it is shown and passes"),
     CB_OPT_BOOL(0, "keep-contended", struct cmp_common, o.keep_contended,
                 "keep samples taken on a shared core (by default left out while 2+ runs a side "
                 "keep 5+ quiet samples)"),

@@ -52,7 +52,7 @@ static void testcase(FILE *f, const struct cmp_ctx *x, const struct cmp_result *
     fputs("\" name=\"", f);
     xml_esc(f, r->a->key);
     fputs("\" time=\"0\">\n", f);
-    if (r->v == CB_CMP_REGRESSED && !r->acked) {
+    if (cmp_row_fails(r)) {
         fputs("      <failure type=\"regression\" message=\"regressed ", f);
         pct(f, r->s.change);
         if (!res->exact) {
@@ -76,8 +76,8 @@ static void testcase(FILE *f, const struct cmp_ctx *x, const struct cmp_result *
     }
     fputs("      <system-out>", f);
     row_text(f, res, r);
-    if (r->acked) {
-        fputs("; acknowledged: ", f);
+    if (r->acked || r->placement) {
+        fputs(r->acked ? "; acknowledged: " : "; ", f);
         xml_esc(f, r->why);
     }
     fputs("</system-out>\n    </testcase>\n", f);
@@ -87,7 +87,7 @@ void cmp_print_junit(const struct cmp_ctx *x, const struct cmp_result *res, FILE
 {
     int fail = 0;
     for (size_t i = 0; i < res->n; i++)
-        fail += res->rows[i].v == CB_CMP_REGRESSED && !res->rows[i].acked;
+        fail += cmp_row_fails(&res->rows[i]);
     int skip = res->count[CB_CMP_UNSURE];
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
     fprintf(f, "<testsuites name=\"cyclebudget compare\" tests=\"%zu\" failures=\"%d\" errors=\"0\">\n",

@@ -108,7 +108,8 @@ void cmp_verdict_text(const struct cmp_row *r, char *buf, size_t len)
         snprintf(buf, len, "unsure: %zu more run%s a side needed", r->more_runs,
                  r->more_runs == 1 ? "" : "s");
     else
-        snprintf(buf, len, "%s%s", cb_cmp_verdict_name(r->v), r->acked ? " (acknowledged)" : "");
+        snprintf(buf, len, "%s%s", cb_cmp_verdict_name(r->v),
+                 r->acked ? " (acknowledged)" : r->placement ? " (placement)" : "");
 }
 
 static size_t by_runs(const struct cmp_result *res)
@@ -215,12 +216,16 @@ static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const 
         if (r->acked) {
             cb_json_field(f, ",\"ack_why\":", r->why);
         }
+        fprintf(f, ",\"placement\":%s", r->placement ? "true" : "false");
+        if (r->a->code_hash[0] && strcmp(r->a->code_hash, r->b->code_hash) == 0)
+            fprintf(f, ",\"code_hash\":\"%s\"", r->a->code_hash);
         fputc('}', f);
     }
     fprintf(f, "],\"summary\":{\"regressed\":%d,\"improved\":%d,\"unchanged\":%d,\"unsure\":%d,"
-               "\"acknowledged\":%d},\"exit\":%d}\n",
+               "\"acknowledged\":%d,\"placement\":%d},\"exit\":%d}\n",
             res->count[CB_CMP_REGRESSED], res->count[CB_CMP_IMPROVED],
-            res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE], res->acked, exit_status);
+            res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE], res->acked, res->placement,
+            exit_status);
 }
 
 static void print_head_md(const struct cmp_ctx *x, const struct cmp_opts *o, const struct cmp_result *res,
@@ -304,7 +309,7 @@ static void print_rows(const struct cmp_result *res, int md, FILE *f)
         }
         int prec = res->exact ? 3 : 1;
         cmp_verdict_text(r, verdict, sizeof verdict);
-        const char *bold = r->v == CB_CMP_REGRESSED && !r->acked && md ? "**" : "";
+        const char *bold = cmp_row_fails(r) && md ? "**" : "";
         if (md) {
             fputs("| ", f);
             cb_md_code(f, r->a->key, 1);
@@ -312,8 +317,8 @@ static void print_rows(const struct cmp_result *res, int md, FILE *f)
             fprintf(f, "%-34s", r->a->key);
         fprintf(f, md ? " | %.*f | %.*f | %s | %s | %s | %s%s%s |\n" : " %10.*f %10.*f %8s  %-18s %9s  %s%s%s\n",
                 prec, r->s.med_a, prec, r->s.med_b, ch, ci, p, bold, verdict, bold);
-        if (r->acked) {
-            fprintf(f, md ? "|  | | | | | | acknowledged: " : "%-34s acknowledged: ", "");
+        if (r->acked || r->placement) {
+            fprintf(f, md ? "|  | | | | | | %s%s" : "%-34s %s", "", r->acked ? "acknowledged: " : "");
             (md ? cb_md_text : cb_text_puts)(f, r->why);
             fputs(md ? " |\n" : "\n", f);
         }
@@ -327,6 +332,9 @@ static void print_summary(const struct cmp_result *res, int md, FILE *f)
             res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE]);
     if (res->acked)
         fprintf(f, " (%d regression%s acknowledged)", res->acked, res->acked > 1 ? "s" : "");
+    if (res->placement)
+        fprintf(f, " (%d change%s placement: the same code on both sides)", res->placement,
+                res->placement > 1 ? "s" : "");
     if (res->n == 0)
         fprintf(f, " (no case in common)");
     fputc('\n', f);

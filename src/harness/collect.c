@@ -16,6 +16,7 @@
 #include "events.h"
 #include "fingerprint.h"
 #include "gitinfo.h"
+#include "plugin.h"
 #include "tsc.h"
 
 struct cb_verdict_cache {
@@ -150,6 +151,13 @@ static int check_args(struct open_ctx *x)
         fprintf(stderr, "cyclebudget: pinned to CPU %d, the default: the last CPU this process may "
                         "use, of its fastest core type (--cpu N chooses)\n", col->pinned);
     rc = cb_gitinfo_read(o->repo, o->commit, &x->git);
+    if (rc == -ETIMEDOUT || rc == -EINTR) {
+        snprintf(x->err, x->errlen, rc == -EINTR ? "interrupted while git was asked for the "
+                 "measured commit: nothing was recorded" : "git did not answer in time when asked "
+                 "for the measured commit (in %s): killed, nothing recorded; fix git there, or "
+                 "give it longer with CB_GIT_TIMEOUT=SECONDS", o->repo ? o->repo : ".");
+        return rc;
+    }
     if (rc == -EINVAL) {
         snprintf(x->err, x->errlen, "--commit %s does not name a commit in %s", o->commit,
                  o->repo ? o->repo : "the current git tree");
@@ -371,12 +379,14 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
     *usage = 1;
     struct open_ctx x = {.col = col, .o = o, .err = err, .errlen = errlen};
     int rc = check_args(&x);
-    if (rc < 0)
+    if (rc < 0) {
+        *usage = rc != -ETIMEDOUT && rc != -EINTR;   /* git's wait cut short: not a typo */
         return rc;
+    }
     /* The database last among the checks, so a refusal writes nothing. */
     rc = cb_store_open(o->db, CB_STORE_WRITE, 0, &col->st, err, errlen);
     if (rc < 0) {
-        *usage = rc == -EPROTO || rc == -EINVAL || rc == -EISDIR || rc == -EACCES || rc == -ENOENT;
+        *usage = cb_store_refused(rc);
         return rc;
     }
     *usage = 0;
@@ -553,6 +563,12 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     }
     row.bytes_per_op = c.bytes_per_op;
     row.cpu_pair = c.pair;
+    /* What was timed, apart from where it sat (codehash.h, issue 40). */
+    char code_hash[CB_CODE_HASH_LEN + 1];
+    unsigned addr;
+    cb_code_id_of(col->fake ? &col->fake_clock : NULL, p, v, col->side, code_hash, &addr);
+    row.code_hash = code_hash;
+    row.code_addr = (int)addr;
     size_t nrows;
     struct cb_sample_row *rows = sample_rows(col, &m, &nrows);
     if (!rows) {

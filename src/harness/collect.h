@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "codehash.h"
 #include "counters.h"
 #include "cpu.h"
 #include "fakeclock.h"
@@ -112,5 +113,13 @@ int cb_collector_finish(struct cb_collector *col, const char *status);
 /* The variants verified so far and how many of them were BAD; names gets
  * "family/variant: detail" of the first BAD one. */
 size_t cb_collector_bad(const struct cb_collector *col, size_t *verified, char *first, size_t len);
+
+/* What identifies the code case (p, v) times, apart from where it sits
+ * (plugin.h's cb_variant_code_id), for ab side side ("base", "head"; NULL
+ * a run of one build): under the fake clock (fake not NULL), with its
+ * planted factor for that side mixed in.  hash "" when unknown; *addr the
+ * entry mod 4096. */
+void cb_code_id_of(const struct cb_fake *fake, const struct cb_probe *p, const struct cb_variant *v,
+                   const char *side, char hash[CB_CODE_HASH_LEN + 1], unsigned *addr);
 
 #endif

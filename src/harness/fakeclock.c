@@ -115,7 +115,7 @@ static void fake_run(void *ctx, struct cb_case *c, uint64_t iters)
     /* ab's HEAD build, slowed by a planted factor: its verdicts are tested
      * on a change known in advance. */
     const char *ns = cb_probe_ns(c->probe);
-    if (ns && strcmp(ns, "head") == 0)
+    if (ns && strncmp(ns, "head", 4) == 0)   /* ab's HEAD build and its copies (ab.h) */
         cost *= f->head;
     cost *= f->scale;
     f->vclock += 40.0 + cost * noise * f->case_drift * (f->busy ? f->slow : 1.0);

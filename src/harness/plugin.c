@@ -18,6 +18,7 @@
 
 /* The public function types must be the families' own: including both
  * headers makes the compiler check that each typedef is the same type. */
+#include "child.h"
 #include "copy.h"
 #include "csum.h"
 #include "csum_copy.h"
@@ -199,17 +200,26 @@ static int try_in_child(const char *path, const char *ns, char *err, size_t errl
         _exit(rc == 0 ? 0 : -rc < 126 ? -rc : 125);
     }
     close(fd[1]);
+    /* The child's alarm() is its own: a plugin may block SIGALRM or reset
+     * it, so the parent bounds the wait too (child.h). */
+    struct cb_sb got = CB_SB_INIT;
+    struct cb_child c = {.pid = pid, .fd = fd[0], .out = &got, .max_out = 1023,
+                         .timeout_ms = (LOAD_SECONDS + 5) * 1000};
+    int wrc = cb_child_wait(&c);
     char msg[1024];
-    size_t n = 0;
-    ssize_t r;
-    while (n + 1 < sizeof msg && ((r = read(fd[0], msg + n, sizeof msg - 1 - n)) > 0 ||
-                                  (r < 0 && errno == EINTR)))
-        n += r > 0 ? (size_t)r : 0;
-    msg[n] = '\0';
-    close(fd[0]);
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
+    snprintf(msg, sizeof msg, "%s", got.buf);
+    cb_sb_release(&got);
+    if (wrc == -EINTR) {
+        snprintf(err, errlen, "interrupted while plugin %s was being loaded: nothing was measured",
+                 path);
+        return -EINTR;
+    }
+    int st = wrc == -ETIMEDOUT ? (int)SIGALRM : c.status;   /* as if its alarm had fired */
+    if (wrc < 0 && wrc != -ETIMEDOUT) {
+        snprintf(err, errlen, "cannot load plugin %s: waiting for its check: %s", path,
+                 strerror(-wrc));
+        return wrc;
+    }
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
         if (sig == SIGALRM)
@@ -274,16 +284,18 @@ static int verify_in_child(int (*verify)(const struct cb_variant *, struct cb_ve
         _exit(write(fd[1], &r, sizeof r) == (ssize_t)sizeof r ? 0 : 1);
     }
     close(fd[1]);
-    size_t n = 0;
-    ssize_t k;
-    while (n < sizeof r && ((k = read(fd[0], (char *)&r + n, sizeof r - n)) > 0 ||
-                            (k < 0 && errno == EINTR)))
-        n += k > 0 ? (size_t)k : 0;
-    close(fd[0]);
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (n == sizeof r && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+    struct cb_sb got = CB_SB_INIT;
+    struct cb_child c = {.pid = pid, .fd = fd[0], .out = &got, .max_out = sizeof r,
+                         .timeout_ms = (VERIFY_SECONDS + 5) * 1000};
+    int wrc = cb_child_wait(&c);
+    size_t n = got.len;
+    if (n == sizeof r)
+        memcpy(&r, got.buf, sizeof r);
+    cb_sb_release(&got);
+    if (wrc == -EINTR)
+        return -EINTR;
+    int st = wrc == -ETIMEDOUT ? (int)SIGALRM : c.status;   /* as if its alarm had fired */
+    if (wrc == 0 && n == sizeof r && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
         *out = r.vd;
         return r.rc;
     }
@@ -541,6 +553,19 @@ static int register_table(const struct cb_plugin *t, const char *ns, struct cb_p
         off += (size_t)snprintf(out->variants + off, off < sizeof out->variants ? sizeof out->variants - off : 0,
                                 "%s%s/%s", j ? "," : "", t->variants[j].family, t->variants[j].name);
     return 0;
+}
+
+int cb_plugin_code_roots(const struct cb_probe *p, const struct cb_variant *v, const void **call)
+{
+    *call = NULL;
+    if (p->verify == pf_verify) {
+        const struct plugin_family *pf = pf_of(v);
+        if (!pf)
+            return -ENOTSUP;
+        *(uint64_t (**)(const void *, void *, size_t))call = pf->fam->call;
+        return 0;
+    }
+    return is_pluggable(p->name) ? 0 : -ENOTSUP;
 }
 
 int cb_plugin_load(const char *arg, struct cb_plugin_info *out, char *err, size_t errlen)

@@ -16,6 +16,9 @@
 
 #include <stddef.h>
 
+#include "codehash.h"
+#include "probe.h"
+
 #define CB_PLUGIN_MAX 8               /* --plugin, at most this many times */
 
 /* What a run stores about a loaded plugin (0009_plugins.sql). */
@@ -41,5 +44,26 @@ int cb_plugin_load(const char *path, struct cb_plugin_info *out, char *err, size
  * cb_probe_find_ns(ns, ...) only. */
 int cb_plugin_load_ns(const char *path, const char *ns, struct cb_plugin_info *out, char *err,
                       size_t errlen);
+
+/* The code roots of case (p, v) besides the family's loop and the variant
+ * (plugin_code.c): a plugin family's call function in *call (else NULL).
+ * 0, or -ENOTSUP for a family whose variants are not functions. */
+int cb_plugin_code_roots(const struct cb_probe *p, const struct cb_variant *v, const void **call);
+
+/* Load the plugin at path again, from a copy of its file (removed once
+ * loaded), into namespace ns: another inode, so the dynamic loader maps its
+ * code and data again, at other addresses (ab's copies, ab.h).  As
+ * cb_plugin_load_ns; -EIO when the copy cannot be written. */
+int cb_plugin_load_copy(const char *path, const char *ns, char *err, size_t errlen);
+
+/* What identifies the code case (p, v) times, apart from where it sits
+ * (codehash.h): for a family whose variants are functions (csum, copy,
+ * csum_copy, memset and a plugin's own families), the hash of the family's
+ * timed loop, a plugin family's call function and the variant, as loaded;
+ * *addr is the variant's entry address mod 4096.  0, or a negative errno
+ * with hash "" (-ENOTSUP: the family's variants are parameters of a model,
+ * not code; or codehash.h's reasons). */
+int cb_variant_code_id(const struct cb_probe *p, const struct cb_variant *v,
+                       char hash[CB_CODE_HASH_LEN + 1], unsigned *addr);
 
 #endif

@@ -10,54 +10,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
+
+/* How long git may take to answer (CB_GIT_TIMEOUT seconds): a hung git (seen
+ * under an emulator) once hung the run with it (issue 43, 7). */
+#define GIT_TIMEOUT_MS 60000
+
 /* Run git with argv, capture up to len-1 bytes of stdout.  Returns git's exit
- * status, or -1 when it could not run. */
+ * status, -1 when it could not run, or -ETIMEDOUT / -EINTR (killed: it did
+ * not answer in time, or the wait was interrupted by SIGINT/SIGTERM). */
 static int run_git(char *const argv[], char *out, size_t len)
 {
-    int pfd[2];
-    if (pipe2(pfd, O_CLOEXEC) < 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(pfd[0]);
-        close(pfd[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_RDWR);
-        dup2(pfd[1], 1);
-        if (devnull >= 0) {
-            dup2(devnull, 0);
-            dup2(devnull, 2);
-        }
-        execvp("git", argv);
-        _exit(127);
-    }
-    close(pfd[1]);
-    size_t got = 0;
-    for (;;) {
-        char tmp[4096];
-        ssize_t r = read(pfd[0], tmp, sizeof tmp);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        size_t take = (size_t)r;
-        if (got + take > len - 1)
-            take = len - 1 - got;
-        memcpy(out + got, tmp, take);
-        got += take;
-    }
-    out[got] = '\0';
-    close(pfd[0]);
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    struct cb_sb got = CB_SB_INIT;
+    int rc = cb_child_run(argv, &got, len - 1, cb_child_timeout_env("CB_GIT_TIMEOUT", GIT_TIMEOUT_MS));
+    snprintf(out, len, "%s", got.buf);
+    cb_sb_release(&got);
+    if (rc == -ETIMEDOUT || rc == -EINTR)
+        return rc;
+    return rc < 0 || rc >= 128 ? -1 : rc;
+}
+
+/* A wait that was cut short: the whole read ends with it. */
+static int cut(int rc)
+{
+    return rc == -ETIMEDOUT || rc == -EINTR;
 }
 
 static void chomp(char *s)
@@ -72,7 +50,10 @@ int cb_gitinfo_read(const char *dir, const char *rev, struct cb_gitinfo *info)
     const char *d = dir ? dir : ".";
     char buf[1024];
     char *inside[] = {"git", "-C", (char *)d, "rev-parse", "--is-inside-work-tree", NULL};
-    if (run_git(inside, buf, sizeof buf) != 0 || strncmp(buf, "true", 4) != 0) {
+    int rc = run_git(inside, buf, sizeof buf);
+    if (cut(rc))
+        return rc;
+    if (rc != 0 || strncmp(buf, "true", 4) != 0) {
         if (rev)
             snprintf(info->commit, sizeof info->commit, "%s", rev);
         return -ENOENT;
@@ -80,7 +61,9 @@ int cb_gitinfo_read(const char *dir, const char *rev, struct cb_gitinfo *info)
     char spec[300];
     snprintf(spec, sizeof spec, "%s^{commit}", rev ? rev : "HEAD");
     char *parse[] = {"git", "-C", (char *)d, "rev-parse", "--verify", "--quiet", spec, NULL};
-    if (run_git(parse, buf, sizeof buf) != 0) {
+    if (cut(rc = run_git(parse, buf, sizeof buf)))
+        return rc;
+    if (rc != 0) {
         if (rev) {
             snprintf(info->commit, sizeof info->commit, "%s", rev);
             return -EINVAL;
@@ -90,7 +73,9 @@ int cb_gitinfo_read(const char *dir, const char *rev, struct cb_gitinfo *info)
     chomp(buf);
     snprintf(info->commit, sizeof info->commit, "%.63s", buf);
     char *log[] = {"git", "-C", (char *)d, "log", "-1", "--format=%aI%n%s", info->commit, NULL};
-    if (run_git(log, buf, sizeof buf) == 0) {
+    if (cut(rc = run_git(log, buf, sizeof buf)))
+        return rc;
+    if (rc == 0) {
         char *nl = strchr(buf, '\n');
         if (nl) {
             *nl = '\0';
@@ -102,11 +87,15 @@ int cb_gitinfo_read(const char *dir, const char *rev, struct cb_gitinfo *info)
     /* Dirty only makes sense for the checked-out commit. */
     char head[64] = "";
     char *hp[] = {"git", "-C", (char *)d, "rev-parse", "--verify", "--quiet", "HEAD", NULL};
-    if (run_git(hp, head, sizeof head) == 0) {
+    if (cut(rc = run_git(hp, head, sizeof head)))
+        return rc;
+    if (rc == 0) {
         chomp(head);
         if (strcmp(head, info->commit) == 0) {
             char *st[] = {"git", "-C", (char *)d, "status", "--porcelain", "--untracked-files=no", NULL};
-            if (run_git(st, buf, sizeof buf) == 0)
+            if (cut(rc = run_git(st, buf, sizeof buf)))
+                return rc;
+            if (rc == 0)
                 info->dirty = buf[0] != '\0';
         }
     }

@@ -14,7 +14,9 @@ struct cb_gitinfo {
 
 /* Describe rev (NULL: HEAD) in the git tree at dir (NULL: the current
  * directory).  Returns 0; -ENOENT when dir is not in a git tree or git is
- * missing (info zeroed, dirty -1); -EINVAL when rev does not resolve there. */
+ * missing (info zeroed, dirty -1); -EINVAL when rev does not resolve there;
+ * -ETIMEDOUT when git did not answer in CB_GIT_TIMEOUT seconds (default 60)
+ * and was killed, -EINTR when SIGINT/SIGTERM cut the wait short. */
 int cb_gitinfo_read(const char *dir, const char *rev, struct cb_gitinfo *info);
 
 #endif

@@ -11,24 +11,29 @@
 #include <string.h>
 
 #include "report.h"
+#include "strbuf.h"
 
 /* Quote when needed: a field with a comma, quote or line break.  Bytes
- * that are not UTF-8 become U+FFFD, so the file stays valid UTF-8. */
+ * that are not UTF-8 become U+FFFD, so the file stays valid UTF-8, and
+ * control characters \xNN: a CSV is cat'ed to terminals too, and a tag's
+ * ESC and BEL once reached them raw from here alone (issue 43, 4). */
 static void field(FILE *out, const char *raw)
 {
-    char s[4096];
-    cb_utf8_clean(s, sizeof s, raw);
-    if (strpbrk(s, ",\"\r\n") == NULL) {
+    struct cb_sb sb = CB_SB_INIT;
+    cb_esc_add(&sb, raw, CB_ESC_FFFD | CB_ESC_CTRL | CB_ESC_KEEP_NL);
+    const char *s = sb.buf;
+    if (strpbrk(s, ",\"\n") == NULL) {
         fputs(s, out);
-        return;
+    } else {
+        fputc('"', out);
+        for (const char *p = s; *p; p++) {
+            if (*p == '"')
+                fputc('"', out);
+            fputc(*p, out);
+        }
+        fputc('"', out);
     }
-    fputc('"', out);
-    for (const char *p = s; *p; p++) {
-        if (*p == '"')
-            fputc('"', out);
-        fputc(*p, out);
-    }
-    fputc('"', out);
+    cb_sb_release(&sb);
 }
 
 static void numf(FILE *out, double v)
@@ -77,7 +82,7 @@ static void csv_case(FILE *out, const struct cb_report *r, const struct cb_repor
     fprintf(out, ",%zu", s.n);
     const double figs[] = {s.median, s.min, s.p25, s.p75, s.max, s.ci_lo, s.ci_hi, s.spread_pct,
                            cb_report_bpc(c), c->ns_per_op,
-                           100 * cb_report_budget_share(r, c, 10, CB_MIN_FRAME)};
+                           100 * cb_report_share(r, c, &r->budget)};
     for (size_t f = 0; f < sizeof figs / sizeof figs[0]; f++)
         numf(out, figs[f]);
     fprintf(out, ",%d", c->scaled);
@@ -90,6 +95,12 @@ static void csv_case(FILE *out, const struct cb_report *r, const struct cb_repor
         numf(out, ceil[f]);
     csv_clock(out, &c->info);
     textf(out, r->run.emulated);
+    /* What the budget share was charged to (budget.h's rule). */
+    struct cb_charge ch;
+    cb_report_case_charge(c, r->budget.frame, &ch);
+    textf(out, r->budget.label);
+    fprintf(out, ",%u,%" PRIu64, ch.frame, ch.frames);
+    textf(out, cb_context_name(r->context));
     fputs("\r\n", out);
 }
 
@@ -97,10 +108,10 @@ static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
 {
     fputs("run,started,tag,commit,dirty,host,probe,variant,size,unit,mode,op,bytes_per_op,"
           "verdict,cycles_source,n,cycles_median,cycles_min,cycles_p25,cycles_p75,cycles_max,"
-          "cycles_ci_lo,cycles_ci_hi,spread_pct,bytes_per_cycle,ns_per_op,budget_10g_pct,"
+          "cycles_ci_lo,cycles_ci_hi,spread_pct,bytes_per_cycle,ns_per_op,budget_pct,"
           "scaled,ceiling_level,bytes_per_tick,load_ceiling_bytes_per_tick,load_ceiling_pct,"
           "store_ceiling_bytes_per_tick,store_ceiling_pct,clock_ghz,clock_spread_pct,clock_used,"
-          "clock_flagged,emulated\r\n",
+          "clock_flagged,emulated,budget,budget_frame_bytes,budget_frames,context\r\n",
           out);
     for (size_t i = 0; i < nruns; i++) {
         const struct cb_report *r = &runs[i];

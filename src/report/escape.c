@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "strbuf.h"
 
 size_t cb_utf8_len(const char *str)
 {
@@ -49,57 +50,76 @@ static int is_c1(const char *s, size_t n)
     return n == 2 && (unsigned char)s[0] == 0xc2 && (unsigned char)s[1] < 0xa0;
 }
 
-void cb_utf8_clean(char *buf, size_t len, const char *s)
+/* The one walk over outside text, for every plain-text form of it: each
+ * valid UTF-8 sequence kept, except what `how` escapes; no fixed buffer,
+ * so a long commit subject is never cut (issue 43, 4: two copies of this
+ * walk wrote into buf[4096] and buf[2048]).  A control character is C0
+ * (but tab), DEL or C1; it and a byte that is not UTF-8 are written as
+ * \xNN, or a bad byte as U+FFFD with CB_ESC_FFFD; a line break as \n
+ * unless CB_ESC_KEEP_NL. */
+void cb_esc_add(struct cb_sb *out, const char *s, unsigned how)
 {
-    size_t o = 0;
-    for (; s && *s && o + 4 < len;) {
+    while (s && *s) {
         size_t n = cb_utf8_len(s);
-        if (n == 0) {
-            memcpy(buf + o, "\xef\xbf\xbd", 3);  /* U+FFFD for each bad byte */
-            o += 3;
+        unsigned char c = (unsigned char)*s;
+        if (n == 0 && (how & CB_ESC_FFFD)) {
+            cb_sb_add(out, "\xef\xbf\xbd", 3);     /* U+FFFD for each bad byte */
             s++;
+        } else if (c == '\n' && (how & CB_ESC_CTRL)) {
+            if (how & CB_ESC_KEEP_NL)
+                cb_sb_addc(out, '\n');
+            else
+                cb_sb_adds(out, "\\n");
+            s++;
+        } else if (n == 0 || ((how & CB_ESC_CTRL) && (is_c1(s, n) ||
+                   (n == 1 && ((c < 0x20 && c != '\t') || c == 0x7f))))) {
+            size_t k = n ? n : 1;   /* an invalid byte, or a control: its bytes */
+            for (size_t i = 0; i < k; i++)
+                cb_sb_addf(out, "\\x%02x", (unsigned char)s[i]);
+            s += k;
         } else {
-            memcpy(buf + o, s, n);
-            o += n;
+            cb_sb_add(out, s, n);
             s += n;
         }
     }
-    if (len)
-        buf[o < len ? o : len - 1] = 0;
+}
+
+/* Into a caller's buffer (column labels that are cut to fit anyway). */
+static void esc_copy(char *buf, size_t len, const char *s, unsigned how)
+{
+    struct cb_sb sb = CB_SB_INIT;
+    cb_esc_add(&sb, s, how);
+    if (len) {
+        /* Cut at a sequence boundary: never half a character. */
+        size_t o = 0;
+        while (o < sb.len) {
+            size_t n = cb_utf8_len(sb.buf + o);
+            if (o + (n ? n : 1) >= len)
+                break;
+            o += n ? n : 1;
+        }
+        memcpy(buf, sb.buf, o);
+        buf[o] = '\0';
+    }
+    cb_sb_release(&sb);
+}
+
+void cb_utf8_clean(char *buf, size_t len, const char *s)
+{
+    esc_copy(buf, len, s, CB_ESC_FFFD);
 }
 
 void cb_text_clean(char *buf, size_t len, const char *s)
 {
-    size_t o = 0;
-    for (; s && *s && o + 5 < len;) {
-        size_t n = cb_utf8_len(s);
-        unsigned char c = (unsigned char)*s;
-        if (n == 1 && c == '\n')
-            o += (size_t)snprintf(buf + o, len - o, "\\n");
-        else if (n == 1 && (c < 0x20 || c == 0x7f) && c != '\t')
-            o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
-        else if (n == 0 || is_c1(s, n)) {
-            /* an invalid byte, or a C1 control: its bytes, escaped */
-            size_t k = n ? n : 1;
-            for (size_t i = 0; i < k && o + 5 < len; i++)
-                o += (size_t)snprintf(buf + o, len - o, "\\x%02x", (unsigned char)s[i]);
-            s += k;
-            continue;
-        } else {
-            memcpy(buf + o, s, n);
-            o += n;
-        }
-        s += n;
-    }
-    if (len)
-        buf[o < len ? o : len - 1] = 0;
+    esc_copy(buf, len, s, CB_ESC_CTRL);
 }
 
 void cb_text_puts(FILE *out, const char *s)
 {
-    char buf[4096];
-    cb_text_clean(buf, sizeof buf, s);
-    fputs(buf, out);
+    struct cb_sb sb = CB_SB_INIT;
+    cb_esc_add(&sb, s, CB_ESC_CTRL);
+    fwrite(sb.buf, 1, sb.len, out);
+    cb_sb_release(&sb);
 }
 
 void cb_html_esc(FILE *out, const char *s)
@@ -166,8 +186,9 @@ void cb_json_field(FILE *out, const char *lead, const char *s)
  * it even inside code; line breaks and controls shown escaped. */
 void cb_md_code(FILE *out, const char *s, int in_table)
 {
-    char buf[2048];
-    cb_text_clean(buf, sizeof buf, s);
+    struct cb_sb sb = CB_SB_INIT;
+    cb_esc_add(&sb, s, CB_ESC_CTRL);
+    const char *buf = sb.buf;
     size_t run = 0, longest = 0;
     for (const char *p = buf; *p; p++) {
         run = *p == '`' ? run + 1 : 0;
@@ -189,6 +210,7 @@ void cb_md_code(FILE *out, const char *s, int in_table)
         fputc(' ', out);
     for (size_t i = 0; i <= longest; i++)
         fputc('`', out);
+    cb_sb_release(&sb);
 }
 
 /* Plain markdown text: every ASCII punctuation markdown gives a meaning is
@@ -196,9 +218,9 @@ void cb_md_code(FILE *out, const char *s, int in_table)
  * no HTML, link, emphasis or table cell can start inside. */
 void cb_md_text(FILE *out, const char *s)
 {
-    char buf[2048];
-    cb_text_clean(buf, sizeof buf, s);
-    for (const char *p = buf; *p; p++) {
+    struct cb_sb sb = CB_SB_INIT;
+    cb_esc_add(&sb, s, CB_ESC_CTRL);
+    for (const char *p = sb.buf; *p; p++) {
         if (*p == '<')
             fputs("&lt;", out);
         else if (*p == '&')
@@ -209,4 +231,5 @@ void cb_md_text(FILE *out, const char *s)
             fputc(*p, out);
         }
     }
+    cb_sb_release(&sb);
 }

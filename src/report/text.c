@@ -43,17 +43,14 @@ static void num(FILE *out, double v, int width, int prec)
     fprintf(out, " %*s", width, fmt_num(b, sizeof b, v, prec));
 }
 
-/* A share of the budget, % ("f" after it: per 1500-byte frame,
- * cb_report_shown_share), coloured on a terminal. */
+/* A share of the budget, % (cb_report_share: the one rule), coloured on a
+ * terminal. */
 static void share_cell(FILE *out, const struct cb_report *r, const struct cb_report_case *c,
                        const struct cb_text_opts *o, int width)
 {
-    int per_frame;
-    double share = 100.0 * cb_report_shown_share(r, c, o->budget, &per_frame);
+    double share = 100.0 * cb_report_share(r, c, o->budget);
     char b[48];
-    fmt_num(b, sizeof b - 2, share, 1);
-    if (per_frame && !isnan(share))
-        strcat(b, "f");
+    fmt_num(b, sizeof b, share, 1);
     fprintf(out, "%s %*s%s", o->color && !isnan(share) ? (share <= 100.0 ? C_GREEN : C_RED) : "",
             width, b, o->color && !isnan(share) ? C_OFF : "");
 }
@@ -129,10 +126,7 @@ static void budget_line(const struct cb_report *r, const struct cb_text_opts *o,
     else
         n += snprintf(buf + n, len - (size_t)n, "; no share of it for SIMULATED cycles, which have "
                       "no time: give --ghz G to convert at a clock");
-    if (n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "; budget %% = ns/op over ns per packet (for cases over "
-                 "%d bytes, marked f: the time of %d of their bytes over a %d-byte frame's)",
-                 CB_REPORT_FRAME_BYTES, CB_REPORT_FRAME_BYTES, CB_REPORT_FRAME_BYTES);
+    (void)n;
 }
 
 /* Right under a run's first line: its figures time no machine. */
@@ -208,6 +202,10 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
             wrapped(out, "", r->events[e].why);
     budget_line(r, o, line, sizeof line);
     wrapped(out, "budget", line);
+    wrapped(out, "rule", cb_budget_rule(o->budget->frame ? o->budget->frame : CB_MIN_FRAME, line,
+                                        sizeof line));
+    cb_report_context_line(r, line, sizeof line);
+    wrapped(out, "context", line);
 }
 
 /* Cases measured mostly on a busy core cost more for a reason that is not
@@ -379,6 +377,24 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
 
 #define SUMMARY_MAX 64
 
+/* In kernel context, the kernel's pick where it is not the best in user
+ * space: the lowest in-kernel cost (cb_report_kernel_pick). */
+static void kernel_pick_cell(const struct cb_report *r, const struct cb_report_case *const *v,
+                             size_t n, const struct cb_report_case *best, FILE *out)
+{
+    if (r->context != CB_CONTEXT_KERNEL)
+        return;
+    const struct cb_report_case *k = cb_report_kernel_pick(r, v, n);
+    char b[48];
+    if (!k)
+        fprintf(out, "  kernel: none known");
+    else if (k != best)
+        fprintf(out, "  kernel: %s (%s)", k->info.variant,
+                fmt_num(b, sizeof b, cb_report_context_cycles(r, k), 1));
+    else
+        fprintf(out, "  kernel: same (%s)", fmt_num(b, sizeof b, cb_report_context_cycles(r, k), 1));
+}
+
 /* The one-screen summary `run` ends with: one line per probe, size and mode,
  * naming the best variant, its cost and budget share, and the runner-up. */
 int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
@@ -395,9 +411,17 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
     const struct cb_report_case *v[SUMMARY_MAX];
     budget_line(r, o, line, sizeof line);
     wrapped(out, "budget", line);
+    wrapped(out, "rule", cb_budget_rule(o->budget->frame ? o->budget->frame : CB_MIN_FRAME, line,
+                                        sizeof line));
+    cb_report_context_line(r, line, sizeof line);
+    wrapped(out, "context", line);
     fputc('\n', out);
-    fprintf(out, "%-11s %9s %-5s %-18s %9s %7s %8s  %s\n", "probe", "size", "mode", "best", "cyc/op",
-            "B/cyc", "budget%", "runner-up (cyc/op)");
+    /* The runner-up shows the figure the ranking used: the same one as the
+     * best's ns/op column when ranked by time (issue 41: "177075 tie:
+     * ntdq-avx2 (176821)" read as a tie won by the larger number). */
+    int by_time = cb_rank_by_time(r);
+    fprintf(out, "%-11s %9s %-5s %-18s %9s %8s %7s %8s  %s\n", "probe", "size", "mode", "best",
+            "cyc/op", "ns/op", "B/cyc", "budget%", by_time ? "runner-up (ns/op)" : "runner-up (cyc/op)");
     for (size_t i = 0; i < r->ncases;) {
         size_t j = i, n = 0;
         int bad = 0;
@@ -418,16 +442,18 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
         if (best) {
             double bytes = (double)best->info.bytes_per_op;
             char b[48];
+            double fig2 = second ? (by_time ? second->ns_per_op : second->cyc.median) : NAN;
             fprintf(out, " %-18.18s", best->info.variant);
             num(out, best->cyc.median, 9, 1);
+            num(out, best->ns_per_op, 8, 2);
             num(out, bytes > 0 ? bytes / best->cyc.median : NAN, 7, 2);
             share_cell(out, r, best, o, 8);
             if (first > 1)
                 fprintf(out, "  tie: %s (%s)%s", second->info.variant,
-                        fmt_num(b, sizeof b, second->cyc.median, 1), first > 2 ? " and more" : "");
+                        fmt_num(b, sizeof b, fig2, by_time ? 2 : 1), first > 2 ? " and more" : "");
             else if (second)
-                fprintf(out, "  %s (%s)", second->info.variant,
-                        fmt_num(b, sizeof b, second->cyc.median, 1));
+                fprintf(out, "  %s (%s)", second->info.variant, fmt_num(b, sizeof b, fig2, by_time ? 2 : 1));
+            kernel_pick_cell(r, v, n, best, out);
         } else {
             fprintf(out, " %-18s", "(nothing measured)");
         }

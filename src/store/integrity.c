@@ -113,7 +113,7 @@ int cb_st_quick_check(struct cb_store *st, const char *path, int full, char *err
     first[strcspn(first, "\n")] = '\0';
     cb_st_msg(err, errlen, "%s is damaged (%s): restore it from a backup; 'sqlite3 %s .recover' "
         "may save its rows", path, first, path);
-    return -EINVAL;
+    return -EBADMSG;
 }
 
 /* Less than CB_DISK_FULL_BYTES free where dir is. */

@@ -108,7 +108,7 @@ static int precheck_truncated(struct cb_st_open *o, const unsigned char *h, off_
             cb_st_msg(o->err, o->errlen, "%s is truncated (%lld of %lld bytes): restore it "
                       "from a backup; 'sqlite3 %s .recover' may save the rows left", o->path,
                       (long long)size, (long long)pgsz * npages, o->path);
-            return -EINVAL;
+            return -EBADMSG;
         }
     }
     return 0;

@@ -50,8 +50,8 @@ static const char *const q_sql[Q__N] = {
     [Q_CASE_INS] =
         "INSERT INTO cases (run_id, probe, variant, size, unit, op, mode, bytes_per_op,"
         " verdict, detail, contention, contended_share, side, clock_ghz, clock_spread_pct,"
-        " clock_used, clock_flagged, cpu_pair) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,"
-        "?15,?16,?17,?18)",
+        " clock_used, clock_flagged, cpu_pair, code_hash, code_addr) VALUES (?1,?2,?3,?4,?5,?6,?7,"
+        "?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20)",
     [Q_SAMPLE_INS] =
         "INSERT INTO samples (case_id, event_id, seq, iters, value, overhead, enabled,"
         " running, scaled, smt, round, raw, method)"
@@ -250,4 +250,31 @@ int cb_st_step_done(struct cb_db_stmt *s)
     int rc = cb_db_step(s);
     cb_db_reset(s);
     return rc == CB_DB_DONE ? CB_DB_OK : rc;
+}
+
+/* The case's columns that may be NULL: its clock (0014), its CPU pair
+ * (0016), its code hash and address (0021). */
+void cb_st_bind_case_optional(struct cb_db_stmt *s, const struct cb_case_row *c)
+{
+    int clk = c->clock_ghz > 0 && c->clock_used, code = c->code_hash && c->code_hash[0];
+    cb_st_bind_real_or_null(s, 14, clk ? c->clock_ghz : NAN);
+    cb_st_bind_real_or_null(s, 15, clk ? c->clock_spread_pct : NAN);
+    if (clk) {
+        cb_st_bind_strs(s, 16, (const char *const[]){c->clock_used}, 1);
+        cb_db_bind_int64(s, 17, c->clock_flagged != 0);
+    } else {
+        cb_db_bind_null(s, 16);
+        cb_db_bind_null(s, 17);
+    }
+    if (c->cpu_pair && c->cpu_pair[0])
+        cb_st_bind_str(s, 18, c->cpu_pair);
+    else
+        cb_db_bind_null(s, 18);
+    if (code) {
+        cb_st_bind_str(s, 19, c->code_hash);
+        cb_db_bind_int64(s, 20, c->code_addr);
+    } else {
+        cb_db_bind_null(s, 19);
+        cb_db_bind_null(s, 20);
+    }
 }

@@ -325,8 +325,12 @@ static int prepare_writes(struct cb_store *st, const struct cb_st_open *o)
         cb_st_exec(st, "PRAGMA synchronous = NORMAL");
     }
     cb_st_exec(st, "PRAGMA foreign_keys = ON");
-    if (o->uv < o->target)
-        return migrate(st, o);
+    if (o->uv < o->target) {
+        int r = migrate(st, o);
+        if (r == 0 && o->uv > 0 && o->mode != CB_STORE_SNAPSHOT)
+            st->upgraded_from = (int)o->uv;
+        return r;
+    }
     return 0;
 }
 
@@ -476,6 +480,22 @@ void cb_store_close(struct cb_store *st)
     cb_db_close(st->db);
     cb_st_reserve_release(st);
     free(st);
+}
+
+int cb_store_refused(int rc)
+{
+    switch (-rc) {
+    case ENOENT: case ENOTDIR: case EISDIR: case EINVAL: case EPROTO: case ESTALE: case EACCES:
+    case EPERM: case EBADMSG: case ENAMETOOLONG: case ELOOP:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int cb_store_upgraded_from(const struct cb_store *st)
+{
+    return st->upgraded_from;
 }
 
 struct cb_db *cb_store_db(struct cb_store *st)

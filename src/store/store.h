@@ -58,6 +58,15 @@ void cb_store_close(struct cb_store *st);
 struct cb_db *cb_store_db(struct cb_store *st);
 /* SQLite's PRAGMA user_version, PostgreSQL's schema_version table. */
 int cb_store_schema_version(struct cb_store *st);
+/* The schema this open upgraded the file from (a migration wrote it), or
+ * 0: a reading command says so rather than upgrade a store silently. */
+int cb_store_upgraded_from(const struct cb_store *st);
+/* cb_store_open's rc says the file named is not a store this binary may
+ * use (missing, a directory, not SQLite, another program's, a newer schema,
+ * read-only and old, unreadable, damaged: -EBADMSG): 1, the usage class
+ * every command exits 2 for (docs/reliability.md); else 0 (a full disk, a
+ * busy or failing disk: the work failed). */
+int cb_store_refused(int rc);
 
 /* What a run knows about where it ran and what it measured. */
 struct cb_run_meta {
@@ -121,6 +130,10 @@ struct cb_case_row {
     double clock_ghz, clock_spread_pct;
     const char *clock_used;      /* "case" or "run"; NULL with no clock */
     int clock_flagged;
+    /* The measured code's identity and where it sat (0021_case_code.sql,
+     * codehash.h): 16 hex digits, NULL or "" unknown; address mod 4096, -1 none. */
+    const char *code_hash;
+    int code_addr;
 };
 
 struct cb_sample_row {

@@ -40,6 +40,8 @@ struct cb_store {
     int kill_in_case, cases_written;
     /* Space held back on the store's filesystem (reserve.c). */
     int reserve_fd, has_reserve;
+    /* This open upgraded the file from that schema (0: it did not). */
+    int upgraded_from;
 };
 
 /* One line for the user into err (may be NULL). */
@@ -63,6 +65,8 @@ int cb_st_bind_str(struct cb_db_stmt *s, int i, const char *v);
 int cb_st_bind_strs(struct cb_db_stmt *s, int first, const char *const *v, int n);
 /* NAN means "not measured": store NULL, never a number. */
 int cb_st_bind_real_or_null(struct cb_db_stmt *s, int i, double v);
+/* Q_CASE_INS's columns that may be NULL (?14..?20): clock, CPU pair, code. */
+void cb_st_bind_case_optional(struct cb_db_stmt *s, const struct cb_case_row *c);
 double cb_st_col_real_or_nan(struct cb_db_stmt *s, int i);
 void cb_st_col_str(struct cb_db_stmt *s, int i, char *buf, size_t len);
 /* A query run once, outside the statement cache: sql prepared, the strings

@@ -393,20 +393,7 @@ static int case_fn(struct cb_store *st, void *vctx)
     cb_st_bind_real_or_null(s, 11, c->metered ? c->contention : NAN);
     cb_st_bind_real_or_null(s, 12, c->metered ? c->contended_share : NAN);
     cb_db_bind_text(s, 13, c->side);
-    int clk = c->clock_ghz > 0 && c->clock_used;
-    cb_st_bind_real_or_null(s, 14, clk ? c->clock_ghz : NAN);
-    cb_st_bind_real_or_null(s, 15, clk ? c->clock_spread_pct : NAN);
-    if (clk) {
-        cb_st_bind_strs(s, 16, (const char *const[]){c->clock_used}, 1);
-        cb_db_bind_int64(s, 17, c->clock_flagged != 0);
-    } else {
-        cb_db_bind_null(s, 16);
-        cb_db_bind_null(s, 17);
-    }
-    if (c->cpu_pair && c->cpu_pair[0])
-        cb_st_bind_str(s, 18, c->cpu_pair);
-    else
-        cb_db_bind_null(s, 18);
+    cb_st_bind_case_optional(s, c);
     rc = cb_st_step_done(s);
     if (rc != CB_DB_OK)
         return rc;

@@ -1,0 +1,82 @@
+#!/bin/bash
+# placement.sh — issue 40's placement false alarms: two builds of this
+# repository that differ only by an unrelated edit in src/report/, each run
+# RUNS times (interleaved A B A B ...), then `compare a b`.  Prints the exit
+# status, the cases called changed (regressed/improved) and those labelled
+# placement; asserts nothing.
+#
+#   bench/placement.sh [REV] [RUNS] [ARGS...]
+#
+# REV (default HEAD) is archived twice into a temporary directory (git
+# archive: the committed tree, no local edits); copy B gets one more
+# function in src/report/report.c (a few hundred bytes of code never
+# called, which moves everything linked after it, as issue 40's
+# report-only commit did).  Each copy is built with
+# `./configure -q && make cyclebudget`.  RUNS defaults to 3; ARGS to "-p csum"
+# (every csum variant at its 8 sizes, warm and cold: the family of issue
+# 40's case; give "-p csum,copy,memset" or more for a wider net).  Run it for the
+# commit before a placement change and after it to see its effect:
+#   bench/placement.sh d7aa1ac; bench/placement.sh HEAD
+set -u
+REV=${1:-HEAD}
+RUNS=${2:-3}
+shift 2 2>/dev/null || shift $#
+ARGS=${*:--p csum}
+top=$(cd "$(dirname "$0")/.." && pwd)
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+export CB_CEILINGS=model
+unset CB_FAKE_CLOCK
+for side in a b; do
+    mkdir -p "$W/$side"
+    git -C "$top" archive "$REV" | tar -x -C "$W/$side" || exit 2
+done
+cat >>"$W/b/src/report/report.c" <<'EOC'
+
+/* bench/placement.sh: an unrelated edit that moves the code linked after it. */
+__attribute__((used, noinline)) int cb_report_placement_pad(const char *s, int n);
+__attribute__((used, noinline)) int cb_report_placement_pad(const char *s, int n)
+{
+    int acc = 0;
+    for (int i = 0; i < n && s[i]; i++)
+        acc = acc * 31 + s[i] * (i % 7 == 3 ? 5 : 3) - (acc >> 11);
+    return acc ^ n;
+}
+EOC
+for side in a b; do
+    (cd "$W/$side" && autoreconf -fi >/dev/null 2>&1 && ./configure -q >/dev/null 2>&1 &&
+        make -j2 cyclebudget >/dev/null 2>"$W/build-$side.log") ||
+        { echo "placement: cannot build copy $side of $REV:" >&2; tail -5 "$W/build-$side.log" >&2; exit 2; }
+done
+DB=$W/p.db
+cd "$W" || exit 2
+for i in $(seq 1 "$RUNS"); do
+    for side in a b; do
+        # shellcheck disable=SC2086
+        "$W/$side/cyclebudget" run $ARGS --tag "$side" --db "$DB" -q >/dev/null 2>>"$W/err" ||
+            { echo "placement: run $side$i failed:" >&2; tail -3 "$W/err" >&2; exit 2; }
+    done
+done
+"$W/b/cyclebudget" compare a b --db "$DB" >"$W/cmp" 2>&1
+rc=$?
+"$W/b/cyclebudget" compare a b --db "$DB" --format json >"$W/cmp.json" 2>/dev/null
+rows() { grep -E '^[a-z_]+/[^ ]+ .* (regressed|improved)( \(placement\))?$' "$W/cmp"; }
+changed=$(rows | grep -vc '(placement)$')
+placed=$(rows | grep -c '(placement)$')
+moved=$(python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+ch = [abs(c["change_pct"]) for c in d["cases"] if c.get("change_pct") is not None]
+print("%d of %d cases moved by more than 3%% (%d by more than 5%%); median |change| %.2f%%" % (
+    sum(x > 3 for x in ch), len(ch), sum(x > 5 for x in ch), sorted(ch)[len(ch) // 2] if ch else float("nan")))' "$W/cmp.json" 2>/dev/null)
+# Where the link put each probe function, from the binaries' symbol tables:
+# how many sit elsewhere mod 64 and mod 4096 in copy b.
+syms() { nm "$1" | awk '$2 ~ /^[tT]$/ && $3 ~ /^(csum|copy|memset|cb_csum|cb_copy|cb_memset)_/ { print $3, $1 }' | sort; }
+addrs=$(join <(syms "$W/a/cyclebudget") <(syms "$W/b/cyclebudget") | awk '
+    { a = strtonum("0x" $2); b = strtonum("0x" $3); n++; if (a % 64 != b % 64) m64++; if (a % 4096 != b % 4096) m4k++ }
+    END { printf "%d probe functions: %d at another address mod 64, %d mod 4096", n, m64, m4k }')
+rows | head -40
+echo "rev=$(git -C "$top" rev-parse --short "$REV") args='$ARGS' runs=${RUNS}x$RUNS"
+echo "link: $addrs"
+echo "timing: ${moved:-n/a}"
+tail -1 "$W/cmp" | sed 's/^/summary: /'
+echo "compare exit=$rc changed=$changed labelled-placement=$placed"
