@@ -252,6 +252,9 @@ static const struct cb_option cmp_common_table[] = {
     CB_OPT_CALL(OPT_HOST, "host", "H",
                 "only runs of the machine H: its id (as report shows it) or a hostname glob; "
                 "needed when a side's runs come from several hosts (a merged store)"),
+    CB_OPT_STR(0, "metric", struct cmp_common, o.want, "EVENT",
+               "decide on this PMU count per op instead of time: instructions (exact, the "
+               "threshold alone; every run must have counted it: run -e instructions)"),
     CB_OPT_BOOL(0, "force", struct cmp_common, force,
                 "compare runs from different environments (the output says so)"),
     CB_OPT_BOOL(0, "include-aborted", struct cmp_common, include_aborted,

@@ -151,13 +151,8 @@ static int check_args(struct open_ctx *x)
         fprintf(stderr, "cyclebudget: pinned to CPU %d, the default: the last CPU this process may "
                         "use, of its fastest core type (--cpu N chooses)\n", col->pinned);
     rc = cb_gitinfo_read(o->repo, o->commit, &x->git);
-    if (rc == -ETIMEDOUT || rc == -EINTR) {
-        snprintf(x->err, x->errlen, rc == -EINTR ? "interrupted while git was asked for the "
-                 "measured commit: nothing was recorded" : "git did not answer in time when asked "
-                 "for the measured commit (in %s): killed, nothing recorded; fix git there, or "
-                 "give it longer with CB_GIT_TIMEOUT=SECONDS", o->repo ? o->repo : ".");
+    if (cb_gitinfo_cut(rc, o->repo, x->err, x->errlen))
         return rc;
-    }
     if (rc == -EINVAL) {
         snprintf(x->err, x->errlen, "--commit %s does not name a commit in %s", o->commit,
                  o->repo ? o->repo : "the current git tree");
@@ -357,7 +352,7 @@ static int record_events(struct open_ctx *x)
             .name = c->spec.name, .part = c->spec.part, .pfm = c->spec.pfm,
             .encoding = c->spec.encoding, .source = cb_source_name(c->spec.source),
             .read_method = cb_read_method_name(c->method), .supported = c->supported,
-            .why = c->supported ? "" : c->why,
+            .why = c->why, /* for a counted one: why not read in user space, or "" */
         };
         int rc = cb_store_event_add(col->st, col->run_id, &row, &col->event_ids[i]);
         if (rc < 0) {
@@ -379,10 +374,8 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
     *usage = 1;
     struct open_ctx x = {.col = col, .o = o, .err = err, .errlen = errlen};
     int rc = check_args(&x);
-    if (rc < 0) {
-        *usage = rc != -ETIMEDOUT && rc != -EINTR;   /* git's wait cut short: not a typo */
-        return rc;
-    }
+    if (rc < 0)
+        return *usage = !cb_gitinfo_cut(rc, NULL, NULL, 0), rc;   /* git cut short: no typo */
     /* The database last among the checks, so a refusal writes nothing. */
     rc = cb_store_open(o->db, CB_STORE_WRITE, 0, &col->st, err, errlen);
     if (rc < 0) {
