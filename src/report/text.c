@@ -233,6 +233,31 @@ static void clock_note(const struct cb_report *r, size_t flagged, FILE *out)
     wrapped(out, "clock:", line);
 }
 
+/* Each case and event some of whose samples were multiplexed (the event
+ * was on a counter only part of the time it was enabled, and its figure
+ * was scaled by enabled/running, as perf stat does): named with the share
+ * of time it was counted, so that a scaled figure is never read as a
+ * counted one.  The row's "scaled" mark says it for cycles alone. */
+static void multiplex_note(const struct cb_report *r, FILE *out)
+{
+    for (size_t i = 0; i < r->ncases; i++)
+        for (size_t e = 0; e < r->nevents; e++) {
+            const struct cb_report_series *s = &r->cases[i].ev[e];
+            if (!s->scaled)
+                continue;
+            double en = 0, run = 0;
+            for (size_t k = 0; k < s->n; k++) {
+                en += (double)s->enabled[k];
+                run += (double)s->running[k];
+            }
+            const struct cb_case_info *g = &r->cases[i].info;
+            fprintf(out, "multiplexed: %s/%s/%" PRIu64 "/%s %s: counted %.1f%% of the time it was "
+                    "enabled (running/enabled over %zu samples); scaled by enabled/running\n",
+                    g->probe, g->variant, g->size, g->mode, r->events[e].part,
+                    en > 0 ? 100 * run / en : 0.0, s->n);
+        }
+}
+
 /* Under a group's rows, the variants tied with its first: a line of its
  * own, because a row already fills 100 columns when it is also "scaled"
  * or "shared", and the rows' layout is what scripts read. */
@@ -273,6 +298,49 @@ static void clock_line(const struct cb_report_case *const *v, size_t n, FILE *ou
     }
     if (col)
         fputc('\n', out);
+}
+
+/* % ceil, with '!' after a figure above its ceiling (cb_report_ceil_over
+ * says why, under the group). */
+static void ceil_cell(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
+{
+    char why[512], b[48];
+    double v = 100 * cb_report_ceil_share(c);
+    if (!cb_report_ceil_over(r, c, why, sizeof why)) {
+        num(out, v, 6, 1);
+        return;
+    }
+    fmt_num(b, sizeof b - 1, v, 1);
+    strcat(b, "!");
+    fprintf(out, " %6s", b);
+}
+
+/* Under a group's rows: each case above its ceiling, and why. */
+static void over_lines(const struct cb_report *r, const struct cb_report_case *const *v, size_t n,
+                       FILE *out)
+{
+    char why[512], line[700];
+    for (size_t k = 0; k < n; k++)
+        if (v[k]->measured && cb_report_ceil_over(r, v[k], why, sizeof why)) {
+            snprintf(line, sizeof line, "%s above its ceiling: %s", v[k]->info.variant, why);
+            wrapped(out, "  !", line);
+        }
+}
+
+/* Under a group's rows in kernel context: the variant the kernel would
+ * run, and its cost there (its budget % above is already that cost's). */
+static void kernel_line(const struct cb_report *r, const struct cb_report_case *const *v, size_t n,
+                        FILE *out)
+{
+    if (r->context != CB_CONTEXT_KERNEL || n == 0)
+        return;
+    const struct cb_report_case *k = cb_report_kernel_pick(r, v, n);
+    char b[48];
+    if (k)
+        fprintf(out, "  > kernel's pick: %s, %s cycles in the kernel\n", k->info.variant,
+                fmt_num(b, sizeof b, cb_report_context_cycles(r, k), 1));
+    else
+        fprintf(out, "  > kernel's pick: none with a known in-kernel cost\n");
 }
 
 /* Under the table: what each column is. */
@@ -350,7 +418,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             num(out, bytes > 0 && c->cyc.median > 0 ? bytes / c->cyc.median : NAN, 7, 2);
             num(out, c->cyc.spread_pct, 8, 1);
             share_cell(out, r, c, o, 8);
-            num(out, 100 * cb_report_ceil_share(c), 6, 1);
+            ceil_cell(out, r, c);
             num(out, c->ns_per_op, 7, 2);
             fprintf(out, " %4zu%s%s\n", c->cyc.n, c->scaled ? " scaled" : "",
                     cb_report_case_shared(c) ? " shared" : "");
@@ -358,12 +426,15 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             shared += (size_t)cb_report_case_shared(c);
         }
         tie_line(v, tied, n, out);
+        over_lines(r, v, n, out);
+        kernel_line(r, v, n, out);
         clock_line(v, n, out);
         i = j;
     }
     free(v);
     free(tied);
     legend(r, out);
+    multiplex_note(r, out);
     if (shared)
         shared_note(r, shared, out);
     cb_report_kernel_text(r, out);
