@@ -28,17 +28,10 @@
 
 enum fmt { F_TEXT, F_HTML, F_CSV, F_JSON, F_GBENCH };
 
-static int parse_format(const char *s, enum fmt *f, char *err, size_t len)
-{
-    static const char *const names[] = {"text", "html", "csv", "json", "gbench"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *f = (enum fmt)i;
-            return 0;
-        }
-    snprintf(err, len, "unknown --format '%s': use text, html, csv, json or gbench", s);
-    return -EINVAL;
-}
+static const struct cb_opt_choice formats[] = {
+    {"text", F_TEXT}, {"html", F_HTML}, {"csv", F_CSV}, {"json", F_JSON}, {"gbench", F_GBENCH},
+    {NULL, 0},
+};
 
 /* What report was asked for. */
 struct report_args {
@@ -103,13 +96,12 @@ static int parse_versus(const char *arg, char (*v)[VS_NAME_MAX], char *err, size
     return 0;
 }
 
-enum { OPT_FORMAT = CB_OPT_LONG_ONLY, OPT_VERSUS, OPT_GHZ };
+enum { OPT_VERSUS = CB_OPT_LONG_ONLY, OPT_GHZ };
 
 static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
 {
     struct report_args *a = ctx;
     switch (ch) {
-    case OPT_FORMAT: return parse_format(arg, &a->fmt, err, errlen);
     case OPT_VERSUS: return parse_versus(arg, a->versus, err, errlen);
     case OPT_GHZ:
         if (cb_parse_seconds(arg, "--ghz", &a->ghz, err, errlen) < 0 || a->ghz > 100) {
@@ -135,8 +127,8 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     struct report_args *a = ctx;
     static const struct cb_option options[] = {
         CB_OPT_STR(0, "db", struct report_args, db, "PATH", "database (default: ./" CB_DEFAULT_DB ")"),
-        CB_OPT_CALL(OPT_FORMAT, "format", "F",
-                    "text (default), html, csv, json, or gbench (Google Benchmark JSON)"),
+        CB_OPT_FORMAT(struct report_args, fmt, formats,
+                      "text (default), html, csv, json, or gbench (Google Benchmark JSON)"),
         CB_OPT_CALL('o', "output", "FILE", "write there instead of standard output"),
         CB_OPT_BOOL(0, "samples", struct report_args, samples,
                     "csv: one row per sample instead of one per case"),

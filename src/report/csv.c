@@ -101,6 +101,9 @@ static void csv_case(FILE *out, const struct cb_report *r, const struct cb_repor
     textf(out, r->budget.label);
     fprintf(out, ",%u,%" PRIu64, ch.frame, ch.frames);
     textf(out, cb_context_name(r->context));
+    char why[512];
+    const char *over = cb_report_ceil_over(r, c, why, sizeof why);
+    textf(out, over ? over : "");
     fputs("\r\n", out);
 }
 
@@ -111,7 +114,7 @@ static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
           "cycles_ci_lo,cycles_ci_hi,spread_pct,bytes_per_cycle,ns_per_op,budget_pct,"
           "scaled,ceiling_level,bytes_per_tick,load_ceiling_bytes_per_tick,load_ceiling_pct,"
           "store_ceiling_bytes_per_tick,store_ceiling_pct,clock_ghz,clock_spread_pct,clock_used,"
-          "clock_flagged,emulated,budget,budget_frame_bytes,budget_frames,context\r\n",
+          "clock_flagged,emulated,budget,budget_frame_bytes,budget_frames,context,ceiling_over\r\n",
           out);
     for (size_t i = 0; i < nruns; i++) {
         const struct cb_report *r = &runs[i];

@@ -300,6 +300,49 @@ static void clock_line(const struct cb_report_case *const *v, size_t n, FILE *ou
         fputc('\n', out);
 }
 
+/* % ceil, with '!' after a figure above its ceiling (cb_report_ceil_over
+ * says why, under the group). */
+static void ceil_cell(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
+{
+    char why[512], b[48];
+    double v = 100 * cb_report_ceil_share(c);
+    if (!cb_report_ceil_over(r, c, why, sizeof why)) {
+        num(out, v, 6, 1);
+        return;
+    }
+    fmt_num(b, sizeof b - 1, v, 1);
+    strcat(b, "!");
+    fprintf(out, " %6s", b);
+}
+
+/* Under a group's rows: each case above its ceiling, and why. */
+static void over_lines(const struct cb_report *r, const struct cb_report_case *const *v, size_t n,
+                       FILE *out)
+{
+    char why[512], line[700];
+    for (size_t k = 0; k < n; k++)
+        if (v[k]->measured && cb_report_ceil_over(r, v[k], why, sizeof why)) {
+            snprintf(line, sizeof line, "%s above its ceiling: %s", v[k]->info.variant, why);
+            wrapped(out, "  !", line);
+        }
+}
+
+/* Under a group's rows in kernel context: the variant the kernel would
+ * run, and its cost there (its budget % above is already that cost's). */
+static void kernel_line(const struct cb_report *r, const struct cb_report_case *const *v, size_t n,
+                        FILE *out)
+{
+    if (r->context != CB_CONTEXT_KERNEL || n == 0)
+        return;
+    const struct cb_report_case *k = cb_report_kernel_pick(r, v, n);
+    char b[48];
+    if (k)
+        fprintf(out, "  > kernel's pick: %s, %s cycles in the kernel\n", k->info.variant,
+                fmt_num(b, sizeof b, cb_report_context_cycles(r, k), 1));
+    else
+        fprintf(out, "  > kernel's pick: none with a known in-kernel cost\n");
+}
+
 /* Under the table: what each column is. */
 static void legend(const struct cb_report *r, FILE *out)
 {
@@ -375,7 +418,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             num(out, bytes > 0 && c->cyc.median > 0 ? bytes / c->cyc.median : NAN, 7, 2);
             num(out, c->cyc.spread_pct, 8, 1);
             share_cell(out, r, c, o, 8);
-            num(out, 100 * cb_report_ceil_share(c), 6, 1);
+            ceil_cell(out, r, c);
             num(out, c->ns_per_op, 7, 2);
             fprintf(out, " %4zu%s%s\n", c->cyc.n, c->scaled ? " scaled" : "",
                     cb_report_case_shared(c) ? " shared" : "");
@@ -383,6 +426,8 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             shared += (size_t)cb_report_case_shared(c);
         }
         tie_line(v, tied, n, out);
+        over_lines(r, v, n, out);
+        kernel_line(r, v, n, out);
         clock_line(v, n, out);
         i = j;
     }
