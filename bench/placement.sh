@@ -12,9 +12,9 @@
 # function in src/report/report.c (a few hundred bytes of code never
 # called, which moves everything linked after it, as issue 40's
 # report-only commit did).  Each copy is built with
-# `./configure -q && make cyclebudget`.  RUNS defaults to 3; ARGS to "-p csum"
+# `./configure -q && make`.  RUNS defaults to 3; ARGS to "-p csum"
 # (every csum variant at its 8 sizes, warm and cold: the family of issue
-# 40's case; give "-p csum,copy,memset" or more for a wider net).  Run it for the
+# 40's case); "quick" for the whole quick suite (no -p), or any run options.  Run it for the
 # commit before a placement change and after it to see its effect:
 #   bench/placement.sh d7aa1ac; bench/placement.sh HEAD
 set -u
@@ -22,6 +22,7 @@ REV=${1:-HEAD}
 RUNS=${2:-3}
 shift 2 2>/dev/null || shift $#
 ARGS=${*:--p csum}
+[ "$ARGS" = quick ] && ARGS=""
 top=$(cd "$(dirname "$0")/.." && pwd)
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -45,7 +46,7 @@ __attribute__((used, noinline)) int cb_report_placement_pad(const char *s, int n
 EOC
 for side in a b; do
     (cd "$W/$side" && autoreconf -fi >/dev/null 2>&1 && ./configure -q >/dev/null 2>&1 &&
-        make -j2 cyclebudget >/dev/null 2>"$W/build-$side.log") ||
+        make -j2 >/dev/null 2>"$W/build-$side.log") ||
         { echo "placement: cannot build copy $side of $REV:" >&2; tail -5 "$W/build-$side.log" >&2; exit 2; }
 done
 DB=$W/p.db
