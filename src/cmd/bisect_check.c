@@ -90,7 +90,7 @@ static int parse_paired(struct bisect *b, int argc, char *err, size_t errlen)
 {
     if (!b->against_plugin || b->against || b->nplugins != 1 || b->sim || optind < argc) {
         snprintf(err, errlen, "bisect-check --against-plugin GOOD.so takes this commit's build as "
-                 "one --plugin HEAD.so, and neither --against nor --sim (-p, -V, -s and --mode belong "
+                 "one --plugin HEAD.so, and neither --against nor --sim (-p, -V, -s and -m belong "
                  "to it); see 'cyclebudget bisect-check --help'");
         return -EINVAL;
     }
