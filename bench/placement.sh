@@ -72,9 +72,14 @@ print("%d of %d cases moved by more than 3%% (%d by more than 5%%); median |chan
 # Where the link put each probe function, from the binaries' symbol tables:
 # how many sit elsewhere mod 64 and mod 4096 in copy b.
 syms() { nm "$1" | awk '$2 ~ /^[tT]$/ && $3 ~ /^(csum|copy|memset|cb_csum|cb_copy|cb_memset)_/ { print $3, $1 }' | sort; }
-addrs=$(join <(syms "$W/a/cyclebudget") <(syms "$W/b/cyclebudget") | awk '
-    { a = strtonum("0x" $2); b = strtonum("0x" $3); n++; if (a % 64 != b % 64) m64++; if (a % 4096 != b % 4096) m4k++ }
-    END { printf "%d probe functions: %d at another address mod 64, %d mod 4096", n, m64, m4k }')
+addrs=$(join <(syms "$W/a/cyclebudget") <(syms "$W/b/cyclebudget") | python3 -c 'import sys
+n = m64 = m4k = 0
+for line in sys.stdin:
+    _, a, b = line.split()
+    a, b, n = int(a, 16), int(b, 16), n + 1
+    m64 += a % 64 != b % 64
+    m4k += a % 4096 != b % 4096
+print("%d probe functions: %d at another address mod 64, %d mod 4096" % (n, m64, m4k))')
 rows | head -40
 echo "rev=$(git -C "$top" rev-parse --short "$REV") args='$ARGS' runs=${RUNS}x$RUNS"
 echo "link: $addrs"
