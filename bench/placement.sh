@@ -7,6 +7,8 @@
 #
 #   bench/placement.sh [REV] [RUNS] [ARGS...]
 #
+# RUNS 0 builds the two copies and prints only where the edit moved the
+# probe functions.
 # REV (default HEAD) is archived twice into a temporary directory (git
 # archive: the committed tree, no local edits); copy B gets one more
 # function in src/report/report.c (a few hundred bytes of code never
@@ -58,6 +60,9 @@ for i in $(seq 1 "$RUNS"); do
             { echo "placement: run $side$i failed:" >&2; tail -3 "$W/err" >&2; exit 2; }
     done
 done
+if [ "$RUNS" -eq 0 ]; then   # the link only: where the edit moved the probes
+    touch "$W/cmp" "$W/cmp.json"
+fi
 "$W/b/cyclebudget" compare a b --db "$DB" >"$W/cmp" 2>&1
 rc=$?
 "$W/b/cyclebudget" compare a b --db "$DB" --format json >"$W/cmp.json" 2>/dev/null
