@@ -193,7 +193,7 @@ static void builtin(void)
     const struct cb_variant *r = p ? cb_variant_find(p, "ref") : NULL;
     const struct cb_variant *o = p ? cb_variant_find(p, "adc-1chain") : NULL;
     if (!o && p)
-        o = cb_variant_find(p, "do_csum");
+        o = cb_variant_find(p, "do-csum");
     char h1[17], h2[17], h3[17];
     unsigned addr;
     if (!r || !o) {

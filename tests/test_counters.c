@@ -7,15 +7,20 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "counters.h"
 #include "emulated.h"
+#include "strbuf.h"
 #include "tap.h"
+#include "tree.h"
 #include "tsc.h"
 
 static double clock_ns(clockid_t id)
@@ -119,6 +124,38 @@ static void test_enosys(struct cb_counters *cs, int tc, int cy, int pf, int ts, 
     cb_counters_close(cs);
 }
 
+/* The user-space read (rdpmc on x86, mrs on arm64) against read(): each
+ * bracketed by the other, so that the one read first is never above the
+ * one read after it, and the two are a system call apart.  Where cycles
+ * are not read in user space there is nothing to compare: skipped, with
+ * the reason the counters stored. */
+static void test_user_read(struct cb_counters *cs, int cy)
+{
+    const struct cb_counter *c = &cs->c[cy];
+    if (!c->supported || c->method != CB_READ_RDPMC) {
+        ok(1, "user-space read agrees with read() # SKIP %s",
+           c->why[0] ? c->why : "cycles are not counted here");
+        ok(1, "read() agrees with the user-space read # SKIP the same");
+        return;
+    }
+    struct cb_reading r;
+    int64_t before = cb_counters_read_kernel(cs, cy);
+    cb_counters_read(cs, &r);
+    int64_t after = cb_counters_read_kernel(cs, cy);
+    int user = r.method[cy] == CB_READ_RDPMC;
+    /* one read() system call's cycles at most between them: 10^6 is
+     * generous on any core, and an order below a 100 ms spin's count */
+    ok(user && before >= 0 && after >= 0 && (int64_t)r.value[cy] >= before &&
+       after >= (int64_t)r.value[cy] && after - before < 1000000,
+       "cycles read in user space %llu lies between read() before %lld and after %lld",
+       (unsigned long long)r.value[cy], (long long)before, (long long)after);
+    cb_counters_read(cs, &r);
+    int64_t again = cb_counters_read_kernel(cs, cy);
+    ok(r.method[cy] == CB_READ_RDPMC && again >= (int64_t)r.value[cy] &&
+       again - (int64_t)r.value[cy] < 1000000, "read() %lld right after the user-space read %llu",
+       (long long)again, (unsigned long long)r.value[cy]);
+}
+
 /* The group on a kernel that counts: every figure against its reference. */
 static void test_group(struct cb_counters *cs, int tc, int cy, int pf, int ts, int ce,
                        double tsc_ghz, double core_ghz)
@@ -128,6 +165,10 @@ static void test_group(struct cb_counters *cs, int tc, int cy, int pf, int ts, i
     is_str(cb_read_method_name(cs->c[tc].method), "read", "task-clock is read with read()");
     is_str(cb_source_name(cs->c[tc].spec.source), "software", "task-clock source");
     ok(cs->c[tc].fd >= 0 && cs->leader >= 0, "task-clock has an fd, the group a leader");
+    int64_t k0 = cb_counters_read_kernel(cs, tc), k1 = cb_counters_read_kernel(cs, tc);
+    ok(k0 >= 0 && k1 >= k0, "read() of the group gives task-clock, and it does not go back: %lld, %lld",
+       (long long)k0, (long long)k1);
+    is_int(cb_counters_read_kernel(cs, ts), -1, "read() of the group: the TSC pseudo-event is not in it");
     is_str(cb_read_method_name(cs->c[ts].method), CB_TSC_READ, "tsc method");
     is_str(cb_source_name(cs->c[ts].spec.source), "tsc", "tsc source");
     is_str(cb_read_method_name(cs->c[ce].method), "derived", "cycles-est method");
@@ -213,16 +254,77 @@ static void test_group(struct cb_counters *cs, int tc, int cy, int pf, int ts, i
        cost.syscall_ticks);
     ok(isfinite(cost.rdtsc_ticks) && cost.rdtsc_ticks > 0, "read cost: rdtsc pair %.0f ticks",
        cost.rdtsc_ticks);
-    int any_rdpmc = 0;
-    for (int i = 0; i < cs->n; i++)
-        any_rdpmc |= cs->c[i].method == CB_READ_RDPMC;
-    ok(any_rdpmc ? isfinite(cost.rdpmc_ticks) : 1, "read cost: rdpmc %.0f ticks (NAN when not available)",
-       cost.rdpmc_ticks);
+    if (cs->c[cy].method == CB_READ_RDPMC)
+        ok(isfinite(cost.rdpmc_ticks) && cost.rdpmc_ticks >= 0, "read cost: user-space read %.0f ticks",
+           cost.rdpmc_ticks);
+    else
+        ok(isnan(cost.rdpmc_ticks), "read cost: no user-space read, its cost NAN (%s)",
+           cs->c[cy].why[0] ? cs->c[cy].why : "cycles not counted");
+    test_user_read(cs, cy);
 
     cb_counters_close(cs);
     ok(cs->c[tc].fd == -1 && cs->c[pf].fd == -1 && cs->leader == -1, "close releases the fds");
     if (mem != MAP_FAILED)
         munmap(mem, (size_t)pg * npages);
+}
+
+static int lacks(const char *root, uint32_t type, uint64_t config, struct cb_sb *why)
+{
+    struct perf_event_attr at;
+    memset(&at, 0, sizeof at);
+    at.type = type;
+    at.config = config;
+    cb_sb_reset(why);
+    return cb_pmu_lacks_event(root, &at, why);
+}
+
+/* The kernel's word on the PMU, from a made-up sysfs tree: what qemu's
+ * neoverse-n1 lists (issue 42's VM), and an x86 cpu PMU beside it. */
+static void test_pmu_list(void)
+{
+    char root[] = "/tmp/cb-pmu-XXXXXX";
+    if (!mkdtemp(root)) {
+        ok(0, "mkdtemp for the made-up sysfs tree");
+        return;
+    }
+    char dev[64];
+    snprintf(dev, sizeof dev, "%s/devices", root);
+    mkdir(dev, 0755);
+    tree_put(dev, "armv8_pmuv3/type", "8\n");
+    tree_put(dev, "armv8_pmuv3/events/cpu_cycles", "event=0x0011\n");
+    tree_put(dev, "armv8_pmuv3/events/inst_retired", "event=0x0008\n");
+    tree_put(dev, "armv8_pmuv3/events/stall_backend", "event=0x0024\n");
+    tree_put(dev, "cpu/type", "4\n");
+    tree_put(dev, "cpu/events/cache-misses", "event=0x2e,umask=0x41\n");
+    struct cb_sb why = CB_SB_INIT;
+    is_int(lacks(dev, PERF_TYPE_RAW, 0x03, &why), 1, "raw 0x03 (L1D_CACHE_REFILL), not in the list: lacking");
+    ok(strstr(why.buf, "event 0x0003 is not implemented by this PMU") && strstr(why.buf, "armv8_pmuv3") &&
+       strstr(why.buf, "inst_retired"), "... why names the event, the PMU and what it has: %s", why.buf);
+    is_int(lacks(dev, PERF_TYPE_RAW, 0x08, &why), 0, "raw 0x08 (INST_RETIRED), listed: implemented");
+    is_int(lacks(dev, PERF_TYPE_RAW, 0x11, &why), 0, "raw 0x11 (CPU_CYCLES), listed: implemented");
+    is_int(lacks(dev, 8, 0x03, &why), 1, "0x03 typed for armv8_pmuv3 (type 8): lacking");
+    is_int(lacks(dev, PERF_TYPE_RAW, 0xc0, &why), 0, "0xc0, implementation defined, never listed: not judged");
+    is_int(lacks(dev, PERF_TYPE_RAW, 0x4003, &why), 1, "0x4003 in PMCEID's upper range, not listed: lacking");
+    is_int(lacks(dev, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, &why), 0,
+           "a generic hardware event: the kernel maps it, not judged here");
+    is_int(lacks(dev, 4, 0x412e, &why), 0, "x86's cpu PMU (a few names, not the hardware's list): not judged");
+    char none[80];
+    snprintf(none, sizeof none, "%s/no-such", root);
+    is_int(lacks(none, PERF_TYPE_RAW, 0x03, &why), 0, "no sysfs tree: not judged");
+    cb_sb_release(&why);
+
+    char f[80];
+    snprintf(f, sizeof f, "%s/perf_user_access", root);
+    tree_put(root, "perf_user_access", "1\n");
+    is_int(cb_pmu_user_access(f), 1, "kernel.perf_user_access read: 1");
+    tree_put(root, "perf_user_access", "0\n");
+    is_int(cb_pmu_user_access(f), 0, "kernel.perf_user_access read: 0");
+    snprintf(f, sizeof f, "%s/absent", root);
+    is_int(cb_pmu_user_access(f), -1, "no such sysctl (x86, arm64 before 5.17): -1");
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    if (system(cmd) != 0)
+        ok(0, "remove the made-up tree %s", root);
 }
 
 int main(void)
@@ -231,6 +333,7 @@ int main(void)
     is_int(rc, 0, "cb_events_init");
 
     test_delta_math();
+    test_pmu_list();
 
     double tsc_ghz = cb_tsc_ghz(NULL);
     double core_ghz = cb_core_ghz_estimate(tsc_ghz, 5, NULL);

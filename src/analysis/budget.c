@@ -1,7 +1,9 @@
-/* budget.c — link rate and frame size to packets/s, ns and cycles. */
+/* budget.c — link rate and frame size to packets/s, ns and cycles, and the
+ * one rule that charges an operation to a packet (budget.h). */
 #include "budget.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +42,8 @@ int cb_budget_parse(const char *s, unsigned frame, struct cb_budget *b, char *er
     }
     if (strcasecmp(end, "g") == 0 || strcasecmp(end, "gbit") == 0 || strcasecmp(end, "gbps") == 0 ||
         strcasecmp(end, "gbit/s") == 0) {
-        if (frame < CB_MIN_FRAME) {
-            snprintf(err, errlen, "frame size %u is below Ethernet's 64-byte minimum", frame);
+        if (frame < CB_MIN_FRAME || frame > CB_MAX_FRAME) {
+            snprintf(err, errlen, "frame size %u is outside 64 (Ethernet's minimum) to %d bytes", frame, CB_MAX_FRAME);
             return -EINVAL;
         }
         b->gbps = v;
@@ -51,9 +53,109 @@ int cb_budget_parse(const char *s, unsigned frame, struct cb_budget *b, char *er
     }
     if (*end == '\0' || strcasecmp(end, "c") == 0 || strcasecmp(end, "cycles") == 0) {
         b->cycles = v;
+        b->frame = frame < CB_MIN_FRAME ? CB_MIN_FRAME : frame;
         snprintf(b->label, sizeof b->label, "%g cycles", v);
         return 0;
     }
     snprintf(err, errlen, "budget '%s': unknown unit '%s': use G for a link rate (10G) or a plain cycle count (201)", s, end);
     return -EINVAL;
+}
+
+int cb_budget_packet_data(const char *family)
+{
+    /* The families whose size is a packet's bytes: the checksum, the copy
+     * to user, both at once, and a packet handed to another CPU.  memset's
+     * sizes are the skb heads cleared once per packet (192, 200, 256 B, the
+     * 2016 thread) and slab's the object allocated per packet. */
+    static const char *const data[] = {"csum", "copy", "csum_copy", "xfer"};
+    for (size_t i = 0; i < sizeof data / sizeof data[0]; i++)
+        if (family && strcmp(family, data[i]) == 0)
+            return 1;
+    return 0;
+}
+
+void cb_budget_charge_packet(unsigned frame, struct cb_charge *ch)
+{
+    *ch = (struct cb_charge){CB_CHARGE_PACKET, frame, 1, (double)frame + CB_WIRE_OVERHEAD};
+}
+
+void cb_budget_charge(const char *family, const char *unit, uint64_t size, unsigned frame,
+                      struct cb_charge *ch)
+{
+    int bytes = unit && strcmp(unit, "B") == 0;
+    if (bytes && size > CB_MTU && strcmp(family ? family : "", "slab") != 0) {
+        /* One IP packet of a GSO/GRO super-packet: its headers once, its
+         * payload cut into MSS segments, each a full MTU frame on the wire. */
+        uint64_t payload = size > CB_IP_TCP_HEADERS ? size - CB_IP_TCP_HEADERS : 1;
+        uint64_t n = (payload + CB_MSS - 1) / CB_MSS;
+        unsigned f = CB_MTU + CB_ETH_OVERHEAD;
+        *ch = (struct cb_charge){CB_CHARGE_MTU, f, n, (double)n * (f + CB_WIRE_OVERHEAD)};
+        return;
+    }
+    if (bytes && cb_budget_packet_data(family) && size + CB_ETH_OVERHEAD > frame) {
+        unsigned f = (unsigned)size + CB_ETH_OVERHEAD;
+        *ch = (struct cb_charge){CB_CHARGE_BYTES, f, 1, (double)f + CB_WIRE_OVERHEAD};
+        return;
+    }
+    cb_budget_charge_packet(frame, ch);
+    if (bytes && cb_budget_packet_data(family))
+        ch->kind = CB_CHARGE_BYTES; /* carried by the chosen frame */
+}
+
+double cb_budget_charge_ns(const struct cb_charge *ch, double gbps)
+{
+    return gbps > 0 ? ch->wire_bytes * 8.0 / gbps : NAN;
+}
+
+double cb_budget_share(const struct cb_budget *b, const struct cb_charge *ch, double ns,
+                       double cycles)
+{
+    if (b->cycles > 0) {
+        double per = b->cycles * ch->wire_bytes / ((double)b->frame + CB_WIRE_OVERHEAD);
+        return isfinite(cycles) ? cycles / per : NAN;
+    }
+    double t = cb_budget_charge_ns(ch, b->gbps);
+    return isfinite(ns) && t > 0 ? ns / t : NAN;
+}
+
+const char *cb_budget_charge_text(const struct cb_charge *ch, char *buf, size_t len)
+{
+    if (ch->kind == CB_CHARGE_MTU)
+        snprintf(buf, len, "%" PRIu64 " MTU frames (%u B)", ch->frames, ch->frame);
+    else
+        snprintf(buf, len, "1 frame of %u B", ch->frame);
+    return buf;
+}
+
+const char *cb_budget_rule(unsigned frame, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "budget %% = ns/op over the wire time of the packet the operation is charged to: a "
+             "per-packet operation (skb alloc or free, RX descriptor, skb head clear, call) to the "
+             "chosen %u-byte frame; an operation over S bytes of one packet (csum, copy, "
+             "csum_copy, xfer) to the larger of that frame and S + %d (Ethernet header 14, FCS "
+             "4); over S > %d bytes (GSO/GRO) to ceil((S - %d) / %d) %d-byte MTU frames (IPv4 + "
+             "TCP headers %d once); each frame + %d bytes on the wire (preamble 8, gap 12)",
+             frame, CB_ETH_OVERHEAD, CB_MTU, CB_IP_TCP_HEADERS, CB_MSS, CB_MTU + CB_ETH_OVERHEAD,
+             CB_IP_TCP_HEADERS, CB_WIRE_OVERHEAD);
+    return buf;
+}
+
+int cb_context_parse(const char *s, enum cb_context *ctx, char *err, size_t errlen)
+{
+    if (s && strcmp(s, "user") == 0)
+        *ctx = CB_CONTEXT_USER;
+    else if (s && strcmp(s, "kernel") == 0)
+        *ctx = CB_CONTEXT_KERNEL;
+    else {
+        snprintf(err, errlen, "--context '%s': give 'user' (as measured) or 'kernel' (SIMD variants "
+                 "pay the FPU save, +kflags builds stand for the kernel's code)", s ? s : "");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+const char *cb_context_name(enum cb_context ctx)
+{
+    return ctx == CB_CONTEXT_KERNEL ? "kernel" : "user";
 }

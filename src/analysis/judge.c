@@ -126,9 +126,39 @@ static int learn_floor(struct cb_store *st, const struct cb_side *A, const struc
     return rc;
 }
 
+/* --metric instructions: the PMU's instruction counts, which repeat exactly
+ * where nothing else runs in the counted code (in a VM with qemu -icount,
+ * and the user-space count of a loop on most cores): compared like
+ * callgrind's, by the threshold alone (issue 42). */
+static int pick_count(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                      struct cmp_opts *o, const char **metric, char *err, size_t errlen)
+{
+    if (strcmp(o->want, "instructions") != 0) {
+        snprintf(err, errlen, "--metric '%s': the one count compare decides on is instructions", o->want);
+        return -EINVAL;
+    }
+    const struct cb_side *s[2] = {A, B};
+    for (int k = 0; k < 2; k++) {
+        size_t n = cb_side_counted(st, s[k], o->want, "pmu");
+        if (n != s[k]->nruns) {
+            snprintf(err, errlen, "--metric instructions: %zu of the %zu runs of %s counted "
+                     "instructions with the PMU; every run of both sides must (run -e instructions "
+                     "where the PMU has it)", n, s[k]->nruns, s[k]->spec);
+            return -EXDEV;
+        }
+    }
+    *metric = o->metric = o->want;
+    o->exact = 1;
+    if (!o->threshold_set)
+        o->threshold = CB_CMP_EXACT_THRESHOLD;
+    return 0;
+}
+
 int cmp_pick_metric(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
                     struct cmp_opts *o, const char **metric, char *err, size_t errlen)
 {
+    if (o->want)
+        return pick_count(st, A, B, o, metric, err, errlen);
     size_t sa = cb_side_simulated(st, A), sb = cb_side_simulated(st, B);
     if ((sa || sb) && (sa != A->nruns || sb != B->nruns)) {
         snprintf(err, errlen, "%s has %zu of %zu runs counted under callgrind (run --sim) and %s "

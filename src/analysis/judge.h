@@ -30,6 +30,7 @@ struct cmp_opts {
     int exact;                    /* simulated counts: no test, the threshold alone decides */
     int threshold_set;            /* --threshold was given */
     const char *metric;           /* set by cmp_pick_metric: the floor is learned in it */
+    const char *want;             /* --metric: the count asked for ("instructions"), or NULL */
     int placement_fails;          /* --placement-fails: a placement change fails the gate too */
     int nofloor_within;           /* no floor: let the within-run test call a case unchanged
                                      (bisect-check, one run a commit); compare never does */
@@ -84,7 +85,9 @@ struct cmp_result {
  * it: exact for simulated counts, with CB_CMP_EXACT_THRESHOLD unless
  * --threshold was given.  0, or -EXDEV with err set when one side's runs
  * were counted under callgrind and the other's timed: a count and a time
- * are not the same figure. */
+ * are not the same figure.  With o->want (--metric instructions): the
+ * PMU's instruction counts, exact; -EINVAL for another name, -EXDEV when a
+ * run did not count them. */
 int cmp_pick_metric(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
                     struct cmp_opts *o, const char **metric, char *err, size_t errlen);
 /* Every case common to A and B, with its statistics and verdict, the

@@ -478,9 +478,53 @@ int cb_race_run(struct cb_collector *col, const struct cb_race_opts *o, struct c
     free(sched);
     if (rc < 0)
         return rc;
-    for (size_t ci = 0; ci < r->ncells; ci++)
+    for (size_t ci = 0; ci < r->ncells; ci++) {
+        if (o->context == CB_CONTEXT_KERNEL)
+            cb_race_kernel_cell(o, &r->cells[ci]);
         cb_race_decide(&r->cells[ci], o->alpha, o->min_margin);
+    }
     return 0;
+}
+
+double cb_race_kernel_charge(const struct cb_race_opts *o)
+{
+    if (!o->fpu.supported)
+        return NAN;
+    double q = o->fpu_ratio > 0 ? o->fpu_ratio : 1.0;
+    return o->fpu_batch > 1 ? cb_fpu_batched(&o->fpu, q, o->fpu_batch) : cb_fpu_first(&o->fpu, q);
+}
+
+/* The entrant of c named name that ran, or NULL. */
+static const struct cb_race_entrant *entrant(const struct cb_race_cell *c, const char *name)
+{
+    for (size_t i = 0; i < c->ne; i++)
+        if (c->e[i].verdict == CB_RACE_OK && strcmp(c->e[i].v->name, name) == 0)
+            return &c->e[i];
+    return NULL;
+}
+
+void cb_race_kernel_cell(const struct cb_race_opts *o, struct cb_race_cell *c)
+{
+    double charge = cb_race_kernel_charge(o);
+    for (size_t i = 0; i < c->ne; i++) {
+        struct cb_race_entrant *e = &c->e[i];
+        char twin[96];
+        if (e->verdict != CB_RACE_OK)
+            continue;
+        snprintf(twin, sizeof twin, "%s+kflags", e->v->name);
+        if (entrant(c, twin)) {
+            e->verdict = CB_RACE_SKIPPED;
+            snprintf(e->detail, sizeof e->detail, "kernel context: %s, built with the kernel's "
+                     "flags, stands for it", twin);
+        } else if ((e->v->flags & CB_VARIANT_VECTOR) && !isfinite(charge)) {
+            e->verdict = CB_RACE_SKIPPED;
+            snprintf(e->detail, sizeof e->detail, "kernel context: no FPU save measured here, so "
+                     "its in-kernel cost is unknown");
+        } else if (e->v->flags & CB_VARIANT_VECTOR) {
+            for (size_t k = 0; k < e->n; k++)
+                e->vals[k] += charge;
+        }
+    }
 }
 
 void cb_race_free(struct cb_race *r)

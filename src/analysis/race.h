@@ -26,7 +26,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "budget.h"
 #include "collect.h"
+#include "fpu.h"
 #include "probe.h"
 #include "store.h"
 
@@ -102,6 +104,16 @@ struct cb_race_opts {
     const char *const *variant_globs; /* NULL-terminated: race only the variants matching
                                     one (fnmatch); NULL races every variant */
     volatile sig_atomic_t *stop; /* raised by a signal: finish the sample, return -EINTR */
+    /* Kernel context (issue 41): each SIMD entrant's values are charged
+     * the FPU save (first use, or amortised over fpu_batch calls) in the
+     * metric's units (fpu_ratio: metric units per TSC tick), a variant
+     * whose +kflags build races beside it is left out for it, and without
+     * fpu.supported every SIMD entrant is left out: its cost there is
+     * unknown. */
+    enum cb_context context;
+    int fpu_batch;               /* 0: first use */
+    struct cb_fpu_cost fpu;
+    double fpu_ratio;
     /* Called before each measured case, for a progress line; may be NULL. */
     void (*progress)(void *arg, size_t done, size_t total, const struct cb_probe *p,
                      const struct cb_variant *v, uint64_t size, int round);
@@ -134,6 +146,12 @@ void cb_race_decide(struct cb_race_cell *c, double alpha, double min_margin);
  * distribution-free CI at level 1 - alpha.  0, -EINVAL or -ENOMEM. */
 int cb_race_shift(const double *a, size_t na, const double *b, size_t nb, double alpha,
                   double *est, double *lo, double *hi);
+
+/* Kernel context: the charge per call (metric units) applied to SIMD
+ * entrants, NAN without FPU figures; and the charge itself on a cell's
+ * entrants before it is decided (cb_race_run calls it). */
+double cb_race_kernel_charge(const struct cb_race_opts *o);
+void cb_race_kernel_cell(const struct cb_race_opts *o, struct cb_race_cell *c);
 
 /* Write the race rows into the collector's store (one transaction). */
 int cb_race_store(struct cb_collector *col, struct cb_race *r);

@@ -277,12 +277,18 @@ const char *cb_sides_metric(struct cb_store *st, const struct cb_side *a, const 
     return pmu ? "cycles" : sim ? CB_SIDES_SIM_METRIC : est ? "cycles-est" : "tsc";
 }
 
-size_t cb_side_simulated(struct cb_store *st, const struct cb_side *s)
+size_t cb_side_counted(struct cb_store *st, const struct cb_side *s, const char *part,
+                       const char *source)
 {
     size_t n = 0;
     for (size_t i = 0; s && i < s->nruns; i++)
-        n += (size_t)run_has(st, s->runs[i], CB_SIDES_SIM_METRIC, "simulated");
+        n += (size_t)run_has(st, s->runs[i], part, source);
     return n;
+}
+
+size_t cb_side_simulated(struct cb_store *st, const struct cb_side *s)
+{
+    return cb_side_counted(st, s, CB_SIDES_SIM_METRIC, "simulated");
 }
 
 struct cb_side_case *cb_side_find(const struct cb_side *s, const char *key)

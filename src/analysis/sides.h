@@ -73,6 +73,9 @@ void cb_side_free(struct cb_side *s);
 const char *cb_sides_metric(struct cb_store *st, const struct cb_side *a, const struct cb_side *b);
 /* How many of the side's runs were counted under callgrind. */
 size_t cb_side_simulated(struct cb_store *st, const struct cb_side *s);
+/* How many of the side's runs counted the event part from source ("pmu"). */
+size_t cb_side_counted(struct cb_store *st, const struct cb_side *s, const char *part,
+                       const char *source);
 
 /* Load every measured case of the side's runs in metric, pooling samples. */
 int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "budget_opts.h"
 #include "cmd.h"
 #include "collect.h"
 #include "output.h"
@@ -80,18 +81,20 @@ bad:
 /* What race was asked for, checked. */
 struct race_plan {
     struct cb_session s;
-    const char *probes_arg, *sizes_arg, *mode_arg, *emit, *outpath, *variants_arg;
+    struct cb_select sel;                /* -p -V -s -m */
+    const char *emit, *outpath;
     char **vglobs, *vstore;    /* -V, split */
     struct cb_race_opts ro;
     const struct cb_probe *probes[CB_SESSION_MAX_PROBES];
     struct cb_race_bucket buckets[CB_RACE_MAX_BUCKETS];
     int have_seed;
+    struct cb_budget_opts bo;  /* --context, --fpu-batch (and --link, --frame alike) */
     char err[512];
 };
 
 static int race_work(void *plan, struct cb_collector *col);
 
-enum { OPT_ALPHA = CB_OPT_LONG_ONLY, OPT_MIN_MARGIN, OPT_ROUNDS, OPT_REPS, OPT_SEED };
+enum { OPT_ALPHA = CB_OPT_LONG_ONLY, OPT_MIN_MARGIN, OPT_SEED };
 
 /* One of race's own options; 0, or -EINVAL with the plan's err set. */
 static int race_option(int ch, const char *arg, void *ctx, char *err, size_t len)
@@ -103,8 +106,6 @@ static int race_option(int ch, const char *arg, void *ctx, char *err, size_t len
     case OPT_SEED:
         pl->have_seed = 1;
         return parse_seed(arg, &pl->ro.seed, err, len);
-    case OPT_ROUNDS: return cb_parse_int(arg, 1, 1000, "--rounds", &pl->ro.rounds, err, len);
-    case OPT_REPS: return cb_parse_int(arg, 1, 10000, "--reps", &pl->s.co.harness.reps, err, len);
     }
     return 1;
 }
@@ -114,29 +115,25 @@ static int race_option(int ch, const char *arg, void *ctx, char *err, size_t len
 static int race_parse(struct race_plan *pl, int argc, char **argv)
 {
     static const struct cb_option options[] = {
-        CB_OPT_STR('p', "probes", struct race_plan, probes_arg, "LIST",
-                   "families to race (default: " RACE_DEFAULT_PROBES ")"),
-        CB_OPT_STR('s', "sizes", struct race_plan, sizes_arg, "LIST",
-                   "one bucket per size, each up to that size, the last one open-ended (default: "
-                   "small <=64 @40, packets <=1500 @1500, pages <=4K @4K, large <=64K @64K, "
-                   "streaming beyond @2x LLC)"),
-        CB_OPT_STR('V', "variants", struct race_plan, variants_arg, "GLOBS",
-                   "race only the variants matching these globs (comma list, e.g. 'avx2,adc-*'; "
-                   "default: every variant)"),
-        CB_OPT_STR('m', "mode", struct race_plan, mode_arg, "MODE", "warm or cold (default: warm)"),
+        CB_OPT_GROUP_NOTE(cb_select_options, struct race_plan, sel,
+                          "default: the families " RACE_DEFAULT_PROBES ", every variant, warm; "
+                          "a race runs in one mode; each size is a bucket up to that size, the "
+                          "last one open-ended (default: small <=64 @40, packets <=1500 @1500, "
+                          "pages <=4K @4K, large <=64K @64K, streaming beyond @2x LLC)"),
         CB_OPT_CALL(OPT_ALPHA, "alpha", "A", "rank-test level for a confident winner (default: 0.01)"),
         CB_OPT_CALL(OPT_MIN_MARGIN, "min-margin", "PCT",
                     "a confident winner is at least this much faster, at the low end of its CI "
                     "(default: 2)"),
-        CB_OPT_CALL(OPT_ROUNDS, "rounds", "N",
-                    "shuffled rounds per variant, the units of the test (default: 8)"),
-        CB_OPT_CALL(OPT_REPS, "reps", "N",
-                    "samples per variant per round; their median counts (default: 3)"),
+        CB_OPT_INT(0, "rounds", struct race_plan, ro.rounds, "N", 1, 1000,
+                   "shuffled rounds per variant, the units of the test (default: 8)"),
+        CB_OPT_INT(0, "reps", struct race_plan, s.co.harness.reps, "N", 1, 10000,
+                   "samples per variant per round; their median counts (default: 3)"),
         CB_OPT_CALL(OPT_SEED, "seed", "N", "seed of the shuffle (default: from the clock)"),
         CB_OPT_STR(0, "emit", struct race_plan, emit, "FORMAT", "json or c-header, to -o or stdout"),
         CB_OPT_STR('o', "output", struct race_plan, outpath, "FILE",
                    "where to emit (the format follows a .json or .h name)"),
         CB_OPT_GROUP(cb_session_options, struct race_plan, s),
+        CB_OPT_GROUP(cb_budget_options, struct race_plan, bo),
         CB_OPT_END,
     };
     static const struct cb_cmd_parser parser = {
@@ -153,11 +150,12 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
     };
     cb_session_init(&pl->s, "cycles", race_work, argc, argv);
     pl->s.co.harness.reps = 3;
-    pl->probes_arg = RACE_DEFAULT_PROBES;
-    pl->mode_arg = "warm";
+    pl->sel.probes = RACE_DEFAULT_PROBES;
+    pl->sel.modes = "warm";
     pl->ro.alpha = 0.01;
     pl->ro.min_margin = 0.02;
     pl->ro.rounds = 8;
+    cb_budget_opts_init(&pl->bo);
     int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
     if (rc != 0)
         return rc;
@@ -193,7 +191,7 @@ static int plan_output(struct race_plan *pl)
  * ring) has no byte thresholds to pick. */
 static int plan_probes(struct race_plan *pl)
 {
-    int np = cb_session_probes(pl->probes_arg, pl->probes, pl->err, sizeof pl->err);
+    int np = cb_session_probes(pl->sel.probes, pl->probes, pl->err, sizeof pl->err);
     for (int i = 0; i < np; i++) {
         const struct cb_probe *p = pl->probes[i];
         if (!p->unit || strcmp(p->unit, "B") != 0) {
@@ -215,10 +213,10 @@ static int plan_probes(struct race_plan *pl)
 /* -V: each glob must match a variant of the families raced. */
 static int plan_variants(struct race_plan *pl)
 {
-    if (!pl->variants_arg)
+    if (!pl->sel.variants)
         return 0;
-    int rc = cb_session_variants(pl->variants_arg, pl->probes, (int)pl->ro.nprobes,
-                                 pl->ro.include_testonly, pl->probes_arg, &pl->vglobs, &pl->vstore,
+    int rc = cb_session_variants(pl->sel.variants, pl->probes, (int)pl->ro.nprobes,
+                                 pl->ro.include_testonly, pl->sel.probes, &pl->vglobs, &pl->vstore,
                                  pl->err, sizeof pl->err);
     pl->ro.variant_globs = (const char *const *)pl->vglobs;
     return rc;
@@ -229,9 +227,9 @@ static int plan_variants(struct race_plan *pl)
 static int plan_buckets(struct race_plan *pl)
 {
     int nb;
-    if (pl->sizes_arg) {
+    if (pl->sel.sizes) {
         uint64_t sizes[CB_RACE_MAX_BUCKETS + 1];
-        int ns = cb_parse_size_list(pl->sizes_arg, sizes, CB_RACE_MAX_BUCKETS + 1, pl->err, sizeof pl->err);
+        int ns = cb_parse_size_list(pl->sel.sizes, sizes, CB_RACE_MAX_BUCKETS + 1, pl->err, sizeof pl->err);
         if (ns < 0)
             return ns;
         if ((nb = cb_race_buckets_from_sizes(sizes, (size_t)ns, pl->buckets)) < 0) {
@@ -251,9 +249,9 @@ static int plan_buckets(struct race_plan *pl)
 static int race_plan_check(void *plan)
 {
     struct race_plan *pl = plan;
-    int m = cb_mode_parse(pl->mode_arg), rc;
+    int m = cb_mode_parse(pl->sel.modes), rc;
     if (m < 0) {
-        snprintf(pl->err, sizeof pl->err, "--mode '%s': a race runs in one mode: give warm or cold", pl->mode_arg);
+        snprintf(pl->err, sizeof pl->err, "--mode '%s': a race runs in one mode: give warm or cold", pl->sel.modes);
         return -EINVAL;
     }
     pl->ro.mode = (enum cb_mode)m;
@@ -269,9 +267,30 @@ static int race_plan_check(void *plan)
     }
     if ((rc = plan_probes(pl)) < 0 || (rc = plan_variants(pl)) < 0 || (rc = plan_buckets(pl)) < 0)
         return rc;
+    if ((rc = cb_budget_opts_finish(&pl->bo, NULL, pl->err, sizeof pl->err)) < 0)
+        return rc;
+    pl->ro.context = pl->bo.context;
+    if (pl->ro.context == CB_CONTEXT_KERNEL)
+        pl->s.co.ceilings = 1; /* the FPU save is measured with the ceilings, or reused */
+    pl->ro.fpu_batch = (int)pl->bo.fpu_batch;
     if (!pl->have_seed)
         pl->ro.seed = (cb_tsc_begin() ^ ((uint64_t)getpid() << 32)) & INT64_MAX;
     return 0;
+}
+
+/* Kernel context: the FPU save from the run's calibration (the ceilings
+ * measure it), in the race's metric: TSC ticks, or core cycles at the
+ * calibration's clock ratio.  Without one, SIMD entrants sit out. */
+static void race_fpu(struct race_plan *pl, struct cb_collector *col)
+{
+    struct cb_ceilings cs;
+    if (pl->ro.context != CB_CONTEXT_KERNEL || !col->cal_id ||
+        cb_store_calibration_get(col->st, col->cal_id, &cs, NULL, 0) < 0)
+        return;
+    pl->ro.fpu = cs.fpu;
+    const char *metric = col->h.primary >= 0 ? col->cs.c[col->h.primary].spec.part : "tsc";
+    pl->ro.fpu_ratio = strcmp(metric, "tsc") != 0 && cs.core_ghz > 0 && cs.tsc_ghz > 0
+                           ? cs.core_ghz / cs.tsc_ghz : 1.0;
 }
 
 /* Race, store its rows, and end the run.  0, 130 on a signal (no race
@@ -283,6 +302,7 @@ static int race_measure(struct race_plan *pl, struct cb_collector *col, struct c
     pl->ro.stop = cb_stop_flag();
     pl->ro.progress = show_progress;
     pl->ro.progress_arg = &pg;
+    race_fpu(pl, col);
     int rc = cb_race_run(col, &pl->ro, race);
     if (pg.on)
         fprintf(stderr, "\r\033[K");
@@ -334,6 +354,10 @@ static int race_output(const struct race_plan *pl, const struct cb_race *race,
     int quiet = pl->s.co.quiet;
     char err[512];
     struct cb_store *st;
+    if (!quiet && race->o.context == CB_CONTEXT_KERNEL) {
+        cb_race_context_line(race, err, sizeof err);
+        fprintf(tab, "%s\n", err);
+    }
     if (!quiet && cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) == 0) {
         cb_race_print(st, race->race_id, tab);
         cb_store_close(st);

@@ -13,6 +13,7 @@
 
 #include "analysis.h"
 #include "budget.h"
+#include "budget_opts.h"
 #include "cmd.h"
 #include "output.h"
 #include "parse.h"
@@ -27,26 +28,18 @@
 
 enum fmt { F_TEXT, F_HTML, F_CSV, F_JSON, F_GBENCH };
 
-static int parse_format(const char *s, enum fmt *f, char *err, size_t len)
-{
-    static const char *const names[] = {"text", "html", "csv", "json", "gbench"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *f = (enum fmt)i;
-            return 0;
-        }
-    snprintf(err, len, "unknown --format '%s': use text, html, csv, json or gbench", s);
-    return -EINVAL;
-}
+static const struct cb_opt_choice formats[] = {
+    {"text", F_TEXT}, {"html", F_HTML}, {"csv", F_CSV}, {"json", F_JSON}, {"gbench", F_GBENCH},
+    {NULL, 0},
+};
 
 /* What report was asked for. */
 struct report_args {
     const char *db, *budget_arg, *outpath;
-    long frame, fpu_batch;
+    struct cb_budget_opts bo;  /* --link, --frame, --context, --fpu-batch */
     double ghz;                /* --ghz, 0 when not given */
     enum fmt fmt;
     int samples, include_aborted;
-    struct cb_budget budget;
     char **specs;              /* RUN|latest|TAG ..., or "latest" */
     size_t nspec;
     char versus[2][VS_NAME_MAX]; /* --versus A,B; "" none */
@@ -56,7 +49,7 @@ static int emit(struct cb_store *st, const struct report_args *a, const struct c
                 size_t n, int color, FILE *out)
 {
     enum fmt f = a->fmt;
-    const struct cb_budget *b = &a->budget;
+    const struct cb_budget *b = &a->bo.budget;
     int rc = 0, samples = a->samples;
     switch (f) {
     case F_TEXT:
@@ -103,17 +96,13 @@ static int parse_versus(const char *arg, char (*v)[VS_NAME_MAX], char *err, size
     return 0;
 }
 
-enum { OPT_FRAME = CB_OPT_LONG_ONLY, OPT_FORMAT, OPT_VERSUS, OPT_FPU_BATCH, OPT_GHZ };
+enum { OPT_VERSUS = CB_OPT_LONG_ONLY, OPT_GHZ };
 
 static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
 {
     struct report_args *a = ctx;
     switch (ch) {
-    case OPT_FRAME: return cb_parse_long(arg, CB_MIN_FRAME, 16384, "--frame", &a->frame, err, errlen) < 0 ? -EINVAL : 0;
-    case OPT_FORMAT: return parse_format(arg, &a->fmt, err, errlen);
     case OPT_VERSUS: return parse_versus(arg, a->versus, err, errlen);
-    case OPT_FPU_BATCH:
-        return cb_parse_long(arg, 1, 1000000, "--fpu-batch", &a->fpu_batch, err, errlen) < 0 ? -EINVAL : 0;
     case OPT_GHZ:
         if (cb_parse_seconds(arg, "--ghz", &a->ghz, err, errlen) < 0 || a->ghz > 100) {
             snprintf(err, errlen, "--ghz '%s': give the core clock in GHz, e.g. 3.5", arg);
@@ -138,23 +127,19 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     struct report_args *a = ctx;
     static const struct cb_option options[] = {
         CB_OPT_STR(0, "db", struct report_args, db, "PATH", "database (default: ./" CB_DEFAULT_DB ")"),
-        CB_OPT_CALL(OPT_FORMAT, "format", "F",
-                    "text (default), html, csv, json, or gbench (Google Benchmark JSON)"),
+        CB_OPT_FORMAT(struct report_args, fmt, formats,
+                      "text (default), html, csv, json, or gbench (Google Benchmark JSON)"),
         CB_OPT_CALL('o', "output", "FILE", "write there instead of standard output"),
         CB_OPT_BOOL(0, "samples", struct report_args, samples,
                     "csv: one row per sample instead of one per case"),
         CB_OPT_BOOL(0, "include-aborted", struct report_args, include_aborted,
                     "latest and tags may name an aborted run (interrupted or killed)"),
         CB_OPT_STR(0, "budget", struct report_args, budget_arg, "B",
-                   "10G, 25G, 40G, 100G, 400G, or a cycle count (default: 10G)"),
-        CB_OPT_CALL(OPT_FRAME, "frame", "BYTES", "frame size for a link budget (default: 64)"),
+                   "the same as --link (kept for scripts)"),
+        CB_OPT_GROUP(cb_budget_options, struct report_args, bo),
         CB_OPT_CALL(OPT_VERSUS, "versus", "A,B",
                     "text: variant A against B at each probe, size and mode that has both, with "
                     "the interval of their ratio"),
-        /* The default is CB_FPU_BATCH_DEFAULT (fpu.h). */
-        CB_OPT_CALL(OPT_FPU_BATCH, "fpu-batch", "N",
-                    "calls of a SIMD variant per kernel entry sharing one kernel_fpu_begin save "
-                    "(default: 16; 1: every call pays it)"),
         CB_OPT_CALL(OPT_GHZ, "ghz", "G",
                     "the core clock a budget in cycles is converted at (default: the run's; --sim "
                     "runs have none: without --ghz, no budget share)"),
@@ -167,7 +152,8 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         .option = report_opt,
     };
     static char *latest[] = {"latest"};
-    *a = (struct report_args){.db = cb_default_db(), .budget_arg = "10G", .frame = CB_MIN_FRAME};
+    *a = (struct report_args){.db = cb_default_db(), .budget_arg = "10G"};
+    cb_budget_opts_init(&a->bo);
     int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
     if (rc != 0)
         return rc;
@@ -188,7 +174,7 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     }
     if (cb_output_check(a->outpath, a->db, err, errlen) < 0)
         return -EINVAL;
-    return cb_budget_parse(a->budget_arg, (unsigned)a->frame, &a->budget, err, errlen) < 0 ? -EINVAL : 0;
+    return cb_budget_opts_finish(&a->bo, a->budget_arg, err, errlen);
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -242,8 +228,8 @@ static int report_load_runs(struct cb_store *st, const struct report_args *a, co
     for (size_t i = 0; i < n; i++) {
         int rc = cb_report_load(st, ids[i], &runs[i]);
         *nloaded = i + 1;
-        if (a->fpu_batch > 0)
-            runs[i].fpu_batch = (int)a->fpu_batch;
+        if (rc == 0)
+            cb_budget_opts_apply(&a->bo, &runs[i]);
         if (rc == 0 && a->ghz > 0)
             cb_report_set_clock(&runs[i], a->ghz);
         if (rc < 0) {

@@ -155,6 +155,8 @@ static const char *metric_unit(const char *metric)
     return strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
            : strcmp(metric, CB_SIDES_SIM_METRIC) == 0
                ? "SIMULATED instructions (callgrind's Ir) per op: exact counts, not timings"
+           : strcmp(metric, "instructions") == 0
+               ? "instructions (PMU) per op (--metric): exact counts, not timings"
            : strcmp(metric, "cycles-est") == 0 ? "ESTIMATED core cycles per op (no PMU cycles on every run)"
                                                : "TSC ticks per op (no PMU cycles and no estimate on every run)";
 }

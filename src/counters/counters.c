@@ -35,42 +35,83 @@ const char *cb_read_method_name(enum cb_read_method m)
     return "?";
 }
 
-#if defined(__x86_64__)
 int cb_counter_rdpmc_ok(const struct cb_counter *c)
 {
     const volatile struct perf_event_mmap_page *pc = c->page;
     return pc && pc->cap_user_rdpmc && pc->index != 0;
 }
 
-static inline uint64_t rdpmc(uint32_t idx)
+#if defined(__x86_64__)
+/* The counter the mmap page's index names (index - 1), and the clock its
+ * time_* fields convert: rdpmc and the TSC. */
+static inline uint64_t pmc_read(uint32_t idx)
 {
     uint32_t lo, hi;
-    __asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(idx));
+    __asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(idx - 1));
     return ((uint64_t)hi << 32) | lo;
 }
 
-static inline uint64_t rdtsc_plain(void)
+static inline uint64_t stamp_plain(void)
 {
     uint32_t lo, hi;
     __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
     return ((uint64_t)hi << 32) | lo;
 }
+#else
+/* arm64 (Linux 5.17+, kernel.perf_user_access=1, the event opened with
+ * config1 bit 1 "rdpmc"): index 32 is the cycle counter, PMCCNTR_EL0;
+ * index n otherwise is event counter n - 1, PMEVCNTR<n-1>_EL0.  mrs takes
+ * the register by name, hence the switch; going through PMSELR_EL0 and
+ * PMXEVCNTR_EL0 instead would be two instructions another task's
+ * PMSELR write could fall between.  The time fields convert CNTVCT_EL0. */
+#define CB_PMEVCNTR(n)                                                      \
+    case n:                                                                 \
+        __asm__ __volatile__("mrs %0, pmevcntr" #n "_el0" : "=r"(v));      \
+        break;
+static inline uint64_t pmc_read(uint32_t idx)
+{
+    uint64_t v = 0;
+    if (idx == 32) {
+        __asm__ __volatile__("mrs %0, pmccntr_el0" : "=r"(v));
+        return v;
+    }
+    switch (idx - 1) {
+        CB_PMEVCNTR(0) CB_PMEVCNTR(1) CB_PMEVCNTR(2) CB_PMEVCNTR(3) CB_PMEVCNTR(4)
+        CB_PMEVCNTR(5) CB_PMEVCNTR(6) CB_PMEVCNTR(7) CB_PMEVCNTR(8) CB_PMEVCNTR(9)
+        CB_PMEVCNTR(10) CB_PMEVCNTR(11) CB_PMEVCNTR(12) CB_PMEVCNTR(13) CB_PMEVCNTR(14)
+        CB_PMEVCNTR(15) CB_PMEVCNTR(16) CB_PMEVCNTR(17) CB_PMEVCNTR(18) CB_PMEVCNTR(19)
+        CB_PMEVCNTR(20) CB_PMEVCNTR(21) CB_PMEVCNTR(22) CB_PMEVCNTR(23) CB_PMEVCNTR(24)
+        CB_PMEVCNTR(25) CB_PMEVCNTR(26) CB_PMEVCNTR(27) CB_PMEVCNTR(28) CB_PMEVCNTR(29)
+        CB_PMEVCNTR(30)
+    }
+    return v;
+}
+#undef CB_PMEVCNTR
+
+static inline uint64_t stamp_plain(void)
+{
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+}
+#endif
 
 /* User-space read through the mmap page, as perf_event.h describes it: the
  * kernel bumps lock around every update, so retry until it held still.
  * The counter is offset + the hardware value, sign-extended from pmc_width
- * bits; enabled/running are brought up to now with the page's TSC
- * conversion.  Returns 0, or -EAGAIN when the event is not on a counter
+ * bits; enabled/running are brought up to now with the page's clock
+ * conversion (arm64 sets cap_user_time_short: its clock wraps at
+ * time_mask).  Returns 0, or -EAGAIN when the event is not on a counter
  * now (index 0) so the caller falls back to read(). */
 static int rdpmc_read(const struct cb_counter *c, uint64_t *value, uint64_t *enabled,
                       uint64_t *running)
 {
     const volatile struct perf_event_mmap_page *pc = c->page;
     uint32_t seq, idx;
-    uint64_t count, ena, run, cyc = 0, offset = 0;
+    uint64_t count, ena, run, cyc = 0, offset = 0, tcyc = 0, tmask = 0;
     uint32_t mult = 0;
     uint16_t shift = 0;
-    int user_time;
+    int user_time, time_short = 0;
 
     do {
         seq = pc->lock;
@@ -79,16 +120,19 @@ static int rdpmc_read(const struct cb_counter *c, uint64_t *value, uint64_t *ena
         run = pc->time_running;
         user_time = pc->cap_user_time;
         if (user_time) {
-            cyc = rdtsc_plain();
+            cyc = stamp_plain();
             offset = pc->time_offset;
             mult = pc->time_mult;
             shift = pc->time_shift;
+            time_short = pc->cap_user_time_short;
+            tcyc = pc->time_cycles;
+            tmask = pc->time_mask;
         }
         idx = pc->index;
         count = (uint64_t)pc->offset;
         if (pc->cap_user_rdpmc && idx) {
             unsigned width = pc->pmc_width;
-            uint64_t pmc = rdpmc(idx - 1);
+            uint64_t pmc = pmc_read(idx);
             if (width > 0 && width < 64) {
                 pmc <<= 64 - width;
                 pmc = (uint64_t)((int64_t)pmc >> (64 - width));
@@ -101,6 +145,8 @@ static int rdpmc_read(const struct cb_counter *c, uint64_t *value, uint64_t *ena
     if (!idx)
         return -EAGAIN;
     if (user_time) {
+        if (time_short)
+            cyc = tcyc + ((cyc - tcyc) & tmask);
         uint64_t quot = cyc >> shift;
         uint64_t rem = cyc & (((uint64_t)1 << shift) - 1);
         uint64_t delta = offset + quot * mult + ((rem * mult) >> shift);
@@ -112,24 +158,6 @@ static int rdpmc_read(const struct cb_counter *c, uint64_t *value, uint64_t *ena
     *running = run;
     return 0;
 }
-
-#else
-/* arm64 reads every event with read(): the user-space path there
- * (perf_user_access=1, cap_user_rdpmc, mrs pmevcntr<n>_el0) is off by
- * default in Linux and not done here. */
-int cb_counter_rdpmc_ok(const struct cb_counter *c)
-{
-    (void)c;
-    return 0;
-}
-
-static int rdpmc_read(const struct cb_counter *c, uint64_t *value, uint64_t *enabled,
-                      uint64_t *running)
-{
-    (void)c, (void)value, (void)enabled, (void)running;
-    return -EAGAIN;
-}
-#endif
 
 /* One read() of the group into r, matched by id: every event when only is
  * NULL, else those with only[i] set. */
@@ -291,6 +319,19 @@ void cb_counters_delta(const struct cb_counters *cs, const struct cb_reading *be
             break;
         }
     }
+}
+
+int64_t cb_counters_read_kernel(const struct cb_counters *cs, int i)
+{
+    struct cb_reading r;
+    unsigned char only[CB_MAX_COUNTERS] = {0};
+    if (!cs || cs->leader < 0 || i < 0 || i >= cs->n || cs->c[i].fd < 0)
+        return -1;
+    only[i] = 1;
+    r.method[i] = CB_READ_NONE;
+    if (read_group(cs, &r, only) < 0 || r.method[i] != CB_READ_SYSCALL)
+        return -1;
+    return (int64_t)r.value[i];
 }
 
 int cb_counters_find(const struct cb_counters *cs, const char *name)

@@ -24,6 +24,8 @@
 
 #include "events.h"
 
+struct cb_sb;
+
 #define CB_MAX_COUNTERS 16
 
 enum cb_read_method {
@@ -42,7 +44,9 @@ struct cb_counter {
     struct cb_event_spec spec;   /* name/part/pfm/encoding/source */
     int supported;               /* 1 when it is counted */
     char why[256];               /* when not: "cycles: perf_event_open: No such file
-                                    or directory (no hardware PMU in this VM?)" */
+                                    or directory (no hardware PMU in this VM?)"; when
+                                    counted with read() where a PMU event could have
+                                    been read in user space, why it was not */
     enum cb_read_method method;
     int fd;                      /* -1 for pseudo-events and unsupported ones */
     void *page;                  /* mmap'd perf_event_mmap_page, or NULL */
@@ -97,6 +101,11 @@ int cb_counters_read_end(struct cb_counters *cs, struct cb_reading *r);
 void cb_counters_delta(const struct cb_counters *cs, const struct cb_reading *before,
                        const struct cb_reading *after, struct cb_delta *d);
 
+/* One read() of the group, now: counter i's count, or -1 (not in the
+ * group, or the read failed).  Outside the hot path: for checking the
+ * user-space reads against the kernel's (tests, bench/pmu_check). */
+int64_t cb_counters_read_kernel(const struct cb_counters *cs, int i);
+
 /* Index of the counter named name (spec.part), or -1. */
 int cb_counters_find(const struct cb_counters *cs, const char *name);
 
@@ -110,6 +119,18 @@ int cb_counters_find(const struct cb_counters *cs, const char *name);
 int cb_counter_rdpmc_ok(const struct cb_counter *c);
 
 void cb_counters_close(struct cb_counters *cs);
+
+/* counters_pmu.c: the kernel's word on its PMU.  The event directory of
+ * the sysfs tree (CB_PMU_DEVICES, or a made-up one in the tests). */
+#define CB_PMU_DEVICES "/sys/bus/event_source/devices"
+#define CB_PMU_USER_ACCESS "/proc/sys/kernel/perf_user_access"
+/* 1 when an Arm PMU (armv8_*) the event would go to lists its events and
+ * the event's architected code (PMCEID's ranges) is not among them, with
+ * the reason added to why; 0 when it is listed or the kernel does not say
+ * (another PMU, an implementation-defined event, no such tree). */
+int cb_pmu_lacks_event(const char *devices, const struct perf_event_attr *attr, struct cb_sb *why);
+/* kernel.perf_user_access (arm64, Linux 5.17+), or -1 without it. */
+int cb_pmu_user_access(const char *procfile);
 
 /* Median cost of one cb_counters_read() in TSC ticks, over reps reads, and
  * of the same for the read() and rdpmc paths separately where available

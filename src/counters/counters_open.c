@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "meter.h"
+#include "strbuf.h"
 #include "tsc.h"
 
 static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
@@ -116,6 +117,7 @@ struct open_ctx {
     int paranoid;
     int hw_asked, hw_open;      /* some PMU event was asked for; one opened */
     const char *first_hw_why;   /* why the first PMU event that failed did */
+    int user_access;            /* kernel.perf_user_access: 1, 0, or -1 (none: x86, old arm64) */
 };
 
 /* The attr of the next event in the group. */
@@ -135,6 +137,13 @@ static struct perf_event_attr group_attr(const struct open_ctx *o, const struct 
      * probes run in user space, so little is lost. */
     if (o->paranoid >= 2 && geteuid() != 0)
         attr.exclude_kernel = 1;
+#if defined(__aarch64__)
+    /* arm64 lets user space read a counter only when the event asks for
+     * it (config1 bit 1, the arm_pmuv3 "rdpmc" format) and the sysctl
+     * allows it; the kernel then sets cap_user_rdpmc and the index. */
+    if (o->user_access == 1 && spec->source == CB_SRC_PMU)
+        attr.config1 |= 2;
+#endif
     return attr;
 }
 
@@ -169,6 +178,20 @@ static int take_id(struct cb_counter *c)
     return -1;
 }
 
+/* An architected event the Arm PMU does not implement opens and reads 0:
+ * unsupported, never a zero (counters_pmu.c).  1 when so, c->why set. */
+static int unimplemented(struct cb_counter *c, const struct perf_event_attr *attr)
+{
+    struct cb_sb why = CB_SB_INIT;
+    char part[CB_EVENT_NAME_MAX];
+    snprintf(part, sizeof part, "%s", c->spec.part);
+    int lacks = cb_pmu_lacks_event(CB_PMU_DEVICES, attr, &why);
+    if (lacks)
+        snprintf(c->why, sizeof c->why, "%.50s: %s", part, why.buf);
+    cb_sb_release(&why);
+    return lacks;
+}
+
 /* Open c (its spec already set) into the group: 0, or -1 with c->why set. */
 static int open_event(struct open_ctx *o, struct cb_counter *c)
 {
@@ -178,7 +201,21 @@ static int open_event(struct open_ctx *o, struct cb_counter *c)
         return -1;
     }
     struct perf_event_attr attr = group_attr(o, &c->spec);
+    if (c->spec.source == CB_SRC_PMU && unimplemented(c, &attr))
+        return -1;
     int fd = open_in_group(o->cs, &attr);
+    if (fd < 0 && (attr.config1 & 2) && !(c->spec.attr.config1 & 2)) {
+        /* the kernel refused user-space access for this one: count it
+         * all the same, with read(), and say why */
+        int err = errno;
+        char part[CB_EVENT_NAME_MAX];
+        snprintf(part, sizeof part, "%s", c->spec.part);
+        attr.config1 &= ~(uint64_t)2;
+        fd = open_in_group(o->cs, &attr);
+        if (fd >= 0)
+            snprintf(c->why, sizeof c->why, "%.60s: user-space read refused (perf_event_open with "
+                     "config1 rdpmc: %.60s): read with read()", part, strerror(err));
+    }
     if (fd < 0) {
         open_failure(c, errno, o->paranoid);
         return -1;
@@ -261,16 +298,50 @@ static int start_group(struct cb_counters *cs)
         cb_counters_close(cs);
         return -err;
     }
-    for (int i = 0; i < cs->n; i++)
-        if (cs->c[i].fd >= 0 && cs->c[i].supported && cb_counter_rdpmc_ok(&cs->c[i]))
+    /* The page's capability, not its index: an event of a multiplexed
+     * group may be off the counters just now (index 0), and each read
+     * falls back to read() for as long as it is (counters.c). */
+    for (int i = 0; i < cs->n; i++) {
+        const volatile struct perf_event_mmap_page *pc = cs->c[i].page;
+        if (cs->c[i].fd >= 0 && cs->c[i].supported && pc && pc->cap_user_rdpmc)
             cs->c[i].method = CB_READ_RDPMC;
+    }
     return 0;
+}
+
+/* Why a PMU event that is counted is read with read(), not in user space:
+ * stored with it (events.why), so that a run says which path its figures
+ * took and what would change it. */
+static void why_no_user_read(struct cb_counter *c, int user_access)
+{
+    const volatile struct perf_event_mmap_page *pc = c->page;
+    char p[CB_EVENT_NAME_MAX];
+    snprintf(p, sizeof p, "%s", c->spec.part);
+    if (c->why[0] || c->method != CB_READ_SYSCALL || c->spec.source != CB_SRC_PMU)
+        return;
+    if (!pc)
+        snprintf(c->why, sizeof c->why, "%.60s: user-space read: the event's page did not mmap: "
+                 "read with read()", p);
+#if defined(__aarch64__)
+    else if (user_access < 0)
+        snprintf(c->why, sizeof c->why, "%.60s: user-space read: this kernel has no "
+                 "kernel.perf_user_access (arm64, Linux 5.17+): read with read()", p);
+    else if (user_access == 0)
+        snprintf(c->why, sizeof c->why, "%.60s: user-space read: kernel.perf_user_access is 0 "
+                 "(sysctl -w kernel.perf_user_access=1 allows it): read with read()", p);
+#endif
+    else
+        snprintf(c->why, sizeof c->why, "%.60s: user-space read: the kernel's page says "
+                 "cap_user_rdpmc=%u index=%u%s: read with read()", p, (unsigned)pc->cap_user_rdpmc,
+                 (unsigned)pc->index,
+                 user_access < 0 ? " (x86: /sys/bus/event_source/devices/cpu/rdpmc)" : "");
 }
 
 int cb_counters_open(struct cb_counters *cs, const struct cb_event_spec *specs, int n,
                      double tsc_ghz, double core_ghz)
 {
-    struct open_ctx o = {.cs = cs, .pagesz = sysconf(_SC_PAGESIZE), .paranoid = read_paranoid()};
+    struct open_ctx o = {.cs = cs, .pagesz = sysconf(_SC_PAGESIZE), .paranoid = read_paranoid(),
+                         .user_access = cb_pmu_user_access(CB_PMU_USER_ACCESS)};
     if (!cs || n < 0 || (n > 0 && !specs))
         return -EINVAL;
     memset(cs, 0, sizeof(*cs));
@@ -287,6 +358,8 @@ int cb_counters_open(struct cb_counters *cs, const struct cb_event_spec *specs, 
     int rc = start_group(cs);
     if (rc < 0)
         return rc;
+    for (int i = 0; i < cs->n; i++)
+        why_no_user_read(&cs->c[i], o.user_access);
     if (o.hw_asked && !o.hw_open)
         snprintf(cs->notice, sizeof(cs->notice),
                  "no PMU counters here (%.300s): cycles come from the " CB_TSC_NAME

@@ -24,49 +24,6 @@ struct cb_verdict_cache {
     struct cb_verdict verdict;
 };
 
-int cb_collect_resolve_events(const char *csv, struct cb_event_spec *specs, int max, int *n,
-                              char *err, size_t errlen)
-{
-    int rc = cb_events_init();
-    if (rc < 0) {
-        snprintf(err, errlen, "libpfm4 failed to initialise (%s): check the libpfm4 installation",
-                 strerror(-rc));
-        return rc;
-    }
-    char names[CB_MAX_COUNTERS][CB_EVENT_NAME_MAX];
-    int ne = cb_events_split(csv ? csv : CB_DEFAULT_EVENTS, names, CB_MAX_COUNTERS);
-    if (ne < 0) {
-        snprintf(err, errlen, "--events: '%s' is not a comma-separated list of event names", csv);
-        return -EINVAL;
-    }
-    *n = 0;
-    for (int i = 0; i < ne; i++) {
-        struct cb_event_spec part[CB_EVENT_MAX_PARTS];
-        size_t got = 0;
-        if (strcmp(names[i], "tsc") == 0 || strcmp(names[i], "cycles-est") == 0)
-            continue;
-        rc = cb_events_resolve(names[i], part, CB_EVENT_MAX_PARTS, &got);
-        if (rc == -ENOENT) {
-            snprintf(err, errlen, "unknown event '%.60s': %.400s", names[i], part[0].why);
-            return rc;
-        }
-        if (rc < 0 && rc != -EOPNOTSUPP) {
-            snprintf(err, errlen, "event '%.60s' does not resolve: %.400s", names[i], part[0].why);
-            return -EINVAL;
-        }
-        if (got == 0)
-            got = 1; /* an alias this PMU lacks: kept as unsupported */
-        for (size_t k = 0; k < got; k++) {
-            if (*n >= max) {
-                snprintf(err, errlen, "--events: too many events (at most %d)", max);
-                return -E2BIG;
-            }
-            specs[(*n)++] = part[k];
-        }
-    }
-    return 0;
-}
-
 /* With real core cycles, measure the clock instead of estimating it. */
 static void measure_core_clock(struct cb_collector *col)
 {
@@ -151,13 +108,8 @@ static int check_args(struct open_ctx *x)
         fprintf(stderr, "cyclebudget: pinned to CPU %d, the default: the last CPU this process may "
                         "use, of its fastest core type (--cpu N chooses)\n", col->pinned);
     rc = cb_gitinfo_read(o->repo, o->commit, &x->git);
-    if (rc == -ETIMEDOUT || rc == -EINTR) {
-        snprintf(x->err, x->errlen, rc == -EINTR ? "interrupted while git was asked for the "
-                 "measured commit: nothing was recorded" : "git did not answer in time when asked "
-                 "for the measured commit (in %s): killed, nothing recorded; fix git there, or "
-                 "give it longer with CB_GIT_TIMEOUT=SECONDS", o->repo ? o->repo : ".");
+    if (cb_gitinfo_cut(rc, o->repo, x->err, x->errlen))
         return rc;
-    }
     if (rc == -EINVAL) {
         snprintf(x->err, x->errlen, "--commit %s does not name a commit in %s", o->commit,
                  o->repo ? o->repo : "the current git tree");
@@ -357,7 +309,7 @@ static int record_events(struct open_ctx *x)
             .name = c->spec.name, .part = c->spec.part, .pfm = c->spec.pfm,
             .encoding = c->spec.encoding, .source = cb_source_name(c->spec.source),
             .read_method = cb_read_method_name(c->method), .supported = c->supported,
-            .why = c->supported ? "" : c->why,
+            .why = c->why, /* for a counted one: why not read in user space, or "" */
         };
         int rc = cb_store_event_add(col->st, col->run_id, &row, &col->event_ids[i]);
         if (rc < 0) {
@@ -379,10 +331,8 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
     *usage = 1;
     struct open_ctx x = {.col = col, .o = o, .err = err, .errlen = errlen};
     int rc = check_args(&x);
-    if (rc < 0) {
-        *usage = rc != -ETIMEDOUT && rc != -EINTR;   /* git's wait cut short: not a typo */
-        return rc;
-    }
+    if (rc < 0)
+        return *usage = !cb_gitinfo_cut(rc, NULL, NULL, 0), rc;   /* git cut short: no typo */
     /* The database last among the checks, so a refusal writes nothing. */
     rc = cb_store_open(o->db, CB_STORE_WRITE, 0, &col->st, err, errlen);
     if (rc < 0) {

@@ -5,6 +5,8 @@
 #ifndef CB_GITINFO_H
 #define CB_GITINFO_H
 
+#include <stddef.h>
+
 struct cb_gitinfo {
     char commit[64];       /* full hash, or the --commit text when git cannot resolve it */
     char subject[256];
@@ -18,5 +20,8 @@ struct cb_gitinfo {
  * -ETIMEDOUT when git did not answer in CB_GIT_TIMEOUT seconds (default 60)
  * and was killed, -EINTR when SIGINT/SIGTERM cut the wait short. */
 int cb_gitinfo_read(const char *dir, const char *rev, struct cb_gitinfo *info);
+/* rc from cb_gitinfo_read says the wait for git was cut short (-ETIMEDOUT,
+ * -EINTR): 1, with what happened and what to do in err (when not NULL). */
+int cb_gitinfo_cut(int rc, const char *dir, char *err, size_t errlen);
 
 #endif

@@ -213,13 +213,12 @@ int cb_kmod_build(const char *srcdir, const char *kdir, char *ko, size_t kolen, 
 
 void cb_kmod_cleanup(const char *workdir)
 {
-    if (!workdir || !*workdir || strncmp(strrchr(workdir, '/') ? strrchr(workdir, '/') : "",
-                                         "/cyclebudget-kmod.", 18) != 0)
+    /* Only a folder cb_kmod_build made: never an rm -rf of anything else. */
+    const char *base = workdir ? strrchr(workdir, '/') : NULL;
+    if (!base || strncmp(base, "/cyclebudget-kmod.", 18) != 0)
         return;
-    char log[4200];
-    snprintf(log, sizeof log, "/dev/null");
     char *rm[] = {"rm", "-rf", (char *)workdir, NULL};
-    (void)run_logged(rm, log);
+    (void)run_logged(rm, "/dev/null");
 }
 
 int cb_kmod_unload(struct cb_sb *why)

@@ -412,11 +412,10 @@ int cb_report_packet_text(const struct cb_report *r, const struct cb_budget *b, 
         miss_any |= !isnan(miss);
         drop_any |= !isnan(drop);
         char sz[32];
-        int per_frame; /* a packet case counts descriptors, not bytes: its own share */
         fprintf(out, "  %-22.22s %-10s %-5s %9.1f %8.2f %8.1f", c->info.variant,
                 cb_fmt_size(c->info.size, c->info.unit, sz, sizeof sz), c->info.mode, c->cyc.median,
                 c->ns_per_op > 0 ? 1e3 / c->ns_per_op : NAN,
-                100.0 * cb_report_shown_share(r, c, b, &per_frame));
+                100.0 * cb_report_share(r, c, b));
         if (isnan(miss))
             fprintf(out, " %12s", "-");
         else

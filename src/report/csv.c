@@ -82,7 +82,7 @@ static void csv_case(FILE *out, const struct cb_report *r, const struct cb_repor
     fprintf(out, ",%zu", s.n);
     const double figs[] = {s.median, s.min, s.p25, s.p75, s.max, s.ci_lo, s.ci_hi, s.spread_pct,
                            cb_report_bpc(c), c->ns_per_op,
-                           100 * cb_report_budget_share(r, c, 10, CB_MIN_FRAME)};
+                           100 * cb_report_share(r, c, &r->budget)};
     for (size_t f = 0; f < sizeof figs / sizeof figs[0]; f++)
         numf(out, figs[f]);
     fprintf(out, ",%d", c->scaled);
@@ -95,6 +95,15 @@ static void csv_case(FILE *out, const struct cb_report *r, const struct cb_repor
         numf(out, ceil[f]);
     csv_clock(out, &c->info);
     textf(out, r->run.emulated);
+    /* What the budget share was charged to (budget.h's rule). */
+    struct cb_charge ch;
+    cb_report_case_charge(c, r->budget.frame, &ch);
+    textf(out, r->budget.label);
+    fprintf(out, ",%u,%" PRIu64, ch.frame, ch.frames);
+    textf(out, cb_context_name(r->context));
+    char why[512];
+    const char *over = cb_report_ceil_over(r, c, why, sizeof why);
+    textf(out, over ? over : "");
     fputs("\r\n", out);
 }
 
@@ -102,10 +111,10 @@ static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
 {
     fputs("run,started,tag,commit,dirty,host,probe,variant,size,unit,mode,op,bytes_per_op,"
           "verdict,cycles_source,n,cycles_median,cycles_min,cycles_p25,cycles_p75,cycles_max,"
-          "cycles_ci_lo,cycles_ci_hi,spread_pct,bytes_per_cycle,ns_per_op,budget_10g_pct,"
+          "cycles_ci_lo,cycles_ci_hi,spread_pct,bytes_per_cycle,ns_per_op,budget_pct,"
           "scaled,ceiling_level,bytes_per_tick,load_ceiling_bytes_per_tick,load_ceiling_pct,"
           "store_ceiling_bytes_per_tick,store_ceiling_pct,clock_ghz,clock_spread_pct,clock_used,"
-          "clock_flagged,emulated\r\n",
+          "clock_flagged,emulated,budget,budget_frame_bytes,budget_frames,context,ceiling_over\r\n",
           out);
     for (size_t i = 0; i < nruns; i++) {
         const struct cb_report *r = &runs[i];

@@ -15,6 +15,7 @@
 
 #include "assets.h"
 #include "html_internal.h"
+#include "path.h"
 #include "report.h"
 
 const char *cb_asset_find(const char *name)
@@ -147,13 +148,23 @@ static void case_row(FILE *out, const struct cb_report *r, const struct cb_repor
                            c->ns_per_op};
     for (size_t f = 0; f < sizeof figs / sizeof figs[0]; f++)
         tdnum(out, figs[f]);
-    double share = 100 * cb_report_budget_share(r, c, 10, CB_MIN_FRAME);
+    double share = 100 * cb_report_share(r, c, &r->budget);
     if (isnan(share))
         tdnum(out, share);
     else
         fprintf(out, "<td class=\"num %s\" data-v=\"%.6g\">%.1f</td>", share <= 100 ? "fit" : "over", share, share);
-    tdnum(out, 100 * c->share_load);
-    tdnum(out, 100 * c->share_store);
+    char why[512];
+    const char *over = cb_report_ceil_over(r, c, why, sizeof why);
+    for (int k = 0; k < 2; k++) {
+        double v = 100 * (k ? c->share_store : c->share_load);
+        if (over && v > 100 && (k == 1) == cb_report_stores(c->info.probe)) {
+            /* Above its ceiling: flagged, with why (ceil_over.c). */
+            fprintf(out, "<td class=\"num over\" data-v=\"%.9g\" title=\"", v);
+            cb_html_esc(out, over);
+            fprintf(out, "\">%.1f!</td>", v);
+        } else
+            tdnum(out, v);
+    }
     /* The clock the case's estimated cycles are at (caseclock.h). */
     if (c->measured && c->info.clock_used[0])
     {
@@ -183,7 +194,8 @@ static void cases_table(FILE *out, const struct cb_report *r)
                  "<thead><tr><th>probe</th><th>variant</th><th class=\"num\">size</th><th>mode</th>"
                  "<th class=\"num\">cycles/op</th><th class=\"num\">min</th><th class=\"num\">p25</th>"
                  "<th class=\"num\">p75</th><th class=\"num\">spread %%</th><th class=\"num\">B/cycle</th>"
-                 "<th class=\"num\">ns/op</th><th class=\"num\">10G budget %%</th>"
+                 "<th class=\"num\">ns/op</th><th class=\"num\" title=\"the share of the budget in the header, "
+                 "charged by its rule\">budget %%</th>"
                  "<th class=\"num\" title=\"bytes per TSC tick over the load ceiling of the level the "
                  "working set fits in (DRAM when cold)\">%% load ceil</th>"
                  "<th class=\"num\" title=\"the same over the store ceiling, for copy, memset and "
@@ -274,10 +286,13 @@ static void header_meta(FILE *out, const struct cb_report *r, const struct cb_bu
     fputs("</code></dd>", out);
     double bc = cb_budget_cycles(b, r->core_ghz);
     snprintf(buf, sizeof buf, "%s = %.0f cycles per packet at %.2f GHz, %s (10G %.0f, 40G %.0f, "
-             "100G %.0f); the 10G budget %% of each case is its ns/op over 67.2 ns", b->label, bc,
-             r->core_ghz, cb_report_budget_clock_what(r), cb_report_budget_cycles(r, 10),
-             cb_report_budget_cycles(r, 40), cb_report_budget_cycles(r, 100));
+             "100G %.0f)", b->label, bc, r->core_ghz, cb_report_budget_clock_what(r),
+             cb_report_budget_cycles(r, 10), cb_report_budget_cycles(r, 40),
+             cb_report_budget_cycles(r, 100));
     dt(out, "budget", buf);
+    dt(out, "budget rule", cb_budget_rule(b->frame ? b->frame : CB_MIN_FRAME, buf, sizeof buf));
+    cb_report_context_line(r, buf, sizeof buf);
+    dt(out, "context", buf);
     cb_report_ceil_line(r, buf, sizeof buf);
     dt(out, "ceilings", buf);
     fputs("</dl>", out);
@@ -370,6 +385,7 @@ static void run_sections(FILE *out, const struct cb_report *r, const struct cb_r
     header_events(out, r);
     fputs("</details>", out);
     cb_html_budget_view(out, r, v);
+    cb_path_html_view(out, r);
     cb_html_throughput_view(out, r, ls);
     cb_html_roofline_view(out, r, ls);
     cb_html_noise_view(out, r);

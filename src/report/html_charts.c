@@ -39,7 +39,7 @@ static void budget_chart(FILE *out, const struct cb_report *r, const struct cb_r
     const double gb[3] = {10, 40, 100};
     double bud[3];
     for (int i = 0; i < 3; i++)
-        bud[i] = cb_report_budget_cycles(r, gb[i]);
+        bud[i] = cb_report_case_budget_cycles(r, v[0], gb[i]);
     double lo = bud[2] > 0 ? bud[2] : 1, hi = bud[0] > 0 ? bud[0] : 10;
     for (size_t k = 0; k < n; k++) {
         if (v[k]->cyc.median > 0 && v[k]->cyc.median < lo)
@@ -76,7 +76,7 @@ static void budget_chart(FILE *out, const struct cb_report *r, const struct cb_r
         if (!(bud[i] > 0))
             continue;
         double x = sx(&s, bud[i]);
-        fprintf(out, "<line class=\"bud\" stroke=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"><title>%s budget: %.1f cycles per 64-byte packet</title></line>",
+        fprintf(out, "<line class=\"bud\" stroke=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"><title>%s budget: %.1f cycles for the frames this size is charged to</title></line>",
                 fitcol[i == 0 ? 2 : i == 1 ? 1 : 0], x, x, top - 6, h - 20, names[i], bud[i]);
         fprintf(out, "<text class=\"bl\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x, top - 9, names[i]);
     }
@@ -88,9 +88,10 @@ void cb_html_budget_view(FILE *out, const struct cb_report *r, const struct cb_r
     fputs("<h2 id=\"budget-", out);
     fprintf(out, "%" PRId64 "\">Budget view</h2>", r->run.id);
     fprintf(out, "<p class=\"lead\">Median cycles per operation for each variant, best first (by the run's ranking), on a "
-                 "log scale. Dashed lines: the per-packet budget of 64-byte frames at 10, 40 and "
-                 "100 Gbit/s (%.0f, %.0f and %.0f cycles at %.2f GHz).</p>",
-            cb_report_budget_cycles(r, 10), cb_report_budget_cycles(r, 40),
+                 "log scale. Dashed lines: the budget at 10, 40 and 100 Gbit/s of the frames each "
+                 "size is charged to by the budget rule in the header (for a per-packet operation, "
+                 "%u-byte frames: %.0f, %.0f and %.0f cycles at %.2f GHz).</p>",
+            r->budget.frame, cb_report_budget_cycles(r, 10), cb_report_budget_cycles(r, 40),
             cb_report_budget_cycles(r, 100), r->core_ghz);
     fprintf(out, "<div class=\"key\"><span><i style=\"background:%s\"></i>fits 100G</span>"
                  "<span><i style=\"background:%s\"></i>fits 40G</span><span><i style=\"background:%s\">"

@@ -42,24 +42,54 @@ static const struct cb_report_case *in_base(const struct cb_report *base, const 
     return NULL;
 }
 
+/* The budget of the frames c is charged to (budget.h's rule), in cycles:
+ * a row's own, since a 1500-byte csum and a per-packet free are charged to
+ * different frames. */
+static double row_budget(const struct cb_report *r, const struct cb_report_case *c,
+                         const struct cb_budget *b)
+{
+    double s = cb_report_share(r, c, b);
+    double m = cb_report_context_cycles(r, c);
+    return s > 0 && m > 0 ? m / s : NAN;
+}
+
+/* In kernel context, the group's kernel pick where it differs (issue 41). */
+static const struct cb_report_case *kernel_pick_of(const struct cb_report *r,
+                                                   const struct cb_report_case *best)
+{
+    const struct cb_report_case *v[64];
+    size_t n = 0;
+    for (size_t i = 0; i < r->ncases && n < 64; i++) {
+        const struct cb_report_case *c = &r->cases[i];
+        if (c->measured && c->info.size == best->info.size && !strcmp(c->info.probe, best->info.probe) &&
+            !strcmp(c->info.mode, best->info.mode))
+            v[n++] = c;
+    }
+    return cb_report_kernel_pick(r, v, n);
+}
+
 struct fam_rows {
     const struct cb_report_case *best[64];
     size_t n;
     double lo, hi;
 };
 
-static void fam_rows(const struct cb_report *r, const char *fam, double budget, struct fam_rows *fr)
+static void fam_rows(const struct cb_report *r, const char *fam, const struct cb_budget *bu,
+                     struct fam_rows *fr)
 {
     fr->n = 0;
-    fr->lo = budget > 0 ? budget : INFINITY;
-    fr->hi = budget > 0 ? budget : 0;
+    fr->lo = INFINITY;
+    fr->hi = 0;
     for (size_t i = 0, j; i < r->ncases; i = j) {
         const struct cb_report_case *b = best_of_group(r, i, &j);
         if (!b || strcmp(b->info.probe, fam) || fr->n == sizeof fr->best / sizeof fr->best[0])
             continue;
+        if (r->context == CB_CONTEXT_KERNEL && !(b = kernel_pick_of(r, b)))
+            continue;
         fr->best[fr->n++] = b;
-        fr->lo = fmin(fr->lo, b->cyc.median);
-        fr->hi = fmax(fr->hi, b->cyc.median);
+        double budget = row_budget(r, b, bu), m = cb_report_context_cycles(r, b);
+        fr->lo = fmin(fr->lo, fmin(m, budget > 0 ? budget : INFINITY));
+        fr->hi = fmax(fr->hi, fmax(m, budget > 0 ? budget : 0));
     }
 }
 
@@ -72,11 +102,13 @@ static void text_at(FILE *out, const char *cls, double x, double y, const char *
 
 /* One row: where, best variant, a bar on the family's log scale, cost,
  * budget share, change since the base. */
-static void summary_row(FILE *out, const struct cb_report_case *c, const struct cb_report *base,
-                        const struct scale *s, double budget, double y)
+static void summary_row(FILE *out, const struct cb_report *r, const struct cb_report_case *c,
+                        const struct cb_report *base, const struct scale *s,
+                        const struct cb_budget *bu, double y)
 {
     char buf[96];
-    double m = c->cyc.median, share = budget > 0 ? m / budget : NAN;
+    double m = cb_report_context_cycles(r, c), share = cb_report_share(r, c, bu);
+    double budget = row_budget(r, c, bu);
     text_at(out, "lab", 104, y + 12, "end", cb_report_where(&c->info, " ", buf, sizeof buf));
     snprintf(buf, sizeof buf, "%.16s", c->info.variant);
     text_at(out, "lab var", 110, y + 12, "start", buf);
@@ -85,7 +117,14 @@ static void summary_row(FILE *out, const struct cb_report_case *c, const struct 
     fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" rx=\"2\" fill=\"%s\"><title>",
             s->r0, y + 3, fmax(x1 - s->r0, 1), fill);
     cb_html_esc(out, c->info.variant);
-    fprintf(out, ": %.1f cycles per %s (median of %zu)</title></rect>", m, c->info.op, c->cyc.n);
+    fprintf(out, ": %.1f cycles per %s (median of %zu%s)</title></rect>", m, c->info.op, c->cyc.n,
+            r->context == CB_CONTEXT_KERNEL ? ", in the kernel" : "");
+    if (budget > 0) {
+        double bx = sx(s, budget);
+        fprintf(out, "<line class=\"bud\" stroke=\"#d73027\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+                     "y2=\"%.1f\"><title>the budget of the frames this size is charged to: %.0f "
+                     "cycles</title></line>", bx, bx, y + 1, y + 17, budget);
+    }
     snprintf(buf, sizeof buf, "%.*f", m < 100 ? 1 : 0, m);
     text_at(out, "num", 452, y + 12, "end", buf);
     if (isfinite(share))
@@ -102,29 +141,21 @@ static void summary_row(FILE *out, const struct cb_report_case *c, const struct 
 }
 
 static void summary_chart(FILE *out, const struct cb_report *r, const struct cb_report *base,
-                          const struct fam_rows *fr, double budget)
+                          const struct fam_rows *fr, const struct cb_budget *bu)
 {
     const int row = 18, top = 22, w = 560, h = top + (int)fr->n * row + 20;
     struct scale s = {pow(10, floor(log10(fr->lo / 1.2))), pow(10, ceil(log10(fr->hi * 1.2))), 216, 410, 1};
     fprintf(out, "<svg class=\"chart summary\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">",
             w, h, w, h);
     text_at(out, "th", 104, 12, "end", "size, mode");
-    text_at(out, "th", 110, 12, "start", "best variant");
+    text_at(out, "th", 110, 12, "start", r->context == CB_CONTEXT_KERNEL ? "kernel's pick" : "best variant");
     text_at(out, "th", 452, 12, "end", "cycles");
     text_at(out, "th", 502, 12, "end", "budget");
     if (base)
         text_at(out, "th", 556, 12, "end", "change");
     for (size_t k = 0; k < fr->n; k++)
-        summary_row(out, fr->best[k], base, &s, budget, top + (double)k * row);
-    if (budget > 0) {
-        double x = sx(&s, budget);
-        fprintf(out, "<line class=\"bud\" stroke=\"#d73027\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\">"
-                     "<title>the budget: %.0f cycles per packet</title></line>", x, x, top, h - 16, budget);
-        char b[48];
-        snprintf(b, sizeof b, "budget %.0f", budget);
-        text_at(out, "bl", x, h - 4, "middle", b);
-    }
-    (void)r;
+        summary_row(out, r, fr->best[k], base, &s, bu, top + (double)k * row);
+    text_at(out, "bl", s.r0, h - 4, "start", "| the budget of each row's frames");
     fputs("</svg>", out);
 }
 
@@ -133,10 +164,14 @@ void cb_html_summary_view(FILE *out, const struct cb_report *r, const struct cb_
 {
     double budget = cb_budget_cycles(b, r->core_ghz);
     fprintf(out, "<h2 id=\"summary-%" PRId64 "\">At a glance</h2><p class=\"lead\">For each family, the "
-                 "cheapest variant at each size: its median cost (%s per operation; bars on a log scale), "
-                 "its share of the %s budget (%.0f cycles per packet; green: half or less, amber: "
-                 "within it, red: over)",
-            r->run.id, strcmp(r->cyc_source, "pmu") == 0 ? "core cycles" : strcmp(r->cyc_source, "estimate") == 0
+                 "%s at each size: its median cost (%s per operation; bars on a log scale), "
+                 "its share of the %s budget (%.0f cycles per packet of the chosen frame, charged by "
+                 "the budget rule in the header; green: half or less, amber: within it, red: over)",
+            r->run.id,
+            r->context == CB_CONTEXT_KERNEL ? "kernel's pick (its in-kernel cost: the FPU save "
+                                              "charged, +kflags builds standing for the kernel's)"
+                                            : "cheapest variant",
+            strcmp(r->cyc_source, "pmu") == 0 ? "core cycles" : strcmp(r->cyc_source, "estimate") == 0
                                                                              ? "ESTIMATED core cycles"
                                                                              : "cycles as the run counted them",
             b->label, budget);
@@ -154,7 +189,7 @@ void cb_html_summary_view(FILE *out, const struct cb_report *r, const struct cb_
             continue;
         done[nd++] = fam;
         struct fam_rows fr;
-        fam_rows(r, fam, budget, &fr);
+        fam_rows(r, fam, b, &fr);
         if (!fr.n)
             continue;
         fputs("<div class=\"card\"><h3>", out);
@@ -162,7 +197,7 @@ void cb_html_summary_view(FILE *out, const struct cb_report *r, const struct cb_
         fputs(" <span class=\"pill\">cycles per ", out);
         cb_html_esc(out, r->cases[k].info.op);
         fputs("</span></h3>", out);
-        summary_chart(out, r, base, &fr, budget);
+        summary_chart(out, r, base, &fr, b);
         fputs("</div>", out);
     }
     fputs("</div>", out);

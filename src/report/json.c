@@ -201,6 +201,16 @@ static void cycles_json(FILE *out, const struct cb_report *r)
     fputs("},\n  \"budget_clock\": {\"ghz\": ", out);
     cb_json_num(out, r->core_ghz > 0 ? r->core_ghz : NAN);
     kv_str(out, "what", cb_report_budget_clock_what(r), 1);
+    char rule[1024];
+    fputs("},\n  \"budget\": {", out);
+    kv_str(out, "label", r->budget.label, 0);
+    fprintf(out, ", \"frame\": %u", r->budget.frame);
+    kv_num(out, "gbps", r->budget.gbps > 0 ? r->budget.gbps : NAN);
+    kv_num(out, "cycles", r->budget.cycles > 0 ? r->budget.cycles : NAN);
+    kv_str(out, "rule", cb_budget_rule(r->budget.frame, rule, sizeof rule), 1);
+    kv_str(out, "context", cb_context_name(r->context), 1);
+    cb_report_context_line(r, rule, sizeof rule);
+    kv_str(out, "context_what", rule, 1);
     fputc('}', out);
 }
 
@@ -287,8 +297,9 @@ static void case_events_json(FILE *out, const struct cb_report *r, const struct 
 /* The case against the machine's ceilings: null when the run has none or
  * the case is not byte-oriented; shares are fractions (0.42), null where
  * unknown. */
-static void case_ceiling_json(FILE *out, const struct cb_report_case *c)
+static void case_ceiling_json(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
 {
+    char why[512];
     if (c->ceil_level < 0) {
         fputs("null", out);
         return;
@@ -299,6 +310,11 @@ static void case_ceiling_json(FILE *out, const struct cb_report_case *c)
     kv_num(out, "load_share", c->share_load);
     kv_num(out, "store_bytes_per_tick", c->ceil_store);
     kv_num(out, "store_share", c->share_store);
+    const char *over = cb_report_ceil_over(r, c, why, sizeof why);
+    if (over)
+        kv_str(out, "over", over, 1); /* above 100%: why */
+    else
+        fputs(", \"over\": null", out);
     fputc('}', out);
 }
 
@@ -355,7 +371,8 @@ static void case_clock_json(FILE *out, const struct cb_report_case *c)
     fprintf(out, ", \"flagged\": %s}", i->clock_flagged ? "true" : "false");
 }
 
-/* Fractions of the 64-byte packet's time at each link rate. */
+/* Fractions of the charged frames' time (budget.h's rule) at each link
+ * rate, at the report's frame. */
 static void case_budget_json(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
 {
     if (!c->measured) {
@@ -363,10 +380,23 @@ static void case_budget_json(FILE *out, const struct cb_report *r, const struct 
         return;
     }
     fputs("{\"10G\": ", out);
-    cb_json_num(out, cb_report_budget_share(r, c, 10, CB_MIN_FRAME));
-    kv_num(out, "40G", cb_report_budget_share(r, c, 40, CB_MIN_FRAME));
-    kv_num(out, "100G", cb_report_budget_share(r, c, 100, CB_MIN_FRAME));
+    cb_json_num(out, cb_report_share_at(r, c, 10));
+    kv_num(out, "25G", cb_report_share_at(r, c, 25));
+    kv_num(out, "40G", cb_report_share_at(r, c, 40));
+    kv_num(out, "100G", cb_report_share_at(r, c, 100));
     fputc('}', out);
+}
+
+/* The share against the report's budget, and what it was charged to. */
+static void case_charge_json(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
+{
+    static const char *const kinds[] = {"packet", "bytes", "mtu"};
+    struct cb_charge ch;
+    cb_report_case_charge(c, r->budget.frame, &ch);
+    fputs(", \"budget\": {\"share\": ", out);
+    cb_json_num(out, cb_report_share(r, c, &r->budget));
+    kv_str(out, "charged", kinds[ch.kind], 1);
+    fprintf(out, ", \"frame_bytes\": %u, \"frames\": %" PRIu64 "}", ch.frame, ch.frames);
 }
 
 static void case_json(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
@@ -395,11 +425,12 @@ static void case_json(FILE *out, const struct cb_report *r, const struct cb_repo
     case_clock_json(out, c);
     fputs(", \"budget_share\": ", out);
     case_budget_json(out, r, c);
+    case_charge_json(out, r, c);
     kv_num(out, "bytes_per_cycle", cb_report_bpc(c));
     fprintf(out, ", \"scaled\": %s", c->scaled ? "true" : "false");
     kv_num(out, "bytes_per_tick", c->bpt);
     fputs(",\n     \"ceiling\": ", out);
-    case_ceiling_json(out, c);
+    case_ceiling_json(out, r, c);
     case_events_json(out, r, c);
     fputc('}', out);
 }

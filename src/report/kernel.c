@@ -48,6 +48,95 @@ double cb_report_kernel_batched(const struct cb_report *r, const struct cb_repor
     return c->cyc.median + cb_fpu_batched(&r->ceil.fpu, ratio(r), r->fpu_batch);
 }
 
+/* The case of c's group whose variant is named v, measured; or NULL. */
+static const struct cb_report_case *sibling(const struct cb_report *r, const struct cb_report_case *c,
+                                            const char *v)
+{
+    for (size_t i = 0; i < r->ncases; i++) {
+        const struct cb_report_case *s = &r->cases[i];
+        if (s->measured && s->info.size == c->info.size && !strcmp(s->info.variant, v) &&
+            !strcmp(s->info.probe, c->info.probe) && !strcmp(s->info.mode, c->info.mode))
+            return s;
+    }
+    return NULL;
+}
+
+/* The hook for in-kernel figures (issues 41 and 45): a case measured in
+ * the kernel itself is what kernel context charges, as measured: an
+ * in-kernel run's (r->ik, `kernel run`) cases already paid whatever the
+ * kernel pays around them.  NAN: no such figure, so the user-space model
+ * is charged.  Where a user-space run should take the figure of an
+ * in-kernel run beside it (cb_inkernel_row maps a kernel case to its model
+ * variants), this is the one place to look it up. */
+static double in_kernel_measured(const struct cb_report *r, const struct cb_report_case *c)
+{
+    return r->ik && c->measured ? c->cyc.median : NAN;
+}
+
+double cb_report_context_cycles(const struct cb_report *r, const struct cb_report_case *c)
+{
+    if (!c->measured)
+        return NAN;
+    if (r->context != CB_CONTEXT_KERNEL)
+        return c->cyc.median;
+    double k = in_kernel_measured(r, c);
+    if (isfinite(k))
+        return k;
+    /* The kernel is built with its own flags: where the +kflags build of a
+     * variant was measured, it stands for the variant in the kernel. */
+    char twin[80];
+    if (!strstr(c->info.variant, "+kflags") &&
+        (size_t)snprintf(twin, sizeof twin, "%s+kflags", c->info.variant) < sizeof twin &&
+        sibling(r, c, twin))
+        return NAN;
+    if (!cb_report_case_vector(c))
+        return c->cyc.median;
+    if (!have_fpu(r))
+        return NAN; /* never a SIMD cost without its save: unknown, not free */
+    return r->kernel_batch > 0 ? c->cyc.median + cb_fpu_batched(&r->ceil.fpu, ratio(r), r->kernel_batch)
+                               : cb_report_kernel_first(r, c);
+}
+
+const struct cb_report_case *cb_report_kernel_pick(const struct cb_report *r,
+                                                   const struct cb_report_case *const *v, size_t n)
+{
+    const struct cb_report_case *best = NULL;
+    double bc = INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        double c = cb_report_context_cycles(r, v[k]);
+        if (isfinite(c) && c < bc) {
+            bc = c;
+            best = v[k];
+        }
+    }
+    return best;
+}
+
+void cb_report_context_line(const struct cb_report *r, char *buf, size_t len)
+{
+    if (r->context != CB_CONTEXT_KERNEL) {
+        snprintf(buf, len, "user space: each variant as measured (--context kernel charges SIMD "
+                 "variants the FPU save and takes the +kflags builds for the kernel's)");
+        return;
+    }
+    if (!have_fpu(r)) {
+        snprintf(buf, len, "kernel: no FPU save was measured with this run's calibration, so SIMD "
+                 "variants have no in-kernel cost and are not picked; +kflags builds stand for "
+                 "their variants");
+        return;
+    }
+    double q = ratio(r);
+    if (r->kernel_batch > 0)
+        snprintf(buf, len, "kernel: SIMD variants + kernel_fpu_begin/end amortised over %d calls "
+                 "(%.1f cycles each; %.1f at a first use); +kflags builds stand for their variants",
+                 r->kernel_batch, cb_fpu_batched(&r->ceil.fpu, q, r->kernel_batch),
+                 cb_fpu_first(&r->ceil.fpu, q));
+    else
+        snprintf(buf, len, "kernel: SIMD variants + kernel_fpu_begin/end at a first use in a "
+                 "kernel entry (%.1f cycles; --fpu-batch N amortises it); +kflags builds stand for "
+                 "their variants", cb_fpu_first(&r->ceil.fpu, q));
+}
+
 /* One family and mode: for each of the three views (0 user space, 1
  * kernel first use, 2 kernel batched) the smallest size at which the best
  * SIMD case is cheaper than the best scalar one of the same size; 0 when

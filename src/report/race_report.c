@@ -92,6 +92,12 @@ static void json_cell(FILE *out, const struct cb_race_cell *c, size_t bi)
     }
 }
 
+static void kv_charge(FILE *out, const struct cb_race *r)
+{
+    fputs(",\n  \"fpu_charge\": ", out);
+    cb_json_num6(out, r->o.context == CB_CONTEXT_KERNEL ? cb_race_kernel_charge(&r->o) : NAN);
+}
+
 int cb_race_emit_json(const struct cb_race *r, const struct cb_host *h, FILE *out)
 {
     fprintf(out, "{\n  \"generator\": \"cyclebudget %s\",\n", PACKAGE_VERSION);
@@ -107,7 +113,12 @@ int cb_race_emit_json(const struct cb_race *r, const struct cb_host *h, FILE *ou
     json_features(out, h->features);
     cb_json_field(out, ", \"kernel\": ", h->kernel);
     fprintf(out, ", \"ncpus\": %d, \"llc_bytes\": %zu},\n", h->ncpus, h->llc_bytes);
-    fprintf(out, "  \"mode\": \"%s\",\n  \"metric\": ", cb_mode_name(r->o.mode));
+    char ctx[512];
+    cb_race_context_line(r, ctx, sizeof ctx);
+    cb_json_field(out, "  \"context\": ", r->o.context == CB_CONTEXT_KERNEL ? "kernel" : "user");
+    cb_json_field(out, ",\n  \"context_what\": ", ctx);
+    kv_charge(out, r);
+    fprintf(out, ",\n  \"mode\": \"%s\",\n  \"metric\": ", cb_mode_name(r->o.mode));
     cb_json_str(out, r->metric);
     fprintf(out, ",\n  \"alpha\": %.6g,\n  \"min_margin\": %.6g,\n  \"rounds\": %d,\n  \"reps\": %d,\n"
                  "  \"seed\": %llu,\n  \"families\": [",
@@ -156,9 +167,32 @@ static void fmt_margin(const struct cb_race_cell *c, char *buf, size_t len)
                  c->margin_hi * 100);
 }
 
+void cb_race_context_line(const struct cb_race *r, char *buf, size_t len)
+{
+    if (r->o.context != CB_CONTEXT_KERNEL) {
+        snprintf(buf, len, "context: user space (each variant as measured)");
+        return;
+    }
+    double q = cb_race_kernel_charge(&r->o);
+    if (!isfinite(q))
+        snprintf(buf, len, "context: kernel; no FPU save was measured (no calibration, or no "
+                 "XSAVE), so SIMD variants sat out; +kflags builds stood for their variants");
+    else if (r->o.fpu_batch > 1)
+        snprintf(buf, len, "context: kernel; SIMD variants charged kernel_fpu_begin/end amortised "
+                 "over %d calls: %.1f %s per call (%s of %u bytes); +kflags builds stood for "
+                 "their variants", r->o.fpu_batch, q, r->metric, r->o.fpu.save_insn,
+                 r->o.fpu.state_bytes);
+    else
+        snprintf(buf, len, "context: kernel; SIMD variants charged kernel_fpu_begin/end at a first "
+                 "use: %.1f %s per call (%s of %u bytes); +kflags builds stood for their variants",
+                 q, r->metric, r->o.fpu.save_insn, r->o.fpu.state_bytes);
+}
+
 /* The header's comment (how the race was run and decided) and the entry type. */
 static void header_preamble(const struct cb_race *r, const struct cb_host *h, FILE *out)
 {
+    char ctx[512];
+    cb_race_context_line(r, ctx, sizeof ctx);
     fprintf(out,
             "/* cyclebudget race: which variant to use for which size, measured on one machine.\n"
             " *\n"
@@ -176,7 +210,10 @@ static void header_preamble(const struct cb_race *r, const struct cb_host *h, FI
             " *\n"
             " * Each table is valid only where the CPU has the features named in its\n"
             " * CB_RACE_<FAMILY>_REQUIRES ('+'-separated, as 'cyclebudget list' names\n"
-            " * them), and is this machine's answer: race again on another. */\n"
+            " * them), and is this machine's answer: race again on another.\n"
+            " *\n"
+            " * %s\n"
+            " */\n"
             "#ifndef CB_RACE_GENERATED_H\n#define CB_RACE_GENERATED_H\n\n"
             "#include <stddef.h>\n#include <stdint.h>\n\n"
             "#ifndef CB_RACE_ENTRY_DEFINED\n#define CB_RACE_ENTRY_DEFINED\n"
@@ -191,7 +228,7 @@ static void header_preamble(const struct cb_race *r, const struct cb_host *h, FI
             h->model_name, h->vendor, h->family, h->model, h->stepping,
             h->microcode[0] ? h->microcode : "unknown", h->kernel, cb_mode_name(r->o.mode),
             r->metric, r->o.rounds, r->reps, (unsigned long long)r->o.seed, r->o.alpha,
-            r->o.min_margin * 100);
+            r->o.min_margin * 100, ctx);
 }
 
 /* The bucket after bi with a winner, or nbuckets: adjacent buckets with

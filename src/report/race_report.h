@@ -12,6 +12,10 @@
 int cb_race_emit_json(const struct cb_race *r, const struct cb_host *host, FILE *out);
 int cb_race_emit_header(const struct cb_race *r, const struct cb_host *host, FILE *out);
 
+/* "context: kernel, ..." for the header, the JSON and the table: which
+ * context the race was decided in and the FPU charge it used. */
+void cb_race_context_line(const struct cb_race *r, char *buf, size_t len);
+
 /* The table of one stored race: per family and bucket the winner, decision,
  * margin with its CI, the runner-up, and the previous race's winner on the
  * same host when it differs.  0, or -ENOENT when there is no such race. */

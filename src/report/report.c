@@ -149,7 +149,8 @@ void cb_report_ceil_line(const struct cb_report *r, char *buf, size_t len)
 
 double cb_report_budget_cycles(const struct cb_report *r, double gbps)
 {
-    return r->core_ghz > 0 ? cb_budget_ns(gbps, CB_MIN_FRAME) * r->core_ghz : NAN;
+    unsigned frame = r->budget.frame ? r->budget.frame : CB_MIN_FRAME;
+    return r->core_ghz > 0 ? cb_budget_ns(gbps, frame) * r->core_ghz : NAN;
 }
 
 const char *cb_report_budget_clock_what(const struct cb_report *r)
@@ -171,37 +172,45 @@ void cb_report_set_clock(struct cb_report *r, double ghz)
     r->clock_given = 1;
 }
 
-double cb_report_budget_share(const struct cb_report *r, const struct cb_report_case *c,
-                              double gbps, unsigned frame)
+void cb_report_default_budget(struct cb_budget *b)
 {
-    if (!c->measured || !(gbps > 0))
-        return NAN;
-    double ns = cb_budget_ns(gbps, frame);
-    if (is_simulated(r))
-        return r->core_ghz > 0 ? c->cyc.median / (ns * r->core_ghz) : NAN;
-    return c->ns_per_op / ns;
+    char err[128];
+    cb_budget_parse("10G", CB_MIN_FRAME, b, err, sizeof err);
 }
 
-double cb_report_shown_share(const struct cb_report *r, const struct cb_report_case *c,
-                             const struct cb_budget *b, int *per_frame)
+void cb_report_case_charge(const struct cb_report_case *c, unsigned frame, struct cb_charge *ch)
 {
-    *per_frame = 0;
+    cb_budget_charge(c->info.probe, c->info.unit, c->info.size, frame, ch);
+}
+
+double cb_report_share(const struct cb_report *r, const struct cb_report_case *c,
+                       const struct cb_budget *b)
+{
     if (!c->measured)
         return NAN;
-    double bytes = (double)c->info.bytes_per_op;
-    int big = bytes > CB_REPORT_FRAME_BYTES && strcmp(c->info.unit, "B") == 0;
-    double scale = big ? CB_REPORT_FRAME_BYTES / bytes : 1.0;
-    *per_frame = big;
-    if (b->cycles > 0)
-        return c->cyc.median * scale / b->cycles;
-    if (big) {
-        /* The time of 1500 of the case's bytes against a 1500-byte frame's. */
-        struct cb_report_case k = *c;
-        k.ns_per_op *= scale;
-        k.cyc.median *= scale;
-        return cb_report_budget_share(r, &k, b->gbps, CB_REPORT_FRAME_BYTES);
-    }
-    return cb_report_budget_share(r, c, b->gbps, b->frame);
+    struct cb_charge ch;
+    cb_report_case_charge(c, b->frame ? b->frame : CB_MIN_FRAME, &ch);
+    double cyc = cb_report_context_cycles(r, c);
+    /* Shares are from time (ns per op), so they do not move with a clock
+     * estimate; a kernel-context charge scales the time as it scales the
+     * cycles.  Simulated cycles have no time: at r->core_ghz, NAN without. */
+    double ns = is_simulated(r) ? (r->core_ghz > 0 ? cyc / r->core_ghz : NAN)
+                                : c->ns_per_op * (c->cyc.median > 0 ? cyc / c->cyc.median : 1.0);
+    return cb_budget_share(b, &ch, ns, cyc);
+}
+
+double cb_report_case_budget_cycles(const struct cb_report *r, const struct cb_report_case *c,
+                                    double gbps)
+{
+    struct cb_charge ch;
+    cb_report_case_charge(c, r->budget.frame ? r->budget.frame : CB_MIN_FRAME, &ch);
+    return r->core_ghz > 0 ? cb_budget_charge_ns(&ch, gbps) * r->core_ghz : NAN;
+}
+
+double cb_report_share_at(const struct cb_report *r, const struct cb_report_case *c, double gbps)
+{
+    struct cb_budget b = {.gbps = gbps, .frame = r->budget.frame ? r->budget.frame : CB_MIN_FRAME};
+    return cb_report_share(r, c, &b);
 }
 
 const char *cb_report_shared_what(const struct cb_run_info *u)
@@ -459,6 +468,7 @@ int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
 {
     memset(r, 0, sizeof *r);
     r->fpu_batch = CB_FPU_BATCH_DEFAULT;
+    cb_report_default_budget(&r->budget);
     int rc = cb_store_run_get(st, run_id, &r->run);
     if (rc < 0)
         return rc;

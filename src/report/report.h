@@ -76,6 +76,13 @@ struct cb_report {
      * amortised over (kernel.c); CB_FPU_BATCH_DEFAULT unless report
      * --fpu-batch set it. */
     int fpu_batch;
+    /* What every output charges a case against (budget.h, the one rule),
+     * and where it runs: in kernel context a SIMD case costs its in-kernel
+     * figure, at first use (kernel_batch 0) or amortised over kernel_batch
+     * calls.  cb_report_load sets 10G/64B, user space. */
+    struct cb_budget budget;
+    enum cb_context context;
+    int kernel_batch;
     /* An in-kernel run's side-by-side with its user-space models
      * (inkernel.c); NULL for a user-space run. */
     struct cb_inkernel *ik;
@@ -126,6 +133,12 @@ void cb_report_case_ceilings(struct cb_report_case *c, const struct cb_ceilings 
 /* "% of the L1 load ceiling" and the like, for a text or page legend:
  * what the case's share is of (load, or store for the storing families). */
 double cb_report_ceil_share(const struct cb_report_case *c);
+/* Why c reads above its ceiling (ceil_over.c), in buf; NULL when it does
+ * not (at most 100%, or no ceiling).  Every output flags such a case with
+ * it: text ('!' and a line under the group), HTML (the cell's title),
+ * CSV (ceiling_over), JSON (ceiling.over). */
+const char *cb_report_ceil_over(const struct cb_report *r, const struct cb_report_case *c, char *buf,
+                                size_t len);
 /* One line on the calibration: "calibration 3 (reused, measured 2026-...):
  * L1 load 110.2 B/tick ..." or "none stored with this run". */
 void cb_report_ceil_line(const struct cb_report *r, char *buf, size_t len);
@@ -141,32 +154,38 @@ const char *cb_report_cycles_what(const struct cb_report *r);
 const char *cb_report_counter(const struct cb_run_info *u);
 /* "CNTVCT time" or "TSC time": what a run ranked by time ranks on. */
 const char *cb_report_time_what(const struct cb_report *r);
-/* Cycles per packet of a 64-byte frame at gbps on this run's core clock
- * (r->core_ghz); NAN where the report has no clock (simulated cycles
- * without --ghz). */
+/* Cycles per packet of the chosen frame (r->budget) at gbps on this run's
+ * core clock (r->core_ghz); NAN where the report has no clock (simulated
+ * cycles without --ghz). */
 double cb_report_budget_cycles(const struct cb_report *r, double gbps);
 /* What r->core_ghz is, for the label of a budget in cycles: "the run's
  * estimated core clock", "given with --ghz", ... */
 const char *cb_report_budget_clock_what(const struct cb_report *r);
 /* Convert budgets at ghz, given by the user (--ghz), instead of the run's. */
 void cb_report_set_clock(struct cb_report *r, double ghz);
-/* A case's share of the per-packet budget of a frame-byte frame at gbps:
- * its ns per op over the packet's ns (TSC time: no clock needed, so the
- * share does not move with a clock estimate).  Simulated cycles, which have
- * no time, are shared against the budget in cycles at r->core_ghz: NAN
- * without a clock.  NAN for a case not measured. */
-double cb_report_budget_share(const struct cb_report *r, const struct cb_report_case *c,
-                              double gbps, unsigned frame);
-/* Cases larger than one of these (bytes per op) are shown against the
- * budget per 1500-byte frame, not per minimum packet: a 16 MiB memset was
- * 794,684% of a 64-byte packet's time, a figure no one can read. */
-#define CB_REPORT_FRAME_BYTES 1500
-/* The share a table shows against budget b: cb_report_budget_share, or for
- * a byte-oriented case over CB_REPORT_FRAME_BYTES, the time of 1500 of its
- * bytes over a 1500-byte frame's time (a link budget) or their cycles over
- * the given cycles (*per_frame set to 1).  NAN where there is no share. */
-double cb_report_shown_share(const struct cb_report *r, const struct cb_report_case *c,
-                             const struct cb_budget *b, int *per_frame);
+/* 10G, 64-byte frames: the budget a report is read against unless told. */
+void cb_report_default_budget(struct cb_budget *b);
+/* The frames c is charged to at the chosen frame (budget.h's rule). */
+void cb_report_case_charge(const struct cb_report_case *c, unsigned frame, struct cb_charge *ch);
+/* THE budget share of every output: c's ns per op (its context's cost,
+ * cb_report_context_cycles, as time) over the wire time of the frames it
+ * is charged to at b (TSC time: no clock needed, so the share does not
+ * move with a clock estimate).  Simulated cycles, which have no time, are
+ * shared against the budget in cycles at r->core_ghz: NAN without a clock.
+ * NAN for a case not measured. */
+double cb_report_share(const struct cb_report *r, const struct cb_report_case *c,
+                       const struct cb_budget *b);
+/* The budget in cycles at gbps of the frames c is charged to, at the
+ * report's frame and clock (NAN without a clock): the line a chart draws. */
+double cb_report_case_budget_cycles(const struct cb_report *r, const struct cb_report_case *c,
+                                    double gbps);
+/* The same at another link rate, at r->budget's frame. */
+double cb_report_share_at(const struct cb_report *r, const struct cb_report_case *c, double gbps);
+/* c's cycles per op in r->context: as measured in user space; in the
+ * kernel, a SIMD case's in-kernel cost (first use or batched), NAN for a
+ * case the kernel would not run (a variant whose +kflags build was
+ * measured beside it stands for it) or whose cost there is unknown. */
+double cb_report_context_cycles(const struct cb_report *r, const struct cb_report_case *c);
 /* A case's cycle summary as the tables show it: as measured, or every
  * figure NAN and n 0 for a case that was not, so that no half-filled
  * summary reads as a measurement. */
@@ -266,6 +285,13 @@ int cb_report_case_vector(const struct cb_report_case *c);
  * case or no FPU figures are stored. */
 double cb_report_kernel_first(const struct cb_report *r, const struct cb_report_case *c);
 double cb_report_kernel_batched(const struct cb_report *r, const struct cb_report_case *c);
+/* The case of v (one group) the kernel would run: the lowest
+ * cb_report_context_cycles in r->context (no tie test: the FPU charge is a
+ * model's constant); NULL when none has a cost there. */
+const struct cb_report_case *cb_report_kernel_pick(const struct cb_report *r,
+                                                   const struct cb_report_case *const *v, size_t n);
+/* One line on r->context: what a case costs there and what was charged. */
+void cb_report_context_line(const struct cb_report *r, char *buf, size_t len);
 /* The text section: the charge, each SIMD case's in-kernel cost, the
  * crossovers (user space, kernel first use, kernel batched), and the flags
  * of the +kflags variants. */

@@ -43,17 +43,14 @@ static void num(FILE *out, double v, int width, int prec)
     fprintf(out, " %*s", width, fmt_num(b, sizeof b, v, prec));
 }
 
-/* A share of the budget, % ("f" after it: per 1500-byte frame,
- * cb_report_shown_share), coloured on a terminal. */
+/* A share of the budget, % (cb_report_share: the one rule), coloured on a
+ * terminal. */
 static void share_cell(FILE *out, const struct cb_report *r, const struct cb_report_case *c,
                        const struct cb_text_opts *o, int width)
 {
-    int per_frame;
-    double share = 100.0 * cb_report_shown_share(r, c, o->budget, &per_frame);
+    double share = 100.0 * cb_report_share(r, c, o->budget);
     char b[48];
-    fmt_num(b, sizeof b - 2, share, 1);
-    if (per_frame && !isnan(share))
-        strcat(b, "f");
+    fmt_num(b, sizeof b, share, 1);
     fprintf(out, "%s %*s%s", o->color && !isnan(share) ? (share <= 100.0 ? C_GREEN : C_RED) : "",
             width, b, o->color && !isnan(share) ? C_OFF : "");
 }
@@ -129,10 +126,7 @@ static void budget_line(const struct cb_report *r, const struct cb_text_opts *o,
     else
         n += snprintf(buf + n, len - (size_t)n, "; no share of it for SIMULATED cycles, which have "
                       "no time: give --ghz G to convert at a clock");
-    if (n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "; budget %% = ns/op over ns per packet (for cases over "
-                 "%d bytes, marked f: the time of %d of their bytes over a %d-byte frame's)",
-                 CB_REPORT_FRAME_BYTES, CB_REPORT_FRAME_BYTES, CB_REPORT_FRAME_BYTES);
+    (void)n;
 }
 
 /* Right under a run's first line: its figures time no machine. */
@@ -208,6 +202,10 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
             wrapped(out, "", r->events[e].why);
     budget_line(r, o, line, sizeof line);
     wrapped(out, "budget", line);
+    wrapped(out, "rule", cb_budget_rule(o->budget->frame ? o->budget->frame : CB_MIN_FRAME, line,
+                                        sizeof line));
+    cb_report_context_line(r, line, sizeof line);
+    wrapped(out, "context", line);
 }
 
 /* Cases measured mostly on a busy core cost more for a reason that is not
@@ -233,6 +231,31 @@ static void clock_note(const struct cb_report *r, size_t flagged, FILE *out)
              "both sides of the case agreed on the change ('report --format json' gives each "
              "case's clock); their ns/op stand either way", flagged, r->ncases);
     wrapped(out, "clock:", line);
+}
+
+/* Each case and event some of whose samples were multiplexed (the event
+ * was on a counter only part of the time it was enabled, and its figure
+ * was scaled by enabled/running, as perf stat does): named with the share
+ * of time it was counted, so that a scaled figure is never read as a
+ * counted one.  The row's "scaled" mark says it for cycles alone. */
+static void multiplex_note(const struct cb_report *r, FILE *out)
+{
+    for (size_t i = 0; i < r->ncases; i++)
+        for (size_t e = 0; e < r->nevents; e++) {
+            const struct cb_report_series *s = &r->cases[i].ev[e];
+            if (!s->scaled)
+                continue;
+            double en = 0, run = 0;
+            for (size_t k = 0; k < s->n; k++) {
+                en += (double)s->enabled[k];
+                run += (double)s->running[k];
+            }
+            const struct cb_case_info *g = &r->cases[i].info;
+            fprintf(out, "multiplexed: %s/%s/%" PRIu64 "/%s %s: counted %.1f%% of the time it was "
+                    "enabled (running/enabled over %zu samples); scaled by enabled/running\n",
+                    g->probe, g->variant, g->size, g->mode, r->events[e].part,
+                    en > 0 ? 100 * run / en : 0.0, s->n);
+        }
 }
 
 /* Under a group's rows, the variants tied with its first: a line of its
@@ -275,6 +298,49 @@ static void clock_line(const struct cb_report_case *const *v, size_t n, FILE *ou
     }
     if (col)
         fputc('\n', out);
+}
+
+/* % ceil, with '!' after a figure above its ceiling (cb_report_ceil_over
+ * says why, under the group). */
+static void ceil_cell(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
+{
+    char why[512], b[48];
+    double v = 100 * cb_report_ceil_share(c);
+    if (!cb_report_ceil_over(r, c, why, sizeof why)) {
+        num(out, v, 6, 1);
+        return;
+    }
+    fmt_num(b, sizeof b - 1, v, 1);
+    strcat(b, "!");
+    fprintf(out, " %6s", b);
+}
+
+/* Under a group's rows: each case above its ceiling, and why. */
+static void over_lines(const struct cb_report *r, const struct cb_report_case *const *v, size_t n,
+                       FILE *out)
+{
+    char why[512], line[700];
+    for (size_t k = 0; k < n; k++)
+        if (v[k]->measured && cb_report_ceil_over(r, v[k], why, sizeof why)) {
+            snprintf(line, sizeof line, "%s above its ceiling: %s", v[k]->info.variant, why);
+            wrapped(out, "  !", line);
+        }
+}
+
+/* Under a group's rows in kernel context: the variant the kernel would
+ * run, and its cost there (its budget % above is already that cost's). */
+static void kernel_line(const struct cb_report *r, const struct cb_report_case *const *v, size_t n,
+                        FILE *out)
+{
+    if (r->context != CB_CONTEXT_KERNEL || n == 0)
+        return;
+    const struct cb_report_case *k = cb_report_kernel_pick(r, v, n);
+    char b[48];
+    if (k)
+        fprintf(out, "  > kernel's pick: %s, %s cycles in the kernel\n", k->info.variant,
+                fmt_num(b, sizeof b, cb_report_context_cycles(r, k), 1));
+    else
+        fprintf(out, "  > kernel's pick: none with a known in-kernel cost\n");
 }
 
 /* Under the table: what each column is. */
@@ -352,7 +418,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             num(out, bytes > 0 && c->cyc.median > 0 ? bytes / c->cyc.median : NAN, 7, 2);
             num(out, c->cyc.spread_pct, 8, 1);
             share_cell(out, r, c, o, 8);
-            num(out, 100 * cb_report_ceil_share(c), 6, 1);
+            ceil_cell(out, r, c);
             num(out, c->ns_per_op, 7, 2);
             fprintf(out, " %4zu%s%s\n", c->cyc.n, c->scaled ? " scaled" : "",
                     cb_report_case_shared(c) ? " shared" : "");
@@ -360,12 +426,15 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             shared += (size_t)cb_report_case_shared(c);
         }
         tie_line(v, tied, n, out);
+        over_lines(r, v, n, out);
+        kernel_line(r, v, n, out);
         clock_line(v, n, out);
         i = j;
     }
     free(v);
     free(tied);
     legend(r, out);
+    multiplex_note(r, out);
     if (shared)
         shared_note(r, shared, out);
     cb_report_kernel_text(r, out);
@@ -378,6 +447,24 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
 }
 
 #define SUMMARY_MAX 64
+
+/* In kernel context, the kernel's pick where it is not the best in user
+ * space: the lowest in-kernel cost (cb_report_kernel_pick). */
+static void kernel_pick_cell(const struct cb_report *r, const struct cb_report_case *const *v,
+                             size_t n, const struct cb_report_case *best, FILE *out)
+{
+    if (r->context != CB_CONTEXT_KERNEL)
+        return;
+    const struct cb_report_case *k = cb_report_kernel_pick(r, v, n);
+    char b[48];
+    if (!k)
+        fprintf(out, "  kernel: none known");
+    else if (k != best)
+        fprintf(out, "  kernel: %s (%s)", k->info.variant,
+                fmt_num(b, sizeof b, cb_report_context_cycles(r, k), 1));
+    else
+        fprintf(out, "  kernel: same (%s)", fmt_num(b, sizeof b, cb_report_context_cycles(r, k), 1));
+}
 
 /* The one-screen summary `run` ends with: one line per probe, size and mode,
  * naming the best variant, its cost and budget share, and the runner-up. */
@@ -395,9 +482,17 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
     const struct cb_report_case *v[SUMMARY_MAX];
     budget_line(r, o, line, sizeof line);
     wrapped(out, "budget", line);
+    wrapped(out, "rule", cb_budget_rule(o->budget->frame ? o->budget->frame : CB_MIN_FRAME, line,
+                                        sizeof line));
+    cb_report_context_line(r, line, sizeof line);
+    wrapped(out, "context", line);
     fputc('\n', out);
-    fprintf(out, "%-11s %9s %-5s %-18s %9s %7s %8s  %s\n", "probe", "size", "mode", "best", "cyc/op",
-            "B/cyc", "budget%", "runner-up (cyc/op)");
+    /* The runner-up shows the figure the ranking used: the same one as the
+     * best's ns/op column when ranked by time (issue 41: "177075 tie:
+     * ntdq-avx2 (176821)" read as a tie won by the larger number). */
+    int by_time = cb_rank_by_time(r);
+    fprintf(out, "%-11s %9s %-5s %-18s %9s %8s %7s %8s  %s\n", "probe", "size", "mode", "best",
+            "cyc/op", "ns/op", "B/cyc", "budget%", by_time ? "runner-up (ns/op)" : "runner-up (cyc/op)");
     for (size_t i = 0; i < r->ncases;) {
         size_t j = i, n = 0;
         int bad = 0;
@@ -418,16 +513,18 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
         if (best) {
             double bytes = (double)best->info.bytes_per_op;
             char b[48];
+            double fig2 = second ? (by_time ? second->ns_per_op : second->cyc.median) : NAN;
             fprintf(out, " %-18.18s", best->info.variant);
             num(out, best->cyc.median, 9, 1);
+            num(out, best->ns_per_op, 8, 2);
             num(out, bytes > 0 ? bytes / best->cyc.median : NAN, 7, 2);
             share_cell(out, r, best, o, 8);
             if (first > 1)
                 fprintf(out, "  tie: %s (%s)%s", second->info.variant,
-                        fmt_num(b, sizeof b, second->cyc.median, 1), first > 2 ? " and more" : "");
+                        fmt_num(b, sizeof b, fig2, by_time ? 2 : 1), first > 2 ? " and more" : "");
             else if (second)
-                fprintf(out, "  %s (%s)", second->info.variant,
-                        fmt_num(b, sizeof b, second->cyc.median, 1));
+                fprintf(out, "  %s (%s)", second->info.variant, fmt_num(b, sizeof b, fig2, by_time ? 2 : 1));
+            kernel_pick_cell(r, v, n, best, out);
         } else {
             fprintf(out, " %-18s", "(nothing measured)");
         }

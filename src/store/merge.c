@@ -50,6 +50,7 @@ static const struct table run_tables[] = {
     {"race_cases", M_NONE, RESULTS_OF_RUN, "t.result_id, t.case_id",
      {{"result_id", M_RESULT}, {"case_id", M_CASE}}},
     {"run_plugins", M_NONE, "t.run_id = ?1", "t.id", {{"run_id", M_RUN}}},
+    {"path_results", M_NONE, "t.run_id = ?1", "t.id", {{"run_id", M_RUN}}},
 };
 _Static_assert(sizeof run_tables / sizeof run_tables[0] == CB_MERGE_NRUN_TABLES,
                "merge_internal.h sizes struct cb_merge by the run tables");

@@ -26,7 +26,7 @@ struct cb_idmap {
 };
 
 #define CB_MERGE_MAXCOLS 64
-#define CB_MERGE_NRUN_TABLES 9   /* merge.c's run_tables[] */
+#define CB_MERGE_NRUN_TABLES 10  /* merge.c's run_tables[] */
 
 struct cb_merge_cols {
     char name[CB_MERGE_MAXCOLS][40];

@@ -1,0 +1,261 @@
+#!/bin/bash
+# bench/reliability.sh — the reliability battery of docs/reliability.md,
+# re-run from one script: it prints what was tried, how many, and how many
+# failed, part by part, and exits 1 when any failed.
+#
+#   bench/reliability.sh [FUZZ_SECONDS]        (default 180 s per fuzz target)
+#
+# Run it from a built tree (./cyclebudget).  Parts that need what this
+# machine lacks (root for the loop-mounted ext4, a PostgreSQL server, clang
+# for fuzzing, an older commit to build) say SKIP and why.  Knobs:
+#   KILLS=N      collectors killed per signal (default 50: 150 in all)
+#   WRITERS=N ROUNDS=N   concurrent collectors (default 8 x 4; PostgreSQL x 2)
+#   OLD_COMMIT=REV       the older cyclebudget whose store is upgraded
+#                        (default 42d5dad, schema 11); OLD_BIN=PATH skips the build
+#   SKIP=LIST    parts to leave out: kills,writers,pg,upgrade,badinput,diskfull,
+#                sanitizers,fuzz
+# It is long (the sanitizer and old builds, FUZZ_SECONDS x 5 targets): it is
+# a bench script, not part of make check.
+set -u
+FUZZ_SECONDS=${1:-180}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+CB=${CYCLEBUDGET:-$TOP/cyclebudget}
+KILLS=${KILLS:-50}
+WRITERS=${WRITERS:-8}
+ROUNDS=${ROUNDS:-4}
+OLD_COMMIT=${OLD_COMMIT:-42d5dad}
+SKIP=${SKIP:-}
+W=$(mktemp -d /tmp/cb-reliability.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+export NO_COLOR=1
+unset CB_DB
+TOTAL_TRIED=0 TOTAL_FAILED=0
+q() { sqlite3 -batch -noheader -cmd '.timeout 20000' "$1" "$2"; }
+skip() { case ",$SKIP," in *,"$1",*) return 0 ;; esac; return 1; }
+say() {  # say PART TRIED FAILED WHAT
+    printf '%-11s %6s tried %4s failed  %s\n' "$1" "$2" "$3" "$4"
+    TOTAL_TRIED=$((TOTAL_TRIED + $2))
+    TOTAL_FAILED=$((TOTAL_FAILED + $3))
+}
+skipped() { printf '%-11s SKIP: %s\n' "$1" "$2"; }
+# TAP totals of a test script's log: "PASS FAIL".
+tap_counts() {
+    echo "$(grep -c '^ok ' "$1") $(grep -c '^not ok ' "$1")"
+}
+echo "# cyclebudget reliability battery, $(date -u +%FT%TZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
+echo "# load: $(cut -d' ' -f1-3 /proc/loadavg); fuzz: ${FUZZ_SECONDS} s per target"
+
+# --- kills: SIGKILL, SIGINT, SIGTERM at random moments of a run ---------
+# After each: the store is sound, no run is left 'running' once a writer has
+# opened it, no killed run is counted complete, and every complete run whole.
+part_kills() {
+    local db=$W/kill.db tried=0 failed=0 sig i pid delay
+    "$CB" run -p csum -V ref,adc-1chain -s 64,1500 -m warm --reps 20 --db "$db" -q 2>/dev/null
+    local whole
+    whole=$(q "$db" "select count(*) from cases where run_id = 1")
+    RANDOM=${CB_CRASH_SEED:-$$}
+    for sig in KILL INT TERM; do
+        for i in $(seq 1 "$KILLS"); do
+            "$CB" run -p csum -V ref,adc-1chain -s 64,1500 -m warm --reps 20 --db "$db" -q \
+                --tag "k$sig$i" >/dev/null 2>&1 &
+            pid=$!
+            delay=$((RANDOM % 600))
+            sleep "$(printf '0.%03d' "$delay")"
+            kill -s "$sig" "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+            tried=$((tried + 1))
+            # The next writer reaps what SIGKILL left running.
+            "$CB" run -p csum -V ref -s 64 -m warm --reps 3 --db "$db" -q --tag reaper >/dev/null 2>&1
+            local bad
+            bad=$(q "$db" "select (select count(*) from runs where status = 'running')
+                  + (select count(*) from runs r where r.status = 'complete' and r.tag like 'k%'
+                     and (select count(*) from cases c where c.run_id = r.id) <> $whole)")
+            if [ "$(q "$db" "pragma quick_check")" != ok ] || [ "$bad" != 0 ]; then
+                failed=$((failed + 1))
+                echo "#   kill -$sig after 0.$delay s left the store unsound or a run wrong"
+            fi
+        done
+    done
+    say kills "$tried" "$failed" "collectors killed (SIGKILL, SIGINT, SIGTERM x $KILLS): store sound, none left running, no killed run complete"
+}
+
+# --- concurrent writers ---------------------------------------------------
+writers_on() {  # writers_on DB-OR-URL ROUNDS: "tried failed locked"
+    local db=$1 rounds=$2 r j failed=0 locked=0 tried=0
+    for r in $(seq 1 "$rounds"); do
+        for j in $(seq 1 "$WRITERS"); do
+            "$CB" run -p csum -V ref -s 64,1500 -m warm --reps 10 --db "$db" -q --tag "w$r" \
+                --cpu $((j % $(nproc))) >"$W/w$j.out" 2>"$W/w$j.err" &
+        done
+        # Readers meanwhile: a report must see complete runs only.
+        for j in $(seq 1 10); do "$CB" report w$r --db "$db" >/dev/null 2>&1; done
+        wait
+        for j in $(seq 1 "$WRITERS"); do
+            tried=$((tried + 1))
+            grep -q "database is locked" "$W/w$j.err" && locked=$((locked + 1))
+            [ -s "$W/w$j.err" ] && grep -qv "pinned to CPU" "$W/w$j.err" && failed=$((failed + 1))
+        done
+    done
+    echo "$tried $failed $locked"
+}
+part_writers() {
+    local db=$W/conc.db res n
+    res=$(writers_on "$db" "$ROUNDS")
+    set -- $res
+    n=$(q "$db" "select count(*) from runs where status = 'complete'")
+    local lost=$(($1 - n))
+    say writers "$1" "$(($2 + lost))" "SQLite collectors, $WRITERS at once x $ROUNDS rounds: $n runs complete, $3 'database is locked', $lost lost"
+}
+part_pg() {
+    # shellcheck disable=SC1091
+    . "$TOP/tests/pg.sh"
+    if ! cb_pg_start; then
+        skipped pg "${CB_PG_WHY:-no PostgreSQL server to start}"
+        return
+    fi
+    local res
+    res=$(writers_on "$CB_PG_URL" 2)
+    set -- $res
+    local n
+    n=$(psql -Atq "$CB_PG_URL" -c "select count(*) from runs where status = 'complete'" 2>/dev/null || echo 0)
+    local lost=$(($1 - n))
+    say pg "$1" "$(($2 + lost))" "PostgreSQL collectors, $WRITERS at once x 2 rounds: $n complete, $3 locked, $lost lost"
+    cb_pg_stop
+}
+
+# --- the upgrade from an older schema ----------------------------------
+# An older binary records runs; this one opens the store (migrating it) and
+# every run, case, sample count and UUID must be as the old one left them;
+# the old binary must then refuse the new store without touching it.
+part_upgrade() {
+    local old=${OLD_BIN:-}
+    if [ -z "$old" ]; then
+        if ! git -C "$TOP" rev-parse -q --verify "$OLD_COMMIT^{commit}" >/dev/null; then
+            skipped upgrade "no commit $OLD_COMMIT in this tree (OLD_BIN=PATH to give a binary)"
+            return
+        fi
+        git -C "$TOP" worktree add -q --detach "$W/old" "$OLD_COMMIT" 2>/dev/null &&
+        (cd "$W/old" && autoreconf -fi >/dev/null 2>&1 && ./configure -q >/dev/null 2>&1 &&
+         nice make -j2 cyclebudget >/dev/null 2>&1) || {
+            skipped upgrade "cannot build $OLD_COMMIT"
+            git -C "$TOP" worktree remove --force "$W/old" 2>/dev/null
+            return
+        }
+        old=$W/old/cyclebudget
+    fi
+    local db=$W/up.db i
+    for i in 1 2 3; do
+        CB_FAKE_CLOCK=seed=$i,noise=0.01 "$old" run -p csum -V ref,adc-1chain -s 64,1500 -m warm \
+            --reps 10 --db "$db" -q --tag "old$i" >/dev/null 2>&1
+    done
+    local sel="select r.id, r.uuid, r.tag, r.status, count(distinct c.id), count(s.rowid),
+               group_concat(distinct c.variant) from runs r left join cases c on c.run_id = r.id
+               left join samples s on s.case_id = c.id group by r.id order by r.id"
+    local before v0 failed=0
+    v0=$(q "$db" "pragma user_version")
+    before=$(q "$db" "$sel" 2>/dev/null | md5sum)
+    "$CB" report --db "$db" >/dev/null 2>&1 || failed=$((failed + 1))
+    [ "$(q "$db" "$sel" 2>/dev/null | md5sum)" = "$before" ] || failed=$((failed + 1))
+    [ "$(q "$db" "pragma quick_check")" = ok ] || failed=$((failed + 1))
+    local h
+    h=$(md5sum <"$db")
+    "$old" report --db "$db" >/dev/null 2>&1 && failed=$((failed + 1))   # must refuse it
+    [ "$(md5sum <"$db")" = "$h" ] || failed=$((failed + 1))
+    say upgrade 5 "$failed" "a schema-$v0 store ($OLD_COMMIT, 3 runs) to schema $(q "$db" "pragma user_version"): rows the same, sound, the old binary refuses it untouched"
+    [ -d "$W/old" ] && git -C "$TOP" worktree remove --force "$W/old" 2>/dev/null
+}
+
+# --- bad input: every command through bad values and unusable files ------
+part_badinput() {
+    local t pass fail tried=0 failed=0
+    for t in badinput faults outputs children; do
+        (cd "$TOP" && CYCLEBUDGET=$CB TOP_SRCDIR=$TOP bash "tests/$t.test") >"$W/$t.tap" 2>&1
+        set -- $(tap_counts "$W/$t.tap")
+        tried=$((tried + $1 + $2))
+        failed=$((failed + $2))
+    done
+    say badinput "$tried" "$failed" "checks of bad options, values, --db files and -o outputs (badinput, faults, outputs, children .test)"
+}
+
+# --- disk full: a loop-mounted ext4 of 1 KiB blocks ----------------------
+part_diskfull() {
+    (cd "$TOP" && CYCLEBUDGET=$CB TOP_SRCDIR=$TOP bash tests/diskfull.test) >"$W/df.tap" 2>&1
+    if grep -q '^1\.\.0 # SKIP' "$W/df.tap"; then
+        skipped diskfull "$(sed -n 's/^1\.\.0 # SKIP //p' "$W/df.tap")"
+        return
+    fi
+    set -- $(tap_counts "$W/df.tap")
+    say diskfull "$(($1 + $2))" "$2" "checks on a nearly full ext4 (4 KiB and 1 KiB blocks, 8-160 KiB free, every command, a fresh store)"
+}
+
+# --- sanitizers: a separate ASan + UBSan build, the same tests ----------
+part_sanitizers() {
+    local b=$W/san
+    mkdir -p "$b"
+    if ! (cd "$b" && "$TOP/configure" -q --enable-sanitizers >/dev/null 2>&1 &&
+          nice make -j2 cyclebudget >/dev/null 2>&1); then
+        # An in-tree build cannot also be built out of tree: copy the sources.
+        rm -rf "$b"
+        git -C "$TOP" worktree add -q --detach "$b" HEAD 2>/dev/null &&
+        (cd "$b" && autoreconf -fi >/dev/null 2>&1 && ./configure -q --enable-sanitizers \
+            >/dev/null 2>&1 && nice make -j2 cyclebudget >/dev/null 2>&1) || {
+            skipped sanitizers "cannot build with --enable-sanitizers"
+            return
+        }
+    fi
+    local tried=0 failed=0 t
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    for t in faults outputs children; do
+        (cd "$TOP" && CYCLEBUDGET=$b/cyclebudget TOP_SRCDIR=$TOP bash "tests/$t.test") >"$W/san-$t.tap" 2>&1
+        set -- $(tap_counts "$W/san-$t.tap")
+        tried=$((tried + $1 + $2))
+        failed=$((failed + $2))
+        grep -q "ERROR: AddressSanitizer\|runtime error:" "$W/san-$t.tap" && failed=$((failed + 1))
+    done
+    say sanitizers "$tried" "$failed" "checks with every command under ASan+UBSan (faults, outputs, children .test)"
+    git -C "$TOP" worktree remove --force "$b" 2>/dev/null
+}
+
+# --- fuzzing: each libFuzzer target for FUZZ_SECONDS --------------------
+part_fuzz() {
+    local b=$W/fuzz
+    if ! command -v clang >/dev/null; then
+        skipped fuzz "no clang (apt-get install clang)"
+        return
+    fi
+    git -C "$TOP" worktree add -q --detach "$b" HEAD 2>/dev/null &&
+    (cd "$b" && autoreconf -fi >/dev/null 2>&1 && ./configure -q CC=clang --enable-fuzzing \
+        >/dev/null 2>&1 && nice make -j2 >/dev/null 2>&1) || {
+        skipped fuzz "cannot build with CC=clang --enable-fuzzing"
+        return
+    }
+    local tried=0 failed=0 runs=0 t n
+    for t in "$b"/fuzz/fuzz_*; do
+        [ -x "$t" ] && [ "${t%.*}" = "$t" ] || continue
+        local name
+        name=$(basename "$t")
+        mkdir -p "$W/corpus-$name"
+        (cd "$W" && nice "$t" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 \
+            "$W/corpus-$name" "$b/fuzz/corpus/${name#fuzz_}" >"$W/$name.log" 2>&1)
+        local rc=$?
+        tried=$((tried + 1))
+        if [ $rc -ne 0 ] || grep -q "ERROR: libFuzzer\|SUMMARY: " "$W/$name.log"; then
+            failed=$((failed + 1))
+            echo "#   $name: $(grep -m1 'ERROR\|SUMMARY' "$W/$name.log")"
+        fi
+        n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$W/$name.log" | tail -1)
+        runs=$((runs + ${n:-0}))
+    done
+    say fuzz "$tried" "$failed" "libFuzzer targets x $FUZZ_SECONDS s: $runs executions in all"
+    git -C "$TOP" worktree remove --force "$b" 2>/dev/null
+}
+
+for p in kills writers pg upgrade badinput diskfull sanitizers fuzz; do
+    if skip "$p"; then
+        skipped "$p" "left out (SKIP)"
+    else
+        "part_$p"
+    fi
+done
+echo "# total: $TOTAL_TRIED tried, $TOTAL_FAILED failed"
+[ "$TOTAL_FAILED" -eq 0 ]

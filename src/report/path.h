@@ -1,0 +1,87 @@
+/* path.h — one packet's path composed from measured cases (issue 41).
+ *
+ * Seed 001 (the 2016 TXDP thread) accounts for a 64-byte packet's 201
+ * cycles step by step: the RX descriptor, the skb alloc from the slab,
+ * the skb head clear, the checksum, the copy to user, the free.  A path is
+ * that list as a file (docs/budget.md; rx and fwd ship in reports/paths/,
+ * compiled in): each step names a family, the variants it may take (the
+ * best of them, or one by name, a plugin's too), a size (a number, or S:
+ * the packet's bytes) and a mode.  Composing it against a run takes each
+ * step's case, sums the costs with their uncertainty, and sets the total
+ * beside the budget of the frames one packet of S bytes is charged to
+ * (budget.h's rule), at 10, 25, 40 and 100G. */
+#ifndef CB_PATH_H
+#define CB_PATH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report.h"
+#include "strbuf.h"
+
+#define CB_PATH_MAX_STEPS 16
+#define CB_PATH_NLINKS 4      /* 10, 25, 40, 100G */
+
+struct cb_path_step {
+    char label[32], family[32], variants[128], mode[8];
+    uint64_t size;            /* 0: the packet's size S */
+    double count;             /* times per packet (default 1) */
+};
+
+struct cb_path {
+    char name[64], title[160];
+    struct cb_path_step steps[CB_PATH_MAX_STEPS];
+    size_t nsteps;
+};
+
+/* A path file's text, or a shipped path by name ("rx", "fwd") when spec is
+ * not a readable file.  0, or -EINVAL / -ENOENT with what was wrong (the
+ * file, line and field) in err. */
+int cb_path_parse(const char *text, const char *where, struct cb_path *p, struct cb_sb *err);
+int cb_path_load(const char *spec, struct cb_path *p, struct cb_sb *err);
+/* The names of the shipped paths, NULL-terminated. */
+extern const char *const cb_path_shipped[];
+
+struct cb_path_part {
+    const struct cb_path_step *step;
+    const struct cb_report_case *c;   /* NULL: not measured in the run */
+    uint64_t size;
+    double cyc, lo, hi;       /* cycles per packet (count included) and the median's 95% CI */
+    double ns;                /* its time per packet */
+};
+
+struct cb_path_result {
+    struct cb_path_part parts[CB_PATH_MAX_STEPS];
+    size_t nparts, missing;
+    uint64_t size;
+    struct cb_charge charge;  /* the frames one packet of size bytes is charged to */
+    double cyc, lo, hi, ns;   /* the sum; interval: half-widths added in quadrature */
+};
+
+/* Compose p for packets of size bytes from r's cases, in r->context (a
+ * step's best variant there: the rank's first in user space, the kernel's
+ * pick in the kernel).  Never fails: steps not measured are counted in
+ * missing and left out of the sum. */
+void cb_path_compose(const struct cb_report *r, const struct cb_path *p, uint64_t size,
+                     struct cb_path_result *res);
+/* The budget of res's frames at gbps in cycles at r's clock (NAN without). */
+double cb_path_budget_cycles(const struct cb_report *r, const struct cb_path_result *res, double gbps);
+extern const double cb_path_links[CB_PATH_NLINKS];
+
+/* The text: a row per step (case, variant, cycles, interval, share of the
+ * budget b), the total, and per link rate the budget, the headroom and the
+ * steps that break it. */
+void cb_path_text(const struct cb_report *r, const struct cb_path *p, const struct cb_path_result *res,
+                  const struct cb_budget *b, FILE *out);
+/* Keep res with r's run (path_results: a later composition of the same
+ * path, size and context replaces it).  0, -EBUSY, or -EIO. */
+int cb_path_store(struct cb_store *st, const struct cb_report *r, const struct cb_path *p,
+                  const struct cb_path_result *res);
+/* Each complete run's stored result of path at size in ctx, oldest first:
+ * how many (0: none, said), or -EIO. */
+int cb_path_history(struct cb_store *st, const char *path, uint64_t size, enum cb_context ctx, FILE *out);
+/* The HTML report's section: each shipped path at 1500 bytes as a stacked
+ * bar, a segment per step, with the budget at 10, 25, 40 and 100G. */
+void cb_path_html_view(FILE *out, const struct cb_report *r);
+
+#endif
