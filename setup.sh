@@ -23,9 +23,22 @@ if [ -n "$missing" ]; then
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
 
-[ -x configure ] || autoreconf -fi >/dev/null
-[ -f Makefile ] || ./configure ${CONFIGURE_FLAGS:-} >/dev/null
-make -j"$(nproc)" >/dev/null
+# Quiet but for errors: autoreconf's "installing ..." lines, configure's
+# checks and make's progress go to a log, shown only when the step fails.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+quiet() {  # quiet STEP COMMAND...: run it, its output shown only if it fails
+    local step=$1
+    shift
+    "$@" >"$log" 2>&1 && return 0
+    local rc=$?
+    tail -40 "$log" >&2
+    echo "setup: $step failed (exit $rc); the lines above are the end of its output" >&2
+    exit "$rc"
+}
+[ -x configure ] || quiet autoreconf autoreconf -fi
+[ -f Makefile ] || quiet configure ./configure ${CONFIGURE_FLAGS:-}
+quiet make make -j"$(nproc)"
 
 # Tally the TAP points of every test log: "N passed, N failed".
 summary() {

@@ -51,10 +51,10 @@ for i in $(seq 1 "$N"); do
     done
     first=$(cd "$R" && git rev-list --max-parents=0 HEAD)
     (cd "$R" && git show "$first:plugin.c") >"$T/good.c"
-    $cc -O2 -shared -fPIC -I"$top/include" -o "$T/good.so" "$T/good.c" || exit 2
+    $cc -O2 -shared -fPIC -I"$top/include" -I"$top/bench" -o "$T/good.so" "$T/good.c" || exit 2
     cat >"$T/check.sh" <<EOS
 #!/bin/sh
-$cc -O2 -shared -fPIC -I"$top/include" -o "$T/head.so" plugin.c || exit 125
+$cc -O2 -shared -fPIC -I"$top/include" -I"$top/bench" -o "$T/head.so" plugin.c || exit 125
 exec "$CB" bisect-check --plugin "$T/head.so" --against-plugin "$T/good.so" -s 1500 --mode warm -q --db "$T/b$i.db"
 EOS
     chmod +x "$T/check.sh"

@@ -43,20 +43,21 @@ rec() {  # rec DB
     # shellcheck disable=SC2086
     "$CB" run $ARGS --db "$1" -q >/dev/null 2>>"$W/err" || { echo "winners: run failed:" >&2; tail -3 "$W/err" >&2; exit 2; }
 }
-alone=0 shared=0 flips=""
-for i in $(seq 1 "$PAIRS"); do
-    rec "$W/a$i.db" && claims "$W/a$i.db" >"$W/x"
-    rec "$W/b$i.db" && claims "$W/b$i.db" >"$W/y"
-    if cmp -s "$W/x" "$W/y"; then alone=$((alone + 1)); else flips="$flips$(diff "$W/x" "$W/y" | grep '^[<>]' | head -4 | sed 's/^/    alone pair '"$i"': /')
-"; fi
-done
+flips=""
+# same KIND I DB1 DB2: a run into each store, then 0 when both claim the
+# same; the differing claims are kept for the report.
+same() {
+    rec "$3" && claims "$3" >"$W/x"
+    rec "$4" && claims "$4" >"$W/y"
+    cmp -s "$W/x" "$W/y" && return 0
+    flips="$flips$(diff "$W/x" "$W/y" | grep '^[<>]' | head -4 | sed "s/^/    $1 pair $2: /")
+"
+    return 1
+}
+alone=0 shared=0
+for i in $(seq 1 "$PAIRS"); do same alone "$i" "$W/a$i.db" "$W/b$i.db" && alone=$((alone + 1)); done
 for k in $(seq 1 "$SEED"); do rec "$W/s.db"; done
-for i in $(seq 1 "$PAIRS"); do
-    rec "$W/s.db" && claims "$W/s.db" >"$W/x"
-    rec "$W/s.db" && claims "$W/s.db" >"$W/y"
-    if cmp -s "$W/x" "$W/y"; then shared=$((shared + 1)); else flips="$flips$(diff "$W/x" "$W/y" | grep '^[<>]' | head -4 | sed 's/^/    shared pair '"$i"': /')
-"; fi
-done
+for i in $(seq 1 "$PAIRS"); do same shared "$i" "$W/s.db" "$W/s.db" && shared=$((shared + 1)); done
 echo "winners.sh: run $ARGS, $PAIRS pairs each; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%s' "$flips"
 echo "alone (claims within one run): $alone/$PAIRS pairs named the same winners and ties"

@@ -512,4 +512,5 @@ const struct cb_probe cb_probe_copy = {
     .verify = copy_verify,
     .teardown = cb_copy_teardown,
     .suite_sizes = copy_suite_sizes,
+    .call = CB_CALL_COPY,
 };

@@ -293,4 +293,5 @@ const struct cb_probe cb_probe_csum_copy = {
     .verify = csum_copy_verify,
     .teardown = cb_copy_teardown,
     .suite_sizes = csum_copy_suite_sizes,
+    .call = CB_CALL_COPY_SUM,
 };

@@ -439,4 +439,5 @@ const struct cb_probe cb_probe_memset = {
     .verify = memset_verify,
     .teardown = memset_teardown,
     .suite_sizes = memset_suite_sizes,
+    .call = CB_CALL_FILL,
 };

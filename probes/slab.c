@@ -9,37 +9,12 @@
 #include <string.h>
 
 #include "kflags.h"
+#include "slab_internal.h"
 #include "slab_remote.h"
 #include "workset.h"
 
-enum slab_kind { K_SINGLE, K_SLOWPATH, K_BULK, K_MALLOC, K_CLEAR, K_REMOTE, K_SINGLE_KF };
-
-struct slab_params {
-    enum slab_kind kind;
-    unsigned batch;   /* bulk size */
-    unsigned clear;   /* bytes zeroed per alloc (alloc-clear), before clamping */
-};
-
-#define MAX_BULK 250u
-/* The slow-path row allocates this many slabs' worth before freeing. */
-#define SLOW_SLABS 3u
-
-struct slab_state {
-    const struct slab_params *par;
-    struct cb_slub_cache cache;
-    size_t size;
-    size_t clear;       /* clamped */
-    void **ptrs;        /* scratch for one batch (warm mode) */
-    unsigned *perm;     /* slow path: free order, a permutation of 0..slow_n-1 */
-    size_t slow_n;
-    void **ring;        /* cold mode: the live window */
-    size_t window;
-    size_t pos;
-    uint64_t acc;
-};
-
 /* xorshift64*: setup-time shuffles only. */
-static uint64_t rnd(uint64_t *s)
+uint64_t cb_slab_rnd(uint64_t *s)
 {
     uint64_t x = *s;
     x ^= x >> 12;
@@ -214,7 +189,7 @@ static void run_cold(struct slab_state *st, uint64_t iters)
     st->pos = pos;
 }
 
-static void run_state(struct slab_state *st, uint64_t iters)
+void cb_slab_run_state(struct slab_state *st, uint64_t iters)
 {
     if (st->ring)
         run_cold(st, iters);
@@ -224,7 +199,7 @@ static void run_state(struct slab_state *st, uint64_t iters)
 
 /* ---- setup / teardown ----------------------------------------------------- */
 
-static void state_free(struct slab_state *st)
+void cb_slab_state_free(struct slab_state *st)
 {
     if (st->ring) {
         if (st->par->kind == K_MALLOC)
@@ -240,8 +215,8 @@ static void state_free(struct slab_state *st)
 }
 
 /* window 0: warm mode; else cold mode with that many live objects. */
-static int state_init(struct slab_state *st, const struct slab_params *par, size_t size,
-                      size_t window, unsigned slub_flags)
+int cb_slab_state_init(struct slab_state *st, const struct slab_params *par, size_t size,
+                        size_t window, unsigned slub_flags)
 {
     memset(st, 0, sizeof *st);
     st->par = par;
@@ -264,7 +239,7 @@ static int state_init(struct slab_state *st, const struct slab_params *par, size
     for (size_t i = 0; i < st->slow_n; i++)
         st->perm[i] = (unsigned)i;
     for (size_t i = st->slow_n; i > 1; i--) {
-        size_t j = rnd(&seed) % i;
+        size_t j = cb_slab_rnd(&seed) % i;
         unsigned t = st->perm[i - 1];
         st->perm[i - 1] = st->perm[j];
         st->perm[j] = t;
@@ -302,7 +277,7 @@ static int state_init(struct slab_state *st, const struct slab_params *par, size
          * instead of walking them in allocation order, which the hardware
          * prefetchers would follow. */
         for (size_t i = window; i > 1; i--) {
-            size_t j = rnd(&seed) % i;
+            size_t j = cb_slab_rnd(&seed) % i;
             void *t = st->ring[i - 1];
             st->ring[i - 1] = st->ring[j];
             st->ring[j] = t;
@@ -310,7 +285,7 @@ static int state_init(struct slab_state *st, const struct slab_params *par, size
     }
     return 0;
 nomem:
-    state_free(st);
+    cb_slab_state_free(st);
     return -ENOMEM;
 }
 
@@ -341,7 +316,7 @@ static int slab_setup(struct cb_case *c)
         if (window < 2)
             window = 2;
     }
-    int rc = state_init(st, par, c->size, window, 0);
+    int rc = cb_slab_state_init(st, par, c->size, window, 0);
     if (rc) {
         free(st);
         return rc;
@@ -358,7 +333,7 @@ static void slab_run(struct cb_case *c, uint64_t iters)
         return;
     }
     struct slab_state *st = c->priv;
-    run_state(st, iters);
+    cb_slab_run_state(st, iters);
     c->sink += st->acc;
 }
 
@@ -370,7 +345,7 @@ static void slab_teardown(struct cb_case *c)
     }
     struct slab_state *st = c->priv;
     if (st) {
-        state_free(st);
+        cb_slab_state_free(st);
         free(st);
     }
     c->priv = NULL;
@@ -398,244 +373,6 @@ size_t cb_slab_clear_bytes(const struct cb_variant *v, size_t size)
     if (par->kind != K_CLEAR)
         return 0;
     return par->clear < size ? par->clear : size;
-}
-
-/* ---- verification ---------------------------------------------------------- */
-
-static int ptr_cmp(const void *a, const void *b)
-{
-    uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
-    return x < y ? -1 : x > y;
-}
-
-struct objid {
-    unsigned serial, index;
-};
-
-static int id_cmp(const void *a, const void *b)
-{
-    const struct objid *x = a, *y = b;
-    if (x->serial != y->serial)
-        return x->serial < y->serial ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
-#define VFAIL(...)                                                      \
-    do {                                                                \
-        snprintf(out->detail, sizeof out->detail, __VA_ARGS__);         \
-        goto done;                                                      \
-    } while (0)
-
-/* malloc: objects of a live window are distinct, do not overlap, and hold
- * what was written over their whole size. */
-static int verify_malloc(const struct slab_params *par, size_t size, struct cb_verdict *out)
-{
-    struct slab_state st;
-    const size_t w = 97;
-    int rc = state_init(&st, par, size, w, 0);
-    if (rc)
-        return rc;
-    run_state(&st, 3 * w + 5);
-    void **sorted = malloc(w * sizeof *sorted);
-    if (!sorted) {
-        state_free(&st);
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < w; i++)
-        memset(st.ring[i], (int)(i * 7 + 1), size);
-    for (size_t i = 0; i < w; i++) {
-        const unsigned char *p = st.ring[i];
-        for (size_t b = 0; b < size; b++)
-            if (p[b] != (unsigned char)(i * 7 + 1))
-                VFAIL("malloc size %zu: object %zu byte %zu overwritten", size, i, b);
-        out->checked++;
-    }
-    memcpy(sorted, st.ring, w * sizeof *sorted);
-    qsort(sorted, w, sizeof *sorted, ptr_cmp);
-    for (size_t i = 1; i < w; i++)
-        if ((uintptr_t)sorted[i] - (uintptr_t)sorted[i - 1] < size)
-            VFAIL("malloc size %zu: objects %p and %p overlap", size, sorted[i - 1], sorted[i]);
-    rc = 1;
-done:
-    free(sorted);
-    state_free(&st);
-    return rc == 1 ? 0 : 1;
-}
-
-/* Single calls and bulk calls of batch b, same sequence, same state. */
-static int verify_bulk_state(unsigned b, size_t size, struct cb_verdict *out)
-{
-    struct cb_slub_cache cs, cb;
-    struct cb_slub_report rs, rb;
-    int bad = 1;
-    if (cb_slub_create(&cs, size, CB_SLUB_DEBUG) || cb_slub_create(&cb, size, CB_SLUB_DEBUG))
-        return -ENOMEM;
-    size_t n = 3 * cs.objects + 5;
-    void **ps = calloc(n, sizeof *ps), **pb = calloc(n, sizeof *pb), **tmp = calloc(n, sizeof *tmp);
-    struct objid *is = calloc(n, sizeof *is), *ib = calloc(n, sizeof *ib);
-    size_t *order = calloc(n, sizeof *order);
-    if (!ps || !pb || !tmp || !is || !ib || !order) {
-        bad = -ENOMEM;
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++)
-        ps[i] = cb_slub_alloc(&cs);
-    for (size_t i = 0; i < n; i += b)
-        cb_slub_alloc_bulk(&cb, n - i < b ? n - i : b, pb + i);
-    for (size_t i = 0; i < n; i++) {
-        cb_slub_locate(&cs, ps[i], &is[i].serial, &is[i].index);
-        cb_slub_locate(&cb, pb[i], &ib[i].serial, &ib[i].index);
-        if (is[i].serial != ib[i].serial || is[i].index != ib[i].index)
-            VFAIL("bulk-%u size %zu: allocation %zu is slab %u object %u, single gave %u/%u", b,
-                  size, i, ib[i].serial, ib[i].index, is[i].serial, is[i].index);
-    }
-    /* Free about two thirds, in a shuffled order. */
-    uint64_t seed = 12345 + b;
-    for (size_t i = 0; i < n; i++)
-        order[i] = i;
-    for (size_t i = n; i > 1; i--) {
-        size_t j = rnd(&seed) % i, t = order[i - 1];
-        order[i - 1] = order[j];
-        order[j] = t;
-    }
-    size_t nfree = 2 * n / 3;
-    for (size_t i = 0; i < nfree; i++)
-        cb_slub_free(&cs, ps[order[i]]);
-    for (size_t i = 0; i < nfree; i += b) {
-        size_t k = nfree - i < b ? nfree - i : b;
-        for (size_t j = 0; j < k; j++)
-            tmp[j] = pb[order[i + j]];
-        cb_slub_free_bulk(&cb, k, tmp);
-    }
-    /* Keep the survivors at the front, in allocation order. */
-    size_t nl = 0;
-    for (size_t i = 0; i < nfree; i++)
-        ps[order[i]] = pb[order[i]] = NULL;
-    for (size_t i = 0; i < n; i++)
-        if (ps[i]) {
-            ps[nl] = ps[i];
-            pb[nl] = pb[i];
-            nl++;
-        }
-    if (cb_slub_check(&cs, ps, nl, &rs) || cb_slub_check(&cb, pb, nl, &rb))
-        VFAIL("bulk-%u size %zu after frees: %.100s%.100s", b, size, rs.msg, rb.msg);
-    for (size_t i = 0; i < nl; i++) {
-        cb_slub_locate(&cs, ps[i], &is[i].serial, &is[i].index);
-        cb_slub_locate(&cb, pb[i], &ib[i].serial, &ib[i].index);
-    }
-    qsort(is, nl, sizeof *is, id_cmp);
-    qsort(ib, nl, sizeof *ib, id_cmp);
-    for (size_t i = 0; i < nl; i++)
-        if (is[i].serial != ib[i].serial || is[i].index != ib[i].index)
-            VFAIL("bulk-%u size %zu: live sets differ after frees (slab %u object %u vs %u/%u)",
-                  b, size, ib[i].serial, ib[i].index, is[i].serial, is[i].index);
-    out->checked += nl;
-    for (size_t i = 0; i < nl; i++)
-        cb_slub_free(&cs, ps[i]);
-    for (size_t i = 0; i < nl; i += b)
-        cb_slub_free_bulk(&cb, nl - i < b ? nl - i : b, pb + i);
-    if (cb_slub_check(&cs, NULL, 0, &rs) || cb_slub_check(&cb, NULL, 0, &rb))
-        VFAIL("bulk-%u size %zu after freeing all: %.100s%.100s", b, size, rs.msg, rb.msg);
-    if (rs.used_objects || rb.used_objects)
-        VFAIL("bulk-%u size %zu: %zu / %zu objects still in use after freeing all", b, size,
-              rs.used_objects, rb.used_objects);
-    bad = 0;
-done:
-    free(ps);
-    free(pb);
-    free(tmp);
-    free(is);
-    free(ib);
-    free(order);
-    cb_slub_destroy(&cs);
-    cb_slub_destroy(&cb);
-    return bad;
-}
-
-/* The variant's own run() sequence on a debug cache, warm then cold. */
-static int verify_slub(const struct slab_params *par, size_t size, struct cb_verdict *out)
-{
-    struct slab_state st;
-    struct cb_slub_report r;
-    int rc = state_init(&st, par, size, 0, CB_SLUB_DEBUG);
-    if (rc)
-        return rc;
-    uint64_t iters = 3 * (uint64_t)st.cache.objects + 7;
-    run_state(&st, iters);
-    rc = cb_slub_check(&st.cache, NULL, 0, &r);
-    if (rc == -ENOMEM)
-        goto done;
-    if (rc)
-        VFAIL("size %zu warm: %s", size, r.msg);
-    if (r.used_objects)
-        VFAIL("size %zu warm: %zu objects still in use after run", size, r.used_objects);
-    out->checked += iters;
-    state_free(&st);
-
-    /* Cold: a window of a few slabs' worth, not a multiple of any batch. */
-    size_t w;
-    {
-        struct cb_slub_cache g;
-        if ((rc = cb_slub_create(&g, size, CB_SLUB_DEBUG)))
-            return rc;
-        w = 4 * (size_t)g.objects + 5;
-        cb_slub_destroy(&g);
-    }
-    if ((rc = state_init(&st, par, size, w, CB_SLUB_DEBUG)))
-        return rc;
-    for (int round = 0; round < 3; round++) {
-        run_state(&st, w + 11 + (uint64_t)round * 17);
-        rc = cb_slub_check(&st.cache, st.ring, w, &r);
-        if (rc == -ENOMEM)
-            goto done;
-        if (rc)
-            VFAIL("size %zu cold round %d: %s", size, round, r.msg);
-        out->checked += w;
-    }
-    for (size_t i = 0; i < w; i++)
-        cb_slub_free(&st.cache, st.ring[i]);
-    rc = cb_slub_check(&st.cache, NULL, 0, &r);
-    if (rc == -ENOMEM)
-        goto done;
-    if (rc)
-        VFAIL("size %zu cold, after freeing the window: %s", size, r.msg);
-    if (r.used_objects)
-        VFAIL("size %zu cold: %zu objects in use after freeing the window", size,
-              r.used_objects);
-    state_free(&st);
-    if (par->kind == K_BULK)
-        return verify_bulk_state(par->batch, size, out);
-    return 0;
-done:
-    state_free(&st);
-    return rc == -ENOMEM ? rc : 1;
-}
-
-static int slab_verify(const struct cb_variant *v, struct cb_verdict *out)
-{
-    static const size_t sizes[] = {64, 256, 2048, 40, 8, 1000};
-    const struct slab_params *par = v->fn;
-    memset(out, 0, sizeof *out);
-    if (par->kind == K_REMOTE) {
-        static const size_t rsizes[] = {16, 64, 256, 2048};
-        out->ok = 1;
-        for (size_t i = 0; i < sizeof rsizes / sizeof rsizes[0] && out->ok; i++) {
-            int rc = cb_slab_remote_verify(par->batch, rsizes[i], out);
-            if (rc < 0)
-                return rc;
-        }
-        return 0;
-    }
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        int rc = par->kind == K_MALLOC ? verify_malloc(par, sizes[i], out)
-                                       : verify_slub(par, sizes[i], out);
-        if (rc < 0)
-            return rc;
-        if (rc)
-            return 0; /* out->detail says what */
-    }
-    out->ok = 1;
-    return 0;
 }
 
 /* ---- the table --------------------------------------------------------------- */
@@ -701,7 +438,7 @@ const struct cb_probe cb_probe_slab = {
     .sizes = slab_sizes,
     .setup = slab_setup,
     .run = slab_run,
-    .verify = slab_verify,
+    .verify = cb_slab_verify,
     .teardown = slab_teardown,
     .suite_sizes = slab_suite_sizes,
     .suite_variants = "single,slowpath,bulk-*,malloc,alloc-clear*",

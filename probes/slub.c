@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "slub_layout.h"
 
 #define SLUB_MAX_OBJ    8192u
 #define SLUB_MIN_BLOCK  4096u
@@ -21,11 +22,6 @@
 
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
-
-static inline void *get_fp(const void *obj)
-{
-    return *(void *const *)obj;
-}
 
 static inline void set_fp(void *obj, void *next)
 {
@@ -85,12 +81,6 @@ static inline void cpu_freelist_commit(struct cb_slub_cache *c, void *old, void 
 }
 
 /* ---- debug: red zones, poison, live count --------------------------------- */
-
-static inline unsigned char *slot_of(const struct cb_slub_cache *c, const struct cb_slub_slab *s,
-                                     unsigned i)
-{
-    return (unsigned char *)s + c->first + (size_t)i * c->stride;
-}
 
 static inline void *obj_at(const struct cb_slub_cache *c, const struct cb_slub_slab *s, unsigned i)
 {
@@ -415,196 +405,4 @@ int cb_slub_locate(const struct cb_slub_cache *c, const void *obj, unsigned *ser
     if (index)
         *index = (unsigned)(off / c->stride);
     return 0;
-}
-
-struct slab_ref {
-    const struct cb_slub_slab *s;
-    unsigned char *mark;  /* per object: 1 free, 2 live (caller's) */
-};
-
-static int ref_cmp(const void *a, const void *b)
-{
-    uintptr_t x = (uintptr_t)((const struct slab_ref *)a)->s;
-    uintptr_t y = (uintptr_t)((const struct slab_ref *)b)->s;
-    return x < y ? -1 : x > y;
-}
-
-static struct slab_ref *find_ref(struct slab_ref *refs, size_t n, const void *slab)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if ((uintptr_t)refs[mid].s < (uintptr_t)slab)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && refs[lo].s == slab ? &refs[lo] : NULL;
-}
-
-#define FAIL(...)                                                      \
-    do {                                                               \
-        if (r)                                                         \
-            snprintf(r->msg, sizeof r->msg, __VA_ARGS__);              \
-        rc = -EFAULT;                                                  \
-        goto out;                                                      \
-    } while (0)
-
-/* Walk one freelist of slab ref, marking its objects free. */
-static int walk_freelist(const struct cb_slub_cache *c, struct slab_ref *ref, const void *head,
-                         size_t *count, char *msg, size_t msglen)
-{
-    size_t n = 0;
-    for (const void *o = head; o; o = get_fp(o)) {
-        unsigned idx;
-        if (cb_slub_slab_of(c, o) != ref->s || cb_slub_locate(c, o, NULL, &idx)) {
-            snprintf(msg, msglen, "slab %u: freelist entry %p is not an object of it",
-                     ref->s->serial, o);
-            return -1;
-        }
-        if (ref->mark[idx]) {
-            snprintf(msg, msglen, "slab %u: object %u is on a freelist twice (double free?)",
-                     ref->s->serial, idx);
-            return -1;
-        }
-        ref->mark[idx] = 1;
-        n++;
-    }
-    *count += n;
-    return 0;
-}
-
-int cb_slub_check(const struct cb_slub_cache *c, void *const *live, size_t nlive,
-                  struct cb_slub_report *r)
-{
-    int rc = 0;
-    char tmp[160];
-    struct slab_ref *refs = NULL;
-    unsigned char *marks = NULL;
-    size_t nslabs = 0, used = 0, freeobj = 0;
-
-    if (r)
-        memset(r, 0, sizeof *r);
-    for (const struct cb_slub_slab *s = c->all; s; s = s->all_next)
-        if (++nslabs > c->nr_slabs)
-            break;
-    if (nslabs != c->nr_slabs) {
-        if (r)
-            snprintf(r->msg, sizeof r->msg, "slab list holds %s%zu slabs, count says %zu",
-                     nslabs > c->nr_slabs ? "more than " : "", nslabs, c->nr_slabs);
-        return -EFAULT;
-    }
-    refs = calloc(nslabs ? nslabs : 1, sizeof *refs);
-    marks = calloc(nslabs ? nslabs * c->objects : 1, 1);
-    if (!refs || !marks) {
-        free(refs);
-        free(marks);
-        return -ENOMEM;
-    }
-    size_t i = 0;
-    for (const struct cb_slub_slab *s = c->all; s; s = s->all_next, i++) {
-        refs[i].s = s;
-        refs[i].mark = marks + i * c->objects;
-    }
-    qsort(refs, nslabs, sizeof *refs, ref_cmp);
-
-    if (!c->cpu_slab && c->freelist)
-        FAIL("cpu freelist %p without a cpu slab", c->freelist);
-    if (c->cpu_slab && !find_ref(refs, nslabs, c->cpu_slab))
-        FAIL("cpu slab %p is not a slab of this cache", (void *)c->cpu_slab);
-
-    /* Partial list: linked, counted, flagged. */
-    {
-        size_t np = 0;
-        const struct cb_slub_slab *prev = NULL;
-        for (const struct cb_slub_slab *s = c->partial; s; prev = s, s = s->next) {
-            if (++np > nslabs)
-                FAIL("partial list loops");
-            if (!find_ref(refs, nslabs, s))
-                FAIL("partial list holds %p, not a slab of this cache", (void *)s);
-            if (!s->on_partial)
-                FAIL("slab %u on the partial list is not flagged so", s->serial);
-            if (prev && s->prev != prev)
-                FAIL("partial list back link broken at slab %u", s->serial);
-        }
-        if (c->partial && c->partial->prev != prev)
-            FAIL("partial list head does not point at its tail");
-        if (np != c->nr_partial)
-            FAIL("partial list holds %zu slabs, count says %zu", np, c->nr_partial);
-    }
-
-    for (i = 0; i < nslabs; i++) {
-        struct slab_ref *ref = &refs[i];
-        const struct cb_slub_slab *s = ref->s;
-        size_t own = 0, cpu = 0;
-        if (s->objects != c->objects)
-            FAIL("slab %u: capacity %u, cache says %u", s->serial, s->objects, c->objects);
-        if (walk_freelist(c, ref, s->freelist, &own, tmp, sizeof tmp))
-            FAIL("%s", tmp);
-        if (s == c->cpu_slab && walk_freelist(c, ref, c->freelist, &cpu, tmp, sizeof tmp))
-            FAIL("cpu freelist: %s", tmp);
-        if (s->inuse + own != s->objects)
-            FAIL("slab %u: inuse %u + free %zu != capacity %u", s->serial, s->inuse, own,
-                 s->objects);
-        if (s == c->cpu_slab) {
-            if (s->on_partial)
-                FAIL("cpu slab %u is on the partial list", s->serial);
-        } else if (!!s->on_partial != (s->inuse < s->objects)) {
-            FAIL("slab %u: inuse %u of %u but %s the partial list", s->serial, s->inuse,
-                 s->objects, s->on_partial ? "on" : "not on");
-        }
-        freeobj += own + cpu;
-        used += s->objects - own - cpu;
-        if (c->flags & CB_SLUB_DEBUG) {
-            for (unsigned k = 0; k < s->objects; k++) {
-                const unsigned char *slot = slot_of(c, s, k);
-                const unsigned char *obj = slot + c->red;
-                for (size_t b = 0; b < c->red; b++) {
-                    if (slot[b] != CB_SLUB_RED)
-                        FAIL("slab %u object %u: red zone before it overwritten at -%zu",
-                             s->serial, k, c->red - b);
-                    if (obj[c->obj_size + b] != CB_SLUB_RED)
-                        FAIL("slab %u object %u: red zone after it overwritten at +%zu",
-                             s->serial, k, c->obj_size + b);
-                }
-                if (ref->mark[k] == 1)
-                    for (size_t b = sizeof(void *); b < c->obj_size; b++)
-                        if (obj[b] != CB_SLUB_POISON)
-                            FAIL("slab %u object %u: free object written at byte %zu",
-                                 s->serial, k, b);
-            }
-        }
-    }
-    if ((c->flags & CB_SLUB_DEBUG) && c->live != (int64_t)used)
-        FAIL("live count %lld, but %zu objects are handed out", (long long)c->live, used);
-
-    if (live) {
-        for (size_t k = 0; k < nlive; k++) {
-            const void *o = live[k];
-            unsigned idx;
-            struct slab_ref *ref = o ? find_ref(refs, nslabs, cb_slub_slab_of(c, o)) : NULL;
-            if (!ref || cb_slub_locate(c, o, NULL, &idx))
-                FAIL("live[%zu] = %p is not an object of this cache", k, o);
-            if (ref->mark[idx] == 1)
-                FAIL("live[%zu] = %p (slab %u object %u) is on a freelist", k, o,
-                     ref->s->serial, idx);
-            if (ref->mark[idx] == 2)
-                FAIL("live[%zu] = %p (slab %u object %u) is listed twice", k, o,
-                     ref->s->serial, idx);
-            ref->mark[idx] = 2;
-        }
-        if (nlive != used)
-            FAIL("%zu objects handed out, caller holds %zu", used, nlive);
-    }
-
-out:
-    if (r) {
-        r->slabs = nslabs;
-        r->free_objects = freeobj;
-        r->used_objects = used;
-        r->partial = c->nr_partial;
-    }
-    free(refs);
-    free(marks);
-    return rc;
 }

@@ -1,5 +1,6 @@
 /* test_budget.c — budget arithmetic against REFERENCE.md's table and the
  * 2016 thread's "201 cycles at 3 GHz". */
+#include <math.h>
 #include <string.h>
 
 #include "budget.h"
@@ -39,5 +40,47 @@ int main(void)
     is_int(cb_budget_parse("1e99", 64, &b, err, sizeof err), -22, "1e99 is rejected");
     is_int(cb_budget_parse("nan", 64, &b, err, sizeof err), -22, "nan is rejected");
     is_int(cb_budget_parse("10G", 40, &b, err, sizeof err), -22, "a 40-byte frame is rejected");
+    is_int(cb_budget_parse("10G", 16385, &b, err, sizeof err), -22, "a frame over 16384 is rejected");
+
+    /* The one rule (issue 41), against the wire arithmetic done here. */
+    struct cb_charge ch;
+    cb_budget_charge("slab", "B", 256, 64, &ch);
+    ok(ch.kind == CB_CHARGE_PACKET && ch.frame == 64 && ch.frames == 1, "an skb alloc is per packet");
+    is_near(cb_budget_charge_ns(&ch, 10), 67.2, 1e-9, "... 67.2 ns at 10G");
+    cb_budget_charge("memset", "B", 192, 64, &ch);
+    ok(ch.kind == CB_CHARGE_PACKET && ch.frame == 64, "an skb head clear is per packet");
+    cb_budget_charge("rx_prefetch", "desc", 1024, 1500, &ch);
+    ok(ch.kind == CB_CHARGE_PACKET && ch.frame == 1500, "a descriptor is per packet, at --frame 1500");
+    cb_budget_charge("csum", "B", 1500, 64, &ch);
+    ok(ch.kind == CB_CHARGE_BYTES && ch.frame == 1518 && ch.frames == 1, "csum 1500 B: one 1518-byte frame");
+    is_near(cb_budget_charge_ns(&ch, 10), 1538 * 8 / 10.0, 1e-9, "... 1230.4 ns at 10G");
+    cb_budget_charge("csum", "B", 64, 64, &ch);
+    is_int((int)ch.frame, 82, "csum 64 B: the 82-byte frame that carries it");
+    cb_budget_charge("csum", "B", 20, 64, &ch);
+    is_int((int)ch.frame, 64, "csum 20 B: fits the 64-byte frame");
+    cb_budget_charge("copy", "B", 64, 1500, &ch);
+    is_int((int)ch.frame, 1500, "copy 64 B at --frame 1500: the chosen frame carries it");
+    cb_budget_charge("csum", "B", 65536, 64, &ch);
+    /* (65536 - 40) / 1460 = 44.86: 45 segments of 1518 bytes. */
+    ok(ch.kind == CB_CHARGE_MTU && ch.frames == 45 && ch.frame == 1518, "csum 64 KiB: 45 MTU frames");
+    is_near(ch.wire_bytes, 45 * 1538.0, 1e-9, "... 69210 bytes on the wire");
+    cb_budget_charge("csum", "B", 1501, 64, &ch);
+    is_int((int)ch.frames, 2, "1501 B: just over an MTU, two frames");
+    cb_budget_charge("memset", "B", 16 << 20, 64, &ch);
+    ok(ch.kind == CB_CHARGE_MTU && ch.frames == (16777216 - 40 + 1459) / 1460, "memset 16 MiB: MTU frames");
+    cb_budget_charge("slab", "B", 4096, 64, &ch);
+    ok(ch.kind == CB_CHARGE_PACKET, "a 4 KiB slab object is still one per packet");
+    /* A share: ns over the charged frames' time; a cycle budget scales by
+     * wire bytes. */
+    cb_budget_parse("10G", 64, &b, err, sizeof err);
+    cb_budget_charge("csum", "B", 1500, 64, &ch);
+    is_near(cb_budget_share(&b, &ch, 123.04, NAN), 0.1, 1e-12, "123.04 ns of a 1230.4 ns frame is 10 percent");
+    cb_budget_parse("201", 64, &b, err, sizeof err);
+    is_near(cb_budget_share(&b, &ch, NAN, 201 * 1538 / 84.0), 1.0, 1e-12,
+            "a cycle budget per 64-byte frame, scaled to the 1538 wire bytes");
+    enum cb_context cx;
+    is_int(cb_context_parse("kernel", &cx, err, sizeof err), 0, "context kernel parses");
+    is_int(cx, CB_CONTEXT_KERNEL, "... as kernel");
+    is_int(cb_context_parse("ring0", &cx, err, sizeof err), -22, "context ring0 is refused");
     return tap_done();
 }

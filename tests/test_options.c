@@ -171,10 +171,79 @@ static void test_help(void)
     free(text);
 }
 
+/* The kinds that check their value: a number within bounds, one of a
+ * table's names; and the -p/-V/-s/-m group every measuring command shares. */
+struct typed {
+    int rounds;
+    long frame;
+    int fmt;
+    struct cb_select sel;
+};
+
+static const struct cb_opt_choice fmts[] = {
+    {"text", 0}, {"markdown", 2}, {"md", 2}, {"json", 3}, {NULL, 0},
+};
+
+static const struct cb_option typed_table[] = {
+    CB_OPT_INT(0, "rounds", struct typed, rounds, "N", 2, 1000, "rounds"),
+    CB_OPT_LONG(0, "frame", struct typed, frame, "BYTES", 64, 16384, "frame"),
+    CB_OPT_FORMAT(struct typed, fmt, fmts, "text, markdown or json"),
+    CB_OPT_GROUP_NOTE(cb_select_options, struct typed, sel, "default: every family"),
+    CB_OPT_END,
+};
+static const struct cb_cmd_parser typed_parser = {.cmd = "t", .synopsis = "", .options = typed_table};
+
+static int parse_typed(struct typed *t, char **argv, char *err, size_t errlen)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    memset(t, 0, sizeof *t);
+    return cb_getopt(argc, argv, &typed_parser, t, err, errlen);
+}
+
+static void test_typed(void)
+{
+    struct typed t;
+    char err[256] = "";
+    char *v1[] = {"t", "--rounds", "12", "--frame", "1500", "--format", "md", "-p", "csum",
+                  "-V", "avx2", "--sizes", "64", "-m", "warm", NULL};
+    is_int(parse_typed(&t, v1, err, sizeof err), 0, "numbers, a format and the group parse");
+    is_int(t.rounds, 12, "--rounds 12 into an int");
+    ok(t.frame == 1500, "--frame 1500 into a long");
+    is_int(t.fmt, 2, "--format md: the value of markdown, its other spelling");
+    ok(t.sel.probes && strcmp(t.sel.probes, "csum") == 0 && t.sel.variants &&
+       strcmp(t.sel.variants, "avx2") == 0 && t.sel.sizes && strcmp(t.sel.sizes, "64") == 0 &&
+       t.sel.modes && strcmp(t.sel.modes, "warm") == 0, "-p -V --sizes -m land in cb_select");
+
+    char *v2[] = {"t", "--rounds", "1", NULL};
+    is_int(parse_typed(&t, v2, err, sizeof err), -EINVAL, "--rounds below its bound: refused");
+    is_str(err, "--rounds: 1 is out of range: give 2 to 1000", "the message names the bounds");
+    is_int(t.rounds, 0, "and the field is left alone");
+    char *v3[] = {"t", "--frame", "12x", NULL};
+    is_int(parse_typed(&t, v3, err, sizeof err), -EINVAL, "--frame 12x: refused");
+    char *v4[] = {"t", "--format", "pdf", NULL};
+    is_int(parse_typed(&t, v4, err, sizeof err), -EINVAL, "--format pdf: refused");
+    is_str(err, "--format 'pdf': give text, markdown or json",
+           "the message lists each choice once, in the table's order");
+
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cb_usage(&typed_parser, f);
+    fclose(f);
+    const char *m = strstr(text, "\n  -m, --mode MODE        warm, cold, or warm,cold\n");
+    ok(m != NULL, "the group's -m is listed");
+    ok(m && strncmp(strchr(m + 1, '\n') + 1, "                         default: every family\n",
+                    47) == 0, "the command's note follows the group's options, at column 25");
+    free(text);
+}
+
 int main(void)
 {
     test_values();
     test_clash();
     test_help();
+    test_typed();
     return tap_done();
 }

@@ -8,25 +8,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
+#include "lookup.h"
+
+/* newest's walk: the position so far, and the best match. */
+struct order {
+    const char (*c)[64];
+    size_t n;
+    long k, best;
+};
+
+static int at_commit(const char *hash, const char *subject, void *ctx)
+{
+    struct order *o = ctx;
+    (void)subject;
+    o->k++;
+    for (size_t i = 0; hash && i < o->n; i++)
+        if (strcmp(hash, o->c[i]) == 0)
+            o->best = o->k;
+    return 0;
+}
 
 /* The newest (highest) position in commit order of any of c[n]: 1-based,
  * 0 when none is in it. */
 static long newest(struct cb_store *st, const char (*c)[64], size_t n)
 {
-    struct cb_db_stmt *q;
-    if (!n || cb_db_prepare(cb_store_db(st), "SELECT hash FROM commit_order", &q) != CB_DB_OK)
+    struct order o = {c, n, 0, 0};
+    if (!n || cb_store_each_commit(st, at_commit, &o) < 0)
         return 0;
-    long k = 0, best = 0;
-    while (cb_db_step(q) == CB_DB_ROW) {
-        const char *h = (const char *)cb_db_column_text(q, 0);
-        k++;
-        for (size_t i = 0; h && i < n; i++)
-            if (strcmp(h, c[i]) == 0)
-                best = k;
-    }
-    cb_db_finalize(q);
-    return best;
+    return o.best;
 }
 
 /* The position of one commit in commit order, 0 when not in it. */
@@ -45,28 +54,35 @@ static int in_list(const char *h, const char (*c)[64], size_t n)
     return 0;
 }
 
+/* cb_ack_covers' walk over the acknowledgements, newest first. */
+struct cover {
+    struct cb_store *st;
+    const char *key;
+    const char (*b)[64];
+    size_t nb;
+    long lo, hi;
+    char *why;
+    size_t whylen;
+};
+
+static int covers(const struct cb_store_ack *a, void *ctx)
+{
+    struct cover *c = ctx;
+    if (!a->glob || !a->commit || fnmatch(a->glob, c->key, 0) != 0)
+        return 0;
+    long at = c->lo && c->hi ? position(c->st, a->commit) : 0;
+    if (c->lo && c->hi ? at > c->lo && at <= c->hi : in_list(a->commit, c->b, c->nb)) {
+        snprintf(c->why, c->whylen, "%s", a->why ? a->why : "");
+        return 1;
+    }
+    return 0;
+}
+
 int cb_ack_covers(struct cb_store *st, const char *key, const char (*a)[64], size_t na,
                   const char (*b)[64], size_t nb, char *why, size_t whylen)
 {
-    long lo = newest(st, a, na), hi = newest(st, b, nb);
-    struct cb_db_stmt *q;
-    if (cb_db_prepare(cb_store_db(st), "SELECT case_glob, why, commit_hash FROM acks ORDER BY id DESC",
-                      &q) != CB_DB_OK)
-        return 0;
-    int found = 0;
-    while (!found && cb_db_step(q) == CB_DB_ROW) {
-        const char *glob = (const char *)cb_db_column_text(q, 0);
-        const char *h = (const char *)cb_db_column_text(q, 2);
-        if (!glob || !h || fnmatch(glob, key, 0) != 0)
-            continue;
-        long at = lo && hi ? position(st, h) : 0;
-        if (lo && hi ? at > lo && at <= hi : in_list(h, b, nb)) {
-            snprintf(why, whylen, "%s", (const char *)cb_db_column_text(q, 1));
-            found = 1;
-        }
-    }
-    cb_db_finalize(q);
-    return found;
+    struct cover c = {st, key, b, nb, newest(st, a, na), newest(st, b, nb), why, whylen};
+    return cb_store_each_ack(st, 1, covers, &c) == 1;
 }
 
 int cb_ack_between(struct cb_store *st, const char *key, const struct cb_side *A,

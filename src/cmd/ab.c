@@ -17,26 +17,24 @@
 #include "emulation.h"
 #include "parse.h"
 #include "session.h"
+#include "strbuf.h"
 
 struct ab_plan {
     struct cb_session s;
     struct cb_ab ab;
-    const char *format;
+    enum cb_ab_format format;
+    struct cb_sb dbpath;          /* the default store's path (cb_paired_db) */
     char err[1536];
 };
 
-enum { OPT_ROUNDS = CB_OPT_LONG_ONLY, OPT_MAX_ROUNDS, OPT_ALPHA, OPT_THRESHOLD, OPT_REPS,
-       OPT_MAX_TIME };
+enum { OPT_ALPHA = CB_OPT_LONG_ONLY, OPT_THRESHOLD, OPT_MAX_TIME };
 
 static int ab_option(int ch, const char *arg, void *ctx, char *err, size_t len)
 {
     struct ab_plan *pl = ctx;
     struct cb_ab_opts *o = &pl->ab.o;
     switch (ch) {
-    case OPT_ROUNDS: return cb_parse_int(arg, 2, 1000, "--rounds", &o->rounds, err, len);
-    case OPT_MAX_ROUNDS: return cb_parse_int(arg, 2, 5000, "--max-rounds", &o->max_rounds, err, len);
     case OPT_THRESHOLD: return cb_parse_percent(arg, "--threshold", &o->threshold, err, len);
-    case OPT_REPS: return cb_parse_int(arg, 1, 1000000, "--reps", &pl->s.co.harness.reps, err, len);
     case OPT_MAX_TIME:
         return cb_parse_seconds(arg, "--max-time", &pl->s.co.harness.case_seconds, err, len) < 0
                    ? -EINVAL : 0;
@@ -54,26 +52,22 @@ static int ab_option(int ch, const char *arg, void *ctx, char *err, size_t len)
 }
 
 static const struct cb_option ab_options[] = {
-    CB_OPT_STR('p', "probes", struct ab_plan, ab.o.probes, "LIST",
-               "families (default: those the plugins add variants to)"),
-    CB_OPT_STR('V', "variants", struct ab_plan, ab.o.variants, "GLOBS",
-               "variants (default: the plugins' own; a built-in one such as ref is the same code "
-               "on both sides: a control)"),
-    CB_OPT_STR('s', "sizes", struct ab_plan, ab.o.sizes, "LIST", "sizes (default: each family's)"),
-    CB_OPT_STR('m', "mode", struct ab_plan, ab.o.modes, "MODE",
-               "warm, cold, or warm,cold (default: warm,cold)"),
-    CB_OPT_CALL(OPT_ROUNDS, "rounds", "N",
-                "rounds at least (default " CB_OPT_NUM(CB_AB_DEFAULT_ROUNDS) "; raised until Holm's "
+    CB_OPT_GROUP_NOTE(cb_select_options, struct ab_plan, ab.o.sel,
+                      "default: the families the plugins add variants to, the plugins' own "
+                      "variants (a built-in one such as ref is the same code on both sides: a "
+                      "control), each family's sizes, warm,cold"),
+    CB_OPT_INT(0, "rounds", struct ab_plan, ab.o.rounds, "N", 2, 1000,
+               "rounds at least (default " CB_OPT_NUM(CB_AB_DEFAULT_ROUNDS) "; raised until Holm's "
                 "first step can pass over the cases: 2/2^N < alpha/cases)"),
-    CB_OPT_CALL(OPT_MAX_ROUNDS, "max-rounds", "N",
-                "undecided cases get more rounds, up to N (default 3x rounds)"),
+    CB_OPT_INT(0, "max-rounds", struct ab_plan, ab.o.max_rounds, "N", 2, 5000,
+               "undecided cases get more rounds, up to N (default 3x rounds)"),
     CB_OPT_CALL(OPT_ALPHA, "alpha", "P", "significance after Holm's correction (default 0.01)"),
     CB_OPT_CALL(OPT_THRESHOLD, "threshold", "PCT",
                 "a change must exceed this over the whole 95% CI (default 2%)"),
-    CB_OPT_CALL(OPT_REPS, "reps", "N", "exactly N samples per side per round (default: adaptive)"),
+    CB_OPT_INT(0, "reps", struct ab_plan, s.co.harness.reps, "N", 1, 1000000, "exactly N samples per side per round (default: adaptive)"),
     CB_OPT_CALL(OPT_MAX_TIME, "max-time", "SEC",
                 "adaptive: time cap per side per round (default 0.1)"),
-    CB_OPT_STR(0, "format", struct ab_plan, format, "F", "text (default), markdown or json"),
+    CB_OPT_FORMAT(struct ab_plan, format, cb_ab_formats, "text (default), markdown or json"),
     CB_OPT_GROUP(cb_session_options, struct ab_plan, s),
     CB_OPT_END,
 };
@@ -85,26 +79,28 @@ static int ab_parse(struct ab_plan *pl, int argc, char **argv)
         .synopsis = "usage: cyclebudget ab BASE.so HEAD.so [options]\n"
                     "  times two builds of one plugin in this one process, round by round in ABBA\n"
                     "  order on one CPU, stores one run with both sides (tag ab), and judges each\n"
-                    "  case on the rounds' paired ratios head/base\n",
+                    "  case on the rounds' paired ratios head/base; without --db the run goes to\n"
+                    "  $CB_DB, else $XDG_DATA_HOME/cyclebudget/cyclebudget.db (~/.local/share/...),\n"
+                    "  never into the measured tree\n",
         .options = ab_options,
         .footer = "exit status: 0 no change beyond noise, 1 a change (named), 2 usage error or failure,\n"
                   "or no case compared (BAD in both builds, or no variant in common: named)\n",
         .option = ab_option,
     };
     cb_session_init(&pl->s, NULL, NULL, argc, argv);
+    cb_sb_init(&pl->dbpath);
+    pl->s.co.db = NULL;
     pl->s.co.tag = "ab";
-    pl->format = "text";
+    pl->format = CB_AB_TEXT;
     cb_ab_defaults(&pl->ab.o);
     int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
+    if (!pl->s.co.db)
+        pl->s.co.db = cb_paired_db(&pl->dbpath);
     if (rc != 0)
         return rc;
     if (argc - optind != 2) {
         snprintf(pl->err, sizeof pl->err, "ab needs two plugins, BASE.so and HEAD.so (two builds "
                  "of the same plugin); see 'cyclebudget ab --help'");
-        return -EINVAL;
-    }
-    if (strcmp(pl->format, "text") && strcmp(pl->format, "markdown") && strcmp(pl->format, "json")) {
-        snprintf(pl->err, sizeof pl->err, "--format '%s': give text, markdown or json", pl->format);
         return -EINVAL;
     }
     return 0;
@@ -160,7 +156,7 @@ static int ab_body(void *ctx, struct cb_store *unused)
      * stderr, so that stdout stays one document. */
     char ew[256];
     if (status != 2 && !bad && cb_emulation_live(ew, sizeof ew) == 1) {
-        fprintf(strcmp(pl->format, "json") ? stdout : stderr, "no verdict: run %lld is emulated "
+        fprintf(pl->format != CB_AB_JSON ? stdout : stderr, "no verdict: run %lld is emulated "
                 "(%s): figures are not timings of any machine\n", (long long)run, ew);
         return 0;
     }
@@ -174,5 +170,6 @@ int cmd_ab(int argc, char **argv)
     memset(&pl, 0, sizeof pl);
     int rc = cb_cmd_main(&cmd, argc, argv, &pl);
     cb_session_release(&pl.s);
+    cb_sb_release(&pl.dbpath);
     return rc;
 }

@@ -18,6 +18,7 @@
 #include "codehash.h"
 #include "collect.h"
 #include "compare.h"
+#include "options.h"
 #include "paired.h"
 #include "plugin.h"
 #include "sides.h"
@@ -54,7 +55,7 @@ struct cb_ab_case {
 };
 
 struct cb_ab_opts {
-    const char *probes, *variants, *sizes, *modes;   /* as typed; NULL: defaults */
+    struct cb_select sel;             /* -p -V -s -m as typed; NULL: defaults */
     int rounds;                       /* at least this many rounds (raised for Holm) */
     int max_rounds;                   /* undecided cases get more rounds, up to this */
     double alpha, threshold, level;
@@ -109,8 +110,11 @@ int cb_ab_exit(const struct cb_ab *ab);
 /* 1 when every case's code hashes alike on both sides (codehash.h): the
  * builds time the same code, whatever its place; 0 otherwise or unknown. */
 int cb_ab_same_code(struct cb_ab *ab);
-/* The table and the verdict: fmt "text", "markdown" or "json". */
-void cb_ab_print(const struct cb_ab *ab, const char *fmt, const char *where, FILE *f);
+enum cb_ab_format { CB_AB_TEXT, CB_AB_MARKDOWN, CB_AB_JSON };
+/* --format's names for it (ab's CB_OPT_FORMAT table). */
+extern const struct cb_opt_choice cb_ab_formats[];
+/* The table and the verdict in that format. */
+void cb_ab_print(const struct cb_ab *ab, enum cb_ab_format fmt, const char *where, FILE *f);
 void cb_ab_free(struct cb_ab *ab);
 /* The defaults: CB_AB_DEFAULT_ROUNDS rounds (up to three times that), alpha 0.01,
  * a 2% threshold over the 95% interval, a 20 ms pause between rounds,

@@ -80,9 +80,9 @@ static void list_add(char *buf, size_t len, const char *fam, const char *name)
 static int plan_families(struct cb_ab *ab, char fams[][64], char *err, size_t errlen)
 {
     int nf = 0;
-    if (ab->o.probes) {
+    if (ab->o.sel.probes) {
         char **names = NULL, *store = NULL;
-        int n = cb_parse_name_list(ab->o.probes, "--probes", &names, &store, err, errlen);
+        int n = cb_parse_name_list(ab->o.sel.probes, "--probes", &names, &store, err, errlen);
         for (int i = 0; i < n && nf >= 0; i++) {
             if (!cb_probe_find_ns("base", names[i]) && !cb_probe_find_ns("head", names[i])) {
                 snprintf(err, errlen, "unknown probe '%s': neither build has it, and it is not a "
@@ -127,17 +127,17 @@ static int plan_grid(const struct cb_ab *ab, uint64_t *sizes, int *ns, enum cb_m
                      char *err, size_t errlen)
 {
     *ns = 0;
-    if (ab->o.sizes && (*ns = cb_parse_size_list(ab->o.sizes, sizes, AB_MAX_SIZES, err, errlen)) < 0)
+    if (ab->o.sel.sizes && (*ns = cb_parse_size_list(ab->o.sel.sizes, sizes, AB_MAX_SIZES, err, errlen)) < 0)
         return *ns;
     char **names = NULL, *store = NULL;
-    int n = cb_parse_name_list(ab->o.modes ? ab->o.modes : "warm,cold", "--mode", &names, &store,
+    int n = cb_parse_name_list(ab->o.sel.modes ? ab->o.sel.modes : "warm,cold", "--mode", &names, &store,
                                err, errlen);
     int rc = n < 0 ? n : 0;
     *nm = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         int m = cb_mode_parse(names[i]);
         if (m < 0 || i >= 2) {
-            snprintf(err, errlen, "--mode '%s': give warm, cold or warm,cold", ab->o.modes);
+            snprintf(err, errlen, "--mode '%s': give warm, cold or warm,cold", ab->o.sel.modes);
             rc = -EINVAL;
         } else {
             modes[(*nm)++] = (enum cb_mode)m;
@@ -228,7 +228,7 @@ int cb_ab_plan(struct cb_ab *ab, char *err, size_t errlen)
     if ((rc = plan_grid(ab, sizes, &ns, modes, &nm, err, errlen)) < 0)
         return rc;
     char **vglobs = NULL, *vstore = NULL;
-    int nv = ab->o.variants ? cb_parse_name_list(ab->o.variants, "--variants", &vglobs, &vstore,
+    int nv = ab->o.sel.variants ? cb_parse_name_list(ab->o.sel.variants, "--variants", &vglobs, &vstore,
                                                  err, errlen) : 0;
     if (nv < 0)
         return nv;
@@ -253,7 +253,7 @@ int cb_ab_plan(struct cb_ab *ab, char *err, size_t errlen)
     free(vstore);
     if (rc == 0 && ab->n == 0 && !ab->added[0] && !ab->removed[0]) {
         snprintf(err, errlen, "nothing to compare: the two builds add no variant to %s",
-                 ab->o.probes ? ab->o.probes : "any family");
+                 ab->o.sel.probes ? ab->o.sel.probes : "any family");
         rc = -EINVAL;
     } else if (rc == 0 && ab->n == 0) {
         /* No verdict from nothing measured (issue 40). */

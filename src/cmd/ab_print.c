@@ -223,13 +223,18 @@ static void print_json(const struct cb_ab *ab, const char *where, FILE *f)
             cb_ab_exit(ab));
 }
 
-void cb_ab_print(const struct cb_ab *ab, const char *fmt, const char *where, FILE *f)
+const struct cb_opt_choice cb_ab_formats[] = {
+    {"text", CB_AB_TEXT}, {"markdown", CB_AB_MARKDOWN}, {"md", CB_AB_MARKDOWN}, {"json", CB_AB_JSON},
+    {NULL, 0},
+};
+
+void cb_ab_print(const struct cb_ab *ab, enum cb_ab_format fmt, const char *where, FILE *f)
 {
-    if (strcmp(fmt, "json") == 0) {
+    if (fmt == CB_AB_JSON) {
         print_json(ab, where, f);
         return;
     }
-    int md = strcmp(fmt, "markdown") == 0;
+    int md = fmt == CB_AB_MARKDOWN;
     print_header(ab, where, f);
     print_table(ab, f, md);
     print_lists(ab, f, md);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "lookup.h"
 #include "report.h"
 #include "sides.h"
 #include "store.h"
@@ -67,60 +68,34 @@ static int ack_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
     return 0;
 }
 
-static int ack_list(struct cb_db *h)
+static int print_ack(const struct cb_store_ack *a, void *ctx)
 {
-    struct cb_db_stmt *q;
-    if (cb_db_prepare(h, "SELECT case_glob, substr(commit_hash, 1, 12), created, why FROM acks ORDER BY id", &q) != CB_DB_OK)
-        return -EIO;
+    (void)ctx;
     /* The glob and the why are what a user typed: no control byte of theirs
      * reaches the terminal of whoever lists them (issue 43, 4). */
     struct cb_sb glob = CB_SB_INIT, why = CB_SB_INIT;
-    while (cb_db_step(q) == CB_DB_ROW) {
-        cb_sb_reset(&glob);
-        cb_sb_reset(&why);
-        cb_esc_add(&glob, cb_db_column_text(q, 0), CB_ESC_CTRL);
-        cb_esc_add(&why, cb_db_column_text(q, 3), CB_ESC_CTRL);
-        printf("%-34s %s  %.19s  %s\n", glob.buf, cb_db_column_text(q, 1), cb_db_column_text(q, 2),
-               why.buf);
-    }
+    cb_esc_add(&glob, a->glob, CB_ESC_CTRL);
+    cb_esc_add(&why, a->why, CB_ESC_CTRL);
+    printf("%-34s %.12s  %.19s  %s\n", glob.buf, a->commit, a->created, why.buf);
     cb_sb_release(&glob);
     cb_sb_release(&why);
-    cb_db_finalize(q);
     return 0;
+}
+
+/* 1 (stop) when the case matches the glob ctx. */
+static int glob_hit(const char *probe, const char *variant, uint64_t size, const char *mode,
+                    void *ctx)
+{
+    char key[CB_CASE_KEY_MAX];
+    cb_case_key(key, sizeof key, probe, variant, size, mode);
+    return fnmatch((const char *)ctx, key, 0) == 0;
 }
 
 /* A glob that matches nothing is a typo, not an acknowledgement: 1 when it
  * matches a case, 0 when not, -EIO. */
-static int ack_glob_hits(struct cb_db *h, const char *glob)
+static int ack_glob_hits(struct cb_store *st, const char *glob)
 {
-    struct cb_db_stmt *q;
-    if (cb_db_prepare(h, "SELECT DISTINCT probe, variant, size, mode FROM cases", &q) != CB_DB_OK)
-        return -EIO;
-    int hits = 0;
-    while (!hits && cb_db_step(q) == CB_DB_ROW) {
-        char key[CB_CASE_KEY_MAX];
-        cb_case_key(key, sizeof key, (const char *)cb_db_column_text(q, 0),
-                    (const char *)cb_db_column_text(q, 1), (uint64_t)cb_db_column_int64(q, 2),
-                    (const char *)cb_db_column_text(q, 3));
-        hits = fnmatch(glob, key, 0) == 0;
-    }
-    cb_db_finalize(q);
-    return hits;
-}
-
-static int ack_insert(struct cb_db *h, const char *glob, const char *hash, const char *why)
-{
-    struct cb_db_stmt *q;
-    if (cb_db_prepare(h, "INSERT INTO acks (case_glob, commit_hash, why) VALUES (?1, ?2, ?3) "
-                              "ON CONFLICT (case_glob, commit_hash) DO UPDATE SET why = excluded.why, "
-                              "created = excluded.created", &q) != CB_DB_OK)
-        return -EIO;
-    cb_db_bind_text(q, 1, glob);
-    cb_db_bind_text(q, 2, hash);
-    cb_db_bind_text(q, 3, why);
-    int rc = cb_db_step(q);
-    cb_db_finalize(q);
-    return rc == CB_DB_DONE ? 0 : -EIO;
+    return cb_store_each_case_key(st, glob_hit, (void *)glob);
 }
 
 /* Check the case and the commit, then record it: an exit status. */
@@ -128,7 +103,7 @@ static int ack_record(struct cb_store *st, const struct ack_args *a)
 {
     struct cb_db *h = cb_store_db(st);
     char err[1024], hash[64];
-    int hits = ack_glob_hits(h, a->glob);
+    int hits = ack_glob_hits(st, a->glob);
     if (hits == 0) {
         cb_error("case '%s' matches no case in %s (names look like csum/adc-1chain/1500/warm)", a->glob, a->db);
         return CB_EXIT_USAGE;
@@ -137,7 +112,7 @@ static int ack_record(struct cb_store *st, const struct ack_args *a)
         cb_error("%s", err);
         return CB_EXIT_USAGE;
     }
-    if (hits < 0 || ack_insert(h, a->glob, hash, a->why) < 0) {
+    if (hits < 0 || cb_store_ack_put(st, a->glob, hash, a->why) < 0) {
         cb_error("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(h));
         return 1;
     }
@@ -159,7 +134,7 @@ static int ack_body(void *ctx, struct cb_store *st)
     struct ack_args *a = ctx;
     if (!a->list)
         return ack_record(st, a);
-    if (ack_list(cb_store_db(st)) == 0)
+    if (cb_store_each_ack(st, 0, print_ack, NULL) == 0)
         return 0;
     cb_error("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(cb_store_db(st)));
     return 1;

@@ -18,6 +18,7 @@
 #include "meter.h"
 #include "parse.h"
 #include "plugin.h"
+#include "lookup.h"
 #include "rerun.h"
 #include "sim.h"
 
@@ -32,6 +33,7 @@
 /* What the command line asked for. */
 struct bisect {
     struct cmp_common c;
+    struct cb_sb dbpath;          /* --against-plugin's default store (cb_paired_db) */
     const char *against;
     int quiet;
     int sim;                      /* --sim */
@@ -48,7 +50,7 @@ struct bisect {
     struct cb_ab ab;                              /* its paired protocol */
 };
 
-enum { OPT_REPS = CB_OPT_LONG_ONLY, OPT_MAX_TIME, OPT_COLD_BYTES, OPT_ROUNDS, OPT_PLUGIN, OPT_SIM };
+enum { OPT_MAX_TIME = CB_OPT_LONG_ONLY, OPT_COLD_BYTES, OPT_ROUNDS, OPT_PLUGIN, OPT_SIM };
 
 /* One of bisect-check's own options: 0 taken, 1 not one of them, or
  * -EINVAL with the message in err. */
@@ -57,7 +59,6 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
     struct bisect *b = ctx;
     uint64_t u64;
     switch (ch) {
-    case OPT_REPS: return cb_parse_int(arg, 1, 1000000, "--reps", &b->h.reps, err, errlen);
     case OPT_MAX_TIME:
         b->max_time_arg = arg;   /* its meaning depends on --against-plugin */
         return 0;
@@ -90,7 +91,7 @@ static int parse_paired(struct bisect *b, int argc, char *err, size_t errlen)
 {
     if (!b->against_plugin || b->against || b->nplugins != 1 || b->sim || optind < argc) {
         snprintf(err, errlen, "bisect-check --against-plugin GOOD.so takes this commit's build as "
-                 "one --plugin HEAD.so, and neither --against nor --sim (-p, -V, -s and --mode belong "
+                 "one --plugin HEAD.so, and neither --against nor --sim (-p, -V, -s and -m belong "
                  "to it); see 'cyclebudget bisect-check --help'");
         return -EINVAL;
     }
@@ -117,7 +118,7 @@ static const struct cb_option bisect_options[] = {
     CB_OPT_STR(0, "against", struct bisect, against, "BASE",
                "the known-good side: a run id, 'latest', a tag, a commit, or a comma list"),
     CB_OPT_GROUP(cmp_common_options, struct bisect, c),
-    CB_OPT_CALL(OPT_REPS, "reps", "N", "exactly N samples per case (default: adaptive)"),
+    CB_OPT_INT(0, "reps", struct bisect, h.reps, "N", 1, 1000000, "exactly N samples per case (default: adaptive)"),
     CB_OPT_CALL(OPT_MAX_TIME, "max-time", "SEC",
                 "time cap per case when adaptive (default 0.25); with --against-plugin, the "
                 "measuring time undecided cases get more rounds within (default "
@@ -140,14 +141,9 @@ static const struct cb_option bisect_options[] = {
                "instead of --against: time this commit's build of the plugin (--plugin) "
                "against GOOD.so, a build of the good commit made once before the bisection, "
                "paired in one process as 'cyclebudget ab' does"),
-    CB_OPT_STR('p', "probes", struct bisect, ab.o.probes, "LIST",
-               "with --against-plugin: families (default: the plugin's)"),
-    CB_OPT_STR('V', "variants", struct bisect, ab.o.variants, "GLOBS",
-               "with --against-plugin: variants (default: the plugin's own)"),
-    CB_OPT_STR('s', "sizes", struct bisect, ab.o.sizes, "LIST",
-               "with --against-plugin: sizes (default: each family's)"),
-    CB_OPT_STR('m', "mode", struct bisect, ab.o.modes, "MODE",
-               "with --against-plugin: warm, cold or warm,cold"),
+    CB_OPT_GROUP_NOTE(cb_select_options, struct bisect, ab.o.sel,
+                      "with --against-plugin only; default: the families and variants the "
+                      "plugin adds, each family's sizes, warm,cold"),
     CB_OPT_BOOL('q', "quiet", struct bisect, quiet, "no table, only the verdict line"),
     CB_OPT_END,
 };
@@ -163,7 +159,8 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
             "  measures this binary's cases that BASE has (stored as a new run tagged 'bisect')\n"
             "  and compares BASE with them, for 'git bisect run'; or times this commit's build\n"
             "  of a plugin against a good build made once before the bisection, paired in one\n"
-            "  process as 'cyclebudget ab' does\n",
+            "  process as 'cyclebudget ab' does (whose run goes where ab's does, without --db:\n"
+            "  $CB_DB, else $XDG_DATA_HOME/cyclebudget/cyclebudget.db, out of the measured tree)\n",
         .options = bisect_options,
         .footer = "exit status: 0 good, 1 bad (regressed against BASE), 125 cannot tell (skip),\n"
                   "128 error (aborts git bisect run, which would read 1..127 as bad)\n",
@@ -173,13 +170,20 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     b->argc = argc;
     b->argv = argv;
     cmp_common_defaults(&b->c, argc, argv);
+    cb_sb_init(&b->dbpath);
+    b->c.db = NULL;
     b->c.o.nofloor_within = 1;   /* one run a commit, no floor: the within-run test, as before */
     cb_harness_defaults(&b->h);
     cb_ab_defaults(&b->ab.o);
     int rc = cb_getopt(argc, argv, &parser, b, err, errlen);
+    /* --against reads BASE's runs where run stored them; the paired
+     * protocol keeps its own runs out of the tree being bisected. */
+    if (!b->c.db)
+        b->c.db = b->against_plugin ? cb_paired_db(&b->dbpath) : cb_default_db();
     if (rc != 0)
         return rc;
-    if (b->against_plugin || b->ab.o.probes || b->ab.o.variants || b->ab.o.sizes || b->ab.o.modes)
+    if (b->against_plugin || b->ab.o.sel.probes || b->ab.o.sel.variants || b->ab.o.sel.sizes ||
+        b->ab.o.sel.modes)
         return parse_paired(b, argc, err, errlen);
     if (b->rounds_arg &&
         cb_parse_int(b->rounds_arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err, errlen) < 0)
@@ -222,7 +226,7 @@ static int load_base(const struct bisect *b, struct cb_side *A, int *cpu, char *
         cb_side_free(A);
         return -EINVAL;
     }
-    *cpu = cmp_run_cpu(st, A->runs[0]);
+    *cpu = cb_store_run_cpu(st, A->runs[0]);
     cb_store_close(st);
     return 0;
 }
@@ -443,7 +447,7 @@ static int bisect_paired(struct bisect *b)
     }
     snprintf(where, sizeof where, "pinned to CPU %d; run %lld in %s", cpu, (long long)run, b->c.db);
     if (!b->quiet)
-        cb_ab_print(&b->ab, "text", where, stdout);
+        cb_ab_print(&b->ab, CB_AB_TEXT, where, stdout);
     cb_ab_counts(&b->ab, &changed, &regressed, &unsure, &bad);
     if (paired_bad(&b->ab, run)) {
         cb_ab_free(&b->ab);
@@ -490,5 +494,6 @@ int cmd_bisect_check(int argc, char **argv)
     struct bisect b = {0};
     int rc = cb_cmd_main(&cmd, argc, argv, &b);
     cmp_common_release(&b.c);
+    cb_sb_release(&b.dbpath);
     return rc;
 }

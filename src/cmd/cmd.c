@@ -7,17 +7,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "parse.h"
 #include "probe.h"
 #include "report.h"
 #include "store.h"
+#include "strbuf.h"
 
 const char *cb_default_db(void)
 {
     const char *env = getenv("CB_DB");
     return env && *env ? env : CB_DEFAULT_DB;
+}
+
+/* mkdir -p of an absolute path, cut at each '/' in place and mended: what
+ * is already there is fine, and what cannot be made the store's open says. */
+static void make_dirs(char *path)
+{
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(path, 0777);
+            *p = '/';
+        }
+    mkdir(path, 0777);
+}
+
+const char *cb_paired_db(struct cb_sb *sb)
+{
+    const char *env = getenv("CB_DB"), *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (env && *env)
+        return env;
+    cb_sb_reset(sb);
+    if (xdg && xdg[0] == '/')
+        cb_sb_addf(sb, "%s/cyclebudget", xdg);
+    else if (home && home[0] == '/')
+        cb_sb_addf(sb, "%s/.local/share/cyclebudget", home);
+    else
+        return CB_DEFAULT_DB;
+    make_dirs(sb->buf);
+    cb_sb_adds(sb, "/" CB_DEFAULT_DB);
+    return cb_sb_error(sb) ? CB_DEFAULT_DB : sb->buf;
 }
 
 void cb_error(const char *fmt, ...)

@@ -24,6 +24,15 @@ struct cb_store;
  * postgresql:// URL, e.g. a lab's shared store), else CB_DEFAULT_DB. */
 const char *cb_default_db(void);
 
+struct cb_sb;
+/* The store of the paired protocols (ab, bisect-check --against-plugin)
+ * without --db: $CB_DB when set, else $XDG_DATA_HOME/cyclebudget/
+ * cyclebudget.db (~/.local/share/cyclebudget/ without XDG_DATA_HOME), its
+ * folder made, in sb.  They run inside the user's source tree, often under
+ * git bisect: a ./cyclebudget.db there is an untracked file in the measured
+ * tree.  ./cyclebudget.db only when there is no home to put it in. */
+const char *cb_paired_db(struct cb_sb *sb);
+
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);

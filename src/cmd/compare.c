@@ -41,24 +41,12 @@ struct compare {
     const char *junit;            /* --junit FILE, or NULL */
 };
 
-static int parse_format(const char *s, enum fmt *fmt, char *err, size_t errlen)
-{
-    if (strcmp(s, "text") == 0)
-        *fmt = FMT_TEXT;
-    else if (strcmp(s, "markdown") == 0 || strcmp(s, "md") == 0)
-        *fmt = FMT_MARKDOWN;
-    else if (strcmp(s, "json") == 0)
-        *fmt = FMT_JSON;
-    else if (strcmp(s, "junit") == 0)
-        *fmt = FMT_JUNIT;
-    else {
-        snprintf(err, errlen, "--format '%s': give text, markdown, json or junit", s);
-        return -EINVAL;
-    }
-    return 0;
-}
+static const struct cb_opt_choice formats[] = {
+    {"text", FMT_TEXT}, {"markdown", FMT_MARKDOWN}, {"md", FMT_MARKDOWN}, {"json", FMT_JSON},
+    {"junit", FMT_JUNIT}, {NULL, 0},
+};
 
-enum { OPT_FORMAT = CB_OPT_LONG_ONLY, OPT_RERUN_TIME, OPT_UNSURE_EXIT };
+enum { OPT_RERUN_TIME = CB_OPT_LONG_ONLY, OPT_UNSURE_EXIT };
 
 /* --unsure-exit N: 0, or 3..125 (1 and 2 already mean regression and
  * error; above 125 the shell's own). */
@@ -80,7 +68,6 @@ static int compare_opt(int ch, const char *arg, void *ctx, char *err, size_t err
 {
     struct compare *k = ctx;
     switch (ch) {
-    case OPT_FORMAT: return parse_format(arg, &k->c.fmt, err, errlen);
     case OPT_RERUN_TIME: return cb_parse_seconds(arg, "--rerun-time", &k->cap_s, err, errlen);
     case OPT_UNSURE_EXIT: return parse_unsure_exit(arg, &k->c.unsure_exit, err, errlen);
     }
@@ -93,7 +80,7 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
     struct compare *k = ctx;
     static const struct cb_option options[] = {
         CB_OPT_GROUP(cmp_common_options, struct compare, c),
-        CB_OPT_CALL(OPT_FORMAT, "format", "F",
+        CB_OPT_FORMAT(struct compare, c.fmt, formats,
                     "text (default), markdown (for a pull request), json, or junit (JUnit XML for a "
                     "CI's test report)"),
         CB_OPT_CALL(OPT_UNSURE_EXIT, "unsure-exit", "N",

@@ -13,7 +13,6 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
-#include "db.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +23,17 @@
 #include "fingerprint.h"
 #include "history.h"
 #include "history_cmd.h"
+#include "lookup.h"
+#include "output.h"
 #include "parse.h"
+#include "path.h"
 #include "acks.h"
 #include "sides.h"
 
 
-enum { OPT_MIN_CHANGE = CB_OPT_LONG_ONLY, OPT_PERSIST, OPT_FORMAT };
+enum { OPT_MIN_CHANGE = CB_OPT_LONG_ONLY };
+
+static const struct cb_opt_choice formats[] = {{"text", 0}, {"html", 1}, {NULL, 0}};
 
 /* history's option values: 0 taken, 1 not one of them, -EINVAL a bad one. */
 static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
@@ -39,15 +43,6 @@ static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t err
     case OPT_MIN_CHANGE:
         H->min_change_set = 1;
         return cb_parse_percent(arg, "--min-change", &H->min_change, err, errlen);
-    case OPT_PERSIST: return cb_parse_long(arg, 1, 100, "--persist", &H->persist, err, errlen) < 0 ? -EINVAL : 0;
-    case OPT_FORMAT:
-        if (strcmp(arg, "html") == 0)
-            H->html = 1;
-        else if (strcmp(arg, "text") != 0) {
-            snprintf(err, errlen, "--format '%s': give text or html", arg);
-            return -EINVAL;
-        }
-        return 0;
     }
     return 1;
 }
@@ -62,18 +57,23 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
                    "start at this commit (hash prefix or git revision)"),
         CB_OPT_CALL(OPT_MIN_CHANGE, "min-change", "PCT",
                     "a step must move the median this much (default 2%; 0.1% with --sim)"),
-        CB_OPT_CALL(OPT_PERSIST, "persist", "N", "commits needed on each side of a step (default 2)"),
+        CB_OPT_LONG(0, "persist", struct hist, persist, "N", 1, 100, "commits needed on each side of a step (default 2)"),
         CB_OPT_BOOL(0, "series", struct hist, series, "also print every case's series"),
         CB_OPT_BOOL(0, "sim", struct hist, sim,
                     "the runs counted under callgrind (run --sim) instead of the timed ones: a "
                     "count and a time are never one series"),
-        CB_OPT_CALL(OPT_FORMAT, "format", "F",
-                    "text (default) or html: one page with a trend chart per case and the steps "
-                    "marked, a panel per machine (to standard output)"),
+        CB_OPT_FORMAT(struct hist, html, formats,
+                      "text (default) or html: one page with a trend chart per case and the steps "
+                      "marked, a panel per machine (to standard output, or -o)"),
+        CB_OPT_STR('o', "output", struct hist, outpath, "FILE",
+                   "html: write the page there, replaced whole once written (as report -o)"),
         CB_OPT_STR(0, "host", struct hist, host, "H",
                    "only the runs of machine H: its id (as report shows it) or a hostname glob.  "
                    "Without it, a store holding several machines' runs (a merged one) shows each "
                    "machine's history in turn (html: a panel each), never one series of them all"),
+        CB_OPT_STR(0, "path", struct hist, path, "NAME",
+                   "a per-packet path's total in each run that stored it (budget --path; rx and "
+                   "fwd at 1500 bytes after every run) instead of the cases"),
         CB_OPT_STR(0, "db", struct hist, db, "PATH", "database (default ./" CB_DEFAULT_DB ")"),
         CB_OPT_STR(0, "repo", struct hist, repo, "DIR", "git tree for resolving --since (default .)"),
         CB_OPT_END,
@@ -98,6 +98,13 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
     }
     if (optind < argc)
         H->glob = argv[optind];
+    if (H->outpath && !H->html) {
+        snprintf(err, errlen, "-o writes the html page: give --format html too (the text "
+                 "history goes to standard output)");
+        return -EINVAL;
+    }
+    if (cb_output_check(H->outpath, H->db, err, errlen) < 0)
+        return -EINVAL;
     if (H->host && !*H->host) {
         snprintf(err, errlen, "--host needs a machine id or a hostname glob");
         return -EINVAL;
@@ -109,57 +116,6 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
     return 0;
 }
 
-/* One point per commit from since_hash on (all when empty), each with its
- * complete runs of a clean tree.  0, or a negative errno. */
-static int read_points(struct hist *H, const char *since_hash)
-{
-    struct cb_db_stmt *q, *qr;
-    struct cb_db *h = cb_store_db(H->st);
-    if (cb_db_prepare(h, "SELECT hash, subject FROM commit_order", &q) != CB_DB_OK ||
-        cb_db_prepare(h,
-                           "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
-                           "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND r.status = 'complete' "
-                           /* an emulated run times no machine: no point */
-                           "AND r.emulated IS NULL "
-                           "AND (CASE WHEN COALESCE(r.clock_backend, '') = 'callgrind' THEN 1 ELSE 0 END) = ?2 "
-                           "ORDER BY r.id", &qr) != CB_DB_OK) {
-        cb_error("cannot read %s: %s", H->db, cb_db_errmsg(h));
-        return -EIO;
-    }
-    int started = since_hash[0] == '\0', rc = 0;
-    while (cb_db_step(q) == CB_DB_ROW) {
-        const char *hash = (const char *)cb_db_column_text(q, 0);
-        if (!started && strcmp(hash, since_hash) == 0)
-            started = 1;
-        if (!started)
-            continue;
-        struct point *n = realloc(H->pts, (H->np + 1) * sizeof *n);
-        if (!n) {
-            rc = -ENOMEM;
-            break;
-        }
-        H->pts = n;
-        struct point *p = &H->pts[H->np++];
-        memset(p, 0, sizeof *p);
-        snprintf(p->hash, sizeof p->hash, "%s", hash);
-        snprintf(p->subject, sizeof p->subject, "%s", (const char *)cb_db_column_text(q, 1));
-        cb_db_reset(qr);
-        cb_db_bind_text(qr, 1, hash);
-        cb_db_bind_int64(qr, 2, H->sim);
-        while (rc == 0 && cb_db_step(qr) == CB_DB_ROW)
-            rc = cb_side_add_run(&p->side, cb_db_column_int64(qr, 0));
-        snprintf(p->side.spec, sizeof p->side.spec, "%.12s", hash);
-        /* A commit whose runs are all of the other kind (timed, or --sim)
-         * is no point of this history. */
-        if (rc == 0 && p->side.nruns == 0) {
-            cb_side_free(&p->side);
-            H->np--;
-        }
-    }
-    cb_db_finalize(q);
-    cb_db_finalize(qr);
-    return rc;
-}
 
 /* One metric for the whole history (PMU cycles only if every run had
  * them), every point's samples in it, and each point's environment. */
@@ -215,7 +171,7 @@ static int history_read(struct hist *H)
         cb_error("%s", err);
         return CB_EXIT_USAGE;
     }
-    int rc = read_points(H, since_hash);
+    int rc = history_read_points(H, since_hash);
     if (rc == -EIO)
         return 1;
     if (since_hash[0] && H->np == 0) {
@@ -396,10 +352,13 @@ static int history_cases(struct hist *H)
     return rc;
 }
 
+
 static void history_header(struct hist *H)
 {
     const char *metric = H->metric;
-    H->metric_label = strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
+    /* With no run there is no metric: not the PMU's by default. */
+    H->metric_label = H->np == 0                          ? "none (no runs)"
+                      : strcmp(metric, "cycles") == 0       ? "core cycles (PMU) per op"
                       : strcmp(metric, "cycles-est") == 0 ? "ESTIMATED core cycles per op"
                       : strcmp(metric, "Ir") == 0         ? "SIMULATED instructions (callgrind's Ir) per op"
                                                           : "TSC ticks per op";
@@ -408,6 +367,8 @@ static void history_header(struct hist *H)
              H->metric_label, 100 * H->min_change, H->persist);
     if (!H->html)
         printf("%s\n", H->head);
+    if (H->np == 0 && !H->html)
+        history_say_why_empty(H);
 }
 
 /* The last line, or the page.  0, or -1 (said). */
@@ -448,10 +409,18 @@ static int history_page(struct hist *H)
     for (size_t i = 0; h && i < H->nkept; i++)
         h[i] = (struct cb_history_host){H->kept[i].label, H->kept[i].metric, H->kept[i].summary,
                                         H->kept[i].trends, H->kept[i].nk};
-    if (rc == 0 && H->nkept)
-        rc = cb_history_html(stdout, h, H->nkept);
-    if (rc < 0 || fflush(stdout) != 0)
-        cb_error("cannot write the page: %s", strerror(rc < 0 ? -rc : errno));
+    struct cb_output o = {0};
+    char err[512] = "";
+    if (rc == 0 && H->nkept) {
+        rc = cb_output_open(&o, H->outpath, H->db, err, sizeof err);
+        if (rc == 0) {
+            rc = cb_history_html(o.f, h, H->nkept);
+            if (cb_output_close(&o, rc == 0, err, sizeof err) < 0 && rc == 0)
+                rc = -EIO;
+        }
+    }
+    if (rc < 0)
+        cb_error("cannot write the page: %s", err[0] ? err : strerror(-rc));
     for (size_t i = 0; i < H->nkept; i++) {
         struct hist_kept *k = &H->kept[i];
         for (size_t t = 0; k->trends && t < k->nk; t++)
@@ -515,6 +484,8 @@ static int history_body(void *ctx, struct cb_store *st)
 {
     struct hist *H = ctx;
     H->st = st;
+    if (H->path)
+        return cb_path_history(st, H->path, CB_MTU, CB_CONTEXT_USER, stdout) < 0;
     struct cb_machine *m = NULL;
     size_t nm = 0;
     int status = history_read(H);

@@ -38,6 +38,8 @@ struct hist_kept {
 /* What the command line asked for, and what the command has read. */
 struct hist {
     const char *since, *db, *repo, *glob, *host;
+    const char *path;             /* --path: a per-packet path's stored totals instead */
+    const char *outpath;          /* -o: the page's file (html only); NULL stdout */
     double min_change;
     long persist;
     int series, html;
@@ -62,6 +64,11 @@ int run_values(struct point *pts, const size_t *idx, size_t n, const char *key, 
 /* The figures of runs [from, to) into out; their count. */
 size_t pick_runs(const struct runvals *rv, size_t from, size_t to, size_t need, double *out);
 void points_free(struct point *pts, size_t n);
+/* One point per commit from since_hash on (all when empty), each with its
+ * complete runs of a clean tree, into H.  0, or a negative errno. */
+int history_read_points(struct hist *H, const char *since_hash);
+/* A history with no point: say why, from what the store holds. */
+void history_say_why_empty(struct hist *H);
 /* The machines whose runs the points hold (those --host names): 0, or the
  * exit status to end with (said). */
 int history_machines(struct hist *H, struct cb_machine **out, size_t *n);

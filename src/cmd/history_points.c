@@ -1,5 +1,6 @@
-/* history_points.c — history's points: each commit's runs, each run's
- * figure (compare's), and the machines whose runs they are. */
+/* history_points.c — history's points: each commit's runs (and why there
+ * are none), each run's figure (compare's), and the machines whose runs
+ * they are. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +9,10 @@
 
 #include "cmd.h"
 #include "compare.h"
+#include "db.h"
 #include "history_cmd.h"
+#include "lookup.h"
+#include "store.h"
 
 
 void runvals_free(struct runvals *rv)
@@ -123,3 +127,74 @@ int points_of(struct hist *H, const struct point *all, size_t nall, const struct
     return 0;
 }
 
+/* read_points' walk: where it is, and whether since_hash was passed. */
+struct walk {
+    struct hist *H;
+    const char *since;
+    int started;
+};
+
+static int add_run(int64_t run, void *ctx)
+{
+    return cb_side_add_run(ctx, run);
+}
+
+static int add_point(const char *hash, const char *subject, void *ctx)
+{
+    struct walk *w = ctx;
+    struct hist *H = w->H;
+    if (!w->started && strcmp(hash, w->since) == 0)
+        w->started = 1;
+    if (!w->started)
+        return 0;
+    struct point *n = realloc(H->pts, (H->np + 1) * sizeof *n);
+    if (!n)
+        return -ENOMEM;
+    H->pts = n;
+    struct point *p = &H->pts[H->np++];
+    memset(p, 0, sizeof *p);
+    snprintf(p->hash, sizeof p->hash, "%s", hash);
+    snprintf(p->subject, sizeof p->subject, "%s", subject ? subject : "");
+    int rc = cb_store_each_commit_run(H->st, hash, H->sim, add_run, &p->side);
+    snprintf(p->side.spec, sizeof p->side.spec, "%.12s", hash);
+    /* A commit whose runs are all of the other kind (timed, or --sim) is
+     * no point of this history. */
+    if (rc == 0 && p->side.nruns == 0) {
+        cb_side_free(&p->side);
+        H->np--;
+    }
+    return rc;
+}
+
+/* One point per commit from since_hash on (all when empty), each with its
+ * complete runs of a clean tree.  0, or a negative errno. */
+int history_read_points(struct hist *H, const char *since_hash)
+{
+    struct walk w = {H, since_hash, since_hash[0] == '\0'};
+    int rc = cb_store_each_commit(H->st, add_point, &w);
+    if (rc == -EIO)
+        cb_error("cannot read %s: %s", H->db, cb_db_errmsg(cb_store_db(H->st)));
+    return rc;
+}
+
+/* No commit to follow: say why, from what the store holds (issue 44: five
+ * runs made outside a git tree gave "0 commits" and nothing more). */
+void history_say_why_empty(struct hist *H)
+{
+    struct cb_store_run_counts n;
+    if (cb_store_count_runs(H->st, &n) < 0)
+        return;
+    if (n.complete == 0)
+        printf("no complete run in %s yet: record some with 'cyclebudget run' at each commit\n",
+               H->db);
+    else if (n.in_git == 0)
+        printf("none of the %lld runs in %s was measured in a git tree, and history follows "
+               "commits: run from your repository (or with --repo DIR)\n",
+               (long long)n.complete, H->db);
+    else if (n.clean == 0)
+        printf("the %lld runs measured in a git tree were all of a dirty tree, whose numbers "
+               "belong to no commit: commit, then run\n", (long long)n.in_git);
+    else
+        printf("no run of a clean commit matches (--since, --host, --sim or the timed/counted "
+               "kind leave out the %lld there are)\n", (long long)n.clean);
+}

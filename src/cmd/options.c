@@ -8,6 +8,8 @@
 
 #include "cmd.h"
 #include "options.h"
+#include "parse.h"
+#include "strbuf.h"
 
 /* The most options one command has, its groups' included, with room. */
 #define MAX_OPTIONS 64
@@ -35,6 +37,12 @@ static int flatten(const struct cb_option *t, size_t base,
             n = flatten(t->group->options, base + t->off, t->group->option, out, n);
             if (n < 0)
                 return n;
+            /* The group's note, where --help prints it: after its options. */
+            if (t->help) {
+                if (n == MAX_OPTIONS)
+                    return -E2BIG;
+                out[n++] = (struct flat){t, -1, base, NULL};
+            }
             continue;
         }
         if (n == MAX_OPTIONS)
@@ -58,6 +66,8 @@ static int getopt_tables(const struct flat *f, int n, char *shortopts, struct op
     int l = 0;
     for (int i = 0; i < n; i++) {
         const struct cb_option *o = f[i].o;
+        if (o->kind == CB_OPTK_GROUP)
+            continue;
         for (int j = 0; j < i; j++)
             if (f[j].id == f[i].id || (o->name && f[j].o->name && strcmp(f[j].o->name, o->name) == 0)) {
                 snprintf(err, errlen, "internal error: two options of one command are --%s",
@@ -78,6 +88,62 @@ static int getopt_tables(const struct flat *f, int n, char *shortopts, struct op
     return 0;
 }
 
+/* --NAME's value, one of o's choices, into the int at. */
+static int take_choice(const struct cb_option *o, const char *arg, char *at, char *err,
+                       size_t errlen)
+{
+    const struct cb_opt_choice *c;
+    for (c = o->choices; c->name; c++)
+        if (strcmp(c->name, arg) == 0) {
+            memcpy(at, &c->value, sizeof c->value);
+            return 0;
+        }
+    /* The first spelling of each value, "a, b or c". */
+    const char *names[32];
+    size_t n = 0;
+    for (c = o->choices; c->name && n < sizeof names / sizeof names[0]; c++) {
+        const struct cb_opt_choice *d = o->choices;
+        while (d->value != c->value)
+            d++;
+        if (d == c)
+            names[n++] = c->name;
+    }
+    struct cb_sb sb = CB_SB_INIT;
+    cb_sb_addf(&sb, "--%s '%s': give ", o->name ? o->name : "?", arg);
+    if (n > 1) {
+        cb_sb_join(&sb, names, n - 1, ", ");
+        cb_sb_adds(&sb, " or ");
+    }
+    cb_sb_adds(&sb, n ? names[n - 1] : "?");
+    cb_sb_copy(&sb, err, errlen);
+    cb_sb_release(&sb);
+    return -EINVAL;
+}
+
+/* A stored option's value into its field: 0, or -EINVAL with err set. */
+static int take_value(const struct cb_option *o, const char *arg, char *at, char *err,
+                      size_t errlen)
+{
+    char what[80];
+    snprintf(what, sizeof what, "--%s", o->name ? o->name : "?");
+    long v;
+    switch (o->kind) {
+    case CB_OPTK_STRING: memcpy(at, &arg, sizeof arg); return 0;
+    case CB_OPTK_FLAG: memcpy(at, &(int){1}, sizeof(int)); return 0;
+    case CB_OPTK_CHOICE: return take_choice(o, arg, at, err, errlen);
+    case CB_OPTK_INT:
+    case CB_OPTK_LONG:
+        if (cb_parse_long(arg, o->min, o->max, what, &v, err, errlen) < 0)
+            return -EINVAL;
+        if (o->kind == CB_OPTK_INT)
+            memcpy(at, &(int){(int)v}, sizeof(int));
+        else
+            memcpy(at, &v, sizeof v);
+        return 0;
+    default: return 1;
+    }
+}
+
 /* One option taken: 0, 1 not one of ours, or -EINVAL with err set. */
 static int take(const struct flat *f, int n, const struct cb_cmd_parser *p, int id,
                 const char *arg, void *ctx, char *err, size_t errlen)
@@ -86,11 +152,8 @@ static int take(const struct flat *f, int n, const struct cb_cmd_parser *p, int 
         if (f[i].id != id)
             continue;
         char *at = (char *)ctx + f[i].base;
-        switch (f[i].o->kind) {
-        case CB_OPTK_STRING: memcpy(at + f[i].o->off, &arg, sizeof arg); return 0;
-        case CB_OPTK_FLAG: memcpy(at + f[i].o->off, &(int){1}, sizeof(int)); return 0;
-        default: break;
-        }
+        if (f[i].o->kind != CB_OPTK_CALL)
+            return take_value(f[i].o, arg, at + f[i].o->off, err, errlen);
         if (f[i].option)
             return f[i].option(id, arg, at, err, errlen);
         return p->option ? p->option(id, arg, ctx, err, errlen) : 1;
@@ -173,6 +236,11 @@ void cb_usage(const struct cb_cmd_parser *p, FILE *out)
         const struct cb_option *o = f[i].o;
         if (!o->help)
             continue;
+        if (o->kind == CB_OPTK_GROUP) {
+            fprintf(out, "%*s", HELP_COLUMN, "");
+            wrap(out, o->help, HELP_COLUMN);
+            continue;
+        }
         char left[96];
         int len;
         if (has_short(o) && o->name)
@@ -192,3 +260,18 @@ void cb_usage(const struct cb_cmd_parser *p, FILE *out)
     if (p->footer)
         fputs(p->footer, out);
 }
+
+/* The group's help says what each option is; its defaults, which differ
+ * from command to command, are the including command's note. */
+static const struct cb_option select_options[] = {
+    CB_OPT_STR('p', "probes", struct cb_select, probes, "LIST",
+               "probe families, comma-separated (see 'cyclebudget list probes')"),
+    CB_OPT_STR('V', "variants", struct cb_select, variants, "GLOBS",
+               "variant name globs, comma-separated, e.g. 'avx2,adc-*'"),
+    CB_OPT_STR('s', "sizes", struct cb_select, sizes, "LIST",
+               "sizes in bytes, comma-separated, e.g. 64,1500,4K,4M"),
+    CB_OPT_STR('m', "mode", struct cb_select, modes, "MODE", "warm, cold, or warm,cold"),
+    CB_OPT_END,
+};
+
+const struct cb_opt_group cb_select_options = {select_options, NULL};

@@ -22,6 +22,17 @@ enum cb_opt_kind {
     CB_OPTK_FLAG,       /* stores 1 (an int) */
     CB_OPTK_CALL,       /* handed to the command's (or group's) option function */
     CB_OPTK_GROUP,      /* includes a shared group's options */
+    CB_OPTK_INT,        /* a whole number from min to max, stored as an int */
+    CB_OPTK_LONG,       /* the same, stored as a long */
+    CB_OPTK_CHOICE,     /* one of a table's names, stored as its value (an int) */
+};
+
+/* One name a CHOICE option takes; a table ends with {NULL, 0}.  Two names
+ * with one value are spellings of one choice ("markdown", "md"): the
+ * message for a wrong name lists the first only. */
+struct cb_opt_choice {
+    const char *name;
+    int value;
 };
 
 struct cb_opt_group;
@@ -35,8 +46,10 @@ struct cb_option {
     const char *name;           /* the long name, without "--" */
     const char *arg;            /* the value's name in --help ("LIST"); NULL: takes none */
     const char *help;           /* one paragraph, wrapped by --help; NULL: not listed */
-    size_t off;                 /* STRING, FLAG: the field; GROUP: the group's struct */
+    size_t off;                 /* STRING, FLAG, INT, LONG, CHOICE: the field; GROUP: the group's struct */
     const struct cb_opt_group *group;
+    long min, max;              /* INT, LONG: the bounds, both taken */
+    const struct cb_opt_choice *choices;  /* CHOICE */
 };
 
 /* A number macro in a help string: "at most " CB_OPT_NUM(CB_PLUGIN_MAX). */
@@ -59,13 +72,40 @@ struct cb_opt_group {
 #define CB_OPT_SIZED_(type, field, want)                                                         \
     (offsetof(type, field) + 0 * sizeof(char[sizeof(((type *)0)->field) == (want) ? 1 : -1]))
 #define CB_OPT_STR(id, name, type, field, arg, help)                                             \
-    {CB_OPTK_STRING, id, name, arg, help, CB_OPT_SIZED_(type, field, sizeof(const char *)), NULL}
+    {CB_OPTK_STRING, id, name, arg, help, CB_OPT_SIZED_(type, field, sizeof(const char *)), NULL, 0, 0, NULL}
 #define CB_OPT_BOOL(id, name, type, field, help)                                                 \
-    {CB_OPTK_FLAG, id, name, NULL, help, CB_OPT_SIZED_(type, field, sizeof(int)), NULL}
-#define CB_OPT_CALL(id, name, arg, help) {CB_OPTK_CALL, id, name, arg, help, 0, NULL}
+    {CB_OPTK_FLAG, id, name, NULL, help, CB_OPT_SIZED_(type, field, sizeof(int)), NULL, 0, 0, NULL}
+#define CB_OPT_CALL(id, name, arg, help) {CB_OPTK_CALL, id, name, arg, help, 0, NULL, 0, 0, NULL}
+/* A number from lo to hi; anything else is refused with the bounds named
+ * (cb_parse_long's message), so a command parses no number by hand. */
+#define CB_OPT_INT(id, name, type, field, arg, lo, hi, help)                                     \
+    {CB_OPTK_INT, id, name, arg, help, CB_OPT_SIZED_(type, field, sizeof(int)), NULL, lo, hi, NULL}
+#define CB_OPT_LONG(id, name, type, field, arg, lo, hi, help)                                    \
+    {CB_OPTK_LONG, id, name, arg, help, CB_OPT_SIZED_(type, field, sizeof(long)), NULL, lo, hi, NULL}
+/* One of the names in table (struct cb_opt_choice[]), into an int or enum. */
+#define CB_OPT_CHOICE(id, name, type, field, arg, table, help)                                   \
+    {CB_OPTK_CHOICE, id, name, arg, help, CB_OPT_SIZED_(type, field, sizeof(int)), NULL, 0, 0, table}
+/* --format F: every command that prints in more than one format takes it
+ * this one way, so that the names and the message for a wrong one agree. */
+#define CB_OPT_FORMAT(type, field, table, help) CB_OPT_CHOICE(0, "format", type, field, "F", table, help)
 /* The options of group g, whose struct is the member field of type. */
-#define CB_OPT_GROUP(g, type, field) {CB_OPTK_GROUP, 0, NULL, NULL, NULL, offsetof(type, field), &(g)}
-#define CB_OPT_END {CB_OPTK_END, 0, NULL, NULL, NULL, 0, NULL}
+#define CB_OPT_GROUP(g, type, field)                                                             \
+    {CB_OPTK_GROUP, 0, NULL, NULL, NULL, offsetof(type, field), &(g), 0, 0, NULL}
+/* The same, with a paragraph --help prints after the group's options: what
+ * they default to, or mean, in this command. */
+#define CB_OPT_GROUP_NOTE(g, type, field, note)                                                  \
+    {CB_OPTK_GROUP, 0, NULL, NULL, note, offsetof(type, field), &(g), 0, 0, NULL}
+#define CB_OPT_END {CB_OPTK_END, 0, NULL, NULL, NULL, 0, NULL, 0, 0, NULL}
+
+/* The cases a measuring command picks, as typed (NULL: the command's
+ * default): -p/--probes, -V/--variants, -s/--sizes, -m/--mode, one group
+ * (cb_select_options) so that run, race, ab and bisect-check take them
+ * under the same letters and names (issue 40: bisect-check took --mode but
+ * not -m).  Each command says its defaults in CB_OPT_GROUP_NOTE. */
+struct cb_select {
+    const char *probes, *variants, *sizes, *modes;
+};
+extern const struct cb_opt_group cb_select_options;
 
 /* A command's options, parsed the one way every command parses them. */
 struct cb_cmd_parser {

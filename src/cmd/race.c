@@ -81,7 +81,8 @@ bad:
 /* What race was asked for, checked. */
 struct race_plan {
     struct cb_session s;
-    const char *probes_arg, *sizes_arg, *mode_arg, *emit, *outpath, *variants_arg;
+    struct cb_select sel;                /* -p -V -s -m */
+    const char *emit, *outpath;
     char **vglobs, *vstore;    /* -V, split */
     struct cb_race_opts ro;
     const struct cb_probe *probes[CB_SESSION_MAX_PROBES];
@@ -93,7 +94,7 @@ struct race_plan {
 
 static int race_work(void *plan, struct cb_collector *col);
 
-enum { OPT_ALPHA = CB_OPT_LONG_ONLY, OPT_MIN_MARGIN, OPT_ROUNDS, OPT_REPS, OPT_SEED };
+enum { OPT_ALPHA = CB_OPT_LONG_ONLY, OPT_MIN_MARGIN, OPT_SEED };
 
 /* One of race's own options; 0, or -EINVAL with the plan's err set. */
 static int race_option(int ch, const char *arg, void *ctx, char *err, size_t len)
@@ -105,8 +106,6 @@ static int race_option(int ch, const char *arg, void *ctx, char *err, size_t len
     case OPT_SEED:
         pl->have_seed = 1;
         return parse_seed(arg, &pl->ro.seed, err, len);
-    case OPT_ROUNDS: return cb_parse_int(arg, 1, 1000, "--rounds", &pl->ro.rounds, err, len);
-    case OPT_REPS: return cb_parse_int(arg, 1, 10000, "--reps", &pl->s.co.harness.reps, err, len);
     }
     return 1;
 }
@@ -116,24 +115,19 @@ static int race_option(int ch, const char *arg, void *ctx, char *err, size_t len
 static int race_parse(struct race_plan *pl, int argc, char **argv)
 {
     static const struct cb_option options[] = {
-        CB_OPT_STR('p', "probes", struct race_plan, probes_arg, "LIST",
-                   "families to race (default: " RACE_DEFAULT_PROBES ")"),
-        CB_OPT_STR('s', "sizes", struct race_plan, sizes_arg, "LIST",
-                   "one bucket per size, each up to that size, the last one open-ended (default: "
-                   "small <=64 @40, packets <=1500 @1500, pages <=4K @4K, large <=64K @64K, "
-                   "streaming beyond @2x LLC)"),
-        CB_OPT_STR('V', "variants", struct race_plan, variants_arg, "GLOBS",
-                   "race only the variants matching these globs (comma list, e.g. 'avx2,adc-*'; "
-                   "default: every variant)"),
-        CB_OPT_STR('m', "mode", struct race_plan, mode_arg, "MODE", "warm or cold (default: warm)"),
+        CB_OPT_GROUP_NOTE(cb_select_options, struct race_plan, sel,
+                          "default: the families " RACE_DEFAULT_PROBES ", every variant, warm; "
+                          "a race runs in one mode; each size is a bucket up to that size, the "
+                          "last one open-ended (default: small <=64 @40, packets <=1500 @1500, "
+                          "pages <=4K @4K, large <=64K @64K, streaming beyond @2x LLC)"),
         CB_OPT_CALL(OPT_ALPHA, "alpha", "A", "rank-test level for a confident winner (default: 0.01)"),
         CB_OPT_CALL(OPT_MIN_MARGIN, "min-margin", "PCT",
                     "a confident winner is at least this much faster, at the low end of its CI "
                     "(default: 2)"),
-        CB_OPT_CALL(OPT_ROUNDS, "rounds", "N",
-                    "shuffled rounds per variant, the units of the test (default: 8)"),
-        CB_OPT_CALL(OPT_REPS, "reps", "N",
-                    "samples per variant per round; their median counts (default: 3)"),
+        CB_OPT_INT(0, "rounds", struct race_plan, ro.rounds, "N", 1, 1000,
+                   "shuffled rounds per variant, the units of the test (default: 8)"),
+        CB_OPT_INT(0, "reps", struct race_plan, s.co.harness.reps, "N", 1, 10000,
+                   "samples per variant per round; their median counts (default: 3)"),
         CB_OPT_CALL(OPT_SEED, "seed", "N", "seed of the shuffle (default: from the clock)"),
         CB_OPT_STR(0, "emit", struct race_plan, emit, "FORMAT", "json or c-header, to -o or stdout"),
         CB_OPT_STR('o', "output", struct race_plan, outpath, "FILE",
@@ -156,8 +150,8 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
     };
     cb_session_init(&pl->s, "cycles", race_work, argc, argv);
     pl->s.co.harness.reps = 3;
-    pl->probes_arg = RACE_DEFAULT_PROBES;
-    pl->mode_arg = "warm";
+    pl->sel.probes = RACE_DEFAULT_PROBES;
+    pl->sel.modes = "warm";
     pl->ro.alpha = 0.01;
     pl->ro.min_margin = 0.02;
     pl->ro.rounds = 8;
@@ -197,7 +191,7 @@ static int plan_output(struct race_plan *pl)
  * ring) has no byte thresholds to pick. */
 static int plan_probes(struct race_plan *pl)
 {
-    int np = cb_session_probes(pl->probes_arg, pl->probes, pl->err, sizeof pl->err);
+    int np = cb_session_probes(pl->sel.probes, pl->probes, pl->err, sizeof pl->err);
     for (int i = 0; i < np; i++) {
         const struct cb_probe *p = pl->probes[i];
         if (!p->unit || strcmp(p->unit, "B") != 0) {
@@ -219,10 +213,10 @@ static int plan_probes(struct race_plan *pl)
 /* -V: each glob must match a variant of the families raced. */
 static int plan_variants(struct race_plan *pl)
 {
-    if (!pl->variants_arg)
+    if (!pl->sel.variants)
         return 0;
-    int rc = cb_session_variants(pl->variants_arg, pl->probes, (int)pl->ro.nprobes,
-                                 pl->ro.include_testonly, pl->probes_arg, &pl->vglobs, &pl->vstore,
+    int rc = cb_session_variants(pl->sel.variants, pl->probes, (int)pl->ro.nprobes,
+                                 pl->ro.include_testonly, pl->sel.probes, &pl->vglobs, &pl->vstore,
                                  pl->err, sizeof pl->err);
     pl->ro.variant_globs = (const char *const *)pl->vglobs;
     return rc;
@@ -233,9 +227,9 @@ static int plan_variants(struct race_plan *pl)
 static int plan_buckets(struct race_plan *pl)
 {
     int nb;
-    if (pl->sizes_arg) {
+    if (pl->sel.sizes) {
         uint64_t sizes[CB_RACE_MAX_BUCKETS + 1];
-        int ns = cb_parse_size_list(pl->sizes_arg, sizes, CB_RACE_MAX_BUCKETS + 1, pl->err, sizeof pl->err);
+        int ns = cb_parse_size_list(pl->sel.sizes, sizes, CB_RACE_MAX_BUCKETS + 1, pl->err, sizeof pl->err);
         if (ns < 0)
             return ns;
         if ((nb = cb_race_buckets_from_sizes(sizes, (size_t)ns, pl->buckets)) < 0) {
@@ -255,9 +249,9 @@ static int plan_buckets(struct race_plan *pl)
 static int race_plan_check(void *plan)
 {
     struct race_plan *pl = plan;
-    int m = cb_mode_parse(pl->mode_arg), rc;
+    int m = cb_mode_parse(pl->sel.modes), rc;
     if (m < 0) {
-        snprintf(pl->err, sizeof pl->err, "--mode '%s': a race runs in one mode: give warm or cold", pl->mode_arg);
+        snprintf(pl->err, sizeof pl->err, "--mode '%s': a race runs in one mode: give warm or cold", pl->sel.modes);
         return -EINVAL;
     }
     pl->ro.mode = (enum cb_mode)m;
@@ -279,6 +273,7 @@ static int race_plan_check(void *plan)
     if (pl->ro.context == CB_CONTEXT_KERNEL)
         pl->s.co.ceilings = 1; /* the FPU save is measured with the ceilings, or reused */
     pl->ro.fpu_batch = (int)pl->bo.fpu_batch;
+    pl->ro.budget = pl->bo.budget;
     if (!pl->have_seed)
         pl->ro.seed = (cb_tsc_begin() ^ ((uint64_t)getpid() << 32)) & INT64_MAX;
     return 0;
@@ -308,6 +303,10 @@ static int race_measure(struct race_plan *pl, struct cb_collector *col, struct c
     pl->ro.stop = cb_stop_flag();
     pl->ro.progress = show_progress;
     pl->ro.progress_arg = &pg;
+    pl->ro.tsc_ghz = col->clk.tsc_ghz;
+    const char *metric = col->h.primary >= 0 ? col->cs.c[col->h.primary].spec.part : "tsc";
+    pl->ro.fpu_ratio = strcmp(metric, "tsc") != 0 && col->clk.est.ghz > 0 && col->clk.tsc_ghz > 0
+                           ? col->clk.est.ghz / col->clk.tsc_ghz : 1.0;
     race_fpu(pl, col);
     int rc = cb_race_run(col, &pl->ro, race);
     if (pg.on)
@@ -349,6 +348,21 @@ static int race_emit(const struct race_plan *pl, const struct cb_race *race, con
     return 0;
 }
 
+/* Under the table: each winner's share of the budget, by the one rule. */
+static void race_budget_lines(const struct cb_race *race, FILE *tab)
+{
+    char sz[32];
+    fprintf(tab, "  winner's share of the %s budget (docs/budget.md's rule):", race->o.budget.label);
+    for (size_t i = 0; i < race->ncells; i++) {
+        const struct cb_race_cell *c = &race->cells[i];
+        double s = cb_race_budget_share(&race->o, c);
+        if (isfinite(s))
+            fprintf(tab, "%s %s %s %.1f%%", i ? "," : "", c->probe->name,
+                    cb_fmt_size(c->bucket.size, c->probe->unit, sz, sizeof sz), 100 * s);
+    }
+    fputc('\n', tab);
+}
+
 /* The table, read back from the store as a later report reads it, then
  * what is emitted.  The table goes to stderr when the emitted file takes
  * stdout. */
@@ -367,6 +381,7 @@ static int race_output(const struct race_plan *pl, const struct cb_race *race,
     if (!quiet && cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) == 0) {
         cb_race_print(st, race->race_id, tab);
         cb_store_close(st);
+        race_budget_lines(race, tab);
     }
     if (pl->emit) {
         if (race_emit(pl, race, host, run_id) != 0)

@@ -14,21 +14,9 @@
 #include <unistd.h>
 
 #include "probe.h"
+#include "lookup.h"
 #include "rerun.h"
 #include "shell.h"
-
-int cmp_run_cpu(struct cb_store *st, int64_t run)
-{
-    struct cb_db_stmt *q;
-    int cpu = -1;
-    if (cb_db_prepare(cb_store_db(st), "SELECT cpu FROM runs WHERE id = ?1", &q) != CB_DB_OK)
-        return -1;
-    cb_db_bind_int64(q, 1, run);
-    if (cb_db_step(q) == CB_DB_ROW)
-        cpu = cb_db_column_int(q, 0);
-    cb_db_finalize(q);
-    return cpu;
-}
 
 static double seconds_since(const struct timespec *t0)
 {
@@ -91,7 +79,7 @@ int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const c
     for (int s = 0; s < 2; s++) {
         struct cb_collect_opts co = {
             .db = c->db, .events = NULL, .tag = tags[s], .repo = c->repo, .cmdline = cmdline,
-            .cpu = cmp_run_cpu(st, A->runs[0]), .quiet = 1, .harness = h,
+            .cpu = cb_store_run_cpu(st, A->runs[0]), .quiet = 1, .harness = h,
         };
         int rc = cb_collector_open(&cols[s], &co, err, errlen, &usage);
         if (rc < 0) {
@@ -144,22 +132,6 @@ int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const c
     return rc;
 }
 
-/* The newest complete run with tag that is newer than after; 0 when none. */
-static int64_t newest_run(struct cb_store *st, const char *tag, int64_t after)
-{
-    struct cb_db_stmt *q;
-    int64_t id = 0;
-    if (cb_db_prepare(cb_store_db(st),
-                           "SELECT max(id) FROM runs WHERE id > ?1 AND tag = ?2 AND status = 'complete'", &q) != CB_DB_OK)
-        return 0;
-    cb_db_bind_int64(q, 1, after);
-    cb_db_bind_text(q, 2, tag);
-    if (cb_db_step(q) == CB_DB_ROW)
-        id = cb_db_column_int64(q, 0);
-    cb_db_finalize(q);
-    return id;
-}
-
 /* Append run's values of every case to side, as one more run. */
 static int take_run(struct cb_store *st, int64_t run, const char *metric, struct cb_side *side)
 {
@@ -204,10 +176,10 @@ static int exec_side(struct cb_store *st, const char *exec, int s, const char *l
     char *cmd = cb_shell_join(exec, args, cpu >= 0 ? 9 : 7);
     if (!cmd)
         return -ENOMEM;
-    int64_t before = newest_run(st, tags[s], 0);
+    int64_t before = cb_store_newest_tagged(st, tags[s], 0);
     int status = cb_shell_run(cmd);
     free(cmd);
-    int64_t run = status == 0 ? newest_run(st, tags[s], before) : 0;
+    int64_t run = status == 0 ? cb_store_newest_tagged(st, tags[s], before) : 0;
     if (status == 0 && run != 0)
         return take_run(st, run, metric, side);
     if (*cb_stop_flag() || status == 130)
@@ -237,7 +209,7 @@ int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, co
                    struct cmp_result *res, char *crosses, size_t clen, char *err, size_t errlen)
 {
     struct cb_side *sides[2] = {A, B};
-    int cpu = cmp_run_cpu(st, A->runs[0]);
+    int cpu = cb_store_run_cpu(st, A->runs[0]);
     cb_catch_stop_signals(0);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -8,8 +8,6 @@
 #include "collect.h"
 #include "verdict.h"
 
-/* The CPU run was pinned to, or -1. */
-int cmp_run_cpu(struct cb_store *st, int64_t run);
 /* Measure one case of a side's key in col; its per-op metric values are
  * appended to side.  Returns 0, 1 when the case cannot be measured here, or
  * a negative errno (-EINTR on a signal). */

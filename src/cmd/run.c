@@ -153,7 +153,8 @@ static int measure_one(struct cb_collector *col, const struct cb_probe *p, const
 /* What run was asked for, checked: the cases it will measure. */
 struct run_plan {
     struct cb_session s;
-    const char *probes_arg, *variants_arg, *sizes_arg, *cases_arg, *mode_arg, *budget_arg;
+    struct cb_select sel;                /* -p -V -s -m */
+    const char *cases_arg, *budget_arg;
     struct cb_budget_opts bo;  /* the summary's --link, --frame, --context, --fpu-batch */
     const struct cb_probe *probes[CB_SESSION_MAX_PROBES];
     int np, suite;
@@ -178,7 +179,7 @@ struct run_plan {
 static int run_work(void *plan, struct cb_collector *col);
 
 enum {
-    OPT_REPS = CB_OPT_LONG_ONLY, OPT_MAX_TIME, OPT_ROUNDS, OPT_ROUND_PAUSE, OPT_RECALIBRATE,
+    OPT_MAX_TIME = CB_OPT_LONG_ONLY, OPT_ROUND_PAUSE, OPT_RECALIBRATE,
     OPT_PLUGIN,
 };
 
@@ -189,10 +190,8 @@ static int run_option(int ch, const char *arg, void *ctx, char *err, size_t len)
     struct cb_harness_opts *h = &pl->s.co.harness;
     long lv;
     switch (ch) {
-    case OPT_REPS: return cb_parse_int(arg, 1, 1000000, "--reps", &h->reps, err, len);
     case OPT_MAX_TIME:
         return cb_parse_seconds(arg, "--max-time", &h->case_seconds, err, len) < 0 ? -EINVAL : 0;
-    case OPT_ROUNDS: return cb_parse_int(arg, 1, CB_MAX_ROUNDS, "--rounds", &h->rounds, err, len);
     case OPT_RECALIBRATE: pl->s.co.ceilings = 2; return 0;
     case OPT_PLUGIN:
         if (pl->nplugins == CB_PLUGIN_MAX) {
@@ -215,15 +214,9 @@ static int run_option(int ch, const char *arg, void *ctx, char *err, size_t len)
 static int run_parse(struct run_plan *pl, int argc, char **argv)
 {
     static const struct cb_option options[] = {
-        CB_OPT_STR('p', "probes", struct run_plan, probes_arg, "LIST",
-                   "families to run, at all their sizes (default: the quick suite of every "
-                   "family; see 'cyclebudget list probes')"),
-        CB_OPT_STR('V', "variants", struct run_plan, variants_arg, "GLOBS",
-                   "variant name globs, comma-separated (default: all)"),
-        CB_OPT_STR('s', "sizes", struct run_plan, sizes_arg, "LIST",
-                   "sizes in bytes, e.g. 64,1500,4K,4M (default: each family's)"),
-        CB_OPT_STR('m', "mode", struct run_plan, mode_arg, "MODE",
-                   "warm, cold, or warm,cold (default: warm,cold)"),
+        CB_OPT_GROUP_NOTE(cb_select_options, struct run_plan, sel,
+                          "default: the quick suite of every family; with -p, those families at "
+                          "all their sizes; every variant; warm,cold"),
         CB_OPT_STR(0, "cases", struct run_plan, cases_arg, "LIST",
                    "exactly these cases, named probe/variant/size/mode as compare prints them, "
                    "comma-separated (not with -p/-V/-s/-m)"),
@@ -232,12 +225,12 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
                    "the measured commit (default: HEAD of --repo)"),
         CB_OPT_STR(0, "repo", struct run_plan, s.co.repo, "DIR",
                    "the measured git tree (default: the current directory)"),
-        CB_OPT_CALL(OPT_REPS, "reps", "N",
-                    "exactly N samples per case (default: until the median's 95% CI is within "
+        CB_OPT_INT(0, "reps", struct run_plan, s.co.harness.reps, "N", 1, 1000000,
+                   "exactly N samples per case (default: until the median's 95% CI is within "
                     "+-1%, or --max-time)"),
         CB_OPT_CALL(OPT_MAX_TIME, "max-time", "SEC", "time cap per case when adaptive (default: 0.1)"),
-        CB_OPT_CALL(OPT_ROUNDS, "rounds", "N",
-                    "measure each case in N rounds, each set up anew, with an idle pause between "
+        CB_OPT_INT(0, "rounds", struct run_plan, s.co.harness.rounds, "N", 1, CB_MAX_ROUNDS,
+                   "measure each case in N rounds, each set up anew, with an idle pause between "
                     "them; --reps and --max-time are split over the rounds (default: 1; 5 for "
                     "compare, see "
                     "docs/measuring.md)"),
@@ -290,7 +283,7 @@ static int plan_named(struct run_plan *pl)
 {
     if (!pl->cases_arg)
         return 0;
-    if (pl->probes_arg || pl->variants_arg || pl->sizes_arg || pl->mode_arg) {
+    if (pl->sel.probes || pl->sel.variants || pl->sel.sizes || pl->sel.modes) {
         snprintf(pl->err, sizeof pl->err, "--cases names whole cases: leave out -p, -V, -s and -m");
         return -EINVAL;
     }
@@ -308,7 +301,7 @@ static int plan_named(struct run_plan *pl)
 /* The families: none with --cases, the quick suite's without -p. */
 static int plan_probes(struct run_plan *pl)
 {
-    pl->suite = pl->probes_arg == NULL && !pl->cases_arg;
+    pl->suite = pl->sel.probes == NULL && !pl->cases_arg;
     if (pl->cases_arg)
         return 0;
     if (pl->suite) {
@@ -317,17 +310,17 @@ static int plan_probes(struct run_plan *pl)
                 pl->probes[pl->np++] = cb_probe_at(i);
         return 0;
     }
-    pl->np = cb_session_probes(pl->probes_arg, pl->probes, pl->err, sizeof pl->err);
+    pl->np = cb_session_probes(pl->sel.probes, pl->probes, pl->err, sizeof pl->err);
     return pl->np < 0 ? pl->np : 0;
 }
 
 /* -V: every glob must match a variant of the chosen families. */
 static int plan_variants(struct run_plan *pl)
 {
-    if (!pl->variants_arg)
+    if (!pl->sel.variants)
         return 0;
-    return cb_session_variants(pl->variants_arg, pl->probes, pl->np, 0,
-                               pl->suite ? "the quick suite's families" : pl->probes_arg,
+    return cb_session_variants(pl->sel.variants, pl->probes, pl->np, 0,
+                               pl->suite ? "the quick suite's families" : pl->sel.probes,
                                &pl->vglobs, &pl->vstore, pl->err, sizeof pl->err);
 }
 
@@ -335,7 +328,7 @@ static int plan_modes(struct run_plan *pl)
 {
     char **names = NULL, *store = NULL;
     int rc = 0;
-    pl->nm = cb_parse_name_list(pl->mode_arg ? pl->mode_arg : "warm,cold", "--mode", &names, &store,
+    pl->nm = cb_parse_name_list(pl->sel.modes ? pl->sel.modes : "warm,cold", "--mode", &names, &store,
                                 pl->err, sizeof pl->err);
     if (pl->nm < 0)
         return pl->nm;
@@ -402,7 +395,7 @@ static int run_plan_cases(void *plan)
     if ((rc = plan_named(pl)) < 0 || (rc = plan_probes(pl)) < 0 || (rc = plan_variants(pl)) < 0 ||
         (rc = plan_modes(pl)) < 0)
         return rc;
-    if (pl->sizes_arg && (pl->nsizes = cb_parse_size_list(pl->sizes_arg, pl->sizes, MAX_SIZES,
+    if (pl->sel.sizes && (pl->nsizes = cb_parse_size_list(pl->sel.sizes, pl->sizes, MAX_SIZES,
                                                           pl->err, sizeof pl->err)) < 0)
         return pl->nsizes;
     return 0;

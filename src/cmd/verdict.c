@@ -19,6 +19,7 @@
 #include "report.h"
 #include "tsc.h"
 #include "db.h"
+#include "lookup.h"
 #include "store.h"
 #include "verdict.h"
 
@@ -348,22 +349,17 @@ void cmp_common_release(struct cmp_common *c)
 /* The distinct CPUs a side's runs were pinned to: "1" or "0,1". */
 static void side_cpus(struct cb_store *st, const struct cb_side *s, char *buf, size_t len)
 {
-    struct cb_db_stmt *q;
     size_t off = 0;
     buf[0] = '\0';
-    if (cb_db_prepare(cb_store_db(st), "SELECT cpu FROM runs WHERE id = ?1", &q) != CB_DB_OK)
-        return;
     for (size_t i = 0; i < s->nruns && off < len; i++) {
-        cb_db_reset(q);
-        cb_db_bind_int64(q, 1, s->runs[i]);
-        if (cb_db_step(q) != CB_DB_ROW)
+        int cpu = cb_store_run_cpu(st, s->runs[i]);
+        if (cpu < 0)
             continue;
         char one[16];
-        snprintf(one, sizeof one, "%d", cb_db_column_int(q, 0));
+        snprintf(one, sizeof one, "%d", cpu);
         if (!cb_list_has_word(buf, one))
             off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", one);
     }
-    cb_db_finalize(q);
 }
 
 void cmp_cpu_note(struct cb_store *st, const struct cb_side *A, const struct cb_side *B, char *buf,

@@ -16,16 +16,12 @@
 
 #include <cyclebudget/cyclebudget.h>
 
-/* The public function types must be the families' own: including both
- * headers makes the compiler check that each typedef is the same type. */
 #include "child.h"
-#include "copy.h"
-#include "csum.h"
-#include "csum_copy.h"
-#include "memset.h"
+#include "plugin_internal.h"
 #include "plugin_verify.h"
 #include "probe.h"
 #include "sha256.h"
+#include "strbuf.h"
 #include "workset.h"
 
 /* A plugin gets this long to load and register in the child, and a
@@ -37,15 +33,31 @@
 
 static void default_faults(void);
 
-/* The built-in families whose variants are plain functions. */
-static const char *const pluggable[] = {"csum", "copy", "csum_copy", "memset"};
+static const struct cb_probe *builtin_named(const char *name)
+{
+    for (size_t i = 0; i < cb_nprobes; i++)
+        if (strcmp(cb_probes[i]->name, name) == 0)
+            return cb_probes[i];
+    return NULL;
+}
 
+/* A built-in family whose variants are plain functions: its probe record
+ * says how one is called (cb_probe.call), and so a plugin can add to it. */
 static int is_pluggable(const char *family)
 {
-    for (size_t i = 0; i < sizeof pluggable / sizeof pluggable[0]; i++)
-        if (strcmp(pluggable[i], family) == 0)
-            return 1;
-    return 0;
+    const struct cb_probe *p = builtin_named(family);
+    return p && p->call != CB_CALL_NONE;
+}
+
+/* Their names joined for a message ("a, b or c"), from the registry. */
+static void pluggable_names(struct cb_sb *sb)
+{
+    size_t n = 0, k = 0;
+    for (size_t i = 0; i < cb_nprobes; i++)
+        n += cb_probes[i]->call != CB_CALL_NONE;
+    for (size_t i = 0; i < cb_nprobes; i++)
+        if (cb_probes[i]->call != CB_CALL_NONE)
+            cb_sb_addf(sb, "%s%s", k++ == 0 ? "" : k == n ? " or " : ", ", cb_probes[i]->name);
 }
 
 static int good_name(const char *s)
@@ -113,11 +125,16 @@ static int check_table(const struct cb_plugin *t, const char *ns, const char *pa
         const struct cb_plugin_variant *v = &t->variants[i];
         const char *fam = v->family ? v->family : "(null)";
         if (!own_family(t, fam) && !is_pluggable(fam)) {
-            snprintf(err, errlen, "plugin %s: variant %zu's family '%s' %s; a plugin adds to "
-                     "csum, copy, csum_copy or memset, or to a family it defines", path, i + 1, fam,
-                     cb_probe_find_ns(ns, fam) ? "takes no plugin variants (its variants are "
-                                          "parameters of a built-in model, not functions)"
-                                        : "does not exist");
+            struct cb_sb sb = CB_SB_INIT;
+            cb_sb_addf(&sb, "plugin %s: variant %zu's family '%s' %s; a plugin adds to ", path,
+                       i + 1, fam,
+                       cb_probe_find_ns(ns, fam) ? "takes no plugin variants (its variants are "
+                                                   "parameters of a built-in model, not functions)"
+                                                 : "does not exist");
+            pluggable_names(&sb);
+            cb_sb_adds(&sb, ", or to a family it defines");
+            cb_sb_copy(&sb, err, errlen);
+            cb_sb_release(&sb);
             return -EINVAL;
         }
         if (!good_name(v->name) || !v->fn) {
@@ -256,7 +273,7 @@ static void default_faults(void)
  * inputs before it is ever timed, and a variant that crashes there (reads
  * past its buffer, divides by zero) must be BAD by name with the signal,
  * not end the run.  Returns verify's result, with its verdict in *out. */
-static int verify_in_child(int (*verify)(const struct cb_variant *, struct cb_verdict *),
+int cb_plugin_verify_in_child(int (*verify)(const struct cb_variant *, struct cb_verdict *),
                            const struct cb_variant *v, struct cb_verdict *out)
 {
     struct {
@@ -323,14 +340,6 @@ static const struct cb_probe *owner_of(const struct cb_variant *v)
     return NULL;
 }
 
-static const struct cb_probe *builtin_named(const char *name)
-{
-    for (size_t i = 0; i < cb_nprobes; i++)
-        if (strcmp(cb_probes[i]->name, name) == 0)
-            return cb_probes[i];
-    return NULL;
-}
-
 /* A plugin's variant of a built-in family, in the child: the family's
  * verifier, then the same lengths and alignments against guard pages at
  * fixed places in the page (plugin_verify.h), so that the verdict does not
@@ -345,7 +354,7 @@ static int plugin_variant_verify(const struct cb_variant *v, struct cb_verdict *
     if (rc < 0 || !out->ok)
         return rc;
     uint64_t checked = out->checked;
-    rc = cb_plugin_verify_paged(p->name, v, out);
+    rc = cb_plugin_verify_paged(base->call, v, out);
     out->checked += checked;
     return rc;
 }
@@ -360,109 +369,7 @@ static int merged_verify(const struct cb_variant *v, struct cb_verdict *out)
         return -EINVAL;
     if ((size_t)(v - p->variants) < base->nvariants)
         return base->verify(v, out);
-    return verify_in_child(plugin_variant_verify, v, out);
-}
-
-/* ---- a plugin's own family, as a probe ----------------------------------- */
-
-/* The probe the harness sees for a family of a plugin: its table entry
- * beside the struct cb_probe the registry points to (first member, so a
- * case's probe pointer leads back to it). */
-struct plugin_family {
-    struct cb_probe probe;
-    const struct cb_plugin_family *fam;
-    char detail[160];                 /* "unverified: ..." */
-};
-
-struct pf_state {
-    struct cb_workset ws;
-    const void *fn;
-    uint64_t (*call)(const void *fn, void *buf, size_t len);
-};
-
-static const size_t pf_default_sizes[] = {64, 1500, 4096, 0};
-
-static int pf_setup(struct cb_case *c)
-{
-    const struct plugin_family *pf = (const struct plugin_family *)c->probe;
-    struct pf_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return -ENOMEM;
-    int rc = cb_workset_init(&s->ws, c->size, 0, c->mode, c->cold_bytes);
-    if (rc) {
-        free(s);
-        return rc;
-    }
-    cb_workset_fill_random(&s->ws, 0x9e3779b97f4a7c15ull ^ c->size);
-    s->fn = c->variant->fn;
-    s->call = pf->fam->call;
-    c->priv = s;
-    return 0;
-}
-
-static void pf_run(struct cb_case *c, uint64_t iters)
-{
-    struct pf_state *s = c->priv;
-    uint64_t acc = 0;
-    for (uint64_t i = 0; i < iters; i++)
-        acc += s->call(s->fn, cb_workset_next(&s->ws), c->size);
-    c->sink += acc;
-}
-
-static void pf_teardown(struct cb_case *c)
-{
-    struct pf_state *s = c->priv;
-    if (s) {
-        cb_workset_free(&s->ws);
-        free(s);
-    }
-    c->priv = NULL;
-}
-
-static int pf_verify(const struct cb_variant *v, struct cb_verdict *out);
-
-/* The plugin family v belongs to, found through the registry (a variant
- * does not point to its family). */
-static const struct plugin_family *pf_of(const struct cb_variant *v)
-{
-    for (size_t i = 0; i < cb_registry_size(); i++) {
-        const struct cb_probe *p = cb_registry_any(i);
-        if (p->verify == pf_verify && v >= p->variants && v < p->variants + p->nvariants)
-            return (const struct plugin_family *)p;
-    }
-    return NULL;
-}
-
-/* The family's own check; without one the verdict is ok with nothing
- * checked, and says "unverified" (the collector prints and stores that). */
-static int pf_check(const struct cb_variant *v, struct cb_verdict *out)
-{
-    memset(out, 0, sizeof *out);
-    const struct plugin_family *pf = pf_of(v);
-    if (!pf)
-        return -EINVAL;
-    if (!pf->fam->check) {
-        out->ok = 1;
-        snprintf(out->detail, sizeof out->detail, "%s", pf->detail);
-        return 0;
-    }
-    char why[sizeof out->detail] = "";
-    int bad = pf->fam->check(v->fn, why, sizeof why);
-    why[sizeof why - 1] = '\0';
-    out->ok = bad == 0;
-    out->checked = 1;
-    if (bad)
-        snprintf(out->detail, sizeof out->detail, "%s", why[0] ? why : "its family's check failed");
-    return 0;
-}
-
-/* The check runs the plugin's code: in a child, as merged_verify does. */
-static int pf_verify(const struct cb_variant *v, struct cb_verdict *out)
-{
-    const struct plugin_family *pf = pf_of(v);
-    if (pf && !pf->fam->check)
-        return pf_check(v, out);
-    return verify_in_child(pf_check, v, out);
+    return cb_plugin_verify_in_child(plugin_variant_verify, v, out);
 }
 
 /* ---- registering ------------------------------------------------------------- */
@@ -512,11 +419,12 @@ static int add_variants(const char *family, const struct cb_plugin *t, const str
 static int register_table(const struct cb_plugin *t, const char *ns, struct cb_plugin_info *out)
 {
     size_t off = 0;
-    for (size_t i = 0; i < sizeof pluggable / sizeof pluggable[0]; i++) {
-        const struct cb_probe *base = cb_probe_find_ns(ns, pluggable[i]);
+    for (size_t i = 0; i < cb_nprobes; i++) {
+        const char *name = cb_probes[i]->name;
+        const struct cb_probe *base = cb_probe_find_ns(ns, name);
         int any = 0;
-        for (size_t j = 0; j < t->nvariants; j++)
-            any |= strcmp(t->variants[j].family, pluggable[i]) == 0;
+        for (size_t j = 0; j < t->nvariants && cb_probes[i]->call != CB_CALL_NONE; j++)
+            any |= strcmp(t->variants[j].family, name) == 0;
         if (!any || !base)
             continue;
         struct cb_probe *np = malloc(sizeof *np);
@@ -524,7 +432,7 @@ static int register_table(const struct cb_plugin *t, const char *ns, struct cb_p
             return -ENOMEM;
         *np = *base;
         np->verify = merged_verify;
-        int rc = add_variants(pluggable[i], t, base, np);
+        int rc = add_variants(name, t, base, np);
         if (rc == 0)
             rc = cb_registry_add_ns(ns, np);
         if (rc)
@@ -532,20 +440,12 @@ static int register_table(const struct cb_plugin *t, const char *ns, struct cb_p
     }
     for (size_t i = 0; i < t->nfamilies; i++) {
         const struct cb_plugin_family *f = &t->families[i];
-        struct plugin_family *pf = calloc(1, sizeof *pf);
-        if (!pf)
+        struct cb_probe *fp = cb_plugin_family_probe(f);
+        if (!fp)
             return -ENOMEM;
-        pf->fam = f;
-        snprintf(pf->detail, sizeof pf->detail, "unverified: plugin family %s has no reference check",
-                 f->name);
-        pf->probe = (struct cb_probe){
-            .name = f->name, .desc = f->desc ? f->desc : "(plugin family)", .unit = "B",
-            .op = "call", .sizes = f->sizes ? f->sizes : pf_default_sizes,
-            .setup = pf_setup, .run = pf_run, .verify = pf_verify, .teardown = pf_teardown,
-        };
-        int rc = add_variants(f->name, t, NULL, &pf->probe);
+        int rc = add_variants(f->name, t, NULL, fp);
         if (rc == 0)
-            rc = cb_registry_add_ns(ns, &pf->probe);
+            rc = cb_registry_add_ns(ns, fp);
         if (rc)
             return rc;
     }
@@ -558,13 +458,9 @@ static int register_table(const struct cb_plugin *t, const char *ns, struct cb_p
 int cb_plugin_code_roots(const struct cb_probe *p, const struct cb_variant *v, const void **call)
 {
     *call = NULL;
-    if (p->verify == pf_verify) {
-        const struct plugin_family *pf = pf_of(v);
-        if (!pf)
-            return -ENOTSUP;
-        *(uint64_t (**)(const void *, void *, size_t))call = pf->fam->call;
-        return 0;
-    }
+    int r = cb_plugin_family_call(p, v, call);
+    if (r != 0)
+        return r < 0 ? r : 0;
     return is_pluggable(p->name) ? 0 : -ENOTSUP;
 }
 

@@ -12,13 +12,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "copy.h"
-#include "csum.h"
-#include "csum_copy.h"
-#include "memset.h"
+#include <cyclebudget/cyclebudget.h>
 
-/* The lengths every family's verifier tries (0..2048: CB_COPY_VERIFY_MAX,
- * CB_MEMSET_VERIFY_MAX and csum's VERIFY_MAXLEN agree), its 64 start
+#include "csum.h"
+
+/* The lengths the pluggable families' verifiers try (0..2048: copy's, memset's
+ * and csum's agree), their 64 start
  * alignments, and the long buffers: a page, either side of one, a jumbo
  * frame, 64K either side. */
 #define MAXLEN 2048
@@ -29,7 +28,6 @@ static const size_t big_lens[] = {4095, 4096, 4097, 9000, 65535, 65536, 65537};
 /* Room for the longest buffer after a page's last cache line. */
 #define NPAGES (65537 / 4096 + 3)
 
-enum fam { F_CSUM, F_COPY, F_CSUM_COPY, F_MEMSET };
 enum place { END_AT_GUARD, AFTER_GUARD, PAGE_TAIL, NPLACES };
 
 static const char *const place_fmt[NPLACES] = {
@@ -43,7 +41,7 @@ struct area {
 };
 
 struct call {
-    enum fam fam;
+    enum cb_call call;
     const void *fn;
     unsigned char *d;
     const unsigned char *s;
@@ -70,19 +68,12 @@ static __attribute__((noinline)) int guarded(struct call *c)
     fault_sig = 0;
     if (sigsetjmp(fault_jmp, 1))
         return fault_sig ? fault_sig : SIGSEGV;
-    switch (c->fam) {
-    case F_CSUM:
-        c->got = ((cb_csum_fn)c->fn)(c->s, c->len, c->sum);
-        break;
-    case F_COPY:
-        ((cb_copy_fn)c->fn)(c->d, c->s, c->len);
-        break;
-    case F_CSUM_COPY:
-        c->got = ((cb_csum_copy_fn)c->fn)(c->s, c->d, c->len, c->sum);
-        break;
-    case F_MEMSET:
-        ((cb_memset_fn)c->fn)(c->d, c->fill, c->len);
-        break;
+    switch (c->call) {
+    case CB_CALL_SUM: c->got = ((cb_csum_fn)c->fn)(c->s, c->len, c->sum); break;
+    case CB_CALL_COPY: ((cb_copy_fn)c->fn)(c->d, c->s, c->len); break;
+    case CB_CALL_COPY_SUM: c->got = ((cb_csum_copy_fn)c->fn)(c->s, c->d, c->len, c->sum); break;
+    case CB_CALL_FILL: ((cb_memset_fn)c->fn)(c->d, c->fill, c->len); break;
+    case CB_CALL_NONE: break;
     }
     return 0;
 }
@@ -156,17 +147,17 @@ static struct window window_of(const struct area *a, const struct call *c)
 /* 0 when the call's result is right; else what was wrong, in why. */
 static int check(const struct call *c, const struct window *w, char *why, size_t n)
 {
-    if (c->fam == F_CSUM || c->fam == F_CSUM_COPY) {
+    if (cb_call_sums(c->call)) {
         uint16_t got = cb_csum_fold(c->got), want = cb_csum_fold(cb_csum_ref(c->s, c->len, c->sum));
         if (got != want)
             return snprintf(why, n, "got 0x%04x, want 0x%04x", (unsigned)got, (unsigned)want), 1;
-        if (c->fam == F_CSUM)
+        if (!cb_call_writes(c->call))
             return 0;
     }
     for (unsigned char *p = w->lo; p < w->hi; p++) {
         int in = p >= c->d && p < c->d + c->len;
         unsigned char want = !in ? poison_at((size_t)(p - w->lo))
-                             : c->fam == F_MEMSET ? (unsigned char)c->fill : c->s[p - c->d];
+                             : !cb_call_reads(c->call) ? (unsigned char)c->fill : c->s[p - c->d];
         if (*p != want)
             return snprintf(why, n, "dst[%ld] = 0x%02x, want 0x%02x (%s)", (long)(p - c->d), *p,
                             want, in ? "a wrong byte" : "written outside the buffer"), 1;
@@ -175,7 +166,7 @@ static int check(const struct call *c, const struct window *w, char *why, size_t
 }
 
 struct ctx {
-    enum fam fam;
+    enum cb_call call;
     const struct cb_variant *v;
     struct area a[2];            /* [0] the source or csum's buffer, [1] dst */
     struct cb_verdict *out;
@@ -193,13 +184,13 @@ static int sweep(struct ctx *x, enum place w, int g)
             continue;
         for (size_t al = 0; al < ALIGNS; al++) {
             size_t dist;
-            struct call c = {.fam = x->fam, .fn = x->v->fn, .len = len, .fill = only ? 0 : 0xa7,
+            struct call c = {.call = x->call, .fn = x->v->fn, .len = len, .fill = only ? 0 : 0xa7,
                              .sum = (uint32_t)(len * 2654435761u)};
             unsigned char *at = place(&x->a[g], w, len, al, &dist);
             c.s = g == 0 ? at : x->a[0].data + 64;
             c.d = g == 1 ? at : x->a[1].data + 64;
             struct window win = {0};
-            if (c.fam != F_CSUM)
+            if (cb_call_writes(c.call))
                 win = window_of(&x->a[1], &c);
             char why[128] = "";
             int sig = guarded(&c);
@@ -211,8 +202,8 @@ static int sweep(struct ctx *x, enum place w, int g)
                 char where[80];
                 snprintf(where, sizeof where, place_fmt[w], dist);
                 snprintf(x->out->detail, sizeof x->out->detail, "len=%zu align=%zu%s (%s%s): %s",
-                         len, al, g ? " of dst" : c.fam == F_CSUM ? "" : " of src",
-                         g ? "dst " : c.fam == F_CSUM ? "" : "src ", where, why);
+                         len, al, g ? " of dst" : !cb_call_writes(c.call) ? "" : " of src",
+                         g ? "dst " : !cb_call_writes(c.call) ? "" : "src ", where, why);
                 x->out->ok = 0;
                 return 1;
             }
@@ -221,20 +212,11 @@ static int sweep(struct ctx *x, enum place w, int g)
     return 0;
 }
 
-static int family_of(const char *name, enum fam *f)
+int cb_plugin_verify_paged(enum cb_call call, const struct cb_variant *v, struct cb_verdict *out)
 {
-    static const char *const names[] = {"csum", "copy", "csum_copy", "memset"};
-    for (int i = 0; i < 4; i++)
-        if (strcmp(name, names[i]) == 0)
-            return *f = (enum fam)i, 0;
-    return -EINVAL;
-}
-
-int cb_plugin_verify_paged(const char *family, const struct cb_variant *v, struct cb_verdict *out)
-{
-    struct ctx x = {.v = v, .out = out};
+    struct ctx x = {.call = call, .v = v, .out = out};
     memset(out, 0, sizeof *out);
-    if (!v || !v->fn || family_of(family, &x.fam) < 0)
+    if (!v || !v->fn || call == CB_CALL_NONE)
         return -EINVAL;
     if (area_init(&x.a[0], 1) < 0)
         return -ENOMEM;
@@ -248,8 +230,8 @@ int cb_plugin_verify_paged(const char *family, const struct cb_variant *v, struc
     sigaction(SIGBUS, &sa, &old[1]);
     out->ok = 1;
     /* The side a family reads is guarded first: a read past the end is the
-     * fault this check exists for; memset only writes, csum only reads. */
-    int first = x.fam == F_MEMSET, last = x.fam == F_CSUM ? 0 : 1;
+     * fault this check exists for; a fill only writes, a sum only reads. */
+    int first = !cb_call_reads(call), last = cb_call_writes(call);
     for (int g = first; g <= last && out->ok; g++)
         for (int w = 0; w < NPLACES && out->ok; w++)
             sweep(&x, (enum place)w, g);

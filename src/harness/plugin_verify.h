@@ -18,9 +18,10 @@
 
 #include "probe.h"
 
-/* v belongs to the built-in family named family (csum, copy, csum_copy or
- * memset).  Fills *out (ok 1 when every placement matched the reference);
- * returns 0 when it ran, -EINVAL for another family, -ENOMEM. */
-int cb_plugin_verify_paged(const char *family, const struct cb_variant *v, struct cb_verdict *out);
+/* v is called as call says (its family's cb_probe.call), which also says
+ * the buffers it reads and writes and whether its result is a checksum.
+ * Fills *out (ok 1 when every placement matched the reference); returns 0
+ * when it ran, -EINVAL for CB_CALL_NONE, -ENOMEM. */
+int cb_plugin_verify_paged(enum cb_call call, const struct cb_variant *v, struct cb_verdict *out);
 
 #endif

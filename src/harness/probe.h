@@ -65,6 +65,23 @@ struct cb_verdict {
     char detail[256];     /* the first differing input, for the BAD line */
 };
 
+/* How a family's variant is called, where the variants are plain
+ * functions: what plugins need to add a variant to the family (plugin.c),
+ * and what the guard-page check (plugin_verify.c) needs to place its
+ * buffers and check its result.  The prototypes are the public header's
+ * (cyclebudget.h: cb_csum_fn, cb_copy_fn, cb_csum_copy_fn, cb_memset_fn). */
+enum cb_call {
+    CB_CALL_NONE = 0,   /* the variants run in the family's own loop: no plugin adds to it */
+    CB_CALL_SUM,        /* sum = f(src, len, sum): reads src; checked against RFC 1071 */
+    CB_CALL_COPY,       /* f(dst, src, len): reads src, writes dst */
+    CB_CALL_COPY_SUM,   /* sum = f(src, dst, len, sum): both, and the sum */
+    CB_CALL_FILL,       /* f(dst, c, len): writes dst */
+};
+
+static inline int cb_call_reads(enum cb_call c) { return c != CB_CALL_NONE && c != CB_CALL_FILL; }
+static inline int cb_call_writes(enum cb_call c) { return c != CB_CALL_NONE && c != CB_CALL_SUM; }
+static inline int cb_call_sums(enum cb_call c) { return c == CB_CALL_SUM || c == CB_CALL_COPY_SUM; }
+
 struct cb_probe {
     const char *name;     /* "csum" */
     const char *desc;
@@ -99,6 +116,9 @@ struct cb_probe {
      * cycles (the synthetic chain: its length).  Only the fake clock
      * (fakeclock.h) uses it, to model the work; NULL: a size-based model. */
     double (*nominal)(const struct cb_case *c);
+
+    /* How a variant is called (enum cb_call); CB_CALL_NONE: not pluggable. */
+    enum cb_call call;
 };
 
 /* The registry: every family linked into the binary. */

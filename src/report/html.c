@@ -153,8 +153,18 @@ static void case_row(FILE *out, const struct cb_report *r, const struct cb_repor
         tdnum(out, share);
     else
         fprintf(out, "<td class=\"num %s\" data-v=\"%.6g\">%.1f</td>", share <= 100 ? "fit" : "over", share, share);
-    tdnum(out, 100 * c->share_load);
-    tdnum(out, 100 * c->share_store);
+    char why[512];
+    const char *over = cb_report_ceil_over(r, c, why, sizeof why);
+    for (int k = 0; k < 2; k++) {
+        double v = 100 * (k ? c->share_store : c->share_load);
+        if (over && v > 100 && (k == 1) == cb_report_stores(c->info.probe)) {
+            /* Above its ceiling: flagged, with why (ceil_over.c). */
+            fprintf(out, "<td class=\"num over\" data-v=\"%.9g\" title=\"", v);
+            cb_html_esc(out, over);
+            fprintf(out, "\">%.1f!</td>", v);
+        } else
+            tdnum(out, v);
+    }
     /* The clock the case's estimated cycles are at (caseclock.h). */
     if (c->measured && c->info.clock_used[0])
     {

@@ -297,8 +297,9 @@ static void case_events_json(FILE *out, const struct cb_report *r, const struct 
 /* The case against the machine's ceilings: null when the run has none or
  * the case is not byte-oriented; shares are fractions (0.42), null where
  * unknown. */
-static void case_ceiling_json(FILE *out, const struct cb_report_case *c)
+static void case_ceiling_json(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
 {
+    char why[512];
     if (c->ceil_level < 0) {
         fputs("null", out);
         return;
@@ -309,6 +310,11 @@ static void case_ceiling_json(FILE *out, const struct cb_report_case *c)
     kv_num(out, "load_share", c->share_load);
     kv_num(out, "store_bytes_per_tick", c->ceil_store);
     kv_num(out, "store_share", c->share_store);
+    const char *over = cb_report_ceil_over(r, c, why, sizeof why);
+    if (over)
+        kv_str(out, "over", over, 1); /* above 100%: why */
+    else
+        fputs(", \"over\": null", out);
     fputc('}', out);
 }
 
@@ -424,7 +430,7 @@ static void case_json(FILE *out, const struct cb_report *r, const struct cb_repo
     fprintf(out, ", \"scaled\": %s", c->scaled ? "true" : "false");
     kv_num(out, "bytes_per_tick", c->bpt);
     fputs(",\n     \"ceiling\": ", out);
-    case_ceiling_json(out, c);
+    case_ceiling_json(out, r, c);
     case_events_json(out, r, c);
     fputc('}', out);
 }

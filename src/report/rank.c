@@ -61,8 +61,10 @@ int cb_rank_faster(const struct cb_report *r, const struct cb_report_case *a,
                    const struct cb_report_case *b)
 {
     double ma = cb_rank_median(r, a), mb = cb_rank_median(r, b);
+    /* Between runs, and in this run's own table too: a claim the table
+     * beside it contradicts would be no claim at all. */
     if (cb_rank_runs(r) > 1 && a->peer && b->peer)
-        return faster_by_runs(r, a, b);
+        return ma < mb && faster_by_runs(r, a, b);
     if (!(ma <= mb * (1 - CB_RANK_MARGIN)))
         return 0;
     const struct cb_report_series *x = cb_rank_series(r, a), *y = cb_rank_series(r, b);

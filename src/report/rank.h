@@ -18,8 +18,10 @@
  * runs of the same bytes (peers.c), runs are the unit: a is faster than b
  * when, over the runs that measured both, the mean log ratio of their
  * medians is CB_RANK_MARGIN or more in a's favour and a paired t-test on
- * those log ratios gives p < CB_RANK_ALPHA.  Pairing by run takes out what
- * moves a whole run (the core clock, the host's load). */
+ * those log ratios gives p < CB_RANK_ALPHA, and a is faster in the
+ * report's own run as well (so that no claim contradicts the table beside
+ * it).  Pairing by run takes out what moves a whole run (the core clock,
+ * the host's load). */
 #ifndef CB_RANK_H
 #define CB_RANK_H
 

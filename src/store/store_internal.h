@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "db.h"
 #include "store.h"
@@ -112,5 +113,11 @@ int cb_st_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ct
  * could not be registered (the default VFS then). */
 #define CB_ST_VFS "cb-shmguard"
 const char *cb_st_vfs(void);
+
+/* Who writes a run (writer.c): the start time of pid in clock ticks after
+ * boot (-1 unknown, 0 faked), this boot's id and this host's name. */
+long long cb_st_proc_start(pid_t pid);
+void cb_st_boot_id(char *buf, size_t len);
+void cb_st_hostname(char *buf, size_t len);
 
 #endif

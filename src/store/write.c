@@ -1,6 +1,6 @@
 /* write.c — recording a run (see store.h): its host, build and commit rows,
- * its events, each case with all its samples in one transaction, its end;
- * and reaping the runs whose writer died without ending them. */
+ * its events, each case with all its samples in one transaction, its end
+ * (who writes it, and the reaping of dead writers' runs: writer.c). */
 #include "store_internal.h"
 #include "uuid.h"
 
@@ -11,78 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* ---- who is writing ----------------------------------------------------- */
-
-/* Start time of pid in clock ticks after boot (/proc/PID/stat field 22), or
- * -1.  A pid that is alive but started at another time is a reused pid.  0 is
- * unknown: qemu-user fakes it for its own process only, and others, reading
- * the kernel's figure, reaped the live run (test_store's writers under qemu). */
-static long long proc_start(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    /* comm may contain spaces and ')': fields restart after the last ')'. */
-    char *p = strrchr(buf, ')');
-    if (!p)
-        return -1;
-    p++;
-    /* After ')' come field 3 (state) ... field 22 (starttime). */
-    for (int field = 3; field < 22; field++) {
-        p = strchr(p + 1, ' ');
-        if (!p)
-            return -1;
-    }
-    long long v = strtoll(p + 1, NULL, 10);
-    return v > 0 ? v : -1;
-}
-
-static void boot_id(char *buf, size_t len)
-{
-    buf[0] = '\0';
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
-    if (!f)
-        return;
-    if (fgets(buf, (int)len, f))
-        buf[strcspn(buf, "\n")] = '\0';
-    fclose(f);
-}
-
-static void my_hostname(char *buf, size_t len)
-{
-    if (gethostname(buf, len) != 0)
-        buf[0] = '\0';
-    buf[len - 1] = '\0';
-}
-
-static void read_real(struct cb_db_stmt *s, void *v)
-{
-    *(double *)v = cb_db_column_double(s, 0);
-}
-
-int cb_store_boot_tsc(struct cb_store *st, double *ghz)
-{
-    char host[256], boot[64];
-    my_hostname(host, sizeof host);
-    boot_id(boot, sizeof boot);
-    *ghz = 0;
-    if (!boot[0])
-        return -ENOENT;
-    const char *const key[] = {host, boot};
-    int rc = cb_st_row_once(st,
-                            "SELECT r.tsc_ghz FROM runs r JOIN hosts h ON h.id = r.host_id"
-                            " WHERE h.hostname = ?1 AND r.boot_id = ?2"
-                            "   AND h.tsc_source = 'calibrated' AND r.tsc_ghz > 0"
-                            " ORDER BY r.id DESC LIMIT 1",
-                            key, 2, read_real, ghz);
-    return rc == CB_DB_ROW ? 0 : rc == CB_DB_DONE ? -ENOENT : -EIO;
-}
 
 /* ---- writing ------------------------------------------------------------ */
 
@@ -228,8 +156,8 @@ static int begin_fn(struct cb_store *st, void *vctx)
         return rc;
 
     char boot[64];
-    boot_id(boot, sizeof boot);
-    long long start = proc_start(getpid());
+    cb_st_boot_id(boot, sizeof boot);
+    long long start = cb_st_proc_start(getpid());
     struct cb_db_stmt *s = cb_st_stmt(st, Q_RUN_INS, &rc);
     if (!s)
         return rc;
@@ -522,84 +450,4 @@ int cb_store_run_finish(struct cb_store *st, int64_t run_id, const char *status)
         return -EBUSY;
     }
     return r;
-}
-
-/* ---- reaping ------------------------------------------------------------ */
-
-struct reap_ctx {
-    int n;
-};
-
-int cb_st_dead_runs(struct cb_store *st, int64_t *dead, int max)
-{
-    char host[256], boot[64];
-    int rc, ndead = 0;
-    my_hostname(host, sizeof host);
-    boot_id(boot, sizeof boot);
-    struct cb_db_stmt *s = cb_st_stmt(st, Q_REAP_SEL, &rc);
-    if (!s)
-        return cb_st_errno_or_eio(rc);
-    cb_st_bind_str(s, 1, host);
-    while ((rc = cb_db_step(s)) == CB_DB_ROW && ndead < max) {
-        int64_t id = cb_db_column_int64(s, 0);
-        pid_t pid = (pid_t)cb_db_column_int64(s, 1);
-        int known_start = cb_db_column_type(s, 2) != CB_DB_NULL;
-        long long start = cb_db_column_int64(s, 2);
-        const char *rboot = (const char *)cb_db_column_text(s, 3);
-        int is_dead;
-        /* Same hostname is taken to mean this machine.  Another boot: every
-         * process of that boot is gone, whatever its pid is now. */
-        if (*boot && rboot && *rboot && strcmp(boot, rboot) != 0)
-            is_dead = 1;
-        else if (kill(pid, 0) != 0 && errno == ESRCH)
-            is_dead = 1;
-        else if (known_start) {
-            /* Alive, but is it the same process, or a reused pid? */
-            long long now = proc_start(pid);
-            is_dead = now >= 0 && now != start;
-        } else
-            is_dead = 0;
-        if (is_dead)
-            dead[ndead++] = id;
-    }
-    cb_db_reset(s);
-    if (rc != CB_DB_DONE && rc != CB_DB_ROW)
-        return cb_st_errno_or_eio(rc);
-    return ndead;
-}
-
-static int reap_fn(struct cb_store *st, void *vctx)
-{
-    struct reap_ctx *c = vctx;
-    int rc;
-    c->n = 0;
-    /* Collect first, update after: the update must not run while the
-     * SELECT over the same table is still stepping. */
-    int64_t dead[256];
-    int ndead = cb_st_dead_runs(st, dead, (int)(sizeof dead / sizeof dead[0]));
-    if (ndead < 0)
-        return ndead;
-    struct cb_db_stmt *s;
-    for (int i = 0; i < ndead; i++) {
-        s = cb_st_stmt(st, Q_REAP_UPD, &rc);
-        if (!s)
-            return rc;
-        cb_db_bind_int64(s, 1, dead[i]);
-        rc = cb_st_step_done(s);
-        if (rc != CB_DB_OK)
-            return rc;
-        c->n += cb_db_changes(st->db);
-    }
-    return CB_DB_OK;
-}
-
-int cb_store_reap_aborted(struct cb_store *st)
-{
-    if (!st)
-        return -EINVAL;
-    struct reap_ctx c = {0};
-    int r = cb_st_tx(st, reap_fn, &c);
-    if (r < 0)
-        return r;
-    return c.n;
 }

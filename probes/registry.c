@@ -1,16 +1,23 @@
 /* registry.c — the probe families linked into cyclebudget, and those that
- * loaded plugins add.
+ * loaded plugins add.  It lives with the families (probes/): adding one is
+ * its file here, a line in the table below and in mk/probes.am; its probe
+ * record (struct cb_probe) says the rest, including whether and how
+ * plugins add variants to it (.call), so that nothing in src/ names it.
  *
  * The one piece of global state the project allows: a const table of the
- * built-in families (adding one is a line here plus its file in probes/),
- * and its one runtime extension, the plugin list below.  Lookups go through
- * cb_probe_find/cb_probe_at, which see both. */
+ * built-in families, and its one runtime extension, the plugin list below.
+ * Lookups go through cb_probe_find/cb_probe_at, which see both. */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
+#include <cyclebudget/cyclebudget.h>
+
 #include "cpu.h"
 #include "probe.h"
+/* The families' headers; with cyclebudget.h above, the compiler also checks
+ * that each pluggable family's function type is the public one (a typedef
+ * declared twice must name the same type). */
 #include "calls.h"
 #include "copy.h"
 #include "csum.h"

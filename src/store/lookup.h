@@ -1,0 +1,59 @@
+/* lookup.h — the small questions commands and analyses ask the store about
+ * runs, commits and acknowledgements, as functions, so that no SQL is
+ * written outside src/store/ (the same "SELECT cpu FROM runs" was prepared
+ * in two commands).  The walks hand each row to a callback: it returns 0 to
+ * go on, or a positive value to stop, which the walk returns. */
+#ifndef CB_STORE_LOOKUP_H
+#define CB_STORE_LOOKUP_H
+
+#include <stdint.h>
+
+struct cb_store;
+
+/* The CPU run was pinned to, or -1 when the run or its CPU is unknown. */
+int cb_store_run_cpu(struct cb_store *st, int64_t run);
+
+/* The newest complete run tagged tag with an id above after; 0 when none. */
+int64_t cb_store_newest_tagged(struct cb_store *st, const char *tag, int64_t after);
+
+/* How the complete runs split, for saying why a history is empty. */
+struct cb_store_run_counts {
+    int64_t complete;       /* complete runs */
+    int64_t in_git;         /* of them, measured in a git tree */
+    int64_t clean;          /* of those, of a clean tree (what history follows) */
+};
+/* 0 or -EIO. */
+int cb_store_count_runs(struct cb_store *st, struct cb_store_run_counts *out);
+
+/* Every commit the store knows, oldest first (commit_order).  0, the
+ * callback's stop value, or -EIO. */
+int cb_store_each_commit(struct cb_store *st,
+                         int (*fn)(const char *hash, const char *subject, void *ctx), void *ctx);
+
+/* The complete, not emulated runs of a clean tree at commit hash, oldest
+ * first: the counted ones (--sim, callgrind) when sim, else the timed ones.
+ * 0, the callback's stop value, or -EIO. */
+int cb_store_each_commit_run(struct cb_store *st, const char *hash, int sim,
+                             int (*fn)(int64_t run, void *ctx), void *ctx);
+
+/* Every distinct case (probe, variant, size, mode) in any run.  0, the
+ * callback's stop value, or -EIO. */
+int cb_store_each_case_key(struct cb_store *st,
+                           int (*fn)(const char *probe, const char *variant, uint64_t size,
+                                     const char *mode, void *ctx),
+                           void *ctx);
+
+/* One acknowledgement as stored. */
+struct cb_store_ack {
+    const char *glob, *commit, *created, *why;
+};
+
+/* The acknowledgements, oldest first, or newest first when newest_first.
+ * 0, the callback's stop value, or -EIO. */
+int cb_store_each_ack(struct cb_store *st, int newest_first,
+                      int (*fn)(const struct cb_store_ack *a, void *ctx), void *ctx);
+
+/* Record (or re-word) the acknowledgement of glob at commit: 0 or -EIO. */
+int cb_store_ack_put(struct cb_store *st, const char *glob, const char *commit, const char *why);
+
+#endif
