@@ -22,6 +22,8 @@
 #include "report.h"
 #include "sides.h"
 #include "store.h"
+#include "strbuf.h"
+#include "text_toc.h"
 #include "versus_text.h"
 
 #define VS_NAME_MAX 64 /* as a stored case's variant name */
@@ -37,6 +39,7 @@ static const struct cb_opt_choice formats[] = {
 struct report_args {
     const char *db, *budget_arg, *outpath;
     struct cb_budget_opts bo;  /* --link, --frame, --context, --fpu-batch */
+    const char *section;       /* --section NAME: that part of the text report only */
     double ghz;                /* --ghz, 0 when not given */
     enum fmt fmt;
     int samples, include_aborted;
@@ -45,32 +48,64 @@ struct report_args {
     char versus[2][VS_NAME_MAX]; /* --versus A,B; "" none */
 };
 
+/* The text report of the runs, whole (cb_text_toc then adds its contents). */
+static int emit_text(struct cb_store *st, const struct report_args *a, const struct cb_report *runs,
+                     size_t n, int color, FILE *out)
+{
+    const struct cb_budget *b = &a->bo.budget;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct cb_text_opts to = {.budget = b, .color = color};
+        if (i)
+            fputs("\n\n", out);
+        rc = cb_report_text(&runs[i], &to, out);
+        if (rc == 0)
+            rc = cb_report_crossover_text(&runs[i], out);
+        if (rc == 0)
+            rc = cb_report_fusion_text(&runs[i], out);
+        if (rc == 0)
+            rc = cb_report_packet_text(&runs[i], b, out);
+        if (rc == 0 && a->versus[0][0])
+            cb_report_versus_text(&runs[i], a->versus[0], a->versus[1], out);
+    }
+    /* The latest race per host: the decisions this machine's runs led to. */
+    if (rc == 0 && cb_race_report_text(st, out) < 0)
+        rc = -EIO;
+    return rc;
+}
+
+/* The text report with its contents, or the one --section: rendered in
+ * memory first, so that the contents can give line numbers.  -ENOENT (said)
+ * for a section the report has not. */
+static int emit_toc(struct cb_store *st, const struct report_args *a, const struct cb_report *runs,
+                    size_t n, int color, FILE *out)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return -ENOMEM;
+    int rc = emit_text(st, a, runs, n, color, m);
+    if (fclose(m) != 0 && rc == 0)
+        rc = -ENOMEM;
+    if (rc == 0) {
+        struct cb_sb why = CB_SB_INIT;
+        rc = cb_text_toc(buf, len, a->section, out, &why);
+        if (rc == -ENOENT)
+            cb_error("--section: %s", why.buf);
+        cb_sb_release(&why);
+    }
+    free(buf);
+    return rc;
+}
+
 static int emit(struct cb_store *st, const struct report_args *a, const struct cb_report *runs,
                 size_t n, int color, FILE *out)
 {
-    enum fmt f = a->fmt;
     const struct cb_budget *b = &a->bo.budget;
-    int rc = 0, samples = a->samples;
-    switch (f) {
-    case F_TEXT:
-        for (size_t i = 0; i < n && rc == 0; i++) {
-            struct cb_text_opts to = {.budget = b, .color = color};
-            if (i)
-                fputs("\n\n", out);
-            rc = cb_report_text(&runs[i], &to, out);
-            if (rc == 0)
-                rc = cb_report_crossover_text(&runs[i], out);
-            if (rc == 0)
-                rc = cb_report_fusion_text(&runs[i], out);
-            if (rc == 0)
-                rc = cb_report_packet_text(&runs[i], b, out);
-            if (rc == 0 && a->versus[0][0])
-                cb_report_versus_text(&runs[i], a->versus[0], a->versus[1], out);
-        }
-        /* The latest race per host: the decisions this machine's runs led to. */
-        if (rc == 0 && cb_race_report_text(st, out) < 0)
-            rc = -EIO;
-        return rc;
+    int samples = a->samples;
+    switch (a->fmt) {
+    case F_TEXT: return emit_toc(st, a, runs, n, color, out);
     case F_HTML: return cb_report_html(runs, n, b, out);
     case F_CSV: return cb_report_csv(runs, n, samples, out);
     case F_JSON: return cb_report_json(runs, n, out);
@@ -130,6 +165,9 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         CB_OPT_FORMAT(struct report_args, fmt, formats,
                       "text (default), html, csv, json, or gbench (Google Benchmark JSON)"),
         CB_OPT_CALL('o', "output", "FILE", "write there instead of standard output"),
+        CB_OPT_STR(0, "section", struct report_args, section, "NAME",
+                   "text: only this section, as the contents at the top of the text report name "
+                   "it (run N, a family such as csum, kernel, crossover, throughput, ...)"),
         CB_OPT_BOOL(0, "samples", struct report_args, samples,
                     "csv: one row per sample instead of one per case"),
         CB_OPT_BOOL(0, "include-aborted", struct report_args, include_aborted,
@@ -159,6 +197,10 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         return rc;
     if (a->versus[0][0] && a->fmt != F_TEXT) {
         snprintf(err, errlen, "--versus goes with the text report (leave out --format)");
+        return -EINVAL;
+    }
+    if (a->section && a->fmt != F_TEXT) {
+        snprintf(err, errlen, "--section picks a part of the text report (leave out --format)");
         return -EINVAL;
     }
     if (a->samples && a->fmt != F_CSV) {
@@ -258,6 +300,10 @@ static int report_write(struct cb_store *st, const struct report_args *a, const 
     }
     int color = to_file ? 0 : cb_report_want_color(1);
     int rc = emit(st, a, runs, n, color, o.f);
+    if (rc == -ENOENT) {            /* --section names none: said, nothing written */
+        cb_output_close(&o, 0, err, sizeof err);
+        return CB_EXIT_USAGE;
+    }
     if (rc < 0)
         cb_error("cannot write %s: %s", to_file ? a->outpath : "the report", strerror(-rc));
     if (cb_output_close(&o, rc >= 0, err, sizeof err) < 0) {

@@ -14,7 +14,7 @@ struct page {
 #define W 720.0
 #define H 230.0
 #define L 64.0    /* left margin: the y labels */
-#define R 16.0
+#define R 28.0    /* room for half the last commit's label */
 #define T 14.0
 #define B 44.0    /* bottom margin: the commit labels and the axis title */
 
@@ -58,7 +58,22 @@ static void commit_labels(FILE *out, const struct cb_trend *t, double xw)
     }
 }
 
-static void chart(FILE *out, const struct cb_trend *t)
+/* The y axis's unit, short enough to stand along it: from the history's
+ * metric label (history.c's words). */
+static const char *unit_of(const char *metric)
+{
+    if (!metric)
+        return "per op";
+    if (strstr(metric, "Ir"))
+        return "Ir (simulated instructions) per op";
+    if (strstr(metric, "ESTIMATED"))
+        return "estimated core cycles per op";
+    if (strstr(metric, "PMU"))
+        return "core cycles per op";
+    return "TSC ticks per op";
+}
+
+static void chart(FILE *out, const struct cb_trend *t, const char *metric)
 {
     if (t->n == 0) {
         fputs("<p>No measured point (every run skipped this case).</p>", out);
@@ -92,6 +107,8 @@ static void chart(FILE *out, const struct cb_trend *t)
     }
     fprintf(out, "<line class=\"ax\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", L, W - R, T + yh,
             T + yh);
+    fprintf(out, "<text class=\"lab unit\" transform=\"translate(12 %.1f) rotate(-90)\" "
+            "text-anchor=\"middle\">%s</text>", T + yh / 2, unit_of(metric));
     fprintf(out, "<text class=\"lab\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">commits, oldest to "
             "newest (%zu)</text>", L + xw / 2, H - 6, t->n);
     commit_labels(out, t, xw);
@@ -105,14 +122,19 @@ static void chart(FILE *out, const struct cb_trend *t)
         fprintf(out, "<line stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\" x1=\"%.1f\" "
                 "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", col, XS(st->at), XS(st->to - 1), YS(st->after),
                 YS(st->after));
-        double x = (XS(st->at - 1) + XS(st->at)) / 2;
+        /* On the first commit after the step, the one it names (issue 44:
+         * between two commits it named neither). */
+        double x = XS(st->at);
         fprintf(out, "<line class=\"step %s\" stroke=\"%s\" stroke-width=\"2\" x1=\"%.1f\" x2=\"%.1f\" "
                 "y1=\"%.1f\" y2=\"%.1f\"><title>", step_class(st), col, x, x, T, T + yh);
         short_hash(out, t->hash[st->at]);
         fprintf(out, ": %+.1f%% [%+.1f%%, %+.1f%%] %s</title></line>", 100 * st->est, 100 * st->lo,
                 100 * st->hi, step_class(st));
-        fprintf(out, "<text class=\"bl\" fill=\"%s\" x=\"%.1f\" y=\"%.1f\">%+.1f%% at ", col, x + 4,
-                T + yh / 2, 100 * st->est);
+        /* Its label above the plot, where no line runs; leftward near
+         * the right edge (about 100 px of text). */
+        int left = x + 104 > W;
+        fprintf(out, "<text class=\"bl\" fill=\"%s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%+.1f%% at ",
+                col, left ? x - 4 : x + 4, T - 3, left ? "end" : "start", 100 * st->est);
         short_hash(out, t->hash[st->at]);
         fputs("</text>", out);
     }
@@ -191,7 +213,7 @@ static void host_panel(FILE *out, const struct cb_history_host *h, size_t i)
         fputs("\"><h3>", out);
         cb_html_esc(out, h->t[k].key);
         fputs("</h3>", out);
-        chart(out, &h->t[k]);
+        chart(out, &h->t[k], h->metric);
         fputs("</div>", out);
     }
     fputs("</div></section>", out);

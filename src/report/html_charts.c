@@ -33,6 +33,30 @@ static int same_group(const struct cb_report_case *a, const struct cb_report_cas
 
 /* ---- budget view --------------------------------------------------------- */
 
+/* Where a value label of about n characters goes after a bar that ends at
+ * x1: just past the bar, unless one of the dashed lines at lx[0..nl) would
+ * run through it (issue 44: the budget lines crossed the figures); then
+ * just past that line.  6 px a character of the 10.5 px value font. */
+static double clear_of(double x1, size_t n, const double *lx, int nl)
+{
+    double w = 6.0 * (double)n, x = x1 + 4;
+    for (int pass = 0, moved = 1; moved && pass < 4; pass++) {
+        moved = 0;
+        for (int i = 0; i < nl; i++)
+            if (lx[i] > x - 3 && lx[i] < x + w + 3) {
+                x = lx[i] + 4;
+                moved = 1;
+            }
+    }
+    return x;
+}
+
+static size_t fnum_len(double v)
+{
+    char b[32];
+    return (size_t)snprintf(b, sizeof b, "%.1f", v);
+}
+
 static void budget_chart(FILE *out, const struct cb_report *r, const struct cb_report_case **v,
                          size_t n)
 {
@@ -49,6 +73,11 @@ static void budget_chart(FILE *out, const struct cb_report *r, const struct cb_r
     }
     struct scale s = {pow(10, floor(log10(lo / 1.3))), pow(10, ceil(log10(hi * 1.15))), 160, 520, 1};
     const int row = 18, top = 22, h = top + (int)n * row + 24, w = 560;
+    double lx[3];
+    int nl = 0;
+    for (int i = 0; i < 3; i++)
+        if (bud[i] > 0)
+            lx[nl++] = sx(&s, bud[i]);
     fprintf(out, "<svg class=\"chart budget\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", w, h, w, h);
     for (double t = s.d0; t <= s.d1 * 1.0001; t *= 10) {
         double x = sx(&s, t);
@@ -67,7 +96,11 @@ static void budget_chart(FILE *out, const struct cb_report *r, const struct cb_r
                 "<title>", y + 2, x1 - 160 > 1 ? x1 - 160 : 1, row - 5, fitcol[fit]);
         cb_html_esc(out, c->info.variant);
         fprintf(out, ": %.1f cycles/op (median of %zu)</title></rect>", m, c->cyc.n);
-        fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">", x1 + 4, y + 12);
+        /* A figure that would run past the chart's edge goes inside its bar. */
+        double vx = clear_of(x1, fnum_len(m), lx, nl);
+        int inside = vx + 6.0 * (double)fnum_len(m) > w - 2;
+        fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", inside ? x1 - 4 : vx,
+                y + 12, inside ? "end" : "start");
         cb_html_fnum(out, m);
         fputs("</text>", out);
     }
@@ -77,8 +110,8 @@ static void budget_chart(FILE *out, const struct cb_report *r, const struct cb_r
             continue;
         double x = sx(&s, bud[i]);
         fprintf(out, "<line class=\"bud\" stroke=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"><title>%s budget: %.1f cycles for the frames this size is charged to</title></line>",
-                fitcol[i == 0 ? 2 : i == 1 ? 1 : 0], x, x, top - 6, h - 20, names[i], bud[i]);
-        fprintf(out, "<text class=\"bl\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x, top - 9, names[i]);
+                fitcol[i == 0 ? 2 : i == 1 ? 1 : 0], x, x, top - 3, h - 20, names[i], bud[i]);
+        fprintf(out, "<text class=\"bl\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x, top - 10, names[i]);
     }
     fputs("</svg>", out);
 }
@@ -153,9 +186,13 @@ static void x_axis(FILE *out, const struct scale *xs, int xlog2, int T, int B, i
             continue;
         double x = sx(xs, t);
         char b[32];
+        const char *s = xlog2 ? cb_fmt_size((uint64_t)t, "B", b, sizeof b) : (snprintf(b, sizeof b, "%g", t), b);
         fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, T, h - B);
-        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x,
-                h - B + 14, xlog2 ? cb_fmt_size((uint64_t)t, "B", b, sizeof b) : (snprintf(b, sizeof b, "%g", t), b));
+        /* The last label ends at the plot's right end rather than past the
+         * chart's (issue 44: "16 MiB" was cut): 6.6 px a character. */
+        int end = x + 3.3 * (double)strlen(s) > xs->r1 + 4;
+        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s</text>",
+                end ? xs->r1 + 4 : x, h - B + 14, end ? "end" : "middle", s);
     }
 }
 
@@ -372,7 +409,9 @@ void cb_html_rx_view(FILE *out, const struct cb_report *r, const struct cb_repor
                     y + 2, fmax(x1 - 170, 1), row - 4,
                     isnan(base) ? cb_html_palette[0] : m < base ? fitcol[0] : m > base ? fitcol[3] : "#888");
             cb_html_esc(out, v[k]->info.variant);
-            fprintf(out, ": %.1f cycles/packet</title></rect><text class=\"val\" x=\"%.1f\" y=\"%.1f\">", m, x1 + 4, y + 11);
+            double bx = isnan(base) ? -100 : sx(&s, base);
+            fprintf(out, ": %.1f cycles/packet</title></rect><text class=\"val\" x=\"%.1f\" y=\"%.1f\">", m,
+                    clear_of(x1, fnum_len(m) + (isnan(base) ? 0 : 7), &bx, 1), y + 11);
             cb_html_fnum(out, m);
             if (!isnan(base) && base > 0 && strcmp(v[k]->info.variant, "none"))
                 fprintf(out, " (%+.0f%%)", (m / base - 1) * 100);

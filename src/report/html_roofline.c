@@ -13,6 +13,18 @@
 /* The ceiling of kind at each level as steps over the working-set axis:
  * level l's figure from the previous cache's size to its own (DRAM on to
  * the right edge).  A level without a figure is left out. */
+/* The right margin: room for half the last size tick ("64 MiB") inside the
+ * chart (issue 44: 16 px cut it, and "DRAM lo..." with it). */
+#define ROOF_R 28
+
+/* A ceiling's label starts at x; one that would run past the plot's right
+ * end (x_end) ends there instead: its anchor and x, in *anchor. */
+static double fit_label(double x, double x_end, size_t n, const char **anchor)
+{
+    *anchor = x + 5.6 * (double)n > x_end ? "end" : "start";
+    return *anchor[0] == 'e' ? x_end - 2 : x;
+}
+
 static void roof_steps(FILE *out, const struct cb_ceilings *cs, const char *kind,
                        const struct scale *xs, const struct scale *ys, const char *cls)
 {
@@ -42,10 +54,15 @@ static void roof_steps(FILE *out, const struct cb_ceilings *cs, const char *kind
             continue;
         const struct cb_ceiling *c = cb_ceil_best(cs, kind, l);
         if (c && hi > xs->d0 && lo < xs->d1) {
-            fprintf(out, "<text class=\"cl %s\" x=\"%.1f\" y=\"%.1f\"><title>%s ceiling from %s: "
+            char lab[64];
+            const char *anchor;
+            size_t n = (size_t)snprintf(lab, sizeof lab, "%s %s %.0f", cb_ceil_level_name(l), kind, c->bpt);
+            double x = fit_label(sx(xs, lo) + 3, xs->r1, n, &anchor);
+            fprintf(out, "<text class=\"cl %s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\"><title>%s ceiling from %s: "
                          "%.1f bytes per TSC tick (%s, %s set, best of %d, spread %.1f%%)</title>"
                          "%s %s %.0f</text>",
-                    cls, sx(xs, lo) + 3, sx(ys, c->bpt) + (strcmp(cls, "store") == 0 ? 11 : -3), kind, cb_ceil_level_name(l), c->bpt,
+                    cls, x, sx(ys, c->bpt) + (strcmp(cls, "store") == 0 ? 11 : -3), anchor, kind,
+                    cb_ceil_level_name(l), c->bpt,
                     c->isa, cb_ceil_level_name(l), c->trials,
                     isfinite(c->spread_pct) ? c->spread_pct : 0, cb_ceil_level_name(l), kind, c->bpt);
         }
@@ -56,7 +73,7 @@ static void roof_steps(FILE *out, const struct cb_ceilings *cs, const char *kind
 /* The roofline's grid, ticks and axis titles (both axes on log scales). */
 static void roof_axes(FILE *out, const struct scale *xs_, const struct scale *ys_, int w, int h)
 {
-    const int L = 56, R = 16, T = 12, B = 40;
+    const int L = 56, R = ROOF_R, T = 12, B = 40;
     const struct scale xs = *xs_, ys = *ys_;
     for (double t = ys.d0; t <= ys.d1 * 1.0001; t *= 10) {
         double y = sx(&ys, t);
@@ -151,7 +168,7 @@ static void roofline_chart(FILE *out, const struct cb_report *r, const char *fam
         if (s)
             y0 = fmin(y0, s->bpt), y1 = fmax(y1, s->bpt);
     }
-    const int w = 560, h = 300, L = 56, R = 16, T = 12, B = 40;
+    const int w = 560, h = 300, L = 56, R = ROOF_R, T = 12, B = 40;
     struct scale xs = {pow(2, floor(log2(x0)) - 1), pow(2, ceil(log2(x1)) + 1), L, w - R, 1};
     struct scale ys = {pow(10, floor(log10(y0 / 1.2))), pow(10, ceil(log10(y1 * 1.2))), h - B, T, 1};
     fprintf(out, "<div class=\"card\"><h3>");

@@ -110,8 +110,7 @@ static void summary_row(FILE *out, const struct cb_report *r, const struct cb_re
     double m = cb_report_context_cycles(r, c), share = cb_report_share(r, c, bu);
     double budget = row_budget(r, c, bu);
     text_at(out, "lab", 104, y + 12, "end", cb_report_where(&c->info, " ", buf, sizeof buf));
-    snprintf(buf, sizeof buf, "%.16s", c->info.variant);
-    text_at(out, "lab var", 110, y + 12, "start", buf);
+    text_at(out, "lab var", 110, y + 12, "start", c->info.variant);
     double x1 = sx(s, m);
     const char *fill = !(share > 0) ? "#888" : share <= 0.5 ? "#1a9850" : share <= 1 ? "#f0b429" : "#d73027";
     fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" rx=\"2\" fill=\"%s\"><title>",
@@ -144,7 +143,21 @@ static void summary_chart(FILE *out, const struct cb_report *r, const struct cb_
                           const struct fam_rows *fr, const struct cb_budget *bu)
 {
     const int row = 18, top = 22, w = 560, h = top + (int)fr->n * row + 20;
-    struct scale s = {pow(10, floor(log10(fr->lo / 1.2))), pow(10, ceil(log10(fr->hi * 1.2))), 216, 410, 1};
+    /* The bars start after the longest variant name, whole (issue 44: names
+     * cut to 16 characters read "kernel-2023+kfla"): 6.6 px a character
+     * of the 11 px label font, at most 24 characters before the bars are
+     * too short to read. */
+    size_t longest = 0;
+    for (size_t k = 0; k < fr->n; k++)
+        if (strlen(fr->best[k]->info.variant) > longest)
+            longest = strlen(fr->best[k]->info.variant);
+    double r0 = fmax(216, 110 + 6.6 * (double)(longest < 24 ? longest : 24) + 8);
+    /* And end before the widest cost ("2098598" at 16 MiB ran into its bar):
+     * 6.7 px a digit of the 11 px figures, which end at 452. */
+    char num[32];
+    int widest = snprintf(num, sizeof num, "%.0f", fr->hi);
+    double r1 = fmin(410, 452 - 6.7 * widest - 8);
+    struct scale s = {pow(10, floor(log10(fr->lo / 1.2))), pow(10, ceil(log10(fr->hi * 1.2))), r0, r1, 1};
     fprintf(out, "<svg class=\"chart summary\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">",
             w, h, w, h);
     text_at(out, "th", 104, 12, "end", "size, mode");

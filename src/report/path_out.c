@@ -117,7 +117,20 @@ static void bar_segments(FILE *out, const struct cb_path_result *res, const stru
 static void path_chart(FILE *out, const struct cb_report *r, const struct cb_path *p,
                        const struct cb_path_result *res)
 {
-    const int w = 560, h = 96;
+    /* The legend wraps to another row where its next entry would run past
+     * the chart's right edge (issue 44: "(not measured)" entries were cut). */
+    const int w = 560;
+    int rows = 1;
+    for (size_t k = 0, x = 10; k < res->nparts; k++) {
+        size_t len = 14 + (size_t)(7.0 * (double)strlen(res->parts[k].step->label)) +
+                     (res->parts[k].c ? 8 : 110);
+        if (x > 10 && x + len > (size_t)w - 4) {
+            rows++;
+            x = 10;
+        }
+        x += len;
+    }
+    const int h = 96 + 14 * (rows - 1);
     double hi = res->cyc;
     for (int l = 0; l < CB_PATH_NLINKS; l++)
         hi = fmax(hi, cb_path_budget_cycles(r, res, cb_path_links[l]));
@@ -135,13 +148,20 @@ static void path_chart(FILE *out, const struct cb_report *r, const struct cb_pat
                 x, x, cb_path_links[l], bc, x, cb_path_links[l]);
     }
     double x = 10;
+    int y = 72;
     for (size_t k = 0; k < res->nparts; k++) {
         const struct cb_path_part *pt = &res->parts[k];
-        fprintf(out, "<rect x=\"%.1f\" y=\"72\" width=\"9\" height=\"9\" fill=\"%s\"/>"
-                     "<text class=\"lab\" x=\"%.1f\" y=\"80\">", x, cb_html_palette[k % CB_HTML_NPAL], x + 12);
+        double len = 14 + 7.0 * (double)strlen(pt->step->label) + (pt->c ? 8 : 110);
+        if (x > 10 && x + len > w - 4) {
+            x = 10;
+            y += 14;
+        }
+        fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"9\" height=\"9\" fill=\"%s\"/>"
+                     "<text class=\"lab\" x=\"%.1f\" y=\"%d\">", x, y, cb_html_palette[k % CB_HTML_NPAL],
+                x + 12, y + 8);
         cb_html_esc(out, pt->step->label);
         fprintf(out, "%s</text>", pt->c ? "" : " (not measured)");
-        x += 14 + 7.0 * (double)strlen(pt->step->label) + (pt->c ? 8 : 110);
+        x += len;
     }
     (void)p;
     fputs("</svg>", out);

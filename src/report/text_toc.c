@@ -11,7 +11,7 @@
 #define MAX_SECTIONS 64
 
 struct section {
-    char name[64];
+    char name[100];         /* "csum", or "csum@2" for run 2's */
     size_t line;            /* 0-based, in the rendered text */
     size_t at, end;         /* byte offsets of its first line and of the next section */
 };
