@@ -7,14 +7,16 @@
 #
 #   bench/placement.sh [REV] [RUNS] [ARGS...]
 #
+# RUNS 0 builds the two copies and prints only where the edit moved the
+# probe functions.
 # REV (default HEAD) is archived twice into a temporary directory (git
 # archive: the committed tree, no local edits); copy B gets one more
 # function in src/report/report.c (a few hundred bytes of code never
 # called, which moves everything linked after it, as issue 40's
 # report-only commit did).  Each copy is built with
-# `./configure -q && make cyclebudget`.  RUNS defaults to 3; ARGS to "-p csum"
+# `./configure -q && make`.  RUNS defaults to 3; ARGS to "-p csum"
 # (every csum variant at its 8 sizes, warm and cold: the family of issue
-# 40's case; give "-p csum,copy,memset" or more for a wider net).  Run it for the
+# 40's case); "quick" for the whole quick suite (no -p), or any run options.  Run it for the
 # commit before a placement change and after it to see its effect:
 #   bench/placement.sh d7aa1ac; bench/placement.sh HEAD
 set -u
@@ -22,6 +24,7 @@ REV=${1:-HEAD}
 RUNS=${2:-3}
 shift 2 2>/dev/null || shift $#
 ARGS=${*:--p csum}
+[ "$ARGS" = quick ] && ARGS=""
 top=$(cd "$(dirname "$0")/.." && pwd)
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -45,7 +48,7 @@ __attribute__((used, noinline)) int cb_report_placement_pad(const char *s, int n
 EOC
 for side in a b; do
     (cd "$W/$side" && autoreconf -fi >/dev/null 2>&1 && ./configure -q >/dev/null 2>&1 &&
-        make -j2 cyclebudget >/dev/null 2>"$W/build-$side.log") ||
+        make -j2 >/dev/null 2>"$W/build-$side.log") ||
         { echo "placement: cannot build copy $side of $REV:" >&2; tail -5 "$W/build-$side.log" >&2; exit 2; }
 done
 DB=$W/p.db
@@ -57,6 +60,9 @@ for i in $(seq 1 "$RUNS"); do
             { echo "placement: run $side$i failed:" >&2; tail -3 "$W/err" >&2; exit 2; }
     done
 done
+if [ "$RUNS" -eq 0 ]; then   # the link only: where the edit moved the probes
+    touch "$W/cmp" "$W/cmp.json"
+fi
 "$W/b/cyclebudget" compare a b --db "$DB" >"$W/cmp" 2>&1
 rc=$?
 "$W/b/cyclebudget" compare a b --db "$DB" --format json >"$W/cmp.json" 2>/dev/null
@@ -71,9 +77,14 @@ print("%d of %d cases moved by more than 3%% (%d by more than 5%%); median |chan
 # Where the link put each probe function, from the binaries' symbol tables:
 # how many sit elsewhere mod 64 and mod 4096 in copy b.
 syms() { nm "$1" | awk '$2 ~ /^[tT]$/ && $3 ~ /^(csum|copy|memset|cb_csum|cb_copy|cb_memset)_/ { print $3, $1 }' | sort; }
-addrs=$(join <(syms "$W/a/cyclebudget") <(syms "$W/b/cyclebudget") | awk '
-    { a = strtonum("0x" $2); b = strtonum("0x" $3); n++; if (a % 64 != b % 64) m64++; if (a % 4096 != b % 4096) m4k++ }
-    END { printf "%d probe functions: %d at another address mod 64, %d mod 4096", n, m64, m4k }')
+addrs=$(join <(syms "$W/a/cyclebudget") <(syms "$W/b/cyclebudget") | python3 -c 'import sys
+n = m64 = m4k = 0
+for line in sys.stdin:
+    _, a, b = line.split()
+    a, b, n = int(a, 16), int(b, 16), n + 1
+    m64 += a % 64 != b % 64
+    m4k += a % 4096 != b % 4096
+print("%d probe functions: %d at another address mod 64, %d mod 4096" % (n, m64, m4k))')
 rows | head -40
 echo "rev=$(git -C "$top" rev-parse --short "$REV") args='$ARGS' runs=${RUNS}x$RUNS"
 echo "link: $addrs"

@@ -215,8 +215,41 @@ static void builtin(void)
 #endif
 }
 
-int main(void)
+/* codehash.test's check: every instruction objdump -d -w printed, as lines
+ * of hex bytes (one instruction a line), decodes to that length. */
+static void objdump_lengths(const char *path)
 {
+    FILE *f = fopen(path, "r");
+    char line[256];
+    size_t n = 0, bad = 0;
+    if (!f) {
+        ok(0, "cannot read %s", path);
+        return;
+    }
+    while (fgets(line, sizeof line, f)) {
+        unsigned char b[16];
+        int len = 0, k;
+        for (char *p = line; len < 16 && sscanf(p, "%2hhx%n", &b[len], &k) == 1; p += k)
+            len++;
+        if (!len)
+            continue;
+        struct cb_insn in;
+        n++;
+        if (cb_x86_decode(b, (size_t)len, &in) < 0 || in.len != len) {
+            if (++bad <= 10)
+                printf("# %d bytes by objdump, decoded %d: %s", len, in.len, line);
+        }
+    }
+    fclose(f);
+    ok(n > 1000 && bad == 0, "%zu instructions objdump printed decode to its lengths (%zu do not)", n, bad);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {
+        objdump_lengths(argv[1]);
+        return tap_done();
+    }
     x86_layouts();
     x86_decoder();
     a64_layouts();

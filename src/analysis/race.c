@@ -486,6 +486,17 @@ int cb_race_run(struct cb_collector *col, const struct cb_race_opts *o, struct c
     return 0;
 }
 
+double cb_race_budget_share(const struct cb_race_opts *o, const struct cb_race_cell *c)
+{
+    if (c->winner < 0 || !(o->tsc_ghz > 0))
+        return NAN;
+    struct cb_charge ch;
+    cb_budget_charge(c->probe->name, c->probe->unit, c->bucket.size,
+                     o->budget.frame ? o->budget.frame : CB_MIN_FRAME, &ch);
+    double m = c->e[c->winner].median, q = o->fpu_ratio > 0 ? o->fpu_ratio : 1.0;
+    return cb_budget_share(&o->budget, &ch, m / q / o->tsc_ghz, m);
+}
+
 double cb_race_kernel_charge(const struct cb_race_opts *o)
 {
     if (!o->fpu.supported)

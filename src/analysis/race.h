@@ -112,6 +112,11 @@ struct cb_race_opts {
      * unknown. */
     enum cb_context context;
     int fpu_batch;               /* 0: first use */
+    /* The budget a winner is shown against (budget.h's rule), and the TSC
+     * rate that turns the metric into time (metric units per tick:
+     * fpu_ratio); budget.gbps 0 or tsc_ghz 0: no share. */
+    struct cb_budget budget;
+    double tsc_ghz;
     struct cb_fpu_cost fpu;
     double fpu_ratio;
     /* Called before each measured case, for a progress line; may be NULL. */
@@ -152,6 +157,11 @@ int cb_race_shift(const double *a, size_t na, const double *b, size_t nb, double
  * entrants before it is decided (cb_race_run calls it). */
 double cb_race_kernel_charge(const struct cb_race_opts *o);
 void cb_race_kernel_cell(const struct cb_race_opts *o, struct cb_race_cell *c);
+
+/* The share of o->budget of a cell's winner (budget.h's rule for its
+ * family at the bucket's size), from its median in the race's metric;
+ * NAN without a winner, a link budget or the TSC rate. */
+double cb_race_budget_share(const struct cb_race_opts *o, const struct cb_race_cell *c);
 
 /* Write the race rows into the collector's store (one transaction). */
 int cb_race_store(struct cb_collector *col, struct cb_race *r);

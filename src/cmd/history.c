@@ -26,6 +26,7 @@
 #include "lookup.h"
 #include "output.h"
 #include "parse.h"
+#include "path.h"
 #include "acks.h"
 #include "sides.h"
 
@@ -70,6 +71,9 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
                    "only the runs of machine H: its id (as report shows it) or a hostname glob.  "
                    "Without it, a store holding several machines' runs (a merged one) shows each "
                    "machine's history in turn (html: a panel each), never one series of them all"),
+        CB_OPT_STR(0, "path", struct hist, path, "NAME",
+                   "a per-packet path's total in each run that stored it (budget --path; rx and "
+                   "fwd at 1500 bytes after every run) instead of the cases"),
         CB_OPT_STR(0, "db", struct hist, db, "PATH", "database (default ./" CB_DEFAULT_DB ")"),
         CB_OPT_STR(0, "repo", struct hist, repo, "DIR", "git tree for resolving --since (default .)"),
         CB_OPT_END,
@@ -480,6 +484,8 @@ static int history_body(void *ctx, struct cb_store *st)
 {
     struct hist *H = ctx;
     H->st = st;
+    if (H->path)
+        return cb_path_history(st, H->path, CB_MTU, CB_CONTEXT_USER, stdout) < 0;
     struct cb_machine *m = NULL;
     size_t nm = 0;
     int status = history_read(H);

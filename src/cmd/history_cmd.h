@@ -38,6 +38,7 @@ struct hist_kept {
 /* What the command line asked for, and what the command has read. */
 struct hist {
     const char *since, *db, *repo, *glob, *host;
+    const char *path;             /* --path: a per-packet path's stored totals instead */
     const char *outpath;          /* -o: the page's file (html only); NULL stdout */
     double min_change;
     long persist;

@@ -273,6 +273,7 @@ static int race_plan_check(void *plan)
     if (pl->ro.context == CB_CONTEXT_KERNEL)
         pl->s.co.ceilings = 1; /* the FPU save is measured with the ceilings, or reused */
     pl->ro.fpu_batch = (int)pl->bo.fpu_batch;
+    pl->ro.budget = pl->bo.budget;
     if (!pl->have_seed)
         pl->ro.seed = (cb_tsc_begin() ^ ((uint64_t)getpid() << 32)) & INT64_MAX;
     return 0;
@@ -302,6 +303,10 @@ static int race_measure(struct race_plan *pl, struct cb_collector *col, struct c
     pl->ro.stop = cb_stop_flag();
     pl->ro.progress = show_progress;
     pl->ro.progress_arg = &pg;
+    pl->ro.tsc_ghz = col->clk.tsc_ghz;
+    const char *metric = col->h.primary >= 0 ? col->cs.c[col->h.primary].spec.part : "tsc";
+    pl->ro.fpu_ratio = strcmp(metric, "tsc") != 0 && col->clk.est.ghz > 0 && col->clk.tsc_ghz > 0
+                           ? col->clk.est.ghz / col->clk.tsc_ghz : 1.0;
     race_fpu(pl, col);
     int rc = cb_race_run(col, &pl->ro, race);
     if (pg.on)
@@ -343,6 +348,21 @@ static int race_emit(const struct race_plan *pl, const struct cb_race *race, con
     return 0;
 }
 
+/* Under the table: each winner's share of the budget, by the one rule. */
+static void race_budget_lines(const struct cb_race *race, FILE *tab)
+{
+    char sz[32];
+    fprintf(tab, "  winner's share of the %s budget (docs/budget.md's rule):", race->o.budget.label);
+    for (size_t i = 0; i < race->ncells; i++) {
+        const struct cb_race_cell *c = &race->cells[i];
+        double s = cb_race_budget_share(&race->o, c);
+        if (isfinite(s))
+            fprintf(tab, "%s %s %s %.1f%%", i ? "," : "", c->probe->name,
+                    cb_fmt_size(c->bucket.size, c->probe->unit, sz, sizeof sz), 100 * s);
+    }
+    fputc('\n', tab);
+}
+
 /* The table, read back from the store as a later report reads it, then
  * what is emitted.  The table goes to stderr when the emitted file takes
  * stdout. */
@@ -361,6 +381,7 @@ static int race_output(const struct race_plan *pl, const struct cb_race *race,
     if (!quiet && cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) == 0) {
         cb_race_print(st, race->race_id, tab);
         cb_store_close(st);
+        race_budget_lines(race, tab);
     }
     if (pl->emit) {
         if (race_emit(pl, race, host, run_id) != 0)

@@ -300,10 +300,13 @@ static int start_group(struct cb_counters *cs)
     }
     /* The page's capability, not its index: an event of a multiplexed
      * group may be off the counters just now (index 0), and each read
-     * falls back to read() for as long as it is (counters.c). */
+     * falls back to read() for as long as it is (counters.c).  PMU events
+     * only: a software event has no counter to read in user space, whatever
+     * its page says. */
     for (int i = 0; i < cs->n; i++) {
         const volatile struct perf_event_mmap_page *pc = cs->c[i].page;
-        if (cs->c[i].fd >= 0 && cs->c[i].supported && pc && pc->cap_user_rdpmc)
+        if (cs->c[i].fd >= 0 && cs->c[i].supported && cs->c[i].spec.source == CB_SRC_PMU && pc &&
+            pc->cap_user_rdpmc)
             cs->c[i].method = CB_READ_RDPMC;
     }
     return 0;

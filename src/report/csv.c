@@ -94,7 +94,6 @@ static void csv_case(FILE *out, const struct cb_report *r, const struct cb_repor
     for (size_t f = 0; f < sizeof ceil / sizeof ceil[0]; f++)
         numf(out, ceil[f]);
     csv_clock(out, &c->info);
-    textf(out, r->run.emulated);
     /* What the budget share was charged to (budget.h's rule). */
     struct cb_charge ch;
     cb_report_case_charge(c, r->budget.frame, &ch);
@@ -104,6 +103,7 @@ static void csv_case(FILE *out, const struct cb_report *r, const struct cb_repor
     char why[512];
     const char *over = cb_report_ceil_over(r, c, why, sizeof why);
     textf(out, over ? over : "");
+    textf(out, r->run.emulated); /* last, as emulated.test holds it */
     fputs("\r\n", out);
 }
 
@@ -114,7 +114,7 @@ static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
           "cycles_ci_lo,cycles_ci_hi,spread_pct,bytes_per_cycle,ns_per_op,budget_pct,"
           "scaled,ceiling_level,bytes_per_tick,load_ceiling_bytes_per_tick,load_ceiling_pct,"
           "store_ceiling_bytes_per_tick,store_ceiling_pct,clock_ghz,clock_spread_pct,clock_used,"
-          "clock_flagged,emulated,budget,budget_frame_bytes,budget_frames,context,ceiling_over\r\n",
+          "clock_flagged,budget,budget_frame_bytes,budget_frames,context,ceiling_over,emulated\r\n",
           out);
     for (size_t i = 0; i < nruns; i++) {
         const struct cb_report *r = &runs[i];

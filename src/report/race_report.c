@@ -33,7 +33,7 @@ static void json_features(FILE *out, unsigned mask)
 
 /* One bucket's result: its sizes, the decision, winner and runner-up with
  * the margin, and every entrant (the closing "]}" is the caller's). */
-static void json_cell(FILE *out, const struct cb_race_cell *c, size_t bi)
+static void json_cell(FILE *out, const struct cb_race *r, const struct cb_race_cell *c, size_t bi)
 {
     const struct cb_race_entrant *w = c->winner >= 0 ? &c->e[c->winner] : NULL;
     const struct cb_race_entrant *u = c->runner_up >= 0 ? &c->e[c->runner_up] : NULL;
@@ -76,6 +76,8 @@ static void json_cell(FILE *out, const struct cb_race_cell *c, size_t bi)
     }
     fputs(", \"p_value\": ", out);
     cb_json_num6(out, c->p);
+    fputs(", \"winner_budget_share\": ", out);
+    cb_json_num6(out, cb_race_budget_share(&r->o, c));
     fputs(",\n       \"entrants\": [", out);
     for (size_t i = 0; i < c->ne; i++) {
         const struct cb_race_entrant *e = &c->e[i];
@@ -130,7 +132,7 @@ int cb_race_emit_json(const struct cb_race *r, const struct cb_host *h, FILE *ou
         cb_json_field(out, ", \"unit\": ", p->unit);
         fputs(", \"buckets\": [", out);
         for (size_t bi = 0; bi < r->o.nbuckets; bi++) {
-            json_cell(out, &r->cells[pi * r->o.nbuckets + bi], bi);
+            json_cell(out, r, &r->cells[pi * r->o.nbuckets + bi], bi);
             fputs("]}", out);
         }
         fputs("\n    ]}", out);
