@@ -57,7 +57,9 @@ check)
     rc=0
     make -j"$(nproc)" check >/dev/null 2>&1 || rc=$?
     grep -h -E '^(not ok|ERROR|FAIL)' tests/*.log 2>/dev/null | head -40 || true
-    [ $rc -ne 0 ] && { echo "make check failed; see tests/*.log and test-suite.log" >&2; cat test-suite.log 2>/dev/null | head -60 >&2; }
+    # head, not cat | head: under pipefail cat's SIGPIPE ended the script
+    # with 141 before the summary line.
+    [ $rc -ne 0 ] && { echo "make check failed; see tests/*.log and test-suite.log" >&2; head -60 test-suite.log >&2 2>/dev/null || true; }
     summary
     exit $rc ;;
 build) ;;

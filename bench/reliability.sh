@@ -136,7 +136,7 @@ part_upgrade() {
         fi
         git -C "$TOP" worktree add -q --detach "$W/old" "$OLD_COMMIT" 2>/dev/null &&
         (cd "$W/old" && autoreconf -fi >/dev/null 2>&1 && ./configure -q >/dev/null 2>&1 &&
-         nice make -j2 cyclebudget >/dev/null 2>&1) || {
+         nice make -j2 >/dev/null 2>&1) || {
             skipped upgrade "cannot build $OLD_COMMIT"
             git -C "$TOP" worktree remove --force "$W/old" 2>/dev/null
             return
@@ -193,12 +193,12 @@ part_sanitizers() {
     local b=$W/san
     mkdir -p "$b"
     if ! (cd "$b" && "$TOP/configure" -q --enable-sanitizers >/dev/null 2>&1 &&
-          nice make -j2 cyclebudget >/dev/null 2>&1); then
+          nice make -j2 >/dev/null 2>&1); then
         # An in-tree build cannot also be built out of tree: copy the sources.
         rm -rf "$b"
         git -C "$TOP" worktree add -q --detach "$b" HEAD 2>/dev/null &&
         (cd "$b" && autoreconf -fi >/dev/null 2>&1 && ./configure -q --enable-sanitizers \
-            >/dev/null 2>&1 && nice make -j2 cyclebudget >/dev/null 2>&1) || {
+            >/dev/null 2>&1 && nice make -j2 >/dev/null 2>&1) || {
             skipped sanitizers "cannot build with --enable-sanitizers"
             return
         }
@@ -231,9 +231,10 @@ part_fuzz() {
     }
     local tried=0 failed=0 runs=0 t n
     for t in "$b"/fuzz/fuzz_*; do
-        [ -x "$t" ] && [ "${t%.*}" = "$t" ] || continue
         local name
         name=$(basename "$t")
+        case $name in *.*) continue ;; esac
+        [ -x "$t" ] || continue
         mkdir -p "$W/corpus-$name"
         (cd "$W" && nice "$t" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 \
             "$W/corpus-$name" "$b/fuzz/corpus/${name#fuzz_}" >"$W/$name.log" 2>&1)

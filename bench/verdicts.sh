@@ -29,7 +29,7 @@
 # The case is csum/mine/1500/warm otherwise.  Each protocol's verdicts
 # share one store, as a CI job's history would (so that a noise floor can
 # learn).  Then bench/winners.sh (how often identical runs name the same
-# winners) and, when present, bench/placement.sh and bench/bisect.sh.
+# winners, PAIRS pairs) and, in full mode, bench/placement.sh.
 # Prints figures; asserts nothing.
 #
 #   bench/verdicts.sh [CYCLEBUDGET] [quick|full]
@@ -194,9 +194,12 @@ if [ -f "$top/bench/aa-pairs.sh" ]; then
     echo "bench/aa-pairs.sh (one run a side, this build's defaults, no --cpu):"
     bash "$top/bench/aa-pairs.sh" "$CB" "$PAIRS"
 fi
-for b in winners placement; do
-    if [ -f "$top/bench/$b.sh" ]; then
-        echo "bench/$b.sh:"
-        bash "$top/bench/$b.sh" "$CB"
-    fi
-done
+if [ -f "$top/bench/winners.sh" ]; then
+    echo "bench/winners.sh:"
+    bash "$top/bench/winners.sh" "$CB" "$PAIRS"
+fi
+# placement.sh builds two trees of this repository (its own arguments): full only.
+if [ "$MODE" = full ] && [ -f "$top/bench/placement.sh" ]; then
+    echo "bench/placement.sh:"
+    (cd "$top" && bash bench/placement.sh)
+fi

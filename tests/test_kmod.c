@@ -25,6 +25,9 @@ int main(void)
     char root[] = "/tmp/cb-test-kmod.XXXXXX", why[1024];
     if (!mkdtemp(root))
         return 1;
+    is_int(signing(root, why, sizeof why), -EACCES, "no /proc/modules: the kernel loads none");
+    ok(strstr(why, "loads no modules at all"), "... saying so: %s", why);
+    tree_put(root, "proc/modules", "");
     is_int(signing(root, why, sizeof why), 0, "no lockdown file, no sig_enforce: unsigned modules load");
     tree_put(root, "sys/kernel/security/lockdown", "[none] integrity confidentiality\n");
     tree_put(root, "sys/module/module/parameters/sig_enforce", "N\n");

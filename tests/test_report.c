@@ -14,6 +14,7 @@
 #include "budget.h"
 #include "report.h"
 #include "store.h"
+#include "strbuf.h"
 #include "tap.h"
 
 static char *capture_html(const char *s)
@@ -62,6 +63,41 @@ static void escapes(void)
     fclose(f);
     is_str(buf, "null null 1.5", "JSON numbers: NaN and infinity are null");
     free(buf);
+}
+
+/* The one UTF-8 walk (issue 43, 4): controls and bad bytes as \xNN, or bad
+ * bytes as U+FFFD; nothing cut, however long (it wrote into buf[4096]). */
+static void text_walk(void)
+{
+    struct cb_sb sb = CB_SB_INIT;
+    cb_esc_add(&sb, "\x1b[31mred\x1b]0;x\x07 \xc2\x9b \xff\xfe ok\tend\nnext\x7f", CB_ESC_CTRL);
+    is_str(sb.buf, "\\x1b[31mred\\x1b]0;x\\x07 \\xc2\\x9b \\xff\\xfe ok\tend\\nnext\\x7f",
+           "text: ESC, BEL, a C1 CSI, bad bytes and DEL as \\xNN, a line break as \\n, tab kept");
+    cb_sb_reset(&sb);
+    cb_esc_add(&sb, "a\nb\x1b\xff\xc3\xa9", CB_ESC_FFFD | CB_ESC_CTRL | CB_ESC_KEEP_NL);
+    is_str(sb.buf, "a\nb\\x1b\xef\xbf\xbd\xc3\xa9", "CSV: the line break kept, ESC \\x1b, a bad byte U+FFFD, e-acute kept");
+    cb_sb_reset(&sb);
+    cb_esc_add(&sb, "\x01\xff", CB_ESC_FFFD);
+    is_str(sb.buf, "\x01\xef\xbf\xbd", "UTF-8 only: controls left, a bad byte U+FFFD");
+    cb_sb_reset(&sb);
+    char *long_tag = malloc(10001);
+    memset(long_tag, 'x', 10000);
+    long_tag[0] = '\x1b';
+    long_tag[10000] = '\0';
+    cb_esc_add(&sb, long_tag, CB_ESC_CTRL);
+    is_int((long)sb.len, 10003L, "a 10000-byte tag is written whole (ESC as 4 bytes)");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cb_text_puts(f, long_tag);
+    fclose(f);
+    is_int((long)len, 10003L, "cb_text_puts writes it whole too");
+    char cut[8];
+    cb_text_clean(cut, sizeof cut, "ab\xc3\xa9\xc3\xa9\xc3\xa9");
+    is_str(cut, "ab\xc3\xa9\xc3\xa9", "a fixed buffer is cut between characters, never inside one");
+    free(buf);
+    free(long_tag);
+    cb_sb_release(&sb);
 }
 
 static void assets(void)
@@ -225,6 +261,7 @@ int main(void)
 {
     counter_names();
     escapes();
+    text_walk();
     assets();
     model();
     return tap_done();

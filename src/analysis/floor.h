@@ -124,9 +124,12 @@ int cb_floor_stats(const double *la, size_t na, const double *lb, size_t nb, dou
  * 2 vCPUs), cold cases moved by -36% and +65% against floors of 4-6%
  * learned from 10 runs, and a warm case doubled (+106%) against a floor of
  * 3.7% learned from 16: 14 standard errors.  So the interval and p of
- * cb_floor_stats are Student's t with at most 3 degrees of freedom,
- * whatever the floor's own: the heaviest-tailed t with a finite variance.
- * Its Holm bound over 60 cases is 21 standard errors (6 for a normal). */
+ * cb_floor_stats are Student's t with at most 5 degrees of freedom,
+ * whatever the floor's own.  It was 3 while the floor pooled squares (wild
+ * runs in it) and the compared sides' own runs; with the robust floor of
+ * the same bytes, 3 left a +89% memcpy slowdown unsure one run a side (p
+ * (adj) 0.019 over 20 cases), 5 finds it (0.0009), and six A/A pairs of
+ * the same 20 cases on the loaded VM all exited 0 (issue 40). */
 #define CB_FLOOR_TAIL_DF 5.0
 
 /* Runs a side that would decide a case whose change holds at `change`

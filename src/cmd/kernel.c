@@ -127,8 +127,6 @@ static int refuse(struct kernel_plan *k)
 {
     struct cb_sb why = CB_SB_INIT;
     int rc = cb_kmod_check_root(&why);
-    if (rc == 0)
-        rc = cb_kmod_check_signing(NULL, &why);
     if (rc == 0 && !k->module)
         rc = cb_kmod_kdir(k->kdir, k->kdir_buf, sizeof k->kdir_buf, &why);
     if (rc == 0 && !k->module)
@@ -137,6 +135,8 @@ static int refuse(struct kernel_plan *k)
         cb_sb_addf(&why, "--module %s cannot be read: %s", k->module, strerror(errno));
         rc = -ENOENT;
     }
+    if (rc == 0)
+        rc = cb_kmod_check_signing(NULL, &why);
     if (rc < 0)
         cb_error("kernel run: %s", why.buf);
     cb_sb_release(&why);
@@ -164,7 +164,7 @@ static int bring_up(struct kernel_plan *k)
     if (rc < 0) {
         cb_error("kernel run: %s", why.buf);
         cb_sb_release(&why);
-        return rc == -EPERM || rc == -EKEYREJECTED ? -CB_EXIT_USAGE : -1;
+        return rc == -EPERM || rc == -EKEYREJECTED || rc == -ENOSYS ? -CB_EXIT_USAGE : -1;
     }
     cb_sb_release(&why);
     return rc;

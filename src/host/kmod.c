@@ -61,7 +61,15 @@ int cb_kmod_check_root(struct cb_sb *why)
 
 int cb_kmod_check_signing(const char *root, struct cb_sb *why)
 {
-    char line[256];
+    char line[256], mods[512];
+    /* /proc/modules is there whenever the kernel loads modules at all
+     * (CONFIG_MODULES); a sandboxed kernel (gVisor, some microVMs) has none. */
+    snprintf(mods, sizeof mods, "%s/proc/modules", root ? root : "");
+    if (access(mods, F_OK) != 0) {
+        cb_sb_adds(why, "this kernel loads no modules at all (no /proc/modules: built without "
+                        "CONFIG_MODULES, or a sandbox's kernel): run on a machine's own kernel");
+        return -EACCES;
+    }
     if (read_line(root, "/proc/sys/kernel/modules_disabled", line, sizeof line) == 0 &&
         strcmp(line, "1") == 0) {
         cb_sb_adds(why, "this kernel loads no more modules (kernel.modules_disabled = 1, which "
@@ -251,6 +259,9 @@ int cb_kmod_load(const char *path, struct cb_sb *why)
         cb_sb_addf(why, "the kernel refused the module %s (%s): it loads only signed modules "
                         "(lockdown or module.sig_enforce), or this process may not load any: "
                         "sign it or run as root without lockdown", path, strerror(e));
+    else if (e == ENOSYS)
+        cb_sb_addf(why, "this kernel (or the sandbox it runs in) loads no modules (finit_module: "
+                        "%s): run on a machine's own kernel, built with CONFIG_MODULES", strerror(e));
     else if (e == ENOEXEC || e == EINVAL)
         cb_sb_addf(why, "the kernel refused the module %s (%s): it was built for another kernel "
                         "(see dmesg); build it against this one's headers (--kdir)", path,

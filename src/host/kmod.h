@@ -23,8 +23,9 @@ void cb_kmod_release(char *out, size_t len);
 int cb_kmod_check_root(struct cb_sb *why);
 
 /* 0 when the kernel loads an unsigned module; -EACCES with the reason and
- * the remedy when lockdown is on or signatures are enforced.  root is the
- * filesystem root to read /sys from ("" or NULL for "/"; tests). */
+ * the remedy when it loads none (no /proc/modules, modules_disabled), when
+ * lockdown is on or signatures are enforced.  root is the filesystem root
+ * to read /proc and /sys from ("" or NULL for "/"; tests). */
 int cb_kmod_check_signing(const char *root, struct cb_sb *why);
 
 /* The kernel build tree: kdir when given, else /lib/modules/RELEASE/build.

@@ -4,7 +4,7 @@
  * or the two measure different things.  The DRAM ceiling is now read the
  * way a cold case reads memory (ceilings.c, time_walk), which removed the
  * cold csum cases' 114-309%; what can remain is named here, never left as
- * a bare figure: stores that skip the read-for-ownership the store
+ * a bare figure: model ceilings (a test's), stores that skip the read-for-ownership the store
  * ceiling's plain stores pay, a cold set the host's reported last-level
  * cache may hold, a calibration taken at another time, or the ceiling's
  * own noise. */
@@ -31,7 +31,10 @@ const char *cb_report_ceil_over(const struct cb_report *r, const struct cb_repor
     int store = cb_report_stores(c->info.probe);
     const struct cb_ceiling *ce = cb_ceil_best(&r->ceil, store ? "store" : "load", c->ceil_level);
     double spread = ce && isfinite(ce->spread_pct) ? ce->spread_pct : 0;
-    if (store && no_rfo(c->info.variant))
+    if (strcmp(r->ceil.source, "model") == 0)
+        snprintf(buf, len, "the ceilings are fixed model figures (CB_CEILINGS=model, for tests), "
+                 "not this machine's");
+    else if (store && no_rfo(c->info.variant))
         snprintf(buf, len, "its stores skip the read-for-ownership (non-temporal, or rep stosb/movsb "
                  "writing whole lines) that the store ceiling's plain stores pay");
     else if (c->ceil_level == CB_DRAM && r->ceil.note[0])

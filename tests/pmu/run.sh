@@ -21,7 +21,7 @@
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${CB_PMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cyclebudget-pmu}
-BOOT_TIMEOUT=${CB_PMU_TIMEOUT:-150}
+BOOT_TIMEOUT=${CB_PMU_TIMEOUT:-150}   # the PMU VM's; the unit VM's is a minute longer
 mkdir -p "$CACHE" || exit 1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -150,7 +150,9 @@ pack() {
 boot() {  # boot MODE OUT EXTRA-QEMU-ARGS...: one VM, to its poweroff or the timeout
     local mode=$1 out=$2
     shift 2
-    timeout "$BOOT_TIMEOUT" qemu-system-aarch64 -M virt -cpu neoverse-n1 -m 1024 -nographic -no-reboot \
+    local limit=$BOOT_TIMEOUT
+    [ "$mode" = unit ] && limit=$((BOOT_TIMEOUT + 60))
+    timeout "$limit" qemu-system-aarch64 -M virt -cpu neoverse-n1 -m 1024 -nographic -no-reboot \
         -kernel "$CACHE/vmlinuz" -initrd "$T/init.cpio.gz" "$@" \
         -append "console=ttyAMA0 quiet panic=-1 cbmode=$mode" </dev/null 2>&1 | tr -d '\r' >"$out"
     echo "${PIPESTATUS[0]}" >"$out.rc"
