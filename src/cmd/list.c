@@ -70,25 +70,22 @@ static void list_events(void)
             printf("%-16s %-10s %-6s %s\n", *a, "-", "no", s[0].why);
             continue;
         }
+        /* Each part says whether it opens and, if not, why: an alias of two
+         * parts (prefetch-drops on Intel) can have one that opens and one
+         * that does not, and run stores each part's reason on its own. */
         struct cb_counters cs;
-        int opens = 0;
-        char why[300] = "";  /* what run would print for it: the reason it does not open */
         int orc = cb_counters_open(&cs, s, (int)n, tsc, 0);
-        if (orc == 0) {
-            opens = 1;
-            for (size_t k = 0; k < n; k++) {
-                if (!cs.c[k].supported && opens)
-                    snprintf(why, sizeof why, "%s", cs.c[k].why);
-                opens &= cs.c[k].supported;
-            }
-            cb_counters_close(&cs);
-        } else
-            snprintf(why, sizeof why, "%s: cannot open: %s", *a, strerror(-orc));
-        for (size_t k = 0; k < n; k++)
+        for (size_t k = 0; k < n; k++) {
+            int opens = orc == 0 && cs.c[k].supported;
             printf("%-16s %-10s %-6s %s  [%s]\n", k ? "" : *a, cb_source_name(s[k].source),
                    opens ? "yes" : "no", s[k].fstr[0] ? s[k].fstr : s[k].pfm, s[k].encoding);
-        if (!opens && why[0])
-            printf("%-16s %-10s %-6s %s\n", "", "", "why", why);
+            if (orc < 0)
+                printf("%-16s %-10s %-6s %s: cannot open: %s\n", "", "", "why", *a, strerror(-orc));
+            else if (!opens && cs.c[k].why[0])
+                printf("%-16s %-10s %-6s %s\n", "", "", "why", cs.c[k].why);
+        }
+        if (orc == 0)
+            cb_counters_close(&cs);
         const char *def = cb_event_alias_definition(*a);
         if (def && *def)
             printf("%-16s %s\n", "", def);

@@ -18,7 +18,6 @@
 #include "parse.h"
 #include "report.h"
 #include "tsc.h"
-#include "db.h"
 #include "lookup.h"
 #include "store.h"
 #include "verdict.h"
@@ -172,26 +171,21 @@ static void floor_tag(const char *cmdline, struct cb_sb *out)
 void cmp_record_hint(struct cb_store *st, const struct cb_side *A, const struct cmp_result *res,
                      char *buf, size_t len)
 {
-    struct cb_db_stmt *q;
     buf[0] = '\0';
     if (!res->by_test[CMP_TEST_NOFLOOR] || !A->nruns)
         return;
-    const char *sql = cb_store_schema_version(st) >= 20
-        ? "SELECT cmdline, COALESCE(code_what, '') FROM runs WHERE id = ?1"
-        : "SELECT cmdline, '' FROM runs WHERE id = ?1";
-    if (cb_db_prepare(cb_store_db(st), sql, &q) != CB_DB_OK)
-        return;
-    cb_db_bind_int64(q, 1, A->runs[0]);
-    if (cb_db_step(q) == CB_DB_ROW) {
+    struct cb_sb cmdline = CB_SB_INIT, what = CB_SB_INIT;
+    if (cb_store_run_cmdline(st, A->runs[0], &cmdline, &what) == 0) {
         struct cb_sb env = CB_SB_INIT;
-        env_prefix((const char *)cb_db_column_text(q, 1), &env);
+        env_prefix(what.buf, &env);
         struct cb_sb cmd = CB_SB_INIT;
-        floor_tag((const char *)cb_db_column_text(q, 0), &cmd);
+        floor_tag(cmdline.buf, &cmd);
         snprintf(buf, len, "%s%s", env.buf, cmd.buf);
         cb_sb_release(&cmd);
         cb_sb_release(&env);
     }
-    cb_db_finalize(q);
+    cb_sb_release(&cmdline);
+    cb_sb_release(&what);
 }
 
 enum { OPT_ALPHA = CMP_OPT_FIRST, OPT_THRESHOLD, OPT_CORRECTION, OPT_RUN_QUANTILE, OPT_TRIM, OPT_HOST };

@@ -124,7 +124,7 @@ static int parse_line(char *ln, struct cb_path *p, const char *where, int line, 
 int cb_path_parse(const char *text, const char *where, struct cb_path *p, struct cb_sb *err)
 {
     memset(p, 0, sizeof *p);
-    char *copy = strdup(text), *save = NULL;
+    char *copy = strdup(text);
     if (!copy)
         return -ENOMEM;
     int line = 0, rc = 0;
@@ -135,7 +135,6 @@ int cb_path_parse(const char *text, const char *where, struct cb_path *p, struct
         line++;
         rc = parse_line(ln, p, where, line, err);
     }
-    (void)save;
     free(copy);
     if (rc == 0 && p->nsteps == 0) {
         cb_sb_addf(err, "%s: no 'step' line: a path needs at least one step", where);

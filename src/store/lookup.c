@@ -5,6 +5,7 @@
 
 #include "db.h"
 #include "store.h"
+#include "strbuf.h"
 
 static const char *text(struct cb_db_stmt *q, int col)
 {
@@ -22,6 +23,27 @@ int cb_store_run_cpu(struct cb_store *st, int64_t run)
         cpu = cb_db_column_int(q, 0);
     cb_db_finalize(q);
     return cpu;
+}
+
+int cb_store_run_cmdline(struct cb_store *st, int64_t run, struct cb_sb *cmdline,
+                         struct cb_sb *code_what)
+{
+    struct cb_db_stmt *q;
+    const char *sql = cb_store_schema_version(st) >= 20
+        ? "SELECT cmdline, COALESCE(code_what, '') FROM runs WHERE id = ?1"
+        : "SELECT cmdline, '' FROM runs WHERE id = ?1";
+    if (cb_db_prepare(cb_store_db(st), sql, &q) != CB_DB_OK)
+        return -EIO;
+    cb_db_bind_int64(q, 1, run);
+    int rc = -ENOENT;
+    if (cb_db_step(q) == CB_DB_ROW) {
+        const char *c = text(q, 0), *w = text(q, 1);
+        cb_sb_adds(cmdline, c ? c : "");
+        cb_sb_adds(code_what, w ? w : "");
+        rc = 0;
+    }
+    cb_db_finalize(q);
+    return rc;
 }
 
 int64_t cb_store_newest_tagged(struct cb_store *st, const char *tag, int64_t after)

@@ -13,6 +13,13 @@ struct cb_store;
 /* The CPU run was pinned to, or -1 when the run or its CPU is unknown. */
 int cb_store_run_cpu(struct cb_store *st, int64_t run);
 
+struct cb_sb;
+/* The command line run stored (runs.cmdline) and what identified its code
+ * (runs.code_what, "" before schema 20), added to the two buffers.  0,
+ * -ENOENT no such run, or -EIO. */
+int cb_store_run_cmdline(struct cb_store *st, int64_t run, struct cb_sb *cmdline,
+                         struct cb_sb *code_what);
+
 /* The newest complete run tagged tag with an id above after; 0 when none. */
 int64_t cb_store_newest_tagged(struct cb_store *st, const char *tag, int64_t after);
 
