@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "output.h"
@@ -31,6 +32,8 @@ static int open_socket(const char *path)
     return fd;
 }
 
+#define FIFO_WAIT_MS 3000
+
 /* Something that is not a regular file: written straight to, never replaced. */
 static int open_special(struct cb_output *o, const char *path, const struct stat *sb, struct cb_sb *err)
 {
@@ -45,15 +48,24 @@ static int open_special(struct cb_output *o, const char *path, const struct stat
         return -EINVAL;
     }
     /* A FIFO with no reader would block open() forever (a CI job with a
-     * pipe no one reads): O_NONBLOCK fails at once with ENXIO instead, and
-     * is cleared again, so that writes wait for a slow reader as a pipe's do. */
-    int fd = S_ISSOCK(sb->st_mode) ? open_socket(path)
+     * pipe no one reads): O_NONBLOCK fails with ENXIO instead, tried again
+     * for FIFO_WAIT_MS (a reader started beside us may not have opened it
+     * yet), and is cleared again, so that writes wait for a slow reader as
+     * a pipe's do. */
+    int fd = -ENXIO;
+    for (int waited = 0; fd == -ENXIO; waited += 50) {
+        if (waited)
+            nanosleep(&(struct timespec){0, 50 * 1000000L}, NULL);
+        fd = S_ISSOCK(sb->st_mode) ? open_socket(path)
              : open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | (S_ISFIFO(sb->st_mode) ? O_NONBLOCK : 0));
-    if (fd < 0 && !S_ISSOCK(sb->st_mode))
-        fd = -errno;
+        if (fd < 0 && !S_ISSOCK(sb->st_mode))
+            fd = -errno;
+        if (!S_ISFIFO(sb->st_mode) || waited >= FIFO_WAIT_MS)
+            break;
+    }
     if (fd == -ENXIO && S_ISFIFO(sb->st_mode)) {
-        cb_sb_setf(err, "-o %s is a FIFO that no process is reading: start its reader first "
-                 "(e.g. 'cat %s &')", o->shown, o->shown);
+        cb_sb_setf(err, "-o %s is a FIFO that no process is reading (none came in %d s): "
+                 "start its reader first (e.g. 'cat %s &')", o->shown, FIFO_WAIT_MS / 1000, o->shown);
         return -ENXIO;
     }
     if (fd >= 0 && S_ISFIFO(sb->st_mode))
