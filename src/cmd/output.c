@@ -35,16 +35,15 @@ static int open_socket(const char *path)
 #define FIFO_WAIT_MS 3000
 
 /* Something that is not a regular file: written straight to, never replaced. */
-static int open_special(struct cb_output *o, const char *path, const struct stat *sb, char *err,
-                        size_t errlen)
+static int open_special(struct cb_output *o, const char *path, const struct stat *sb, struct cb_sb *err)
 {
     if (S_ISDIR(sb->st_mode)) {
-        snprintf(err, errlen, "-o %s is a directory; name a file in it (e.g. %s/report.html)", o->shown,
+        cb_sb_setf(err, "-o %s is a directory; name a file in it (e.g. %s/report.html)", o->shown,
                  o->shown);
         return -EISDIR;
     }
     if (S_ISBLK(sb->st_mode)) {
-        snprintf(err, errlen, "-o %s is a block device; a report is not written onto a disk, name a file",
+        cb_sb_setf(err, "-o %s is a block device; a report is not written onto a disk, name a file",
                  o->shown);
         return -EINVAL;
     }
@@ -65,7 +64,7 @@ static int open_special(struct cb_output *o, const char *path, const struct stat
             break;
     }
     if (fd == -ENXIO && S_ISFIFO(sb->st_mode)) {
-        snprintf(err, errlen, "-o %s is a FIFO that no process is reading (none came in %d s): "
+        cb_sb_setf(err, "-o %s is a FIFO that no process is reading (none came in %d s): "
                  "start its reader first (e.g. 'cat %s &')", o->shown, FIFO_WAIT_MS / 1000, o->shown);
         return -ENXIO;
     }
@@ -75,7 +74,7 @@ static int open_special(struct cb_output *o, const char *path, const struct stat
         int e = fd < 0 ? fd : -errno;
         if (fd >= 0)
             close(fd);
-        snprintf(err, errlen, "cannot open %s for writing: %s", o->shown, strerror(-e));
+        cb_sb_setf(err, "cannot open %s for writing: %s", o->shown, strerror(-e));
         return e;
     }
     return 0;
@@ -83,13 +82,12 @@ static int open_special(struct cb_output *o, const char *path, const struct stat
 
 /* A regular file, or a name not there yet: a temporary file beside it, put
  * in place by cb_output_close.  An existing file keeps its permissions. */
-static int open_regular(struct cb_output *o, const char *target, const struct stat *sb, char *err,
-                        size_t errlen)
+static int open_regular(struct cb_output *o, const char *target, const struct stat *sb, struct cb_sb *err)
 {
     if (!(o->target = strdup(target)) || asprintf(&o->tmp, "%s.tmp.%ld", target, (long)getpid()) < 0) {
         free(o->target);
         o->tmp = o->target = NULL;
-        snprintf(err, errlen, "out of memory");
+        cb_sb_setf(err, "out of memory");
         return -ENOMEM;
     }
     int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, sb ? (sb->st_mode & 07777) : 0666);
@@ -99,7 +97,7 @@ static int open_regular(struct cb_output *o, const char *target, const struct st
             close(fd);
             unlink(o->tmp);
         }
-        snprintf(err, errlen, "cannot create %s: %s; check the directory exists and is writable", o->shown,
+        cb_sb_setf(err, "cannot create %s: %s; check the directory exists and is writable", o->shown,
                  strerror(-e));
         free(o->tmp);
         free(o->target);
@@ -216,17 +214,17 @@ int cb_output_guard(const char *path, const char *store, struct cb_sb *err)
     return 0;
 }
 
-int cb_output_check(const char *path, const char *store, char *err, size_t errlen)
+int cb_output_check(const char *path, const char *store, struct cb_sb *err)
 {
     struct cb_sb why = CB_SB_INIT;
     int rc = cb_output_guard(path, store, &why);
     if (rc < 0)
-        cb_sb_copy(&why, err, errlen);
+        cb_sb_setf(err, "%s", why.buf);
     cb_sb_release(&why);
     return rc < 0 ? -EINVAL : 0;
 }
 
-int cb_output_open(struct cb_output *o, const char *path, const char *store, char *err, size_t errlen)
+int cb_output_open(struct cb_output *o, const char *path, const char *store, struct cb_sb *err)
 {
     *o = (struct cb_output){.shown = path ? path : "standard output"};
     if (!path || strcmp(path, "-") == 0) {
@@ -238,7 +236,7 @@ int cb_output_open(struct cb_output *o, const char *path, const char *store, cha
     struct cb_sb why = CB_SB_INIT;
     int g = cb_output_guard(path, store, &why);
     if (g < 0) {
-        cb_sb_copy(&why, err, errlen);
+        cb_sb_setf(err, "%s", why.buf);
         cb_sb_release(&why);
         return g;
     }
@@ -246,7 +244,7 @@ int cb_output_open(struct cb_output *o, const char *path, const char *store, cha
     struct stat sb;
     if (stat(path, &sb) < 0) {
         if (errno != ENOENT) {
-            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            cb_sb_setf(err, "cannot write %s: %s", path, strerror(errno));
             return -errno;
         }
         /* A dangling symlink is written through, as the shell's > would. */
@@ -254,27 +252,27 @@ int cb_output_open(struct cb_output *o, const char *path, const char *store, cha
         if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode)) {
             int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
             if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-                snprintf(err, errlen, "cannot write through the link %s: %s", path, strerror(errno));
+                cb_sb_setf(err, "cannot write through the link %s: %s", path, strerror(errno));
                 return -errno;
             }
             return 0;
         }
-        return open_regular(o, path, NULL, err, errlen);
+        return open_regular(o, path, NULL, err);
     }
     if (!S_ISREG(sb.st_mode))
-        return open_special(o, path, &sb, err, errlen);
+        return open_special(o, path, &sb, err);
     /* Through a symlink, the file it names is replaced and the link stays. */
     char *real = realpath(path, NULL);
     if (!real) {
-        snprintf(err, errlen, "cannot resolve %s: %s", path, strerror(errno));
+        cb_sb_setf(err, "cannot resolve %s: %s", path, strerror(errno));
         return -errno;
     }
-    int rc = open_regular(o, real, &sb, err, errlen);
+    int rc = open_regular(o, real, &sb, err);
     free(real);
     return rc;
 }
 
-int cb_output_close(struct cb_output *o, int ok, char *err, size_t errlen)
+int cb_output_close(struct cb_output *o, int ok, struct cb_sb *err)
 {
     int rc = 0;
     if (!o->f)
@@ -295,7 +293,7 @@ int cb_output_close(struct cb_output *o, int ok, char *err, size_t errlen)
             unlink(o->tmp);
     }
     if (rc < 0 && ok)
-        snprintf(err, errlen, "cannot write %s: %s", o->shown, strerror(-rc));
+        cb_sb_setf(err, "cannot write %s: %s", o->shown, strerror(-rc));
     free(o->tmp);
     free(o->target);
     o->tmp = o->target = NULL;
