@@ -461,12 +461,13 @@ static int bisect_paired(struct bisect *b)
         cb_sb_release(&err);
         return 125;
     }
-    char ew[256];
+    struct cb_sb ew = CB_SB_INIT;
     int status = regressed ? 1 : unsure ? 125 : 0;
-    if (cb_emulation_live(ew, sizeof ew) == 1) {
+    if (cb_emulation_live(&ew) == 1) {
         status = 125;
-        printf("bisect-check: no verdict: run %lld is emulated (%s)\n", (long long)run, ew);
+        printf("bisect-check: no verdict: run %lld is emulated (%s)\n", (long long)run, ew.buf);
     }
+    cb_sb_release(&ew);
     printf("bisect-check: %s (run %lld, paired against %s)\n",
            status == 0 ? "good" : status == 1 ? "bad: regressed" : "cannot tell (skip)",
            (long long)run, b->against_plugin);

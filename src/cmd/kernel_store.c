@@ -32,13 +32,14 @@ static int begin(struct kctx *x, struct cb_host *host)
 {
     struct kernel_plan *k = x->k;
     const char *how = "";
-    char version[96], compiler[96], cflags[128], emul[256];
+    char version[96], compiler[96], cflags[128];
+    struct cb_sb emul = CB_SB_INIT;
     (void)cb_events_init();
     cb_host_probe(host);
     x->tsc_ghz = cb_tsc_ghz(&how);
-    int emulated = cb_emulation_live(emul, sizeof emul) == 1;
+    int emulated = cb_emulation_live(&emul) == 1;
     if (emulated && !k->quiet)
-        fprintf(stderr, "cyclebudget: EMULATED (%s): figures are not timings of any machine\n", emul);
+        fprintf(stderr, "cyclebudget: EMULATED (%s): figures are not timings of any machine\n", emul.buf);
     snprintf(version, sizeof version, "cb_kmod %.64s", k->info.src_sha256[0] ? k->info.src_sha256 : "unknown");
     snprintf(compiler, sizeof compiler, "linux %.64s", k->info.release);
     snprintf(cflags, sizeof cflags, "config sha256 %.64s",
@@ -48,9 +49,11 @@ static int begin(struct kctx *x, struct cb_host *host)
         .core_ghz_source = "", .pmu = cb_events_pmu(), .version = version, .compiler = compiler,
         .cflags = cflags, .commit = "", .subject = "", .commit_date = "", .dirty = -1,
         .cmdline = k->cmdline.buf, .tag = k->tag, .cpu = k->pinned,
-        .emulated = emulated ? emul : NULL, .source = "in-kernel",
+        .emulated = emulated ? emul.buf : NULL, .source = "in-kernel",
     };
-    return cb_store_run_begin(x->st, &meta, &x->run_id);
+    int rc = cb_store_run_begin(x->st, &meta, &x->run_id);
+    cb_sb_release(&emul);
+    return rc;
 }
 
 /* tsc (always) and cycles (the kernel's PMU counter, or why not). */
