@@ -38,8 +38,10 @@ say() {  # say PART TRIED FAILED WHAT
     TOTAL_FAILED=$((TOTAL_FAILED + $3))
 }
 skipped() { printf '%-11s SKIP: %s\n' "$1" "$2"; }
-# TAP totals of a test script's log: "PASS FAIL".
+# TAP totals of a test script's log: "PASS FAIL"; the failures themselves
+# go to stderr, so that a run says what failed after its files are gone.
 tap_counts() {
+    grep -A2 '^not ok ' "$1" | head -30 | sed "s|^|#   $(basename "$1"): |" >&2
     echo "$(grep -c '^ok ' "$1") $(grep -c '^not ok ' "$1")"
 }
 echo "# cyclebudget reliability battery, $(date -u +%FT%TZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
@@ -34,12 +36,11 @@ static inline char *cb_fuzz_str(const uint8_t *data, size_t size)
     fputc('\n', stderr); abort(); } while (0)
 
 /* A message for the user is one line, terminated, and not empty. */
-static inline void cb_fuzz_check_msg(const char *err, size_t cap)
+static inline void cb_fuzz_check_msg(const struct cb_sb *err)
 {
-    size_t n = strnlen(err, cap);
-    if (n == cap)
-        cb_fuzz_fail("error message not terminated");
-    if (n == 0)
+    if (strlen(err->buf) != err->len)
+        cb_fuzz_fail("error message not terminated where its length says");
+    if (err->len == 0)
         cb_fuzz_fail("a refusal without a message");
 }
 

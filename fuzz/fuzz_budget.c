@@ -12,11 +12,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     unsigned frame = (unsigned)data[0] << 8 | data[1];
     char *s = cb_fuzz_str(data + 2, size - 2);
-    char err[256];
+    struct cb_sb err = CB_SB_INIT;
     struct cb_budget b;
-    err[0] = '\0';
-    if (cb_budget_parse(s, frame, &b, err, sizeof err) < 0) {
-        cb_fuzz_check_msg(err, sizeof err);
+    if (cb_budget_parse(s, frame, &b, &err) < 0) {
+        cb_fuzz_check_msg(&err);
     } else {
         double c = cb_budget_cycles(&b, 3.0);
         if (!isfinite(c) || c <= 0)
@@ -25,5 +24,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             cb_fuzz_fail("label not terminated");
     }
     free(s);
+    cb_sb_release(&err);
     return 0;
 }

@@ -12,14 +12,15 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *s = cb_fuzz_str(data, size);
-    char **names, *store, err[256];
-    err[0] = '\0';
-    int n = cb_parse_name_list(s, "--fuzz", &names, &store, err, sizeof err);
+    char **names, *store;
+    struct cb_sb err = CB_SB_INIT;
+    int n = cb_parse_name_list(s, "--fuzz", &names, &store, &err);
     if (n < 0) {
-        cb_fuzz_check_msg(err, sizeof err);
+        cb_fuzz_check_msg(&err);
         if (names || store)
             cb_fuzz_fail("refusal left allocations behind");
         free(s);
+        cb_sb_release(&err);
         return 0;
     }
     int commas = 0;
@@ -49,5 +50,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(names);
     free(store);
     free(s);
+    cb_sb_release(&err);
     return 0;
 }

@@ -15,19 +15,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const long *r = ranges[data[0] % (sizeof ranges / sizeof ranges[0])];
     char *s = cb_fuzz_str(data + 1, size - 1);
-    char err[256];
+    struct cb_sb err = CB_SB_INIT;
     long v;
-    err[0] = '\0';
-    if (cb_parse_long(s, r[0], r[1], "--fuzz", &v, err, sizeof err) < 0)
-        cb_fuzz_check_msg(err, sizeof err);
+    if (cb_parse_long(s, r[0], r[1], "--fuzz", &v, &err) < 0)
+        cb_fuzz_check_msg(&err);
     else if (v < r[0] || v > r[1])
         cb_fuzz_fail("%ld outside %ld..%ld", v, r[0], r[1]);
     double d;
-    err[0] = '\0';
-    if (cb_parse_seconds(s, "--fuzz", &d, err, sizeof err) < 0)
-        cb_fuzz_check_msg(err, sizeof err);
+    cb_sb_reset(&err);
+    if (cb_parse_seconds(s, "--fuzz", &d, &err) < 0)
+        cb_fuzz_check_msg(&err);
     else if (!isfinite(d) || d <= 0 || d > 86400)
         cb_fuzz_fail("seconds %g accepted", d);
     free(s);
+    cb_sb_release(&err);
     return 0;
 }

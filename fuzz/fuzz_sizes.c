@@ -8,11 +8,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *s = cb_fuzz_str(data, size);
     uint64_t v[8], one;
-    char err[256];
-    err[0] = '\0';
-    int n = cb_parse_size_list(s, v, 8, err, sizeof err);
+    struct cb_sb err = CB_SB_INIT;
+    int n = cb_parse_size_list(s, v, 8, &err);
     if (n < 0) {
-        cb_fuzz_check_msg(err, sizeof err);
+        cb_fuzz_check_msg(&err);
     } else {
         if (n < 1 || n > 8)
             cb_fuzz_fail("count %d out of 1..8", n);
@@ -27,18 +26,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 cb_fuzz_fail("accepted a %zu-byte token", len);
             memcpy(tok, p, len);
             tok[len] = '\0';
-            if (cb_parse_size(tok, &one, err, sizeof err) < 0 || one != v[i])
+            if (cb_parse_size(tok, &one, &err) < 0 || one != v[i])
                 cb_fuzz_fail("list and single parse disagree on '%s'", tok);
             p = c ? c + 1 : p + len;
         }
         if (*p)
             cb_fuzz_fail("accepted with text left over: '%s'", p);
     }
-    err[0] = '\0';
-    if (cb_parse_size(s, &one, err, sizeof err) < 0)
-        cb_fuzz_check_msg(err, sizeof err);
+    cb_sb_reset(&err);
+    if (cb_parse_size(s, &one, &err) < 0)
+        cb_fuzz_check_msg(&err);
     else if (one < 1 || one > CB_SIZE_MAX_BYTES)
         cb_fuzz_fail("size %llu out of range", (unsigned long long)one);
     free(s);
+    cb_sb_release(&err);
     return 0;
 }

@@ -132,13 +132,14 @@ static void test_live(void)
 static void test_override(void)
 {
     struct cb_cache_model m;
-    char err[256], desc[256];
+    char desc[256];
+    struct cb_sb err = CB_SB_INIT;
     memset(&m, 0, sizeof m);
     /* Nothing read from the host: all three are needed. */
-    is_int(cb_caches_override(&m, "D1=32K,8,64 LL=8M,16,64", err, sizeof err), -EINVAL,
-           "no host model and no I1: refused (%s)", err);
+    is_int(cb_caches_override(&m, "D1=32K,8,64 LL=8M,16,64", &err), -EINVAL,
+           "no host model and no I1: refused (%s)", err.buf);
     memset(&m, 0, sizeof m);
-    is_int(cb_caches_override(&m, "I1=32K,8,64 D1=48K,12,64 LL=36M,12,64", err, sizeof err), 0,
+    is_int(cb_caches_override(&m, "I1=32K,8,64 D1=48K,12,64 LL=36M,12,64", &err), 0,
            "all three given: a model");
     /* 48K 12-way: 768 lines, 64 sets, a power of two: unchanged.  36 MiB
      * 12-way: 589824 lines, 49152 sets; the largest power of two dividing
@@ -155,17 +156,18 @@ static void test_override(void)
     m.ll = (struct cb_cache){503316480, 16, 64};
     m.ll_level = 3;
     m.from = "cpuid";
-    is_int(cb_caches_override(&m, "LL=8M,16,64", err, sizeof err), 0, "LL alone over the host's");
+    is_int(cb_caches_override(&m, "LL=8M,16,64", &err), 0, "LL alone over the host's");
     cb_caches_describe(&m, desc, sizeof desc);
     ok(m.sll.size == 8388608 && m.sd1.size == 49152 && strstr(desc, "from=cpuid given: LL"),
        "only LL replaced, and the record says so (%s)", desc);
     static const char *const bad[] = {"D1=32K,8", "L2=1M,8,64", "D1=32K,8,48", "D1=0,8,64",
                                       "D1=32K,8,64x", "D1=32K,8,64 D1=32K,8,64", "", "LL=8G,16,64"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        err[0] = 0;
-        is_int(cb_caches_override(&m, bad[i], err, sizeof err), -EINVAL, "'%s' refused", bad[i]);
-        ok(strstr(err, "--sim-caches") != NULL, "  naming the option (%s)", err);
+        err.buf[0] = 0;
+        is_int(cb_caches_override(&m, bad[i], &err), -EINVAL, "'%s' refused", bad[i]);
+        ok(strstr(err.buf, "--sim-caches") != NULL, "  naming the option (%s)", err.buf);
     }
+    cb_sb_release(&err);
 }
 
 int main(void)

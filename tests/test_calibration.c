@@ -33,14 +33,15 @@ static struct cb_host host(void)
 
 int main(void)
 {
-    char path[] = "/tmp/cb-cal-XXXXXX", err[512];
+    char path[] = "/tmp/cb-cal-XXXXXX";
+    struct cb_sb err = CB_SB_INIT;
     int fd = mkstemp(path);
     if (fd < 0)
         return 1;
     close(fd);
     unlink(path);
     struct cb_store *st;
-    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err), 0, "open");
+    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, &err), 0, "open");
     struct cb_host h = host();
     struct cb_run_meta m = {
         .host = &h, .tsc_ghz = 2.6, .tsc_source = "cpuid", .core_ghz = 3.9,
@@ -123,7 +124,7 @@ int main(void)
     fd = mkstemp(old);
     close(fd);
     unlink(old);
-    is_int(cb_store_open(old, CB_STORE_WRITE, 8, &st, err, sizeof err), 0, "a schema-8 store");
+    is_int(cb_store_open(old, CB_STORE_WRITE, 8, &st, &err), 0, "a schema-8 store");
     is_int(cb_store_calibration_find(st, &m, fp, "model", &got), -ENOENT, "schema 8: none found");
     is_int(cb_store_calibration_add(st, &m, fp, &a, &got), -ENOSYS, "schema 8: cannot add");
     cb_store_close(st);
@@ -136,5 +137,6 @@ int main(void)
         unlink(p);
     }
     unlink(path);
+    cb_sb_release(&err);
     return tap_done();
 }

@@ -20,18 +20,18 @@
 
 static char fixtures[512];
 
-static int parse_fixture(const char *name, struct cb_cg_dump *d, char *err, size_t errlen)
+static int parse_fixture(const char *name, struct cb_cg_dump *d, struct cb_sb *err)
 {
     char path[700];
     snprintf(path, sizeof path, "%s/%s", fixtures, name);
-    return cb_cg_parse_file(path, d, err, errlen);
+    return cb_cg_parse_file(path, d, err);
 }
 
 static void test_case_dump(void)
 {
     struct cb_cg_dump d;
-    char err[512] = "";
-    is_int(parse_fixture("case.out", &d, err, sizeof err), 0, "a client-request dump parses (%s)", err);
+    struct cb_sb err = CB_SB_INIT;
+    is_int(parse_fixture("case.out", &d, &err), 0, "a client-request dump parses (%s)", err.buf);
     is_int(d.part, 1, "its part number");
     is_str(cb_cg_request(&d), "csum/adc-1chain/1500/warm iters=1000", "the request's name is the case's");
     ok(d.d1.size == 32768 && d.d1.line == 64 && d.d1.ways == 8, "D1 model 32 KiB, 64 B lines, 8-way");
@@ -45,15 +45,16 @@ static void test_case_dump(void)
     is_near(cb_cg_estimated_cycles(&d), 4103.0, 0, "estimated cycles by the L1 + 5 LL + 35 RAM model");
 
     struct cb_cg_dump d2;
-    is_int(parse_fixture("second.out", &d2, err, sizeof err), 0, "the second part parses");
+    is_int(parse_fixture("second.out", &d2, &err), 0, "the second part parses");
     is_uint(d2.ev[CB_CG_IR] - d.ev[CB_CG_IR], 4000, "1000 more additions: 4000 more instructions");
     is_uint(d2.ev[CB_CG_BC] - d.ev[CB_CG_BC], 1000, "... and 1000 more conditional branches");
 
     struct cb_cg_dump t;
-    is_int(parse_fixture("termination.out", &t, err, sizeof err), 0, "the end-of-program dump parses");
+    is_int(parse_fixture("termination.out", &t, &err), 0, "the end-of-program dump parses");
     ok(cb_cg_request(&t) == NULL, "it was not made by a client request");
     is_str(t.trigger, "Program termination", "its trigger");
     is_uint(t.ev[CB_CG_IR], 0, "a summary of 0 with the rest left out is all zeros");
+    cb_sb_release(&err);
 }
 
 static void test_refusals(void)
@@ -67,26 +68,28 @@ static void test_refusals(void)
         {"not-callgrind.out", "format"},
     };
     struct cb_cg_dump d;
-    char err[512];
+    struct cb_sb err = CB_SB_INIT;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        err[0] = '\0';
-        int rc = parse_fixture(bad[i].file, &d, err, sizeof err);
-        ok(rc == -EINVAL && strstr(err, bad[i].says) && strstr(err, bad[i].file),
-           "%s is refused, naming the file and '%s' (%s)", bad[i].file, bad[i].says, err);
+        cb_sb_reset(&err);
+        int rc = parse_fixture(bad[i].file, &d, &err);
+        ok(rc == -EINVAL && strstr(err.buf, bad[i].says) && strstr(err.buf, bad[i].file),
+           "%s is refused, naming the file and '%s' (%s)", bad[i].file, bad[i].says, err.buf);
     }
-    is_int(parse_fixture("missing.out", &d, err, sizeof err), -ENOENT, "a missing file is -ENOENT");
+    is_int(parse_fixture("missing.out", &d, &err), -ENOENT, "a missing file is -ENOENT");
     FILE *f = tmpfile();
-    ok(f && cb_cg_parse(f, &d, err, sizeof err) == -EINVAL && strstr(err, "empty"), "an empty file is refused");
+    ok(f && cb_cg_parse(f, &d, &err) == -EINVAL && strstr(err.buf, "empty"), "an empty file is refused");
     if (f)
         fclose(f);
     struct cb_cg_dump partial = {.have = 1u << CB_CG_IR, .ev = {100}};
     ok(isnan(cb_cg_estimated_cycles(&partial)), "no cache events: the estimate is NAN, not a number");
+    cb_sb_release(&err);
 }
 
 /* The program's loop, under callgrind: the dump named "loop" holds it alone. */
 static int run_under_callgrind(const char *dir, unsigned n, struct cb_cg_dump *d)
 {
-    char cmd[2048], out[600], err[512];
+    char cmd[2048], out[600];
+    struct cb_sb err = CB_SB_INIT;
     snprintf(out, sizeof out, "%s/cg.%u", dir, n);
     snprintf(cmd, sizeof cmd,
              "valgrind -q --tool=callgrind --collect-atstart=no --cache-sim=yes --branch-sim=yes "
@@ -96,10 +99,12 @@ static int run_under_callgrind(const char *dir, unsigned n, struct cb_cg_dump *d
         return -1;
     char part[700];
     snprintf(part, sizeof part, "%s.1", out);
-    if (cb_cg_parse_file(part, d, err, sizeof err) < 0) {
-        printf("# %s\n", err);
+    if (cb_cg_parse_file(part, d, &err) < 0) {
+        printf("# %s\n", err.buf);
+        cb_sb_release(&err);
         return -1;
     }
+    cb_sb_release(&err);
     return 0;
 }
 

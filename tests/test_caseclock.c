@@ -76,15 +76,16 @@ int main(void)
     /* Through the fake clock's backend: its model ratio x before/after. */
     struct cb_fake f;
     struct cb_backend be;
-    char err[256];
-    is_int(cb_fake_init(&f, "before=1.1", &be, err, sizeof err), 0, "fake clock with before=1.1");
+    struct cb_sb err = CB_SB_INIT;
+    is_int(cb_fake_init(&f, "before=1.1", &be, &err), 0, "fake clock with before=1.1");
     struct cb_clock_side s0, s1;
     cb_case_clock_side(&be, 0, 0, CB_FAKE_TSC_GHZ, &s0);
     cb_case_clock_side(&be, 0, 1, CB_FAKE_TSC_GHZ, &s1);
     is_near(s0.ghz, CB_FAKE_TSC_GHZ * CB_FAKE_CORE_PER_TICK * 1.1, 1e-9, "the bracket before reads 1.1x");
     is_near(s1.ghz, CB_FAKE_TSC_GHZ * CB_FAKE_CORE_PER_TICK, 1e-9, "the one after the model's clock");
     is_near(s0.noise_pct, 0, 0, "identical estimates have no range");
-    ok(cb_fake_init(&f, "after=3", &be, err, sizeof err) < 0 && strstr(err, "after=X"),
-       "after=3 is refused, naming the key's range (%s)", err);
+    ok(cb_fake_init(&f, "after=3", &be, &err) < 0 && strstr(err.buf, "after=X"),
+       "after=3 is refused, naming the key's range (%s)", err.buf);
+    cb_sb_release(&err);
     return tap_done();
 }

@@ -63,9 +63,11 @@ static int exec_ok(struct cb_db *db, const char *sql)
 static struct cb_db *pg_in(const char *url, const char *schema, int fresh)
 {
     struct cb_db *db;
-    char err[512], sql[256];
-    if (cb_db_open(url, 0, &db, err, sizeof err) < 0) {
-        printf("#   %s\n", err);
+    char sql[256];
+    struct cb_sb err = CB_SB_INIT;
+    if (cb_db_open(url, 0, &db, &err) < 0) {
+        printf("#   %s\n", err.buf);
+        cb_sb_release(&err);
         return NULL;
     }
     if (fresh) {
@@ -77,22 +79,27 @@ static struct cb_db *pg_in(const char *url, const char *schema, int fresh)
     snprintf(sql, sizeof sql, "SET search_path TO %s", schema);
     if (exec_ok(db, sql) < 0)
         goto fail;
+    cb_sb_release(&err);
     return db;
 fail:
     cb_db_close(db);
+    cb_sb_release(&err);
     return NULL;
 }
 
 static struct cb_db *sqlite_fresh(const char *name)
 {
-    char path[256], err[512];
+    char path[256];
+    struct cb_sb err = CB_SB_INIT;
     snprintf(path, sizeof path, "%s/%s", tmpdir, name);
     unlink(path);
     struct cb_db *db;
-    if (cb_db_open(path, CB_DB_CREATE, &db, err, sizeof err) < 0) {
-        printf("#   %s\n", err);
+    if (cb_db_open(path, CB_DB_CREATE, &db, &err) < 0) {
+        printf("#   %s\n", err.buf);
+        cb_sb_release(&err);
         return NULL;
     }
+    cb_sb_release(&err);
     return db;
 }
 
@@ -592,11 +599,11 @@ static void test_schema_twins(struct cb_db *sq, struct cb_db *pg)
        "add db/pg/NNNN_name.sql", nsq, npg);
     size_t n = nsq < npg ? nsq : npg;
     for (size_t v = 1; v <= n; v++) {
-        char err[512];
-        int r1 = cb_db_migrate(sq, (int)v, err, sizeof err);
-        int r2 = r1 == 0 ? cb_db_migrate(pg, (int)v, err, sizeof err) : 0;
+        struct cb_sb err = CB_SB_INIT;
+        int r1 = cb_db_migrate(sq, (int)v, &err);
+        int r2 = r1 == 0 ? cb_db_migrate(pg, (int)v, &err) : 0;
         if (r1 < 0 || r2 < 0) {
-            ok(0, "migrate both to %zu: %s", v, err);
+            ok(0, "migrate both to %zu: %s", v, err.buf);
             continue;
         }
         struct cols a = {0}, b = {0};
@@ -620,6 +627,7 @@ static void test_schema_twins(struct cb_db *sq, struct cb_db *pg)
            mpg[v - 1].name, a.n);
         cols_free(&a);
         cols_free(&b);
+        cb_sb_release(&err);
     }
 }
 
@@ -627,7 +635,7 @@ static void test_schema_twins(struct cb_db *sq, struct cb_db *pg)
 
 static void test_pg_migrations(const char *url)
 {
-    char err[512];
+    struct cb_sb err = CB_SB_INIT;
     struct cb_db *db = pg_in(url, "cb_t_mig", 1);
     if (!db) {
         ok(0, "postgresql: connect for the migrations");
@@ -636,18 +644,19 @@ static void test_pg_migrations(const char *url)
     size_t n;
     cb_db_migrations(db, &n);
     is_int(cb_db_schema_version(db), 0, "postgresql: an empty schema is at version 0");
-    int r = cb_db_migrate(db, 0, err, sizeof err);
-    ok(r == 0, "postgresql: the migrations apply to an empty database: %s", r ? err : "ok");
+    int r = cb_db_migrate(db, 0, &err);
+    ok(r == 0, "postgresql: the migrations apply to an empty database: %s", r ? err.buf : "ok");
     is_int(cb_db_schema_version(db), (int64_t)n, "postgresql: at version %zu", n);
-    r = cb_db_migrate(db, 0, err, sizeof err);
-    ok(r == 0, "postgresql: migrating again is a no-op: %s", r ? err : "ok");
+    r = cb_db_migrate(db, 0, &err);
+    ok(r == 0, "postgresql: migrating again is a no-op: %s", r ? err.buf : "ok");
     is_int(one_int(db, "SELECT COUNT(*) FROM schema_version"), (int64_t)n,
            "postgresql: one schema_version row per migration");
     test_schema_rows(db, "postgresql");
     cb_db_exec(db, "INSERT INTO schema_version (version, name) VALUES (999, 'future')");
-    r = cb_db_migrate(db, 0, err, sizeof err);
-    ok(r == -EPROTO && strstr(err, "newer"), "postgresql: a newer schema is refused: %s", err);
+    r = cb_db_migrate(db, 0, &err);
+    ok(r == -EPROTO && strstr(err.buf, "newer"), "postgresql: a newer schema is refused: %s", err.buf);
     cb_db_close(db);
+    cb_sb_release(&err);
 }
 
 enum { NPROC = 8, NROWS = 50 };
@@ -656,13 +665,14 @@ enum { NPROC = 8, NROWS = 50 };
  * the number of things that failed. */
 static int child(const char *url, int id)
 {
-    char err[512], sql[160];
+    char sql[160];
+    struct cb_sb err = CB_SB_INIT;
     int bad = 0;
     struct cb_db *db = pg_in(url, "cb_t_conc", 0);
     if (!db)
         return 100;
-    if (cb_db_migrate(db, 0, err, sizeof err) < 0) {
-        printf("#   child %d: %s\n", id, err);
+    if (cb_db_migrate(db, 0, &err) < 0) {
+        printf("#   child %d: %s\n", id, err.buf);
         bad++;
     }
     for (int k = 0; k < NROWS; k++) {
@@ -681,6 +691,7 @@ static int child(const char *url, int id)
         }
     }
     cb_db_close(db);
+    cb_sb_release(&err);
     return bad;
 }
 
@@ -736,10 +747,11 @@ int main(int argc, char **argv)
     test_placeholders();
 
     struct cb_db *db = sqlite_fresh("basic.db"), *fresh = NULL;
-    char err[512], path[300];
+    char path[300];
+    struct cb_sb err = CB_SB_INIT;
     snprintf(path, sizeof path, "%s/basic.db", tmpdir);
     if (db)
-        cb_db_open(path, 0, &fresh, err, sizeof err);
+        cb_db_open(path, 0, &fresh, &err);
     ok(db && fresh && cb_db_kind(db) == CB_DB_SQLITE, "sqlite: a path opens SQLite");
     if (db)
         test_backend(db, "sqlite", fresh);
@@ -747,8 +759,8 @@ int main(int argc, char **argv)
     cb_db_close(db);
 
     db = sqlite_fresh("schema.db");
-    int r = db ? cb_db_migrate(db, 0, err, sizeof err) : -1;
-    ok(r == 0, "sqlite: the migrations apply: %s", r ? err : "ok");
+    int r = db ? cb_db_migrate(db, 0, &err) : -1;
+    ok(r == 0, "sqlite: the migrations apply: %s", r ? err.buf : "ok");
     is_int(db ? cb_db_schema_version(db) : -1, cb_store_schema_latest(), "sqlite: at the latest");
     if (db && r == 0)
         test_schema_rows(db, "sqlite");
@@ -759,18 +771,18 @@ int main(int argc, char **argv)
        !cb_db_is_url("postgresql.db") && !cb_db_is_url("./postgres://x"),
        "postgresql:// and postgres:// are URLs; file names are not");
     setenv("CB_DB", path, 1);
-    r = cb_db_open(NULL, 0, &db, err, sizeof err);
+    r = cb_db_open(NULL, 0, &db, &err);
     ok(r == 0 && cb_db_kind(db) == CB_DB_SQLITE, "no target: CB_DB is used");
     if (r == 0)
         cb_db_close(db);
     unsetenv("CB_DB");
-    r = cb_db_open("", 0, &db, err, sizeof err);
-    ok(r == -EINVAL && strstr(err, "CB_DB"), "no target and no CB_DB: %s", err);
+    r = cb_db_open("", 0, &db, &err);
+    ok(r == -EINVAL && strstr(err.buf, "CB_DB"), "no target and no CB_DB: %s", err.buf);
 
     if (!cb_db_have_postgresql()) {
-        r = cb_db_open("postgresql:///cb", 0, &db, err, sizeof err);
-        ok(r == -EPROTONOSUPPORT && strstr(err, "libpq-dev") && strstr(err, "./configure"),
-           "built without libpq: a URL says how to get PostgreSQL support: %s", err);
+        r = cb_db_open("postgresql:///cb", 0, &db, &err);
+        ok(r == -EPROTONOSUPPORT && strstr(err.buf, "libpq-dev") && strstr(err.buf, "./configure"),
+           "built without libpq: a URL says how to get PostgreSQL support: %s", err.buf);
     }
     const char *url = getenv("CB_TEST_PG_URL");
     if (!url || !*url) {
@@ -786,9 +798,8 @@ int main(int argc, char **argv)
             test_backend(db, "postgresql", fresh);
         cb_db_close(fresh);
         cb_db_close(db);
-        r = cb_db_open("postgresql:///no_such_db_cb?host=/nonexistent", 0, &db, err,
-                       sizeof err);
-        ok(r < 0 && strstr(err, "cannot connect"), "postgresql: no server: %s", err);
+        r = cb_db_open("postgresql:///no_such_db_cb?host=/nonexistent", 0, &db, &err);
+        ok(r < 0 && strstr(err.buf, "cannot connect"), "postgresql: no server: %s", err.buf);
 
         test_pg_migrations(url);
         test_pg_concurrent(url);
@@ -806,5 +817,6 @@ int main(int argc, char **argv)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)
         printf("# could not remove %s\n", tmpdir);
+    cb_sb_release(&err);
     return tap_done();
 }

@@ -20,19 +20,19 @@ int main(void)
     /* The fake clock: bad specs are refused with the key named. */
     struct cb_fake f;
     struct cb_backend be;
-    char err[512];
-    is_int(cb_fake_init(&f, "seed=7,noise=0,mux=0.5", &be, err, sizeof err), 0, "a fake clock spec");
+    struct cb_sb err = CB_SB_INIT;
+    is_int(cb_fake_init(&f, "seed=7,noise=0,mux=0.5", &be, &err), 0, "a fake clock spec");
     ok(!strcmp(be.name, "fake") && be.read_ticks == CB_FAKE_READ_TICKS, "the fake backend");
-    is_int(cb_fake_init(&f, "mux=0", &be, err, sizeof err), -EINVAL, "mux=0 is refused");
-    ok(strstr(err, "mux=0") != NULL, "naming what was wrong: %s", err);
-    is_int(cb_fake_init(&f, "speed=2", &be, err, sizeof err), -EINVAL, "an unknown key is refused");
-    is_int(cb_fake_init(&f, "noise=0.9", &be, err, sizeof err), -EINVAL, "noise over 0.5 is refused");
+    is_int(cb_fake_init(&f, "mux=0", &be, &err), -EINVAL, "mux=0 is refused");
+    ok(strstr(err.buf, "mux=0") != NULL, "naming what was wrong: %s", err.buf);
+    is_int(cb_fake_init(&f, "speed=2", &be, &err), -EINVAL, "an unknown key is refused");
+    is_int(cb_fake_init(&f, "noise=0.9", &be, &err), -EINVAL, "noise over 0.5 is refused");
 
     /* Through the harness: a 1000-add synthetic chain with no noise costs
      * exactly 1000 cycles per call, in every sample; task-clock, on a
      * counter half the time, is stored scaled and raw consistently. */
     unsetenv(CB_SYNTH_ENV);
-    cb_fake_init(&f, "seed=7,noise=0,mux=0.5", &be, err, sizeof err);
+    cb_fake_init(&f, "seed=7,noise=0,mux=0.5", &be, &err);
     cb_events_init();
     struct cb_event_spec spec[2];
     size_t nspec = 0;
@@ -72,7 +72,7 @@ int main(void)
     cb_measurement_free(&mm);
 
     /* Half the samples on a busy core, 1.5x slow: the meter flags them. */
-    cb_fake_init(&f, "seed=9,noise=0,contended=0.5,slow=1.5", &be, err, sizeof err);
+    cb_fake_init(&f, "seed=9,noise=0,contended=0.5,slow=1.5", &be, &err);
     is_int(cb_harness_init(&h, &cs, &o), 0, "harness on a fake clock with a busy sibling");
     is_int(cb_harness_measure(&h, &c, &mm), 0, "a case measured");
     size_t slow = 0, flagged_slow = 0;
@@ -95,13 +95,13 @@ int main(void)
     ad.backend = &be;
     ad.min_samples = 10;
     ad.case_seconds = 0.01;
-    cb_fake_init(&f, "seed=3,noise=0", &be, err, sizeof err);
+    cb_fake_init(&f, "seed=3,noise=0", &be, &err);
     is_int(cb_harness_init(&h, &cs, &ad), 0, "adaptive, no noise");
     is_int(cb_harness_measure(&h, &c, &mm), 0, "measured");
     is_int(mm.why, CB_STOP_CI, "stopped on the CI");
     is_int(mm.n, 10, "with the minimum of 10 samples");
     cb_measurement_free(&mm);
-    cb_fake_init(&f, "seed=3,noise=0.2", &be, err, sizeof err);
+    cb_fake_init(&f, "seed=3,noise=0.2", &be, &err);
     is_int(cb_harness_init(&h, &cs, &ad), 0, "adaptive, 20%% noise");
     is_int(cb_harness_measure(&h, &c, &mm), 0, "measured");
     is_int(mm.why, CB_STOP_TIME, "stopped at the time cap (%.2f%% CI)", mm.ci_pct);
@@ -114,7 +114,7 @@ int main(void)
        "about case_seconds of fake batches: %zu samples, model says %.0f", mm.n, want);
     size_t n1 = mm.n;
     cb_measurement_free(&mm);
-    cb_fake_init(&f, "seed=3,noise=0.2", &be, err, sizeof err);
+    cb_fake_init(&f, "seed=3,noise=0.2", &be, &err);
     cb_harness_init(&h, &cs, &ad);
     cb_harness_measure(&h, &c, &mm);
     is_int(mm.n, n1, "the same seed gives the same number of samples");
@@ -122,5 +122,6 @@ int main(void)
     cb_counters_close(&cs);
 
 
+    cb_sb_release(&err);
     return tap_done();
 }

@@ -157,17 +157,20 @@ static int64_t add_run(struct cb_store *st, const struct cb_host *h, char code, 
 
 static void test_learn(void)
 {
-    char dir[] = "/tmp/test_floor.XXXXXX", path[64], err[512];
+    char dir[] = "/tmp/test_floor.XXXXXX", path[64];
+    struct cb_sb err = CB_SB_INIT;
     if (!mkdtemp(dir)) {
         ok(0, "a temporary directory");
         return;
     }
     snprintf(path, sizeof path, "%s/f.db", dir);
     struct cb_store *st;
-    int r = cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err);
-    is_int(r, 0, "a new store (%s)", err);
-    if (r)
+    int r = cb_store_open(path, CB_STORE_WRITE, 0, &st, &err);
+    is_int(r, 0, "a new store (%s)", err.buf);
+    if (r) {
+        cb_sb_release(&err);
         return;
+    }
     struct cb_host h = host();
     /* Bytes A three times at 1000, 1010 and 990 ticks; then a slowed build
      * of the same version and commit (bytes B, +30%), as an LD_PRELOAD'd
@@ -198,6 +201,7 @@ static void test_learn(void)
     cb_store_close(st);
     unlink(path);
     rmdir(dir);
+    cb_sb_release(&err);
 }
 
 int main(void)

@@ -282,12 +282,13 @@ int main(void)
     ok(bounds, "every round took between ceil(10/4) and 40/4 samples (%zu in all)", m.n);
     cb_measurement_free(&m);
 
-    char err[256];
+    struct cb_sb err = CB_SB_INIT;
     int pinned;
-    ok(cb_pin_cpu(4000, &pinned, err, sizeof err) == -EINVAL && strstr(err, "4000"),
-       "pinning to a CPU that does not exist is refused: %s", err);
-    ok(cb_pin_cpu(-1, &pinned, err, sizeof err) == 0 && pinned >= 0, "pin to the current CPU (%d)",
+    ok(cb_pin_cpu(4000, &pinned, &err) == -EINVAL && strstr(err.buf, "4000"),
+       "pinning to a CPU that does not exist is refused: %s", err.buf);
+    ok(cb_pin_cpu(-1, &pinned, &err) == 0 && pinned >= 0, "pin to the current CPU (%d)",
        pinned);
     cb_counters_close(&cs);
+    cb_sb_release(&err);
     return tap_done();
 }

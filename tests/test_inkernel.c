@@ -46,13 +46,15 @@ static int64_t add_run(struct cb_store *st, const struct cb_host *h, const char 
 
 int main(void)
 {
-    char path[] = "/tmp/cb-test-inkernel.XXXXXX", db[64], err[256];
+    char path[] = "/tmp/cb-test-inkernel.XXXXXX", db[64];
+    struct cb_sb err = CB_SB_INIT;
     if (!mkdtemp(path))
         return 1;
     snprintf(db, sizeof db, "%s/s.db", path);
     struct cb_store *st;
-    if (cb_store_open(db, CB_STORE_WRITE, 0, &st, err, sizeof err) < 0) {
-        printf("Bail out! %s\n", err);
+    if (cb_store_open(db, CB_STORE_WRITE, 0, &st, &err) < 0) {
+        printf("Bail out! %s\n", err.buf);
+        cb_sb_release(&err);
         return 1;
     }
     struct cb_host h;
@@ -85,7 +87,10 @@ int main(void)
     cb_store_close(st);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", path);
-    if (system(cmd) != 0)
+    if (system(cmd) != 0) {
+        cb_sb_release(&err);
         return 1;
+    }
+    cb_sb_release(&err);
     return tap_done();
 }

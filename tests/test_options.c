@@ -29,14 +29,14 @@ struct args {
 
 enum { OPT_CPU = CB_OPT_LONG_ONLY + 100, OPT_REPS = CB_OPT_LONG_ONLY };
 
-static int shared_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
+static int shared_option(int id, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct shared *s = ctx;
     if (id != OPT_CPU)
         return 1;
     s->cpu = atoi(arg);
     if (s->cpu < 0) {
-        snprintf(err, errlen, "--cpu '%s': not a CPU", arg);
+        cb_sb_setf(err, "--cpu '%s': not a CPU", arg);
         return -EINVAL;
     }
     return 0;
@@ -50,11 +50,10 @@ static const struct cb_option shared_table[] = {
 };
 static const struct cb_opt_group shared_group = {shared_table, shared_option};
 
-static int args_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
+static int args_option(int id, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct args *a = ctx;
     (void)err;
-    (void)errlen;
     if (id != OPT_REPS)
         return 1;
     a->reps = atol(arg);
@@ -80,22 +79,22 @@ static const struct cb_cmd_parser parser = {
     .option = args_option,
 };
 
-static int parse(struct args *a, char **argv, char *err, size_t errlen)
+static int parse(struct args *a, char **argv, struct cb_sb *err)
 {
     int argc = 0;
     while (argv[argc])
         argc++;
     memset(a, 0, sizeof *a);
-    return cb_getopt(argc, argv, &parser, a, err, errlen);
+    return cb_getopt(argc, argv, &parser, a, err);
 }
 
 static void test_values(void)
 {
     struct args a;
-    char err[256] = "";
+    struct cb_sb err = CB_SB_INIT;
     char *v1[] = {"t", "-p", "csum", "--sim", "--db", "x.db", "--cpu", "3", "-q", "--reps", "7",
                   "operand", NULL};
-    is_int(parse(&a, v1, err, sizeof err), 0, "a good command line parses");
+    is_int(parse(&a, v1, &err), 0, "a good command line parses");
     is_str(a.probes, "csum", "-p's value lands in its field");
     is_int(a.sim, 1, "--sim sets its flag");
     is_str(a.s.db, "x.db", "a group's string lands in the group's struct");
@@ -105,23 +104,24 @@ static void test_values(void)
     is_int(optind, 11, "optind is at the first operand");
 
     char *v2[] = {"t", "--probes=copy", "--hidden", "memset", NULL};
-    is_int(parse(&a, v2, err, sizeof err), 0, "--name=value and an unlisted option parse");
+    is_int(parse(&a, v2, &err), 0, "--name=value and an unlisted option parse");
     is_str(a.probes, "memset", "the last of two options on one field wins");
 
     char *v3[] = {"t", "--cpu", "-1", NULL};
-    is_int(parse(&a, v3, err, sizeof err), -EINVAL, "a bad value is -EINVAL");
-    is_str(err, "--cpu '-1': not a CPU", "with the function's message");
+    is_int(parse(&a, v3, &err), -EINVAL, "a bad value is -EINVAL");
+    is_str(err.buf, "--cpu '-1': not a CPU", "with the function's message");
 
     FILE *keep = stderr;
     stderr = fopen("/dev/null", "w");
     char *v4[] = {"t", "--nope", NULL};
-    int r4 = parse(&a, v4, err, sizeof err);
+    int r4 = parse(&a, v4, &err);
     char *v5[] = {"t", "--reps", NULL};
-    int r5 = parse(&a, v5, err, sizeof err);
+    int r5 = parse(&a, v5, &err);
     fclose(stderr);
     stderr = keep;
     is_int(r4, -ENOENT, "an unknown option is -ENOENT (said by cb_option_error)");
     is_int(r5, -ENOENT, "an option missing its value is -ENOENT");
+    cb_sb_release(&err);
 }
 
 static void test_clash(void)
@@ -134,10 +134,11 @@ static void test_clash(void)
     };
     static const struct cb_cmd_parser bad = {.cmd = "t", .synopsis = "", .options = twice};
     struct args a = {0};
-    char err[256] = "";
+    struct cb_sb err = CB_SB_INIT;
     char *v[] = {"t", NULL};
-    is_int(cb_getopt(1, v, &bad, &a, err, sizeof err), -EINVAL, "two options named --db: refused");
-    ok(strstr(err, "--db") != NULL, "the message names the option: %s", err);
+    is_int(cb_getopt(1, v, &bad, &a, &err), -EINVAL, "two options named --db: refused");
+    ok(strstr(err.buf, "--db") != NULL, "the message names the option: %s", err.buf);
+    cb_sb_release(&err);
 }
 
 static void test_help(void)
@@ -193,22 +194,22 @@ static const struct cb_option typed_table[] = {
 };
 static const struct cb_cmd_parser typed_parser = {.cmd = "t", .synopsis = "", .options = typed_table};
 
-static int parse_typed(struct typed *t, char **argv, char *err, size_t errlen)
+static int parse_typed(struct typed *t, char **argv, struct cb_sb *err)
 {
     int argc = 0;
     while (argv[argc])
         argc++;
     memset(t, 0, sizeof *t);
-    return cb_getopt(argc, argv, &typed_parser, t, err, errlen);
+    return cb_getopt(argc, argv, &typed_parser, t, err);
 }
 
 static void test_typed(void)
 {
     struct typed t;
-    char err[256] = "";
+    struct cb_sb err = CB_SB_INIT;
     char *v1[] = {"t", "--rounds", "12", "--frame", "1500", "--format", "md", "-p", "csum",
                   "-V", "avx2", "--sizes", "64", "-m", "warm", NULL};
-    is_int(parse_typed(&t, v1, err, sizeof err), 0, "numbers, a format and the group parse");
+    is_int(parse_typed(&t, v1, &err), 0, "numbers, a format and the group parse");
     is_int(t.rounds, 12, "--rounds 12 into an int");
     ok(t.frame == 1500, "--frame 1500 into a long");
     is_int(t.fmt, 2, "--format md: the value of markdown, its other spelling");
@@ -217,14 +218,14 @@ static void test_typed(void)
        t.sel.modes && strcmp(t.sel.modes, "warm") == 0, "-p -V --sizes -m land in cb_select");
 
     char *v2[] = {"t", "--rounds", "1", NULL};
-    is_int(parse_typed(&t, v2, err, sizeof err), -EINVAL, "--rounds below its bound: refused");
-    is_str(err, "--rounds: 1 is out of range: give 2 to 1000", "the message names the bounds");
+    is_int(parse_typed(&t, v2, &err), -EINVAL, "--rounds below its bound: refused");
+    is_str(err.buf, "--rounds: 1 is out of range: give 2 to 1000", "the message names the bounds");
     is_int(t.rounds, 0, "and the field is left alone");
     char *v3[] = {"t", "--frame", "12x", NULL};
-    is_int(parse_typed(&t, v3, err, sizeof err), -EINVAL, "--frame 12x: refused");
+    is_int(parse_typed(&t, v3, &err), -EINVAL, "--frame 12x: refused");
     char *v4[] = {"t", "--format", "pdf", NULL};
-    is_int(parse_typed(&t, v4, err, sizeof err), -EINVAL, "--format pdf: refused");
-    is_str(err, "--format 'pdf': give text, markdown or json",
+    is_int(parse_typed(&t, v4, &err), -EINVAL, "--format pdf: refused");
+    is_str(err.buf, "--format 'pdf': give text, markdown or json",
            "the message lists each choice once, in the table's order");
 
     char *text = NULL;
@@ -237,6 +238,7 @@ static void test_typed(void)
     ok(m && strncmp(strchr(m + 1, '\n') + 1, "                         default: every family\n",
                     47) == 0, "the command's note follows the group's options, at column 25");
     free(text);
+    cb_sb_release(&err);
 }
 
 int main(void)

@@ -333,11 +333,12 @@ static int open_collector(struct cb_collector *col, const char *db)
     cb_harness_defaults(&o.harness);
     o.harness.reps = 3;
     o.harness.cold_bytes = 8u << 20;
-    char err[512];
+    struct cb_sb err = CB_SB_INIT;
     int usage;
-    int rc = cb_collector_open(col, &o, err, sizeof err, &usage);
+    int rc = cb_collector_open(col, &o, &err, &usage);
     if (rc < 0)
-        printf("# collector: %s\n", err);
+        printf("# collector: %s\n", err.buf);
+    cb_sb_release(&err);
     return rc;
 }
 
@@ -543,8 +544,8 @@ static void test_planted(void)
             sqlite3_close(s);
         }
         struct cb_store *st;
-        char err[256];
-        if (cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) == 0) {
+        struct cb_sb err = CB_SB_INIT;
+        if (cb_store_open(db, CB_STORE_READ, 0, &st, &err) == 0) {
             char rep[256];
             tmp_path(rep, sizeof rep, "report.txt");
             FILE *f = fopen(rep, "w");
@@ -557,6 +558,7 @@ static void test_planted(void)
                "its table has the bucket, the winner and the comparison with race 1");
             cb_store_close(st);
         }
+        cb_sb_release(&err);
     }
     cb_race_free(&r);
 }

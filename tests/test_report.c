@@ -114,14 +114,15 @@ static void assets(void)
 
 static void model(void)
 {
-    char dir[] = "/tmp/test_report.XXXXXX", path[128], err[256];
+    char dir[] = "/tmp/test_report.XXXXXX", path[128];
+    struct cb_sb err = CB_SB_INIT;
     if (!mkdtemp(dir)) {
         ok(0, "mkdtemp");
         return;
     }
     snprintf(path, sizeof path, "%s/r.db", dir);
     struct cb_store *st;
-    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err), 0, "open store");
+    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, &err), 0, "open store");
     struct cb_host h;
     memset(&h, 0, sizeof h);
     snprintf(h.vendor, sizeof h.vendor, "GenuineIntel");
@@ -163,7 +164,7 @@ static void model(void)
     cb_store_run_finish(st, run, "complete");
     cb_store_close(st);
 
-    is_int(cb_store_open(path, CB_STORE_READ, 0, &st, err, sizeof err), 0, "reopen to read");
+    is_int(cb_store_open(path, CB_STORE_READ, 0, &st, &err), 0, "reopen to read");
     struct cb_report r;
     is_int(cb_report_load(st, run, &r), 0, "report loads");
     is_str(r.cyc_source, "estimate", "no PMU cycles: the estimate is used");
@@ -207,7 +208,7 @@ static void model(void)
     free(buf);
 
     struct cb_budget b;
-    cb_budget_parse("10G", 64, &b, err, sizeof err);
+    cb_budget_parse("10G", 64, &b, &err);
     f = open_memstream(&buf, &len);
     cb_report_html(&r, 1, &b, f);
     fclose(f);
@@ -222,6 +223,7 @@ static void model(void)
     ok(strstr(buf, "\"name\": \"csum/x,y/1500/warm\"") != NULL, "gbench name probe/variant/size/mode");
     ok(strstr(buf, "\"name\": \"csum/x,y/1500/warm_median\"") != NULL, "gbench median aggregate");
     ok(strstr(buf, "\"real_time\": 3.5, \"cpu_time\": 3.5") != NULL, "gbench median real_time in ns");
+        cb_sb_release(&err);
     ok(strstr(buf, "\"cycles_per_op\": 30}") != NULL, "gbench cycles_per_op counter");
     free(buf);
 

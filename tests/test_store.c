@@ -156,16 +156,19 @@ static void make_batches(struct batch *b, int n, unsigned seed)
 
 static void test_round_trip(void)
 {
-    char path[128], err[512];
+    char path[128];
+    struct cb_sb err = CB_SB_INIT;
     path_in(path, sizeof path, "rt.db");
     struct cb_host h = test_host();
     struct cb_run_meta m = test_meta(&h, "baseline");
     struct cb_store *st;
 
-    int r = cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err);
-    is_int(r, 0, "round trip: open write creates the database (%s)", err);
-    if (r)
+    int r = cb_store_open(path, CB_STORE_WRITE, 0, &st, &err);
+    is_int(r, 0, "round trip: open write creates the database (%s)", err.buf);
+    if (r) {
+        cb_sb_release(&err);
         return;
+    }
     is_int(cb_store_schema_version(st), (long long)cb_nmigrations,
            "new database is at the highest migration");
 
@@ -235,12 +238,14 @@ static void test_round_trip(void)
     is_int(cb_store_run_finish(st, run, "complete"), 0, "run_finish complete");
     cb_store_close(st);
 
-    r = cb_store_open(path, CB_STORE_READ, 0, &st, err, sizeof err);
-    is_int(r, 0, "reopen read (%s)", err);
-    if (r)
+    r = cb_store_open(path, CB_STORE_READ, 0, &st, &err);
+    is_int(r, 0, "reopen read (%s)", err.buf);
+    if (r) {
+        cb_sb_release(&err);
         return;
+    }
     int64_t got;
-    is_int(cb_store_run_resolve(st, "latest", &got, err, sizeof err), 0, "resolve latest");
+    is_int(cb_store_run_resolve(st, "latest", &got, &err), 0, "resolve latest");
     is_int(got, run, "latest is our run");
 
     struct cb_run_info ri;
@@ -421,10 +426,12 @@ static void test_round_trip(void)
 
     /* Deduplication: the same host, build and commit reuse their rows; a
      * microcode update is a new host. */
-    r = cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err);
+    r = cb_store_open(path, CB_STORE_WRITE, 0, &st, &err);
     is_int(r, 0, "reopen write");
-    if (r)
+    if (r) {
+        cb_sb_release(&err);
         return;
+    }
     int64_t run2, run3;
     m.tsc_ghz = 2.3999902;    /* calibration jitter below 1 MHz */
     is_int(cb_store_run_begin(st, &m, &run2), 0, "second run, same host");
@@ -438,17 +445,20 @@ static void test_round_trip(void)
     is_int(sql_int(path, "SELECT COUNT(*) FROM commits"), 1, "commits deduplicated");
     is_int(sql_int(path, "SELECT COUNT(DISTINCT host_id) FROM runs WHERE id IN (1, 2)"), 1,
            "runs 1 and 2 share a host row");
+    cb_sb_release(&err);
 }
 
 /* ---- the TSC rate calibrated earlier in this boot ----------------------- */
 
 static void test_boot_tsc(void)
 {
-    char path[512], err[512];
+    char path[512];
+    struct cb_sb err = CB_SB_INIT;
     path_in(path, sizeof path, "boot.db");
     struct cb_store *st;
-    if (cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err) != 0) {
-        ok(0, "open boot.db: %s", err);
+    if (cb_store_open(path, CB_STORE_WRITE, 0, &st, &err) != 0) {
+        ok(0, "open boot.db: %s", err.buf);
+        cb_sb_release(&err);
         return;
     }
     double g = -1;
@@ -475,21 +485,27 @@ static void test_boot_tsc(void)
     snprintf(sql, sizeof sql, "UPDATE runs SET boot_id = 'another-boot' WHERE id >= %lld",
              (long long)run);
     sql_exec(path, sql, 0);
-    if (cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err) != 0)
+    if (cb_store_open(path, CB_STORE_WRITE, 0, &st, &err) != 0) {
+        cb_sb_release(&err);
         return;
+    }
     is_int(cb_store_boot_tsc(st, &g), -ENOENT, "a calibration from another boot is not reused");
     cb_store_close(st);
+    cb_sb_release(&err);
 }
 
 /* ---- an emulated run (0017_emulated.sql) -------------------------------- */
 
 static void test_emulated(void)
 {
-    char path[512], err[512], why[256] = "";
+    char path[512];
+    struct cb_sb why = CB_SB_INIT;
+    struct cb_sb err = CB_SB_INIT;
     path_in(path, sizeof path, "emul.db");
     struct cb_store *st;
-    if (cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err) != 0) {
-        ok(0, "open emul.db: %s", err);
+    if (cb_store_open(path, CB_STORE_WRITE, 0, &st, &err) != 0) {
+        ok(0, "open emul.db: %s", err.buf);
+        cb_sb_release(&err);
         return;
     }
     struct cb_host h = test_host();
@@ -499,20 +515,22 @@ static void test_emulated(void)
     m.emulated = "CB_EMULATED=qemu-test";
     is_int(cb_store_run_begin(st, &m, &emul), 0, "emulated: an emulated run begins");
     struct cb_run_info *u = calloc(1, sizeof *u);
-    if (!u)
+    if (!u) {
+        cb_sb_release(&err);
         return;
+    }
     cb_store_run_get(st, native, u);
     is_str(u->emulated, "", "emulated: a native run reads back \"\"");
     cb_store_run_get(st, emul, u);
     is_str(u->emulated, "CB_EMULATED=qemu-test", "emulated: the reason reads back");
     runs[0] = native;
     runs[1] = emul;
-    is_int(cb_store_runs_emulated(st, runs, 1, &which, why, sizeof why), 0,
+    is_int(cb_store_runs_emulated(st, runs, 1, &which, &why), 0,
            "emulated: the native run alone holds none");
-    is_int(cb_store_runs_emulated(st, runs, 2, &which, why, sizeof why), 1,
+    is_int(cb_store_runs_emulated(st, runs, 2, &which, &why), 1,
            "emulated: the pair holds one");
-    ok(which == emul && strcmp(why, "CB_EMULATED=qemu-test") == 0, "emulated: which (%lld) and why (%s)",
-       (long long)which, why);
+    ok(which == emul && strcmp(why.buf, "CB_EMULATED=qemu-test") == 0, "emulated: which (%lld) and why.buf (%s)",
+       (long long)which, why.buf);
     free(u);
     cb_store_close(st);
     char sql[160];
@@ -521,23 +539,28 @@ static void test_emulated(void)
     is_int(sql_int(path, sql), 11, "emulated: stored as NULL (native) and as the reason");
     ok(sql_exec(path, "UPDATE runs SET emulated = '' WHERE id = 1", 0) != 0,
        "emulated: an empty reason is refused by the CHECK (NULL means native)");
+    cb_sb_release(&err);
+    cb_sb_release(&why);
 }
 
 /* ---- migration ---------------------------------------------------------- */
 
 static void test_migration(void)
 {
-    char path[128], err[512];
+    char path[128];
+    struct cb_sb err = CB_SB_INIT;
     path_in(path, sizeof path, "mig.db");
     struct cb_host h = test_host();
     struct cb_run_meta m = test_meta(&h, "old");
     struct cb_store *st;
     int latest = cb_store_schema_latest();
 
-    int r = cb_store_open(path, CB_STORE_WRITE, 1, &st, err, sizeof err);
-    is_int(r, 0, "migration: open at schema %d (%s)", 1, err);
-    if (r)
+    int r = cb_store_open(path, CB_STORE_WRITE, 1, &st, &err);
+    is_int(r, 0, "migration: open at schema %d (%s)", 1, err.buf);
+    if (r) {
+        cb_sb_release(&err);
         return;
+    }
     is_int(cb_store_schema_version(st), 1, "stopped at the previous version");
     int64_t run, ev, cs, run2;
     cb_store_run_begin(st, &m, &run);
@@ -562,10 +585,12 @@ static void test_migration(void)
     is_int(sql_int(path, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'view'"), 0,
            "previous version has no views");
 
-    r = cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err);
-    is_int(r, 0, "reopen at latest (%s)", err);
-    if (r)
+    r = cb_store_open(path, CB_STORE_WRITE, 0, &st, &err);
+    is_int(r, 0, "reopen at latest (%s)", err.buf);
+    if (r) {
+        cb_sb_release(&err);
         return;
+    }
     is_int(cb_store_schema_version(st), latest, "migrated to the latest version");
     struct cb_run_info ri;
     is_int(cb_store_run_get(st, run, &ri), 0, "old run readable");
@@ -619,6 +644,7 @@ static void test_migration(void)
     /* median of 49.6, 51.6, 44.8 is 49.6 */
     is_int(sql_int(path, "SELECT CAST(ROUND(median * 10) AS INTEGER) FROM case_summary"), 496,
            "median over migrated data");
+    cb_sb_release(&err);
 }
 
 /* ---- run identity ------------------------------------------------------- */
@@ -662,11 +688,12 @@ static void test_uuid(void)
 
 static void test_newer(void)
 {
-    char path[128], err[512], want1[64], want2[64];
+    char path[128], want1[64], want2[64];
+    struct cb_sb err = CB_SB_INIT;
     path_in(path, sizeof path, "newer.db");
     struct cb_store *st;
     int latest = cb_store_schema_latest();
-    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err), 0, "newer: create");
+    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, &err), 0, "newer: create");
     cb_store_close(st);
     char sql[64];
     snprintf(sql, sizeof sql, "PRAGMA user_version = %d", latest + 5);
@@ -677,13 +704,13 @@ static void test_newer(void)
     size_t blen;
     unsigned char *before = slurp(path, &blen);
     for (int mode = 0; mode < 2; mode++) {
-        err[0] = '\0';
+        cb_sb_reset(&err);
         st = NULL;
-        int r = cb_store_open(path, mode ? CB_STORE_WRITE : CB_STORE_READ, 0, &st, err, sizeof err);
+        int r = cb_store_open(path, mode ? CB_STORE_WRITE : CB_STORE_READ, 0, &st, &err);
         is_int(r, -EPROTO, "newer schema refused (%s mode)", mode ? "write" : "read");
         ok(st == NULL, "no handle returned");
-        ok(strstr(err, want1) && strstr(err, want2) && strstr(err, path),
-           "message names the file and both versions: %s", err);
+        ok(strstr(err.buf, want1) && strstr(err.buf, want2) && strstr(err.buf, path),
+           "message names the file and both versions: %s", err.buf);
         ok(same_file(path, before, blen), "file byte-for-byte untouched");
     }
     free(before);
@@ -692,7 +719,7 @@ static void test_newer(void)
      * the refusal comes after SQLite opened the file, and closing must not
      * checkpoint it into the main file. */
     path_in(path, sizeof path, "newer-wal.db");
-    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err), 0, "newer (wal): create");
+    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, &err), 0, "newer (wal): create");
     cb_store_close(st);
     is_int(sql_exec(path, sql, 1), 0, "bump user_version in the WAL only");
     char wal[160];
@@ -701,17 +728,19 @@ static void test_newer(void)
     unsigned char *wbefore = slurp(wal, &wlen);
     before = slurp(path, &blen);
     ok(wlen > 0, "the WAL holds the bump (%zu bytes)", wlen);
-    int r = cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err);
-    is_int(r, -EPROTO, "newer schema in the WAL refused: %s", err);
+    int r = cb_store_open(path, CB_STORE_WRITE, 0, &st, &err);
+    is_int(r, -EPROTO, "newer schema in the WAL refused: %s", err.buf);
     ok(same_file(path, before, blen), "main file untouched");
     ok(same_file(wal, wbefore, wlen), "WAL untouched");
     free(before);
     free(wbefore);
+    cb_sb_release(&err);
 }
 
 static void test_not_a_database(void)
 {
-    char path[128], err[512];
+    char path[128];
+    struct cb_sb err = CB_SB_INIT;
     struct cb_store *st = NULL;
     path_in(path, sizeof path, "notes.txt");
     FILE *f = fopen(path, "w");
@@ -721,8 +750,8 @@ static void test_not_a_database(void)
     size_t blen;
     unsigned char *before = slurp(path, &blen);
     for (int mode = 0; mode < 2; mode++) {
-        int r = cb_store_open(path, mode ? CB_STORE_WRITE : CB_STORE_READ, 0, &st, err, sizeof err);
-        is_int(r, -EINVAL, "text file refused with -EINVAL (%s): %s", mode ? "write" : "read", err);
+        int r = cb_store_open(path, mode ? CB_STORE_WRITE : CB_STORE_READ, 0, &st, &err);
+        is_int(r, -EINVAL, "text file refused with -EINVAL (%s): %s", mode ? "write" : "read", err.buf);
         ok(same_file(path, before, blen), "text file untouched");
     }
     free(before);
@@ -734,15 +763,15 @@ static void test_not_a_database(void)
     sqlite3_exec(db, "CREATE TABLE addresses (name TEXT, street TEXT)", NULL, NULL, NULL);
     sqlite3_close(db);
     before = slurp(path, &blen);
-    int r = cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err);
-    is_int(r, -EINVAL, "another program's SQLite database refused: %s", err);
+    int r = cb_store_open(path, CB_STORE_WRITE, 0, &st, &err);
+    is_int(r, -EINVAL, "another program's SQLite database refused: %s", err.buf);
     ok(same_file(path, before, blen), "and untouched");
     free(before);
 
     /* A valid header over a damaged body. */
     path_in(path, sizeof path, "damaged.db");
     struct cb_store *ok_st;
-    cb_store_open(path, CB_STORE_WRITE, 0, &ok_st, err, sizeof err);
+    cb_store_open(path, CB_STORE_WRITE, 0, &ok_st, &err);
     cb_store_close(ok_st);
     size_t dlen;
     unsigned char *d = slurp(path, &dlen);
@@ -751,34 +780,36 @@ static void test_not_a_database(void)
     f = fopen(path, "wb");
     fwrite(d, 1, dlen, f);
     fclose(f);
-    r = cb_store_open(path, CB_STORE_READ, 0, &st, err, sizeof err);
-    is_int(r, -EINVAL, "damaged database refused: %s", err);
+    r = cb_store_open(path, CB_STORE_READ, 0, &st, &err);
+    is_int(r, -EINVAL, "damaged database refused: %s", err.buf);
     ok(same_file(path, d, dlen), "damaged file untouched");
     free(d);
+    cb_sb_release(&err);
 }
 
 static void test_paths(void)
 {
-    char path[128], err[512];
+    char path[128];
+    struct cb_sb err = CB_SB_INIT;
     struct cb_store *st;
     struct stat sb;
 
-    is_int(cb_store_open(tmpdir, CB_STORE_WRITE, 0, &st, err, sizeof err), -EISDIR,
-           "directory refused with -EISDIR (write): %s", err);
-    is_int(cb_store_open(tmpdir, CB_STORE_READ, 0, &st, err, sizeof err), -EISDIR,
+    is_int(cb_store_open(tmpdir, CB_STORE_WRITE, 0, &st, &err), -EISDIR,
+           "directory refused with -EISDIR (write): %s", err.buf);
+    is_int(cb_store_open(tmpdir, CB_STORE_READ, 0, &st, &err), -EISDIR,
            "directory refused with -EISDIR (read)");
 
     path_in(path, sizeof path, "missing.db");
-    is_int(cb_store_open(path, CB_STORE_READ, 0, &st, err, sizeof err), -ENOENT,
-           "missing file in read mode: -ENOENT: %s", err);
+    is_int(cb_store_open(path, CB_STORE_READ, 0, &st, &err), -ENOENT,
+           "missing file in read mode: -ENOENT: %s", err.buf);
     ok(stat(path, &sb) != 0 && errno == ENOENT, "and no file was created");
     path_in(path, sizeof path, "nodir/x.db");
-    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err), -ENOENT,
-           "write into a missing directory: -ENOENT: %s", err);
+    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, &err), -ENOENT,
+           "write into a missing directory: -ENOENT: %s", err.buf);
 
     /* Unwritable.  root passes access(2), so drop to nobody in a child. */
     path_in(path, sizeof path, "ro.db");
-    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err), 0, "create ro.db");
+    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, &err), 0, "create ro.db");
     cb_store_close(st);
     chmod(path, 0444);
     chmod(tmpdir, 0755);
@@ -788,8 +819,8 @@ static void test_paths(void)
     if (pid == 0) {
         if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
             _exit(3);
-        int r = cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err);
-        printf("# unwritable: %s\n", err);
+        int r = cb_store_open(path, CB_STORE_WRITE, 0, &st, &err);
+        printf("# unwritable: %s\n", err.buf);
         _exit(r == -EACCES ? 0 : 1);
     }
     int status = 0;
@@ -799,6 +830,7 @@ static void test_paths(void)
     free(before);
     chmod(tmpdir, 0700);
     chmod(path, 0644);
+    cb_sb_release(&err);
 }
 
 /* ---- reaping ------------------------------------------------------------ */
@@ -815,13 +847,14 @@ static int64_t dead_collector(const char *path)
         struct cb_host h = test_host();
         struct cb_run_meta m = test_meta(&h, "killed");
         struct cb_store *st;
-        char err[256];
+        struct cb_sb err = CB_SB_INIT;
         int64_t run = -1;
-        if (cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err) == 0)
+        if (cb_store_open(path, CB_STORE_WRITE, 0, &st, &err) == 0)
             cb_store_run_begin(st, &m, &run);
         if (write(fds[1], &run, sizeof run) != sizeof run)
             _exit(1);
         _exit(0);   /* no finish, no close: as if killed */
+        cb_sb_release(&err);
     }
     close(fds[1]);
     if (read(fds[0], &id, sizeof id) != sizeof id)
@@ -833,7 +866,8 @@ static int64_t dead_collector(const char *path)
 
 static void test_reap(void)
 {
-    char path[128], err[512];
+    char path[128];
+    struct cb_sb err = CB_SB_INIT;
     path_in(path, sizeof path, "reap.db");
     struct cb_host h = test_host();
     struct cb_run_meta m = test_meta(&h, NULL);
@@ -845,14 +879,14 @@ static void test_reap(void)
     is_int(sql_int(path, "SELECT COUNT(*) FROM runs WHERE status = 'running'"), 1,
            "its run is left 'running'");
 
-    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err), 0, "open write reaps");
+    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, &err), 0, "open write reaps");
     cb_store_run_get(st, dead, &ri);
     is_str(ri.status, "aborted", "the dead collector's run is aborted");
     int64_t mine;
     cb_store_run_begin(st, &m, &mine);
     cb_store_close(st);
 
-    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err), 0, "reopen write");
+    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, &err), 0, "reopen write");
     cb_store_run_get(st, mine, &ri);
     is_str(ri.status, "running", "a run of a live process (us) stays running");
     is_int(cb_store_reap_aborted(st), 0, "nothing more to reap");
@@ -860,7 +894,7 @@ static void test_reap(void)
 
     /* Read mode does not reap; an explicit call does, and counts. */
     int64_t dead2 = dead_collector(path);
-    is_int(cb_store_open(path, CB_STORE_READ, 0, &st, err, sizeof err), 0, "open read");
+    is_int(cb_store_open(path, CB_STORE_READ, 0, &st, &err), 0, "open read");
     cb_store_run_get(st, dead2, &ri);
     is_str(ri.status, "running", "read mode left the second dead run alone");
     is_int(cb_store_reap_aborted(st), 1, "reap_aborted reaps exactly one");
@@ -873,18 +907,20 @@ static void test_reap(void)
     snprintf(sql, sizeof sql, "UPDATE runs SET pid_start = pid_start + 12345 WHERE id = %lld",
              (long long)mine);
     is_int(sql_exec(path, sql, 0), 0, "fake a reused pid");
-    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err), 0, "open write");
+    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, &err), 0, "open write");
     cb_store_run_get(st, mine, &ri);
     is_str(ri.status, "aborted", "a run whose pid was reused is aborted");
     is_int(cb_store_run_finish(st, mine, "complete"), -EINVAL, "a reaped run cannot be completed");
     cb_store_close(st);
+    cb_sb_release(&err);
 }
 
 /* ---- resolve ------------------------------------------------------------ */
 
 static void test_resolve(void)
 {
-    char path[128], err[512];
+    char path[128];
+    struct cb_sb err = CB_SB_INIT;
     path_in(path, sizeof path, "resolve.db");
     struct cb_host h = test_host();
     struct cb_store *st;
@@ -892,33 +928,34 @@ static void test_resolve(void)
     static const char *tags[7] = {"base", "base", "base", NULL, "new", NULL, "wip"};
     static const char *end[7] = {"complete", "complete", NULL, "aborted", "complete", NULL, NULL};
 
-    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err), 0, "resolve: open");
-    is_int(cb_store_run_resolve(st, "latest", &got, err, sizeof err), -ENOENT,
-           "latest in an empty database: -ENOENT: %s", err);
+    is_int(cb_store_open(path, CB_STORE_WRITE, 0, &st, &err), 0, "resolve: open");
+    is_int(cb_store_run_resolve(st, "latest", &got, &err), -ENOENT,
+           "latest in an empty database: -ENOENT: %s", err.buf);
     for (int i = 0; i < 7; i++) {
         struct cb_run_meta m = test_meta(&h, tags[i]);
         cb_store_run_begin(st, &m, &id[i]);
         if (end[i])
             cb_store_run_finish(st, id[i], end[i]);
     }
-    is_int(cb_store_run_resolve(st, "latest", &got, err, sizeof err), 0, "latest");
+    is_int(cb_store_run_resolve(st, "latest", &got, &err), 0, "latest");
     is_int(got, id[4], "latest is the newest complete run, not a running or aborted one");
-    is_int(cb_store_run_resolve(st, "base", &got, err, sizeof err), 0, "tag base");
+    is_int(cb_store_run_resolve(st, "base", &got, &err), 0, "tag base");
     is_int(got, id[1], "tag: newest complete run with it (the running one is skipped)");
     char num[32];
     snprintf(num, sizeof num, "%lld", (long long)id[3]);
-    is_int(cb_store_run_resolve(st, num, &got, err, sizeof err), 0, "numeric id");
+    is_int(cb_store_run_resolve(st, num, &got, &err), 0, "numeric id");
     is_int(got, id[3], "an explicit id resolves whatever its status");
-    is_int(cb_store_run_resolve(st, "999", &got, err, sizeof err), -ENOENT, "no run 999: %s", err);
-    ok(strstr(err, "999") != NULL, "message names it");
-    is_int(cb_store_run_resolve(st, "nope", &got, err, sizeof err), -ENOENT, "unknown tag: %s", err);
-    ok(strstr(err, "nope") != NULL, "message names the tag");
-    is_int(cb_store_run_resolve(st, "wip", &got, err, sizeof err), -ENOENT,
-           "a tag with only a running run: %s", err);
+    is_int(cb_store_run_resolve(st, "999", &got, &err), -ENOENT, "no run 999: %s", err.buf);
+    ok(strstr(err.buf, "999") != NULL, "message names it");
+    is_int(cb_store_run_resolve(st, "nope", &got, &err), -ENOENT, "unknown tag: %s", err.buf);
+    ok(strstr(err.buf, "nope") != NULL, "message names the tag");
+    is_int(cb_store_run_resolve(st, "wip", &got, &err), -ENOENT,
+           "a tag with only a running run: %s", err.buf);
     is_int(sql_int(path, "SELECT COUNT(*) FROM case_summary_all"), 0, "(no cases)");
     is_int(sql_int(path, "SELECT COUNT(*) FROM runs_overview WHERE status = 'complete'"), 3,
            "runs_overview shows every run with its status");
     cb_store_close(st);
+    cb_sb_release(&err);
 }
 
 /* ---- concurrent writers ------------------------------------------------- */
@@ -934,19 +971,24 @@ static int writer(const char *path, int who, int go)
     struct cb_host h = test_host();
     struct cb_run_meta m = test_meta(&h, who ? "b" : "a");
     struct cb_store *st;
-    char err[512];
-    int r = cb_store_open(path, CB_STORE_WRITE, 0, &st, err, sizeof err);
+    struct cb_sb err = CB_SB_INIT;
+    int r = cb_store_open(path, CB_STORE_WRITE, 0, &st, &err);
     if (r) {
-        printf("# writer %d: open: %s\n", who, err);
+        printf("# writer %d: open: %s\n", who, err.buf);
+        cb_sb_release(&err);
         return r == -EBUSY ? 2 : 1;
     }
     int64_t run, ev[2];
-    if ((r = cb_store_run_begin(st, &m, &run)))
+    if ((r = cb_store_run_begin(st, &m, &run))) {
+        cb_sb_release(&err);
         return r == -EBUSY ? 2 : 3;
+    }
     struct cb_event_row e0 = {"tsc", "tsc", "", "", "tsc", "rdtsc", 1, ""};
     struct cb_event_row e1 = {"task-clock", "task-clock", "", "", "software", "read", 1, ""};
-    if ((r = cb_store_event_add(st, run, &e0, &ev[0])) || (r = cb_store_event_add(st, run, &e1, &ev[1])))
+    if ((r = cb_store_event_add(st, run, &e0, &ev[0])) || (r = cb_store_event_add(st, run, &e1, &ev[1]))) {
+        cb_sb_release(&err);
         return r == -EBUSY ? 2 : 4;
+    }
     for (int i = 0; i < CW_CASES; i++) {
         struct cb_case_row c = {"copy", who ? "rep-movsb" : "memcpy", (uint64_t)64 << (i % 8), "B",
                                 "call", i % 2 ? "cold" : "warm", 64, "ok", "", 0, 0, 0, NULL, NULL, 0, 0, NULL, 0};
@@ -955,12 +997,17 @@ static int writer(const char *path, int who, int go)
             for (int e = 0; e < 2; e++)
                 s[2 * b + e] = (struct cb_sample_row){b, 100, ev[e], 1000.0 + who * 100 + b, NAN,
                                                       0, 0, 0, NAN, 0, NAN, NULL};
-        if ((r = cb_store_case_add(st, run, &c, s, 2 * CW_BATCHES, NULL)))
+        if ((r = cb_store_case_add(st, run, &c, s, 2 * CW_BATCHES, NULL))) {
+            cb_sb_release(&err);
             return r == -EBUSY ? 2 : 5;
+        }
     }
-    if ((r = cb_store_run_finish(st, run, "complete")))
+    if ((r = cb_store_run_finish(st, run, "complete"))) {
+        cb_sb_release(&err);
         return r == -EBUSY ? 2 : 6;
+    }
     cb_store_close(st);
+    cb_sb_release(&err);
     return 0;
 }
 

@@ -27,23 +27,23 @@ double cb_budget_cycles(const struct cb_budget *b, double core_ghz)
     return cb_budget_ns(b->gbps, b->frame) * core_ghz;
 }
 
-int cb_budget_parse(const char *s, unsigned frame, struct cb_budget *b, char *err, size_t errlen)
+int cb_budget_parse(const char *s, unsigned frame, struct cb_budget *b, struct cb_sb *err)
 {
     memset(b, 0, sizeof *b);
     char *end;
     if (!s || !*s) {
-        snprintf(err, errlen, "empty budget: give a link rate like 10G, 40G, 100G, or a cycle count like 201");
+        cb_sb_setf(err, "empty budget: give a link rate like 10G, 40G, 100G, or a cycle count like 201");
         return -EINVAL;
     }
     double v = strtod(s, &end);
     if (end == s || !isfinite(v) || v <= 0 || v > 1e6) {
-        snprintf(err, errlen, "budget '%s' is not a link rate or cycle count: use e.g. 10G, 40G, 100G, or 201", s);
+        cb_sb_setf(err, "budget '%s' is not a link rate or cycle count: use e.g. 10G, 40G, 100G, or 201", s);
         return -EINVAL;
     }
     if (strcasecmp(end, "g") == 0 || strcasecmp(end, "gbit") == 0 || strcasecmp(end, "gbps") == 0 ||
         strcasecmp(end, "gbit/s") == 0) {
         if (frame < CB_MIN_FRAME || frame > CB_MAX_FRAME) {
-            snprintf(err, errlen, "frame size %u is outside 64 (Ethernet's minimum) to %d bytes", frame, CB_MAX_FRAME);
+            cb_sb_setf(err, "frame size %u is outside 64 (Ethernet's minimum) to %d bytes", frame, CB_MAX_FRAME);
             return -EINVAL;
         }
         b->gbps = v;
@@ -57,7 +57,7 @@ int cb_budget_parse(const char *s, unsigned frame, struct cb_budget *b, char *er
         snprintf(b->label, sizeof b->label, "%g cycles", v);
         return 0;
     }
-    snprintf(err, errlen, "budget '%s': unknown unit '%s': use G for a link rate (10G) or a plain cycle count (201)", s, end);
+    cb_sb_setf(err, "budget '%s': unknown unit '%s': use G for a link rate (10G) or a plain cycle count (201)", s, end);
     return -EINVAL;
 }
 
@@ -141,14 +141,14 @@ const char *cb_budget_rule(unsigned frame, char *buf, size_t len)
     return buf;
 }
 
-int cb_context_parse(const char *s, enum cb_context *ctx, char *err, size_t errlen)
+int cb_context_parse(const char *s, enum cb_context *ctx, struct cb_sb *err)
 {
     if (s && strcmp(s, "user") == 0)
         *ctx = CB_CONTEXT_USER;
     else if (s && strcmp(s, "kernel") == 0)
         *ctx = CB_CONTEXT_KERNEL;
     else {
-        snprintf(err, errlen, "--context '%s': give 'user' (as measured) or 'kernel' (SIMD variants "
+        cb_sb_setf(err, "--context '%s': give 'user' (as measured) or 'kernel' (SIMD variants "
                  "pay the FPU save, +kflags builds stand for the kernel's code)", s ? s : "");
         return -EINVAL;
     }

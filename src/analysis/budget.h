@@ -19,6 +19,8 @@
 #ifndef CB_BUDGET_H
 #define CB_BUDGET_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,7 +47,7 @@ double cb_budget_cycles(const struct cb_budget *b, double core_ghz);
 /* Parse a link ("10G", "2.5g", "100G", "400Gbit") or a cycle count ("201",
  * "201c", "201cycles").  frame is used for links.  Returns 0, or -EINVAL with
  * a message in err. */
-int cb_budget_parse(const char *s, unsigned frame, struct cb_budget *b, char *err, size_t errlen);
+int cb_budget_parse(const char *s, unsigned frame, struct cb_budget *b, struct cb_sb *err);
 
 /* How an operation is charged. */
 enum cb_charge_kind {
@@ -90,7 +92,7 @@ const char *cb_budget_rule(unsigned frame, char *buf, size_t len);
  * save (fpu.h) and the +kflags builds stand for the kernel's code. */
 enum cb_context { CB_CONTEXT_USER, CB_CONTEXT_KERNEL };
 /* "user" or "kernel": 0, or -EINVAL with a message in err. */
-int cb_context_parse(const char *s, enum cb_context *ctx, char *err, size_t errlen);
+int cb_context_parse(const char *s, enum cb_context *ctx, struct cb_sb *err);
 const char *cb_context_name(enum cb_context ctx);
 
 #endif

@@ -131,17 +131,17 @@ static int learn_floor(struct cb_store *st, const struct cb_side *A, const struc
  * and the user-space count of a loop on most cores): compared like
  * callgrind's, by the threshold alone (issue 42). */
 static int pick_count(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
-                      struct cmp_opts *o, const char **metric, char *err, size_t errlen)
+                      struct cmp_opts *o, const char **metric, struct cb_sb *err)
 {
     if (strcmp(o->want, "instructions") != 0) {
-        snprintf(err, errlen, "--metric '%s': the one count compare decides on is instructions", o->want);
+        cb_sb_setf(err, "--metric '%s': the one count compare decides on is instructions", o->want);
         return -EINVAL;
     }
     const struct cb_side *s[2] = {A, B};
     for (int k = 0; k < 2; k++) {
         size_t n = cb_side_counted(st, s[k], o->want, "pmu");
         if (n != s[k]->nruns) {
-            snprintf(err, errlen, "--metric instructions: %zu of the %zu runs of %s counted "
+            cb_sb_setf(err, "--metric instructions: %zu of the %zu runs of %s counted "
                      "instructions with the PMU; every run of both sides must (run -e instructions "
                      "where the PMU has it)", n, s[k]->nruns, s[k]->spec);
             return -EXDEV;
@@ -155,13 +155,13 @@ static int pick_count(struct cb_store *st, const struct cb_side *A, const struct
 }
 
 int cmp_pick_metric(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
-                    struct cmp_opts *o, const char **metric, char *err, size_t errlen)
+                    struct cmp_opts *o, const char **metric, struct cb_sb *err)
 {
     if (o->want)
-        return pick_count(st, A, B, o, metric, err, errlen);
+        return pick_count(st, A, B, o, metric, err);
     size_t sa = cb_side_simulated(st, A), sb = cb_side_simulated(st, B);
     if ((sa || sb) && (sa != A->nruns || sb != B->nruns)) {
-        snprintf(err, errlen, "%s has %zu of %zu runs counted under callgrind (run --sim) and %s "
+        cb_sb_setf(err, "%s has %zu of %zu runs counted under callgrind (run --sim) and %s "
                  "%zu of %zu: compare counts with counts and timings with timings (select runs "
                  "by tag, e.g. run --sim --tag sim)", A->spec, sa, A->nruns, B->spec, sb, B->nruns);
         return -EXDEV;

@@ -89,7 +89,7 @@ struct cmp_result {
  * PMU's instruction counts, exact; -EINVAL for another name, -EXDEV when a
  * run did not count them. */
 int cmp_pick_metric(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
-                    struct cmp_opts *o, const char **metric, char *err, size_t errlen);
+                    struct cmp_opts *o, const char **metric, struct cb_sb *err);
 /* Every case common to A and B, with its statistics and verdict, the
  * acknowledgements applied.  0 or a negative errno. */
 int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,

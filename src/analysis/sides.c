@@ -89,7 +89,7 @@ static int is_hex(const char *s)
 }
 
 int cb_commit_resolve(struct cb_store *st, const char *rev, const char *repo, char *hash,
-                      size_t hashlen, char *err, size_t errlen)
+                      size_t hashlen, struct cb_sb *err)
 {
     struct cb_db *db = cb_store_db(st);
     if (is_hex(rev) && strlen(rev) >= 4 && strlen(rev) <= 40) {
@@ -108,7 +108,7 @@ int cb_commit_resolve(struct cb_store *st, const char *rev, const char *repo, ch
         }
         cb_db_finalize(q);
         if (found > 1) {
-            snprintf(err, errlen, "commit prefix '%s' is ambiguous (%.12s, %.12s, ...): give more digits",
+            cb_sb_setf(err, "commit prefix '%s' is ambiguous (%.12s, %.12s, ...): give more digits",
                      rev, first, second);
             return -EINVAL;
         }
@@ -131,11 +131,11 @@ int cb_commit_resolve(struct cb_store *st, const char *rev, const char *repo, ch
             snprintf(hash, hashlen, "%s", gi.commit);
             return 0;
         }
-        snprintf(err, errlen, "'%s' is commit %.12s, which has no runs in this database: record one with 'cyclebudget run --commit %s'",
+        cb_sb_setf(err, "'%s' is commit %.12s, which has no runs in this database: record one with 'cyclebudget run --commit %s'",
                  rev, gi.commit, rev);
         return -ENOENT;
     }
-    snprintf(err, errlen, "'%s' names no commit in this database (nor in the git tree at %s)", rev,
+    cb_sb_setf(err, "'%s' names no commit in this database (nor in the git tree at %s)", rev,
              repo ? repo : ".");
     return -ENOENT;
 }
@@ -144,7 +144,7 @@ int cb_commit_resolve(struct cb_store *st, const char *rev, const char *repo, ch
 #define STATUS_OK " AND (status = 'complete' OR ?2 <> 0)"
 
 static int resolve_item(struct cb_store *st, const char *item, int incl, const char *repo,
-                        struct cb_side *s, char *err, size_t errlen)
+                        struct cb_side *s, struct cb_sb *err)
 {
     size_t added = 0;
     int rc;
@@ -153,7 +153,7 @@ static int resolve_item(struct cb_store *st, const char *item, int incl, const c
                            " ORDER BY started DESC, id DESC LIMIT 1", NULL, incl, &added)) < 0)
             return rc;
         if (!added) {
-            snprintf(err, errlen, "latest: no complete run in this database");
+            cb_sb_setf(err, "latest: no complete run in this database");
             return -ENOENT;
         }
         return 0;
@@ -171,7 +171,7 @@ static int resolve_item(struct cb_store *st, const char *item, int incl, const c
             int64_t id = cb_db_column_int64(q, 0);
             cb_db_finalize(q);
             if (strcmp(status, "complete") != 0 && !incl) {
-                snprintf(err, errlen, "run %s is %s, and only complete runs count: pass --include-aborted to use it anyway",
+                cb_sb_setf(err, "run %s is %s, and only complete runs count: pass --include-aborted to use it anyway",
                          item, status);
                 return -EINVAL;
             }
@@ -187,12 +187,13 @@ static int resolve_item(struct cb_store *st, const char *item, int incl, const c
     if (added)
         return 0;
     char hash[64];
-    char cerr[512];
-    rc = cb_commit_resolve(st, item, repo, hash, sizeof hash, cerr, sizeof cerr);
-    if (rc == -EINVAL) {
-        snprintf(err, errlen, "%s", cerr);
+    struct cb_sb cerr = CB_SB_INIT;
+    rc = cb_commit_resolve(st, item, repo, hash, sizeof hash, &cerr);
+    if (rc == -EINVAL)
+        cb_sb_setf(err, "%s", cerr.buf);
+    cb_sb_release(&cerr);
+    if (rc == -EINVAL)
         return rc;
-    }
     if (rc == 0) {
         rc = add_runs(st, s, "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "
                       "WHERE cm.hash = ?1 AND cm.dirty <> 1 AND (r.status = 'complete' OR ?2 <> 0) "
@@ -201,22 +202,22 @@ static int resolve_item(struct cb_store *st, const char *item, int incl, const c
             return rc;
         if (added)
             return 0;
-        snprintf(err, errlen, "commit %.12s has no complete run of a clean tree (pass --include-aborted for aborted ones)",
+        cb_sb_setf(err, "commit %.12s has no complete run of a clean tree (pass --include-aborted for aborted ones)",
                  hash);
         return -ENOENT;
     }
-    snprintf(err, errlen, "'%s' is not a run id, a tag or a commit in this database ('sqlite3 DB \"select * from runs_overview\"' lists them)",
+    cb_sb_setf(err, "'%s' is not a run id, a tag or a commit in this database ('sqlite3 DB \"select * from runs_overview\"' lists them)",
              item);
     return -ENOENT;
 }
 
 int cb_side_resolve(struct cb_store *st, const char *spec, int include_aborted, const char *repo,
-                    struct cb_side *s, char *err, size_t errlen)
+                    struct cb_side *s, struct cb_sb *err)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->spec, sizeof s->spec, "%s", spec);
     if (!*spec) {
-        snprintf(err, errlen, "an empty side: give a run id, a tag, a commit, or a comma list");
+        cb_sb_setf(err, "an empty side: give a run id, a tag, a commit, or a comma list");
         return -EINVAL;
     }
     char *copy = strdup(spec);
@@ -225,9 +226,9 @@ int cb_side_resolve(struct cb_store *st, const char *spec, int include_aborted, 
     int rc = 0;
     char *save = NULL;
     for (char *it = strtok_r(copy, ",", &save); it && rc == 0; it = strtok_r(NULL, ",", &save))
-        rc = resolve_item(st, it, include_aborted, repo, s, err, errlen);
+        rc = resolve_item(st, it, include_aborted, repo, s, err);
     if (rc == 0 && s->nruns == 0) {
-        snprintf(err, errlen, "'%s' names no runs", spec);
+        cb_sb_setf(err, "'%s' names no runs", spec);
         rc = -EINVAL;
     }
     free(copy);

@@ -8,6 +8,8 @@
 #ifndef CB_SIDES_H
 #define CB_SIDES_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,7 +55,7 @@ struct cb_side {
  * include_aborted.  -ENOENT/-EINVAL with a message when an item matches
  * nothing usable; other negative errnos for store failures. */
 int cb_side_resolve(struct cb_store *st, const char *spec, int include_aborted, const char *repo,
-                    struct cb_side *s, char *err, size_t errlen);
+                    struct cb_side *s, struct cb_sb *err);
 int cb_side_add_run(struct cb_side *s, int64_t run_id);
 void cb_side_free(struct cb_side *s);
 
@@ -117,6 +119,6 @@ void cb_machines_list(const struct cb_machine *m, size_t n, char *buf, size_t le
 /* A commit of the store from a hash prefix or a git revision: the full hash.
  * -ENOENT / -EINVAL (ambiguous) with a message. */
 int cb_commit_resolve(struct cb_store *st, const char *rev, const char *repo, char *hash,
-                      size_t hashlen, char *err, size_t errlen);
+                      size_t hashlen, struct cb_sb *err);
 
 #endif

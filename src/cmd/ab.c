@@ -24,25 +24,24 @@ struct ab_plan {
     struct cb_ab ab;
     enum cb_ab_format format;
     struct cb_sb dbpath;          /* the default store's path (cb_paired_db) */
-    char err[1536];
 };
 
 enum { OPT_ALPHA = CB_OPT_LONG_ONLY, OPT_THRESHOLD, OPT_MAX_TIME };
 
-static int ab_option(int ch, const char *arg, void *ctx, char *err, size_t len)
+static int ab_option(int ch, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct ab_plan *pl = ctx;
     struct cb_ab_opts *o = &pl->ab.o;
     switch (ch) {
-    case OPT_THRESHOLD: return cb_parse_percent(arg, "--threshold", &o->threshold, err, len);
+    case OPT_THRESHOLD: return cb_parse_percent(arg, "--threshold", &o->threshold, err);
     case OPT_MAX_TIME:
-        return cb_parse_seconds(arg, "--max-time", &pl->s.co.harness.case_seconds, err, len) < 0
+        return cb_parse_seconds(arg, "--max-time", &pl->s.co.harness.case_seconds, err) < 0
                    ? -EINVAL : 0;
     case OPT_ALPHA: {
         char *end;
         o->alpha = strtod(arg, &end);
         if (end == arg || *end || !(o->alpha > 0 && o->alpha < 0.5)) {
-            snprintf(err, len, "--alpha '%s': give a level between 0 and 0.5, e.g. 0.01", arg);
+            cb_sb_setf(err, "--alpha '%s': give a level between 0 and 0.5, e.g. 0.01", arg);
             return -EINVAL;
         }
         return 0;
@@ -72,7 +71,7 @@ static const struct cb_option ab_options[] = {
     CB_OPT_END,
 };
 
-static int ab_parse(struct ab_plan *pl, int argc, char **argv)
+static int ab_parse(struct ab_plan *pl, int argc, char **argv, struct cb_sb *err)
 {
     static const struct cb_cmd_parser parser = {
         .cmd = "ab",
@@ -93,13 +92,13 @@ static int ab_parse(struct ab_plan *pl, int argc, char **argv)
     pl->s.co.tag = "ab";
     pl->format = CB_AB_TEXT;
     cb_ab_defaults(&pl->ab.o);
-    int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
+    int rc = cb_getopt(argc, argv, &parser, pl, err);
     if (!pl->s.co.db)
         pl->s.co.db = cb_paired_db(&pl->dbpath);
     if (rc != 0)
         return rc;
     if (argc - optind != 2) {
-        snprintf(pl->err, sizeof pl->err, "ab needs two plugins, BASE.so and HEAD.so (two builds "
+        cb_sb_setf(err, "ab needs two plugins, BASE.so and HEAD.so (two builds "
                  "of the same plugin); see 'cyclebudget ab --help'");
         return -EINVAL;
     }
@@ -108,38 +107,38 @@ static int ab_parse(struct ab_plan *pl, int argc, char **argv)
 
 /* Options, then both builds loaded and the cases planned: every refusal
  * here is exit 2 with nothing written. */
-static int ab_parse_plan(int argc, char **argv, void *ctx, char *err, size_t errlen)
+static int ab_parse_plan(int argc, char **argv, void *ctx, struct cb_sb *err)
 {
     struct ab_plan *pl = ctx;
-    int rc = ab_parse(pl, argc, argv);
+    int rc = ab_parse(pl, argc, argv, err);
     if (rc == 0) {
         pl->ab.o.quiet = pl->s.co.quiet;
         char *base = argv[optind], *head = argv[optind + 1];
-        if ((rc = cb_ab_load(&pl->ab, base, head, pl->err, sizeof pl->err)) < 0 ||
-            (rc = cb_ab_plan(&pl->ab, pl->err, sizeof pl->err)) < 0) {
+        if ((rc = cb_ab_load(&pl->ab, base, head, err)) < 0 ||
+            (rc = cb_ab_plan(&pl->ab, err)) < 0) {
             cb_ab_free(&pl->ab); /* a refused plan may hold its case table */
             rc = -EINVAL;
         }
     }
-    if (rc == -EINVAL)
-        snprintf(err, errlen, "%s", pl->err);
     return rc;
 }
 
 static int ab_body(void *ctx, struct cb_store *unused)
 {
     struct ab_plan *pl = ctx;
-    char err[1024];
+    struct cb_sb err = CB_SB_INIT;
     int64_t run = 0;
     int pinned = -1;
     (void)unused;
     cb_catch_stop_signals(1);
-    int rc = cb_ab_run(&pl->ab, &pl->s.co, &run, &pinned, err, sizeof err);
+    int rc = cb_ab_run(&pl->ab, &pl->s.co, &run, &pinned, &err);
     if (rc < 0) {
-        cb_error("%s", err);
+        cb_error("%s", err.buf);
+        cb_sb_release(&err);
         cb_ab_free(&pl->ab);
         return rc == -EINTR ? 130 : CB_EXIT_USAGE;
     }
+    cb_sb_release(&err);
     char where[1200];
     snprintf(where, sizeof where, "pinned to CPU %d; run %lld in %s", pinned, (long long)run,
              pl->s.co.db);

@@ -13,6 +13,8 @@
 #ifndef CB_CMD_AB_H
 #define CB_CMD_AB_H
 
+#include "strbuf.h"
+
 #include <stdio.h>
 
 #include "codehash.h"
@@ -81,10 +83,10 @@ struct cb_ab {
 /* Load BASE and HEAD into their namespaces (each first tried in a child, as
  * run --plugin does).  0, or a negative errno with err saying what was
  * wrong: every failure is the user's (exit 2), and nothing is written. */
-int cb_ab_load(struct cb_ab *ab, const char *base, const char *head, char *err, size_t errlen);
+int cb_ab_load(struct cb_ab *ab, const char *base, const char *head, struct cb_sb *err);
 /* The cases to compare (both sides have the variant), and what only one
  * side has, from ab->o.  0, or -EINVAL/-ENOENT with err set. */
-int cb_ab_plan(struct cb_ab *ab, char *err, size_t errlen);
+int cb_ab_plan(struct cb_ab *ab, struct cb_sb *err);
 /* Store the two plugins with col's run, then time every case round by
  * round, judging after the planned rounds and giving the undecided cases
  * more, up to max_rounds.  0, -EINTR on a stop signal, or a negative errno
@@ -93,8 +95,7 @@ int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col);
 /* Open a collecting session with co, cb_ab_measure, and end the run
  * (complete, or aborted on a failure or a stop signal).  0 with the run and
  * its pinned CPU; -EINTR, or another negative errno, with err set. */
-int cb_ab_run(struct cb_ab *ab, const struct cb_collect_opts *co, int64_t *run, int *cpu, char *err,
-              size_t errlen);
+int cb_ab_run(struct cb_ab *ab, const struct cb_collect_opts *co, int64_t *run, int *cpu, struct cb_sb *err);
 /* Every case's verdict from its rounds (Holm over the compared cases). */
 int cb_ab_judge(struct cb_ab *ab);
 /* Counts: cases changed (regressed or improved), regressed, unsure, BAD on

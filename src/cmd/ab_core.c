@@ -33,18 +33,19 @@ void cb_ab_defaults(struct cb_ab_opts *o)
     };
 }
 
-int cb_ab_load(struct cb_ab *ab, const char *base, const char *head, char *err, size_t errlen)
+int cb_ab_load(struct cb_ab *ab, const char *base, const char *head, struct cb_sb *err)
 {
     const char *paths[2] = {base, head};
     for (int s = 0; s < 2; s++) {
-        char why[1024];
-        int rc = cb_plugin_load_ns(paths[s], cb_ab_side_name[s], &ab->info[s], why, sizeof why);
+        struct cb_sb why = CB_SB_INIT;
+        int rc = cb_plugin_load_ns(paths[s], cb_ab_side_name[s], &ab->info[s], &why);
         for (int k = 1; rc == 0 && k < ab->o.copies && k < CB_AB_COPIES; k++)
-            rc = cb_plugin_load_copy(ab->info[s].path, copy_ns[s][k], why, sizeof why);
-        if (rc < 0) {
-            snprintf(err, errlen, "%s (%s): %s", s ? "HEAD" : "BASE", paths[s], why);
+            rc = cb_plugin_load_copy(ab->info[s].path, copy_ns[s][k], &why);
+        if (rc < 0)
+            cb_sb_setf(err, "%s (%s): %s", s ? "HEAD" : "BASE", paths[s], why.buf);
+        cb_sb_release(&why);
+        if (rc < 0)
             return rc;
-        }
     }
     ab->ncopies = ab->o.copies < 1 ? 1 : ab->o.copies > CB_AB_COPIES ? CB_AB_COPIES : ab->o.copies;
     return 0;
@@ -77,15 +78,15 @@ static void list_add(char *buf, size_t len, const char *fam, const char *name)
 }
 
 /* The families: -p's, else those either plugin adds variants to. */
-static int plan_families(struct cb_ab *ab, char fams[][64], char *err, size_t errlen)
+static int plan_families(struct cb_ab *ab, char fams[][64], struct cb_sb *err)
 {
     int nf = 0;
     if (ab->o.sel.probes) {
         char **names = NULL, *store = NULL;
-        int n = cb_parse_name_list(ab->o.sel.probes, "--probes", &names, &store, err, errlen);
+        int n = cb_parse_name_list(ab->o.sel.probes, "--probes", &names, &store, err);
         for (int i = 0; i < n && nf >= 0; i++) {
             if (!cb_probe_find_ns("base", names[i]) && !cb_probe_find_ns("head", names[i])) {
-                snprintf(err, errlen, "unknown probe '%s': neither build has it, and it is not a "
+                cb_sb_setf(err, "unknown probe '%s': neither build has it, and it is not a "
                          "built-in family ('cyclebudget list probes --plugin BASE.so')", names[i]);
                 nf = -ENOENT;
             } else if (nf < AB_MAX_FAMILIES) {
@@ -124,20 +125,20 @@ static int glob_any(char **globs, const char *name)
 
 /* The sizes and modes every case is timed at. */
 static int plan_grid(const struct cb_ab *ab, uint64_t *sizes, int *ns, enum cb_mode *modes, int *nm,
-                     char *err, size_t errlen)
+                     struct cb_sb *err)
 {
     *ns = 0;
-    if (ab->o.sel.sizes && (*ns = cb_parse_size_list(ab->o.sel.sizes, sizes, AB_MAX_SIZES, err, errlen)) < 0)
+    if (ab->o.sel.sizes && (*ns = cb_parse_size_list(ab->o.sel.sizes, sizes, AB_MAX_SIZES, err)) < 0)
         return *ns;
     char **names = NULL, *store = NULL;
     int n = cb_parse_name_list(ab->o.sel.modes ? ab->o.sel.modes : "warm,cold", "--mode", &names, &store,
-                               err, errlen);
+                               err);
     int rc = n < 0 ? n : 0;
     *nm = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         int m = cb_mode_parse(names[i]);
         if (m < 0 || i >= 2) {
-            snprintf(err, errlen, "--mode '%s': give warm, cold or warm,cold", ab->o.sel.modes);
+            cb_sb_setf(err, "--mode '%s': give warm, cold or warm,cold", ab->o.sel.modes);
             rc = -EINVAL;
         } else {
             modes[(*nm)++] = (enum cb_mode)m;
@@ -216,25 +217,25 @@ static int plan_family(struct cb_ab *ab, const char *fam, char **vglobs, int *hi
     return 0;
 }
 
-int cb_ab_plan(struct cb_ab *ab, char *err, size_t errlen)
+int cb_ab_plan(struct cb_ab *ab, struct cb_sb *err)
 {
     char fams[AB_MAX_FAMILIES][64];
     uint64_t sizes[AB_MAX_SIZES];
     enum cb_mode modes[2];
     int ns, nm, rc;
-    int nf = plan_families(ab, fams, err, errlen);
+    int nf = plan_families(ab, fams, err);
     if (nf < 0)
         return nf;
-    if ((rc = plan_grid(ab, sizes, &ns, modes, &nm, err, errlen)) < 0)
+    if ((rc = plan_grid(ab, sizes, &ns, modes, &nm, err)) < 0)
         return rc;
     char **vglobs = NULL, *vstore = NULL;
     int nv = ab->o.sel.variants ? cb_parse_name_list(ab->o.sel.variants, "--variants", &vglobs, &vstore,
-                                                 err, errlen) : 0;
+                                                 err) : 0;
     if (nv < 0)
         return nv;
     int hits[64] = {0};
     if (nv > 64) {
-        snprintf(err, errlen, "--variants: at most 64 names");
+        cb_sb_setf(err, "--variants: at most 64 names");
         rc = -EINVAL;
     } else if (!(ab->cases = calloc(CB_AB_MAX_CASES, sizeof *ab->cases))) {
         rc = -ENOMEM;
@@ -242,22 +243,22 @@ int cb_ab_plan(struct cb_ab *ab, char *err, size_t errlen)
     for (int f = 0; f < nf && rc == 0; f++)
         rc = plan_family(ab, fams[f], vglobs, hits, sizes, ns, modes, nm);
     if (rc == -E2BIG)
-        snprintf(err, errlen, "more than %d cases: narrow them with -p, -V, -s or -m", CB_AB_MAX_CASES);
+        cb_sb_setf(err, "more than %d cases: narrow them with -p, -V, -s or -m", CB_AB_MAX_CASES);
     for (int g = 0; g < nv && rc == 0; g++)
         if (!hits[g]) {
-            snprintf(err, errlen, "no variant of either build matches '%s' ('cyclebudget list "
+            cb_sb_setf(err, "no variant of either build matches '%s' ('cyclebudget list "
                      "variants --plugin BASE.so' lists them)", vglobs[g]);
             rc = -ENOENT;
         }
     free(vglobs);
     free(vstore);
     if (rc == 0 && ab->n == 0 && !ab->added[0] && !ab->removed[0]) {
-        snprintf(err, errlen, "nothing to compare: the two builds add no variant to %s",
+        cb_sb_setf(err, "nothing to compare: the two builds add no variant to %s",
                  ab->o.sel.probes ? ab->o.sel.probes : "any family");
         rc = -EINVAL;
     } else if (rc == 0 && ab->n == 0) {
         /* No verdict from nothing measured (issue 40). */
-        snprintf(err, errlen, "nothing to compare: the two builds have no variant in common "
+        cb_sb_setf(err, "nothing to compare: the two builds have no variant in common "
                  "(only BASE has %s; only HEAD has %s): give two builds of one plugin, or -V a "
                  "variant both have", ab->removed[0] ? ab->removed : "none",
                  ab->added[0] ? ab->added : "none");
@@ -440,28 +441,27 @@ int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col)
     return rc < 0 ? rc : cb_ab_judge(ab);
 }
 
-int cb_ab_run(struct cb_ab *ab, const struct cb_collect_opts *co, int64_t *run, int *cpu, char *err,
-              size_t errlen)
+int cb_ab_run(struct cb_ab *ab, const struct cb_collect_opts *co, int64_t *run, int *cpu, struct cb_sb *err)
 {
     struct cb_collector col;
     int usage = 0;
-    if (cb_collector_open(&col, co, err, errlen, &usage) < 0)
+    if (cb_collector_open(&col, co, err, &usage) < 0)
         return -EINVAL;
     int rc = cb_ab_measure(ab, &col);
     *run = col.run_id;
     *cpu = col.pinned;
     if (rc == -EINTR || *cb_stop_flag()) {
         cb_collector_finish(&col, "aborted");
-        snprintf(err, errlen, "interrupted: ab run %lld marked aborted (no verdict)", (long long)*run);
+        cb_sb_setf(err, "interrupted: ab run %lld marked aborted (no verdict)", (long long)*run);
         return -EINTR;
     }
     if (rc == 0 && (rc = cb_collector_finish(&col, "complete")) < 0) {
-        snprintf(err, errlen, "cannot mark run %lld complete: %s", (long long)*run, strerror(-rc));
+        cb_sb_setf(err, "cannot mark run %lld complete: %s", (long long)*run, strerror(-rc));
         return rc;
     }
     if (rc < 0) {
         cb_collector_finish(&col, "aborted");
-        snprintf(err, errlen, "ab failed: %s; run %lld marked aborted", strerror(-rc), (long long)*run);
+        cb_sb_setf(err, "ab failed: %s; run %lld marked aborted", strerror(-rc), (long long)*run);
     }
     return rc;
 }
@@ -546,10 +546,11 @@ int cb_ab_same_code(struct cb_ab *ab)
     /* The fake clock's planted head=X is a change of code (collect.h). */
     struct cb_fake fake, *fp = NULL;
     struct cb_backend be;
-    char ferr[256];
+    struct cb_sb ferr = CB_SB_INIT;
     const char *spec = getenv(CB_FAKE_ENV);
-    if (spec && *spec && cb_fake_init(&fake, spec, &be, ferr, sizeof ferr) == 0)
+    if (spec && *spec && cb_fake_init(&fake, spec, &be, &ferr) == 0)
         fp = &fake;
+    cb_sb_release(&ferr);
     int same = ab->n > 0;
     for (size_t i = 0; i < ab->n; i++) {
         struct cb_ab_case *c = &ab->cases[i];

@@ -27,7 +27,7 @@ struct ack_args {
 };
 
 /* cb_getopt's 0, 1, -EINVAL (err set) or -ENOENT. */
-static int ack_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
+static int ack_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
 {
     struct ack_args *a = ctx;
     static const struct cb_option options[] = {
@@ -51,16 +51,16 @@ static int ack_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
                   "fails compare.\n",
     };
     *a = (struct ack_args){.db = cb_default_db()};
-    int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
+    int rc = cb_getopt(argc, argv, &parser, a, err);
     if (rc != 0 || a->list)
         return rc;
     if (argc - optind != 2) {
-        snprintf(err, errlen, "ack needs a CASE and a COMMIT (got %d arguments); see 'cyclebudget ack --help'",
+        cb_sb_setf(err, "ack needs a CASE and a COMMIT (got %d arguments); see 'cyclebudget ack --help'",
                  argc - optind);
         return -EINVAL;
     }
     if (!a->why || strspn(a->why, " \t\n") == strlen(a->why)) {
-        snprintf(err, errlen, "ack needs --why \"...\": say why the change is expected, for whoever sees it next");
+        cb_sb_setf(err, "ack needs --why \"...\": say why the change is expected, for whoever sees it next");
         return -EINVAL;
     }
     a->glob = argv[optind];
@@ -102,18 +102,21 @@ static int ack_glob_hits(struct cb_store *st, const char *glob)
 static int ack_record(struct cb_store *st, const struct ack_args *a)
 {
     struct cb_db *h = cb_store_db(st);
-    char err[1024], hash[64];
+    char hash[64];
+    struct cb_sb err = CB_SB_INIT;
     int hits = ack_glob_hits(st, a->glob);
     if (hits == 0) {
         cb_error("case '%s' matches no case in %s (names look like csum/adc-1chain/1500/warm)", a->glob, a->db);
         return CB_EXIT_USAGE;
     }
-    if (hits > 0 && cb_commit_resolve(st, a->rev, a->repo, hash, sizeof hash, err, sizeof err) < 0) {
-        cb_error("%s", err);
+    if (hits > 0 && cb_commit_resolve(st, a->rev, a->repo, hash, sizeof hash, &err) < 0) {
+        cb_error("%s", err.buf);
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
     if (hits < 0 || cb_store_ack_put(st, a->glob, hash, a->why) < 0) {
         cb_error("cannot record the acknowledgement in %s: %s", a->db, cb_db_errmsg(h));
+        cb_sb_release(&err);
         return 1;
     }
     fputs("acknowledged ", stdout);
@@ -121,6 +124,7 @@ static int ack_record(struct cb_store *st, const struct ack_args *a)
     printf(" at %.12s: ", hash);
     cb_text_puts(stdout, a->why);
     fputc('\n', stdout);
+    cb_sb_release(&err);
     return 0;
 }
 

@@ -54,7 +54,7 @@ enum { OPT_MAX_TIME = CB_OPT_LONG_ONLY, OPT_COLD_BYTES, OPT_ROUNDS, OPT_PLUGIN, 
 
 /* One of bisect-check's own options: 0 taken, 1 not one of them, or
  * -EINVAL with the message in err. */
-static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
+static int bisect_opt(int ch, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct bisect *b = ctx;
     uint64_t u64;
@@ -63,7 +63,7 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
         b->max_time_arg = arg;   /* its meaning depends on --against-plugin */
         return 0;
     case OPT_COLD_BYTES:
-        if (cb_parse_size(arg, &u64, err, errlen) < 0)
+        if (cb_parse_size(arg, &u64, err) < 0)
             return -EINVAL;
         b->h.cold_bytes = u64;
         return 0;
@@ -72,14 +72,14 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
         return 0;
     case OPT_PLUGIN:
         if (b->nplugins == CB_PLUGIN_MAX) {
-            snprintf(err, errlen, "--plugin: at most %d plugins", CB_PLUGIN_MAX);
+            cb_sb_setf(err, "--plugin: at most %d plugins", CB_PLUGIN_MAX);
             return -EINVAL;
         }
         b->plugin_args[b->nplugins++] = arg;
         return 0;
     case OPT_SIM:
         b->sim = 1;
-        return cb_sim_requested() ? 0 : cb_sim_check(err, errlen);
+        return cb_sim_requested() ? 0 : cb_sim_check(err);
     }
     return 1;
 }
@@ -87,10 +87,10 @@ static int bisect_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
 /* --against-plugin: the paired protocol of ab, with this commit's build
  * (--plugin) as HEAD and the good one as BASE, both loaded now so that a
  * bad file is refused before anything is measured. */
-static int parse_paired(struct bisect *b, int argc, char *err, size_t errlen)
+static int parse_paired(struct bisect *b, int argc, struct cb_sb *err)
 {
     if (!b->against_plugin || b->against || b->nplugins != 1 || b->sim || optind < argc) {
-        snprintf(err, errlen, "bisect-check --against-plugin GOOD.so takes this commit's build as "
+        cb_sb_setf(err, "bisect-check --against-plugin GOOD.so takes this commit's build as "
                  "one --plugin HEAD.so, and neither --against nor --sim (-p, -V, -s and -m belong "
                  "to it); see 'cyclebudget bisect-check --help'");
         return -EINVAL;
@@ -99,14 +99,14 @@ static int parse_paired(struct bisect *b, int argc, char *err, size_t errlen)
     b->ab.o.alpha = b->c.o.alpha;
     b->ab.o.threshold = b->c.o.threshold;
     if (b->rounds_arg &&
-        cb_parse_int(b->rounds_arg, 2, 1000, "--rounds", &b->ab.o.rounds, err, errlen) < 0)
+        cb_parse_int(b->rounds_arg, 2, 1000, "--rounds", &b->ab.o.rounds, err) < 0)
         return -EINVAL;
     b->ab.o.max_seconds = BISECT_PAIRED_SECONDS;
     if (b->max_time_arg &&
-        cb_parse_seconds(b->max_time_arg, "--max-time", &b->ab.o.max_seconds, err, errlen) < 0)
+        cb_parse_seconds(b->max_time_arg, "--max-time", &b->ab.o.max_seconds, err) < 0)
         return -EINVAL;
-    if (cb_ab_load(&b->ab, b->against_plugin, b->plugin_args[0], err, errlen) < 0 ||
-        cb_ab_plan(&b->ab, err, errlen) < 0) {
+    if (cb_ab_load(&b->ab, b->against_plugin, b->plugin_args[0], err) < 0 ||
+        cb_ab_plan(&b->ab, err) < 0) {
         cb_ab_free(&b->ab); /* a refused plan may hold its case table */
         return -EINVAL;
     }
@@ -148,7 +148,7 @@ static const struct cb_option bisect_options[] = {
     CB_OPT_END,
 };
 
-static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
+static int bisect_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
 {
     struct bisect *b = ctx;
     static const struct cb_cmd_parser parser = {
@@ -175,7 +175,7 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     b->c.o.nofloor_within = 1;   /* one run a commit, no floor: the within-run test, as before */
     cb_harness_defaults(&b->h);
     cb_ab_defaults(&b->ab.o);
-    int rc = cb_getopt(argc, argv, &parser, b, err, errlen);
+    int rc = cb_getopt(argc, argv, &parser, b, err);
     /* --against reads BASE's runs where run stored them; the paired
      * protocol keeps its own runs out of the tree being bisected. */
     if (!b->c.db)
@@ -184,26 +184,26 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
         return rc;
     if (b->against_plugin || b->ab.o.sel.probes || b->ab.o.sel.variants || b->ab.o.sel.sizes ||
         b->ab.o.sel.modes)
-        return parse_paired(b, argc, err, errlen);
+        return parse_paired(b, argc, err);
     if (b->rounds_arg &&
-        cb_parse_int(b->rounds_arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err, errlen) < 0)
+        cb_parse_int(b->rounds_arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err) < 0)
         return -EINVAL;
     if (b->max_time_arg &&
-        cb_parse_seconds(b->max_time_arg, "--max-time", &b->h.case_seconds, err, errlen) < 0)
+        cb_parse_seconds(b->max_time_arg, "--max-time", &b->h.case_seconds, err) < 0)
         return -EINVAL;
     for (int i = 0; i < b->nplugins; i++)
-        if (cb_plugin_load(b->plugin_args[i], &b->plugins[i], err, errlen) < 0)
+        if (cb_plugin_load(b->plugin_args[i], &b->plugins[i], err) < 0)
             return -EINVAL;
     if (!b->against || optind < argc) {
-        snprintf(err, errlen, "bisect-check needs --against BASE and nothing else; see 'cyclebudget bisect-check --help'");
+        cb_sb_setf(err, "bisect-check needs --against BASE and nothing else; see 'cyclebudget bisect-check --help'");
         return -EINVAL;
     }
     if (b->sim_caches && !b->sim) {
-        snprintf(err, errlen, "--sim-caches sets the simulated caches of --sim: give --sim too");
+        cb_sb_setf(err, "--sim-caches sets the simulated caches of --sim: give --sim too");
         return -EINVAL;
     }
     struct cb_cache_model m;
-    if (b->sim && !cb_sim_requested() && cb_sim_model(b->sim_caches, &m, err, errlen) < 0)
+    if (b->sim && !cb_sim_requested() && cb_sim_model(b->sim_caches, &m, err) < 0)
         return -EINVAL;
     return 0;
 }
@@ -211,17 +211,17 @@ static int bisect_parse(int argc, char **argv, void *ctx, char *err, size_t errl
 /* BASE's side with its cases, and the CPU its first run was pinned to:
  * that is where this tree must be measured.  0, or -EINVAL with the
  * message in err. */
-static int load_base(const struct bisect *b, struct cb_side *A, int *cpu, char *err, size_t errlen)
+static int load_base(const struct bisect *b, struct cb_side *A, int *cpu, struct cb_sb *err)
 {
     struct cb_store *st;
-    if (cb_store_open(b->c.db, CB_STORE_READ, 0, &st, err, errlen) < 0)
+    if (cb_store_open(b->c.db, CB_STORE_READ, 0, &st, err) < 0)
         return -EINVAL;
     int rc;
-    if ((rc = cb_side_resolve(st, b->against, b->c.include_aborted, b->c.repo, A, err, errlen)) < 0 ||
-        (rc = cmp_select_host(st, A, b->c.host, err, errlen)) < 0 ||
+    if ((rc = cb_side_resolve(st, b->against, b->c.include_aborted, b->c.repo, A, err)) < 0 ||
+        (rc = cmp_select_host(st, A, b->c.host, err)) < 0 ||
         (rc = cb_side_load(st, A, cb_sides_metric(st, A, NULL))) < 0) {
         if (rc != -ENOENT && rc != -EINVAL && rc != -EXDEV)
-            snprintf(err, errlen, "cannot read %s: %s", b->c.db, strerror(-rc));
+            cb_sb_setf(err, "cannot read %s: %s", b->c.db, strerror(-rc));
         cb_store_close(st);
         cb_side_free(A);
         return -EINVAL;
@@ -236,11 +236,11 @@ static int load_base(const struct bisect *b, struct cb_side *A, int *cpu, char *
  * or the exit status to end with. */
 static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measured)
 {
-    char err[1536];
+    struct cb_sb err = CB_SB_INIT;
     struct cb_side A, keys;
     memset(&keys, 0, sizeof keys);
     int cpu;
-    if (load_base(b, &A, &cpu, err, sizeof err) < 0)
+    if (load_base(b, &A, &cpu, &err) < 0)
         goto usage_err;
     struct cb_collect_opts co = {
         .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->c.cmdline.buf, .cpu = cpu,
@@ -248,7 +248,7 @@ static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measure
     };
     struct cb_collector col;
     int usage = 0, rc;
-    if ((rc = cb_collector_open(&col, &co, err, sizeof err, &usage)) < 0) {
+    if ((rc = cb_collector_open(&col, &co, &err, &usage)) < 0) {
         cb_side_free(&A);
         goto usage_err;
     }
@@ -270,11 +270,14 @@ static int measure_tree(const struct bisect *b, int64_t *run_id, size_t *measure
     cb_side_free(&keys);
     if (rc < 0) {
         cb_error("measuring failed (%s): run %lld marked aborted", strerror(-rc), (long long)*run_id);
+        cb_sb_release(&err);
         return rc == -EINTR ? 130 : BISECT_ERROR;
     }
+    cb_sb_release(&err);
     return 0;
 usage_err:
-    cb_error("%s", err);
+    cb_error("%s", err.buf);
+    cb_sb_release(&err);
     return BISECT_ERROR;
 }
 
@@ -317,10 +320,11 @@ static void print_verdict(const struct bisect *b, const struct cmp_ctx *x, const
 /* Compare from the store, exactly as 'compare BASE RUN' would. */
 static int judge(struct bisect *b, int64_t run_id, size_t measured)
 {
-    char err[1536];
+    struct cb_sb err = CB_SB_INIT;
     struct cb_store *st;
-    if (cb_store_open(b->c.db, CB_STORE_READ, 0, &st, err, sizeof err) < 0) {
-        cb_error("%s", err);
+    if (cb_store_open(b->c.db, CB_STORE_READ, 0, &st, &err) < 0) {
+        cb_error("%s", err.buf);
+        cb_sb_release(&err);
         return BISECT_ERROR;
     }
     struct cb_side A, B;
@@ -336,11 +340,11 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
         status = 125;
         goto out;
     }
-    if ((rc = cb_side_resolve(st, b->against, b->c.include_aborted, b->c.repo, &A, err, sizeof err)) < 0 ||
-        (rc = cmp_select_host(st, &A, b->c.host, err, sizeof err)) < 0 ||
-        (rc = cb_side_resolve(st, runspec, 1, b->c.repo, &B, err, sizeof err)) < 0 ||
-        (rc = cmp_check_env(st, &A, &B, b->c.force, crosses, sizeof crosses, err, sizeof err)) < 0) {
-        cb_error("%s", err);
+    if ((rc = cb_side_resolve(st, b->against, b->c.include_aborted, b->c.repo, &A, &err)) < 0 ||
+        (rc = cmp_select_host(st, &A, b->c.host, &err)) < 0 ||
+        (rc = cb_side_resolve(st, runspec, 1, b->c.repo, &B, &err)) < 0 ||
+        (rc = cmp_check_env(st, &A, &B, b->c.force, crosses, sizeof crosses, &err)) < 0) {
+        cb_error("%s", err.buf);
         /* A different environment (governor, SMT, microcode, pinned CPU...)
          * changes timings by itself: this commit cannot be judged, but the
          * bisection can go on with the next one. */
@@ -354,15 +358,15 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
     x.crosses = crosses[0] ? crosses : NULL;
     /* An emulated run times no machine (emulation.h): no verdict, skip. */
     int64_t er;
-    if (cb_store_runs_emulated(st, A.runs, A.nruns, &er, err, sizeof err) == 1 ||
-        cb_store_runs_emulated(st, B.runs, B.nruns, &er, err, sizeof err) == 1) {
+    if (cb_store_runs_emulated(st, A.runs, A.nruns, &er, &err) == 1 ||
+        cb_store_runs_emulated(st, B.runs, B.nruns, &er, &err) == 1) {
         printf("bisect-check: cannot tell (skip): no verdict: run %lld is emulated (%s)\n",
-               (long long)er, err);
+               (long long)er, err.buf);
         status = 125;
         goto out;
     }
-    if (cmp_pick_metric(st, &A, &B, &b->c.o, &x.metric, err, sizeof err) < 0) {
-        cb_error("%s", err);
+    if (cmp_pick_metric(st, &A, &B, &b->c.o, &x.metric, &err) < 0) {
+        cb_error("%s", err.buf);
         goto out;
     }
     cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
@@ -381,6 +385,7 @@ out:
     cb_side_free(&A);
     cb_side_free(&B);
     cb_store_close(st);
+    cb_sb_release(&err);
     return status;
 }
 
@@ -414,7 +419,8 @@ static int bisect_paired(struct bisect *b)
         .db = b->c.db, .tag = "bisect", .repo = b->c.repo, .cmdline = b->c.cmdline.buf, .cpu = -1,
         .quiet = 1, .harness = b->h,
     };
-    char err[1024], where[1200];
+    char where[1200];
+    struct cb_sb err = CB_SB_INIT;
     int64_t run = 0;
     int cpu = -1, changed, regressed, unsure, bad;
     if (cb_ab_same_code(&b->ab)) {
@@ -439,10 +445,11 @@ static int bisect_paired(struct bisect *b)
         return 0;
     }
     cb_catch_stop_signals(0);
-    int rc = cb_ab_run(&b->ab, &co, &run, &cpu, err, sizeof err);
+    int rc = cb_ab_run(&b->ab, &co, &run, &cpu, &err);
     if (rc < 0) {
-        cb_error("%s", err);
+        cb_error("%s", err.buf);
         cb_ab_free(&b->ab);
+        cb_sb_release(&err);
         return rc == -EINTR ? 130 : BISECT_ERROR;
     }
     snprintf(where, sizeof where, "pinned to CPU %d; run %lld in %s", cpu, (long long)run, b->c.db);
@@ -451,6 +458,7 @@ static int bisect_paired(struct bisect *b)
     cb_ab_counts(&b->ab, &changed, &regressed, &unsure, &bad);
     if (paired_bad(&b->ab, run)) {
         cb_ab_free(&b->ab);
+        cb_sb_release(&err);
         return 125;
     }
     char ew[256];
@@ -466,6 +474,7 @@ static int bisect_paired(struct bisect *b)
         printf("bisect-check: %d case%s still unsure after %d rounds in %.0f s (--max-time %g)\n",
                unsure, unsure > 1 ? "s" : "", b->ab.rounds_done, b->ab.seconds, b->ab.o.max_seconds);
     cb_ab_free(&b->ab);
+    cb_sb_release(&err);
     return status;
 }
 

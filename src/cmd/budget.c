@@ -28,13 +28,13 @@ struct budget_args {
 
 enum { OPT_GHZ = CB_OPT_LONG_ONLY };
 
-static int budget_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
+static int budget_option(int id, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct budget_args *a = ctx;
     if (id != OPT_GHZ)
         return 1;
-    if (cb_parse_seconds(arg, "--ghz", &a->ghz, err, errlen) < 0 || a->ghz > 20) {
-        snprintf(err, errlen, "--ghz '%s': give the core clock in GHz, e.g. 3.0", arg);
+    if (cb_parse_seconds(arg, "--ghz", &a->ghz, err) < 0 || a->ghz > 20) {
+        cb_sb_setf(err, "--ghz '%s': give the core clock in GHz, e.g. 3.0", arg);
         return -EINVAL;
     }
     return 0;
@@ -44,16 +44,17 @@ static int budget_option(int id, const char *arg, void *ctx, char *err, size_t e
  * or --ghz. */
 static int link_table(const struct budget_args *a, const char *one)
 {
-    char err[256];
+    struct cb_sb err = CB_SB_INIT;
     long frame = a->bo.frame;
     double ghz = a->ghz, links[6] = {1, 10, 25, 40, 100, 400};
     int nlinks = 6;
     if (one) {
         struct cb_budget b;
-        if (cb_budget_parse(one, (unsigned)frame, &b, err, sizeof err) < 0 || b.gbps <= 0) {
-            if (b.gbps <= 0 && !err[0])
-                snprintf(err, sizeof err, "budget LINK '%s' must be a link rate such as 10G", one);
-            cb_error("%s", err[0] ? err : "a link rate such as 10G");
+        if (cb_budget_parse(one, (unsigned)frame, &b, &err) < 0 || b.gbps <= 0) {
+            if (b.gbps <= 0 && !err.buf[0])
+                cb_sb_setf(&err, "budget LINK '%s' must be a link rate such as 10G", one);
+            cb_error("%s", err.buf[0] ? err.buf : "a link rate such as 10G");
+            cb_sb_release(&err);
             return CB_EXIT_USAGE;
         }
         links[0] = b.gbps;
@@ -74,6 +75,7 @@ static int link_table(const struct budget_args *a, const char *one)
         printf("%6gG %14.0f %12.2f %12.1f\n", links[i], cb_budget_pps(links[i], (unsigned)frame),
                cb_budget_ns(links[i], (unsigned)frame), cb_budget_cycles(&b, ghz));
     }
+    cb_sb_release(&err);
     return 0;
 }
 
@@ -81,28 +83,32 @@ static int link_table(const struct budget_args *a, const char *one)
  * 0; 1 when a step was not measured or the store failed. */
 static int path_mode(struct budget_args *a)
 {
-    char err[1024];
+    struct cb_sb err = CB_SB_INIT;
     struct cb_store *st;
-    if (cb_store_open(a->db, a->history ? CB_STORE_READ : CB_STORE_WRITE, 0, &st, err, sizeof err) < 0) {
-        cb_error("%s", err);
+    if (cb_store_open(a->db, a->history ? CB_STORE_READ : CB_STORE_WRITE, 0, &st, &err) < 0) {
+        cb_error("%s", err.buf);
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
     int rc = 0;
     if (a->history) {
         rc = cb_path_history(st, a->p.name, a->size, a->bo.context, stdout) < 0;
         cb_store_close(st);
+        cb_sb_release(&err);
         return rc;
     }
     int64_t id;
     struct cb_report r;
-    if (cb_store_run_resolve_status(st, a->run ? a->run : "latest", 0, &id, err, sizeof err) < 0) {
-        cb_error("%s", err);
+    if (cb_store_run_resolve_status(st, a->run ? a->run : "latest", 0, &id, &err) < 0) {
+        cb_error("%s", err.buf);
         cb_store_close(st);
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
     if ((rc = cb_report_load(st, id, &r)) < 0) {
         cb_error("cannot read run %lld from %s: %s", (long long)id, a->db, strerror(-rc));
         cb_store_close(st);
+        cb_sb_release(&err);
         return 1;
     }
     cb_budget_opts_apply(&a->bo, &r);
@@ -118,28 +124,29 @@ static int path_mode(struct budget_args *a)
     }
     cb_report_free(&r);
     cb_store_close(st);
+    cb_sb_release(&err);
     return rc;
 }
 
 /* What --path needs, checked before anything is opened. */
-static int path_check(struct budget_args *a, char *err, size_t errlen)
+static int path_check(struct budget_args *a, struct cb_sb *err)
 {
     if (!a->path) {
         if (a->size_arg || a->run || a->history) {
-            snprintf(err, errlen, "--size, --run and --history go with --path NAME|FILE");
+            cb_sb_setf(err, "--size, --run and --history go with --path NAME|FILE");
             return -EINVAL;
         }
         return 0;
     }
     a->size = CB_MTU;
-    if (a->size_arg && (cb_parse_size(a->size_arg, &a->size, err, errlen) < 0 || a->size == 0)) {
-        snprintf(err, errlen, "--size '%s': give the packet's bytes, e.g. 64, 1500 or 64K", a->size_arg);
+    if (a->size_arg && (cb_parse_size(a->size_arg, &a->size, err) < 0 || a->size == 0)) {
+        cb_sb_setf(err, "--size '%s': give the packet's bytes, e.g. 64, 1500 or 64K", a->size_arg);
         return -EINVAL;
     }
     struct cb_sb e = CB_SB_INIT;
     int rc = cb_path_load(a->path, &a->p, &e);
     if (rc < 0)
-        cb_sb_copy(&e, err, errlen);
+        cb_sb_setf(err, "%s", e.buf);
     cb_sb_release(&e);
     return rc < 0 ? -EINVAL : 0;
 }
@@ -173,8 +180,8 @@ int cmd_budget(int argc, char **argv)
     };
     struct budget_args a = {.db = cb_default_db()};
     cb_budget_opts_init(&a.bo);
-    char err[1024];
-    int rc = cb_parsed(cb_getopt(argc, argv, &parser, &a, err, sizeof err), err, CB_EXIT_USAGE);
+    struct cb_sb err = CB_SB_INIT;
+    int rc = cb_parsed(cb_getopt(argc, argv, &parser, &a, &err), &err, CB_EXIT_USAGE);
     if (rc != CB_GO_ON)
         return rc;
     const char *one = optind < argc ? argv[optind] : a.bo.link;
@@ -182,8 +189,9 @@ int cmd_budget(int argc, char **argv)
         cb_error("unexpected argument '%s'", argv[argc - 1]);
         return CB_EXIT_USAGE;
     }
-    if (cb_budget_opts_finish(&a.bo, NULL, err, sizeof err) < 0 || path_check(&a, err, sizeof err) < 0) {
-        cb_error("%s", err);
+    if (cb_budget_opts_finish(&a.bo, NULL, &err) < 0 || path_check(&a, &err) < 0) {
+        cb_error("%s", err.buf);
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
     return a.path ? path_mode(&a) : link_table(&a, one);

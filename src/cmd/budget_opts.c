@@ -10,15 +10,15 @@
 
 enum { OPT_FRAME = CB_BUDGET_OPT_FIRST, OPT_FPU_BATCH };
 
-static int budget_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
+static int budget_option(int id, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct cb_budget_opts *o = ctx;
     switch (id) {
     case OPT_FRAME:
-        return cb_parse_long(arg, CB_MIN_FRAME, CB_MAX_FRAME, "--frame", &o->frame, err, errlen) < 0
+        return cb_parse_long(arg, CB_MIN_FRAME, CB_MAX_FRAME, "--frame", &o->frame, err) < 0
                    ? -EINVAL : 0;
     case OPT_FPU_BATCH:
-        return cb_parse_long(arg, 1, 1000000, "--fpu-batch", &o->fpu_batch, err, errlen) < 0 ? -EINVAL : 0;
+        return cb_parse_long(arg, 1, 1000000, "--fpu-batch", &o->fpu_batch, err) < 0 ? -EINVAL : 0;
     default:
         return 1;
     }
@@ -50,13 +50,13 @@ void cb_budget_opts_init(struct cb_budget_opts *o)
     o->frame = CB_MIN_FRAME;
 }
 
-int cb_budget_opts_finish(struct cb_budget_opts *o, const char *fallback, char *err, size_t errlen)
+int cb_budget_opts_finish(struct cb_budget_opts *o, const char *fallback, struct cb_sb *err)
 {
     const char *l = o->link ? o->link : fallback ? fallback : "10G";
-    if (cb_budget_parse(l, (unsigned)o->frame, &o->budget, err, errlen) < 0)
+    if (cb_budget_parse(l, (unsigned)o->frame, &o->budget, err) < 0)
         return -EINVAL;
     o->context = CB_CONTEXT_USER;
-    return o->context_arg ? cb_context_parse(o->context_arg, &o->context, err, errlen) : 0;
+    return o->context_arg ? cb_context_parse(o->context_arg, &o->context, err) : 0;
 }
 
 void cb_budget_opts_apply(const struct cb_budget_opts *o, struct cb_report *r)

@@ -4,6 +4,8 @@
 #ifndef CB_BUDGET_OPTS_H
 #define CB_BUDGET_OPTS_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 
 #include "budget.h"
@@ -28,7 +30,7 @@ extern const struct cb_opt_group cb_budget_options;
 void cb_budget_opts_init(struct cb_budget_opts *o);
 /* After parsing: the budget from --link, or else fallback (a command's own
  * --budget, or "10G"), at --frame; the context.  0, or -EINVAL with err. */
-int cb_budget_opts_finish(struct cb_budget_opts *o, const char *fallback, char *err, size_t errlen);
+int cb_budget_opts_finish(struct cb_budget_opts *o, const char *fallback, struct cb_sb *err);
 
 struct cb_report;
 /* Charge r as the options say: its budget, context and FPU batch. */

@@ -125,10 +125,11 @@ static int smt_all(void)
     for (int c = 0; c < CPU_SETSIZE; c++) {
         if (!CPU_ISSET(c, &set))
             continue;
-        char err[256], sib[64];
+        char sib[64];
+        struct cb_sb err = CB_SB_INIT;
         int pinned;
         /* Back to the whole set first: pinning checks against the current one. */
-        if (sched_setaffinity(0, sizeof set, &set) != 0 || cb_pin_cpu(c, &pinned, err, sizeof err) < 0)
+        if (sched_setaffinity(0, sizeof set, &set) != 0 || cb_pin_cpu(c, &pinned, &err) < 0)
             continue;
         struct cb_meter m;
         siblings_text(c, sib, sizeof sib);
@@ -242,14 +243,14 @@ struct calib_opts {
 
 enum { OPT_TRIALS = CB_OPT_LONG_ONLY };
 
-static int calib_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
+static int calib_option(int id, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct calib_opts *o = ctx;
     char *end;
     (void)id;
     o->trials = (int)strtol(arg, &end, 10);
     if (end == arg || *end || o->trials < 1 || o->trials > 32) {
-        snprintf(err, errlen, "calibrate: --trials '%s' is not a number from 1 to 32", arg);
+        cb_sb_setf(err, "calibrate: --trials '%s' is not a number from 1 to 32", arg);
         return -EINVAL;
     }
     return 0;
@@ -286,8 +287,8 @@ static int parse(int argc, char **argv, struct calib_opts *o)
         .option = calib_option,
     };
     *o = (struct calib_opts){.trials = CB_CEIL_TRIALS, .db = CB_DEFAULT_DB};
-    char err[256];
-    int rc = cb_parsed(cb_getopt(argc, argv, &parser, o, err, sizeof err), err, CB_EXIT_USAGE);
+    struct cb_sb err = CB_SB_INIT;
+    int rc = cb_parsed(cb_getopt(argc, argv, &parser, o, &err), &err, CB_EXIT_USAGE);
     if (rc != CB_GO_ON)
         return rc;
     if (optind < argc) {
@@ -311,10 +312,11 @@ static int store_ceilings(const char *db, int cpu, const struct cb_ceilings *cs,
                           const struct cb_clocks *k)
 {
     struct cb_store *st;
-    char err[512];
-    int rc = cb_store_open(db, CB_STORE_WRITE, 0, &st, err, sizeof err);
+    struct cb_sb err = CB_SB_INIT;
+    int rc = cb_store_open(db, CB_STORE_WRITE, 0, &st, &err);
     if (rc < 0) {
-        cb_error("calibrate: %s", err);
+        cb_error("calibrate: %s", err.buf);
+        cb_sb_release(&err);
         return cb_store_refused(rc) ? CB_EXIT_USAGE : 1;
     }
     struct cb_host host;
@@ -332,10 +334,12 @@ static int store_ceilings(const char *db, int cpu, const struct cb_ceilings *cs,
     cb_store_close(st);
     if (rc < 0) {
         cb_error("calibrate: cannot store the ceilings in %s: %s", db, strerror(-rc));
+        cb_sb_release(&err);
         return 1;
     }
     printf("stored as calibration %lld in %s: runs of this host and environment reuse it\n",
            (long long)id, db);
+    cb_sb_release(&err);
     return 0;
 }
 
@@ -401,12 +405,14 @@ int cmd_calibrate(int argc, char **argv)
         return prc;
     if (o.smt)
         return smt_all();
-    char err[256];
+    struct cb_sb err = CB_SB_INIT;
     int pinned;
-    if (cb_pin_cpu(cpu, &pinned, err, sizeof err) < 0) {
-        cb_error("%s", err);
+    int unpinned = cb_pin_cpu(cpu, &pinned, &err) < 0;
+    if (unpinned)
+        cb_error("%s", err.buf);
+    cb_sb_release(&err);
+    if (unpinned)
         return 1;
-    }
     struct cb_ceilings ceil;
     if (o.only_ceilings) {
         struct cb_clocks k;

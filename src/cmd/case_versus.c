@@ -23,20 +23,24 @@ int cb_versus_is_case(const char *spec)
 static int load_side(struct cb_store *st, const char *db, const char *spec, int include_aborted,
                      struct cb_report *r, const char **key)
 {
-    char run[128], err[512];
+    char run[128];
+    struct cb_sb err = CB_SB_INIT;
     const char *colon = strchr(spec, ':');
     snprintf(run, sizeof run, "%.*s", (int)(colon - spec), spec);
     *key = colon + 1;
     int64_t id;
-    if (cb_store_run_resolve_status(st, run, include_aborted, &id, err, sizeof err) < 0) {
-        cb_error("%s (in %s)", err, spec);
+    if (cb_store_run_resolve_status(st, run, include_aborted, &id, &err) < 0) {
+        cb_error("%s (in %s)", err.buf, spec);
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
     int rc = cb_report_load(st, id, r);
     if (rc < 0) {
         cb_error("cannot read run %lld from %s: %s", (long long)id, db, strerror(-rc));
+        cb_sb_release(&err);
         return 1;
     }
+    cb_sb_release(&err);
     return 0;
 }
 

@@ -21,7 +21,7 @@ struct check_args {
     int quiet;
 };
 
-static int check_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
+static int check_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
 {
     struct check_args *a = ctx;
     static const struct cb_option options[] = {
@@ -41,9 +41,9 @@ static int check_parse(int argc, char **argv, void *ctx, char *err, size_t errle
         .options = options,
     };
     *a = (struct check_args){.db = cb_default_db()};
-    int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
+    int rc = cb_getopt(argc, argv, &parser, a, err);
     if (rc == 0 && optind < argc) {
-        snprintf(err, errlen, "check takes no operand ('%s'): name the store with --db",
+        cb_sb_setf(err, "check takes no operand ('%s'): name the store with --db",
                  argv[optind]);
         return -EINVAL;
     }
@@ -56,33 +56,37 @@ static int check_body(void *ctx, struct cb_store *unused)
 {
     (void)unused;
     const struct check_args *a = ctx;
-    char err[1024];
+    struct cb_sb err = CB_SB_INIT;
     long long pages;
     struct timespec t0, t1;
     struct cb_store *st;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = cb_store_open(a->db, CB_STORE_READ, 0, &st, err, sizeof err);
+    int rc = cb_store_open(a->db, CB_STORE_READ, 0, &st, &err);
     if (rc < 0) {
-        cb_error("check: %s", err);
+        cb_error("check: %s", err.buf);
         /* Damage is what check looks for: its finding, 1.  Anything else
          * that is not a store exits 2, as for every other command. */
+        cb_sb_release(&err);
         return rc == -EBADMSG ? 1 : cb_store_refused(rc) ? CB_EXIT_USAGE : 1;
     }
-    rc = cb_store_integrity(st, a->db, &pages, err, sizeof err);
+    rc = cb_store_integrity(st, a->db, &pages, &err);
     cb_store_close(st);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc == -EOPNOTSUPP) {
         if (!a->quiet)
-            printf("%s\n", err);
+            printf("%s\n", err.buf);
+        cb_sb_release(&err);
         return 0;
     }
     if (rc < 0) {
-        cb_error("check: %s", err);
+        cb_error("check: %s", err.buf);
+        cb_sb_release(&err);
         return 1;
     }
     if (!a->quiet)
         printf("%s: sound (%lld pages read in %.2f s)\n", a->db, pages,
                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    cb_sb_release(&err);
     return 0;
 }
 

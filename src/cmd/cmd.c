@@ -143,14 +143,15 @@ void cb_suggest_variants(const struct cb_probe *only, const char *bad, struct cb
     free(names);
 }
 
-int cb_parsed(int rc, const char *err, int usage_status)
+int cb_parsed(int rc, struct cb_sb *err, int usage_status)
 {
+    if (rc == -EINVAL)
+        cb_error("%s", err->buf);
+    cb_sb_release(err);
     if (rc == 0)
         return CB_GO_ON;
     if (rc == 1)
         return 0;
-    if (rc == -EINVAL)
-        cb_error("%s", err);
     return usage_status;
 }
 
@@ -163,8 +164,8 @@ void cb_quote_cmdline(int argc, char **argv, struct cb_sb *out)
 
 int cb_open_store_read(const char *db, struct cb_store **st, int fail_status)
 {
-    char err[512];
-    int rc = cb_store_open(db, CB_STORE_READ, 0, st, err, sizeof err);
+    struct cb_sb err = CB_SB_INIT;
+    int rc = cb_store_open(db, CB_STORE_READ, 0, st, &err);
     /* A reading command upgrades an older store it can write (the old
      * binary then refuses it): not silently (issue 43, 6). */
     if (rc == 0 && cb_store_upgraded_from(*st))
@@ -173,14 +174,15 @@ int cb_open_store_read(const char *db, struct cb_store **st, int fail_status)
                 cb_store_schema_latest());
     if (rc == 0)
         return 0;
-    cb_error("%s", err);
+    cb_error("%s", err.buf);
+    cb_sb_release(&err);
     return cb_store_refused(rc) ? CB_EXIT_USAGE : fail_status;
 }
 
 int cb_cmd_main(const struct cb_cmd *c, int argc, char **argv, void *ctx)
 {
-    char err[1536];
-    int rc = cb_parsed(c->parse(argc, argv, ctx, err, sizeof err), err, c->usage_status);
+    struct cb_sb err = CB_SB_INIT;
+    int rc = cb_parsed(c->parse(argc, argv, ctx, &err), &err, c->usage_status);
     if (rc != CB_GO_ON)
         return rc;
     if (!c->db)

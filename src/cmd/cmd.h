@@ -66,9 +66,9 @@ void cb_suggest_probes(const char *bad, struct cb_sb *out);
 void cb_suggest_variants(const struct cb_probe *only, const char *bad, struct cb_sb *out);
 
 /* A command's parse result as its exit status: CB_GO_ON for 0, 0 after
- * --help (1), usage_status otherwise, saying err for -EINVAL. */
+ * --help (1), usage_status otherwise, saying err for -EINVAL; err is released. */
 #define CB_GO_ON (-1)
-int cb_parsed(int rc, const char *err, int usage_status);
+int cb_parsed(int rc, struct cb_sb *err, int usage_status);
 
 /* "cyclebudget CMD ARG...", as typed, for the run's record and reruns. */
 void cb_quote_cmdline(int argc, char **argv, struct cb_sb *out);
@@ -84,7 +84,7 @@ int cb_open_store_read(const char *db, struct cb_store **st, int fail_status);
 struct cb_cmd {
     /* cb_getopt's codes: 0, 1 (--help printed), -EINVAL with err set, or
      * another negative errno already said. */
-    int (*parse)(int argc, char **argv, void *ctx, char *err, size_t errlen);
+    int (*parse)(int argc, char **argv, void *ctx, struct cb_sb *err);
     int usage_status;          /* the exit status of a usage error */
     /* The store parse chose, opened to read for the body; NULL when the
      * body opens what it needs itself. */

@@ -50,12 +50,12 @@ enum { OPT_RERUN_TIME = CB_OPT_LONG_ONLY, OPT_UNSURE_EXIT };
 
 /* --unsure-exit N: 0, or 3..125 (1 and 2 already mean regression and
  * error; above 125 the shell's own). */
-static int parse_unsure_exit(const char *s, int *out, char *err, size_t errlen)
+static int parse_unsure_exit(const char *s, int *out, struct cb_sb *err)
 {
     char *end;
     long v = strtol(s, &end, 10);
     if (!*s || *end || !(v == 0 || (v >= 3 && v <= 125))) {
-        snprintf(err, errlen, "--unsure-exit '%s': give 0, or a status from 3 to 125 (1 and 2 "
+        cb_sb_setf(err, "--unsure-exit '%s': give 0, or a status from 3 to 125 (1 and 2 "
                  "already mean a regression and an error), e.g. 3", s);
         return -EINVAL;
     }
@@ -64,18 +64,18 @@ static int parse_unsure_exit(const char *s, int *out, char *err, size_t errlen)
 }
 
 /* One of compare's own options: 0 taken, 1 not one of them, or -EINVAL. */
-static int compare_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
+static int compare_opt(int ch, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct compare *k = ctx;
     switch (ch) {
-    case OPT_RERUN_TIME: return cb_parse_seconds(arg, "--rerun-time", &k->cap_s, err, errlen);
-    case OPT_UNSURE_EXIT: return parse_unsure_exit(arg, &k->c.unsure_exit, err, errlen);
+    case OPT_RERUN_TIME: return cb_parse_seconds(arg, "--rerun-time", &k->cap_s, err);
+    case OPT_UNSURE_EXIT: return parse_unsure_exit(arg, &k->c.unsure_exit, err);
     }
     return 1;
 }
 
 /* BASE, HEAD and the options (cb_cmd's parse step). */
-static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
+static int compare_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
 {
     struct compare *k = ctx;
     static const struct cb_option options[] = {
@@ -119,26 +119,26 @@ static int compare_parse(int argc, char **argv, void *ctx, char *err, size_t err
     memset(k, 0, sizeof *k);
     cmp_common_defaults(&k->c, argc, argv);
     k->cap_s = 60;
-    int rc = cb_getopt(argc, argv, &parser, k, err, errlen);
+    int rc = cb_getopt(argc, argv, &parser, k, err);
     if (rc != 0)
         return rc;
     const char *const *exec = k->exec;
     if ((exec[0] || exec[1]) && (!exec[0] || !exec[1] || !k->rerun || !*exec[0] || !*exec[1])) {
-        snprintf(err, errlen, "--base-exec and --head-exec go together, with --rerun: give both "
+        cb_sb_setf(err, "--base-exec and --head-exec go together, with --rerun: give both "
                  "commands (e.g. --base-exec 'base/cyclebudget run --reps 30')");
         return -EINVAL;
     }
     if (argc - optind != 2) {
-        snprintf(err, errlen, "compare needs exactly two sides, BASE and HEAD (got %d); see 'cyclebudget compare --help'",
+        cb_sb_setf(err, "compare needs exactly two sides, BASE and HEAD (got %d); see 'cyclebudget compare --help'",
                  argc - optind);
         return -EINVAL;
     }
     k->base = argv[optind];
     k->head = argv[optind + 1];
-    if (cb_output_check(k->junit, k->c.db, err, errlen) < 0)
+    if (cb_output_check(k->junit, k->c.db, err) < 0)
         return -EINVAL;
     if (cb_versus_is_case(k->base) != cb_versus_is_case(k->head)) {
-        snprintf(err, errlen, "give two cases (RUN:probe/variant/size/mode) or two sides, not one "
+        cb_sb_setf(err, "give two cases (RUN:probe/variant/size/mode) or two sides, not one "
                  "of each ('%s', '%s')", k->base, k->head);
         return -EINVAL;
     }
@@ -178,25 +178,30 @@ static void no_verdict_print(enum fmt fmt, int64_t run, const char *why, const c
 static int no_verdict(struct cb_store *st, const struct compare *k, const struct cb_side *A,
                       const struct cb_side *B)
 {
-    char why[256], line[640];
+    struct cb_sb why = CB_SB_INIT, line = CB_SB_INIT;
     int64_t run = 0;
     /* --metric instructions counts, it does not time: an emulator that
      * executes each instruction as the architecture says (qemu's PMU
      * under -icount) counts them as a core would */
     if (k->c.o.want)
         return 0;
-    if (cb_store_runs_emulated(st, A->runs, A->nruns, &run, why, sizeof why) != 1 &&
-        cb_store_runs_emulated(st, B->runs, B->nruns, &run, why, sizeof why) != 1)
+    if (cb_store_runs_emulated(st, A->runs, A->nruns, &run, &why) != 1 &&
+        cb_store_runs_emulated(st, B->runs, B->nruns, &run, &why) != 1) {
+        cb_sb_release(&why);
         return 0;
-    snprintf(line, sizeof line, "no verdict: run %lld is emulated (%s): " CB_REPORT_EMULATED_WHAT,
-             (long long)run, why);
-    no_verdict_print(k->c.fmt, run, why, line, stdout);
-    struct cb_output o;
-    char err[1200];
-    if (k->junit && cb_output_open(&o, k->junit, k->c.db, err, sizeof err) == 0) {
-        no_verdict_print(FMT_JUNIT, run, why, line, o.f);
-        cb_output_close(&o, 1, err, sizeof err);
     }
+    cb_sb_addf(&line, "no verdict: run %lld is emulated (%s): " CB_REPORT_EMULATED_WHAT,
+               (long long)run, why.buf);
+    no_verdict_print(k->c.fmt, run, why.buf, line.buf, stdout);
+    struct cb_output o;
+    struct cb_sb err = CB_SB_INIT;
+    if (k->junit && cb_output_open(&o, k->junit, k->c.db, &err) == 0) {
+        no_verdict_print(FMT_JUNIT, run, why.buf, line.buf, o.f);
+        cb_output_close(&o, 1, &err);
+    }
+    cb_sb_release(&err);
+    cb_sb_release(&why);
+    cb_sb_release(&line);
     return 1;
 }
 
@@ -221,41 +226,51 @@ static int compare_sides(struct cb_store *st, struct compare *k, const char *bas
                          struct cb_side *A, struct cb_side *B, struct cmp_ctx *x, char *crosses,
                          size_t clen, struct cmp_result *res)
 {
-    char err[1536];
+    struct cb_sb err = CB_SB_INIT;
     const struct cmp_common *c = &k->c;
     int rc;
-    if ((rc = cb_side_resolve(st, base, c->include_aborted, c->repo, A, err, sizeof err)) < 0 ||
-        (rc = cb_side_resolve(st, head, c->include_aborted, c->repo, B, err, sizeof err)) < 0 ||
-        (rc = cmp_select_host(st, A, c->host, err, sizeof err)) < 0 ||
-        (rc = cmp_select_host(st, B, c->host, err, sizeof err)) < 0) {
-        cb_error("%s", err);
+    if ((rc = cb_side_resolve(st, base, c->include_aborted, c->repo, A, &err)) < 0 ||
+        (rc = cb_side_resolve(st, head, c->include_aborted, c->repo, B, &err)) < 0 ||
+        (rc = cmp_select_host(st, A, c->host, &err)) < 0 ||
+        (rc = cmp_select_host(st, B, c->host, &err)) < 0) {
+        cb_error("%s", err.buf);
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
-    if (no_verdict(st, k, A, B))
+    if (no_verdict(st, k, A, B)) {
+        cb_sb_release(&err);
         return CMP_NO_VERDICT;
-    if ((rc = cmp_check_env(st, A, B, c->force, crosses, clen, err, sizeof err)) < 0) {
-        cb_error("%s", err);
+    }
+    if ((rc = cmp_check_env(st, A, B, c->force, crosses, clen, &err)) < 0) {
+        cb_error("%s", err.buf);
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
     x->crosses = crosses[0] ? crosses : NULL;
     cmp_cpu_note(st, A, B, x->cpu_buf, sizeof x->cpu_buf);
     x->cpu_note = x->cpu_buf[0] ? x->cpu_buf : NULL;
-    if (cmp_pick_metric(st, A, B, &k->c.o, &x->metric, err, sizeof err) < 0) {
-        cb_error("%s", err);
+    if (cmp_pick_metric(st, A, B, &k->c.o, &x->metric, &err) < 0) {
+        cb_error("%s", err.buf);
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
     if ((rc = cb_side_load(st, A, x->metric)) < 0 || (rc = cb_side_load(st, B, x->metric)) < 0 ||
         (rc = cmp_evaluate(st, A, B, &c->o, res)) < 0) {
         cb_error("cannot read the samples from %s: %s", c->db, strerror(-rc));
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
     if (c->o.glob && res->n == 0) {
         cb_error("--cases '%s' matches no case common to both sides (names look like csum/adc-1chain/1500/warm)",
                    c->o.glob);
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
-    if (res->n == 0)
+    if (res->n == 0) {
+        cb_sb_release(&err);
         return nothing_compared(st, A, B);
+    }
+    cb_sb_release(&err);
     return 0;
 }
 
@@ -265,16 +280,17 @@ static int compare_rerun(struct cb_store *st, const struct compare *k, struct cb
                          struct cb_side *B, struct cmp_ctx *x, char *crosses, size_t clen,
                          struct cmp_result *res)
 {
-    char err[1536];
+    struct cb_sb err = CB_SB_INIT;
     int rc = k->exec[0] ? cmp_rerun_exec(st, A, B, x->metric, &k->c, k->cap_s, k->exec, res, crosses,
-                                         clen, err, sizeof err)
-                        : cmp_rerun(st, A, B, x->metric, &k->c, k->cap_s, k->c.cmdline.buf, res, err,
-                                    sizeof err);
+                                         clen, &err)
+                        : cmp_rerun(st, A, B, x->metric, &k->c, k->cap_s, k->c.cmdline.buf, res, &err);
     if (rc < 0) {
-        cb_error("%s", err);
+        cb_error("%s", err.buf);
+        cb_sb_release(&err);
         return rc == -EINTR ? 130 : CB_EXIT_USAGE;
     }
     x->crosses = crosses[0] ? crosses : NULL;
+    cb_sb_release(&err);
     return 0;
 }
 
@@ -289,17 +305,20 @@ static const char *compare_db(const void *ctx)
 static int compare_junit(const char *path, const char *db, const struct cmp_ctx *x,
                          const struct cmp_result *res)
 {
-    char err[1200];
+    struct cb_sb err = CB_SB_INIT;
     struct cb_output o;
-    if (cb_output_open(&o, path, db, err, sizeof err) < 0) {
-        cb_error("--junit: %s", err);
+    if (cb_output_open(&o, path, db, &err) < 0) {
+        cb_error("--junit: %s", err.buf);
+        cb_sb_release(&err);
         return -1;
     }
     cmp_print_junit(x, res, o.f);
-    if (cb_output_close(&o, 1, err, sizeof err) < 0) {
-        cb_error("--junit: %s", err);
+    if (cb_output_close(&o, 1, &err) < 0) {
+        cb_error("--junit: %s", err.buf);
+        cb_sb_release(&err);
         return -1;
     }
+    cb_sb_release(&err);
     return 0;
 }
 

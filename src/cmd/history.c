@@ -36,20 +36,20 @@ enum { OPT_MIN_CHANGE = CB_OPT_LONG_ONLY };
 static const struct cb_opt_choice formats[] = {{"text", 0}, {"html", 1}, {NULL, 0}};
 
 /* history's option values: 0 taken, 1 not one of them, -EINVAL a bad one. */
-static int history_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
+static int history_opt(int ch, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct hist *H = ctx;
     switch (ch) {
     case OPT_MIN_CHANGE:
         H->min_change_set = 1;
-        return cb_parse_percent(arg, "--min-change", &H->min_change, err, errlen);
+        return cb_parse_percent(arg, "--min-change", &H->min_change, err);
     }
     return 1;
 }
 
 /* 0 parsed, 1 --help printed, -EINVAL a bad value (message in err),
  * -ENOENT an unknown option (reported). */
-static int history_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
+static int history_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
 {
     struct hist *H = ctx;
     static const struct cb_option options[] = {
@@ -89,24 +89,24 @@ static int history_parse(int argc, char **argv, void *ctx, char *err, size_t err
     H->db = cb_default_db();
     H->min_change = 0.02;
     H->persist = 2;
-    int rc = cb_getopt(argc, argv, &parser, H, err, errlen);
+    int rc = cb_getopt(argc, argv, &parser, H, err);
     if (rc != 0)
         return rc;
     if (argc - optind > 1) {
-        snprintf(err, errlen, "history takes at most one CASE-GLOB (got %d arguments)", argc - optind);
+        cb_sb_setf(err, "history takes at most one CASE-GLOB (got %d arguments)", argc - optind);
         return -EINVAL;
     }
     if (optind < argc)
         H->glob = argv[optind];
     if (H->outpath && !H->html) {
-        snprintf(err, errlen, "-o writes the html page: give --format html too (the text "
+        cb_sb_setf(err, "-o writes the html page: give --format html too (the text "
                  "history goes to standard output)");
         return -EINVAL;
     }
-    if (cb_output_check(H->outpath, H->db, err, errlen) < 0)
+    if (cb_output_check(H->outpath, H->db, err) < 0)
         return -EINVAL;
     if (H->host && !*H->host) {
-        snprintf(err, errlen, "--host needs a machine id or a hostname glob");
+        cb_sb_setf(err, "--host needs a machine id or a hostname glob");
         return -EINVAL;
     }
     /* Exact counts show a step far smaller than timings can (compare's
@@ -165,23 +165,30 @@ static int collect_keys(struct hist *H)
 /* The points of every machine: 0, or the exit status to end with. */
 static int history_read(struct hist *H)
 {
-    char err[1024], since_hash[64] = "";
+    char since_hash[64] = "";
+    struct cb_sb err = CB_SB_INIT;
     if (H->since &&
-        cb_commit_resolve(H->st, H->since, H->repo, since_hash, sizeof since_hash, err, sizeof err) < 0) {
-        cb_error("%s", err);
+        cb_commit_resolve(H->st, H->since, H->repo, since_hash, sizeof since_hash, &err) < 0) {
+        cb_error("%s", err.buf);
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
     int rc = history_read_points(H, since_hash);
-    if (rc == -EIO)
+    if (rc == -EIO) {
+        cb_sb_release(&err);
         return 1;
+    }
     if (since_hash[0] && H->np == 0) {
         cb_error("--since %s: commit %.12s has no complete run of a clean tree", H->since, since_hash);
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
     if (rc < 0) {
         cb_error("cannot read the samples from %s: %s", H->db, strerror(-rc));
+        cb_sb_release(&err);
         return 1;
     }
+    cb_sb_release(&err);
     return 0;
 }
 
@@ -410,17 +417,17 @@ static int history_page(struct hist *H)
         h[i] = (struct cb_history_host){H->kept[i].label, H->kept[i].metric, H->kept[i].summary,
                                         H->kept[i].trends, H->kept[i].nk};
     struct cb_output o = {0};
-    char err[512] = "";
+    struct cb_sb err = CB_SB_INIT;
     if (rc == 0 && H->nkept) {
-        rc = cb_output_open(&o, H->outpath, H->db, err, sizeof err);
+        rc = cb_output_open(&o, H->outpath, H->db, &err);
         if (rc == 0) {
             rc = cb_history_html(o.f, h, H->nkept);
-            if (cb_output_close(&o, rc == 0, err, sizeof err) < 0 && rc == 0)
+            if (cb_output_close(&o, rc == 0, &err) < 0 && rc == 0)
                 rc = -EIO;
         }
     }
     if (rc < 0)
-        cb_error("cannot write the page: %s", err[0] ? err : strerror(-rc));
+        cb_error("cannot write the page: %s", err.buf[0] ? err.buf : strerror(-rc));
     for (size_t i = 0; i < H->nkept; i++) {
         struct hist_kept *k = &H->kept[i];
         for (size_t t = 0; k->trends && t < k->nk; t++)
@@ -433,6 +440,7 @@ static int history_page(struct hist *H)
     free(h);
     H->kept = NULL;
     H->nkept = 0;
+    cb_sb_release(&err);
     return rc < 0 ? 1 : 0;
 }
 

@@ -37,17 +37,17 @@
 
 enum { OPT_REPS = CB_OPT_LONG_ONLY, OPT_CPU, OPT_COLD, OPT_MAX_TIME };
 
-static int kernel_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
+static int kernel_option(int id, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct kernel_plan *k = ctx;
     uint64_t u64;
     switch (id) {
-    case OPT_REPS: return cb_parse_int(arg, 1, 100000, "--reps", &k->harness.reps, err, errlen);
-    case OPT_CPU: return cb_parse_int(arg, 0, 65535, "--cpu", &k->cpu, err, errlen);
+    case OPT_REPS: return cb_parse_int(arg, 1, 100000, "--reps", &k->harness.reps, err);
+    case OPT_CPU: return cb_parse_int(arg, 0, 65535, "--cpu", &k->cpu, err);
     case OPT_MAX_TIME:
-        return cb_parse_seconds(arg, "--max-time", &k->harness.case_seconds, err, errlen);
+        return cb_parse_seconds(arg, "--max-time", &k->harness.case_seconds, err);
     case OPT_COLD:
-        if (cb_parse_cold_bytes(arg, &u64, err, errlen) < 0)
+        if (cb_parse_cold_bytes(arg, &u64, err) < 0)
             return -EINVAL;
         k->harness.cold_bytes = u64;
         return 0;
@@ -56,7 +56,7 @@ static int kernel_option(int id, const char *arg, void *ctx, char *err, size_t e
     }
 }
 
-static int kernel_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
+static int kernel_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
 {
     struct kernel_plan *k = ctx;
     static const struct cb_option options[] = {
@@ -109,17 +109,17 @@ static int kernel_parse(int argc, char **argv, void *ctx, char *err, size_t errl
             cb_usage(&parser, stdout);
             return 1;
         }
-        snprintf(err, errlen, "kernel takes one action, 'run' (cyclebudget kernel run --help)");
+        cb_sb_setf(err, "kernel takes one action, 'run' (cyclebudget kernel run --help)");
         return -EINVAL;
     }
-    int rc = cb_getopt(argc - 1, argv + 1, &parser, k, err, errlen);
+    int rc = cb_getopt(argc - 1, argv + 1, &parser, k, err);
     if (rc != 0)
         return rc;
     if (optind < argc - 1) {
-        snprintf(err, errlen, "kernel run takes options only ('%s')", argv[optind + 1]);
+        cb_sb_setf(err, "kernel run takes options only ('%s')", argv[optind + 1]);
         return -EINVAL;
     }
-    return cb_kernel_plan_cases(k, err, errlen);
+    return cb_kernel_plan_cases(k, err);
 }
 
 /* The refusals, in the order a user fixes them; one line, exit 2. */
@@ -206,10 +206,11 @@ static int kernel_body(void *ctx, struct cb_store *unused)
     int rc = refuse(k);
     if (rc < 0)
         return CB_EXIT_USAGE;
-    char err[512];
+    struct cb_sb err = CB_SB_INIT;
     int pinned;
-    if (cb_pin_cpu(k->cpu, &pinned, err, sizeof err) < 0) {
-        cb_error("kernel run: %s", err);
+    if (cb_pin_cpu(k->cpu, &pinned, &err) < 0) {
+        cb_error("kernel run: %s", err.buf);
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
     k->pinned = pinned;
@@ -218,11 +219,13 @@ static int kernel_body(void *ctx, struct cb_store *unused)
     int fd = bring_up(k);
     if (fd < 0) {
         bring_down(k, -1);
+        cb_sb_release(&err);
         return fd == -CB_EXIT_USAGE ? CB_EXIT_USAGE : 1;
     }
     cb_catch_stop_signals(1);
     int st = module_ready(k, fd) < 0 ? 1 : cb_kernel_collect(k, fd);
     bring_down(k, fd);
+    cb_sb_release(&err);
     return st;
 }
 

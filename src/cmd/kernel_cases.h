@@ -32,7 +32,7 @@ struct kernel_plan {
 
 void cb_kernel_plan_init(struct kernel_plan *k);
 /* -p, -s, -m into the case list: 0, or -EINVAL with err. */
-int cb_kernel_plan_cases(struct kernel_plan *k, char *err, size_t errlen);
+int cb_kernel_plan_cases(struct kernel_plan *k, struct cb_sb *err);
 /* Open the store, begin the run, verify and time every case, finish:
  * the exit status (0, 1 when a case was BAD or the run failed). */
 int cb_kernel_collect(struct kernel_plan *k, int fd);

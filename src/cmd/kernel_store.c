@@ -159,12 +159,13 @@ static int one_case(struct kctx *x, const struct cb_kcase *c, volatile sig_atomi
 
 int cb_kernel_collect(struct kernel_plan *k, int fd)
 {
-    char err[1024];
+    struct cb_sb err = CB_SB_INIT;
     struct kctx x = {.k = k, .fd = fd};
     struct cb_host host;
-    int rc = cb_store_open(k->db, CB_STORE_WRITE, 0, &x.st, err, sizeof err);
+    int rc = cb_store_open(k->db, CB_STORE_WRITE, 0, &x.st, &err);
     if (rc < 0) {
-        cb_error("kernel run: %s", err);
+        cb_error("kernel run: %s", err.buf);
+        cb_sb_release(&err);
         return rc == -EPROTO || rc == -EINVAL || rc == -EISDIR || rc == -EACCES ? CB_EXIT_USAGE : 1;
     }
     if ((rc = begin(&x, &host)) < 0 || (rc = record_events(&x)) < 0) {
@@ -172,6 +173,7 @@ int cb_kernel_collect(struct kernel_plan *k, int fd)
         if (x.run_id)
             cb_store_run_finish(x.st, x.run_id, "aborted");
         cb_store_close(x.st);
+        cb_sb_release(&err);
         return 1;
     }
     if (!k->quiet)
@@ -186,13 +188,17 @@ int cb_kernel_collect(struct kernel_plan *k, int fd)
     cb_store_close(x.st);
     if (rc == -EINTR) {
         cb_error("kernel run: stopped; run %" PRId64 " is stored as aborted", x.run_id);
+        cb_sb_release(&err);
         return 130;
     }
-    if (rc < 0)
+    if (rc < 0) {
+        cb_sb_release(&err);
         return 1;
+    }
     if (!k->quiet)
         printf("run %" PRId64 " (in-kernel): %d cases verified and measured, %d not; "
                "'cyclebudget report %" PRId64 "' sets them beside the user-space models\n",
                x.run_id, x.nmeasured, x.nbad, x.run_id);
+    cb_sb_release(&err);
     return x.nbad ? 1 : 0;
 }

@@ -108,12 +108,12 @@ static void list_events(void)
 enum { OPT_PLUGIN = CB_OPT_LONG_ONLY };
 
 /* --plugin: loaded at once, so that what follows lists what it adds. */
-static int list_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
+static int list_option(int id, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct cb_plugin_info info;
     (void)id;
     (void)ctx;
-    return cb_plugin_load(arg, &info, err, errlen) < 0 ? -EINVAL : 0;
+    return cb_plugin_load(arg, &info, err) < 0 ? -EINVAL : 0;
 }
 
 int cmd_list(int argc, char **argv)
@@ -132,8 +132,8 @@ int cmd_list(int argc, char **argv)
         .options = options,
         .option = list_option,
     };
-    char err[1024];
-    int rc = cb_parsed(cb_getopt(argc, argv, &parser, NULL, err, sizeof err), err, CB_EXIT_USAGE);
+    struct cb_sb err = CB_SB_INIT;
+    int rc = cb_parsed(cb_getopt(argc, argv, &parser, NULL, &err), &err, CB_EXIT_USAGE);
     if (rc != CB_GO_ON)
         return rc;
     if (argc - optind > 1) {

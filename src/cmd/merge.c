@@ -23,7 +23,7 @@ struct merge_args {
     int nsrcs;
 };
 
-static int merge_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
+static int merge_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
 {
     struct merge_args *a = ctx;
     static const struct cb_option options[] = {
@@ -46,18 +46,18 @@ static int merge_parse(int argc, char **argv, void *ctx, char *err, size_t errle
         .options = options,
     };
     *a = (struct merge_args){0};
-    int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
+    int rc = cb_getopt(argc, argv, &parser, a, err);
     if (rc != 0)
         return rc;
     a->srcs = argv + optind;
     a->nsrcs = argc - optind;
     if (!a->into || !*a->into) {
-        snprintf(err, errlen, "merge needs --into DST.db: the store to merge into (created when "
+        cb_sb_setf(err, "merge needs --into DST.db: the store to merge into (created when "
                  "missing); see 'cyclebudget merge --help'");
         return -EINVAL;
     }
     if (a->nsrcs == 0) {
-        snprintf(err, errlen, "merge needs at least one SRC.db to merge from; see 'cyclebudget "
+        cb_sb_setf(err, "merge needs at least one SRC.db to merge from; see 'cyclebudget "
                  "merge --help'");
         return -EINVAL;
     }
@@ -111,20 +111,21 @@ static void say_merged(const char *src, const struct cb_merge_stats *s)
 
 static int merge_all(const struct merge_args *a, struct cb_store **srcs)
 {
-    char err[1024];
+    struct cb_sb err = CB_SB_INIT;
     struct cb_store *dst;
-    int rc = cb_store_open(a->into, CB_STORE_WRITE, 0, &dst, err, sizeof err);
+    int rc = cb_store_open(a->into, CB_STORE_WRITE, 0, &dst, &err);
     if (rc < 0) {
-        cb_error("merge: %s", err);
+        cb_error("merge: %s", err.buf);
+        cb_sb_release(&err);
         return open_status(rc);
     }
     int status = 0;
     size_t added = 0;
     for (int i = 0; i < a->nsrcs; i++) {
         struct cb_merge_stats s;
-        rc = cb_store_merge(dst, srcs[i], a->srcs[i], &s, err, sizeof err);
+        rc = cb_store_merge(dst, srcs[i], a->srcs[i], &s, &err);
         if (rc < 0) {
-            cb_error("merge: %s", err);
+            cb_error("merge: %s", err.buf);
             status = 1;
             continue;
         }
@@ -136,6 +137,7 @@ static int merge_all(const struct merge_args *a, struct cb_store **srcs)
         printf("%s: %zu run%s added in all%s\n", a->into, added, added == 1 ? "" : "s",
                status ? "; a source was refused (above) and nothing of it written" : "");
     cb_store_close(dst);
+    cb_sb_release(&err);
     return status;
 }
 
@@ -152,10 +154,10 @@ static int merge_body(void *ctx, struct cb_store *unused)
     }
     int status = 0;
     for (int i = 0; i < a->nsrcs && !status; i++) {
-        char err[1024];
-        int rc = cb_store_open(a->srcs[i], CB_STORE_SNAPSHOT, 0, &srcs[i], err, sizeof err);
+        struct cb_sb err = CB_SB_INIT;
+        int rc = cb_store_open(a->srcs[i], CB_STORE_SNAPSHOT, 0, &srcs[i], &err);
         if (rc < 0) {
-            cb_error("merge: source %s", err);
+            cb_error("merge: source %s", err.buf);
             status = open_status(rc);
         }
     }

@@ -20,7 +20,7 @@ struct flat {
     const struct cb_option *o;
     int id;                     /* o->id, or one made up for a stored long-only option */
     size_t base;                /* of the struct its field offset is relative to */
-    int (*option)(int id, const char *arg, void *ctx, char *err, size_t errlen);
+    int (*option)(int id, const char *arg, void *ctx, struct cb_sb *err);
 };
 
 static int has_short(const struct cb_option *o)
@@ -30,7 +30,7 @@ static int has_short(const struct cb_option *o)
 
 /* The table with its groups in place, in order: the count, or -E2BIG. */
 static int flatten(const struct cb_option *t, size_t base,
-                   int (*fn)(int, const char *, void *, char *, size_t), struct flat *out, int n)
+                   int (*fn)(int, const char *, void *, struct cb_sb *), struct flat *out, int n)
 {
     for (; t->kind != CB_OPTK_END; t++) {
         if (t->kind == CB_OPTK_GROUP) {
@@ -58,7 +58,7 @@ static int flatten(const struct cb_option *t, size_t base,
 /* getopt's short string and long table; -EEXIST when two options share an
  * id or a name (a table's mistake, said as such). */
 static int getopt_tables(const struct flat *f, int n, char *shortopts, struct option *longopts,
-                         char *err, size_t errlen)
+                         struct cb_sb *err)
 {
     size_t s = 0;
     shortopts[s++] = ':';   /* a missing value is cb_option_error's to say */
@@ -70,7 +70,7 @@ static int getopt_tables(const struct flat *f, int n, char *shortopts, struct op
             continue;
         for (int j = 0; j < i; j++)
             if (f[j].id == f[i].id || (o->name && f[j].o->name && strcmp(f[j].o->name, o->name) == 0)) {
-                snprintf(err, errlen, "internal error: two options of one command are --%s",
+                cb_sb_setf(err, "internal error: two options of one command are --%s",
                          o->name ? o->name : "?");
                 return -EEXIST;
             }
@@ -89,8 +89,7 @@ static int getopt_tables(const struct flat *f, int n, char *shortopts, struct op
 }
 
 /* --NAME's value, one of o's choices, into the int at. */
-static int take_choice(const struct cb_option *o, const char *arg, char *at, char *err,
-                       size_t errlen)
+static int take_choice(const struct cb_option *o, const char *arg, char *at, struct cb_sb *err)
 {
     const struct cb_opt_choice *c;
     for (c = o->choices; c->name; c++)
@@ -115,14 +114,13 @@ static int take_choice(const struct cb_option *o, const char *arg, char *at, cha
         cb_sb_adds(&sb, " or ");
     }
     cb_sb_adds(&sb, n ? names[n - 1] : "?");
-    cb_sb_copy(&sb, err, errlen);
+    cb_sb_setf(err, "%s", sb.buf);
     cb_sb_release(&sb);
     return -EINVAL;
 }
 
 /* A stored option's value into its field: 0, or -EINVAL with err set. */
-static int take_value(const struct cb_option *o, const char *arg, char *at, char *err,
-                      size_t errlen)
+static int take_value(const struct cb_option *o, const char *arg, char *at, struct cb_sb *err)
 {
     char what[80];
     snprintf(what, sizeof what, "--%s", o->name ? o->name : "?");
@@ -130,10 +128,10 @@ static int take_value(const struct cb_option *o, const char *arg, char *at, char
     switch (o->kind) {
     case CB_OPTK_STRING: memcpy(at, &arg, sizeof arg); return 0;
     case CB_OPTK_FLAG: memcpy(at, &(int){1}, sizeof(int)); return 0;
-    case CB_OPTK_CHOICE: return take_choice(o, arg, at, err, errlen);
+    case CB_OPTK_CHOICE: return take_choice(o, arg, at, err);
     case CB_OPTK_INT:
     case CB_OPTK_LONG:
-        if (cb_parse_long(arg, o->min, o->max, what, &v, err, errlen) < 0)
+        if (cb_parse_long(arg, o->min, o->max, what, &v, err) < 0)
             return -EINVAL;
         if (o->kind == CB_OPTK_INT)
             memcpy(at, &(int){(int)v}, sizeof(int));
@@ -146,33 +144,32 @@ static int take_value(const struct cb_option *o, const char *arg, char *at, char
 
 /* One option taken: 0, 1 not one of ours, or -EINVAL with err set. */
 static int take(const struct flat *f, int n, const struct cb_cmd_parser *p, int id,
-                const char *arg, void *ctx, char *err, size_t errlen)
+                const char *arg, void *ctx, struct cb_sb *err)
 {
     for (int i = 0; i < n; i++) {
         if (f[i].id != id)
             continue;
         char *at = (char *)ctx + f[i].base;
         if (f[i].o->kind != CB_OPTK_CALL)
-            return take_value(f[i].o, arg, at + f[i].o->off, err, errlen);
+            return take_value(f[i].o, arg, at + f[i].o->off, err);
         if (f[i].option)
-            return f[i].option(id, arg, at, err, errlen);
-        return p->option ? p->option(id, arg, ctx, err, errlen) : 1;
+            return f[i].option(id, arg, at, err);
+        return p->option ? p->option(id, arg, ctx, err) : 1;
     }
     return 1;
 }
 
-int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, char *err,
-              size_t errlen)
+int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, struct cb_sb *err)
 {
     struct flat f[MAX_OPTIONS];
     struct option longopts[MAX_OPTIONS + 2];
     char shortopts[3 * MAX_OPTIONS + 3];
     int n = flatten(p->options, 0, NULL, f, 0);
     if (n < 0) {
-        snprintf(err, errlen, "internal error: %s has more than %d options", p->cmd, MAX_OPTIONS);
+        cb_sb_setf(err, "internal error: %s has more than %d options", p->cmd, MAX_OPTIONS);
         return -EINVAL;
     }
-    if (getopt_tables(f, n, shortopts, longopts, err, errlen) < 0)
+    if (getopt_tables(f, n, shortopts, longopts, err) < 0)
         return -EINVAL;
     optind = 1;
     int ch;
@@ -183,7 +180,7 @@ int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, c
         }
         int r = 1;
         if (ch != '?' && ch != ':')
-            r = take(f, n, p, ch, optarg, ctx, err, errlen);
+            r = take(f, n, p, ch, optarg, ctx, err);
         if (r < 0)
             return -EINVAL;
         if (r == 1) {

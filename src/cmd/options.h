@@ -13,6 +13,8 @@
 #ifndef CB_OPTIONS_H
 #define CB_OPTIONS_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -64,7 +66,7 @@ struct cb_opt_group {
     /* Its CALL options (may be NULL): 0 taken, 1 not one of them, -EINVAL
      * with err set.
      * ctx is the group's struct. */
-    int (*option)(int id, const char *arg, void *ctx, char *err, size_t errlen);
+    int (*option)(int id, const char *arg, void *ctx, struct cb_sb *err);
 };
 
 /* The field's size is checked at compile time (an array of negative size
@@ -112,7 +114,7 @@ struct cb_cmd_parser {
     const char *cmd;                    /* names it in messages */
     /* The command's own CALL options (may be NULL): 0 taken, 1 not one of
      * its options, -EINVAL with err set. */
-    int (*option)(int id, const char *arg, void *ctx, char *err, size_t errlen);
+    int (*option)(int id, const char *arg, void *ctx, struct cb_sb *err);
     /* --help: synopsis (the usage lines and what the operands are), then
      * the options made from the table, then footer (may be NULL). */
     const char *synopsis;
@@ -123,8 +125,7 @@ struct cb_cmd_parser {
 /* getopt_long over argv, every option but -h/--help as the table says.
  * 0 when all were taken (optind at the first operand), 1 after --help,
  * -EINVAL with err set, -ENOENT after an unknown option was named. */
-int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, char *err,
-              size_t errlen);
+int cb_getopt(int argc, char **argv, const struct cb_cmd_parser *p, void *ctx, struct cb_sb *err);
 
 /* The whole --help of p: synopsis, the option list (each option's help
  * wrapped at 80 columns, from column 25), footer. */

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "output.h"
@@ -31,30 +32,40 @@ static int open_socket(const char *path)
     return fd;
 }
 
+#define FIFO_WAIT_MS 3000
+
 /* Something that is not a regular file: written straight to, never replaced. */
-static int open_special(struct cb_output *o, const char *path, const struct stat *sb, char *err,
-                        size_t errlen)
+static int open_special(struct cb_output *o, const char *path, const struct stat *sb, struct cb_sb *err)
 {
     if (S_ISDIR(sb->st_mode)) {
-        snprintf(err, errlen, "-o %s is a directory; name a file in it (e.g. %s/report.html)", o->shown,
+        cb_sb_setf(err, "-o %s is a directory; name a file in it (e.g. %s/report.html)", o->shown,
                  o->shown);
         return -EISDIR;
     }
     if (S_ISBLK(sb->st_mode)) {
-        snprintf(err, errlen, "-o %s is a block device; a report is not written onto a disk, name a file",
+        cb_sb_setf(err, "-o %s is a block device; a report is not written onto a disk, name a file",
                  o->shown);
         return -EINVAL;
     }
     /* A FIFO with no reader would block open() forever (a CI job with a
-     * pipe no one reads): O_NONBLOCK fails at once with ENXIO instead, and
-     * is cleared again, so that writes wait for a slow reader as a pipe's do. */
-    int fd = S_ISSOCK(sb->st_mode) ? open_socket(path)
+     * pipe no one reads): O_NONBLOCK fails with ENXIO instead, tried again
+     * for FIFO_WAIT_MS (a reader started beside us may not have opened it
+     * yet), and is cleared again, so that writes wait for a slow reader as
+     * a pipe's do. */
+    int fd = -ENXIO;
+    for (int waited = 0; fd == -ENXIO; waited += 50) {
+        if (waited)
+            nanosleep(&(struct timespec){0, 50 * 1000000L}, NULL);
+        fd = S_ISSOCK(sb->st_mode) ? open_socket(path)
              : open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | (S_ISFIFO(sb->st_mode) ? O_NONBLOCK : 0));
-    if (fd < 0 && !S_ISSOCK(sb->st_mode))
-        fd = -errno;
+        if (fd < 0 && !S_ISSOCK(sb->st_mode))
+            fd = -errno;
+        if (!S_ISFIFO(sb->st_mode) || waited >= FIFO_WAIT_MS)
+            break;
+    }
     if (fd == -ENXIO && S_ISFIFO(sb->st_mode)) {
-        snprintf(err, errlen, "-o %s is a FIFO that no process is reading: start its reader first "
-                 "(e.g. 'cat %s &')", o->shown, o->shown);
+        cb_sb_setf(err, "-o %s is a FIFO that no process is reading (none came in %d s): "
+                 "start its reader first (e.g. 'cat %s &')", o->shown, FIFO_WAIT_MS / 1000, o->shown);
         return -ENXIO;
     }
     if (fd >= 0 && S_ISFIFO(sb->st_mode))
@@ -63,7 +74,7 @@ static int open_special(struct cb_output *o, const char *path, const struct stat
         int e = fd < 0 ? fd : -errno;
         if (fd >= 0)
             close(fd);
-        snprintf(err, errlen, "cannot open %s for writing: %s", o->shown, strerror(-e));
+        cb_sb_setf(err, "cannot open %s for writing: %s", o->shown, strerror(-e));
         return e;
     }
     return 0;
@@ -71,13 +82,12 @@ static int open_special(struct cb_output *o, const char *path, const struct stat
 
 /* A regular file, or a name not there yet: a temporary file beside it, put
  * in place by cb_output_close.  An existing file keeps its permissions. */
-static int open_regular(struct cb_output *o, const char *target, const struct stat *sb, char *err,
-                        size_t errlen)
+static int open_regular(struct cb_output *o, const char *target, const struct stat *sb, struct cb_sb *err)
 {
     if (!(o->target = strdup(target)) || asprintf(&o->tmp, "%s.tmp.%ld", target, (long)getpid()) < 0) {
         free(o->target);
         o->tmp = o->target = NULL;
-        snprintf(err, errlen, "out of memory");
+        cb_sb_setf(err, "out of memory");
         return -ENOMEM;
     }
     int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, sb ? (sb->st_mode & 07777) : 0666);
@@ -87,7 +97,7 @@ static int open_regular(struct cb_output *o, const char *target, const struct st
             close(fd);
             unlink(o->tmp);
         }
-        snprintf(err, errlen, "cannot create %s: %s; check the directory exists and is writable", o->shown,
+        cb_sb_setf(err, "cannot create %s: %s; check the directory exists and is writable", o->shown,
                  strerror(-e));
         free(o->tmp);
         free(o->target);
@@ -204,17 +214,17 @@ int cb_output_guard(const char *path, const char *store, struct cb_sb *err)
     return 0;
 }
 
-int cb_output_check(const char *path, const char *store, char *err, size_t errlen)
+int cb_output_check(const char *path, const char *store, struct cb_sb *err)
 {
     struct cb_sb why = CB_SB_INIT;
     int rc = cb_output_guard(path, store, &why);
     if (rc < 0)
-        cb_sb_copy(&why, err, errlen);
+        cb_sb_setf(err, "%s", why.buf);
     cb_sb_release(&why);
     return rc < 0 ? -EINVAL : 0;
 }
 
-int cb_output_open(struct cb_output *o, const char *path, const char *store, char *err, size_t errlen)
+int cb_output_open(struct cb_output *o, const char *path, const char *store, struct cb_sb *err)
 {
     *o = (struct cb_output){.shown = path ? path : "standard output"};
     if (!path || strcmp(path, "-") == 0) {
@@ -226,7 +236,7 @@ int cb_output_open(struct cb_output *o, const char *path, const char *store, cha
     struct cb_sb why = CB_SB_INIT;
     int g = cb_output_guard(path, store, &why);
     if (g < 0) {
-        cb_sb_copy(&why, err, errlen);
+        cb_sb_setf(err, "%s", why.buf);
         cb_sb_release(&why);
         return g;
     }
@@ -234,7 +244,7 @@ int cb_output_open(struct cb_output *o, const char *path, const char *store, cha
     struct stat sb;
     if (stat(path, &sb) < 0) {
         if (errno != ENOENT) {
-            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            cb_sb_setf(err, "cannot write %s: %s", path, strerror(errno));
             return -errno;
         }
         /* A dangling symlink is written through, as the shell's > would. */
@@ -242,27 +252,27 @@ int cb_output_open(struct cb_output *o, const char *path, const char *store, cha
         if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode)) {
             int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
             if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-                snprintf(err, errlen, "cannot write through the link %s: %s", path, strerror(errno));
+                cb_sb_setf(err, "cannot write through the link %s: %s", path, strerror(errno));
                 return -errno;
             }
             return 0;
         }
-        return open_regular(o, path, NULL, err, errlen);
+        return open_regular(o, path, NULL, err);
     }
     if (!S_ISREG(sb.st_mode))
-        return open_special(o, path, &sb, err, errlen);
+        return open_special(o, path, &sb, err);
     /* Through a symlink, the file it names is replaced and the link stays. */
     char *real = realpath(path, NULL);
     if (!real) {
-        snprintf(err, errlen, "cannot resolve %s: %s", path, strerror(errno));
+        cb_sb_setf(err, "cannot resolve %s: %s", path, strerror(errno));
         return -errno;
     }
-    int rc = open_regular(o, real, &sb, err, errlen);
+    int rc = open_regular(o, real, &sb, err);
     free(real);
     return rc;
 }
 
-int cb_output_close(struct cb_output *o, int ok, char *err, size_t errlen)
+int cb_output_close(struct cb_output *o, int ok, struct cb_sb *err)
 {
     int rc = 0;
     if (!o->f)
@@ -283,7 +293,7 @@ int cb_output_close(struct cb_output *o, int ok, char *err, size_t errlen)
             unlink(o->tmp);
     }
     if (rc < 0 && ok)
-        snprintf(err, errlen, "cannot write %s: %s", o->shown, strerror(-rc));
+        cb_sb_setf(err, "cannot write %s: %s", o->shown, strerror(-rc));
     free(o->tmp);
     free(o->target);
     o->tmp = o->target = NULL;

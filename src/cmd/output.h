@@ -33,15 +33,15 @@ int cb_output_guard(const char *path, const char *store, struct cb_sb *err);
 
 /* cb_output_guard for a parse step: -EINVAL (a usage error) with the
  * message in err, or 0. */
-int cb_output_check(const char *path, const char *store, char *err, size_t errlen);
+int cb_output_check(const char *path, const char *store, struct cb_sb *err);
 
 /* Open path ("-" or NULL: stdout) for writing, after cb_output_guard (again:
  * the names may have changed since).  0, or a negative errno with a message
  * for the user in err. */
-int cb_output_open(struct cb_output *o, const char *path, const char *store, char *err, size_t errlen);
+int cb_output_open(struct cb_output *o, const char *path, const char *store, struct cb_sb *err);
 
 /* Finish: ok nonzero and every write good -> the file is put in place; else
  * the temporary file is removed.  0, or a negative errno with err set. */
-int cb_output_close(struct cb_output *o, int ok, char *err, size_t errlen);
+int cb_output_close(struct cb_output *o, int ok, struct cb_sb *err);
 
 #endif

@@ -10,22 +10,22 @@
 #include <string.h>
 #include <strings.h>
 
-int cb_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+int cb_parse_size(const char *s, uint64_t *out, struct cb_sb *err)
 {
     if (!s || !*s) {
-        snprintf(err, errlen, "empty size: give bytes like 64, 1500, 4K or 4M");
+        cb_sb_setf(err, "empty size: give bytes like 64, 1500, 4K or 4M");
         return -EINVAL;
     }
     const char *p = s;
     if (!isdigit((unsigned char)*p)) {
-        snprintf(err, errlen, "size '%s' is not a positive whole number of bytes (e.g. 64, 1500, 4K, 4M)", s);
+        cb_sb_setf(err, "size '%s' is not a positive whole number of bytes (e.g. 64, 1500, 4K, 4M)", s);
         return -EINVAL;
     }
     errno = 0;
     char *end;
     unsigned long long v = strtoull(p, &end, 10);
     if (errno == ERANGE) {
-        snprintf(err, errlen, "size '%s' is too large (at most 16G)", s);
+        cb_sb_setf(err, "size '%s' is too large (at most 16G)", s);
         return -ERANGE;
     }
     uint64_t mult = 1;
@@ -44,27 +44,27 @@ int cb_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
             if (strcasecmp(end, units[i].suffix) == 0)
                 break;
         if (i == sizeof units / sizeof units[0]) {
-            snprintf(err, errlen, "size '%s' has an unknown unit '%s': use K, M or G (binary), e.g. 4K", s, end);
+            cb_sb_setf(err, "size '%s' has an unknown unit '%s': use K, M or G (binary), e.g. 4K", s, end);
             return -EINVAL;
         }
         mult = units[i].mult;
     }
     if (v == 0) {
-        snprintf(err, errlen, "size '%s' is zero: sizes must be at least 1 byte", s);
+        cb_sb_setf(err, "size '%s' is zero: sizes must be at least 1 byte", s);
         return -EINVAL;
     }
     if (v > CB_SIZE_MAX_BYTES / mult) {
-        snprintf(err, errlen, "size '%s' is too large (at most 16G)", s);
+        cb_sb_setf(err, "size '%s' is too large (at most 16G)", s);
         return -ERANGE;
     }
     *out = v * mult;
     return 0;
 }
 
-int cb_parse_size_list(const char *s, uint64_t *out, size_t max, char *err, size_t errlen)
+int cb_parse_size_list(const char *s, uint64_t *out, size_t max, struct cb_sb *err)
 {
     if (!s || !*s) {
-        snprintf(err, errlen, "empty size list: give sizes like 64,1500,4K");
+        cb_sb_setf(err, "empty size list: give sizes like 64,1500,4K");
         return -EINVAL;
     }
     size_t n = 0;
@@ -74,20 +74,20 @@ int cb_parse_size_list(const char *s, uint64_t *out, size_t max, char *err, size
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         char tok[64];
         if (len == 0) {
-            snprintf(err, errlen, "size list '%s' has an empty entry", s);
+            cb_sb_setf(err, "size list '%s' has an empty entry", s);
             return -EINVAL;
         }
         if (len >= sizeof tok) {
-            snprintf(err, errlen, "size '%.*s' is too long", (int)(len > 40 ? 40 : len), p);
+            cb_sb_setf(err, "size '%.*s' is too long", (int)(len > 40 ? 40 : len), p);
             return -EINVAL;
         }
         memcpy(tok, p, len);
         tok[len] = '\0';
         if (n == max) {
-            snprintf(err, errlen, "too many sizes (at most %zu)", max);
+            cb_sb_setf(err, "too many sizes (at most %zu)", max);
             return -E2BIG;
         }
-        int rc = cb_parse_size(tok, &out[n], err, errlen);
+        int rc = cb_parse_size(tok, &out[n], err);
         if (rc < 0)
             return rc;
         n++;
@@ -98,39 +98,37 @@ int cb_parse_size_list(const char *s, uint64_t *out, size_t max, char *err, size
     return (int)n;
 }
 
-int cb_parse_long(const char *s, long min, long max, const char *what, long *out, char *err,
-                  size_t errlen)
+int cb_parse_long(const char *s, long min, long max, const char *what, long *out, struct cb_sb *err)
 {
     if (!s || !*s) {
-        snprintf(err, errlen, "%s: empty value: give a whole number from %ld to %ld", what, min, max);
+        cb_sb_setf(err, "%s: empty value: give a whole number from %ld to %ld", what, min, max);
         return -EINVAL;
     }
     errno = 0;
     char *end;
     long v = strtol(s, &end, 10);
     if (*end || end == s) {
-        snprintf(err, errlen, "%s: '%s' is not a whole number (from %ld to %ld)", what, s, min, max);
+        cb_sb_setf(err, "%s: '%s' is not a whole number (from %ld to %ld)", what, s, min, max);
         return -EINVAL;
     }
     if (errno == ERANGE || v < min || v > max) {
-        snprintf(err, errlen, "%s: %s is out of range: give %ld to %ld", what, s, min, max);
+        cb_sb_setf(err, "%s: %s is out of range: give %ld to %ld", what, s, min, max);
         return -ERANGE;
     }
     *out = v;
     return 0;
 }
 
-int cb_parse_int(const char *s, int min, int max, const char *what, int *out, char *err,
-                 size_t errlen)
+int cb_parse_int(const char *s, int min, int max, const char *what, int *out, struct cb_sb *err)
 {
     long v;
-    int rc = cb_parse_long(s, min, max, what, &v, err, errlen);
+    int rc = cb_parse_long(s, min, max, what, &v, err);
     if (rc == 0)
         *out = (int)v;
     return rc;
 }
 
-int cb_parse_percent(const char *s, const char *what, double *out, char *err, size_t errlen)
+int cb_parse_percent(const char *s, const char *what, double *out, struct cb_sb *err)
 {
     size_t n = s ? strlen(s) : 0;
     if (n && s[n - 1] == '%')
@@ -147,33 +145,32 @@ int cb_parse_percent(const char *s, const char *what, double *out, char *err, si
     *out = v / 100;
     return 0;
 bad:
-    snprintf(err, errlen, "%s '%s': give a percentage from 0 to 100, e.g. 2 or 2%%", what, s ? s : "");
+    cb_sb_setf(err, "%s '%s': give a percentage from 0 to 100, e.g. 2 or 2%%", what, s ? s : "");
     return -EINVAL;
 }
 
-int cb_parse_seconds(const char *s, const char *what, double *out, char *err, size_t errlen)
+int cb_parse_seconds(const char *s, const char *what, double *out, struct cb_sb *err)
 {
     char *end;
     if (!s || !*s) {
-        snprintf(err, errlen, "%s: empty value: give seconds, e.g. 0.5", what);
+        cb_sb_setf(err, "%s: empty value: give seconds, e.g. 0.5", what);
         return -EINVAL;
     }
     double v = strtod(s, &end);
     if (*end || end == s || !isfinite(v) || v <= 0 || v > 86400) {
-        snprintf(err, errlen, "%s: '%s' is not a number of seconds between 0 and 86400 (e.g. 0.5)", what, s);
+        cb_sb_setf(err, "%s: '%s' is not a number of seconds between 0 and 86400 (e.g. 0.5)", what, s);
         return -EINVAL;
     }
     *out = v;
     return 0;
 }
 
-int cb_parse_name_list(const char *s, const char *what, char ***names, char **storage, char *err,
-                       size_t errlen)
+int cb_parse_name_list(const char *s, const char *what, char ***names, char **storage, struct cb_sb *err)
 {
     *names = NULL;
     *storage = NULL;
     if (!s || !*s) {
-        snprintf(err, errlen, "%s: empty list: give one or more names separated by commas", what);
+        cb_sb_setf(err, "%s: empty list: give one or more names separated by commas", what);
         return -EINVAL;
     }
     char *buf = strdup(s);
@@ -193,7 +190,7 @@ int cb_parse_name_list(const char *s, const char *what, char ***names, char **st
         if (comma)
             *comma = '\0';
         if (!*p) {
-            snprintf(err, errlen, "%s: list '%s' has an empty name", what, s);
+            cb_sb_setf(err, "%s: list '%s' has an empty name", what, s);
             free(buf);
             free(v);
             return -EINVAL;
@@ -235,13 +232,13 @@ size_t cb_edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
-int cb_parse_cold_bytes(const char *s, uint64_t *out, char *err, size_t errlen)
+int cb_parse_cold_bytes(const char *s, uint64_t *out, struct cb_sb *err)
 {
-    int rc = cb_parse_size(s, out, err, errlen);
+    int rc = cb_parse_size(s, out, err);
     if (rc < 0)
         return rc;
     if (*out < (1u << 20)) {
-        snprintf(err, errlen, "--cold-bytes %s is too small to be out of cache: give at least 1M", s);
+        cb_sb_setf(err, "--cold-bytes %s is too small to be out of cache: give at least 1M", s);
         return -EINVAL;
     }
     return 0;

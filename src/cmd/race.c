@@ -49,20 +49,20 @@ static void show_progress(void *arg, size_t done, size_t total, const struct cb_
 }
 
 /* A positive fraction in (0, 1) for --alpha. */
-static int parse_alpha(const char *s, double *out, char *err, size_t errlen)
+static int parse_alpha(const char *s, double *out, struct cb_sb *err)
 {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
     if (errno || end == s || *end || !(v > 0 && v < 0.5)) {
-        snprintf(err, errlen, "--alpha '%s': give a level between 0 and 0.5, e.g. 0.01", s);
+        cb_sb_setf(err, "--alpha '%s': give a level between 0 and 0.5, e.g. 0.01", s);
         return -EINVAL;
     }
     *out = v;
     return 0;
 }
 
-static int parse_seed(const char *s, uint64_t *out, char *err, size_t errlen)
+static int parse_seed(const char *s, uint64_t *out, struct cb_sb *err)
 {
     char *end;
     errno = 0;
@@ -74,7 +74,7 @@ static int parse_seed(const char *s, uint64_t *out, char *err, size_t errlen)
     *out = v;
     return 0;
 bad:
-    snprintf(err, errlen, "--seed '%s': give a decimal number from 0 to %lld", s, (long long)INT64_MAX);
+    cb_sb_setf(err, "--seed '%s': give a decimal number from 0 to %lld", s, (long long)INT64_MAX);
     return -EINVAL;
 }
 
@@ -89,7 +89,7 @@ struct race_plan {
     struct cb_race_bucket buckets[CB_RACE_MAX_BUCKETS];
     int have_seed;
     struct cb_budget_opts bo;  /* --context, --fpu-batch (and --link, --frame alike) */
-    char err[512];
+    struct cb_sb *err;         /* the parse step's message */
 };
 
 static int race_work(void *plan, struct cb_collector *col);
@@ -97,15 +97,15 @@ static int race_work(void *plan, struct cb_collector *col);
 enum { OPT_ALPHA = CB_OPT_LONG_ONLY, OPT_MIN_MARGIN, OPT_SEED };
 
 /* One of race's own options; 0, or -EINVAL with the plan's err set. */
-static int race_option(int ch, const char *arg, void *ctx, char *err, size_t len)
+static int race_option(int ch, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct race_plan *pl = ctx;
     switch (ch) {
-    case OPT_ALPHA: return parse_alpha(arg, &pl->ro.alpha, err, len);
-    case OPT_MIN_MARGIN: return cb_parse_percent(arg, "--min-margin", &pl->ro.min_margin, err, len);
+    case OPT_ALPHA: return parse_alpha(arg, &pl->ro.alpha, err);
+    case OPT_MIN_MARGIN: return cb_parse_percent(arg, "--min-margin", &pl->ro.min_margin, err);
     case OPT_SEED:
         pl->have_seed = 1;
-        return parse_seed(arg, &pl->ro.seed, err, len);
+        return parse_seed(arg, &pl->ro.seed, err);
     }
     return 1;
 }
@@ -156,10 +156,10 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
     pl->ro.min_margin = 0.02;
     pl->ro.rounds = 8;
     cb_budget_opts_init(&pl->bo);
-    int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
+    int rc = cb_getopt(argc, argv, &parser, pl, pl->err);
     if (rc != 0)
         return rc;
-    return cb_session_no_operands(argc, argv, "race", pl->err, sizeof pl->err);
+    return cb_session_no_operands(argc, argv, "race", pl->err);
 }
 
 /* --emit, or the format that -o's name implies; and refuse now an output
@@ -175,15 +175,15 @@ static int plan_output(struct race_plan *pl)
         else if (len > 5 && strcmp(out + len - 5, ".json") == 0)
             pl->emit = "json";
         else {
-            snprintf(pl->err, sizeof pl->err, "-o %s: say what to write with --emit json or --emit c-header", out);
+            cb_sb_setf(pl->err, "-o %s: say what to write with --emit json or --emit c-header", out);
             return -EINVAL;
         }
     }
     if (pl->emit && strcmp(pl->emit, "json") != 0 && strcmp(pl->emit, "c-header") != 0) {
-        snprintf(pl->err, sizeof pl->err, "--emit '%s': give json or c-header", pl->emit);
+        cb_sb_setf(pl->err, "--emit '%s': give json or c-header", pl->emit);
         return -EINVAL;
     }
-    return cb_output_check(out, pl->s.co.db, pl->err, sizeof pl->err);
+    return cb_output_check(out, pl->s.co.db, pl->err);
 }
 
 /* The families: each once, and each measured in bytes.  The buckets are
@@ -191,17 +191,17 @@ static int plan_output(struct race_plan *pl)
  * ring) has no byte thresholds to pick. */
 static int plan_probes(struct race_plan *pl)
 {
-    int np = cb_session_probes(pl->sel.probes, pl->probes, pl->err, sizeof pl->err);
+    int np = cb_session_probes(pl->sel.probes, pl->probes, pl->err);
     for (int i = 0; i < np; i++) {
         const struct cb_probe *p = pl->probes[i];
         if (!p->unit || strcmp(p->unit, "B") != 0) {
-            snprintf(pl->err, sizeof pl->err, "%s's size counts %s, not bytes: the race's byte-size buckets do not apply (race csum, copy, csum_copy, memset or slab)",
+            cb_sb_setf(pl->err, "%s's size counts %s, not bytes: the race's byte-size buckets do not apply (race csum, copy, csum_copy, memset or slab)",
                      p->name, p->unit ? p->unit : "no unit");
             return -EINVAL;
         }
         for (int j = 0; j < i; j++)
             if (pl->probes[j] == p) {
-                snprintf(pl->err, sizeof pl->err, "--probes: %s is named twice", p->name);
+                cb_sb_setf(pl->err, "--probes: %s is named twice", p->name);
                 return -EINVAL;
             }
     }
@@ -217,7 +217,7 @@ static int plan_variants(struct race_plan *pl)
         return 0;
     int rc = cb_session_variants(pl->sel.variants, pl->probes, (int)pl->ro.nprobes,
                                  pl->ro.include_testonly, pl->sel.probes, &pl->vglobs, &pl->vstore,
-                                 pl->err, sizeof pl->err);
+                                 pl->err);
     pl->ro.variant_globs = (const char *const *)pl->vglobs;
     return rc;
 }
@@ -229,11 +229,11 @@ static int plan_buckets(struct race_plan *pl)
     int nb;
     if (pl->sel.sizes) {
         uint64_t sizes[CB_RACE_MAX_BUCKETS + 1];
-        int ns = cb_parse_size_list(pl->sel.sizes, sizes, CB_RACE_MAX_BUCKETS + 1, pl->err, sizeof pl->err);
+        int ns = cb_parse_size_list(pl->sel.sizes, sizes, CB_RACE_MAX_BUCKETS + 1, pl->err);
         if (ns < 0)
             return ns;
         if ((nb = cb_race_buckets_from_sizes(sizes, (size_t)ns, pl->buckets)) < 0) {
-            snprintf(pl->err, sizeof pl->err, "--sizes: give 1 to %d sizes", CB_RACE_MAX_BUCKETS);
+            cb_sb_setf(pl->err, "--sizes: give 1 to %d sizes", CB_RACE_MAX_BUCKETS);
             return -EINVAL;
         }
     } else {
@@ -251,7 +251,7 @@ static int race_plan_check(void *plan)
     struct race_plan *pl = plan;
     int m = cb_mode_parse(pl->sel.modes), rc;
     if (m < 0) {
-        snprintf(pl->err, sizeof pl->err, "--mode '%s': a race runs in one mode: give warm or cold", pl->sel.modes);
+        cb_sb_setf(pl->err, "--mode '%s': a race runs in one mode: give warm or cold", pl->sel.modes);
         return -EINVAL;
     }
     pl->ro.mode = (enum cb_mode)m;
@@ -261,13 +261,13 @@ static int race_plan_check(void *plan)
      * alpha 0.01 only when every round of one variant beats every round of
      * the other (5 against 5: p = 2/252 exactly), so most buckets would tie. */
     if (pl->ro.rounds < 6) {
-        snprintf(pl->err, sizeof pl->err, "--rounds %d: each round is one value for the rank test, which needs at least 6",
+        cb_sb_setf(pl->err, "--rounds %d: each round is one value for the rank test, which needs at least 6",
                  pl->ro.rounds);
         return -EINVAL;
     }
     if ((rc = plan_probes(pl)) < 0 || (rc = plan_variants(pl)) < 0 || (rc = plan_buckets(pl)) < 0)
         return rc;
-    if ((rc = cb_budget_opts_finish(&pl->bo, NULL, pl->err, sizeof pl->err)) < 0)
+    if ((rc = cb_budget_opts_finish(&pl->bo, NULL, pl->err)) < 0)
         return rc;
     pl->ro.context = pl->bo.context;
     if (pl->ro.context == CB_CONTEXT_KERNEL)
@@ -331,21 +331,24 @@ static int race_measure(struct race_plan *pl, struct cb_collector *col, struct c
 static int race_emit(const struct race_plan *pl, const struct cb_race *race, const struct cb_host *host,
                      int64_t run_id)
 {
-    char err[1200];
+    struct cb_sb err = CB_SB_INIT;
     struct cb_output o;
-    if (cb_output_open(&o, pl->outpath, pl->s.co.db, err, sizeof err) < 0) {
-        cb_error("%s (the race is stored as run %lld)", err, (long long)run_id);
+    int rc = 0;
+    if (cb_output_open(&o, pl->outpath, pl->s.co.db, &err) < 0) {
+        cb_error("%s (the race is stored as run %lld)", err.buf, (long long)run_id);
+        cb_sb_release(&err);
         return 1;
     }
     int erc = strcmp(pl->emit, "json") == 0 ? cb_race_emit_json(race, host, o.f)
                                             : cb_race_emit_header(race, host, o.f);
     if (erc < 0)
-        snprintf(err, sizeof err, "cannot write %s: %s", o.shown, strerror(-erc));
-    if (cb_output_close(&o, erc >= 0, err, sizeof err) < 0 || erc < 0) {
-        cb_error("%s (the race is stored as run %lld)", err, (long long)run_id);
-        return 1;
+        cb_sb_setf(&err, "cannot write %s: %s", o.shown, strerror(-erc));
+    if (cb_output_close(&o, erc >= 0, &err) < 0 || erc < 0) {
+        cb_error("%s (the race is stored as run %lld)", err.buf, (long long)run_id);
+        rc = 1;
     }
-    return 0;
+    cb_sb_release(&err);
+    return rc;
 }
 
 /* Under the table: each winner's share of the budget, by the one rule. */
@@ -372,17 +375,19 @@ static int race_output(const struct race_plan *pl, const struct cb_race *race,
     FILE *tab = pl->emit && !pl->outpath ? stderr : stdout;
     const char *db = pl->s.co.db;
     int quiet = pl->s.co.quiet;
-    char err[512];
+    char line[512];
     struct cb_store *st;
     if (!quiet && race->o.context == CB_CONTEXT_KERNEL) {
-        cb_race_context_line(race, err, sizeof err);
-        fprintf(tab, "%s\n", err);
+        cb_race_context_line(race, line, sizeof line);
+        fprintf(tab, "%s\n", line);
     }
-    if (!quiet && cb_store_open(db, CB_STORE_READ, 0, &st, err, sizeof err) == 0) {
+    struct cb_sb err = CB_SB_INIT;   /* not said: the race is stored, the table is a courtesy */
+    if (!quiet && cb_store_open(db, CB_STORE_READ, 0, &st, &err) == 0) {
         cb_race_print(st, race->race_id, tab);
         cb_store_close(st);
         race_budget_lines(race, tab);
     }
+    cb_sb_release(&err);
     if (pl->emit) {
         if (race_emit(pl, race, host, run_id) != 0)
             return 1;
@@ -395,10 +400,11 @@ static int race_output(const struct race_plan *pl, const struct cb_race *race,
     return 0;
 }
 
-static int race_parse_plan(int argc, char **argv, void *ctx, char *err, size_t errlen)
+static int race_parse_plan(int argc, char **argv, void *ctx, struct cb_sb *err)
 {
     struct race_plan *pl = ctx;
-    return cb_session_checked(race_parse(pl, argc, argv), race_plan_check, pl, pl->err, err, errlen);
+    pl->err = err;
+    return cb_session_checked(race_parse(pl, argc, argv), race_plan_check, pl);
 }
 
 /* In the open session: race, store the race and end the run, then print

@@ -115,14 +115,14 @@ static int emit(struct cb_store *st, const struct report_args *a, const struct c
 }
 
 /* --versus A,B: two variant names, different. */
-static int parse_versus(const char *arg, char (*v)[VS_NAME_MAX], char *err, size_t errlen)
+static int parse_versus(const char *arg, char (*v)[VS_NAME_MAX], struct cb_sb *err)
 {
     const char *comma = strchr(arg, ',');
     size_t la = comma ? (size_t)(comma - arg) : 0;
     if (!comma || !la || !comma[1] || strchr(comma + 1, ',') || la >= VS_NAME_MAX ||
         strlen(comma + 1) >= VS_NAME_MAX || (strlen(comma + 1) == la &&
         !strncmp(arg, comma + 1, la))) {
-        snprintf(err, errlen, "--versus '%s': give two different variant names, A,B (e.g. "
+        cb_sb_setf(err, "--versus '%s': give two different variant names, A,B (e.g. "
                  "--versus avx2,adc-1chain)", arg);
         return -EINVAL;
     }
@@ -133,20 +133,20 @@ static int parse_versus(const char *arg, char (*v)[VS_NAME_MAX], char *err, size
 
 enum { OPT_VERSUS = CB_OPT_LONG_ONLY, OPT_GHZ };
 
-static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errlen)
+static int report_opt(int ch, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct report_args *a = ctx;
     switch (ch) {
-    case OPT_VERSUS: return parse_versus(arg, a->versus, err, errlen);
+    case OPT_VERSUS: return parse_versus(arg, a->versus, err);
     case OPT_GHZ:
-        if (cb_parse_seconds(arg, "--ghz", &a->ghz, err, errlen) < 0 || a->ghz > 100) {
-            snprintf(err, errlen, "--ghz '%s': give the core clock in GHz, e.g. 3.5", arg);
+        if (cb_parse_seconds(arg, "--ghz", &a->ghz, err) < 0 || a->ghz > 100) {
+            cb_sb_setf(err, "--ghz '%s': give the core clock in GHz, e.g. 3.5", arg);
             return -EINVAL;
         }
         return 0;
     case 'o':
         if (!*arg) {
-            snprintf(err, errlen, "-o needs a file name (or - for standard output)");
+            cb_sb_setf(err, "-o needs a file name (or - for standard output)");
             return -EINVAL;
         }
         a->outpath = arg;
@@ -157,7 +157,7 @@ static int report_opt(int ch, const char *arg, void *ctx, char *err, size_t errl
 
 /* The options, the runs named, and the budget: cb_getopt's 0, 1, -EINVAL
  * (err set) or -ENOENT. */
-static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errlen)
+static int report_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
 {
     struct report_args *a = ctx;
     static const struct cb_option options[] = {
@@ -192,31 +192,31 @@ static int report_parse(int argc, char **argv, void *ctx, char *err, size_t errl
     static char *latest[] = {"latest"};
     *a = (struct report_args){.db = cb_default_db(), .budget_arg = "10G"};
     cb_budget_opts_init(&a->bo);
-    int rc = cb_getopt(argc, argv, &parser, a, err, errlen);
+    int rc = cb_getopt(argc, argv, &parser, a, err);
     if (rc != 0)
         return rc;
     if (a->versus[0][0] && a->fmt != F_TEXT) {
-        snprintf(err, errlen, "--versus goes with the text report (leave out --format)");
+        cb_sb_setf(err, "--versus goes with the text report (leave out --format)");
         return -EINVAL;
     }
     if (a->section && a->fmt != F_TEXT) {
-        snprintf(err, errlen, "--section picks a part of the text report (leave out --format)");
+        cb_sb_setf(err, "--section picks a part of the text report (leave out --format)");
         return -EINVAL;
     }
     if (a->samples && a->fmt != F_CSV) {
-        snprintf(err, errlen, "--samples goes with --format csv (json always has the samples)");
+        cb_sb_setf(err, "--samples goes with --format csv (json always has the samples)");
         return -EINVAL;
     }
     a->specs = optind < argc ? argv + optind : latest;
     a->nspec = optind < argc ? (size_t)(argc - optind) : 1;
     if (a->fmt == F_GBENCH && a->nspec > 1) {
-        snprintf(err, errlen, "--format gbench takes one run, tag or commit (a tag's or commit's runs "
+        cb_sb_setf(err, "--format gbench takes one run, tag or commit (a tag's or commit's runs "
                  "are exported together, each a repetition)");
         return -EINVAL;
     }
-    if (cb_output_check(a->outpath, a->db, err, errlen) < 0)
+    if (cb_output_check(a->outpath, a->db, err) < 0)
         return -EINVAL;
-    return cb_budget_opts_finish(&a->bo, a->budget_arg, err, errlen);
+    return cb_budget_opts_finish(&a->bo, a->budget_arg, err);
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -231,26 +231,27 @@ static int cmp_id(const void *a, const void *b)
  * 0, or the exit status with the message said. */
 static int report_resolve(struct cb_store *st, const struct report_args *a, int64_t **ids, size_t *n)
 {
-    char err[1536];
+    struct cb_sb err = CB_SB_INIT;
     struct cb_side side = {0};
     *n = 0;
-    if (a->fmt == F_GBENCH && cb_side_resolve(st, a->specs[0], a->include_aborted, NULL, &side, err,
-                                              sizeof err) < 0) {
-        cb_error("%s", err);
+    if (a->fmt == F_GBENCH && cb_side_resolve(st, a->specs[0], a->include_aborted, NULL, &side, &err) < 0) {
+        cb_error("%s", err.buf);
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
     size_t want = a->fmt == F_GBENCH ? side.nruns : a->nspec;
     if (!(*ids = calloc(want + 1, sizeof **ids))) {
         cb_side_free(&side);
         cb_error("out of memory");
+        cb_sb_release(&err);
         return 1;
     }
     for (size_t i = 0; i < want; i++) {
         if (a->fmt == F_GBENCH)
             (*ids)[i] = side.runs[i];
-        else if (cb_store_run_resolve_status(st, a->specs[i], a->include_aborted, &(*ids)[i], err,
-                                             sizeof err) < 0) {
-            cb_error("%s", err);
+        else if (cb_store_run_resolve_status(st, a->specs[i], a->include_aborted, &(*ids)[i], &err) < 0) {
+            cb_error("%s", err.buf);
+            cb_sb_release(&err);
             return CB_EXIT_USAGE;
         }
     }
@@ -258,6 +259,7 @@ static int report_resolve(struct cb_store *st, const struct report_args *a, int6
         qsort(*ids, want, sizeof **ids, cmp_id);
     cb_side_free(&side);
     *n = want;
+    cb_sb_release(&err);
     return 0;
 }
 
@@ -266,7 +268,7 @@ static int report_resolve(struct cb_store *st, const struct report_args *a, int6
 static int report_load_runs(struct cb_store *st, const struct report_args *a, const int64_t *ids,
                             size_t n, struct cb_report *runs, size_t *nloaded)
 {
-    char err[512];
+    struct cb_sb err = CB_SB_INIT;
     for (size_t i = 0; i < n; i++) {
         int rc = cb_report_load(st, ids[i], &runs[i]);
         *nloaded = i + 1;
@@ -278,11 +280,13 @@ static int report_load_runs(struct cb_store *st, const struct report_args *a, co
             cb_error("cannot read run %lld from %s: %s", (long long)ids[i], a->db, strerror(-rc));
             return 1;
         }
-        if (a->fmt == F_GBENCH && cb_report_gbench_ok(&runs[i], err, sizeof err) < 0) {
-            cb_error("%s", err);
+        if (a->fmt == F_GBENCH && cb_report_gbench_ok(&runs[i], &err) < 0) {
+            cb_error("%s", err.buf);
+            cb_sb_release(&err);
             return CB_EXIT_USAGE;
         }
     }
+    cb_sb_release(&err);
     return 0;
 }
 
@@ -291,26 +295,30 @@ static int report_load_runs(struct cb_store *st, const struct report_args *a, co
 static int report_write(struct cb_store *st, const struct report_args *a, const struct cb_report *runs,
                         size_t n)
 {
-    char err[1200];
+    struct cb_sb err = CB_SB_INIT;
     struct cb_output o;
     int to_file = a->outpath && strcmp(a->outpath, "-") != 0;
-    if (cb_output_open(&o, a->outpath, a->db, err, sizeof err) < 0) {
-        cb_error("%s", err);
+    if (cb_output_open(&o, a->outpath, a->db, &err) < 0) {
+        cb_error("%s", err.buf);
+        cb_sb_release(&err);
         return 1;
     }
     int color = to_file ? 0 : cb_report_want_color(1);
     int rc = emit(st, a, runs, n, color, o.f);
     if (rc == -ENOENT) {            /* --section names none: said, nothing written */
-        cb_output_close(&o, 0, err, sizeof err);
+        cb_output_close(&o, 0, &err);
+        cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
     if (rc < 0)
         cb_error("cannot write %s: %s", to_file ? a->outpath : "the report", strerror(-rc));
-    if (cb_output_close(&o, rc >= 0, err, sizeof err) < 0) {
+    if (cb_output_close(&o, rc >= 0, &err) < 0) {
         if (rc >= 0)
-            cb_error("%s", err);
+            cb_error("%s", err.buf);
+        cb_sb_release(&err);
         return 1;
     }
+    cb_sb_release(&err);
     return 0;
 }
 

@@ -69,7 +69,7 @@ int cmp_measure_into(struct cb_collector *col, const struct cb_side_case *k, con
  * a new stored run, until every case is decided or the time cap. */
 int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
               const struct cmp_common *c, double cap_s, const char *cmdline, struct cmp_result *res,
-              char *err, size_t errlen)
+              struct cb_sb *err)
 {
     struct cb_collector cols[2];
     struct cb_harness_opts h;
@@ -81,7 +81,7 @@ int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const c
             .db = c->db, .events = NULL, .tag = tags[s], .repo = c->repo, .cmdline = cmdline,
             .cpu = cb_store_run_cpu(st, A->runs[0]), .quiet = 1, .harness = h,
         };
-        int rc = cb_collector_open(&cols[s], &co, err, errlen, &usage);
+        int rc = cb_collector_open(&cols[s], &co, err, &usage);
         if (rc < 0) {
             if (s)
                 cb_collector_finish(&cols[0], "aborted");
@@ -124,11 +124,11 @@ int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const c
         cb_collector_finish(&cols[s], status);
     }
     if (rc == -EINTR || *cb_stop_flag()) {
-        snprintf(err, errlen, "interrupted: the rerun runs were marked aborted");
+        cb_sb_setf(err, "interrupted: the rerun runs were marked aborted");
         return -EINTR;
     }
     if (rc < 0)
-        snprintf(err, errlen, "rerun failed: %s", strerror(-rc));
+        cb_sb_setf(err, "rerun failed: %s", strerror(-rc));
     return rc;
 }
 
@@ -167,7 +167,7 @@ static size_t undecided(const struct cmp_result *res, struct cb_sb *out)
  * side's command failed and how, or another negative errno. */
 static int exec_side(struct cb_store *st, const char *exec, int s, const char *list,
                      const struct cmp_common *c, int cpu, const char *metric, struct cb_side *side,
-                     char *err, size_t errlen)
+                     struct cb_sb *err)
 {
     static const char *const tags[2] = {"rerun-base", "rerun-head"};
     char cpubuf[16];
@@ -192,7 +192,7 @@ static int exec_side(struct cb_store *st, const char *exec, int s, const char *l
         snprintf(what, sizeof what, "exited with status %d", status);
     else
         snprintf(what, sizeof what, "stored no complete run tagged %s", tags[s]);
-    snprintf(err, errlen, "rerun: the %s command %s: %.400s; it must record a run (compare appends "
+    cb_sb_setf(err, "rerun: the %s command %s: %.400s; it must record a run (compare appends "
              "--cases, --tag, --db, -q), e.g. --%s-exec 'path/to/cyclebudget run'", name, what, exec,
              name);
     return -ECHILD;
@@ -206,7 +206,7 @@ static int exec_side(struct cb_store *st, const char *exec, int s, const char *l
  * binaries hold the two sides' code.  ABBA order, as above. */
 int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
                    const struct cmp_common *c, double cap_s, const char *const exec[2],
-                   struct cmp_result *res, char *crosses, size_t clen, char *err, size_t errlen)
+                   struct cmp_result *res, char *crosses, size_t clen, struct cb_sb *err)
 {
     struct cb_side *sides[2] = {A, B};
     int cpu = cb_store_run_cpu(st, A->runs[0]);
@@ -227,7 +227,7 @@ int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, co
                 round + 1, nk, nk > 1 ? "s" : "", el, cap_s);
         for (int k = 0; k < 2 && rc >= 0 && !*cb_stop_flag(); k++) {
             int s = (round + k) % 2;
-            rc = exec_side(st, exec[s], s, list.buf, c, cpu, metric, sides[s], err, errlen);
+            rc = exec_side(st, exec[s], s, list.buf, c, cpu, metric, sides[s], err);
         }
         cb_sb_release(&list);
         if (rc < 0 || *cb_stop_flag())
@@ -235,20 +235,20 @@ int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, co
         /* A side's command that measures in another environment (another
          * build's flags, CPU) is refused after its first run, not after the
          * whole time cap.  The last check's crosses is what compare prints. */
-        if ((rc = cmp_check_env(st, A, B, c->force, crosses, clen, err, errlen)) < 0) {
+        if ((rc = cmp_check_env(st, A, B, c->force, crosses, clen, err)) < 0) {
             if (rc != -EXDEV)
-                snprintf(err, errlen, "rerun: cannot read the new runs' environment: %s", strerror(-rc));
+                cb_sb_setf(err, "rerun: cannot read the new runs' environment: %s", strerror(-rc));
             return rc;
         }
         if ((rc = cmp_evaluate(st, A, B, &c->o, res)) < 0)
             break;
     }
     if (rc == -EINTR || *cb_stop_flag()) {
-        snprintf(err, errlen, "interrupted: the runs recorded so far stay in %s", c->db);
+        cb_sb_setf(err, "interrupted: the runs recorded so far stay in %s", c->db);
         return -EINTR;
     }
     if (rc < 0 && rc != -ECHILD)
-        snprintf(err, errlen, "rerun failed: %s", strerror(-rc));
+        cb_sb_setf(err, "rerun failed: %s", strerror(-rc));
     return rc;
 }
 

@@ -5,6 +5,8 @@
 #ifndef CB_CMD_RERUN_H
 #define CB_CMD_RERUN_H
 
+#include "strbuf.h"
+
 #include "collect.h"
 #include "verdict.h"
 
@@ -16,10 +18,10 @@ int cmp_measure_into(struct cb_collector *col, const struct cb_side_case *k, con
 /* --rerun with this binary; res is evaluated anew after each round. */
 int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
               const struct cmp_common *c, double cap_s, const char *cmdline, struct cmp_result *res,
-              char *err, size_t errlen);
+              struct cb_sb *err);
 /* --rerun --base-exec/--head-exec: each new run a process of the user's. */
 int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
                    const struct cmp_common *c, double cap_s, const char *const exec[2],
-                   struct cmp_result *res, char *crosses, size_t clen, char *err, size_t errlen);
+                   struct cmp_result *res, char *crosses, size_t clen, struct cb_sb *err);
 
 #endif

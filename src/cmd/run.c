@@ -88,7 +88,7 @@ struct named_case {
 /* --cases: every name must be a case this binary can measure, so that
  * compare --rerun, which writes these lists, fails loudly when BASE's
  * binary lacks a case rather than recording a run without it. */
-static int parse_cases(char **names, int n, struct named_case *out, char *err, size_t errlen)
+static int parse_cases(char **names, int n, struct named_case *out, struct cb_sb *err)
 {
     for (int i = 0; i < n; i++) {
         char buf[CB_CASE_KEY_MAX], *f[4], *save = NULL;
@@ -97,7 +97,7 @@ static int parse_cases(char **names, int n, struct named_case *out, char *err, s
         for (char *t = strtok_r(buf, "/", &save); t && nf < 4; t = strtok_r(NULL, "/", &save))
             f[nf++] = t;
         if (nf != 4 || strtok_r(NULL, "/", &save)) {
-            snprintf(err, errlen, "--cases: '%s' is not a case name: give probe/variant/size/mode, "
+            cb_sb_setf(err, "--cases: '%s' is not a case name: give probe/variant/size/mode, "
                      "e.g. csum/adc-2chain/1500/warm", names[i]);
             return -EINVAL;
         }
@@ -109,26 +109,28 @@ static int parse_cases(char **names, int n, struct named_case *out, char *err, s
                 cb_suggest_variants(out[i].p, f[1], &near);
             else
                 cb_suggest_probes(f[0], &near);
-            snprintf(err, errlen, "--cases: '%s': no %s '%s' here: did you mean %s?", names[i],
+            cb_sb_setf(err, "--cases: '%s': no %s '%s' here: did you mean %s?", names[i],
                      out[i].p ? "variant" : "probe", out[i].p ? f[1] : f[0], near.buf);
             cb_sb_release(&near);
             return -ENOENT;
         }
         int m = cb_mode_parse(f[3]);
-        char why[256];
-        if (cb_parse_size(f[2], &out[i].size, why, sizeof why) < 0) {
-            snprintf(err, errlen, "--cases: '%s': %s", names[i], why);
+        struct cb_sb why = CB_SB_INIT;
+        int bad = cb_parse_size(f[2], &out[i].size, &why) < 0;
+        if (bad)
+            cb_sb_setf(err, "--cases: '%s': %s", names[i], why.buf);
+        cb_sb_release(&why);
+        if (bad)
             return -EINVAL;
-        }
         if (m < 0 || out[i].size == 0 || (out[i].v->only_size && out[i].v->only_size != out[i].size)) {
-            snprintf(err, errlen, "--cases: '%s': %s", names[i],
+            cb_sb_setf(err, "--cases: '%s': %s", names[i],
                      m < 0 ? "the mode must be warm or cold" : "not a size this variant measures");
             return -EINVAL;
         }
         out[i].mode = (enum cb_mode)m;
         for (int j = 0; j < i; j++)
             if (out[j].v == out[i].v && out[j].size == out[i].size && out[j].mode == out[i].mode) {
-                snprintf(err, errlen, "--cases: '%s' is named twice: a run measures a case once",
+                cb_sb_setf(err, "--cases: '%s' is named twice: a run measures a case once",
                          names[i]);
                 return -EINVAL;
             }
@@ -173,7 +175,7 @@ struct run_plan {
     struct cb_plugin_info *plugins;     /* loaded, nplugins of them */
     int argc;                           /* as typed, for --sim's re-execution */
     char **argv;
-    char err[512];
+    struct cb_sb *err;         /* the parse step's message */
 };
 
 static int run_work(void *plan, struct cb_collector *col);
@@ -184,24 +186,24 @@ enum {
 };
 
 /* One of run's own options; 0, or -EINVAL with the plan's err set. */
-static int run_option(int ch, const char *arg, void *ctx, char *err, size_t len)
+static int run_option(int ch, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct run_plan *pl = ctx;
     struct cb_harness_opts *h = &pl->s.co.harness;
     long lv;
     switch (ch) {
     case OPT_MAX_TIME:
-        return cb_parse_seconds(arg, "--max-time", &h->case_seconds, err, len) < 0 ? -EINVAL : 0;
+        return cb_parse_seconds(arg, "--max-time", &h->case_seconds, err) < 0 ? -EINVAL : 0;
     case OPT_RECALIBRATE: pl->s.co.ceilings = 2; return 0;
     case OPT_PLUGIN:
         if (pl->nplugins == CB_PLUGIN_MAX) {
-            snprintf(err, len, "--plugin: at most %d plugins in one run", CB_PLUGIN_MAX);
+            cb_sb_setf(err, "--plugin: at most %d plugins in one run", CB_PLUGIN_MAX);
             return -EINVAL;
         }
         pl->plugin_args[pl->nplugins++] = arg;
         return 0;
     case OPT_ROUND_PAUSE:
-        if (cb_parse_long(arg, 0, 10000, "--round-pause", &lv, err, len) < 0)
+        if (cb_parse_long(arg, 0, 10000, "--round-pause", &lv, err) < 0)
             return -EINVAL;
         h->pause_ms = (double)lv;
         return 0;
@@ -272,10 +274,10 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
     cb_budget_opts_init(&pl->bo);
     pl->argc = argc;
     pl->argv = argv;
-    int rc = cb_getopt(argc, argv, &parser, pl, pl->err, sizeof pl->err);
+    int rc = cb_getopt(argc, argv, &parser, pl, pl->err);
     if (rc != 0)
         return rc;
-    return cb_session_no_operands(argc, argv, "run", pl->err, sizeof pl->err);
+    return cb_session_no_operands(argc, argv, "run", pl->err);
 }
 
 /* --cases: the named cases only, with no family loop. */
@@ -284,18 +286,17 @@ static int plan_named(struct run_plan *pl)
     if (!pl->cases_arg)
         return 0;
     if (pl->sel.probes || pl->sel.variants || pl->sel.sizes || pl->sel.modes) {
-        snprintf(pl->err, sizeof pl->err, "--cases names whole cases: leave out -p, -V, -s and -m");
+        cb_sb_setf(pl->err, "--cases names whole cases: leave out -p, -V, -s and -m");
         return -EINVAL;
     }
-    pl->nnamed = cb_parse_name_list(pl->cases_arg, "--cases", &pl->cnames, &pl->cstore, pl->err,
-                                    sizeof pl->err);
+    pl->nnamed = cb_parse_name_list(pl->cases_arg, "--cases", &pl->cnames, &pl->cstore, pl->err);
     if (pl->nnamed < 0)
         return pl->nnamed;
     if (!(pl->named = calloc((size_t)pl->nnamed, sizeof *pl->named))) {
-        snprintf(pl->err, sizeof pl->err, "out of memory");
+        cb_sb_setf(pl->err, "out of memory");
         return -ENOMEM;
     }
-    return parse_cases(pl->cnames, pl->nnamed, pl->named, pl->err, sizeof pl->err);
+    return parse_cases(pl->cnames, pl->nnamed, pl->named, pl->err);
 }
 
 /* The families: none with --cases, the quick suite's without -p. */
@@ -310,7 +311,7 @@ static int plan_probes(struct run_plan *pl)
                 pl->probes[pl->np++] = cb_probe_at(i);
         return 0;
     }
-    pl->np = cb_session_probes(pl->sel.probes, pl->probes, pl->err, sizeof pl->err);
+    pl->np = cb_session_probes(pl->sel.probes, pl->probes, pl->err);
     return pl->np < 0 ? pl->np : 0;
 }
 
@@ -321,7 +322,7 @@ static int plan_variants(struct run_plan *pl)
         return 0;
     return cb_session_variants(pl->sel.variants, pl->probes, pl->np, 0,
                                pl->suite ? "the quick suite's families" : pl->sel.probes,
-                               &pl->vglobs, &pl->vstore, pl->err, sizeof pl->err);
+                               &pl->vglobs, &pl->vstore, pl->err);
 }
 
 static int plan_modes(struct run_plan *pl)
@@ -329,17 +330,17 @@ static int plan_modes(struct run_plan *pl)
     char **names = NULL, *store = NULL;
     int rc = 0;
     pl->nm = cb_parse_name_list(pl->sel.modes ? pl->sel.modes : "warm,cold", "--mode", &names, &store,
-                                pl->err, sizeof pl->err);
+                                pl->err);
     if (pl->nm < 0)
         return pl->nm;
     if (pl->nm > 2) {
-        snprintf(pl->err, sizeof pl->err, "--mode: give warm, cold or warm,cold");
+        cb_sb_setf(pl->err, "--mode: give warm, cold or warm,cold");
         rc = -EINVAL;
     }
     for (int i = 0; i < pl->nm && rc == 0; i++) {
         int m = cb_mode_parse(names[i]);
         if (m < 0) {
-            snprintf(pl->err, sizeof pl->err, "--mode: unknown mode '%s': give warm, cold or warm,cold",
+            cb_sb_setf(pl->err, "--mode: unknown mode '%s': give warm, cold or warm,cold",
                      names[i]);
             rc = -EINVAL;
         }
@@ -357,11 +358,11 @@ static int plan_plugins(struct run_plan *pl)
     if (!pl->nplugins)
         return 0;
     if (!(pl->plugins = calloc((size_t)pl->nplugins, sizeof *pl->plugins))) {
-        snprintf(pl->err, sizeof pl->err, "out of memory");
+        cb_sb_setf(pl->err, "out of memory");
         return -ENOMEM;
     }
     for (int i = 0; i < pl->nplugins; i++) {
-        int rc = cb_plugin_load(pl->plugin_args[i], &pl->plugins[i], pl->err, sizeof pl->err);
+        int rc = cb_plugin_load(pl->plugin_args[i], &pl->plugins[i], pl->err);
         if (rc < 0)
             return rc;
     }
@@ -375,28 +376,28 @@ static int run_plan_cases(void *plan)
     int rc;
     if ((rc = plan_plugins(pl)) < 0)
         return rc;
-    if (cb_budget_opts_finish(&pl->bo, pl->budget_arg, pl->err, sizeof pl->err) < 0)
+    if (cb_budget_opts_finish(&pl->bo, pl->budget_arg, pl->err) < 0)
         return -EINVAL;
     if (pl->sim && pl->s.co.events) {
-        snprintf(pl->err, sizeof pl->err, "--sim counts callgrind's events, and -e chooses perf "
+        cb_sb_setf(pl->err, "--sim counts callgrind's events, and -e chooses perf "
                  "events: give one or the other");
         return -EINVAL;
     }
     if (pl->sim_caches && !pl->sim) {
-        snprintf(pl->err, sizeof pl->err, "--sim-caches sets the simulated caches of --sim: give --sim too");
+        cb_sb_setf(pl->err, "--sim-caches sets the simulated caches of --sim: give --sim too");
         return -EINVAL;
     }
     if (pl->sim && !cb_sim_requested()) {
         struct cb_cache_model m;
-        if ((rc = cb_sim_check(pl->err, sizeof pl->err)) < 0 ||
-            (rc = cb_sim_model(pl->sim_caches, &m, pl->err, sizeof pl->err)) < 0)
+        if ((rc = cb_sim_check(pl->err)) < 0 ||
+            (rc = cb_sim_model(pl->sim_caches, &m, pl->err)) < 0)
             return rc;
     }
     if ((rc = plan_named(pl)) < 0 || (rc = plan_probes(pl)) < 0 || (rc = plan_variants(pl)) < 0 ||
         (rc = plan_modes(pl)) < 0)
         return rc;
     if (pl->sel.sizes && (pl->nsizes = cb_parse_size_list(pl->sel.sizes, pl->sizes, MAX_SIZES,
-                                                          pl->err, sizeof pl->err)) < 0)
+                                                          pl->err)) < 0)
         return pl->nsizes;
     return 0;
 }
@@ -518,9 +519,11 @@ static void run_summary(const struct run_plan *pl, int64_t run_id)
     const char *db = pl->s.co.db;
     struct cb_store *st;
     struct cb_report rep;
-    char err[512];
+    struct cb_sb err = CB_SB_INIT;   /* not said: the run is stored; the summary is a courtesy */
     int quiet = pl->s.co.quiet;
-    if (cb_store_open(db, CB_STORE_WRITE, 0, &st, err, sizeof err) == 0) {
+    int opened = cb_store_open(db, CB_STORE_WRITE, 0, &st, &err) == 0;
+    cb_sb_release(&err);
+    if (opened) {
         if (cb_report_load(st, run_id, &rep) == 0) {
             struct cb_text_opts to = {.budget = &pl->bo.budget, .color = isatty(1) && !getenv("NO_COLOR")};
             cb_budget_opts_apply(&pl->bo, &rep);
@@ -544,10 +547,11 @@ static void run_plan_free(struct run_plan *pl)
     cb_free_all((void *const[]){pl->vglobs, pl->vstore, pl->cnames, pl->cstore, pl->named, pl->plugins}, 6);
 }
 
-static int run_parse_plan(int argc, char **argv, void *ctx, char *err, size_t errlen)
+static int run_parse_plan(int argc, char **argv, void *ctx, struct cb_sb *err)
 {
     struct run_plan *pl = ctx;
-    return cb_session_checked(run_parse(pl, argc, argv), run_plan_cases, pl, pl->err, err, errlen);
+    pl->err = err;
+    return cb_session_checked(run_parse(pl, argc, argv), run_plan_cases, pl);
 }
 
 /* In the open session: measure every case, end the run, summarise it. */

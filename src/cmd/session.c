@@ -29,15 +29,15 @@ void cb_session_init(struct cb_session *s, const char *events, int (*work)(void 
 
 /* A tag that reads as a run id or as 'latest' could never be selected by
  * it: report, compare and history take those words for what they mean. */
-static int session_tag(struct cb_session *s, const char *arg, char *err, size_t errlen)
+static int session_tag(struct cb_session *s, const char *arg, struct cb_sb *err)
 {
     /* "" was silently no tag; every other option refuses an empty value. */
     if (!*arg || strspn(arg, " \t\n") == strlen(arg)) {
-        snprintf(err, errlen, "--tag '%s': give a label (e.g. --tag v1.2), or leave --tag out", arg);
+        cb_sb_setf(err, "--tag '%s': give a label (e.g. --tag v1.2), or leave --tag out", arg);
         return -EINVAL;
     }
     if (strcmp(arg, "latest") == 0 || strspn(arg, "0123456789") == strlen(arg)) {
-        snprintf(err, errlen, "--tag '%s' reads as %s, so no command could select the run by it; "
+        cb_sb_setf(err, "--tag '%s' reads as %s, so no command could select the run by it; "
                  "give another (e.g. 'v%s')", arg,
                  *arg == 'l' ? "the newest run" : "a run id", *arg == 'l' ? "1.2-latest" : arg);
         return -EINVAL;
@@ -50,15 +50,15 @@ enum { OPT_CPU = CB_SESSION_OPT_FIRST, OPT_COLD, OPT_TAG };
 
 /* The shared options that parse a value: 0 taken, 1 not one of them,
  * -EINVAL with err set. */
-static int session_option(int id, const char *arg, void *ctx, char *err, size_t errlen)
+static int session_option(int id, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct cb_session *s = ctx;
     uint64_t u64;
     switch (id) {
-    case OPT_TAG: return session_tag(s, arg, err, errlen);
-    case OPT_CPU: return cb_parse_int(arg, 0, 65535, "--cpu", &s->co.cpu, err, errlen);
+    case OPT_TAG: return session_tag(s, arg, err);
+    case OPT_CPU: return cb_parse_int(arg, 0, 65535, "--cpu", &s->co.cpu, err);
     case OPT_COLD:
-        if (cb_parse_cold_bytes(arg, &u64, err, errlen) < 0)
+        if (cb_parse_cold_bytes(arg, &u64, err) < 0)
             return -EINVAL;
         s->co.harness.cold_bytes = u64;
         return 0;
@@ -90,21 +90,21 @@ void cb_session_release(struct cb_session *s)
     cb_sb_release(&s->cmdline);
 }
 
-int cb_session_no_operands(int argc, char **argv, const char *cmd, char *err, size_t errlen)
+int cb_session_no_operands(int argc, char **argv, const char *cmd, struct cb_sb *err)
 {
     if (optind >= argc)
         return 0;
-    snprintf(err, errlen, "unexpected argument '%s' (options only; see 'cyclebudget %s --help')",
+    cb_sb_setf(err, "unexpected argument '%s' (options only; see 'cyclebudget %s --help')",
              argv[optind], cmd);
     return -EINVAL;
 }
 
-int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, size_t errlen)
+int cb_session_probes(const char *arg, const struct cb_probe **out, struct cb_sb *err)
 {
     char **names = NULL, *store = NULL;
-    int n = cb_parse_name_list(arg, "--probes", &names, &store, err, errlen);
+    int n = cb_parse_name_list(arg, "--probes", &names, &store, err);
     if (n > CB_SESSION_MAX_PROBES) {
-        snprintf(err, errlen, "--probes: too many names");
+        cb_sb_setf(err, "--probes: too many names");
         n = -EINVAL;
     }
     for (int i = 0; i < n; i++) {
@@ -112,7 +112,7 @@ int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, s
             continue;
         struct cb_sb near = CB_SB_INIT;
         cb_suggest_probes(names[i], &near);
-        snprintf(err, errlen, "unknown probe '%s': did you mean %s? ('cyclebudget list probes' shows all)",
+        cb_sb_setf(err, "unknown probe '%s': did you mean %s? ('cyclebudget list probes' shows all)",
                  names[i], near.buf);
         cb_sb_release(&near);
         n = -ENOENT;
@@ -125,9 +125,9 @@ int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, s
 
 int cb_session_variants(const char *arg, const struct cb_probe *const *probes, int np,
                         int testonly, const char *families, char ***globs, char **store,
-                        char *err, size_t errlen)
+                        struct cb_sb *err)
 {
-    if (cb_parse_name_list(arg, "--variants", globs, store, err, errlen) < 0)
+    if (cb_parse_name_list(arg, "--variants", globs, store, err) < 0)
         return -EINVAL;
     for (char **g = *globs; *g; g++) {
         int hit = 0;
@@ -139,7 +139,7 @@ int cb_session_variants(const char *arg, const struct cb_probe *const *probes, i
             continue;
         struct cb_sb near = CB_SB_INIT;
         cb_suggest_variants(np == 1 ? probes[0] : NULL, *g, &near);
-        snprintf(err, errlen, "no variant of %s matches '%s': did you mean %s? ('cyclebudget list "
+        cb_sb_setf(err, "no variant of %s matches '%s': did you mean %s? ('cyclebudget list "
                  "variants')", families, *g, near.buf);
         cb_sb_release(&near);
         return -ENOENT;
@@ -149,12 +149,14 @@ int cb_session_variants(const char *arg, const struct cb_probe *const *probes, i
 
 static int session_open(struct cb_session *s, struct cb_collector *col)
 {
-    char err[512];
+    struct cb_sb err = CB_SB_INIT;
     int usage = 0;
-    int rc = cb_collector_open(col, &s->co, err, sizeof err, &usage);
+    int rc = cb_collector_open(col, &s->co, &err, &usage);
+    if (rc != 0)
+        cb_error("%s", err.buf);
+    cb_sb_release(&err);
     if (rc == 0)
         return 0;
-    cb_error("%s", err);
     return rc == -EINTR ? 130 : usage ? CB_EXIT_USAGE : 1;   /* 130: as a run a signal ends */
 }
 
@@ -202,13 +204,10 @@ int cb_session_abort(struct cb_collector *col, int rc, const char *what, const c
     return 1;
 }
 
-int cb_session_checked(int parsed, int (*check)(void *plan), void *plan, const char *plan_err,
-                       char *err, size_t errlen)
+int cb_session_checked(int parsed, int (*check)(void *plan), void *plan)
 {
     if (parsed == 0 && check(plan) < 0)
         parsed = -EINVAL;
-    if (parsed == -EINVAL)
-        snprintf(err, errlen, "%s", plan_err);
     return parsed;
 }
 

@@ -7,6 +7,8 @@
 #ifndef CB_SESSION_H
 #define CB_SESSION_H
 
+#include "strbuf.h"
+
 #include <getopt.h>
 #include <signal.h>
 #include <stddef.h>
@@ -39,11 +41,11 @@ void cb_session_init(struct cb_session *s, const char *events, int (*work)(void 
 void cb_session_release(struct cb_session *s);
 
 /* Options only: -EINVAL naming the first operand, if any. */
-int cb_session_no_operands(int argc, char **argv, const char *cmd, char *err, size_t errlen);
+int cb_session_no_operands(int argc, char **argv, const char *cmd, struct cb_sb *err);
 
 /* -p's names as families, at most CB_SESSION_MAX_PROBES; the count, or
  * -EINVAL/-ENOENT with err saying what was wrong and what to type. */
-int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, size_t errlen);
+int cb_session_probes(const char *arg, const struct cb_probe **out, struct cb_sb *err);
 
 /* -V's globs (arg), each of which must match a variant of the np families
  * (a test-only one only when testonly): 0, or -EINVAL/-ENOENT with err
@@ -51,13 +53,13 @@ int cb_session_probes(const char *arg, const struct cb_probe **out, char *err, s
  * (as families says them).  The globs go to *globs, strdup'd into *store. */
 int cb_session_variants(const char *arg, const struct cb_probe *const *probes, int np,
                         int testonly, const char *families, char ***globs, char **store,
-                        char *err, size_t errlen);
+                        struct cb_sb *err);
 
 /* After the options: check the plan, so that a typo is said before the
  * store is opened for writing.  The parse step's result as cb_cmd takes
- * it, with the plan's message copied into err. */
-int cb_session_checked(int parsed, int (*check)(void *plan), void *plan, const char *plan_err,
-                       char *err, size_t errlen);
+ * it; the plan's checks set their message in the parse step's err, which
+ * the plan points to. */
+int cb_session_checked(int parsed, int (*check)(void *plan), void *plan);
 
 /* cb_cmd's body for run and race: catch the stop signals, open the
  * session, and do its work (plan starts with its struct cb_session).  The

@@ -37,14 +37,14 @@ static int find_valgrind(char *path, size_t len)
     return -ENOENT;
 }
 
-int cb_sim_check(char *err, size_t errlen)
+int cb_sim_check(struct cb_sb *err)
 {
 #if defined(__SANITIZE_ADDRESS__)
-    snprintf(err, errlen, "--sim: this build has AddressSanitizer, which cannot run under valgrind: "
+    cb_sb_setf(err, "--sim: this build has AddressSanitizer, which cannot run under valgrind: "
                           "use a build configured without --enable-sanitizers");
     return -ENOTSUP;
 #elif !defined(HAVE_VALGRIND_CALLGRIND_H)
-    snprintf(err, errlen, "--sim: this cyclebudget was built without valgrind's headers: "
+    cb_sb_setf(err, "--sim: this cyclebudget was built without valgrind's headers: "
                           "apt-get install valgrind, then ./configure && make");
     return -ENOTSUP;
 #else
@@ -52,10 +52,10 @@ int cb_sim_check(char *err, size_t errlen)
     if (find_valgrind(path, sizeof path) == 0)
         return 0;
     if (getenv("CB_SIM_VALGRIND") && *getenv("CB_SIM_VALGRIND"))
-        snprintf(err, errlen, "--sim: CB_SIM_VALGRIND=%s is not an executable valgrind",
+        cb_sb_setf(err, "--sim: CB_SIM_VALGRIND=%s is not an executable valgrind",
                  getenv("CB_SIM_VALGRIND"));
     else
-        snprintf(err, errlen, "--sim counts under valgrind's callgrind, and no valgrind is on "
+        cb_sb_setf(err, "--sim counts under valgrind's callgrind, and no valgrind is on "
                               "PATH: apt-get install valgrind (or set CB_SIM_VALGRIND)");
     return -ENOENT;
 #endif
@@ -105,12 +105,12 @@ static void show_log(const char *path)
         fclose(f);
 }
 
-int cb_sim_model(const char *spec, struct cb_cache_model *m, char *err, size_t errlen)
+int cb_sim_model(const char *spec, struct cb_cache_model *m, struct cb_sb *err)
 {
     int known = cb_caches_read(m) == 0;
     if (!known)
         memset(m, 0, sizeof *m);
-    if (spec && cb_caches_override(m, spec, err, errlen) < 0)
+    if (spec && cb_caches_override(m, spec, err) < 0)
         return -EINVAL;
     return known || spec ? 0 : 1;
 }
@@ -120,12 +120,14 @@ static int child_env(const char *out, const char *vg, const char *spec, char cac
                      int *ncache)
 {
     struct cb_cache_model m;
-    char desc[220], model[360], version[64], ghz[32], cold[32], err[256];
+    char desc[220], model[360], version[64], ghz[32], cold[32];
+    struct cb_sb err = CB_SB_INIT;
     valgrind_version(vg, version, sizeof version);
     *ncache = 0;
-    int rc = cb_sim_model(spec, &m, err, sizeof err);
+    int rc = cb_sim_model(spec, &m, &err);
     if (rc < 0) {
-        cb_error("%s", err);
+        cb_error("%s", err.buf);
+        cb_sb_release(&err);
         return rc;
     }
     if (rc == 0) {
@@ -151,6 +153,7 @@ static int child_env(const char *out, const char *vg, const char *spec, char cac
     setenv(CB_SIM_ENV, out, 1);
     setenv(CB_SIM_MODEL_ENV, model, 1);
     setenv(CB_SIM_GHZ_ENV, ghz, 1);
+    cb_sb_release(&err);
     return 0;
 }
 

@@ -4,6 +4,8 @@
 #ifndef CB_SIM_H
 #define CB_SIM_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 
 #include "caches.h"
@@ -11,13 +13,13 @@
 /* Can --sim run here: this build has valgrind's client requests, and a
  * valgrind is found ($CB_SIM_VALGRIND, else valgrind on PATH).  0, or a
  * negative errno with err saying what to install. */
-int cb_sim_check(char *err, size_t errlen);
+int cb_sim_check(struct cb_sb *err);
 
 /* The cache model --sim will simulate: this CPU's (cpuid, else sysfs), with
  * the caches spec names replacing its own (--sim-caches; NULL: none).
  * 0; 1 when neither the CPU nor spec gives a model (valgrind's default is
  * then used); -EINVAL with err when spec is wrong. */
-int cb_sim_model(const char *spec, struct cb_cache_model *m, char *err, size_t errlen);
+int cb_sim_model(const char *spec, struct cb_cache_model *m, struct cb_sb *err);
 
 /* Start "cyclebudget ARGV..." (argv[0] the subcommand) under callgrind with
  * the cache model spec gives (cb_sim_model), wait for it, and tidy its dump

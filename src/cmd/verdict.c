@@ -22,7 +22,7 @@
 #include "store.h"
 #include "verdict.h"
 
-int cmp_parse_pct(const char *s, const char *what, double *out, char *err, size_t errlen)
+int cmp_parse_pct(const char *s, const char *what, double *out, struct cb_sb *err)
 {
     char buf[64];
     size_t n = strlen(s);
@@ -40,7 +40,7 @@ int cmp_parse_pct(const char *s, const char *what, double *out, char *err, size_
     *out = v / 100.0;
     return 0;
 bad:
-    snprintf(err, errlen, "%s '%s': give a percentage between 0 and 100, e.g. 2 or 2%%", what, s);
+    cb_sb_setf(err, "%s '%s': give a percentage between 0 and 100, e.g. 2 or 2%%", what, s);
     return -EINVAL;
 }
 
@@ -63,11 +63,11 @@ static int plain_decimal(const char *s, double *v)
     return *s && !*end && strspn(s, "0123456789.") == strlen(s) ? 0 : -EINVAL;
 }
 
-static int parse_run_quantile(const char *s, double *out, char *err, size_t errlen)
+static int parse_run_quantile(const char *s, double *out, struct cb_sb *err)
 {
     double v;
     if (plain_decimal(s, &v) < 0 || !(v >= 0 && v <= 0.5)) {
-        snprintf(err, errlen,
+        cb_sb_setf(err,
                  "--run-quantile '%s': give a quantile from 0 (each run's fastest sample) to 0.5 "
                  "(its median), e.g. 0.1", s);
         return -EINVAL;
@@ -76,22 +76,22 @@ static int parse_run_quantile(const char *s, double *out, char *err, size_t errl
     return 0;
 }
 
-static int parse_trim(const char *s, double *out, char *err, size_t errlen)
+static int parse_trim(const char *s, double *out, struct cb_sb *err)
 {
     double v;
     if (plain_decimal(s, &v) < 0 || !(v >= 0 && v <= 0.4)) {
-        snprintf(err, errlen, "--trim '%s': give the share of runs to trim from each end, 0 to 0.4, e.g. 0.2", s);
+        cb_sb_setf(err, "--trim '%s': give the share of runs to trim from each end, 0 to 0.4, e.g. 0.2", s);
         return -EINVAL;
     }
     *out = v;
     return 0;
 }
 
-static int parse_alpha(const char *s, double *out, char *err, size_t errlen)
+static int parse_alpha(const char *s, double *out, struct cb_sb *err)
 {
     double v;
     if (plain_decimal(s, &v) < 0 || !(v > 0 && v < 1)) {
-        snprintf(err, errlen, "--alpha '%s': give a probability strictly between 0 and 1, e.g. 0.01", s);
+        cb_sb_setf(err, "--alpha '%s': give a probability strictly between 0 and 1, e.g. 0.01", s);
         return -EINVAL;
     }
     *out = v;
@@ -192,29 +192,29 @@ enum { OPT_ALPHA = CMP_OPT_FIRST, OPT_THRESHOLD, OPT_CORRECTION, OPT_RUN_QUANTIL
 
 /* One of the shared options that parse a value: 0 taken, 1 not one of
  * them, or -EINVAL with the message in err. */
-static int cmp_common_opt(int id, const char *arg, void *ctx, char *err, size_t errlen)
+static int cmp_common_opt(int id, const char *arg, void *ctx, struct cb_sb *err)
 {
     struct cmp_common *c = ctx;
     switch (id) {
-    case OPT_ALPHA: return parse_alpha(arg, &c->o.alpha, err, errlen);
+    case OPT_ALPHA: return parse_alpha(arg, &c->o.alpha, err);
     case OPT_THRESHOLD:
         c->o.threshold_set = 1;
-        return cmp_parse_pct(arg, "--threshold", &c->o.threshold, err, errlen);
+        return cmp_parse_pct(arg, "--threshold", &c->o.threshold, err);
     case OPT_CORRECTION:
         if (strcmp(arg, "holm") == 0)
             c->o.corr = CORR_HOLM;
         else if (strcmp(arg, "bh") == 0)
             c->o.corr = CORR_BH;
         else {
-            snprintf(err, errlen, "--correction '%s': give holm or bh", arg);
+            cb_sb_setf(err, "--correction '%s': give holm or bh", arg);
             return -EINVAL;
         }
         return 0;
-    case OPT_RUN_QUANTILE: return parse_run_quantile(arg, &c->o.run_q, err, errlen);
-    case OPT_TRIM: return parse_trim(arg, &c->o.trim, err, errlen);
+    case OPT_RUN_QUANTILE: return parse_run_quantile(arg, &c->o.run_q, err);
+    case OPT_TRIM: return parse_trim(arg, &c->o.trim, err);
     case OPT_HOST:
         if (!*arg) {
-            snprintf(err, errlen, "--host needs a machine id or a hostname glob");
+            cb_sb_setf(err, "--host needs a machine id or a hostname glob");
             return -EINVAL;
         }
         c->host = arg;
@@ -261,33 +261,32 @@ static const struct cb_option cmp_common_table[] = {
 
 const struct cb_opt_group cmp_common_options = {cmp_common_table, cmp_common_opt};
 
-int cmp_select_host(struct cb_store *st, struct cb_side *s, const char *host, char *err,
-                    size_t errlen)
+int cmp_select_host(struct cb_store *st, struct cb_side *s, const char *host, struct cb_sb *err)
 {
     struct cb_machine *m;
     size_t n;
     char list[768];
     int rc = cb_side_machines(st, s, &m, &n);
     if (rc < 0) {
-        snprintf(err, errlen, "cannot read the hosts of '%s': %s", s->spec, strerror(-rc));
+        cb_sb_setf(err, "cannot read the hosts of '%s': %s", s->spec, strerror(-rc));
         return rc;
     }
     cb_machines_list(m, n, list, sizeof list);
     free(m);
     if (host) {
         if ((rc = cb_side_keep_host(st, s, host)) < 0) {
-            snprintf(err, errlen, "cannot read the hosts of '%s': %s", s->spec, strerror(-rc));
+            cb_sb_setf(err, "cannot read the hosts of '%s': %s", s->spec, strerror(-rc));
             return rc;
         }
         if (rc == 0) {
-            snprintf(err, errlen, "--host %s: no run of '%s' is from a machine it names (they "
+            cb_sb_setf(err, "--host %s: no run of '%s' is from a machine it names (they "
                      "are from %s)", host, s->spec, list);
             return -ENOENT;
         }
-        return cmp_select_host(st, s, NULL, err, errlen);
+        return cmp_select_host(st, s, NULL, err);
     }
     if (n > 1) {
-        snprintf(err, errlen, "the runs of '%s' come from %zu machines (%s): one side is one "
+        cb_sb_setf(err, "the runs of '%s' come from %zu machines (%s): one side is one "
                  "machine; choose it with --host", s->spec, n, list);
         return -EXDEV;
     }
@@ -311,7 +310,7 @@ void cmp_common_defaults(struct cmp_common *c, int argc, char **argv)
 /* Check the fingerprints: within each side and across.  Returns 0, or
  * -EXDEV with the message in err when refused. */
 int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
-                  int force, char *crosses, size_t clen, char *err, size_t errlen)
+                  int force, char *crosses, size_t clen, struct cb_sb *err)
 {
     char fa[2048], fb[2048], why[900];
     crosses[0] = '\0';
@@ -328,7 +327,7 @@ int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_
     if (!crosses[0] && cb_fingerprint_diff(fa, fb, why, sizeof why))
         snprintf(crosses, clen, "base vs head: %s", why);
     if (crosses[0] && !force) {
-        snprintf(err, errlen, "refusing to compare across environments (%.900s): measure both sides on the same "
+        cb_sb_setf(err, "refusing to compare across environments (%.900s): measure both sides on the same "
                  "machine, kernel and build, on CPUs of one class (run --cpu N), or pass --force", crosses);
         return -EXDEV;
     }

@@ -8,6 +8,8 @@
 #ifndef CB_CMD_VERDICT_H
 #define CB_CMD_VERDICT_H
 
+#include "strbuf.h"
+
 #include <stdio.h>
 
 #include "cmd.h"
@@ -43,14 +45,13 @@ extern const struct cb_opt_group cmp_common_options;
 
 /* "2", "2%", "0.5%": a percentage in [0, 100], as a fraction; what names
  * the option in the message. */
-int cmp_parse_pct(const char *s, const char *what, double *out, char *err, size_t errlen);
+int cmp_parse_pct(const char *s, const char *what, double *out, struct cb_sb *err);
 void cmp_common_defaults(struct cmp_common *c, int argc, char **argv);
 void cmp_common_release(struct cmp_common *c);
 /* A side's runs must come from one machine: with --host (host non-NULL),
  * keep those of the machines it names (-ENOENT when none is left); without,
  * -EXDEV when they come from several.  The message in err. */
-int cmp_select_host(struct cb_store *st, struct cb_side *s, const char *host, char *err,
-                    size_t errlen);
+int cmp_select_host(struct cb_store *st, struct cb_side *s, const char *host, struct cb_sb *err);
 /* One line naming a side's runs and commits, for the header. */
 void cmp_describe_side(struct cb_store *st, const struct cb_side *s, char *buf, size_t len);
 void cmp_print_result(const struct cmp_ctx *x, const struct cmp_common *c,
@@ -74,7 +75,7 @@ void cmp_record_hint(struct cb_store *st, const struct cb_side *A, const struct 
 /* Check the fingerprints: within each side and across.  Returns 0, or
  * -EXDEV with the message in err when refused. */
 int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_side *B, int force,
-                  char *crosses, size_t clen, char *err, size_t errlen);
+                  char *crosses, size_t clen, struct cb_sb *err);
 
 /* When the sides' runs were pinned to different CPUs (of one class, or
  * cmp_check_env would have refused): a note saying so; else "". */

@@ -116,7 +116,7 @@ static int parse_line(struct parse_state *ps, struct cb_cg_dump *d, char *line, 
     return 0;
 }
 
-int cb_cg_parse(FILE *in, struct cb_cg_dump *d, char *err, size_t errlen)
+int cb_cg_parse(FILE *in, struct cb_cg_dump *d, struct cb_sb *err)
 {
     struct parse_state ps = {.nslots = -1};
     char line[4096];
@@ -131,31 +131,32 @@ int cb_cg_parse(FILE *in, struct cb_cg_dump *d, char *err, size_t errlen)
         else if (parse_line(&ps, d, line, &why) == 0 && !why)
             summary |= strncmp(line, "summary:", 8) == 0 || strncmp(line, "totals:", 7) == 0;
         if (why) {
-            snprintf(err, errlen, "line %d: %s", lineno, why);
+            cb_sb_setf(err, "line %d: %s", lineno, why);
             return -EINVAL;
         }
     }
     if (!summary) {
-        snprintf(err, errlen, lineno ? (ps.nslots < 0 ? "no events: line" : "no summary: or totals: line")
+        cb_sb_setf(err, lineno ? (ps.nslots < 0 ? "no events: line" : "no summary: or totals: line")
                                      : "empty file");
         return -EINVAL;
     }
     return 0;
 }
 
-int cb_cg_parse_file(const char *path, struct cb_cg_dump *d, char *err, size_t errlen)
+int cb_cg_parse_file(const char *path, struct cb_cg_dump *d, struct cb_sb *err)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
         int e = errno;
-        snprintf(err, errlen, "%s: %s", path, strerror(e));
+        cb_sb_setf(err, "%s: %s", path, strerror(e));
         return -e;
     }
-    char why[256];
-    int rc = cb_cg_parse(f, d, why, sizeof why);
+    struct cb_sb why = CB_SB_INIT;
+    int rc = cb_cg_parse(f, d, &why);
     fclose(f);
     if (rc < 0)
-        snprintf(err, errlen, "%s: %s", path, why);
+        cb_sb_setf(err, "%s: %s", path, why.buf);
+    cb_sb_release(&why);
     return rc;
 }
 

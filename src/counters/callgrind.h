@@ -10,6 +10,8 @@
 #ifndef CB_CALLGRIND_H
 #define CB_CALLGRIND_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,8 +46,8 @@ const char *cb_cg_event_name(enum cb_cg_event e);
  * callgrind leaves them out; an event callgrind names that is not in the
  * table above is skipped.  0, or -EINVAL with err saying which line is
  * wrong (not callgrind's format, no "events:", a bad or extra number). */
-int cb_cg_parse(FILE *in, struct cb_cg_dump *d, char *err, size_t errlen);
-int cb_cg_parse_file(const char *path, struct cb_cg_dump *d, char *err, size_t errlen);
+int cb_cg_parse(FILE *in, struct cb_cg_dump *d, struct cb_sb *err);
+int cb_cg_parse_file(const char *path, struct cb_cg_dump *d, struct cb_sb *err);
 
 /* The name after "Client Request: ", or NULL when the dump was not made by
  * a client request (the end-of-program dump, for one). */

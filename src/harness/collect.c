@@ -56,8 +56,7 @@ struct open_ctx {
     struct cb_event_spec specs[CB_MAX_COUNTERS - 2];
     int nspec;
     struct cb_gitinfo git;
-    char *err;
-    size_t errlen;
+    struct cb_sb *err;
 };
 
 /* Everything the user gave, checked before anything is opened: the events,
@@ -67,28 +66,28 @@ static int check_args(struct open_ctx *x)
     struct cb_collector *col = x->col;
     const struct cb_collect_opts *o = x->o;
     int rc = cb_collect_resolve_events(o->events, x->specs, CB_MAX_COUNTERS - 2, &x->nspec,
-                                       x->err, x->errlen);
+                                       x->err);
     if (rc < 0)
         return rc;
     const char *fake = getenv(CB_FAKE_ENV);
     if (fake) {
-        if ((rc = cb_fake_init(&col->fake_clock, fake, &col->fake_be, x->err, x->errlen)) < 0)
+        if ((rc = cb_fake_init(&col->fake_clock, fake, &col->fake_be, x->err)) < 0)
             return rc;
         col->fake = 1;
     }
     const char *ceil = getenv(CB_CEILINGS_ENV);
     if (ceil && *ceil && strcmp(ceil, "model") != 0 && strcmp(ceil, "off") != 0) {
-        snprintf(x->err, x->errlen, "%s='%s': it takes 'model' (fixed figures, for tests) or "
+        cb_sb_setf(x->err, "%s='%s': it takes 'model' (fixed figures, for tests) or "
                  "'off' (no ceilings); unset it to measure them", CB_CEILINGS_ENV, ceil);
         return -EINVAL;
     }
     if (cb_sim_requested()) {
         if (col->fake) {
-            snprintf(x->err, x->errlen, "%s and %s are both set: a run is counted by one backend",
+            cb_sb_setf(x->err, "%s and %s are both set: a run is counted by one backend",
                      CB_FAKE_ENV, CB_SIM_ENV);
             return -EINVAL;
         }
-        if ((rc = cb_sim_init(&col->sim_clock, &col->sim_be, x->err, x->errlen)) < 0)
+        if ((rc = cb_sim_init(&col->sim_clock, &col->sim_be, x->err)) < 0)
             return rc;
         col->sim = 1;
     }
@@ -101,22 +100,22 @@ static int check_args(struct open_ctx *x)
     cpu_set_t allowed;
     CPU_ZERO(&allowed);
     (void)sched_getaffinity(0, sizeof allowed, &allowed);
-    if ((rc = cb_pin_cpu(cpu, &col->pinned, x->err, x->errlen)) < 0)
+    if ((rc = cb_pin_cpu(cpu, &col->pinned, x->err)) < 0)
         return rc;
     col->peer = cb_pair_peer("", &allowed, col->pinned);
     if (cpu == CB_CPU_DEFAULT && !o->quiet)
         fprintf(stderr, "cyclebudget: pinned to CPU %d, the default: the last CPU this process may "
                         "use, of its fastest core type (--cpu N chooses)\n", col->pinned);
     rc = cb_gitinfo_read(o->repo, o->commit, &x->git);
-    if (cb_gitinfo_cut(rc, o->repo, x->err, x->errlen))
+    if (cb_gitinfo_cut(rc, o->repo, x->err))
         return rc;
     if (rc == -EINVAL) {
-        snprintf(x->err, x->errlen, "--commit %s does not name a commit in %s", o->commit,
+        cb_sb_setf(x->err, "--commit %s does not name a commit in %s", o->commit,
                  o->repo ? o->repo : "the current git tree");
         return rc;
     }
     if (rc == -ENOENT && o->repo) {
-        snprintf(x->err, x->errlen, "--repo %s is not a git work tree with commits", o->repo);
+        cb_sb_setf(x->err, "--repo %s is not a git work tree with commits", o->repo);
         return rc;
     }
     return 0;
@@ -164,7 +163,7 @@ static int open_counters(struct open_ctx *x)
     else
         rc = cb_counters_open(&col->cs, x->specs, x->nspec, col->clk.tsc_ghz, col->clk.core_ghz);
     if (rc < 0) {
-        snprintf(x->err, x->errlen, "cannot set up counters: %s", strerror(-rc));
+        cb_sb_setf(x->err, "cannot set up counters: %s", strerror(-rc));
         return rc;
     }
     measure_core_clock(col);
@@ -186,7 +185,7 @@ static int open_counters(struct open_ctx *x)
             ho.cold_bytes = col->sim_clock.cold_bytes;
     }
     if ((rc = cb_harness_init(&col->h, &col->cs, &ho)) < 0) {
-        snprintf(x->err, x->errlen, "cannot calibrate the harness: %s", strerror(-rc));
+        cb_sb_setf(x->err, "cannot calibrate the harness: %s", strerror(-rc));
         cb_counters_close(&col->cs);
         return rc;
     }
@@ -243,7 +242,7 @@ static int begin_run(struct open_ctx *x)
     }
     int rc = cb_store_run_begin(col->st, &meta, &col->run_id);
     if (rc < 0)
-        snprintf(x->err, x->errlen, "cannot record the run in %s: %s", o->db, strerror(-rc));
+        cb_sb_setf(x->err, "cannot record the run in %s: %s", o->db, strerror(-rc));
     return rc;
 }
 
@@ -313,7 +312,7 @@ static int record_events(struct open_ctx *x)
         };
         int rc = cb_store_event_add(col->st, col->run_id, &row, &col->event_ids[i]);
         if (rc < 0) {
-            snprintf(x->err, x->errlen, "cannot record events in %s: %s", x->o->db,
+            cb_sb_setf(x->err, "cannot record events in %s: %s", x->o->db,
                      strerror(-rc));
             cb_store_run_finish(col->st, col->run_id, "aborted");
             return rc;
@@ -322,19 +321,18 @@ static int record_events(struct open_ctx *x)
     return 0;
 }
 
-int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o, char *err,
-                      size_t errlen, int *usage)
+int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o, struct cb_sb *err, int *usage)
 {
     memset(col, 0, sizeof *col);
     col->quiet = o->quiet;
     snprintf(col->db, sizeof col->db, "%s", o->db);
     *usage = 1;
-    struct open_ctx x = {.col = col, .o = o, .err = err, .errlen = errlen};
+    struct open_ctx x = {.col = col, .o = o, .err = err};
     int rc = check_args(&x);
     if (rc < 0)
-        return *usage = !cb_gitinfo_cut(rc, NULL, NULL, 0), rc;   /* git cut short: no typo */
+        return *usage = !cb_gitinfo_cut(rc, NULL, NULL), rc;   /* git cut short: no typo */
     /* The database last among the checks, so a refusal writes nothing. */
-    rc = cb_store_open(o->db, CB_STORE_WRITE, 0, &col->st, err, errlen);
+    rc = cb_store_open(o->db, CB_STORE_WRITE, 0, &col->st, err);
     if (rc < 0) {
         *usage = cb_store_refused(rc);
         return rc;

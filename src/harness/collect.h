@@ -9,6 +9,8 @@
 #ifndef CB_COLLECT_H
 #define CB_COLLECT_H
 
+#include "strbuf.h"
+
 #include <signal.h>
 #include <stdint.h>
 
@@ -82,15 +84,14 @@ struct cb_collector {
  * names: -ENOENT with a "did you mean" message; an alias this PMU lacks is
  * kept as unsupported.  Calls cb_events_init(). */
 int cb_collect_resolve_events(const char *csv, struct cb_event_spec *specs, int max, int *n,
-                              char *err, size_t errlen);
+                              struct cb_sb *err);
 
 /* Pin, probe the host and clocks, open counters, open the store and begin a
  * run.  With CB_FAKE_CLOCK in the environment the harness is given the fake
  * clock (fakeclock.h) and the run is stored as clock backend "fake"; a bad
  * CB_FAKE_CLOCK is a usage error.  On failure returns a negative errno with a message in err, and
  * *usage is 1 when the fault is in what the user gave (exit status 2). */
-int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o, char *err,
-                      size_t errlen, int *usage);
+int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o, struct cb_sb *err, int *usage);
 
 enum cb_case_outcome { CB_CASE_MEASURED, CB_CASE_SKIPPED, CB_CASE_BAD };
 

@@ -144,15 +144,14 @@ static int parse_frac(const char *v, double lo, double hi, int lo_open, double *
     return 0;
 }
 
-int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, char *err,
-                 size_t errlen)
+int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, struct cb_sb *err)
 {
     /* The model's defaults; every other field (the clock, the state) starts at zero. */
     *f = (struct cb_fake){.seed = 1, .noise = 0.005, .mux = 1.0, .slow = 1.5, .siblings = 2, .head = 1.0,
                           .scale = 1.0, .case_drift = 1.0, .before = 1.0, .after = 1.0};
     char buf[256];
     if (spec && strlen(spec) >= sizeof buf) {
-        snprintf(err, errlen, "%s: too long (at most %zu characters)", CB_FAKE_ENV, sizeof buf - 1);
+        cb_sb_setf(err, "%s: too long (at most %zu characters)", CB_FAKE_ENV, sizeof buf - 1);
         return -EINVAL;
     }
     snprintf(buf, sizeof buf, "%s", spec ? spec : "");
@@ -195,7 +194,7 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, cha
             f->hypervisor = kind == CB_METER_HOST;
         }
         if (rc < 0) {
-            snprintf(err, errlen,
+            cb_sb_setf(err,
                      "%s: '%s%s%s' is not understood: give comma-separated seed=N, noise=F (0..0.5), "
                      "mux=F (0..1], drift=F (0..0.3), contended=F (0..1), slow=X (1..100), head=X, scale=X (0.1..10), "
                      "before=X, after=X (0.5..2), "

@@ -34,6 +34,8 @@
 #ifndef CB_FAKECLOCK_H
 #define CB_FAKECLOCK_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,8 +59,7 @@ struct cb_fake {
 
 /* Parse spec (NULL or "" = defaults) into f and fill be with the fake
  * backend.  -EINVAL with a message naming the bad key or value. */
-int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, char *err,
-                 size_t errlen);
+int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, struct cb_sb *err);
 
 /* The model's cost of one operation of c, in core cycles. */
 double cb_fake_cost(const struct cb_case *c);

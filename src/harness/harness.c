@@ -27,11 +27,11 @@ void cb_harness_defaults(struct cb_harness_opts *o)
     };
 }
 
-int cb_pin_cpu(int cpu, int *pinned, char *err, size_t errlen)
+int cb_pin_cpu(int cpu, int *pinned, struct cb_sb *err)
 {
     cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof allowed, &allowed) < 0) {
-        snprintf(err, errlen, "cannot read this process's CPU affinity: %s", strerror(errno));
+        cb_sb_setf(err, "cannot read this process's CPU affinity: %s", strerror(errno));
         return -errno;
     }
     if (cpu == CB_CPU_DEFAULT)
@@ -49,14 +49,14 @@ int cb_pin_cpu(int cpu, int *pinned, char *err, size_t errlen)
         for (int i = 0; i < CPU_SETSIZE && off < sizeof list - 8; i++)
             if (CPU_ISSET(i, &allowed))
                 off += (size_t)snprintf(list + off, sizeof list - off, "%s%d", off ? "," : "", i);
-        snprintf(err, errlen, "--cpu %d: no such CPU for this process: choose one of %s", cpu, list);
+        cb_sb_setf(err, "--cpu %d: no such CPU for this process: choose one of %s", cpu, list);
         return -EINVAL;
     }
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
     if (sched_setaffinity(0, sizeof one, &one) < 0) {
-        snprintf(err, errlen, "cannot pin to CPU %d: %s", cpu, strerror(errno));
+        cb_sb_setf(err, "cannot pin to CPU %d: %s", cpu, strerror(errno));
         return -errno;
     }
     *pinned = cpu;

@@ -8,6 +8,8 @@
 #ifndef CB_HARNESS_H
 #define CB_HARNESS_H
 
+#include "strbuf.h"
+
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -92,7 +94,7 @@ struct cb_measurement {
 #define CB_CPU_HERE (-1)
 #define CB_CPU_FIRST (-2)
 #define CB_CPU_DEFAULT (-3)
-int cb_pin_cpu(int cpu, int *pinned, char *err, size_t errlen);
+int cb_pin_cpu(int cpu, int *pinned, struct cb_sb *err);
 
 /* Measure the cost of reading cs (for batch sizing), the fixed cost of a
  * core-clock chain, and the contention meter's baseline on the CPU the

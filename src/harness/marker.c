@@ -115,7 +115,6 @@ CB_API int cb_marker_init(void)
     const char *db = getenv("CYCLEBUDGET_DB");
     if (!db || !*db)
         return 0;
-    char err[512];
     if (getenv(CB_FAKE_ENV) || getenv(CB_SIM_ENV)) {
         fprintf(stderr, "cyclebudget markers: %s or %s is set, but markers read this machine's "
                 "counters: unset them; markers stay off\n", CB_FAKE_ENV, CB_SIM_ENV);
@@ -133,11 +132,13 @@ CB_API int cb_marker_init(void)
         o.tag = NULL;
     cb_harness_defaults(&o.harness);
     int usage;
-    int rc = cb_collector_open(&markers.col, &o, err, sizeof err, &usage);
-    if (rc < 0) {
-        fprintf(stderr, "cyclebudget markers: %s; markers stay off\n", err);
+    struct cb_sb err = CB_SB_INIT;
+    int rc = cb_collector_open(&markers.col, &o, &err, &usage);
+    if (rc < 0)
+        fprintf(stderr, "cyclebudget markers: %s; markers stay off\n", err.buf);
+    cb_sb_release(&err);
+    if (rc < 0)
         return rc;
-    }
     measure_overhead();
     markers.owner = getpid();
     markers.last = -1;

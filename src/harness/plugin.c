@@ -84,26 +84,25 @@ static const struct cb_plugin_family *own_family(const struct cb_plugin *t, cons
  * register; the same check runs in the child and here.  0 or -EPROTO /
  * -EINVAL with err set.  api_version is read before anything else: it is
  * the first member in every version of the structure. */
-static int check_table(const struct cb_plugin *t, const char *ns, const char *path, char *err,
-                       size_t errlen)
+static int check_table(const struct cb_plugin *t, const char *ns, const char *path, struct cb_sb *err)
 {
     if (!t) {
-        snprintf(err, errlen, "plugin %s: cyclebudget_plugin() returned NULL", path);
+        cb_sb_setf(err, "plugin %s: cyclebudget_plugin() returned NULL", path);
         return -EINVAL;
     }
     if (t->api_version != CB_API_VERSION) {
-        snprintf(err, errlen, "plugin %s was built for plugin API version %u, and this "
+        cb_sb_setf(err, "plugin %s was built for plugin API version %u, and this "
                  "cyclebudget speaks version %d: rebuild it against this cyclebudget's "
                  "<cyclebudget/cyclebudget.h>", path, t->api_version, CB_API_VERSION);
         return -EPROTO;
     }
     if (!good_name(t->name)) {
-        snprintf(err, errlen, "plugin %s: its name must be 1-48 characters of [A-Za-z0-9_.+-]", path);
+        cb_sb_setf(err, "plugin %s: its name must be 1-48 characters of [A-Za-z0-9_.+-]", path);
         return -EINVAL;
     }
     if (t->nfamilies > MAX_FAMILIES || t->nvariants > MAX_VARIANTS || t->nvariants == 0 ||
         (t->nfamilies && !t->families) || !t->variants) {
-        snprintf(err, errlen, "plugin %s: it must register 1..%d variants and 0..%d families "
+        cb_sb_setf(err, "plugin %s: it must register 1..%d variants and 0..%d families "
                  "(it says %zu and %zu)", path, MAX_VARIANTS, MAX_FAMILIES, t->nvariants,
                  t->nfamilies);
         return -EINVAL;
@@ -111,12 +110,12 @@ static int check_table(const struct cb_plugin *t, const char *ns, const char *pa
     for (size_t i = 0; i < t->nfamilies; i++) {
         const struct cb_plugin_family *f = &t->families[i];
         if (!good_name(f->name) || !f->call) {
-            snprintf(err, errlen, "plugin %s: family %zu needs a name of [A-Za-z0-9_.+-] and a "
+            cb_sb_setf(err, "plugin %s: family %zu needs a name of [A-Za-z0-9_.+-] and a "
                      "call function", path, i + 1);
             return -EINVAL;
         }
         if (cb_probe_find_ns(ns, f->name) || own_family(t, f->name) != f) {
-            snprintf(err, errlen, "plugin %s: family '%s' exists already: give your family "
+            cb_sb_setf(err, "plugin %s: family '%s' exists already: give your family "
                      "a name of its own, or add variants to the existing one", path, f->name);
             return -EINVAL;
         }
@@ -133,12 +132,12 @@ static int check_table(const struct cb_plugin *t, const char *ns, const char *pa
                                                  : "does not exist");
             pluggable_names(&sb);
             cb_sb_adds(&sb, ", or to a family it defines");
-            cb_sb_copy(&sb, err, errlen);
+            cb_sb_setf(err, "%s", sb.buf);
             cb_sb_release(&sb);
             return -EINVAL;
         }
         if (!good_name(v->name) || !v->fn) {
-            snprintf(err, errlen, "plugin %s: variant %zu of %s needs a name of 1-48 characters "
+            cb_sb_setf(err, "plugin %s: variant %zu of %s needs a name of 1-48 characters "
                      "of [A-Za-z0-9_.+-] and a function", path, i + 1, fam);
             return -EINVAL;
         }
@@ -147,7 +146,7 @@ static int check_table(const struct cb_plugin *t, const char *ns, const char *pa
         for (size_t j = 0; j < i && !dup; j++)
             dup = strcmp(t->variants[j].family, fam) == 0 && strcmp(t->variants[j].name, v->name) == 0;
         if (dup) {
-            snprintf(err, errlen, "plugin %s: %s has a variant '%s' already: name yours "
+            cb_sb_setf(err, "plugin %s: %s has a variant '%s' already: name yours "
                      "differently", path, fam, v->name);
             return -EINVAL;
         }
@@ -156,13 +155,12 @@ static int check_table(const struct cb_plugin *t, const char *ns, const char *pa
 }
 
 /* dlopen path and call its entry point.  0 with *out, or -ENOEXEC. */
-static int open_table(const char *path, void **handle, const struct cb_plugin **out, char *err,
-                      size_t errlen)
+static int open_table(const char *path, void **handle, const struct cb_plugin **out, struct cb_sb *err)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *why = dlerror();
-        snprintf(err, errlen, "%s is not a plugin: it is not a shared object this process can "
+        cb_sb_setf(err, "%s is not a plugin: it is not a shared object this process can "
                  "load (%s); build one with cc -shared -fPIC $(pkg-config --cflags cyclebudget)",
                  path, why ? why : "dlopen failed");
         return -ENOEXEC;
@@ -170,7 +168,7 @@ static int open_table(const char *path, void **handle, const struct cb_plugin **
     const struct cb_plugin *(*entry)(void);
     *(void **)&entry = dlsym(h, CB_PLUGIN_ENTRY);
     if (!entry) {
-        snprintf(err, errlen, "%s is a shared object but not a cyclebudget plugin: it defines no "
+        cb_sb_setf(err, "%s is a shared object but not a cyclebudget plugin: it defines no "
                  CB_PLUGIN_ENTRY "() (see cyclebudget(3))", path);
         dlclose(h);
         return -ENOEXEC;
@@ -184,11 +182,11 @@ static int open_table(const char *path, void **handle, const struct cb_plugin **
  * point do (crash, hang, exit), this process has not run them.  The child
  * writes its message, if any, into a pipe.  0, or a negative errno with err
  * set. */
-static int try_in_child(const char *path, const char *ns, char *err, size_t errlen)
+static int try_in_child(const char *path, const char *ns, struct cb_sb *err)
 {
     int fd[2];
     if (pipe(fd) < 0) {
-        snprintf(err, errlen, "cannot load plugin %s: pipe: %s", path, strerror(errno));
+        cb_sb_setf(err, "cannot load plugin %s: pipe: %s", path, strerror(errno));
         return -errno;
     }
     fflush(NULL);
@@ -197,7 +195,7 @@ static int try_in_child(const char *path, const char *ns, char *err, size_t errl
         int e = errno;
         close(fd[0]);
         close(fd[1]);
-        snprintf(err, errlen, "cannot load plugin %s: fork: %s", path, strerror(e));
+        cb_sb_setf(err, "cannot load plugin %s: fork: %s", path, strerror(e));
         return -e;
     }
     if (pid == 0) {
@@ -206,13 +204,13 @@ static int try_in_child(const char *path, const char *ns, char *err, size_t errl
          * sanitizer's runtime) installed: the parent reports the signal. */
         default_faults();
         alarm(LOAD_SECONDS);
-        char msg[1024] = "";
+        struct cb_sb msg = CB_SB_INIT;   /* the child's: _exit() frees it */
         void *h;
         const struct cb_plugin *t;
-        int rc = open_table(path, &h, &t, msg, sizeof msg);
+        int rc = open_table(path, &h, &t, &msg);
         if (rc == 0)
-            rc = check_table(t, ns, path, msg, sizeof msg);
-        if (msg[0] && write(fd[1], msg, strlen(msg)) < 0)
+            rc = check_table(t, ns, path, &msg);
+        if (msg.len && write(fd[1], msg.buf, msg.len) < 0)
             rc = -EIO;
         _exit(rc == 0 ? 0 : -rc < 126 ? -rc : 125);
     }
@@ -223,27 +221,26 @@ static int try_in_child(const char *path, const char *ns, char *err, size_t errl
     struct cb_child c = {.pid = pid, .fd = fd[0], .out = &got, .max_out = 1023,
                          .timeout_ms = (LOAD_SECONDS + 5) * 1000};
     int wrc = cb_child_wait(&c);
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", got.buf);
-    cb_sb_release(&got);
+    if (wrc < 0 || !WIFEXITED(c.status) || WEXITSTATUS(c.status) == 0)
+        cb_sb_release(&got);   /* the child's words are read only when it exits with a code */
     if (wrc == -EINTR) {
-        snprintf(err, errlen, "interrupted while plugin %s was being loaded: nothing was measured",
+        cb_sb_setf(err, "interrupted while plugin %s was being loaded: nothing was measured",
                  path);
         return -EINTR;
     }
     int st = wrc == -ETIMEDOUT ? (int)SIGALRM : c.status;   /* as if its alarm had fired */
     if (wrc < 0 && wrc != -ETIMEDOUT) {
-        snprintf(err, errlen, "cannot load plugin %s: waiting for its check: %s", path,
+        cb_sb_setf(err, "cannot load plugin %s: waiting for its check: %s", path,
                  strerror(-wrc));
         return wrc;
     }
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
         if (sig == SIGALRM)
-            snprintf(err, errlen, "plugin %s did not finish loading in %d s (it hangs in a "
+            cb_sb_setf(err, "plugin %s did not finish loading in %d s (it hangs in a "
                      "constructor or in " CB_PLUGIN_ENTRY "()): refused", path, LOAD_SECONDS);
         else
-            snprintf(err, errlen, "plugin %s crashed while loading (signal %d: %s, in a "
+            cb_sb_setf(err, "plugin %s crashed while loading (signal %d: %s, in a "
                      "constructor or in " CB_PLUGIN_ENTRY "()): refused; nothing was measured",
                      path, sig, strsignal(sig));
         return -EFAULT;
@@ -251,11 +248,12 @@ static int try_in_child(const char *path, const char *ns, char *err, size_t errl
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : 125;
     if (code == 0)
         return 0;
-    if (msg[0])
-        snprintf(err, errlen, "%s", msg);
+    if (got.len)
+        cb_sb_setf(err, "%s", got.buf);
     else
-        snprintf(err, errlen, "plugin %s exited (status %d) while loading, instead of returning "
+        cb_sb_setf(err, "plugin %s exited (status %d) while loading, instead of returning "
                  "its table: refused", path, code);
+    cb_sb_release(&got);
     return code == ENOEXEC || code == EPROTO || code == EINVAL ? -code : -EFAULT;
 }
 
@@ -464,38 +462,37 @@ int cb_plugin_code_roots(const struct cb_probe *p, const struct cb_variant *v, c
     return is_pluggable(p->name) ? 0 : -ENOTSUP;
 }
 
-int cb_plugin_load(const char *arg, struct cb_plugin_info *out, char *err, size_t errlen)
+int cb_plugin_load(const char *arg, struct cb_plugin_info *out, struct cb_sb *err)
 {
-    return cb_plugin_load_ns(arg, NULL, out, err, errlen);
+    return cb_plugin_load_ns(arg, NULL, out, err);
 }
 
-int cb_plugin_load_ns(const char *arg, const char *ns, struct cb_plugin_info *out, char *err,
-                      size_t errlen)
+int cb_plugin_load_ns(const char *arg, const char *ns, struct cb_plugin_info *out, struct cb_sb *err)
 {
     memset(out, 0, sizeof *out);
     /* dlopen searches the library path for a bare name: a plugin is a file. */
     char path[PATH_MAX];
     if (!realpath(arg, path) || access(path, R_OK) != 0) {
-        snprintf(err, errlen, "cannot read plugin %s: %s; give the path of a shared object, "
+        cb_sb_setf(err, "cannot read plugin %s: %s; give the path of a shared object, "
                  "e.g. --plugin ./my.so", arg, strerror(errno));
         return -ENOENT;
     }
-    int rc = try_in_child(path, ns, err, errlen);
+    int rc = try_in_child(path, ns, err);
     if (rc < 0)
         return rc;
     void *h;
     const struct cb_plugin *t;
-    if ((rc = open_table(path, &h, &t, err, errlen)) < 0 ||
-        (rc = check_table(t, ns, path, err, errlen)) < 0)
+    if ((rc = open_table(path, &h, &t, err)) < 0 ||
+        (rc = check_table(t, ns, path, err)) < 0)
         return rc;
     snprintf(out->path, sizeof out->path, "%s", path);
     snprintf(out->name, sizeof out->name, "%s", t->name);
     if ((rc = cb_sha256_file(path, out->sha256)) < 0) {
-        snprintf(err, errlen, "cannot read plugin %s: %s", path, strerror(-rc));
+        cb_sb_setf(err, "cannot read plugin %s: %s", path, strerror(-rc));
         return -ENOENT;
     }
     if ((rc = register_table(t, ns, out)) < 0) {
-        snprintf(err, errlen, "cannot register plugin %s: %s", path,
+        cb_sb_setf(err, "cannot register plugin %s: %s", path,
                  rc == -ENOSPC ? "too many plugin families" : strerror(-rc));
         return -EINVAL;
     }

@@ -14,6 +14,8 @@
 #ifndef CB_PLUGIN_H
 #define CB_PLUGIN_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 
 #include "codehash.h"
@@ -37,13 +39,12 @@ struct cb_plugin_info {
  *   -EFAULT   it crashed (or hung) while loading or registering
  *   -EINVAL   its table is malformed (names, counts, families, clashes)
  * Nothing is registered unless 0 is returned. */
-int cb_plugin_load(const char *path, struct cb_plugin_info *out, char *err, size_t errlen);
+int cb_plugin_load(const char *path, struct cb_plugin_info *out, struct cb_sb *err);
 /* The same into namespace ns (probe.h; a string that lives as long as the
  * process): ab loads two builds of one plugin, "base" and "head", whose
  * variants are named alike.  Their families are found with
  * cb_probe_find_ns(ns, ...) only. */
-int cb_plugin_load_ns(const char *path, const char *ns, struct cb_plugin_info *out, char *err,
-                      size_t errlen);
+int cb_plugin_load_ns(const char *path, const char *ns, struct cb_plugin_info *out, struct cb_sb *err);
 
 /* The code roots of case (p, v) besides the family's loop and the variant
  * (plugin_code.c): a plugin family's call function in *call (else NULL).
@@ -54,7 +55,7 @@ int cb_plugin_code_roots(const struct cb_probe *p, const struct cb_variant *v, c
  * loaded), into namespace ns: another inode, so the dynamic loader maps its
  * code and data again, at other addresses (ab's copies, ab.h).  As
  * cb_plugin_load_ns; -EIO when the copy cannot be written. */
-int cb_plugin_load_copy(const char *path, const char *ns, char *err, size_t errlen);
+int cb_plugin_load_copy(const char *path, const char *ns, struct cb_sb *err);
 
 /* What identifies the code case (p, v) times, apart from where it sits
  * (codehash.h): for a family whose variants are functions (csum, copy,

@@ -14,7 +14,7 @@
 #include "plugin.h"
 #include "sha256.h"
 
-int cb_plugin_load_copy(const char *path, const char *ns, char *err, size_t errlen)
+int cb_plugin_load_copy(const char *path, const char *ns, struct cb_sb *err)
 {
     const char *dir = getenv("TMPDIR");
     char tmp[PATH_MAX];
@@ -22,25 +22,25 @@ int cb_plugin_load_copy(const char *path, const char *ns, char *err, size_t errl
     int out = mkstemp(tmp), rc = 0;
     FILE *in = out >= 0 ? fopen(path, "rb") : NULL;
     if (!in) {
-        snprintf(err, errlen, "cannot copy plugin %s to load it again: %s", path, strerror(errno));
+        cb_sb_setf(err, "cannot copy plugin %s to load it again: %s", path, strerror(errno));
         rc = -EIO;
     }
     char buf[65536];
     size_t n;
     while (rc == 0 && (n = fread(buf, 1, sizeof buf, in)) > 0)
         if (write(out, buf, n) != (ssize_t)n) {
-            snprintf(err, errlen, "cannot copy plugin %s: %s", path, strerror(errno));
+            cb_sb_setf(err, "cannot copy plugin %s: %s", path, strerror(errno));
             rc = -EIO;
         }
     if (in)
         fclose(in);
     if (out >= 0 && close(out) < 0 && rc == 0) {
-        snprintf(err, errlen, "cannot copy plugin %s: %s", path, strerror(errno));
+        cb_sb_setf(err, "cannot copy plugin %s: %s", path, strerror(errno));
         rc = -EIO;
     }
     struct cb_plugin_info info;
     if (rc == 0)
-        rc = cb_plugin_load_ns(tmp, ns, &info, err, errlen);
+        rc = cb_plugin_load_ns(tmp, ns, &info, err);
     /* The mapping outlives the name: nothing is left behind. */
     if (out >= 0)
         unlink(tmp);

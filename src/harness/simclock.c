@@ -27,21 +27,24 @@ int cb_sim_requested(void)
 static void read_dump(struct cb_sim *s, struct cb_counters *cs, struct cb_reading *r,
                       const char *name)
 {
-    char path[1100], err[1400];
+    char path[1100];
+    struct cb_sb err = CB_SB_INIT;
     struct cb_cg_dump d;
     snprintf(path, sizeof path, "%s.%u", s->out, s->dumps);
-    int rc = cb_cg_parse_file(path, &d, err, sizeof err);
+    int rc = cb_cg_parse_file(path, &d, &err);
     const char *req = rc == 0 ? cb_cg_request(&d) : NULL;
     if (rc == 0 && (!req || strcmp(req, name) != 0)) {
-        snprintf(err, sizeof err, "%s is dump '%s', expected '%s'", path, req ? req : d.trigger, name);
+        cb_sb_setf(&err, "%s is dump '%s', expected '%s'", path, req ? req : d.trigger, name);
         rc = -EINVAL;
     }
     if (rc < 0) {
         if (!s->failed)
-            snprintf(s->why, sizeof s->why, "cannot read callgrind's dump: %s", err);
+            snprintf(s->why, sizeof s->why, "cannot read callgrind's dump: %s", err.buf);
         s->failed = 1;
-        return;
     }
+    cb_sb_release(&err);
+    if (rc < 0)
+        return;
     unlink(path);
     for (int i = 0; i < cs->n; i++) {
         int e = s->event_of[i];
@@ -94,17 +97,17 @@ static double sim_meter(void *ctx)
     return 1.0;
 }
 
-int cb_sim_init(struct cb_sim *s, struct cb_backend *be, char *err, size_t errlen)
+int cb_sim_init(struct cb_sim *s, struct cb_backend *be, struct cb_sb *err)
 {
     memset(s, 0, sizeof *s);
 #ifndef HAVE_VALGRIND_CALLGRIND_H
     (void)be;
-    snprintf(err, errlen, "this cyclebudget was built without valgrind's headers, so it cannot "
+    cb_sb_setf(err, "this cyclebudget was built without valgrind's headers, so it cannot "
                           "count under callgrind: apt-get install valgrind, then ./configure && make");
     return -ENOTSUP;
 #else
     if (!RUNNING_ON_VALGRIND) {
-        snprintf(err, errlen, "%s is set, but this process does not run under valgrind: "
+        cb_sb_setf(err, "%s is set, but this process does not run under valgrind: "
                               "use 'cyclebudget run --sim', which starts it there", CB_SIM_ENV);
         return -EINVAL;
     }

@@ -20,6 +20,8 @@
 #ifndef CB_SIMCLOCK_H
 #define CB_SIMCLOCK_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,7 +53,7 @@ int cb_sim_requested(void);
 /* Check that this process runs under valgrind as run --sim started it, and
  * fill be with the backend.  -ENOTSUP (built without valgrind's headers) or
  * -EINVAL (CB_SIM set outside valgrind), with a message. */
-int cb_sim_init(struct cb_sim *s, struct cb_backend *be, char *err, size_t errlen);
+int cb_sim_init(struct cb_sim *s, struct cb_backend *be, struct cb_sb *err);
 
 /* The simulated events, as counters: every one supported, read through the
  * backend only. */

@@ -213,7 +213,7 @@ int cb_caches_read(struct cb_cache_model *m)
     return cb_caches_read_sysfs(m, "", cpu < 0 ? 0 : cpu);
 }
 
-static int override_one(struct cb_cache_model *m, const char *tok, char *err, size_t errlen)
+static int override_one(struct cb_cache_model *m, const char *tok, struct cb_sb *err)
 {
     static const char *const names[3] = {"I1", "D1", "LL"};
     struct cb_cache *dst[3] = {&m->i1, &m->d1, &m->ll};
@@ -226,18 +226,18 @@ static int override_one(struct cb_cache_model *m, const char *tok, char *err, si
             continue;
         if (sscanf(tok + n + 1, "%31[0-9KM],%ld,%ld%n", sz, &ways, &line, &used) != 3 ||
             tok[n + 1 + used] != 0) {
-            snprintf(err, errlen, "--sim-caches: '%s' is not %s=SIZE,WAYS,LINE (e.g. %s=32K,8,64)",
+            cb_sb_setf(err, "--sim-caches: '%s' is not %s=SIZE,WAYS,LINE (e.g. %s=32K,8,64)",
                      tok, names[i], names[i]);
             return -EINVAL;
         }
         struct cb_cache k = {.size = parse_size(sz), .ways = ways, .line = line}, fit;
         if (k.size <= 0 || ways <= 0 || cb_cache_fit(&k, &fit) < 0) {
-            snprintf(err, errlen, "--sim-caches: %s: no cache of %s bytes, %ld ways and %ld-byte lines "
+            cb_sb_setf(err, "--sim-caches: %s: no cache of %s bytes, %ld ways and %ld-byte lines "
                      "(the line must be a power of two dividing the size)", tok, sz, ways, line);
             return -EINVAL;
         }
         if (strstr(m->given, names[i])) {
-            snprintf(err, errlen, "--sim-caches: %s is given twice", names[i]);
+            cb_sb_setf(err, "--sim-caches: %s is given twice", names[i]);
             return -EINVAL;
         }
         *dst[i] = k;
@@ -247,33 +247,33 @@ static int override_one(struct cb_cache_model *m, const char *tok, char *err, si
         snprintf(m->given + g, sizeof m->given - g, "%s%s", g ? " " : "", names[i]);
         return 0;
     }
-    snprintf(err, errlen, "--sim-caches: '%s' names no cache: give I1=, D1= or LL=SIZE,WAYS,LINE", tok);
+    cb_sb_setf(err, "--sim-caches: '%s' names no cache: give I1=, D1= or LL=SIZE,WAYS,LINE", tok);
     return -EINVAL;
 }
 
-int cb_caches_override(struct cb_cache_model *m, const char *spec, char *err, size_t errlen)
+int cb_caches_override(struct cb_cache_model *m, const char *spec, struct cb_sb *err)
 {
     char buf[256];
     if (!spec || strlen(spec) >= sizeof buf) {
-        snprintf(err, errlen, "--sim-caches: give one to three NAME=SIZE,WAYS,LINE, e.g. 'D1=32K,8,64 LL=8M,16,64'");
+        cb_sb_setf(err, "--sim-caches: give one to three NAME=SIZE,WAYS,LINE, e.g. 'D1=32K,8,64 LL=8M,16,64'");
         return -EINVAL;
     }
     snprintf(buf, sizeof buf, "%s", spec);
     m->given[0] = 0;
     int n = 0;
     for (char *save = NULL, *t = strtok_r(buf, " ;", &save); t; t = strtok_r(NULL, " ;", &save), n++) {
-        int rc = override_one(m, t, err, errlen);
+        int rc = override_one(m, t, err);
         if (rc < 0)
             return rc;
     }
     if (!n) {
-        snprintf(err, errlen, "--sim-caches: empty: give one to three NAME=SIZE,WAYS,LINE, e.g. 'LL=8M,16,64'");
+        cb_sb_setf(err, "--sim-caches: empty: give one to three NAME=SIZE,WAYS,LINE, e.g. 'LL=8M,16,64'");
         return -EINVAL;
     }
     if (strlen(m->given) == strlen("I1 D1 LL"))
         m->from = "option";
     if (finish(m) < 0) {
-        snprintf(err, errlen, "--sim-caches: this CPU's caches are unknown (cpuid and sysfs say "
+        cb_sb_setf(err, "--sim-caches: this CPU's caches are unknown (cpuid and sysfs say "
                  "nothing), so all of I1=, D1= and LL= must be given");
         return -EINVAL;
     }

@@ -11,6 +11,8 @@
 #ifndef CB_CACHES_H
 #define CB_CACHES_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,7 +59,7 @@ int cb_cache_fit(const struct cb_cache *c, struct cb_cache *out);
  * "D1=32K,8,64 LL=8M,16,64".  m may hold nothing read (all three must then
  * be given).  The simulated copies are fitted again.  0, or -EINVAL with err
  * saying what is wrong. */
-int cb_caches_override(struct cb_cache_model *m, const char *spec, char *err, size_t errlen);
+int cb_caches_override(struct cb_cache_model *m, const char *spec, struct cb_sb *err);
 
 /* "--I1=32768,8,64 --D1=32768,8,64 --LL=33554432,16,64" into three
  * valgrind arguments, and the model in one line for the run's record. */

@@ -38,15 +38,15 @@ static int cut(int rc)
     return rc == -ETIMEDOUT || rc == -EINTR;
 }
 
-int cb_gitinfo_cut(int rc, const char *dir, char *err, size_t errlen)
+int cb_gitinfo_cut(int rc, const char *dir, struct cb_sb *err)
 {
     if (!cut(rc))
         return 0;
     if (err && rc == -EINTR)
-        snprintf(err, errlen, "interrupted while git was asked for the measured commit: nothing "
+        cb_sb_setf(err, "interrupted while git was asked for the measured commit: nothing "
                  "was recorded");
     else if (err)
-        snprintf(err, errlen, "git did not answer in time when asked for the measured commit (in "
+        cb_sb_setf(err, "git did not answer in time when asked for the measured commit (in "
                  "%s): killed, nothing recorded; fix git there, or give it longer with "
                  "CB_GIT_TIMEOUT=SECONDS", dir ? dir : ".");
     return 1;

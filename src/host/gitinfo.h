@@ -5,6 +5,8 @@
 #ifndef CB_GITINFO_H
 #define CB_GITINFO_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 
 struct cb_gitinfo {
@@ -22,6 +24,6 @@ struct cb_gitinfo {
 int cb_gitinfo_read(const char *dir, const char *rev, struct cb_gitinfo *info);
 /* rc from cb_gitinfo_read says the wait for git was cut short (-ETIMEDOUT,
  * -EINTR): 1, with what happened and what to do in err (when not NULL). */
-int cb_gitinfo_cut(int rc, const char *dir, char *err, size_t errlen);
+int cb_gitinfo_cut(int rc, const char *dir, struct cb_sb *err);
 
 #endif

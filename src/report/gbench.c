@@ -102,11 +102,11 @@ static const struct cb_report_case *find_case(const struct cb_report *r, const s
     return NULL;
 }
 
-int cb_report_gbench_ok(const struct cb_report *r, char *err, size_t errlen)
+int cb_report_gbench_ok(const struct cb_report *r, struct cb_sb *err)
 {
     if (r->tsc_event >= 0 && r->run.tsc_ghz > 0)
         return 0;
-    snprintf(err, errlen, "run %" PRId64 " has no TSC times%s; Google Benchmark's format holds times "
+    cb_sb_setf(err, "run %" PRId64 " has no TSC times%s; Google Benchmark's format holds times "
              "only: export it with --format json or csv", r->run.id,
              r->run.sim_model[0] ? " (counted under callgrind, run --sim: instructions and cache "
                                    "misses, no clock)" : "");
@@ -206,9 +206,8 @@ static void gb_context(FILE *out, const struct cb_report *runs, size_t nruns)
 
 int cb_report_gbench(const struct cb_report *runs, size_t nruns, FILE *out)
 {
-    char err[256];
     for (size_t i = 0; i < nruns; i++)
-        if (cb_report_gbench_ok(&runs[i], err, sizeof err) < 0)
+        if (cb_report_gbench_ok(&runs[i], NULL) < 0)
             return -EINVAL;
     if (nruns == 0)
         return -EINVAL;

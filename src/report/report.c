@@ -174,8 +174,7 @@ void cb_report_set_clock(struct cb_report *r, double ghz)
 
 void cb_report_default_budget(struct cb_budget *b)
 {
-    char err[128];
-    cb_budget_parse("10G", CB_MIN_FRAME, b, err, sizeof err);
+    cb_budget_parse("10G", CB_MIN_FRAME, b, NULL);
 }
 
 void cb_report_case_charge(const struct cb_report_case *c, unsigned frame, struct cb_charge *ch)

@@ -9,6 +9,8 @@
 #ifndef CB_REPORT_H
 #define CB_REPORT_H
 
+#include "strbuf.h"
+
 #include <stdio.h>
 
 #include "budget.h"
@@ -317,6 +319,6 @@ int cb_report_json(const struct cb_report *runs, size_t nruns, FILE *out);
  * median) and aggregates over the pooled samples.  -EINVAL for a run with
  * no TSC times, which cb_report_gbench_ok says before anything is written. */
 int cb_report_gbench(const struct cb_report *runs, size_t nruns, FILE *out);
-int cb_report_gbench_ok(const struct cb_report *r, char *err, size_t errlen);
+int cb_report_gbench_ok(const struct cb_report *r, struct cb_sb *err);
 
 #endif

@@ -19,17 +19,18 @@
  * 32766): a larger number is a typo. */
 #define CB_DB_MAX_PARAMS 65535
 
-void cb_db_msg(struct cb_db *db, char *err, size_t errlen, const char *fmt, ...)
+void cb_db_msg(struct cb_db *db, struct cb_sb *err, const char *fmt, ...)
 {
-    char line[512];
+    struct cb_sb line = CB_SB_INIT;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    cb_sb_vaddf(&line, fmt, ap);
     va_end(ap);
-    if (err && errlen)
-        snprintf(err, errlen, "%s", line);
+    if (err)
+        cb_sb_setf(err, "%s", line.buf);
     if (db)
-        snprintf(db->errmsg, sizeof db->errmsg, "%s", line);
+        cb_sb_copy(&line, db->errmsg, sizeof db->errmsg);
+    cb_sb_release(&line);
 }
 
 int cb_db_is_url(const char *target)
@@ -38,21 +39,21 @@ int cb_db_is_url(const char *target)
                       strncmp(target, "postgres://", 11) == 0);
 }
 
-int cb_db_open(const char *target, int flags, struct cb_db **out, char *err, size_t errlen)
+int cb_db_open(const char *target, int flags, struct cb_db **out, struct cb_sb *err)
 {
     *out = NULL;
-    if (err && errlen)
-        err[0] = '\0';
+    if (err)
+        cb_sb_reset(err);
     if (!target || !*target)
         target = getenv("CB_DB");
     if (!target || !*target) {
-        cb_db_msg(NULL, err, errlen, "no database given: pass a file path or a postgresql:// URL "
+        cb_db_msg(NULL, err, "no database given: pass a file path or a postgresql:// URL "
                   "(or set CB_DB)");
         return -EINVAL;
     }
     if (cb_db_is_url(target))
-        return cb_db_pg_open(target, flags, out, err, errlen);
-    return cb_db_sqlite_open(target, flags, out, err, errlen);
+        return cb_db_pg_open(target, flags, out, err);
+    return cb_db_sqlite_open(target, flags, out, err);
 }
 
 void cb_db_close(struct cb_db *db)
@@ -188,30 +189,30 @@ static int migrate_all(struct cb_db *db, const struct cb_migration *m, size_t fr
     return r;
 }
 
-int cb_db_migrate(struct cb_db *db, int upto, char *err, size_t errlen)
+int cb_db_migrate(struct cb_db *db, int upto, struct cb_sb *err)
 {
     size_t n;
     const struct cb_migration *m = cb_db_migrations(db, &n);
     for (size_t i = 0; i < n; i++)
         if (m[i].version != (int)i + 1) {
-            cb_db_msg(db, err, errlen, "internal error: %s migrations are not numbered 1..N",
+            cb_db_msg(db, err, "internal error: %s migrations are not numbered 1..N",
                       db->ops->name);
             return -EINVAL;
         }
     int latest = (int)n;
     if (upto < 0 || upto > latest) {
-        cb_db_msg(db, err, errlen, "schema version %d asked for, this cyclebudget knows 1..%d",
+        cb_db_msg(db, err, "schema version %d asked for, this cyclebudget knows 1..%d",
                   upto, latest);
         return -EINVAL;
     }
     int target = upto ? upto : latest;
     int cur = cb_db_schema_version(db);
     if (cur < 0) {
-        cb_db_msg(db, err, errlen, "cannot read the schema version: %s", db->errmsg);
+        cb_db_msg(db, err, "cannot read the schema version: %s", db->errmsg);
         return cur;
     }
     if (cur > latest) {
-        cb_db_msg(db, err, errlen, "the database was written by a newer cyclebudget (schema %d, "
+        cb_db_msg(db, err, "the database was written by a newer cyclebudget (schema %d, "
                   "this one knows %d): upgrade cyclebudget or use another --db", cur, latest);
         return -EPROTO;
     }
@@ -220,7 +221,7 @@ int cb_db_migrate(struct cb_db *db, int upto, char *err, size_t errlen)
     if (r < 0) {
         char why[sizeof db->errmsg];
         snprintf(why, sizeof why, "%s", db->errmsg);
-        cb_db_msg(db, err, errlen, "cannot apply migration %s (the database is left at schema "
+        cb_db_msg(db, err, "cannot apply migration %s (the database is left at schema "
                   "%d, as it was): %s%s", m[bad].name, cur, why[0] ? why : strerror(-r),
                   r == -ENOSPC ? ": disk full: free some space there and run again" : "");
     }

@@ -32,6 +32,8 @@
 #ifndef CB_DB_H
 #define CB_DB_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,7 +68,7 @@ int cb_db_have_postgresql(void);
  * user in err: -EPROTONOSUPPORT for a URL in a build without libpq (the line
  * says how to get it: the caller exits 2), -EINVAL no target at all,
  * -ECONNREFUSED/-EACCES/-EIO what the server or file said. */
-int cb_db_open(const char *target, int flags, struct cb_db **out, char *err, size_t errlen);
+int cb_db_open(const char *target, int flags, struct cb_db **out, struct cb_sb *err);
 void cb_db_close(struct cb_db *db);
 enum cb_db_kind cb_db_kind(const struct cb_db *db);
 /* The SQLite handle, for the steps that exist on SQLite only (the store's
@@ -129,7 +131,7 @@ int cb_db_in_tx(struct cb_db *db);
  * once.  SQLite keeps the version in PRAGMA user_version, PostgreSQL in the
  * table schema_version.  upto: 0 for the latest.  -EPROTO when the database
  * is newer than this binary. */
-int cb_db_migrate(struct cb_db *db, int upto, char *err, size_t errlen);
+int cb_db_migrate(struct cb_db *db, int upto, struct cb_sb *err);
 int cb_db_schema_version(struct cb_db *db);
 const struct cb_migration *cb_db_migrations(const struct cb_db *db, size_t *n);
 

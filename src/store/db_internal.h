@@ -4,6 +4,8 @@
 #ifndef CB_DB_INTERNAL_H
 #define CB_DB_INTERNAL_H
 
+#include "strbuf.h"
+
 #include "db.h"
 #include "store.h"
 
@@ -49,11 +51,11 @@ struct cb_db_stmt {
 };
 
 /* One line into err (may be NULL), and a copy into db->errmsg when db. */
-void cb_db_msg(struct cb_db *db, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+void cb_db_msg(struct cb_db *db, struct cb_sb *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-int cb_db_sqlite_open(const char *path, int flags, struct cb_db **out, char *err, size_t errlen);
-int cb_db_pg_open(const char *url, int flags, struct cb_db **out, char *err, size_t errlen);
+int cb_db_sqlite_open(const char *path, int flags, struct cb_db **out, struct cb_sb *err);
+int cb_db_pg_open(const char *url, int flags, struct cb_db **out, struct cb_sb *err);
 
 /* The migrations for PostgreSQL, db/pg/ (db_pg_sql.c, generated). */
 extern const struct cb_migration cb_pg_migrations[];

@@ -22,12 +22,12 @@
 
 int cb_db_have_postgresql(void) { return 0; }
 
-int cb_db_pg_open(const char *url, int flags, struct cb_db **out, char *err, size_t errlen)
+int cb_db_pg_open(const char *url, int flags, struct cb_db **out, struct cb_sb *err)
 {
     (void)url;
     (void)flags;
     *out = NULL;
-    cb_db_msg(NULL, err, errlen, "this cyclebudget was built without PostgreSQL support "
+    cb_db_msg(NULL, err, "this cyclebudget was built without PostgreSQL support "
               "(libpq): apt-get install libpq-dev, then ./configure && make");
     return -EPROTONOSUPPORT;
 }
@@ -75,7 +75,7 @@ int cb_db_have_postgresql(void) { return 1; }
 /* libpq's messages end in a newline, and may have several lines. */
 static void keep_msg(struct cb_db *db, const char *m)
 {
-    cb_db_msg(db, NULL, 0, "%s", m && *m ? m : "unknown PostgreSQL error");
+    cb_db_msg(db, NULL, "%s", m && *m ? m : "unknown PostgreSQL error");
     char *e = db->errmsg;
     size_t n = strlen(e);
     while (n && (e[n - 1] == '\n' || e[n - 1] == ' '))
@@ -149,7 +149,7 @@ static int pg_prepare(struct cb_db *db, const char *sql, struct cb_db_stmt **out
     if (!s->sql) {
         int bad = s->nparams < 0;
         free(s);
-        cb_db_msg(db, NULL, 0, bad ? "a parameter number is 0 or above 65535"
+        cb_db_msg(db, NULL, bad ? "a parameter number is 0 or above 65535"
                                    : "out of memory");
         return bad ? -EINVAL : -ENOMEM;
     }
@@ -173,7 +173,7 @@ static int bind(struct cb_db_stmt *st, int i, const char *v, Oid t)
 {
     struct pg_stmt *s = P(st);
     if (i < 1 || i > s->nparams) {
-        cb_db_msg(st->db, NULL, 0, "parameter %d out of range (the statement has %d)", i,
+        cb_db_msg(st->db, NULL, "parameter %d out of range (the statement has %d)", i,
                   s->nparams);
         return -EINVAL;
     }
@@ -375,7 +375,7 @@ static int pg_begin(struct cb_db *db)
     /* PostgreSQL only warns about a BEGIN inside a transaction; SQLite
      * refuses it, and so do we, so that the mistake shows on both. */
     if (pg_in_tx(db)) {
-        cb_db_msg(db, NULL, 0, "cannot start a transaction within a transaction");
+        cb_db_msg(db, NULL, "cannot start a transaction within a transaction");
         return -EINVAL;
     }
     snprintf(sql, sizeof sql, "BEGIN; SELECT pg_advisory_xact_lock(%d)", CB_DB_APP_ID);
@@ -453,13 +453,13 @@ static void redact(const char *url, char *out, size_t len)
         snprintf(out, len, "%s", url);
 }
 
-int cb_db_pg_open(const char *url, int flags, struct cb_db **out, char *err, size_t errlen)
+int cb_db_pg_open(const char *url, int flags, struct cb_db **out, struct cb_sb *err)
 {
     char shown[256];
     redact(url, shown, sizeof shown);
     struct pg_db *db = calloc(1, sizeof *db);
     if (!db) {
-        cb_db_msg(NULL, err, errlen, "out of memory");
+        cb_db_msg(NULL, err, "out of memory");
         return -ENOMEM;
     }
     db->base.ops = &pg_ops;
@@ -468,7 +468,7 @@ int cb_db_pg_open(const char *url, int flags, struct cb_db **out, char *err, siz
         keep_msg(&db->base, db->c ? PQerrorMessage(db->c) : "out of memory");
         int e = strstr(db->base.errmsg, "authentication") || strstr(db->base.errmsg, "permission")
                 ? -EACCES : -ECONNREFUSED;
-        cb_db_msg(NULL, err, errlen, "%s: cannot connect: %s", shown, db->base.errmsg);
+        cb_db_msg(NULL, err, "%s: cannot connect: %s", shown, db->base.errmsg);
         pg_close(&db->base);
         return e;
     }
@@ -481,7 +481,7 @@ int cb_db_pg_open(const char *url, int flags, struct cb_db **out, char *err, siz
              flags & CB_DB_READONLY ? "; SET default_transaction_read_only = on" : "");
     int r = pg_exec(&db->base, sql);
     if (r < 0) {
-        cb_db_msg(NULL, err, errlen, "%s: cannot set up the session: %s", shown,
+        cb_db_msg(NULL, err, "%s: cannot set up the session: %s", shown,
                   db->base.errmsg);
         pg_close(&db->base);
         return r;

@@ -53,7 +53,7 @@ static int result(struct cb_db *db, int rc)
 {
     int e = errno_of(rc);
     if (e)
-        cb_db_msg(db, NULL, 0, "%s", sqlite3_errmsg(H(db)));
+        cb_db_msg(db, NULL, "%s", sqlite3_errmsg(H(db)));
     return e;
 }
 
@@ -76,7 +76,7 @@ static int sq_prepare(struct cb_db *db, const char *sql, struct cb_db_stmt **out
     }
     if (!st->s) {   /* only white space or comments */
         free(st);
-        cb_db_msg(db, NULL, 0, "empty statement");
+        cb_db_msg(db, NULL, "empty statement");
         return -EINVAL;
     }
     *out = &st->base;
@@ -237,12 +237,11 @@ static void fn_now(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
 }
 
-int cb_db_sqlite_open(const char *path, int flags, struct cb_db **out, char *err,
-                      size_t errlen)
+int cb_db_sqlite_open(const char *path, int flags, struct cb_db **out, struct cb_sb *err)
 {
     struct sq_db *db = calloc(1, sizeof *db);
     if (!db) {
-        cb_db_msg(NULL, err, errlen, "out of memory");
+        cb_db_msg(NULL, err, "out of memory");
         return -ENOMEM;
     }
     db->base.ops = &sq_ops;
@@ -251,7 +250,7 @@ int cb_db_sqlite_open(const char *path, int flags, struct cb_db **out, char *err
                  (flags & CB_DB_CREATE && !(flags & CB_DB_READONLY) ? SQLITE_OPEN_CREATE : 0);
     int rc = sqlite3_open_v2(path, &db->h, oflags, cb_st_vfs());
     if (rc != SQLITE_OK) {
-        cb_db_msg(NULL, err, errlen, "%s: cannot open: %s", path,
+        cb_db_msg(NULL, err, "%s: cannot open: %s", path,
                   db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
         sqlite3_close(db->h);
         free(db);

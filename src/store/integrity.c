@@ -86,7 +86,7 @@ static void read_first(struct cb_db_stmt *s, void *first)
 
 /* quick_check: every page read, b-tree structure and free list checked;
  * integrity_check adds the index contents, at several times the cost. */
-int cb_st_quick_check(struct cb_store *st, const char *path, int full, char *err, size_t errlen)
+int cb_st_quick_check(struct cb_store *st, const char *path, int full, struct cb_sb *err)
 {
     char first[QC_FIRST] = "";
     int rc = cb_st_row_once(st, full ? "PRAGMA integrity_check(1)" : "PRAGMA quick_check(1)",
@@ -99,11 +99,11 @@ int cb_st_quick_check(struct cb_store *st, const char *path, int full, char *err
     int code = rc < 0 ? sqlite3_errcode(cb_db_sqlite(st->db)) & 0xff : SQLITE_OK;
     if (rc != CB_DB_OK && !cb_st_is_busy(rc) && code != SQLITE_CORRUPT &&
         code != SQLITE_NOTADB && code != SQLITE_IOERR) {
-        cb_st_msg(err, errlen, "%s: cannot check it: %s", path, cb_db_errmsg(st->db));
+        cb_st_msg(err, "%s: cannot check it: %s", path, cb_db_errmsg(st->db));
         return cb_st_errno_or_eio(rc);
     }
     if (cb_st_is_busy(rc)) {
-        cb_st_msg(err, errlen, "%s: cannot check it: busy for %d s (a stuck writer?)", path,
+        cb_st_msg(err, "%s: cannot check it: busy for %d s (a stuck writer?)", path,
             CB_BUSY_MS / 1000);
         return -EBUSY;
     }
@@ -111,7 +111,7 @@ int cb_st_quick_check(struct cb_store *st, const char *path, int full, char *err
     if (!first[0])
         snprintf(first, sizeof first, "%s", cb_db_errmsg(st->db));
     first[strcspn(first, "\n")] = '\0';
-    cb_st_msg(err, errlen, "%s is damaged (%s): restore it from a backup; 'sqlite3 %s .recover' "
+    cb_st_msg(err, "%s is damaged (%s): restore it from a backup; 'sqlite3 %s .recover' "
         "may save its rows", path, first, path);
     return -EBADMSG;
 }
@@ -143,28 +143,27 @@ static void read_count(struct cb_db_stmt *s, void *n)
     *(long long *)n = cb_db_column_int64(s, 0);
 }
 
-int cb_store_integrity(struct cb_store *st, const char *path, long long *pages, char *err,
-                       size_t errlen)
+int cb_store_integrity(struct cb_store *st, const char *path, long long *pages, struct cb_sb *err)
 {
     *pages = 0;
     if (!cb_db_sqlite(st->db)) {
-        cb_st_msg(err, errlen, "%s: a PostgreSQL database: the server checks its own pages "
+        cb_st_msg(err, "%s: a PostgreSQL database: the server checks its own pages "
                   "(see pg_amcheck); nothing to check here", path);
         return -EOPNOTSUPP;
     }
     cb_st_row_once(st, "PRAGMA page_count", NULL, 0, read_count, pages);
-    return cb_st_quick_check(st, path, 1, err, errlen);
+    return cb_st_quick_check(st, path, 1, err);
 }
 
 int cb_st_open_fail(struct cb_store *st, const struct cb_st_open *o, int rc, const char *what)
 {
     /* rc too: after a rollback SQLite's own code says only that it went well. */
     if (rc == -ENOSPC || cb_st_disk_full(st, o->dir) || (rc == -EIO && space_low(o->dir))) {
-        cb_st_msg(o->err, o->errlen, "%s: %s: disk full (the filesystem of %s has no space left): "
+        cb_st_msg(o->err, "%s: %s: disk full (the filesystem of %s has no space left): "
                   "free some space there, or give --db a file on another filesystem, and run "
                   "again", o->path, what, o->dir);
         return -ENOSPC;
     }
-    cb_st_msg(o->err, o->errlen, "%s: %s: %s", o->path, what, cb_db_errmsg(st->db));
+    cb_st_msg(o->err, "%s: %s: %s", o->path, what, cb_db_errmsg(st->db));
     return cb_st_errno_or_eio(rc);
 }

@@ -80,7 +80,7 @@ static int prepare_table(struct cb_merge *m, size_t i)
     for (int f = 0; f < NFK && t->fk[f].col; f++) {
         int k = cb_merge_col_index(c, t->fk[f].col);
         if (k < 0) {
-            cb_st_msg(m->err, m->errlen, "merging %s: table %s has no column %s", m->src_name,
+            cb_st_msg(m->err, "merging %s: table %s has no column %s", m->src_name,
                       t->name, t->fk[f].col);
             return -EINVAL;
         }
@@ -123,7 +123,7 @@ static int check_tables(struct cb_merge *m)
         for (size_t i = 0; i < sizeof not_of_runs / sizeof *not_of_runs; i++)
             known |= strcmp(name, not_of_runs[i]) == 0;
         if (!known) {
-            cb_st_msg(m->err, m->errlen, "internal error: table %s refers to %s, and merge does "
+            cb_st_msg(m->err, "internal error: table %s refers to %s, and merge does "
                       "not know how to copy it (src/store/merge.c)", name,
                       (const char *)cb_db_column_text(s, 1));
             r = -EPROTO;
@@ -162,7 +162,7 @@ static int copy_rows(struct cb_merge *m, size_t i, int64_t src_run, size_t *coun
             else if (map == M_CALIB)
                 r = cb_merge_calib_row(m, from, &to);
             else if (cb_merge_map_get(&m->map[map], from, &to) < 0) {
-                cb_st_msg(m->err, m->errlen, "merging %s: %s.%s = %lld points at a row not "
+                cb_st_msg(m->err, "merging %s: %s.%s = %lld points at a row not "
                           "copied", m->src_name, t->name, c->name[k], (long long)from);
                 r = -EINVAL;
             }
@@ -333,7 +333,7 @@ static int merge_run(struct cb_merge *m, int64_t src_run, const char *uuid, cons
     if (cb_store_run_digest(m->dst, have, &b) < 0)
         return cb_merge_sql_fail(m, m->dst->db, "a run's digest");
     if (a != b) {
-        cb_st_msg(m->err, m->errlen, "run %s of %s (run %lld there) is already in the destination "
+        cb_st_msg(m->err, "run %s of %s (run %lld there) is already in the destination "
                   "(run %lld) with other content: its samples, cases or record differ; nothing "
                   "of %s was merged", uuid, m->src_name, (long long)src_run, (long long)have,
                   m->src_name);
@@ -367,7 +367,7 @@ static int merge_body(struct cb_merge *m)
             continue;
         }
         if (!uuid) {
-            cb_st_msg(m->err, m->errlen, "merging %s: run %lld has no UUID", m->src_name,
+            cb_st_msg(m->err, "merging %s: run %lld has no UUID", m->src_name,
                       (long long)id);
             r = -EINVAL;
             break;
@@ -394,12 +394,12 @@ static void merge_reset(struct cb_merge *m)
 }
 
 int cb_store_merge(struct cb_store *dst, struct cb_store *src, const char *src_name,
-                   struct cb_merge_stats *stats, char *err, size_t errlen)
+                   struct cb_merge_stats *stats, struct cb_sb *err)
 {
     struct cb_merge m = {.dst = dst, .src = src, .src_name = src_name, .stats = stats,
-                      .err = err, .errlen = errlen};
-    if (err && errlen)
-        err[0] = '\0';
+                      .err = err};
+    if (err)
+        cb_sb_reset(err);
     int r = -EBUSY;
     /* BEGIN IMMEDIATE waits for other writers (the busy timeout); what is
      * still busy after it (a checkpoint racing the COMMIT) is tried again
@@ -423,10 +423,10 @@ int cb_store_merge(struct cb_store *dst, struct cb_store *src, const char *src_n
             cb_db_rollback(dst->db);
     }
     if (r == -EBUSY)
-        cb_st_msg(err, errlen, "merging %s: the destination stayed busy (another writer?)",
+        cb_st_msg(err, "merging %s: the destination stayed busy (another writer?)",
                   src_name);
-    else if (r < 0 && err && errlen && !err[0])   /* every failure names its problem */
-        cb_st_msg(err, errlen, "merging %s: %s", src_name, strerror(-r));
+    else if (r < 0 && err && !err->len)   /* every failure names its problem */
+        cb_st_msg(err, "merging %s: %s", src_name, strerror(-r));
     for (size_t i = 0; i < CB_MERGE_NRUN_TABLES; i++) {
         cb_db_finalize(m.sel[i]);
         cb_db_finalize(m.ins[i]);

@@ -31,6 +31,8 @@
 #ifndef CB_MERGE_H
 #define CB_MERGE_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 
 #include "store.h"
@@ -51,7 +53,7 @@ struct cb_merge_stats {
  * (err names its UUID and the source; nothing of src was written); other
  * negative errnos with err set. */
 int cb_store_merge(struct cb_store *dst, struct cb_store *src, const char *src_name,
-                   struct cb_merge_stats *stats, char *err, size_t errlen);
+                   struct cb_merge_stats *stats, struct cb_sb *err);
 
 /* A digest of a run's content, the same in every store that holds it: the
  * run's own columns, its events, its cases and their samples, with the

@@ -44,8 +44,7 @@ struct cb_merge {
     struct cb_merge_cols cols[CB_MERGE_NRUN_TABLES];
     int colmap[CB_MERGE_NRUN_TABLES][CB_MERGE_MAXCOLS]; /* M_NONE, or a column's map */
     int idcol[CB_MERGE_NRUN_TABLES];                    /* the id column, or -1 */
-    char *err;
-    size_t errlen;
+    struct cb_sb *err;
     int conflict;
 };
 

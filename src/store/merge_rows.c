@@ -44,7 +44,7 @@ int cb_merge_map_put(struct cb_merge *m, int map, int64_t from, int64_t to)
     /* Most tables come in ascending id: appending is the common case. */
     size_t at = im->n && im->pair[im->n - 1][0] >= from ? map_at(im, from) : im->n;
     if (at < im->n && im->pair[at][0] == from) {
-        cb_st_msg(m->err, m->errlen, "merging %s: %s %lld of the source was copied twice "
+        cb_st_msg(m->err, "merging %s: %s %lld of the source was copied twice "
                   "(internal error in src/store/merge.c)", m->src_name, map_names[map],
                   (long long)from);
         return -EEXIST;
@@ -53,7 +53,7 @@ int cb_merge_map_put(struct cb_merge *m, int map, int64_t from, int64_t to)
         size_t cap = im->cap ? 2 * im->cap : 64;
         int64_t(*p)[2] = realloc(im->pair, cap * sizeof *p);
         if (!p) {
-            cb_st_msg(m->err, m->errlen, "merging %s: out of memory", m->src_name);
+            cb_st_msg(m->err, "merging %s: out of memory", m->src_name);
             return -ENOMEM;
         }
         im->pair = p;
@@ -70,7 +70,7 @@ int cb_merge_map_put(struct cb_merge *m, int map, int64_t from, int64_t to)
 
 int cb_merge_sql_fail(struct cb_merge *m, struct cb_db *db, const char *what)
 {
-    cb_st_msg(m->err, m->errlen, "merging %s: %s: %s", m->src_name, what, cb_db_errmsg(db));
+    cb_st_msg(m->err, "merging %s: %s: %s", m->src_name, what, cb_db_errmsg(db));
     return -EIO;
 }
 
@@ -90,7 +90,7 @@ int cb_merge_table_cols(struct cb_merge *m, const char *table, struct cb_merge_c
         cb_st_col_str(s, 0, c->name[c->n++], sizeof c->name[0]);
     cb_db_finalize(s);
     if (c->n == 0 || c->n == CB_MERGE_MAXCOLS) {
-        cb_st_msg(m->err, m->errlen, "merging %s: table %s has %s columns", m->src_name, table,
+        cb_st_msg(m->err, "merging %s: table %s has %s columns", m->src_name, table,
                   c->n ? "too many" : "no");
         return -EINVAL;
     }
@@ -203,7 +203,7 @@ int cb_merge_shared_row(struct cb_merge *m, int map, int64_t src_id, int64_t *ds
     cb_db_bind_int64(row, 1, src_id);
     if (cb_db_step(row) != CB_DB_ROW) {
         cb_db_finalize(row);
-        cb_st_msg(m->err, m->errlen, "merging %s: %s row %lld is missing", m->src_name, t->name,
+        cb_st_msg(m->err, "merging %s: %s row %lld is missing", m->src_name, t->name,
                   (long long)src_id);
         return -EINVAL;
     }
@@ -238,7 +238,7 @@ static int calib_cols(struct cb_merge *m, const char *table, const char *want,
         p++;
     }
     if (*at < 0)
-        cb_st_msg(m->err, m->errlen, "merging %s: table %s has no column %s", m->src_name, table,
+        cb_st_msg(m->err, "merging %s: table %s has no column %s", m->src_name, table,
                   want);
     return *at < 0 ? -EPROTO : 0;
 }
@@ -351,7 +351,7 @@ int cb_merge_calib_row(struct cb_merge *m, int64_t src_id, int64_t *dst_id)
     cb_db_bind_int64(row, 1, src_id);
     int64_t host;
     if (cb_db_step(row) != CB_DB_ROW) {
-        cb_st_msg(m->err, m->errlen, "merging %s: calibration %lld is missing", m->src_name,
+        cb_st_msg(m->err, "merging %s: calibration %lld is missing", m->src_name,
                   (long long)src_id);
         r = -EINVAL;
     } else {

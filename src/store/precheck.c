@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int cb_st_newer_msg(const char *path, long have, int latest, char *err, size_t errlen)
+int cb_st_newer_msg(const char *path, long have, int latest, struct cb_sb *err)
 {
-    cb_st_msg(err, errlen,
+    cb_st_msg(err,
         "%s was written by a newer cyclebudget (schema %ld, this one knows %d): "
         "upgrade cyclebudget or use another --db", path, have, latest);
     return -EPROTO;
@@ -42,21 +42,21 @@ static int precheck_missing(struct cb_st_open *o, int e)
 {
     const char *path = o->path;
     if (e != ENOENT) {
-        cb_st_msg(o->err, o->errlen, "%s: %s", path, strerror(e));
+        cb_st_msg(o->err, "%s: %s", path, strerror(e));
         return -e;
     }
     if (o->mode != CB_STORE_WRITE) {
-        cb_st_msg(o->err, o->errlen, "%s: no such database (nothing has been recorded there "
+        cb_st_msg(o->err, "%s: no such database (nothing has been recorded there "
                   "yet; check --db)", path);
         return -ENOENT;
     }
     struct stat db;
     if (stat(o->dir, &db) != 0 || !S_ISDIR(db.st_mode)) {
-        cb_st_msg(o->err, o->errlen, "%s: directory %s does not exist", path, o->dir);
+        cb_st_msg(o->err, "%s: directory %s does not exist", path, o->dir);
         return -ENOENT;
     }
     if (access(o->dir, W_OK | X_OK) != 0) {
-        cb_st_msg(o->err, o->errlen, "%s: cannot create the database: directory %s is not "
+        cb_st_msg(o->err, "%s: cannot create the database: directory %s is not "
                   "writable", path, o->dir);
         return -EACCES;
     }
@@ -70,23 +70,23 @@ static int precheck_access(struct cb_st_open *o, const struct stat *sb)
 {
     const char *path = o->path;
     if (S_ISDIR(sb->st_mode)) {
-        cb_st_msg(o->err, o->errlen, "%s is a directory: give --db a file name, e.g. "
+        cb_st_msg(o->err, "%s is a directory: give --db a file name, e.g. "
                   "%s/cyclebudget.db", path, path);
         return -EISDIR;
     }
     if (!S_ISREG(sb->st_mode)) {
-        cb_st_msg(o->err, o->errlen, "%s: not a regular file, so not a cyclebudget database",
+        cb_st_msg(o->err, "%s: not a regular file, so not a cyclebudget database",
                   path);
         return -EINVAL;
     }
     if (access(path, R_OK) != 0) {
-        cb_st_msg(o->err, o->errlen, "%s: cannot read it (%s)", path, strerror(errno));
+        cb_st_msg(o->err, "%s: cannot read it (%s)", path, strerror(errno));
         return -EACCES;
     }
     /* WAL needs the -wal and -shm files beside the database. */
     o->writable = access(path, W_OK) == 0 && access(o->dir, W_OK | X_OK) == 0;
     if (o->mode == CB_STORE_WRITE && !o->writable) {
-        cb_st_msg(o->err, o->errlen, "%s: cannot write it (or its directory %s, where SQLite "
+        cb_st_msg(o->err, "%s: cannot write it (or its directory %s, where SQLite "
                   "keeps the -wal and -shm files)", o->path, o->dir);
         return -EACCES;
     }
@@ -105,7 +105,7 @@ static int precheck_truncated(struct cb_st_open *o, const unsigned char *h, off_
     if (npages && be32(h + 24) == be32(h + 92) && (off_t)pgsz * npages > size) {
         struct stat wb;
         if (stat(o->wal, &wb) != 0 || wb.st_size == 0) {
-            cb_st_msg(o->err, o->errlen, "%s is truncated (%lld of %lld bytes): restore it "
+            cb_st_msg(o->err, "%s is truncated (%lld of %lld bytes): restore it "
                       "from a backup; 'sqlite3 %s .recover' may save the rows left", o->path,
                       (long long)size, (long long)pgsz * npages, o->path);
             return -EBADMSG;
@@ -122,7 +122,7 @@ static int precheck_header(struct cb_st_open *o, const struct stat *sb)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        cb_st_msg(o->err, o->errlen, "%s: %s", path, strerror(e));
+        cb_st_msg(o->err, "%s: %s", path, strerror(e));
         return e == EACCES || e == EPERM ? -EACCES : -e;
     }
     ssize_t n = read(fd, h, sizeof h);
@@ -134,7 +134,7 @@ static int precheck_header(struct cb_st_open *o, const struct stat *sb)
     close(fd);
     if (n == 0 && size == 0) {
         if (o->mode != CB_STORE_WRITE) {
-            cb_st_msg(o->err, o->errlen, "%s: empty file, nothing recorded there (check --db)",
+            cb_st_msg(o->err, "%s: empty file, nothing recorded there (check --db)",
                       path);
             return -EINVAL;
         }
@@ -142,13 +142,13 @@ static int precheck_header(struct cb_st_open *o, const struct stat *sb)
         return 0;
     }
     if (n < (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16) != 0) {
-        cb_st_msg(o->err, o->errlen, "%s: not an SQLite database, so not a cyclebudget "
+        cb_st_msg(o->err, "%s: not an SQLite database, so not a cyclebudget "
                   "database (give --db another file)", path);
         return -EINVAL;
     }
     uint32_t app = be32(h + 68);
     if (app != 0 && app != CB_APP_ID) {
-        cb_st_msg(o->err, o->errlen, "%s: an SQLite database of another program "
+        cb_st_msg(o->err, "%s: an SQLite database of another program "
                   "(application_id 0x%08x), not cyclebudget's", path, app);
         return -EINVAL;
     }
@@ -160,7 +160,7 @@ static int precheck_header(struct cb_st_open *o, const struct stat *sb)
      * pages, which the check after opening covers. */
     int32_t uv = (int32_t)be32(h + 60);
     if (uv > o->latest)
-        return cb_st_newer_msg(path, uv, o->latest, o->err, o->errlen);
+        return cb_st_newer_msg(path, uv, o->latest, o->err);
     return 0;
 }
 

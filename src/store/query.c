@@ -28,13 +28,12 @@ struct resolve_ctx {
     const char *spec;
     int include_aborted;
     int64_t *run_id;
-    char *err;
-    size_t errlen;
+    struct cb_sb *err;
 };
 
 static int lookup_failed(const struct resolve_ctx *c, int rc)
 {
-    cb_st_msg(c->err, c->errlen, "cannot look up run %s: %s", c->spec,
+    cb_st_msg(c->err, "cannot look up run %s: %s", c->spec,
               cb_db_errmsg(c->st->db));
     return cb_st_errno_or_eio(rc);
 }
@@ -54,7 +53,7 @@ static int resolve_latest(const struct resolve_ctx *c)
     if (rc != CB_DB_DONE)
         return lookup_failed(c, rc);
     one_id(c->st, "SELECT COUNT(*) FROM runs", NULL, &other);
-    cb_st_msg(c->err, c->errlen, "latest: no complete run in this database (%lld runs, none "
+    cb_st_msg(c->err, "latest: no complete run in this database (%lld runs, none "
               "complete; see runs_overview)", (long long)other);
     return -ENOENT;
 }
@@ -83,10 +82,10 @@ static int resolve_id(const struct resolve_ctx *c)
     one_id(c->st, "SELECT MIN(id) FROM runs", NULL, &lo);
     one_id(c->st, "SELECT MAX(id) FROM runs", NULL, &hi);
     if (hi)
-        cb_st_msg(c->err, c->errlen, "no run %s (run ids here are %lld..%lld)", c->spec,
+        cb_st_msg(c->err, "no run %s (run ids here are %lld..%lld)", c->spec,
                   (long long)lo, (long long)hi);
     else
-        cb_st_msg(c->err, c->errlen, "no run %s (the database has no runs)", c->spec);
+        cb_st_msg(c->err, "no run %s (the database has no runs)", c->spec);
     return -ENOENT;
 }
 
@@ -108,28 +107,28 @@ static int resolve_tag(const struct resolve_ctx *c)
     rc = one_id(c->st, "SELECT id FROM runs WHERE tag = ?1 ORDER BY id DESC LIMIT 1", c->spec,
                 &other);
     if (rc == CB_DB_ROW)
-        cb_st_msg(c->err, c->errlen, "tag %s: no complete run (run %lld has it but is running "
+        cb_st_msg(c->err, "tag %s: no complete run (run %lld has it but is running "
                   "or aborted; give its id to look at it anyway)", c->spec, (long long)other);
     else
-        cb_st_msg(c->err, c->errlen, "no run tagged %s (say latest, a run id or a tag; see "
+        cb_st_msg(c->err, "no run tagged %s (say latest, a run id or a tag; see "
                   "runs_overview)", c->spec);
     return -ENOENT;
 }
 
 int cb_store_run_resolve(struct cb_store *st, const char *spec, int64_t *run_id,
-                         char *err, size_t errlen)
+                         struct cb_sb *err)
 {
-    return cb_store_run_resolve_status(st, spec, 0, run_id, err, errlen);
+    return cb_store_run_resolve_status(st, spec, 0, run_id, err);
 }
 
 int cb_store_run_resolve_status(struct cb_store *st, const char *spec, int include_aborted,
-                                int64_t *run_id, char *err, size_t errlen)
+                                int64_t *run_id, struct cb_sb *err)
 {
-    struct resolve_ctx c = {st, spec, include_aborted, run_id, err, errlen};
-    if (err && errlen)
-        err[0] = '\0';
+    struct resolve_ctx c = {st, spec, include_aborted, run_id, err};
+    if (err)
+        cb_sb_reset(err);
     if (!st || !spec || !*spec) {
-        cb_st_msg(err, errlen, "no run given: say latest, a run id or a tag");
+        cb_st_msg(err, "no run given: say latest, a run id or a tag");
         return -EINVAL;
     }
     if (strcmp(spec, "latest") == 0)
@@ -232,7 +231,7 @@ int cb_store_run_get(struct cb_store *st, int64_t run_id, struct cb_run_info *o)
 }
 
 int cb_store_runs_emulated(struct cb_store *st, const int64_t *runs, size_t n, int64_t *which,
-                           char *why, size_t len)
+                           struct cb_sb *why)
 {
     struct cb_run_info *u = malloc(sizeof *u);
     if (!u)
@@ -243,8 +242,7 @@ int cb_store_runs_emulated(struct cb_store *st, const int64_t *runs, size_t n, i
             continue;
         if (which)
             *which = runs[i];
-        if (why && len)
-            snprintf(why, len, "%s", u->emulated);
+        cb_sb_setf(why, "%s", u->emulated);
         r = 1;
     }
     free(u);

@@ -92,13 +92,13 @@ static const char *const q_sql[Q__N] = {
         " WHERE case_id=?1 AND event_id=?2 AND value IS NOT NULL ORDER BY seq",
 };
 
-void cb_st_msg(char *err, size_t errlen, const char *fmt, ...)
+void cb_st_msg(struct cb_sb *err, const char *fmt, ...)
 {
     va_list ap;
-    if (!err || !errlen)
+    if (!err)
         return;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    cb_sb_vsetf(err, fmt, ap);
     va_end(ap);
 }
 

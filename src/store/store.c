@@ -156,17 +156,17 @@ static int set_wal(struct cb_store *st)
 static int check_args(struct cb_st_open *o, int upto_version)
 {
     if (!migrations_sane()) {
-        cb_st_msg(o->err, o->errlen, "internal error: migrations are not numbered 1..N");
+        cb_st_msg(o->err, "internal error: migrations are not numbered 1..N");
         return -EINVAL;
     }
     if (upto_version < 0 || upto_version > o->latest) {
-        cb_st_msg(o->err, o->errlen, "schema version %d asked for, this cyclebudget knows 1..%d",
+        cb_st_msg(o->err, "schema version %d asked for, this cyclebudget knows 1..%d",
                   upto_version, o->latest);
         return -EINVAL;
     }
     o->target = upto_version ? upto_version : o->latest;
     if (!o->path || !*o->path) {
-        cb_st_msg(o->err, o->errlen, "no database path given (--db)");
+        cb_st_msg(o->err, "no database path given (--db)");
         return -EINVAL;
     }
     return 0;
@@ -197,7 +197,7 @@ static int open_db(struct cb_store *st, struct cb_st_open *o)
     sqlite3 *h = NULL;
     int rc = sqlite3_open_v2(name, &h, flags, cb_st_vfs());
     if (rc != SQLITE_OK) {
-        cb_st_msg(o->err, o->errlen, "%s: cannot open: %s", o->path,
+        cb_st_msg(o->err, "%s: cannot open: %s", o->path,
                   h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
         sqlite3_close(h);
         return sq_errno(rc);
@@ -209,7 +209,7 @@ static int open_db(struct cb_store *st, struct cb_st_open *o)
     int r = cb_db_sqlite_wrap(h, &st->db);
     if (r < 0) {
         sqlite3_close(h);
-        cb_st_msg(o->err, o->errlen, "out of memory");
+        cb_st_msg(o->err, "out of memory");
     }
     return r;
 }
@@ -238,7 +238,7 @@ static int read_identity(struct cb_store *st, struct cb_st_open *o)
         return 0;
     int code = sqlite3_errcode(cb_db_sqlite(st->db)) & 0xff;
     if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
-        cb_st_msg(o->err, o->errlen, "%s: not an SQLite database, or a damaged one (%s)",
+        cb_st_msg(o->err, "%s: not an SQLite database, or a damaged one (%s)",
                   o->path, cb_db_errmsg(st->db));
         return -EINVAL;
     }
@@ -250,24 +250,24 @@ static int check_identity(const struct cb_st_open *o)
 {
     const char *path = o->path;
     if (o->uv > o->latest)
-        return cb_st_newer_msg(path, o->uv, o->latest, o->err, o->errlen);
+        return cb_st_newer_msg(path, o->uv, o->latest, o->err);
     if (o->app != 0 && o->app != CB_APP_ID) {
-        cb_st_msg(o->err, o->errlen, "%s: an SQLite database of another program, not "
+        cb_st_msg(o->err, "%s: an SQLite database of another program, not "
                   "cyclebudget's", path);
         return -EINVAL;
     }
     if (o->uv == 0 && o->nobj > 0) {
-        cb_st_msg(o->err, o->errlen, "%s: an SQLite database, but not cyclebudget's (it has "
+        cb_st_msg(o->err, "%s: an SQLite database, but not cyclebudget's (it has "
                   "tables and no schema version); give --db another file", path);
         return -EINVAL;
     }
     if (o->uv > 0 && !o->hasruns) {
-        cb_st_msg(o->err, o->errlen, "%s: claims schema %ld but has no runs table: damaged, "
+        cb_st_msg(o->err, "%s: claims schema %ld but has no runs table: damaged, "
                   "or not cyclebudget's", path, o->uv);
         return -EINVAL;
     }
     if (o->uv < o->target && !o->writable && o->mode != CB_STORE_SNAPSHOT) {
-        cb_st_msg(o->err, o->errlen, "%s: schema %ld is older than this cyclebudget's %d and "
+        cb_st_msg(o->err, "%s: schema %ld is older than this cyclebudget's %d and "
                   "the file is read-only: open it once where it is writable to upgrade it",
                   path, o->uv, o->target);
         return -ESTALE;
@@ -295,7 +295,7 @@ static int snapshot(struct cb_store *st, const struct cb_st_open *o)
         rc = sqlite3_errcode(copy);
     }
     if (rc != SQLITE_OK) {
-        cb_st_msg(o->err, o->errlen, "%s: cannot copy it to read: %s", o->path,
+        cb_st_msg(o->err, "%s: cannot copy it to read: %s", o->path,
                   copy ? sqlite3_errmsg(copy) : sqlite3_errstr(rc));
         sqlite3_close(copy);
         return sq_errno(rc) ? sq_errno(rc) : -EIO;
@@ -305,7 +305,7 @@ static int snapshot(struct cb_store *st, const struct cb_st_open *o)
     int r = cb_db_sqlite_wrap(copy, &db);
     if (r < 0) {
         sqlite3_close(copy);
-        cb_st_msg(o->err, o->errlen, "out of memory");
+        cb_st_msg(o->err, "out of memory");
         return r;
     }
     cb_db_close(st->db);
@@ -344,7 +344,7 @@ static int go_live(struct cb_store *st, const struct cb_st_open *o)
     st->kill_in_case = kill_at ? atoi(kill_at) : 0;
     if (o->mode == CB_STORE_WRITE && cb_db_sqlite(st->db) &&
         cb_st_reserve_take(st, o->dir) == -ENOSPC) {
-        cb_st_msg(o->err, o->errlen, "%s: disk full (the filesystem of %s has no space left): "
+        cb_st_msg(o->err, "%s: disk full (the filesystem of %s has no space left): "
                   "free some space there, or give --db a file on another filesystem, and run "
                   "again", o->path, o->dir);
         return -ENOSPC;
@@ -365,21 +365,21 @@ static int pg_snapshot(struct cb_store *st, const struct cb_st_open *o)
 {
     int v = cb_db_schema_version(st->db);
     if (v < 0) {
-        cb_st_msg(o->err, o->errlen, "%s: cannot read the schema version: %s", o->path,
+        cb_st_msg(o->err, "%s: cannot read the schema version: %s", o->path,
                   cb_db_errmsg(st->db));
         return v;
     }
     if (v > o->latest)
-        return cb_st_newer_msg(o->path, v, o->latest, o->err, o->errlen);
+        return cb_st_newer_msg(o->path, v, o->latest, o->err);
     if (v < o->latest) {
-        cb_st_msg(o->err, o->errlen, "%s: schema %d is older than this cyclebudget's %d, and a "
+        cb_st_msg(o->err, "%s: schema %d is older than this cyclebudget's %d, and a "
                   "merge never writes its source: run a command that writes it (e.g. 'cyclebudget "
                   "run --db ...') once to upgrade it", o->path, v, o->latest);
         return -ESTALE;
     }
     int r = cb_db_exec(st->db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     if (r < 0)
-        cb_st_msg(o->err, o->errlen, "%s: cannot begin a snapshot: %s", o->path,
+        cb_st_msg(o->err, "%s: cannot begin a snapshot: %s", o->path,
                   cb_db_errmsg(st->db));
     return r;
 }
@@ -389,26 +389,25 @@ static int pg_snapshot(struct cb_store *st, const struct cb_st_open *o)
 static int open_pg(struct cb_st_open *o, int upto_version, struct cb_store **out)
 {
     struct cb_db *db = NULL;
-    int r = cb_db_open(o->path, o->mode == CB_STORE_SNAPSHOT ? CB_DB_READONLY : 0, &db, o->err,
-                       o->errlen);
+    int r = cb_db_open(o->path, o->mode == CB_STORE_SNAPSHOT ? CB_DB_READONLY : 0, &db, o->err);
     if (r < 0)
         return r == -EPROTONOSUPPORT ? -EINVAL : r;
     struct cb_store *st = calloc(1, sizeof *st);
     if (!st) {
         cb_db_close(db);
-        cb_st_msg(o->err, o->errlen, "out of memory");
+        cb_st_msg(o->err, "out of memory");
         return -ENOMEM;
     }
     st->db = db;
     if (o->mode != CB_STORE_WRITE && cb_db_schema_version(db) == 0) {
-        cb_st_msg(o->err, o->errlen, "%s: no cyclebudget schema there (nothing has been "
+        cb_st_msg(o->err, "%s: no cyclebudget schema there (nothing has been "
                   "recorded there yet; check --db)", o->path);
         r = -ENOENT;
     }
     if (r == 0 && o->mode == CB_STORE_SNAPSHOT)
         r = pg_snapshot(st, o);
     else if (r == 0)
-        r = cb_db_migrate(db, upto_version, o->err, o->errlen);
+        r = cb_db_migrate(db, upto_version, o->err);
     if (r == 0)
         r = go_live(st, o);
     if (r < 0) {
@@ -420,13 +419,13 @@ static int open_pg(struct cb_st_open *o, int upto_version, struct cb_store **out
 }
 
 int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
-                  struct cb_store **out, char *err, size_t errlen)
+                  struct cb_store **out, struct cb_sb *err)
 {
     struct cb_st_open o = {.path = path, .mode = mode, .latest = cb_store_schema_latest(),
-                         .err = err, .errlen = errlen};
+                         .err = err};
     *out = NULL;
-    if (err && errlen)
-        err[0] = '\0';
+    if (err)
+        cb_sb_reset(err);
     if (cb_db_is_url(path))
         return open_pg(&o, upto_version, out);
     int r = check_args(&o, upto_version);
@@ -439,7 +438,7 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
 
     struct cb_store *st = calloc(1, sizeof *st);
     if (!st) {
-        cb_st_msg(err, errlen, "out of memory");
+        cb_st_msg(err, "out of memory");
         return -ENOMEM;
     }
     r = open_db(st, &o);
@@ -450,7 +449,7 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
     /* Only where damage may have come in or would travel, or where the
      * first rows already show it (integrity.c). */
     if (r == 0 && o.nobj > 0 && (cb_st_needs_check(st, &o) || cb_st_roots_damaged(st)))
-        r = cb_st_quick_check(st, path, 0, err, errlen);
+        r = cb_st_quick_check(st, path, 0, err);
     if (r == 0 && mode == CB_STORE_SNAPSHOT)
         r = snapshot(st, &o);
     /* From here on we may write (a snapshot: its copy only). */

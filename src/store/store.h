@@ -10,6 +10,8 @@
 #ifndef CB_STORE_H
 #define CB_STORE_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,7 +51,7 @@ enum cb_store_mode {
  * The file is not modified by a failed open.
  * upto_version (tests only; 0 = latest): migrate no further than this. */
 int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
-                  struct cb_store **out, char *err, size_t errlen);
+                  struct cb_store **out, struct cb_sb *err);
 void cb_store_close(struct cb_store *st);
 /* The open database (db.h), for modules with their own queries (compare,
  * history, race).  They use their own prepared statements and leave the
@@ -177,8 +179,7 @@ int cb_store_boot_tsc(struct cb_store *st, double *ghz);
  * `cyclebudget check` runs.  0 sound; -EINVAL damaged, with err saying so
  * and what to do; -EOPNOTSUPP on PostgreSQL (the server checks its pages);
  * another negative errno when it could not check.  *pages: the file's. */
-int cb_store_integrity(struct cb_store *st, const char *path, long long *pages, char *err,
-                       size_t errlen);
+int cb_store_integrity(struct cb_store *st, const char *path, long long *pages, struct cb_sb *err);
 
 /* Mark runs left 'running' by a process that no longer exists on this host
  * as 'aborted'.  Called by cb_store_open in write mode.  Returns how many. */
@@ -239,17 +240,17 @@ struct cb_case_info {
 /* spec: "latest" (newest complete run), a run id, or a tag (newest complete
  * run with it).  -ENOENT with a message in err when nothing matches. */
 int cb_store_run_resolve(struct cb_store *st, const char *spec, int64_t *run_id,
-                         char *err, size_t errlen);
+                         struct cb_sb *err);
 /* The same, and with include_aborted set "latest" and a tag may also name an
  * aborted run (report --include-aborted); a run still running never. */
 int cb_store_run_resolve_status(struct cb_store *st, const char *spec, int include_aborted,
-                                int64_t *run_id, char *err, size_t errlen);
+                                int64_t *run_id, struct cb_sb *err);
 int cb_store_run_get(struct cb_store *st, int64_t run_id, struct cb_run_info *out);
 /* The first of runs[0..n) measured on an emulated CPU: 1 with its id and
  * why (either may be NULL), 0 when none was, or a negative errno.  compare
  * and bisect-check draw no verdict from such a run (emulation.h). */
 int cb_store_runs_emulated(struct cb_store *st, const int64_t *runs, size_t n, int64_t *which,
-                           char *why, size_t len);
+                           struct cb_sb *why);
 /* Arrays allocated with malloc; the caller frees them.  Ordered by id. */
 int cb_store_events(struct cb_store *st, int64_t run_id, struct cb_event_info **out, size_t *n);
 int cb_store_cases(struct cb_store *st, int64_t run_id, struct cb_case_info **out, size_t *n);

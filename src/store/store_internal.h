@@ -9,6 +9,8 @@
 #ifndef CB_STORE_INTERNAL_H
 #define CB_STORE_INTERNAL_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -46,8 +48,8 @@ struct cb_store {
 };
 
 /* One line for the user into err (may be NULL). */
-void cb_st_msg(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void cb_st_msg(struct cb_sb *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* The store's result codes are db.h's: CB_DB_OK (= CB_DB_DONE), CB_DB_ROW,
  * or a negative errno.  This one as 0 or a negative errno. */
 int cb_st_errno_of(int rc);

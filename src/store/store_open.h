@@ -5,6 +5,8 @@
 #ifndef CB_STORE_OPEN_H
 #define CB_STORE_OPEN_H
 
+#include "strbuf.h"
+
 #include <limits.h>
 #include <sys/types.h>
 
@@ -30,15 +32,14 @@ struct cb_st_open {
     off_t size;                 /* of an existing database, else 0 */
     int wal_frames;             /* its -wal file had frames when we came */
     long uv, app, nobj, hasruns;  /* what the database says of itself, once open */
-    char *err;
-    size_t errlen;
+    struct cb_sb *err;
 };
 
 /* Everything decidable without SQLite: sets o->fresh, o->writable, o->size;
  * 0 or a negative errno with o->err said. */
 int cb_st_precheck(struct cb_st_open *o);
 /* "PATH was written by a newer cyclebudget ...": -EPROTO. */
-int cb_st_newer_msg(const char *path, long have, int latest, char *err, size_t errlen);
+int cb_st_newer_msg(const char *path, long have, int latest, struct cb_sb *err);
 
 /* Whether this open must read the whole file first (integrity.c says
  * when, and why): 1 or 0. */
@@ -48,7 +49,7 @@ int cb_st_needs_check(struct cb_store *st, const struct cb_st_open *o);
 int cb_st_roots_damaged(struct cb_store *st);
 /* PRAGMA quick_check (full: PRAGMA integrity_check): 0, or -EINVAL with
  * err saying the file is damaged and what to do, or another errno. */
-int cb_st_quick_check(struct cb_store *st, const char *path, int full, char *err, size_t errlen);
+int cb_st_quick_check(struct cb_store *st, const char *path, int full, struct cb_sb *err);
 #define CB_DISK_FULL_BYTES (256u << 10)   /* cb_st_disk_full's threshold */
 /* "PATH: WHAT: disk full ..." or "PATH: WHAT: the database's message" into
  * o->err; the errno of rc (-ENOSPC when the disk is full). */

@@ -83,6 +83,22 @@ void cb_sb_addf(struct cb_sb *sb, const char *fmt, ...)
     va_end(ap);
 }
 
+void cb_sb_vsetf(struct cb_sb *sb, const char *fmt, va_list ap)
+{
+    if (!sb)
+        return;
+    cb_sb_reset(sb);
+    cb_sb_vaddf(sb, fmt, ap);
+}
+
+void cb_sb_setf(struct cb_sb *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cb_sb_vsetf(sb, fmt, ap);
+    va_end(ap);
+}
+
 void cb_sb_join(struct cb_sb *sb, const char *const *items, size_t n, const char *sep)
 {
     for (size_t i = 0; i < n; i++) {

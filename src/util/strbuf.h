@@ -6,7 +6,15 @@
  * NUL-terminated string, also before the first add (CB_SB_INIT).  When an
  * allocation fails the buffer keeps what it had and remembers it: adds then
  * do nothing, and cb_sb_error() says -ENOMEM, so a caller checks once, at
- * the end, rather than after every add. */
+ * the end, rather than after every add.
+ *
+ * Errors travel as a struct cb_sb *err from the function that finds them to
+ * the one that prints them.  The convention: a function that reports an
+ * error SETS the message (cb_sb_setf: what was there is replaced, as
+ * snprintf into the old fixed buffer did); one that adds context to a
+ * message already there appends with cb_sb_addf.  err may be NULL when the
+ * caller does not want the message: cb_sb_setf then does nothing.  The
+ * caller owns the buffer and releases it (cb_sb_release). */
 #ifndef CB_STRBUF_H
 #define CB_STRBUF_H
 
@@ -31,6 +39,9 @@ void cb_sb_adds(struct cb_sb *sb, const char *s);
 void cb_sb_addc(struct cb_sb *sb, char c);
 void cb_sb_addf(struct cb_sb *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cb_sb_vaddf(struct cb_sb *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Replace the contents by the formatted message; sb may be NULL. */
+void cb_sb_setf(struct cb_sb *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cb_sb_vsetf(struct cb_sb *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Items joined by sep: "a, b, c". */
 void cb_sb_join(struct cb_sb *sb, const char *const *items, size_t n, const char *sep);
 /* Empty again, keeping the memory (and forgetting a failed allocation). */
