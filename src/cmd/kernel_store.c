@@ -59,18 +59,21 @@ static int begin(struct kctx *x, struct cb_host *host)
 /* tsc (always) and cycles (the kernel's PMU counter, or why not). */
 static int record_events(struct kctx *x)
 {
-    char why[256];
+    struct cb_sb why = CB_SB_INIT;
     int err = x->k->info.pmu_err;
-    snprintf(why, sizeof why, "perf_event_create_kernel_counter(PERF_COUNT_HW_CPU_CYCLES) on CPU %d "
-             "failed in the kernel: %s (no PMU this kernel drives: a VM without a virtual PMU, "
-             "or an emulator)", x->k->pinned, strerror(-err));
+    cb_sb_addf(&why, "perf_event_create_kernel_counter(PERF_COUNT_HW_CPU_CYCLES) on CPU %d "
+               "failed in the kernel: %s (no PMU this kernel drives: a VM without a virtual PMU, "
+               "or an emulator)", x->k->pinned, strerror(-err));
     struct cb_event_row tsc = {.name = "tsc", .part = "tsc", .pfm = "", .encoding = "",
                                .source = "tsc", .read_method = "rdtsc", .supported = 1, .why = ""};
     struct cb_event_row cyc = {.name = "cycles", .part = "cycles", .pfm = "PERF_COUNT_HW_CPU_CYCLES",
                                .encoding = "type=0 config=0x0", .source = "pmu",
-                               .read_method = "read", .supported = err == 0, .why = err ? why : ""};
+                               .read_method = "read", .supported = err == 0, .why = err ? why.buf : ""};
     int rc = cb_store_event_add(x->st, x->run_id, &tsc, &x->ev_tsc);
-    return rc < 0 ? rc : cb_store_event_add(x->st, x->run_id, &cyc, &x->ev_cyc);
+    if (rc >= 0)
+        rc = cb_store_event_add(x->st, x->run_id, &cyc, &x->ev_cyc);
+    cb_sb_release(&why);
+    return rc;
 }
 
 static struct cb_case_row case_row(const struct cb_kcase *c)
