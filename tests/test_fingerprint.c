@@ -116,7 +116,8 @@ static void test_cpuclass(void)
     is_int(cb_cpu_numa_node(h, 3), -1, "cpu 3's node is unknown here");
 
     struct cb_fingerprint f7, f9;
-    char l7[512], l9[512], why[512];
+    char l7[512], l9[512];
+    struct cb_sb why = CB_SB_INIT;
     cb_fingerprint_read(&f7, h, 7);
     cb_fingerprint_read(&f9, h, 9);
     cb_fingerprint_cpu_lines(&f7, l7, sizeof l7);
@@ -125,10 +126,10 @@ static void test_cpuclass(void)
                "pinned cpu nohz_full=no\npinned cpu numa node=0\n", "cpu 7's class");
     is_str(l9, "pinned cpu core type=atom\npinned cpu smt sibling=no\npinned cpu isolated=yes\n"
                "pinned cpu nohz_full=no\npinned cpu numa node=1\n", "cpu 9's class");
-    is_int(cb_fingerprint_diff(l7, l9, why, sizeof why), 1, "another class differs");
-    ok(strstr(why, "core type: 'core' vs 'atom'") && strstr(why, "numa node: '0' vs '1'") &&
-           strstr(why, "isolated: 'no' vs 'yes'") && strstr(why, "smt sibling: 'yes' vs 'no'"),
-       "and names each part: %s", why);
+    is_int(cb_fingerprint_diff(l7, l9, &why), 1, "another class differs");
+    ok(strstr(why.buf, "core type: 'core' vs 'atom'") && strstr(why.buf, "numa node: '0' vs '1'") &&
+           strstr(why.buf, "isolated: 'no' vs 'yes'") && strstr(why.buf, "smt sibling: 'yes' vs 'no'"),
+       "and names each part: %s", why.buf);
     char fs[1024];
     cb_fingerprint_format(&f9, fs, sizeof fs);
     struct cb_fingerprint back;
@@ -136,7 +137,7 @@ static void test_cpuclass(void)
     is_str(back.core_type, "atom", "the core type is stored and read back");
     is_str(back.node, "1", "and the node");
     cb_fingerprint_cpu_lines(NULL, l9, sizeof l9);
-    is_int(cb_fingerprint_diff(l7, l9, why, sizeof why), 0, "an older run, class unknown: not a difference");
+    is_int(cb_fingerprint_diff(l7, l9, &why), 0, "an older run, class unknown: not a difference");
 
     tree_put(a, "sys/devices/system/cpu/cpu0/cpu_capacity", "446\n");
     tree_put(a, "sys/devices/system/cpu/cpu1/cpu_capacity", "1024\n");
@@ -152,6 +153,7 @@ static void test_cpuclass(void)
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", h, a);
     ok(system(cmd) == 0, "clean up the class trees");
+    cb_sb_release(&why);
 }
 
 /* An arm64 kernel's /proc/cpuinfo (Rockchip RK3588's layout: Cortex-A55
@@ -267,44 +269,45 @@ int main(void)
     is_int(cb_fingerprint_parse("governor", &back), -EINVAL, "a pair without '=' is refused");
 
     /* The compared lines and the diff rule. */
-    char la[512], lb[512], why[512], v[64];
+    char la[512], lb[512], v[64];
+    struct cb_sb why = CB_SB_INIT;
     cb_fingerprint_lines(&m, la, sizeof la);
     is_str(line_value(la, "governor", v, sizeof v), "performance", "lines: governor");
     is_str(line_value(la, "smt active", v, sizeof v), "1", "lines: smt active");
     is_str(line_value(la, "boost", v, sizeof v), "off", "lines: boost");
     ok(!line_value(la, "perf_event_paranoid", v, sizeof v), "lines: paranoid is recorded but not compared");
     ok(!line_value(la, "kernel", v, sizeof v), "lines: kernel is compared by the hosts table, not twice");
-    is_int(cb_fingerprint_diff(la, la, why, sizeof why), 0, "same lines: no difference");
+    is_int(cb_fingerprint_diff(la, la, &why), 0, "same lines: no difference");
 
     struct cb_fingerprint m2 = m;
     snprintf(m2.governor, sizeof m2.governor, "powersave");
     cb_fingerprint_lines(&m2, lb, sizeof lb);
-    is_int(cb_fingerprint_diff(la, lb, why, sizeof why), 1, "governor changed: differs");
-    is_str(why, "governor: 'performance' vs 'powersave'", "and says how");
+    is_int(cb_fingerprint_diff(la, lb, &why), 1, "governor changed: differs");
+    is_str(why.buf, "governor: 'performance' vs 'powersave'", "and says how");
 
     m2 = m;
     snprintf(m2.smt_active, sizeof m2.smt_active, "0");
     snprintf(m2.boost, sizeof m2.boost, "on");
     cb_fingerprint_lines(&m2, lb, sizeof lb);
-    is_int(cb_fingerprint_diff(la, lb, why, sizeof why), 1, "SMT and boost changed: differs");
-    is_str(why, "smt active: '1' vs '0'; boost: 'off' vs 'on'", "both named, in order");
+    is_int(cb_fingerprint_diff(la, lb, &why), 1, "SMT and boost changed: differs");
+    is_str(why.buf, "smt active: '1' vs '0'; boost: 'off' vs 'on'", "both named, in order");
 
     m2 = m;
     snprintf(m2.paranoid, sizeof m2.paranoid, "2");
     snprintf(m2.siblings, sizeof m2.siblings, "1");
     cb_fingerprint_lines(&m2, lb, sizeof lb);
-    is_int(cb_fingerprint_diff(la, lb, why, sizeof why), 0, "paranoid and siblings alone: no timing difference");
+    is_int(cb_fingerprint_diff(la, lb, &why), 0, "paranoid and siblings alone: no timing difference");
 
     /* An older run recorded nothing: its lines are all unknown and differ from none. */
     cb_fingerprint_lines(NULL, lb, sizeof lb);
-    is_int(cb_fingerprint_diff(la, lb, why, sizeof why), 0, "unknown on one side: not a difference");
+    is_int(cb_fingerprint_diff(la, lb, &why), 0, "unknown on one side: not a difference");
     is_str(line_value(lb, "governor", v, sizeof v), "", "NULL: the same labels, empty");
     m2 = m;
     m2.governor[0] = '\0';
     cb_fingerprint_lines(&m2, lb, sizeof lb);
-    is_int(cb_fingerprint_diff(la, lb, why, sizeof why), 0, "one unknown governor: not a difference");
-    is_int(cb_fingerprint_diff("a=1\nb=2\n", "a=1\n", why, sizeof why), 1, "a missing line differs");
-    is_int(cb_fingerprint_diff("a=1\n", "c=1\n", why, sizeof why), 1, "another field name differs");
+    is_int(cb_fingerprint_diff(la, lb, &why), 0, "one unknown governor: not a difference");
+    is_int(cb_fingerprint_diff("a=1\nb=2\n", "a=1\n", &why), 1, "a missing line differs");
+    is_int(cb_fingerprint_diff("a=1\n", "c=1\n", &why), 1, "another field name differs");
 
     /* describe and the field list. */
     char d[512];
@@ -337,5 +340,6 @@ int main(void)
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", metal, guest);
     ok(system(cmd) == 0, "clean up");
+    cb_sb_release(&why);
     return tap_done();
 }

@@ -61,8 +61,7 @@ struct cover {
     const char (*b)[64];
     size_t nb;
     long lo, hi;
-    char *why;
-    size_t whylen;
+    struct cb_sb *why;
 };
 
 static int covers(const struct cb_store_ack *a, void *ctx)
@@ -72,22 +71,22 @@ static int covers(const struct cb_store_ack *a, void *ctx)
         return 0;
     long at = c->lo && c->hi ? position(c->st, a->commit) : 0;
     if (c->lo && c->hi ? at > c->lo && at <= c->hi : in_list(a->commit, c->b, c->nb)) {
-        snprintf(c->why, c->whylen, "%s", a->why ? a->why : "");
+        cb_sb_setf(c->why, "%s", a->why ? a->why : "");
         return 1;
     }
     return 0;
 }
 
 int cb_ack_covers(struct cb_store *st, const char *key, const char (*a)[64], size_t na,
-                  const char (*b)[64], size_t nb, char *why, size_t whylen)
+                  const char (*b)[64], size_t nb, struct cb_sb *why)
 {
-    struct cover c = {st, key, b, nb, newest(st, a, na), newest(st, b, nb), why, whylen};
+    struct cover c = {st, key, b, nb, newest(st, a, na), newest(st, b, nb), why};
     return cb_store_each_ack(st, 1, covers, &c) == 1;
 }
 
 int cb_ack_between(struct cb_store *st, const char *key, const struct cb_side *A,
-                   const struct cb_side *B, char *why, size_t whylen)
+                   const struct cb_side *B, struct cb_sb *why)
 {
     return cb_ack_covers(st, key, (const char(*)[64])A->commits, A->ncommits,
-                         (const char(*)[64])B->commits, B->ncommits, why, whylen);
+                         (const char(*)[64])B->commits, B->ncommits, why);
 }

@@ -21,10 +21,10 @@
  * at or before the newest of b; its reason in why.  When a has no commit in
  * commit order (a dirty tree, or none), only the acks at b's commits count. */
 int cb_ack_covers(struct cb_store *st, const char *key, const char (*a)[64], size_t na,
-                  const char (*b)[64], size_t nb, char *why, size_t whylen);
+                  const char (*b)[64], size_t nb, struct cb_sb *why);
 
 /* The same for two sides' commits. */
 int cb_ack_between(struct cb_store *st, const char *key, const struct cb_side *A,
-                   const struct cb_side *B, char *why, size_t whylen);
+                   const struct cb_side *B, struct cb_sb *why);
 
 #endif

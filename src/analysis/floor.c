@@ -206,7 +206,7 @@ static int candidates(struct cb_store *st, int64_t ref, const int64_t *skip, siz
 /* Keep the candidates measured in ref's environment. */
 static int same_env(struct cb_store *st, int64_t ref, struct cand *c, size_t *n)
 {
-    char fr[2048], fo[2048], why[256];
+    char fr[2048], fo[2048];
     int rc = cb_run_fingerprint(st, ref, fr, sizeof fr);
     if (rc < 0)
         return rc;
@@ -214,7 +214,7 @@ static int same_env(struct cb_store *st, int64_t ref, struct cand *c, size_t *n)
     for (size_t i = 0; i < *n; i++) {
         if ((rc = cb_run_fingerprint(st, c[i].id, fo, sizeof fo)) < 0)
             return rc;
-        if (!cb_fingerprint_diff(fr, fo, why, sizeof why))
+        if (!cb_fingerprint_diff(fr, fo, NULL))
             c[kept++] = c[i];
     }
     *n = kept;

@@ -308,11 +308,13 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
             decide_few(r, o, res->n);
         res->count[r->v]++;
         res->by_test[r->test]++;
-        if (r->v == CB_CMP_REGRESSED &&
-            cb_ack_between(st, r->a->key, A, B, r->why, sizeof r->why)) {
+        struct cb_sb why = CB_SB_INIT;
+        if (r->v == CB_CMP_REGRESSED && cb_ack_between(st, r->a->key, A, B, &why)) {
+            cb_sb_copy(&why, r->why, sizeof r->why);
             r->acked = 1;
             res->acked++;
         }
+        cb_sb_release(&why);
         placement(r, o, res);
     }
     return rc;

@@ -483,7 +483,7 @@ int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t le
 }
 
 int cb_side_fingerprint(struct cb_store *st, const struct cb_side *s, char *buf, size_t len,
-                        char *why, size_t whylen)
+                        struct cb_sb *why)
 {
     char other[2048];
     int rc = cb_run_fingerprint(st, s->runs[0], buf, len);
@@ -492,12 +492,14 @@ int cb_side_fingerprint(struct cb_store *st, const struct cb_side *s, char *buf,
     for (size_t i = 1; i < s->nruns; i++) {
         if ((rc = cb_run_fingerprint(st, s->runs[i], other, sizeof other)) < 0)
             return rc;
-        char d[700];
-        if (cb_fingerprint_diff(buf, other, d, sizeof d)) {
-            snprintf(why, whylen, "runs %lld and %lld of '%s' differ: %s", (long long)s->runs[0],
-                     (long long)s->runs[i], s->spec, d);
+        struct cb_sb d = CB_SB_INIT;
+        if (cb_fingerprint_diff(buf, other, &d)) {
+            cb_sb_setf(why, "runs %lld and %lld of '%s' differ: %s", (long long)s->runs[0],
+                       (long long)s->runs[i], s->spec, d.buf);
+            cb_sb_release(&d);
             return -EXDEV;
         }
+        cb_sb_release(&d);
     }
     return 0;
 }

@@ -98,7 +98,7 @@ int cb_run_fingerprint(struct cb_store *st, int64_t run_id, char *buf, size_t le
 /* The fingerprint shared by all of a side's runs; 0, or -EXDEV with the
  * first difference ("kernel: A vs B") in why. */
 int cb_side_fingerprint(struct cb_store *st, const struct cb_side *s, char *buf, size_t len,
-                        char *why, size_t whylen);
+                        struct cb_sb *why);
 
 /* The machine a run ran on (machine.h): its id, hostname and CPU model. */
 struct cb_machine {

@@ -145,20 +145,22 @@ static int ab_body(void *ctx, struct cb_store *unused)
     cb_ab_print(&pl->ab, pl->format, where, stdout);
     int changed, regressed, unsure, bad, status = cb_ab_exit(&pl->ab);
     cb_ab_counts(&pl->ab, &changed, &regressed, &unsure, &bad);
-    char why[1024];
-    if (status == 2 && cb_ab_compared(&pl->ab, why, sizeof why) == 0)
+    struct cb_sb why = CB_SB_INIT;
+    if (status == 2 && cb_ab_compared(&pl->ab, &why) == 0)
         cb_error("no case could be compared (%s): no verdict; -V a variant that verifies in both "
-                 "builds", why);
+                 "builds", why.buf);
+    cb_sb_release(&why);
     cb_ab_free(&pl->ab);
     /* An emulated CPU's times are no machine's (emulation.h): no verdict
      * there, changed or not; a BAD result still is one.  Beside JSON, on
      * stderr, so that stdout stays one document. */
-    char ew[256];
-    if (status != 2 && !bad && cb_emulation_live(ew, sizeof ew) == 1) {
+    struct cb_sb ew = CB_SB_INIT;
+    if (status != 2 && !bad && cb_emulation_live(&ew) == 1) {
         fprintf(pl->format != CB_AB_JSON ? stdout : stderr, "no verdict: run %lld is emulated "
-                "(%s): figures are not timings of any machine\n", (long long)run, ew);
-        return 0;
+                "(%s): figures are not timings of any machine\n", (long long)run, ew.buf);
+        status = 0;
     }
+    cb_sb_release(&ew);
     return status;
 }
 

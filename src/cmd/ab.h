@@ -104,7 +104,7 @@ void cb_ab_counts(const struct cb_ab *ab, int *changed, int *regressed, int *uns
 /* How many cases were compared (timed on both sides, neither BAD nor
  * skipped); with none, the cases that could not be, named in why ("csum/x
  * BAD in both builds: ..."), for a message: no verdict from nothing. */
-size_t cb_ab_compared(const struct cb_ab *ab, char *why, size_t len);
+size_t cb_ab_compared(const struct cb_ab *ab, struct cb_sb *why);
 /* ab's exit status: 1 a change (a case changed, or BAD on one side only),
  * 0 none, 2 when no case could be compared (no verdict from nothing). */
 int cb_ab_exit(const struct cb_ab *ab);

@@ -518,14 +518,14 @@ int cb_ab_exit(const struct cb_ab *ab)
 {
     int changed, regressed, unsure, bad;
     cb_ab_counts(ab, &changed, &regressed, &unsure, &bad);
-    return changed + bad ? 1 : cb_ab_compared(ab, NULL, 0) ? 0 : 2;
+    return changed + bad ? 1 : cb_ab_compared(ab, NULL) ? 0 : 2;
 }
 
-size_t cb_ab_compared(const struct cb_ab *ab, char *why, size_t len)
+size_t cb_ab_compared(const struct cb_ab *ab, struct cb_sb *why)
 {
-    size_t n = 0, off = 0;
-    if (len)
-        why[0] = '\0';
+    size_t n = 0;
+    if (why)
+        cb_sb_reset(why);
     for (size_t i = 0; i < ab->n; i++) {
         const struct cb_ab_case *c = &ab->cases[i];
         if (!c->bad[0] && !c->bad[1] && !c->skipped && c->n) {
@@ -535,8 +535,8 @@ size_t cb_ab_compared(const struct cb_ab *ab, char *why, size_t len)
         const char *what = c->bad[0] && c->bad[1] ? "BAD in both builds"
                          : c->bad[0] ? "BAD in BASE" : c->bad[1] ? "BAD in HEAD"
                          : c->skipped ? "skipped" : "not timed";
-        if (off < len)
-            off += (size_t)snprintf(why + off, len - off, "%s%s %s", off ? "; " : "", c->key, what);
+        if (why)
+            cb_sb_addf(why, "%s%s %s", why->len ? "; " : "", c->key, what);
     }
     return n;
 }

@@ -111,11 +111,13 @@ static void print_verdict(const struct cb_ab *ab, FILE *f, int md)
     int changed, regressed, unsure, bad;
     cb_ab_counts(ab, &changed, &regressed, &unsure, &bad);
     fprintf(f, "%s", md ? "\n**ab:** " : "\nab: ");
-    char why[1024];
-    if (changed + bad == 0 && cb_ab_compared(ab, why, sizeof why) == 0) {
-        fprintf(f, "no verdict: no case could be compared (%s) (exit 2)\n", why);
+    struct cb_sb why = CB_SB_INIT;
+    if (changed + bad == 0 && cb_ab_compared(ab, &why) == 0) {
+        fprintf(f, "no verdict: no case could be compared (%s) (exit 2)\n", why.buf);
+        cb_sb_release(&why);
         return;
     }
+    cb_sb_release(&why);
     if (changed + bad == 0) {
         fprintf(f, "no change");
         if (unsure)
@@ -219,7 +221,7 @@ static void print_json(const struct cb_ab *ab, const char *where, FILE *f)
     fprintf(f, "]");
     json_list(f, "added", ab->added);
     json_list(f, "removed", ab->removed);
-    fprintf(f, ",\"unsure\":%d,\"compared\":%zu,\"exit\":%d}\n", unsure, cb_ab_compared(ab, NULL, 0),
+    fprintf(f, ",\"unsure\":%d,\"compared\":%zu,\"exit\":%d}\n", unsure, cb_ab_compared(ab, NULL),
             cb_ab_exit(ab));
 }
 

@@ -332,7 +332,8 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
     memset(&B, 0, sizeof B);
     struct cmp_result res = {0};
     struct cmp_ctx x = {0};
-    char crosses[1024], runspec[32];
+    char runspec[32];
+    struct cb_sb crosses = CB_SB_INIT;
     snprintf(runspec, sizeof runspec, "%lld", (long long)run_id);
     int status = BISECT_ERROR, rc;
     if (measured == 0) {
@@ -343,19 +344,19 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
     if ((rc = cb_side_resolve(st, b->against, b->c.include_aborted, b->c.repo, &A, &err)) < 0 ||
         (rc = cmp_select_host(st, &A, b->c.host, &err)) < 0 ||
         (rc = cb_side_resolve(st, runspec, 1, b->c.repo, &B, &err)) < 0 ||
-        (rc = cmp_check_env(st, &A, &B, b->c.force, crosses, sizeof crosses, &err)) < 0) {
+        (rc = cmp_check_env(st, &A, &B, b->c.force, &crosses, &err)) < 0) {
         cb_error("%s", err.buf);
         /* A different environment (governor, SMT, microcode, pinned CPU...)
          * changes timings by itself: this commit cannot be judged, but the
          * bisection can go on with the next one. */
         if (rc == -EXDEV) {
             printf("bisect-check: cannot tell (skip): this run's environment differs from %s's "
-                   "(%s)\n", b->against, crosses);
+                   "(%s)\n", b->against, crosses.buf);
             status = 125;
         }
         goto out;
     }
-    x.crosses = crosses[0] ? crosses : NULL;
+    x.crosses = crosses.len ? crosses.buf : NULL;
     /* An emulated run times no machine (emulation.h): no verdict, skip. */
     int64_t er;
     if (cb_store_runs_emulated(st, A.runs, A.nruns, &er, &err) == 1 ||
@@ -386,6 +387,7 @@ out:
     cb_side_free(&B);
     cb_store_close(st);
     cb_sb_release(&err);
+    cb_sb_release(&crosses);
     return status;
 }
 
@@ -461,12 +463,13 @@ static int bisect_paired(struct bisect *b)
         cb_sb_release(&err);
         return 125;
     }
-    char ew[256];
+    struct cb_sb ew = CB_SB_INIT;
     int status = regressed ? 1 : unsure ? 125 : 0;
-    if (cb_emulation_live(ew, sizeof ew) == 1) {
+    if (cb_emulation_live(&ew) == 1) {
         status = 125;
-        printf("bisect-check: no verdict: run %lld is emulated (%s)\n", (long long)run, ew);
+        printf("bisect-check: no verdict: run %lld is emulated (%s)\n", (long long)run, ew.buf);
     }
+    cb_sb_release(&ew);
     printf("bisect-check: %s (run %lld, paired against %s)\n",
            status == 0 ? "good" : status == 1 ? "bad: regressed" : "cannot tell (skip)",
            (long long)run, b->against_plugin);

@@ -223,8 +223,8 @@ static int nothing_compared(struct cb_store *st, const struct cb_side *A, const 
  * and compared case by case.  0, CMP_NO_VERDICT, or the exit status to end
  * with. */
 static int compare_sides(struct cb_store *st, struct compare *k, const char *base, const char *head,
-                         struct cb_side *A, struct cb_side *B, struct cmp_ctx *x, char *crosses,
-                         size_t clen, struct cmp_result *res)
+                         struct cb_side *A, struct cb_side *B, struct cmp_ctx *x,
+                         struct cb_sb *crosses, struct cmp_result *res)
 {
     struct cb_sb err = CB_SB_INIT;
     const struct cmp_common *c = &k->c;
@@ -241,12 +241,12 @@ static int compare_sides(struct cb_store *st, struct compare *k, const char *bas
         cb_sb_release(&err);
         return CMP_NO_VERDICT;
     }
-    if ((rc = cmp_check_env(st, A, B, c->force, crosses, clen, &err)) < 0) {
+    if ((rc = cmp_check_env(st, A, B, c->force, crosses, &err)) < 0) {
         cb_error("%s", err.buf);
         cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
-    x->crosses = crosses[0] ? crosses : NULL;
+    x->crosses = crosses->len ? crosses->buf : NULL;
     cmp_cpu_note(st, A, B, x->cpu_buf, sizeof x->cpu_buf);
     x->cpu_note = x->cpu_buf[0] ? x->cpu_buf : NULL;
     if (cmp_pick_metric(st, A, B, &k->c.o, &x->metric, &err) < 0) {
@@ -277,19 +277,18 @@ static int compare_sides(struct cb_store *st, struct compare *k, const char *bas
 /* --rerun: the undecided cases measured again until decided.  0, or the
  * exit status to end with. */
 static int compare_rerun(struct cb_store *st, const struct compare *k, struct cb_side *A,
-                         struct cb_side *B, struct cmp_ctx *x, char *crosses, size_t clen,
+                         struct cb_side *B, struct cmp_ctx *x, struct cb_sb *crosses,
                          struct cmp_result *res)
 {
     struct cb_sb err = CB_SB_INIT;
-    int rc = k->exec[0] ? cmp_rerun_exec(st, A, B, x->metric, &k->c, k->cap_s, k->exec, res, crosses,
-                                         clen, &err)
+    int rc = k->exec[0] ? cmp_rerun_exec(st, A, B, x->metric, &k->c, k->cap_s, k->exec, res, crosses, &err)
                         : cmp_rerun(st, A, B, x->metric, &k->c, k->cap_s, k->c.cmdline.buf, res, &err);
     if (rc < 0) {
         cb_error("%s", err.buf);
         cb_sb_release(&err);
         return rc == -EINTR ? 130 : CB_EXIT_USAGE;
     }
-    x->crosses = crosses[0] ? crosses : NULL;
+    x->crosses = crosses->len ? crosses->buf : NULL;
     cb_sb_release(&err);
     return 0;
 }
@@ -333,15 +332,14 @@ static int compare_body(void *ctx, struct cb_store *st)
     memset(&B, 0, sizeof B);
     struct cmp_result res = {0};
     struct cmp_ctx x = {0};
-    char crosses[1024];
-    int status = compare_sides(st, k, k->base, k->head, &A, &B, &x, crosses,
-                               sizeof crosses, &res);
+    struct cb_sb crosses = CB_SB_INIT;
+    int status = compare_sides(st, k, k->base, k->head, &A, &B, &x, &crosses, &res);
     if (status == CMP_NO_VERDICT) {
         status = 0;
         goto out;
     }
     if (status == 0 && k->rerun && res.count[CB_CMP_UNSURE] > 0)
-        status = compare_rerun(st, k, &A, &B, &x, crosses, sizeof crosses, &res);
+        status = compare_rerun(st, k, &A, &B, &x, &crosses, &res);
     if (status == 0) {
         cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
         cmp_describe_side(st, &B, x.head_desc, sizeof x.head_desc);
@@ -355,6 +353,7 @@ out:
     free(res.rows);
     cb_side_free(&A);
     cb_side_free(&B);
+    cb_sb_release(&crosses);
     return status;
 }
 

@@ -285,13 +285,12 @@ static void step_report(struct hist *H, const char *key, const struct series *S,
 {
     const struct point *p = &H->pts[S->idx[st->at]];
     const struct point *prev = &H->pts[S->idx[st->at - 1]];
-    char why[256] = "", envd[512] = "";
+    struct cb_sb why = CB_SB_INIT, envd = CB_SB_INIT;
     char c0[1][64], c1[1][64];
     snprintf(c0[0], 64, "%s", prev->hash);
     snprintf(c1[0], 64, "%s", p->hash);
     /* compare's rule (acks.h): an ack after the step's base, at or before its head. */
-    int acked = cb_ack_covers(H->st, key, (const char(*)[64])c0, 1, (const char(*)[64])c1, 1, why,
-                              sizeof why);
+    int acked = cb_ack_covers(H->st, key, (const char(*)[64])c0, 1, (const char(*)[64])c1, 1, &why);
     int regressed = ci[0] > 0;
     H->nsteps++;
     if (regressed && !acked)
@@ -303,16 +302,19 @@ static void step_report(struct hist *H, const char *key, const struct series *S,
             .at = st->at, .from = st->from, .to = st->to, .before = st->before, .after = st->after,
             .est = ci[0], .lo = ci[1], .hi = ci[2], .acked = acked,
         };
-        snprintf(tr->steps[tr->nsteps - 1].why, sizeof tr->steps[0].why, "%s", why);
+        cb_sb_copy(&why, tr->steps[tr->nsteps - 1].why, sizeof tr->steps[0].why);
+        cb_sb_release(&why);
         return;
     }
     printf("%-34s %.12s  %10.1f -> %-10.1f %+6.1f%% [%+.1f%%, %+.1f%%]  %s%s  \"%.50s\"\n", key,
            p->hash, st->before, st->after, 100 * ci[0], 100 * ci[1], 100 * ci[2],
            regressed ? "regressed" : "improved", acked ? " (acknowledged)" : "", p->subject);
     if (acked)
-        printf("%-34s acknowledged: %s\n", "", why);
-    if (cb_fingerprint_diff(prev->fp, p->fp, envd, sizeof envd))
-        printf("%-34s note: the environment changed here too: %s\n", "", envd);
+        printf("%-34s acknowledged: %s\n", "", why.buf);
+    if (cb_fingerprint_diff(prev->fp, p->fp, &envd))
+        printf("%-34s note: the environment changed here too: %s\n", "", envd.buf);
+    cb_sb_release(&why);
+    cb_sb_release(&envd);
 }
 
 /* One case: its series, printed or kept, and its steps.  0 or -1 (said). */

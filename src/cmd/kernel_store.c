@@ -32,13 +32,14 @@ static int begin(struct kctx *x, struct cb_host *host)
 {
     struct kernel_plan *k = x->k;
     const char *how = "";
-    char version[96], compiler[96], cflags[128], emul[256];
+    char version[96], compiler[96], cflags[128];
+    struct cb_sb emul = CB_SB_INIT;
     (void)cb_events_init();
     cb_host_probe(host);
     x->tsc_ghz = cb_tsc_ghz(&how);
-    int emulated = cb_emulation_live(emul, sizeof emul) == 1;
+    int emulated = cb_emulation_live(&emul) == 1;
     if (emulated && !k->quiet)
-        fprintf(stderr, "cyclebudget: EMULATED (%s): figures are not timings of any machine\n", emul);
+        fprintf(stderr, "cyclebudget: EMULATED (%s): figures are not timings of any machine\n", emul.buf);
     snprintf(version, sizeof version, "cb_kmod %.64s", k->info.src_sha256[0] ? k->info.src_sha256 : "unknown");
     snprintf(compiler, sizeof compiler, "linux %.64s", k->info.release);
     snprintf(cflags, sizeof cflags, "config sha256 %.64s",
@@ -48,26 +49,31 @@ static int begin(struct kctx *x, struct cb_host *host)
         .core_ghz_source = "", .pmu = cb_events_pmu(), .version = version, .compiler = compiler,
         .cflags = cflags, .commit = "", .subject = "", .commit_date = "", .dirty = -1,
         .cmdline = k->cmdline.buf, .tag = k->tag, .cpu = k->pinned,
-        .emulated = emulated ? emul : NULL, .source = "in-kernel",
+        .emulated = emulated ? emul.buf : NULL, .source = "in-kernel",
     };
-    return cb_store_run_begin(x->st, &meta, &x->run_id);
+    int rc = cb_store_run_begin(x->st, &meta, &x->run_id);
+    cb_sb_release(&emul);
+    return rc;
 }
 
 /* tsc (always) and cycles (the kernel's PMU counter, or why not). */
 static int record_events(struct kctx *x)
 {
-    char why[256];
+    struct cb_sb why = CB_SB_INIT;
     int err = x->k->info.pmu_err;
-    snprintf(why, sizeof why, "perf_event_create_kernel_counter(PERF_COUNT_HW_CPU_CYCLES) on CPU %d "
-             "failed in the kernel: %s (no PMU this kernel drives: a VM without a virtual PMU, "
-             "or an emulator)", x->k->pinned, strerror(-err));
+    cb_sb_addf(&why, "perf_event_create_kernel_counter(PERF_COUNT_HW_CPU_CYCLES) on CPU %d "
+               "failed in the kernel: %s (no PMU this kernel drives: a VM without a virtual PMU, "
+               "or an emulator)", x->k->pinned, strerror(-err));
     struct cb_event_row tsc = {.name = "tsc", .part = "tsc", .pfm = "", .encoding = "",
                                .source = "tsc", .read_method = "rdtsc", .supported = 1, .why = ""};
     struct cb_event_row cyc = {.name = "cycles", .part = "cycles", .pfm = "PERF_COUNT_HW_CPU_CYCLES",
                                .encoding = "type=0 config=0x0", .source = "pmu",
-                               .read_method = "read", .supported = err == 0, .why = err ? why : ""};
+                               .read_method = "read", .supported = err == 0, .why = err ? why.buf : ""};
     int rc = cb_store_event_add(x->st, x->run_id, &tsc, &x->ev_tsc);
-    return rc < 0 ? rc : cb_store_event_add(x->st, x->run_id, &cyc, &x->ev_cyc);
+    if (rc >= 0)
+        rc = cb_store_event_add(x->st, x->run_id, &cyc, &x->ev_cyc);
+    cb_sb_release(&why);
+    return rc;
 }
 
 static struct cb_case_row case_row(const struct cb_kcase *c)

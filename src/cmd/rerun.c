@@ -206,7 +206,7 @@ static int exec_side(struct cb_store *st, const char *exec, int s, const char *l
  * binaries hold the two sides' code.  ABBA order, as above. */
 int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
                    const struct cmp_common *c, double cap_s, const char *const exec[2],
-                   struct cmp_result *res, char *crosses, size_t clen, struct cb_sb *err)
+                   struct cmp_result *res, struct cb_sb *crosses, struct cb_sb *err)
 {
     struct cb_side *sides[2] = {A, B};
     int cpu = cb_store_run_cpu(st, A->runs[0]);
@@ -235,7 +235,7 @@ int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, co
         /* A side's command that measures in another environment (another
          * build's flags, CPU) is refused after its first run, not after the
          * whole time cap.  The last check's crosses is what compare prints. */
-        if ((rc = cmp_check_env(st, A, B, c->force, crosses, clen, err)) < 0) {
+        if ((rc = cmp_check_env(st, A, B, c->force, crosses, err)) < 0) {
             if (rc != -EXDEV)
                 cb_sb_setf(err, "rerun: cannot read the new runs' environment: %s", strerror(-rc));
             return rc;

@@ -22,6 +22,6 @@ int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const c
 /* --rerun --base-exec/--head-exec: each new run a process of the user's. */
 int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
                    const struct cmp_common *c, double cap_s, const char *const exec[2],
-                   struct cmp_result *res, char *crosses, size_t clen, struct cb_sb *err);
+                   struct cmp_result *res, struct cb_sb *crosses, struct cb_sb *err);
 
 #endif

@@ -310,25 +310,27 @@ void cmp_common_defaults(struct cmp_common *c, int argc, char **argv)
 /* Check the fingerprints: within each side and across.  Returns 0, or
  * -EXDEV with the message in err when refused. */
 int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
-                  int force, char *crosses, size_t clen, struct cb_sb *err)
+                  int force, struct cb_sb *crosses, struct cb_sb *err)
 {
-    char fa[2048], fb[2048], why[900];
-    crosses[0] = '\0';
-    int rc = cb_side_fingerprint(st, A, fa, sizeof fa, why, sizeof why);
+    char fa[2048], fb[2048];
+    struct cb_sb why = CB_SB_INIT;
+    cb_sb_reset(crosses);
+    int rc = cb_side_fingerprint(st, A, fa, sizeof fa, &why);
     if (rc == -EXDEV)
-        snprintf(crosses, clen, "%s", why);
+        cb_sb_setf(crosses, "%s", why.buf);
     else if (rc < 0)
-        return rc;
-    rc = cb_side_fingerprint(st, B, fb, sizeof fb, why, sizeof why);
-    if (rc == -EXDEV && !crosses[0])
-        snprintf(crosses, clen, "%s", why);
+        return cb_sb_release(&why), rc;
+    rc = cb_side_fingerprint(st, B, fb, sizeof fb, &why);
+    if (rc == -EXDEV && !crosses->len)
+        cb_sb_setf(crosses, "%s", why.buf);
     else if (rc < 0 && rc != -EXDEV)
-        return rc;
-    if (!crosses[0] && cb_fingerprint_diff(fa, fb, why, sizeof why))
-        snprintf(crosses, clen, "base vs head: %s", why);
-    if (crosses[0] && !force) {
+        return cb_sb_release(&why), rc;
+    if (!crosses->len && cb_fingerprint_diff(fa, fb, &why))
+        cb_sb_setf(crosses, "base vs head: %s", why.buf);
+    cb_sb_release(&why);
+    if (crosses->len && !force) {
         cb_sb_setf(err, "refusing to compare across environments (%.900s): measure both sides on the same "
-                 "machine, kernel and build, on CPUs of one class (run --cpu N), or pass --force", crosses);
+                 "machine, kernel and build, on CPUs of one class (run --cpu N), or pass --force", crosses->buf);
         return -EXDEV;
     }
     return 0;

@@ -75,7 +75,7 @@ void cmp_record_hint(struct cb_store *st, const struct cb_side *A, const struct 
 /* Check the fingerprints: within each side and across.  Returns 0, or
  * -EXDEV with the message in err when refused. */
 int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_side *B, int force,
-                  char *crosses, size_t clen, struct cb_sb *err);
+                  struct cb_sb *crosses, struct cb_sb *err);
 
 /* When the sides' runs were pinned to different CPUs (of one class, or
  * cmp_check_env would have refused): a note saying so; else "". */

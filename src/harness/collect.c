@@ -212,11 +212,11 @@ static int begin_run(struct open_ctx *x)
     cb_fingerprint_read(&fp, NULL, col->pinned);
     cb_fingerprint_format(&fp, fps, sizeof fps);
     /* An emulated CPU's ticks time no machine: the run is labelled so. */
-    char emul[256];
-    int emulated = cb_emulation_live(emul, sizeof emul) == 1;
+    struct cb_sb emul = CB_SB_INIT;
+    int emulated = cb_emulation_live(&emul) == 1;
     if (emulated && !o->quiet)
         fprintf(stderr, "cyclebudget: EMULATED (%s): figures are not timings of any machine\n",
-                emul);
+                emul.buf);
     struct cb_run_meta meta = {
         .fingerprint = fps,
         .host = &col->host, .tsc_ghz = col->clk.tsc_ghz, .tsc_source = col->clk.tsc_source,
@@ -233,7 +233,7 @@ static int begin_run(struct open_ctx *x)
         .meter_baseline = col->h.meter.baseline > 0 ? col->h.meter.baseline : NAN,
         .meter_spread = col->h.meter.spread_pct, .meter_why = col->h.meter.why,
         .sim_model = col->sim ? col->sim_clock.model : NULL,
-        .emulated = emulated ? emul : NULL,
+        .emulated = emulated ? emul.buf : NULL,
     };
     struct cb_codeid code;
     if (cb_codeid_read(&code, code_envs, sizeof code_envs / sizeof code_envs[0]) == 0) {
@@ -241,6 +241,7 @@ static int begin_run(struct open_ctx *x)
         meta.code_what = code.what;
     }
     int rc = cb_store_run_begin(col->st, &meta, &col->run_id);
+    cb_sb_release(&emul);
     if (rc < 0)
         cb_sb_setf(x->err, "cannot record the run in %s: %s", o->db, strerror(-rc));
     return rc;

@@ -14,17 +14,6 @@
 #include <sys/auxv.h>
 #endif
 
-__attribute__((format(printf, 3, 4)))
-static void say(char *why, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    if (!why || !len)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-}
-
 /* The value of a /proc/cpuinfo field ("key<tabs/spaces>: value") in its
  * first processor block, copied to out; 1 found, 0 not.  The key must start
  * a line: "flags" must not match "vmx flags". */
@@ -55,13 +44,13 @@ static int field(const char *text, const char *key, char *out, size_t len)
     return 0;
 }
 
-static int detect_aarch64(const struct cb_emulation_inputs *in, char *why, size_t len)
+static int detect_aarch64(const struct cb_emulation_inputs *in, struct cb_sb *why)
 {
     char v[64];
     int x86 = in->cpuinfo && (field(in->cpuinfo, "vendor_id", v, sizeof v) ||
                               field(in->cpuinfo, "flags", NULL, 0));
     if (in->cpuinfo && !field(in->cpuinfo, "CPU implementer", NULL, 0) && x86) {
-        say(why, len, "qemu-user: /proc/cpuinfo is an x86 host's (vendor_id %s) while this binary "
+        cb_sb_setf(why, "qemu-user: /proc/cpuinfo is an x86 host's (vendor_id %s) while this binary "
             "is aarch64", field(in->cpuinfo, "vendor_id", v, sizeof v) ? v : "unknown");
         return 1;
     }
@@ -78,49 +67,49 @@ static int detect_aarch64(const struct cb_emulation_inputs *in, char *why, size_
     }
     if (have && ((midr >> 24) & 0xff) == 0) {
         if (have == 1)
-            say(why, len, "emulator: MIDR_EL1 0x%08llx has implementer 0x00, reserved for "
+            cb_sb_setf(why, "emulator: MIDR_EL1 0x%08llx has implementer 0x00, reserved for "
                 "software use (qemu's max CPU reads 0x000f0510)", midr);
         else
-            say(why, len, "emulator: /proc/cpuinfo's CPU implementer is 0x00, reserved for "
+            cb_sb_setf(why, "emulator: /proc/cpuinfo's CPU implementer is 0x00, reserved for "
                 "software use (qemu's max CPU)");
         return 1;
     }
     return 0;
 }
 
-static int detect_x86_64(const struct cb_emulation_inputs *in, char *why, size_t len)
+static int detect_x86_64(const struct cb_emulation_inputs *in, struct cb_sb *why)
 {
     if (in->hv_vendor && strncmp(in->hv_vendor, "TCGTCGTCGTCG", 12) == 0) {
-        say(why, len, "qemu TCG: cpuid's hypervisor vendor is TCGTCGTCGTCG, qemu's binary "
+        cb_sb_setf(why, "qemu TCG: cpuid's hypervisor vendor is TCGTCGTCGTCG, qemu's binary "
             "translator");
         return 1;
     }
     char v[64];
     if (in->cpuinfo && field(in->cpuinfo, "CPU implementer", v, sizeof v) &&
         !field(in->cpuinfo, "vendor_id", NULL, 0)) {
-        say(why, len, "qemu-user: /proc/cpuinfo is an Arm host's (CPU implementer %s) while this "
+        cb_sb_setf(why, "qemu-user: /proc/cpuinfo is an Arm host's (CPU implementer %s) while this "
             "binary is x86_64", v);
         return 1;
     }
     return 0;
 }
 
-int cb_emulation_detect(const struct cb_emulation_inputs *in, char *why, size_t len)
+int cb_emulation_detect(const struct cb_emulation_inputs *in, struct cb_sb *why)
 {
-    if (why && len)
-        why[0] = 0;
+    if (why)
+        cb_sb_reset(why);
     if (!in)
         return -EINVAL;
     if (in->env && in->env[0]) {
         if (strcmp(in->env, "0") == 0)
             return 0;
-        say(why, len, CB_EMULATED_ENV "=%s", in->env);
+        cb_sb_setf(why, CB_EMULATED_ENV "=%s", in->env);
         return 1;
     }
     if (in->arch && strcmp(in->arch, "aarch64") == 0)
-        return detect_aarch64(in, why, len);
+        return detect_aarch64(in, why);
     if (in->arch && strcmp(in->arch, "x86_64") == 0)
-        return detect_x86_64(in, why, len);
+        return detect_x86_64(in, why);
     return 0;
 }
 
@@ -137,7 +126,7 @@ static void read_cpuinfo(char *buf, size_t len)
     fclose(f);
 }
 
-int cb_emulation_live(char *why, size_t len)
+int cb_emulation_live(struct cb_sb *why)
 {
     static char info[16384];
     read_cpuinfo(info, sizeof info);
@@ -168,5 +157,5 @@ int cb_emulation_live(char *why, size_t len)
         in.have_midr = 1;
     }
 #endif
-    return cb_emulation_detect(&in, why, len);
+    return cb_emulation_detect(&in, why);
 }

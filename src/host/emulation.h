@@ -25,6 +25,8 @@
 #ifndef CB_EMULATION_H
 #define CB_EMULATION_H
 
+#include "strbuf.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,10 +44,10 @@ struct cb_emulation_inputs {
 
 /* 1: emulated, why says which rule fired and what it saw; 0: native (why
  * ""); -EINVAL without inputs.  why may be NULL. */
-int cb_emulation_detect(const struct cb_emulation_inputs *in, char *why, size_t len);
+int cb_emulation_detect(const struct cb_emulation_inputs *in, struct cb_sb *why);
 
 /* The same for this process: reads the environment, /proc/cpuinfo, MIDR_EL1
  * (where HWCAP_CPUID lets EL0 read it) or cpuid's hypervisor leaf. */
-int cb_emulation_live(char *why, size_t len);
+int cb_emulation_live(struct cb_sb *why);
 
 #endif

@@ -310,12 +310,13 @@ size_t cb_fingerprint_cpu_lines(const struct cb_fingerprint *fp, char *buf, size
                             known ? fp->node : "");
 }
 
-int cb_fingerprint_diff(const char *a, const char *b, char *why, size_t whylen)
+int cb_fingerprint_diff(const char *a, const char *b, struct cb_sb *why)
 {
-    size_t off = 0;
     int differ = 0;
-    if (whylen)
-        why[0] = '\0';
+    struct cb_sb none = CB_SB_INIT;
+    if (!why)
+        why = &none;
+    cb_sb_reset(why);
     const char *pa = a, *pb = b;
     while (*pa && *pb) {
         const char *ea = strchr(pa, '\n'), *eb = strchr(pb, '\n');
@@ -328,9 +329,8 @@ int cb_fingerprint_diff(const char *a, const char *b, char *why, size_t whylen)
         size_t vla = (size_t)(ea - va), vlb = (size_t)(eb - vb);
         int known = vla > 0 && vlb > 0;
         if (na != nb || memcmp(pa, pb, na) != 0 || (known && (vla != vlb || memcmp(va, vb, vla) != 0))) {
-            if (off < whylen)
-                off += (size_t)snprintf(why + off, whylen - off, "%s%.*s: '%.*s' vs '%.*s'",
-                                        differ ? "; " : "", (int)na, pa, (int)vla, va, (int)vlb, vb);
+            cb_sb_addf(why, "%s%.*s: '%.*s' vs '%.*s'", differ ? "; " : "", (int)na, pa, (int)vla,
+                       va, (int)vlb, vb);
             differ = 1;
         }
         pa = ea + 1;
@@ -338,6 +338,7 @@ int cb_fingerprint_diff(const char *a, const char *b, char *why, size_t whylen)
     }
     if (*pa || *pb)
         differ = 1;
+    cb_sb_release(&none);
     return differ;
 }
 

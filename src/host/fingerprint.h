@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 
+#include "strbuf.h"
+
 struct cb_fingerprint {
     char model[96];         /* /proc/cpuinfo "model name" of the run's CPU */
     char microcode[24];     /* "0xa101148" */
@@ -63,9 +65,9 @@ size_t cb_fingerprint_lines(const struct cb_fingerprint *fp, char *buf, size_t l
 size_t cb_fingerprint_cpu_lines(const struct cb_fingerprint *fp, char *buf, size_t len);
 
 /* 1 when two sets of "label=value\n" lines differ in a field known on both
- * sides, with "label: 'A' vs 'B'; ..." in why; else 0.  A field unknown
+ * sides, with "label: 'A' vs 'B'; ..." set in why (may be NULL); else 0.  A field unknown
  * ("") on either side is not a difference: older runs did not record it. */
-int cb_fingerprint_diff(const char *a, const char *b, char *why, size_t whylen);
+int cb_fingerprint_diff(const char *a, const char *b, struct cb_sb *why);
 
 /* Whether the frequency may move under the run: 1 when the governor is
  * known and not "performance", 0 when it is "performance", -1 unknown. */

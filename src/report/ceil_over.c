@@ -22,8 +22,8 @@ static int no_rfo(const char *variant)
            strstr(variant, "movsb") || strcmp(variant, "glibc") == 0 || strstr(variant, "erms");
 }
 
-const char *cb_report_ceil_over(const struct cb_report *r, const struct cb_report_case *c, char *buf,
-                                size_t len)
+const char *cb_report_ceil_over(const struct cb_report *r, const struct cb_report_case *c,
+                                struct cb_sb *buf)
 {
     double s = cb_report_ceil_share(c);
     if (!(s > 1.0) || !r->has_ceil)
@@ -32,22 +32,22 @@ const char *cb_report_ceil_over(const struct cb_report *r, const struct cb_repor
     const struct cb_ceiling *ce = cb_ceil_best(&r->ceil, store ? "store" : "load", c->ceil_level);
     double spread = ce && isfinite(ce->spread_pct) ? ce->spread_pct : 0;
     if (strcmp(r->ceil.source, "model") == 0)
-        snprintf(buf, len, "the ceilings are fixed model figures (CB_CEILINGS=model, for tests), "
+        cb_sb_setf(buf, "the ceilings are fixed model figures (CB_CEILINGS=model, for tests), "
                  "not this machine's");
     else if (store && no_rfo(c->info.variant))
-        snprintf(buf, len, "its stores skip the read-for-ownership (non-temporal, or rep stosb/movsb "
+        cb_sb_setf(buf, "its stores skip the read-for-ownership (non-temporal, or rep stosb/movsb "
                  "writing whole lines) that the store ceiling's plain stores pay");
     else if (c->ceil_level == CB_DRAM && r->ceil.note[0])
-        snprintf(buf, len, "the cold set may partly sit in the last-level cache this host reports "
+        cb_sb_setf(buf, "the cold set may partly sit in the last-level cache this host reports "
                  "(%s)", r->ceil.note);
     else if (100 * (s - 1) <= spread)
-        snprintf(buf, len, "within the ceiling's own noise (its trials spread %.1f%%)", spread);
+        cb_sb_setf(buf, "within the ceiling's own noise (its trials spread %.1f%%)", spread);
     else if (r->cal_reused)
-        snprintf(buf, len, "the calibration (%lld, taken %s) was measured at another time, under "
+        cb_sb_setf(buf, "the calibration (%lld, taken %s) was measured at another time, under "
                  "another load: 'run --recalibrate' measures it with the run",
                  (long long)r->cal_id, r->cal_taken[0] ? r->cal_taken : "at an unknown time");
     else
-        snprintf(buf, len, "not explained: beyond the ceiling's spread (%.1f%%) in the run's own "
+        cb_sb_setf(buf, "not explained: beyond the ceiling's spread (%.1f%%) in the run's own "
                  "calibration; please report it", spread);
-    return buf;
+    return buf->buf;
 }

@@ -100,9 +100,10 @@ static void csv_case(FILE *out, const struct cb_report *r, const struct cb_repor
     textf(out, r->budget.label);
     fprintf(out, ",%u,%" PRIu64, ch.frame, ch.frames);
     textf(out, cb_context_name(r->context));
-    char why[512];
-    const char *over = cb_report_ceil_over(r, c, why, sizeof why);
+    struct cb_sb why = CB_SB_INIT;
+    const char *over = cb_report_ceil_over(r, c, &why);
     textf(out, over ? over : "");
+    cb_sb_release(&why);
     textf(out, r->run.emulated); /* last, as emulated.test holds it */
     fputs("\r\n", out);
 }

@@ -153,8 +153,8 @@ static void case_row(FILE *out, const struct cb_report *r, const struct cb_repor
         tdnum(out, share);
     else
         fprintf(out, "<td class=\"num %s\" data-v=\"%.6g\">%.1f</td>", share <= 100 ? "fit" : "over", share, share);
-    char why[512];
-    const char *over = cb_report_ceil_over(r, c, why, sizeof why);
+    struct cb_sb why = CB_SB_INIT;
+    const char *over = cb_report_ceil_over(r, c, &why);
     for (int k = 0; k < 2; k++) {
         double v = 100 * (k ? c->share_store : c->share_load);
         if (over && v > 100 && (k == 1) == cb_report_stores(c->info.probe)) {
@@ -165,6 +165,7 @@ static void case_row(FILE *out, const struct cb_report *r, const struct cb_repor
         } else
             tdnum(out, v);
     }
+    cb_sb_release(&why);
     /* The clock the case's estimated cycles are at (caseclock.h). */
     if (c->measured && c->info.clock_used[0])
     {

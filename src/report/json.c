@@ -299,7 +299,6 @@ static void case_events_json(FILE *out, const struct cb_report *r, const struct 
  * unknown. */
 static void case_ceiling_json(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
 {
-    char why[512];
     if (c->ceil_level < 0) {
         fputs("null", out);
         return;
@@ -310,11 +309,13 @@ static void case_ceiling_json(FILE *out, const struct cb_report *r, const struct
     kv_num(out, "load_share", c->share_load);
     kv_num(out, "store_bytes_per_tick", c->ceil_store);
     kv_num(out, "store_share", c->share_store);
-    const char *over = cb_report_ceil_over(r, c, why, sizeof why);
+    struct cb_sb why = CB_SB_INIT;
+    const char *over = cb_report_ceil_over(r, c, &why);
     if (over)
         kv_str(out, "over", over, 1); /* above 100%: why */
     else
         fputs(", \"over\": null", out);
+    cb_sb_release(&why);
     fputc('}', out);
 }
 

@@ -135,12 +135,12 @@ void cb_report_case_ceilings(struct cb_report_case *c, const struct cb_ceilings 
 /* "% of the L1 load ceiling" and the like, for a text or page legend:
  * what the case's share is of (load, or store for the storing families). */
 double cb_report_ceil_share(const struct cb_report_case *c);
-/* Why c reads above its ceiling (ceil_over.c), in buf; NULL when it does
+/* Why c reads above its ceiling (ceil_over.c), set in buf and returned; NULL when it does
  * not (at most 100%, or no ceiling).  Every output flags such a case with
  * it: text ('!' and a line under the group), HTML (the cell's title),
  * CSV (ceiling_over), JSON (ceiling.over). */
-const char *cb_report_ceil_over(const struct cb_report *r, const struct cb_report_case *c, char *buf,
-                                size_t len);
+const char *cb_report_ceil_over(const struct cb_report *r, const struct cb_report_case *c, 
+                                struct cb_sb *buf);
 /* One line on the calibration: "calibration 3 (reused, measured 2026-...):
  * L1 load 110.2 B/tick ..." or "none stored with this run". */
 void cb_report_ceil_line(const struct cb_report *r, char *buf, size_t len);

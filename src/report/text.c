@@ -304,9 +304,12 @@ static void clock_line(const struct cb_report_case *const *v, size_t n, FILE *ou
  * says why, under the group). */
 static void ceil_cell(FILE *out, const struct cb_report *r, const struct cb_report_case *c)
 {
-    char why[512], b[48];
+    char b[48];
+    struct cb_sb why = CB_SB_INIT;
     double v = 100 * cb_report_ceil_share(c);
-    if (!cb_report_ceil_over(r, c, why, sizeof why)) {
+    int over = cb_report_ceil_over(r, c, &why) != NULL;
+    cb_sb_release(&why);
+    if (!over) {
         num(out, v, 6, 1);
         return;
     }
@@ -319,12 +322,14 @@ static void ceil_cell(FILE *out, const struct cb_report *r, const struct cb_repo
 static void over_lines(const struct cb_report *r, const struct cb_report_case *const *v, size_t n,
                        FILE *out)
 {
-    char why[512], line[700];
+    struct cb_sb why = CB_SB_INIT, line = CB_SB_INIT;
     for (size_t k = 0; k < n; k++)
-        if (v[k]->measured && cb_report_ceil_over(r, v[k], why, sizeof why)) {
-            snprintf(line, sizeof line, "%s above its ceiling: %s", v[k]->info.variant, why);
-            wrapped(out, "  !", line);
+        if (v[k]->measured && cb_report_ceil_over(r, v[k], &why)) {
+            cb_sb_setf(&line, "%s above its ceiling: %s", v[k]->info.variant, why.buf);
+            wrapped(out, "  !", line.buf);
         }
+    cb_sb_release(&why);
+    cb_sb_release(&line);
 }
 
 /* Under a group's rows in kernel context: the variant the kernel would

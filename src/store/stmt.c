@@ -193,7 +193,7 @@ int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void 
     for (int attempt = 0; attempt < CB_TX_TRIES; attempt++) {
         if (attempt)
             cb_st_backoff(attempt);
-        st->why[0] = '\0';
+        cb_sb_reset(&st->why);
         rc = cb_db_begin(st->db);
         if (cb_st_is_busy(rc))
             continue;
@@ -205,8 +205,8 @@ int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void 
             if (rc == CB_DB_OK)
                 return CB_DB_OK;
         }
-        char keep[512];
-        snprintf(keep, sizeof keep, "%s", st->why[0] ? st->why : cb_db_errmsg(st->db));
+        struct cb_sb keep = CB_SB_INIT;
+        cb_sb_adds(&keep, st->why.len ? st->why.buf : cb_db_errmsg(st->db));
         if (cb_db_in_tx(st->db))
             cb_db_rollback(st->db);
         if (!cb_st_is_busy(rc)) {
@@ -214,10 +214,12 @@ int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void 
                 rc = -EIO;
             /* A full disk is said once, with its remedy, by the caller. */
             if (rc != -ENOSPC)
-                fprintf(stderr, "cyclebudget: store: %s\n", keep);
-            snprintf(st->why, sizeof st->why, "%s", keep);
+                fprintf(stderr, "cyclebudget: store: %s\n", keep.buf);
+            cb_sb_setf(&st->why, "%s", keep.buf);
+            cb_sb_release(&keep);
             return rc;
         }
+        cb_sb_release(&keep);
     }
     return rc;
 }

@@ -398,6 +398,7 @@ static int open_pg(struct cb_st_open *o, int upto_version, struct cb_store **out
         cb_st_msg(o->err, "out of memory");
         return -ENOMEM;
     }
+    cb_sb_init(&st->why);
     st->db = db;
     if (o->mode != CB_STORE_WRITE && cb_db_schema_version(db) == 0) {
         cb_st_msg(o->err, "%s: no cyclebudget schema there (nothing has been "
@@ -441,6 +442,7 @@ int cb_store_open(const char *path, enum cb_store_mode mode, int upto_version,
         cb_st_msg(err, "out of memory");
         return -ENOMEM;
     }
+    cb_sb_init(&st->why);
     r = open_db(st, &o);
     if (r == 0)
         r = read_identity(st, &o);
@@ -478,6 +480,7 @@ void cb_store_close(struct cb_store *st)
         cb_db_finalize(st->q[i]);
     cb_db_close(st->db);
     cb_st_reserve_release(st);
+    cb_sb_release(&st->why);
     free(st);
 }
 

@@ -36,7 +36,7 @@ enum {
 struct cb_store {
     struct cb_db *db;
     struct cb_db_stmt *q[Q__N];
-    char why[512];            /* a transaction body's own reason to fail, or "" */
+    struct cb_sb why;         /* a transaction body's own reason to fail, or "" */
     /* Tests only (CB_STORE_TEST_KILL_IN_CASE=N): SIGKILL this process in the
      * middle of writing its Nth case, inside the open transaction, to show
      * that a collector dying there loses only that case.  0: never. */

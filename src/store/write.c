@@ -136,7 +136,7 @@ static int set_uuid(struct cb_store *st, int64_t run_id)
     char uuid[CB_UUID_LEN + 1];
     int r = cb_uuid_v4(uuid, sizeof uuid);
     if (r < 0) {
-        snprintf(st->why, sizeof st->why, "no random bytes for the run's UUID: %s", strerror(-r));
+        cb_sb_setf(&st->why, "no random bytes for the run's UUID: %s", strerror(-r));
         return -EIO;
     }
     return set_run_text(st, Q_RUN_UUID, run_id, uuid);
@@ -305,7 +305,7 @@ static int case_fn(struct cb_store *st, void *vctx)
         return rc;
     if (running != 1) {
         /* A run reaped as aborted or already finished takes no more cases. */
-        snprintf(st->why, sizeof st->why, "run %lld: %s", (long long)x->run_id,
+        cb_sb_setf(&st->why, "run %lld: %s", (long long)x->run_id,
                  running < 0 ? "no such run" : "not running (finished, or reaped as aborted)");
         return -EINVAL;
     }
