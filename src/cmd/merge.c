@@ -160,6 +160,7 @@ static int merge_body(void *ctx, struct cb_store *unused)
             cb_error("merge: source %s", err.buf);
             status = open_status(rc);
         }
+        cb_sb_release(&err);
     }
     if (!status)
         status = merge_all(a, srcs);
