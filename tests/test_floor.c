@@ -144,7 +144,7 @@ static int64_t add_run(struct cb_store *st, const struct cb_host *h, char code, 
     int64_t run, ev, cid;
     struct cb_event_row e = {"tsc", "tsc", "", "", "tsc", "rdtsc", 1, ""};
     struct cb_case_row c = {"synthetic", "chain", 1000, "add", "call", "warm", 0, "ok", "", 0, 0, 0,
-                            NULL, NULL, 0, 0, NULL, 0};
+                            NULL, NULL, 0, 0, NULL, 0, NULL, -1};
     struct cb_sample_row s[10];
     if (cb_store_run_begin(st, &m, &run) < 0 || cb_store_event_add(st, run, &e, &ev) < 0)
         return -1;

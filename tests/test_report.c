@@ -147,7 +147,7 @@ static void model(void)
     cb_store_event_add(st, run, &cyc, &ev_cyc);
     /* Per-op estimate values: (v - 100) / iters = 10, 30, 20, 40, 50 -> median 30,
      * p25 20, p75 40 (type 7); tsc values: (v - 50) / iters = 5, 6, 7, 8, 9. */
-    struct cb_case_row c = {"csum", "x,y", 1500, "B", "call", "warm", 1500, "ok", "", 0, 0, 0, NULL, NULL, 0, 0, NULL, 0};
+    struct cb_case_row c = {"csum", "x,y", 1500, "B", "call", "warm", 1500, "ok", "", 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, NULL, -1};
     struct cb_sample_row s[15];
     const double est_v[5] = {10, 30, 20, 40, 50}, tsc_v[5] = {5, 6, 7, 8, 9};
     for (int i = 0; i < 5; i++) {
@@ -158,7 +158,7 @@ static void model(void)
     }
     is_int(cb_store_case_add(st, run, &c, s, 15, &case_id), 0, "case stored");
     struct cb_case_row bad = {"csum", "broken", 1500, "B", "call", "warm", 1500, "bad",
-                              "len 3: got 0x1 want 0x2", 0, 0, 0, NULL, NULL, 0, 0, NULL, 0};
+                              "len 3: got 0x1 want 0x2", 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, NULL, -1};
     int64_t bad_id;
     is_int(cb_store_case_add(st, run, &bad, NULL, 0, &bad_id), 0, "bad case stored");
     cb_store_run_finish(st, run, "complete");

@@ -186,10 +186,10 @@ static void test_round_trip(void)
     make_batches(b2, NB2, 99);
     b2[3].value = NAN;        /* a supported event that lost one reading */
 
-    struct cb_case_row c1 = {"csum", "adc-2chain", 1500, "B", "packet", "warm", 1500, "ok", "", 1, 1.5, 0.25, NULL, NULL, 0, 0, NULL, 0};
+    struct cb_case_row c1 = {"csum", "adc-2chain", 1500, "B", "packet", "warm", 1500, "ok", "", 1, 1.5, 0.25, NULL, NULL, 0, 0, NULL, 0, NULL, -1};
     struct cb_case_row c2 = {"csum", "generic", 64, "B", "packet", "cold", 64, "bad",
                              "len 3 offset 1: got 0x1234 want 0x4321", 0, 0, 0, NULL, NULL, 0, 0,
-                             NULL, 0};
+                             NULL, 0, NULL, -1};
     struct cb_sample_row s[2 * NB1];
     int64_t case1, case2;
 
@@ -226,7 +226,7 @@ static void test_round_trip(void)
 
     /* A value for an unsupported event is refused, and the whole case with it. */
     struct cb_sample_row badrow = {0, 10, ev_cyc, 123.0, NAN, 0, 0, 0, NAN, 0, NAN, NULL};
-    struct cb_case_row c3 = {"csum", "x", 1, "B", "packet", "warm", 1, "ok", "", 0, 0, 0, NULL, NULL, 0, 0, NULL, 0};
+    struct cb_case_row c3 = {"csum", "x", 1, "B", "packet", "warm", 1, "ok", "", 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, NULL, -1};
     int64_t case3 = 0;
     ok(cb_store_case_add(st, run, &c3, &badrow, 1, &case3) < 0,
        "a value for an unsupported event is refused");
@@ -991,7 +991,7 @@ static int writer(const char *path, int who, int go)
     }
     for (int i = 0; i < CW_CASES; i++) {
         struct cb_case_row c = {"copy", who ? "rep-movsb" : "memcpy", (uint64_t)64 << (i % 8), "B",
-                                "call", i % 2 ? "cold" : "warm", 64, "ok", "", 0, 0, 0, NULL, NULL, 0, 0, NULL, 0};
+                                "call", i % 2 ? "cold" : "warm", 64, "ok", "", 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, NULL, -1};
         struct cb_sample_row s[2 * CW_BATCHES];
         for (int b = 0; b < CW_BATCHES; b++)
             for (int e = 0; e < 2; e++)
