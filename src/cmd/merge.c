@@ -145,7 +145,9 @@ static int merge_body(void *ctx, struct cb_store *unused)
 {
     (void)unused;
     struct merge_args *a = ctx;
-    if (same_as_a_source(a))
+    /* merge_parse refused none; said again for the compiler, which on
+     * aarch64 took a negative count into calloc's size (a warning). */
+    if (same_as_a_source(a) || a->nsrcs <= 0)
         return CB_EXIT_USAGE;
     struct cb_store **srcs = calloc((size_t)a->nsrcs, sizeof *srcs);
     if (!srcs) {
