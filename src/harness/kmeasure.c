@@ -173,12 +173,6 @@ static int kbatch(int fd, const struct cb_kcase *c, uint64_t iters, struct cb_ks
     return 0;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The empty batch, 31 times: the medians of its ticks and cycles. */
 static int koverhead(int fd, const struct cb_kcase *c, struct cb_kmeasurement *m)
 {
@@ -192,13 +186,13 @@ static int koverhead(int fd, const struct cb_kcase *c, struct cb_kmeasurement *m
         t[k] = s.ticks;
         y[k] = s.cycles;
     }
-    qsort(t, EMPTY, sizeof *t, cmp_d);
+    cb_sort_doubles(t, EMPTY);
     m->overhead_ticks = t[EMPTY / 2];
     if (isnan(y[0])) {
         m->overhead_cycles = NAN;
         return 0;
     }
-    qsort(y, EMPTY, sizeof *y, cmp_d);
+    cb_sort_doubles(y, EMPTY);
     m->overhead_cycles = y[EMPTY / 2];
     return 0;
 }
@@ -237,7 +231,7 @@ static double kci_pct(const struct cb_kmeasurement *m, double *scratch)
 {
     for (size_t k = 0; k < m->n; k++)
         scratch[k] = per_op(m, k);
-    qsort(scratch, m->n, sizeof *scratch, cmp_d);
+    cb_sort_doubles(scratch, m->n);
     double lo, hi, med = cb_quantile_sorted(scratch, m->n, 0.5);
     cb_median_ci(scratch, m->n, &lo, &hi);
     return med > 0 ? (hi - lo) / 2.0 / med * 100.0 : INFINITY;
