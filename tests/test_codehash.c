@@ -200,7 +200,18 @@ static void builtin(void)
         ok(0, "csum has ref and a second variant");
         return;
     }
-    is_int(cb_variant_code_id(p, r, h1, &addr), 0, "csum/ref's code is walked in this binary");
+    int rc = cb_variant_code_id(p, r, h1, &addr);
+#ifdef __SANITIZE_ADDRESS__
+    /* A sanitizer build calls its checks between loads: the walk outgrows
+     * its bounds (-E2BIG) and the hash is unknown, never "the same", which
+     * is codehash.c's promise; placement.test skips likewise. */
+    if (rc != 0) {
+        printf("ok %d # SKIP built-in code ids: a sanitizer build's instrumented csum/ref has no hash (rc %d)\n",
+               ++tap_n, rc);
+        return;
+    }
+#endif
+    is_int(rc, 0, "csum/ref's code is walked in this binary");
     is_uint(addr, (uintptr_t)r->fn & 4095, "its address mod 4096 is its entry's");
     cb_variant_code_id(p, r, h2, &addr);
     is_str(h2, h1, "csum/ref hashes alike twice");
