@@ -23,6 +23,7 @@
 
 #include "output.h"
 #include "parse.h"
+#include "path.h"
 #include "report.h"
 #include "rerun.h"
 #include "verdict.h"
@@ -332,6 +333,7 @@ static int compare_body(void *ctx, struct cb_store *st)
     memset(&B, 0, sizeof B);
     struct cmp_result res = {0};
     struct cmp_ctx x = {0};
+    struct cb_path_delta *paths = NULL;
     struct cb_sb crosses = CB_SB_INIT;
     int status = compare_sides(st, k, k->base, k->head, &A, &B, &x, &crosses, &res);
     if (status == CMP_NO_VERDICT) {
@@ -344,12 +346,17 @@ static int compare_body(void *ctx, struct cb_store *st)
         cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
         cmp_describe_side(st, &B, x.head_desc, sizeof x.head_desc);
         cmp_record_hint(st, &A, &res, x.record, sizeof x.record);
+        if (cb_path_versus(st, A.runs, A.nruns, B.runs, B.nruns, &paths, &x.npaths) == 0) {
+            cmp_path_verdicts(&res, paths, x.npaths);
+            x.paths = paths;
+        }
         status = cmp_exit_of(&res, k->c.unsure_exit);
         cmp_print_result(&x, &k->c, &res, status, stdout);
         if (k->junit && compare_junit(k->junit, k->c.db, &x, &res) < 0)
             status = CB_EXIT_USAGE;
     }
 out:
+    free(paths);
     free(res.rows);
     cb_side_free(&A);
     cb_side_free(&B);

@@ -16,6 +16,8 @@
 #include "judge.h"
 #include "store.h"
 
+struct cb_path_delta;
+
 enum fmt { FMT_TEXT, FMT_MARKDOWN, FMT_JSON, FMT_JUNIT };
 
 struct cmp_ctx {
@@ -25,6 +27,8 @@ struct cmp_ctx {
     char base_desc[512], head_desc[512];
     char cpu_buf[320];
     char record[1024];            /* no floor yet: what to record to get one (cmp_record_hint); "" */
+    const struct cb_path_delta *paths;  /* the paths both sides stored (compare only); shown, not gated */
+    size_t npaths;
 };
 
 struct cmp_common {
@@ -56,6 +60,8 @@ int cmp_select_host(struct cb_store *st, struct cb_side *s, const char *host, st
 void cmp_describe_side(struct cb_store *st, const struct cb_side *s, char *buf, size_t len);
 void cmp_print_result(const struct cmp_ctx *x, const struct cmp_common *c,
                       const struct cmp_result *res, int exit_status, FILE *f);
+/* Each path's verdict (its reading) from its steps' cases' rows. */
+void cmp_path_verdicts(const struct cmp_result *res, struct cb_path_delta *d, size_t n);
 /* JUnit XML (verdict_junit.c): one testcase per case, a failure for each
  * unacknowledged regression, an unsure case skipped with what would decide
  * it. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "meter.h"
+#include "path.h"
 #include "report.h"
 #include "verdict.h"
 
@@ -223,7 +224,9 @@ static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const 
             fprintf(f, ",\"code_hash\":\"%s\"", r->a->code_hash);
         fputc('}', f);
     }
-    fprintf(f, "],\"summary\":{\"regressed\":%d,\"improved\":%d,\"unchanged\":%d,\"unsure\":%d,"
+    fputc(']', f);
+    cb_path_versus_print(x->paths, x->npaths, CB_PATHV_JSON, f);
+    fprintf(f, ",\"summary\":{\"regressed\":%d,\"improved\":%d,\"unchanged\":%d,\"unsure\":%d,"
                "\"acknowledged\":%d,\"placement\":%d},\"exit\":%d}\n",
             res->count[CB_CMP_REGRESSED], res->count[CB_CMP_IMPROVED],
             res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE], res->acked, res->placement,
@@ -360,6 +363,42 @@ void cmp_print_result(const struct cmp_ctx *x, const struct cmp_common *c,
     else
         print_head_text(x, o, res, f);
     print_rows(res, md, f);
+    cb_path_versus_print(x->paths, x->npaths, md ? CB_PATHV_MARKDOWN : CB_PATHV_TEXT, f);
     print_summary(res, md, f);
 }
 
+
+/* A path's verdict is its steps' cases' (path.h): the worst of them as the
+ * gate ranks it (a regression it fails on, unsure, a regression it lets
+ * pass, improved, unchanged), naming the case that decided it. */
+void cmp_path_verdicts(const struct cmp_result *res, struct cb_path_delta *d, size_t n)
+{
+    static const char *const words[] = {"unchanged", "improved", "regressed (acknowledged or placement)",
+                                        "unsure", "regressed"};
+    for (size_t i = 0; i < n; i++) {
+        int worst = -1, found = 0;
+        const char *by = "";
+        for (size_t k = 0; k < d[i].ncases; k++)
+            for (size_t j = 0; j < res->n; j++) {
+                const struct cmp_row *r = &res->rows[j];
+                if (strcmp(r->a->key, d[i].cases[k]) != 0)
+                    continue;
+                int rank = r->v == CB_CMP_UNCHANGED ? 0 : r->v == CB_CMP_IMPROVED ? 1
+                         : r->v == CB_CMP_UNSURE   ? 3 : (r->acked || r->excused) ? 2 : 4;
+                found++;
+                if (rank > worst) {
+                    worst = rank;
+                    by = r->a->key;
+                }
+            }
+        if (!d[i].known)
+            snprintf(d[i].reading, sizeof d[i].reading, "no verdict: a path file of one's own (compare "
+                     "its steps' cases)");
+        else if (!found)
+            snprintf(d[i].reading, sizeof d[i].reading, "no verdict: none of its cases is on both sides");
+        else if (worst == 0)
+            snprintf(d[i].reading, sizeof d[i].reading, "unchanged (%d case%s)", found, found > 1 ? "s" : "");
+        else
+            snprintf(d[i].reading, sizeof d[i].reading, "%s (%.96s)", words[worst], by);
+    }
+}

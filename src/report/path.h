@@ -80,6 +80,28 @@ int cb_path_store(struct cb_store *st, const struct cb_report *r, const struct c
 /* Each complete run's stored result of path at size in ctx, oldest first:
  * how many (0: none, said), or -EIO. */
 int cb_path_history(struct cb_store *st, const char *path, uint64_t size, enum cb_context ctx, FILE *out);
+/* A path both sides of a compare stored (path_results, path_versus.c):
+ * each side's median total over its runs, the change, the steps whose
+ * variant differs ("csum adc-1chain->avx2"), and the cases its steps took
+ * on either side (a shipped path's; none for a user's own file), whose
+ * verdicts are the path's (reading, which the caller fills in). */
+struct cb_path_delta {
+    char key[96];             /* "rx/1500/user": path, size, context */
+    double a, b, pct;         /* cycles per packet, and the change in % */
+    int a_runs, b_runs, missing, known;
+    char changed[192];
+    char cases[2 * CB_PATH_MAX_STEPS][96];
+    size_t ncases;
+    char reading[160];
+};
+/* Every path, size and context stored by runs of both sides, by key: 0
+ * (*out malloc'd, n of them, maybe none), -EIO or -ENOMEM. */
+int cb_path_versus(struct cb_store *st, const int64_t *a_runs, size_t na, const int64_t *b_runs, size_t nb,
+                   struct cb_path_delta **out, size_t *n);
+enum { CB_PATHV_TEXT, CB_PATHV_MARKDOWN, CB_PATHV_JSON };
+/* compare's section: text or a markdown table (nothing when n is 0), or
+ * JSON's ',"paths":[...]' member. */
+void cb_path_versus_print(const struct cb_path_delta *d, size_t n, int style, FILE *f);
 /* The HTML report's section: each shipped path at 1500 bytes as a stacked
  * bar, a segment per step, with the budget at 10, 25, 40 and 100G. */
 void cb_path_html_view(FILE *out, const struct cb_report *r);
