@@ -238,7 +238,7 @@ const char *cb_cmp_verdict_name(enum cb_cmp_verdict v)
 
 int cb_bisect_exit(const struct cb_bisect_row *rows, size_t n)
 {
-    int doubt = 0;
+    int doubt = n == 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].v == CB_CMP_REGRESSED && !rows[i].acked) {
             if (!rows[i].shared)

@@ -377,6 +377,15 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
         cb_error("cannot read the samples from %s: %s", b->c.db, strerror(-rc));
         goto out;
     }
+    if (res.n == 0) {
+        struct cb_sb why = CB_SB_INIT;
+        cmp_nothing_compared(st, &A, &B, &why);
+        printf("bisect-check: cannot tell (skip): no case could be compared with %s: %s\n", b->against,
+               why.len ? why.buf : "neither side has a case that passed verification");
+        cb_sb_release(&why);
+        status = 125;
+        goto out;
+    }
     size_t shared_bad;
     status = bisect_status(&res, &shared_bad);
     if (status != BISECT_ERROR)
