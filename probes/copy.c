@@ -447,9 +447,9 @@ int cb_copy_setup(struct cb_case *c)
     struct cb_copy_state *st = calloc(1, sizeof *st);
     if (!st)
         return -ENOMEM;
-    int rc = cb_workset_init(&st->src, c->size, 0, c->mode, c->cold_bytes);
+    int rc = cb_workset_init(&st->src, c->size, 0, c->mode, c->cold_bytes, c->buf_pages);
     if (rc == 0) {
-        rc = cb_workset_init(&st->dst, c->size, 0, c->mode, c->cold_bytes);
+        rc = cb_workset_init(&st->dst, c->size, 0, c->mode, c->cold_bytes, c->buf_pages);
         if (rc)
             cb_workset_free(&st->src);
     }

@@ -321,7 +321,7 @@ static int csum_setup(struct cb_case *c)
         return -ENOMEM;
     /* Offset 0: buffers start on a cache line, as skb data does on x86
      * (NET_IP_ALIGN is 0 there).  Misaligned starts are verify's job. */
-    int rc = cb_workset_init(&s->ws, c->size, 0, c->mode, c->cold_bytes);
+    int rc = cb_workset_init(&s->ws, c->size, 0, c->mode, c->cold_bytes, c->buf_pages);
     if (rc) {
         free(s);
         return rc;

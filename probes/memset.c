@@ -390,7 +390,7 @@ static int memset_setup(struct cb_case *c)
     struct cb_memset_state *st = calloc(1, sizeof *st);
     if (!st)
         return -ENOMEM;
-    int rc = cb_workset_init(&st->dst, c->size, 0, c->mode, c->cold_bytes);
+    int rc = cb_workset_init(&st->dst, c->size, 0, c->mode, c->cold_bytes, c->buf_pages);
     if (rc) {
         free(st);
         return rc;

@@ -179,6 +179,41 @@ static void check_case(const struct cb_variant *v, size_t size, enum cb_mode mod
     ok(c.priv == NULL, "%s %zu %s: teardown clears priv", v->name, size, mn);
 }
 
+/* ab's buffer placement (workset.h): a warm case's buffers sit buf_pages
+ * pages into their mappings, still page-aligned, and the copy is right
+ * there; a cold set ignores it (its walk covers every slot). */
+static void placed(const struct cb_variant *ref)
+{
+    static const unsigned pages[] = {0, 5, 15};
+    for (size_t k = 0; k < sizeof pages / sizeof pages[0]; k++) {
+        struct cb_case c = {
+            .probe = &cb_probe_copy, .variant = ref, .size = 1500, .mode = CB_MODE_WARM,
+            .bytes_per_op = 1500, .buf_pages = pages[k],
+        };
+        if (!ok(cb_probe_copy.setup(&c) == 0, "warm, %u pages in: setup", pages[k]))
+            continue;
+        struct cb_copy_state *st = c.priv;
+        size_t in_s = (size_t)(st->src.mem - st->src.map), in_d = (size_t)(st->dst.mem - st->dst.map);
+        ok(in_s == pages[k] * 4096u && in_d == pages[k] * 4096u && (uintptr_t)st->src.mem % 4096 == 0 &&
+               (uintptr_t)st->dst.mem % 4096 == 0,
+           "warm, %u pages in: source and destination %zu and %zu bytes into their mappings, page-aligned",
+           pages[k], in_s, in_d);
+        cb_probe_copy.run(&c, 1);
+        is_int(memcmp(cb_workset_at(&st->dst, 0), cb_workset_at(&st->src, 0), 1500), 0,
+               "warm, %u pages in: the copy lands there", pages[k]);
+        cb_probe_copy.teardown(&c);
+    }
+    struct cb_case c = {
+        .probe = &cb_probe_copy, .variant = ref, .size = 4096, .mode = CB_MODE_COLD,
+        .cold_bytes = 1u << 20, .bytes_per_op = 4096, .buf_pages = 5,
+    };
+    if (ok(cb_probe_copy.setup(&c) == 0, "cold, 5 pages asked: setup")) {
+        struct cb_copy_state *st = c.priv;
+        ok(st->src.mem == st->src.map && st->dst.mem == st->dst.map, "cold: the set starts its mapping");
+        cb_probe_copy.teardown(&c);
+    }
+}
+
 int main(void)
 {
     unsigned feats = cb_cpu_features();
@@ -245,6 +280,9 @@ int main(void)
            (bs & 1) && bd && !(bd & 1),
        "pair bug: detail names a failing case (%s)", vd.detail);
 
+    for (size_t i = 0; i < p->nvariants; i++)
+        if (p->variants[i].flags & CB_VARIANT_REFERENCE)
+            placed(&p->variants[i]);
     /* setup/run/teardown, warm and cold (a small cold set keeps this fast). */
     for (size_t i = 0; i < p->nvariants; i++) {
         const struct cb_variant *v = &p->variants[i];

@@ -32,6 +32,10 @@
  * verdict is then beyond what the code's place does (issue 40).  With the
  * copies, the stack moves by a multiple of 64 bytes from round to round. */
 #define CB_AB_COPIES 3
+/* And the warm buffers sit 0 to this many - 1 pages into their mapping,
+ * from round to round: 64 KiB, the span of an L2's set index above the
+ * page (workset.h). */
+#define CB_AB_BUF_PAGES 16
 /* A side's figure in a round: this quantile of its samples' ticks per op. */
 #define CB_AB_ROUND_QUANTILE 0.1
 

@@ -342,10 +342,13 @@ static void progress(const struct cb_ab *ab, int round, size_t i)
             ab->cases[i].key);
 }
 
-/* Both sides of case c in round r, on copy r mod ncopies of each build and
- * with the stack moved by a multiple of 64 bytes that changes with the
- * round (issue 40: where code and data sit moved a case by 10%; a paired
- * verdict over rounds that move them is beyond that).  ABBA order. */
+/* Both sides of case c in round r, on copy r mod ncopies of each build,
+ * with the stack moved by a multiple of 64 bytes and the warm buffers by
+ * whole pages (CB_AB_BUF_PAGES of them: the L2 sets and physical pages
+ * move, the case's alignment in its page stays), each changing with the
+ * round and alike for both sides (issue 40: where code and data sit moved
+ * a case by 10%; a paired verdict over rounds that move them is beyond
+ * that).  ABBA order. */
 static int time_pair(struct cb_ab *ab, struct cb_collector *col, struct cb_ab_case *c, int round,
                      size_t i, double x[2])
 {
@@ -353,8 +356,10 @@ static int time_pair(struct cb_ab *ab, struct cb_collector *col, struct cb_ab_ca
     volatile unsigned char *gap = alloca(pad + 1);
     gap[0] = 0;
     int first = (int)((round + i) % 2), k = round % ab->ncopies, rc = 0;
+    col->buf_pages = (unsigned)((round * 5 + (int)i) % CB_AB_BUF_PAGES);
     for (int j = 0; j < 2 && rc == 0; j++)
         rc = time_side(col, c, first ^ j, k, &x[first ^ j]);
+    col->buf_pages = 0;
     gap[pad] = 0;
     return rc;
 }

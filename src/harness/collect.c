@@ -488,7 +488,7 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
         row.detail = vd->detail;
     struct cb_case c = {
         .probe = p, .variant = v, .size = size, .mode = mode,
-        .cold_bytes = col->h.o.cold_bytes, .peer_cpu = col->peer,
+        .cold_bytes = col->h.o.cold_bytes, .peer_cpu = col->peer, .buf_pages = col->buf_pages,
     };
     struct cb_measurement m;
     col->h.stop = stop;

@@ -72,6 +72,7 @@ struct cb_collector {
     struct cb_backend sim_be;
     const char *side;            /* ab: the build the next cases time ("base", "head"),
                                     stored with each; NULL for a run of one build */
+    unsigned buf_pages;          /* ab: where the next cases' warm buffers sit (cb_case) */
     int64_t cal_id;              /* the run's calibration of the ceilings; 0 none */
     int cal_reused;              /* 1 found stored, 0 measured by this run */
     struct cb_verdict_cache *vc; /* verdicts so far, one per variant */

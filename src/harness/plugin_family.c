@@ -35,7 +35,7 @@ static int pf_setup(struct cb_case *c)
     struct pf_state *s = calloc(1, sizeof *s);
     if (!s)
         return -ENOMEM;
-    int rc = cb_workset_init(&s->ws, c->size, 0, c->mode, c->cold_bytes);
+    int rc = cb_workset_init(&s->ws, c->size, 0, c->mode, c->cold_bytes, c->buf_pages);
     if (rc) {
         free(s);
         return rc;

@@ -56,6 +56,8 @@ struct cb_case {
     char pair[64];        /* set by such a setup: the pair it ran on, stored with
                              the case ("cpu 0 -> cpu 1 (cores of one socket)") */
     volatile uint64_t sink; /* fold results in here so no work is optimised away */
+    unsigned buf_pages;   /* warm buffers sit this many 4 KiB pages into their
+                             mapping (workset.h); ab varies it by round */
 };
 
 /* A verifier's finding.  ok is 1 only when every checked input matched. */

@@ -22,7 +22,7 @@ size_t cb_workset_cold_bytes(void)
 }
 
 int cb_workset_init(struct cb_workset *w, size_t len, size_t offset, enum cb_mode mode,
-                    size_t cold_bytes)
+                    size_t cold_bytes, unsigned pages)
 {
     memset(w, 0, sizeof *w);
     /* Slots are whole cache lines apart, so no two buffers share a line and a
@@ -40,13 +40,15 @@ int cb_workset_init(struct cb_workset *w, size_t len, size_t offset, enum cb_mod
         while (w->count < want)
             w->count <<= 1;
     }
-    w->map_len = w->count * w->stride + 64;
+    size_t shift = mode == CB_MODE_COLD ? 0 : (size_t)pages * 4096;
+    w->map_len = shift + w->count * w->stride + 64;
     void *m = mmap(NULL, w->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
         memset(w, 0, sizeof *w);
         return -ENOMEM;
     }
-    w->mem = m;
+    w->map = m;
+    w->mem = w->map + shift;
 #ifdef MADV_HUGEPAGE
     /* The kernel's packet buffers live in its huge-page direct map, so a cold
      * case should pay cache misses, not a TLB miss per 4 KiB. */
@@ -54,7 +56,7 @@ int cb_workset_init(struct cb_workset *w, size_t len, size_t offset, enum cb_mod
         (void)madvise(m, w->map_len, MADV_HUGEPAGE);
 #endif
     /* Fault every page in now, so page faults are not timed. */
-    memset(w->mem, 0, w->map_len);
+    memset(w->map, 0, w->map_len);
     return 0;
 }
 
@@ -98,7 +100,7 @@ void cb_workset_fill_random(struct cb_workset *w, uint64_t seed)
 
 void cb_workset_free(struct cb_workset *w)
 {
-    if (w->mem)
-        munmap(w->mem, w->map_len);
+    if (w->map)
+        munmap(w->map, w->map_len);
     memset(w, 0, sizeof *w);
 }

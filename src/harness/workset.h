@@ -18,7 +18,8 @@
 #include "probe.h"
 
 struct cb_workset {
-    unsigned char *mem;   /* the mapping */
+    unsigned char *mem;   /* the first slot: the mapping's start, or pages into it */
+    unsigned char *map;   /* the mapping */
     size_t map_len;
     size_t len;           /* usable bytes per buffer */
     size_t offset;        /* byte offset of each buffer from its 64-byte-aligned slot */
@@ -32,11 +33,14 @@ struct cb_workset {
 size_t cb_workset_cold_bytes(void);
 
 /* Set up buffers of len bytes, each starting offset bytes past a 64-byte
- * boundary.  mode WARM: one buffer.  mode COLD: enough buffers to cover
- * cold_bytes (a power of two, at least 2), visited in pseudo-random order.  The memory is
- * touched (faulted in) and zero-filled.  Returns 0 or -ENOMEM. */
+ * boundary.  mode WARM: one buffer, pages 4 KiB pages into its mapping
+ * (ab varies it by round: the buffer's L2 sets and physical pages move,
+ * its place within a page, which the case names, does not).  mode COLD:
+ * enough buffers to cover cold_bytes (a power of two, at least 2), visited
+ * in pseudo-random order; pages does not apply (the walk covers them all).
+ * The memory is touched (faulted in) and zero-filled.  0 or -ENOMEM. */
 int cb_workset_init(struct cb_workset *w, size_t len, size_t offset,
-                    enum cb_mode mode, size_t cold_bytes);
+                    enum cb_mode mode, size_t cold_bytes, unsigned pages);
 
 /* The next buffer to use; in warm mode always the same one.  The sequence
  * x -> (a*x + c) mod 2^k with a = 1 (mod 4) and c odd visits every slot once
