@@ -4,6 +4,7 @@
 #                      into ./cyclebudget.db and print the report
 #   ./setup.sh check   install what is missing, build, run the whole test suite
 #   ./setup.sh build   install what is missing and build
+#   ./setup.sh deps    install what is missing, nothing more
 # Extra arguments after run are passed to 'cyclebudget run'.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -36,6 +37,7 @@ quiet() {  # quiet STEP COMMAND...: run it, its output shown only if it fails
     echo "setup: $step failed (exit $rc); the lines above are the end of its output" >&2
     exit "$rc"
 }
+[ "$job" = deps ] && exit 0
 [ -x configure ] || quiet autoreconf autoreconf -fi
 [ -f Makefile ] || quiet configure ./configure ${CONFIGURE_FLAGS:-}
 quiet make make -j"$(nproc)"
@@ -63,5 +65,5 @@ check)
     summary
     exit $rc ;;
 build) ;;
-*) echo "usage: ./setup.sh [run|check|build] [cyclebudget run options]" >&2; exit 2 ;;
+*) echo "usage: ./setup.sh [run|check|build|deps] [cyclebudget run options]" >&2; exit 2 ;;
 esac

@@ -24,10 +24,19 @@
 #include "probe.h"
 #include "tap.h"
 
+/* The suite's longest unit program (27 s here, 77 s under ASan) is built
+ * three times, part 0, 1 and 2 (mk/reliability.am), each checking every
+ * third variant, so that make check -j runs them side by side; part 0 also
+ * runs the planted variants and counts the families. */
+#ifndef GUARDPAGE_PART
+#define GUARDPAGE_PART 0
+#endif
+#define GUARDPAGE_PARTS 3
+
 /* Every runnable variant of each pluggable family passes. */
 static void test_builtin(unsigned feat)
 {
-    size_t families = 0;
+    size_t families = 0, k = 0;
     for (size_t i = 0; i < cb_nprobes; i++) {
         const struct cb_probe *p = cb_probes[i];
         if (p->call == CB_CALL_NONE)
@@ -35,6 +44,8 @@ static void test_builtin(unsigned feat)
         families++;
         for (size_t j = 0; j < p->nvariants; j++) {
             const struct cb_variant *v = &p->variants[j];
+            if (k++ % GUARDPAGE_PARTS != GUARDPAGE_PART)
+                continue;
             if (!cb_variant_runnable(v, feat)) {
                 char need[128];
                 printf("ok %d - # SKIP %s %s: this CPU lacks %s\n", ++tap_n, p->name, v->name,
@@ -53,7 +64,8 @@ static void test_builtin(unsigned feat)
     }
     /* csum, copy, csum_copy and memset today; a family that loses its
      * .call would silently leave this test. */
-    ok(families >= 4, "the pluggable families are checked (%zu)", families);
+    if (GUARDPAGE_PART == 0)
+        ok(families >= 4, "the pluggable families are checked (%zu)", families);
 }
 
 /* Reads whole 8-byte words and masks off the bytes past the end: the right
@@ -120,7 +132,8 @@ static void test_planted(void)
 
 int main(void)
 {
-    test_planted();
+    if (GUARDPAGE_PART == 0)
+        test_planted();
     test_builtin(cb_cpu_features());
     return tap_done();
 }
