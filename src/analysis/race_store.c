@@ -114,8 +114,8 @@ int cb_race_store(struct cb_collector *col, struct cb_race *r)
     if (cb_db_begin(db) != CB_DB_OK)
         return -EBUSY;
     if (cb_db_prepare(db,
-                           "INSERT INTO races (run_id, mode, metric, alpha, min_margin, rounds, reps, seed)"
-                           " VALUES (?,?,?,?,?,?,?,?)", &sr) != CB_DB_OK ||
+                           "INSERT INTO races (run_id, mode, metric, alpha, min_margin, rounds, reps, seed,"
+                           " context, fpu_charge) VALUES (?,?,?,?,?,?,?,?,?,?)", &sr) != CB_DB_OK ||
         cb_db_prepare(db,
                            "INSERT INTO race_results (race_id, probe, bucket, min_size, max_size, size,"
                            " decision, winner, winner_needs, winner_median, runner_up, runner_up_median,"
@@ -134,6 +134,12 @@ int cb_race_store(struct cb_collector *col, struct cb_race *r)
     cb_db_bind_int64(sr, 6, r->o.rounds);
     cb_db_bind_int64(sr, 7, r->reps);
     cb_db_bind_int64(sr, 8, (int64_t)r->o.seed);
+    cb_db_bind_text(sr, 9, cb_context_name(r->o.context));
+    double charge = r->o.context == CB_CONTEXT_KERNEL ? cb_race_kernel_charge(&r->o) : NAN;
+    if (isfinite(charge))
+        cb_db_bind_double(sr, 10, charge);
+    else
+        cb_db_bind_null(sr, 10);
     if (cb_db_step(sr) != CB_DB_DONE)
         goto fail;
     r->race_id = cb_db_last_insert_id(db);

@@ -365,7 +365,7 @@ int cb_race_print(struct cb_store *st, int64_t race_id, FILE *out)
     int rc = -ENOENT;
     if (!(s = by_race(db, race_id,
                     "SELECT ra.id, r.id, r.started, h.hostname, h.model_name, ra.mode,"
-                    " ra.metric, ra.alpha, ra.min_margin, ra.rounds, ra.reps"
+                    " ra.metric, ra.alpha, ra.min_margin, ra.rounds, ra.reps, ra.context, ra.fpu_charge"
                     "  FROM races ra JOIN runs r ON r.id = ra.run_id"
                     "  JOIN hosts h ON h.id = r.host_id WHERE ra.id = ?")))
         return -EIO;
@@ -377,6 +377,15 @@ int cb_race_print(struct cb_store *st, int64_t race_id, FILE *out)
                 col_text(s, 2), col_text(s, 3), col_text(s, 4), col_text(s, 5), col_text(s, 6),
                 cb_db_column_int(s, 9), cb_db_column_int(s, 10), cb_db_column_double(s, 7),
                 cb_db_column_double(s, 8) * 100);
+        /* Its medians include the charge: say so beside them. */
+        if (strcmp(col_text(s, 11), "kernel") == 0) {
+            if (cb_db_column_type(s, 12) == CB_DB_NULL)
+                fprintf(out, "  kernel context: no FPU save measured, so the SIMD variants sat out\n");
+            else
+                fprintf(out, "  kernel context: each SIMD entrant charged %.1f %s per call for "
+                        "kernel_fpu_begin/end (included in its figures)\n", cb_db_column_double(s, 12),
+                        col_text(s, 6));
+        }
         rc = 0;
     }
     cb_db_finalize(s);
@@ -432,7 +441,7 @@ int cb_race_report_text(struct cb_store *st, FILE *out)
     if (cb_db_prepare(db,
                            "SELECT MAX(ra.id) FROM races ra JOIN runs r ON r.id = ra.run_id"
                            "  JOIN hosts h ON h.id = r.host_id WHERE r.status = 'complete'"
-                           " GROUP BY h.hostname, h.model_name, ra.mode ORDER BY 1", &s) != CB_DB_OK)
+                           " GROUP BY h.hostname, h.model_name, ra.mode, ra.context ORDER BY 1", &s) != CB_DB_OK)
         return -EIO;
     int n = 0, rc = 0;
     while (cb_db_step(s) == CB_DB_ROW) {

@@ -1,0 +1,39 @@
+-- 0023_race_context.sql — the context a race was run in (issue 41: `race
+-- --context kernel`), kept with it.  In kernel context each SIMD entrant's
+-- values were charged the FPU save before the race was decided, so its
+-- stored medians include it, and its winner answers another question than
+-- a user-space race's: a kernel race's "before" is the last kernel race's
+-- winner, never a user-space one's (race_summary), and the report says
+-- which context each race was.
+--
+-- context: 'user' (every race before this migration) or 'kernel';
+-- fpu_charge: the charge added to each SIMD entrant's values per call, in
+--   the race's metric (kernel_fpu_begin/end at a first use, or amortised
+--   over --fpu-batch calls); NULL in user space, or when no FPU save was
+--   measured (then the SIMD entrants sat out).
+ALTER TABLE races ADD COLUMN context TEXT NOT NULL DEFAULT 'user'
+    CHECK (context IN ('user', 'kernel'));
+ALTER TABLE races ADD COLUMN fpu_charge REAL CHECK (fpu_charge IS NULL OR fpu_charge >= 0);
+DROP VIEW IF EXISTS race_summary;
+CREATE VIEW race_summary AS
+SELECT ra.id AS race_id, r.id AS run_id, r.started, h.hostname, h.model_name,
+       ra.mode, ra.context, ra.fpu_charge, ra.metric, ra.alpha, ra.min_margin,
+       rr.probe, rr.bucket, rr.min_size, rr.max_size, rr.size, rr.decision,
+       rr.winner, rr.winner_needs, rr.margin, rr.margin_lo, rr.margin_hi, rr.p_value,
+       rr.runner_up, rr.tied,
+       (SELECT pr.winner
+          FROM race_results pr
+          JOIN races pa ON pa.id = pr.race_id
+          JOIN runs pu ON pu.id = pa.run_id
+          JOIN hosts ph ON ph.id = pu.host_id
+         WHERE pu.status = 'complete' AND pa.id < ra.id AND pa.mode = ra.mode
+           AND pa.context = ra.context
+           AND ph.hostname = h.hostname AND ph.model_name = h.model_name
+           AND pr.probe = rr.probe AND pr.bucket = rr.bucket
+         ORDER BY pa.id DESC LIMIT 1) AS prev_winner
+  FROM race_results rr
+  JOIN races ra ON ra.id = rr.race_id
+  JOIN runs r ON r.id = ra.run_id
+  JOIN hosts h ON h.id = r.host_id
+ WHERE r.status = 'complete'
+ ORDER BY ra.id, rr.id;
