@@ -104,6 +104,11 @@ static void csv_case(FILE *out, const struct cb_report *r, const struct cb_repor
     const char *over = cb_report_ceil_over(r, c, &why);
     textf(out, over ? over : "");
     cb_sb_release(&why);
+    textf(out, c->info.code_hash);
+    if (c->info.code_addr >= 0)
+        fprintf(out, ",%d", c->info.code_addr);
+    else
+        fputc(',', out);
     textf(out, r->run.emulated); /* last, as emulated.test holds it */
     fputs("\r\n", out);
 }
@@ -115,7 +120,8 @@ static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
           "cycles_ci_lo,cycles_ci_hi,spread_pct,bytes_per_cycle,ns_per_op,budget_pct,"
           "scaled,ceiling_level,bytes_per_tick,load_ceiling_bytes_per_tick,load_ceiling_pct,"
           "store_ceiling_bytes_per_tick,store_ceiling_pct,clock_ghz,clock_spread_pct,clock_used,"
-          "clock_flagged,budget,budget_frame_bytes,budget_frames,context,ceiling_over,emulated\r\n",
+          "clock_flagged,budget,budget_frame_bytes,budget_frames,context,ceiling_over,code_hash,code_addr,"
+          "emulated\r\n",
           out);
     for (size_t i = 0; i < nruns; i++) {
         const struct cb_report *r = &runs[i];

@@ -424,6 +424,16 @@ static void case_json(FILE *out, const struct cb_report *r, const struct cb_repo
     kv_num(out, "ns_per_op", c->ns_per_op);
     fputs(", \"clock\": ", out);
     case_clock_json(out, c);
+    /* The timed code's identity (compare's "placement"): null unknown. */
+    if (c->info.code_hash[0]) {
+        kv_str(out, "code_hash", c->info.code_hash, 1);
+        if (c->info.code_addr >= 0)
+            fprintf(out, ", \"code_addr_mod_4096\": %d", c->info.code_addr);
+        else
+            fputs(", \"code_addr_mod_4096\": null", out);
+    } else {
+        fputs(", \"code_hash\": null, \"code_addr_mod_4096\": null", out);
+    }
     fputs(", \"budget_share\": ", out);
     case_budget_json(out, r, c);
     case_charge_json(out, r, c);

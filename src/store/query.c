@@ -203,6 +203,7 @@ static const struct col case_cols[] = {
     C(STR, verdict), C(STR, detail), C(U64, size), C(U64, bytes_per_op),
     C(INT, nsamples), C(NDBL, contention), C(NDBL, contended_share),
     C(NDBL, clock_ghz), C(NDBL, clock_spread_pct), C(STR, clock_used), C(INT, clock_flagged), C(STR, cpu_pair),
+    C(STR, code_hash), C(INT, code_addr),
 };
 #undef C
 

@@ -85,7 +85,8 @@ static const char *const q_sql[Q__N] = {
         " c.unit, c.op, c.mode, c.verdict, c.detail, c.size,"
         " c.bytes_per_op, (SELECT COUNT(DISTINCT s.seq) FROM samples s WHERE s.case_id = c.id),"
         " c.contention, c.contended_share, c.clock_ghz, c.clock_spread_pct,"
-        " COALESCE(c.clock_used, ''), COALESCE(c.clock_flagged, 0), COALESCE(c.cpu_pair, '')"
+        " COALESCE(c.clock_used, ''), COALESCE(c.clock_flagged, 0), COALESCE(c.cpu_pair, ''),"
+        " COALESCE(c.code_hash, ''), COALESCE(c.code_addr, -1)"
         " FROM cases c WHERE c.run_id=?1 ORDER BY c.id",
     [Q_VALUES] =
         "SELECT (value - COALESCE(overhead, 0.0)) / CAST(iters AS DOUBLE PRECISION), scaled, smt FROM samples"

@@ -232,6 +232,8 @@ struct cb_case_info {
     char clock_used[8];          /* "case", "run", "" when none */
     int clock_flagged;           /* 1: the case's clock disagreed with the run's */
     char cpu_pair[64];           /* "cpu 0 -> cpu 1 (cores of one socket)"; "" one-CPU case */
+    char code_hash[17];          /* the timed code's hash (codehash.h, 0021); "" unknown */
+    int code_addr;               /* its entry's address mod 4096; -1 unknown */
 };
 /* A case counts as measured on a shared core when over half its samples
  * were (the median sample then carries the neighbour's load). */
