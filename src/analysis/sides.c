@@ -119,7 +119,20 @@ int cb_commit_resolve(struct cb_store *st, const char *rev, const char *repo, ch
     }
     /* Not a stored hash prefix: maybe a name git knows (HEAD~2, v1.0). */
     struct cb_gitinfo gi;
-    if (cb_gitinfo_read(repo, rev, &gi) == 0 && gi.commit[0]) {
+    int grc = cb_gitinfo_read(repo, rev, &gi);
+    /* git hung (or the user interrupted it): say so, not "names no commit" */
+    if (grc == -EINTR) {
+        cb_sb_setf(err, "interrupted while git was asked what '%s' names", rev);
+        return grc;
+    }
+    if (grc == -ETIMEDOUT) {
+        cb_sb_setf(err, "'%s' is no stored hash prefix, and git did not answer in time when asked "
+                   "what it names (in %s): killed; fix git there, give it longer with "
+                   "CB_GIT_TIMEOUT=SECONDS, or give a run id, a tag or a hash prefix", rev,
+                   repo ? repo : ".");
+        return grc;
+    }
+    if (grc == 0 && gi.commit[0]) {
         struct cb_db_stmt *q;
         int rc = cb_db_prepare(db, "SELECT 1 FROM commits WHERE hash = ?1", &q);
         if (rc != CB_DB_OK)
@@ -189,10 +202,11 @@ static int resolve_item(struct cb_store *st, const char *item, int incl, const c
     char hash[64];
     struct cb_sb cerr = CB_SB_INIT;
     rc = cb_commit_resolve(st, item, repo, hash, sizeof hash, &cerr);
-    if (rc == -EINVAL)
+    int said = rc == -EINVAL || rc == -ETIMEDOUT || rc == -EINTR;   /* git's own trouble too */
+    if (said)
         cb_sb_setf(err, "%s", cerr.buf);
     cb_sb_release(&cerr);
-    if (rc == -EINVAL)
+    if (said)
         return rc;
     if (rc == 0) {
         rc = add_runs(st, s, "SELECT r.id FROM runs r JOIN commits cm ON cm.id = r.commit_id "

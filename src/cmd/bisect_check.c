@@ -220,7 +220,7 @@ static int load_base(const struct bisect *b, struct cb_side *A, int *cpu, struct
     if ((rc = cb_side_resolve(st, b->against, b->c.include_aborted, b->c.repo, A, err)) < 0 ||
         (rc = cmp_select_host(st, A, b->c.host, err)) < 0 ||
         (rc = cb_side_load(st, A, cb_sides_metric(st, A, NULL))) < 0) {
-        if (rc != -ENOENT && rc != -EINVAL && rc != -EXDEV)
+        if (rc != -ENOENT && rc != -EINVAL && rc != -EXDEV && rc != -ETIMEDOUT && rc != -EINTR)
             cb_sb_setf(err, "cannot read %s: %s", b->c.db, strerror(-rc));
         cb_store_close(st);
         cb_side_free(A);
