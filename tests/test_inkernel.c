@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "inkernel.h"
+#include "report.h"
 #include "store.h"
 #include "tap.h"
 
@@ -84,6 +85,40 @@ int main(void)
     int64_t latest = 0;
     is_int(cb_store_inkernel_latest(st, user, &latest), 0, "the newest in-kernel run of the host");
     is_int((int)latest, (int)kern, "... is the one stored");
+
+    /* The report's side by side, in text and JSON alike: the kernel's 140
+     * ticks beside the newest model's 220, error (220 - 140) / 140. */
+    struct cb_report r;
+    if (ok(cb_report_load(st, kern, &r) == 0, "the in-kernel run's report loads")) {
+        char *txt = NULL, *js = NULL;
+        size_t tn = 0, jn = 0;
+        FILE *f = open_memstream(&txt, &tn);
+        cb_report_inkernel_text(&r, f);
+        fclose(f);
+        f = open_memstream(&js, &jn);
+        cb_report_json(&r, 1, f);
+        fclose(f);
+        ok(strstr(txt, "csum_partial") && strstr(txt, "140.0") && strstr(txt, "220.0") && strstr(txt, "+57%"),
+           "text: csum_partial 140.0 beside kernel-2021 220.0, +57%%");
+        ok(js && strstr(js, "\"kernel_function\": \"csum_partial\", \"kernel_ticks\": 140, \"model\": "
+                            "\"kernel-2021\", \"model_ticks\": 220, \"error_pct\": 57.14285714, "
+                            "\"model_run\": 2}") != NULL,
+           "JSON's inkernel rows: the same figures, and the model's run");
+        free(txt);
+        free(js);
+        cb_report_free(&r);
+    }
+    struct cb_report u;
+    if (ok(cb_report_load(st, user, &u) == 0, "a user-space run's report loads")) {
+        char *js = NULL;
+        size_t jn = 0;
+        FILE *f = open_memstream(&js, &jn);
+        cb_report_json(&u, 1, f);
+        fclose(f);
+        ok(js && !strstr(js, "\"inkernel\""), "... and its JSON has no inkernel member");
+        free(js);
+        cb_report_free(&u);
+    }
     cb_store_close(st);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", path);

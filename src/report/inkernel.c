@@ -311,3 +311,61 @@ void cb_report_inkernel_html(FILE *out, const struct cb_report *r)
     }
     fputs("</section>", out);
 }
+
+/* JSON's "inkernel" member of an in-kernel run: the same rows as the text
+ * and HTML tables (null where a side has no figure), and the FPU figures
+ * beside their XSAVEC estimate.  Nothing for another run. */
+void cb_report_inkernel_json(FILE *out, const struct cb_report *r)
+{
+    const struct cb_inkernel *ik = r->ik;
+    if (!ik)
+        return;
+    fputs(",\n  \"inkernel\": {\"unit\": \"tsc ticks per op (medians, the empty batch subtracted)\","
+          " \"error\": \"(model - kernel) / kernel, %\", \"rows\": [", out);
+    for (size_t i = 0; i < ik->n; i++) {
+        const struct cb_inkernel_row *row = &ik->rows[i];
+        const struct cb_report_case *c = &r->cases[row->kcase];
+        fputs(i ? ",\n    {\"probe\": " : "\n    {\"probe\": ", out);
+        cb_json_str(out, c->info.probe);
+        fprintf(out, ", \"size\": %" PRIu64 ", \"mode\": ", c->info.size);
+        cb_json_str(out, c->info.mode);
+        fputs(", \"kernel_function\": ", out);
+        cb_json_str(out, c->info.variant);
+        fputs(", \"kernel_ticks\": ", out);
+        cb_json_num(out, row->kernel);
+        fputs(", \"model\": ", out);
+        if (row->variant[0])
+            cb_json_str(out, row->variant);
+        else
+            fputs("null", out);
+        fputs(", \"model_ticks\": ", out);
+        cb_json_num(out, row->model);
+        fputs(", \"error_pct\": ", out);
+        cb_json_num(out, row->err_pct);
+        fputs(", \"model_run\": ", out);
+        if (isnan(row->model))
+            fputs("null}", out);
+        else
+            fprintf(out, "%" PRId64 "}", row->model_run);
+    }
+    const struct cb_report_case *first = fpu_case(r, "-first"), *batch = fpu_case(r, "-batch");
+    fputs("],\n   \"fpu\": {\"first_use_ticks\": ", out);
+    cb_json_num(out, first ? first->tsc.median : NAN);
+    fputs(", \"later_use_ticks\": ", out);
+    cb_json_num(out, batch ? batch->tsc.median : NAN);
+    fputs(", \"estimate\": ", out);
+    if (ik->has_fpu) {
+        fputs("{\"insn\": ", out);
+        cb_json_str(out, ik->fpu.save_insn);
+        fputs(", \"save_ticks\": ", out);
+        cb_json_num(out, ik->fpu.save_ticks);
+        fputs(", \"later_ticks\": ", out);
+        cb_json_num(out, ik->fpu.later_ticks);
+        fputs(", \"restore_ticks\": ", out);
+        cb_json_num(out, ik->fpu.restore_ticks);
+        fputs("}", out);
+    } else {
+        fputs("null", out);
+    }
+    fputs("}}", out);
+}

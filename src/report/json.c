@@ -463,6 +463,7 @@ static void run_json(const struct cb_report *r, FILE *out)
     cycles_json(out, r);
     calibration_json(out, r);
     cb_report_kernel_json(r, out);
+    cb_report_inkernel_json(out, r);
     events_json(out, r);
     fputs(",\n  \"cases\": [", out);
     for (size_t k = 0; k < r->ncases; k++) {

@@ -111,6 +111,8 @@ void cb_report_inkernel_free(struct cb_report *r);
 /* The side-by-side section, text and HTML; nothing for a user-space run. */
 void cb_report_inkernel_text(const struct cb_report *r, FILE *out);
 void cb_report_inkernel_html(FILE *out, const struct cb_report *r);
+/* JSON's ',"inkernel": {...}' member of such a run: the same rows. */
+void cb_report_inkernel_json(FILE *out, const struct cb_report *r);
 
 int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r);
 void cb_report_free(struct cb_report *r);

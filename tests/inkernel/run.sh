@@ -141,6 +141,9 @@ sed -n '/^in the kernel/,$p' "$work/report.txt" | head -60
 "$cb" report "$run" --db "$db" --format html >"$work/report.html" 2>&1
 check "report --format html: the in-kernel table with csum_partial and its model" sh -c \
     "grep -q 'class=\"sortable inkernel\"' '$work/report.html' && grep -q '<td>csum_partial</td>' '$work/report.html'"
+"$cb" report "$run" --db "$db" --format json >"$work/report.json" 2>&1
+check "report --format json: the same rows, csum_partial beside kernel-2021 with its error" sh -c \
+    "grep -qE '\"kernel_function\": \"csum_partial\", \"kernel_ticks\": [0-9.e+]+, \"model\": \"kernel-2021\", \"model_ticks\": [0-9.e+]+, \"error_pct\": -?[0-9.e+-]+' '$work/report.json'"
 [ -n "${CB_INKERNEL_KEEP:-}" ] && cp "$db" "$work/report.txt" "$work/report.html" "$work/console.log" "$CB_INKERNEL_KEEP/" 2>/dev/null
 echo "inkernel: $fails failed"
 [ "$fails" = 0 ]
