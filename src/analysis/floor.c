@@ -19,18 +19,12 @@ static int sql_err(int rc)
     return rc == -ENOMEM || rc == -EBUSY ? rc : -EIO;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median of v[n], reordering v; NAN for none. */
 static double median_of(double *v, size_t n)
 {
     if (!n)
         return NAN;
-    qsort(v, n, sizeof *v, cmp_dbl);
+    cb_sort_doubles(v, (size_t)n);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

@@ -82,12 +82,6 @@ const char *cb_race_verdict_name(enum cb_race_verdict v)
 
 /* ------------------------------------------------------------------ stats */
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median_of(const double *v, size_t n)
 {
     if (n == 0)
@@ -96,7 +90,7 @@ static double median_of(const double *v, size_t n)
     if (!t)
         return NAN;
     memcpy(t, v, n * sizeof *t);
-    qsort(t, n, sizeof *t, cmp_d);
+    cb_sort_doubles(t, (size_t)n);
     double m = cb_quantile_sorted(t, n, 0.5);
     free(t);
     return m;
@@ -115,7 +109,7 @@ int cb_race_shift(const double *a, size_t na, const double *b, size_t nb, double
     for (size_t i = 0; i < na; i++)
         for (size_t j = 0; j < nb; j++)
             d[k++] = b[j] - a[i];
-    qsort(d, n, sizeof *d, cmp_d);
+    cb_sort_doubles(d, (size_t)n);
     *est = cb_quantile_sorted(d, n, 0.5);
     /* The CI of the Hodges-Lehmann shift: order statistics of the pairwise
      * differences at the ranks where the Mann-Whitney U statistic would
@@ -276,7 +270,7 @@ static int add_round(struct cb_race_entrant *e, const struct cb_measurement *m, 
             t[k++] = v;
     }
     if (k) {
-        qsort(t, k, sizeof *t, cmp_d);
+        cb_sort_doubles(t, (size_t)k);
         e->vals[e->n++] = cb_quantile_sorted(t, k, 0.5);
     }
     free(t);

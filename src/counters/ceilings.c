@@ -11,6 +11,7 @@
 
 #include "caches.h"
 #include "tsc.h"
+#include "sort.h"
 
 static const char *const level_names[CB_NLEVELS] = {"L1", "L2", "L3", "DRAM"};
 
@@ -93,12 +94,6 @@ double cb_ceil_share(double figure, double ceiling)
     return figure / ceiling;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Keeps the loops' results alive without a global a test could see. */
 static void sink(uint64_t v)
 {
@@ -135,7 +130,7 @@ static double time_loop(cb_ceil_fn fn, void *buf, size_t n, uint64_t moved, int 
         *spread = NAN;
         return NAN;
     }
-    qsort(r, (size_t)k, sizeof r[0], cmp_double);
+    cb_sort_doubles(r, (size_t)k);
     double best = r[k - 1];
     double q1 = r[k / 4], q3 = r[(3 * k) / 4 < k ? (3 * k) / 4 : k - 1];
     *spread = best > 0 ? 100 * (q3 - q1) / best : NAN;
@@ -193,7 +188,7 @@ static double time_walk(cb_ceil_fn fn, unsigned char *buf, size_t n, int trials,
         *spread = NAN;
         return NAN;
     }
-    qsort(r, (size_t)k, sizeof r[0], cmp_double);
+    cb_sort_doubles(r, (size_t)k);
     double best = r[k - 1];
     *spread = best > 0 ? 100 * (r[(3 * k) / 4 < k ? (3 * k) / 4 : k - 1] - r[k / 4]) / best : NAN;
     return best;

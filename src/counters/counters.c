@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "tsc.h"
+#include "sort.h"
 
 const char *cb_read_method_name(enum cb_read_method m)
 {
@@ -368,15 +369,9 @@ void cb_counters_close(struct cb_counters *cs)
     cs->leader = -1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+    cb_sort_doubles(v, (size_t)n);
     return (n & 1) ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

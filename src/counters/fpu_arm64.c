@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "tsc.h"
+#include "sort.h"
 
 #define TRIALS 101
 #define STATE_BYTES 528 /* sizeof(struct user_fpsimd_state) */
@@ -108,18 +109,12 @@ static __attribute__((noinline)) double trial(unsigned char *dirty, unsigned cha
     return (double)(cb_tsc_end() - t0) / REPS;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median_of(unsigned char *dirty, unsigned char *save, enum what w)
 {
     double v[TRIALS];
     for (int i = 0; i < TRIALS; i++)
         v[i] = trial(dirty, save, w);
-    qsort(v, TRIALS, sizeof v[0], cmp_d);
+    cb_sort_doubles(v, (size_t)TRIALS);
     return v[TRIALS / 2];
 }
 

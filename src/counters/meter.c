@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tsc.h"
+#include "sort.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -169,12 +170,6 @@ enum cb_meter_kind cb_meter_decide(int siblings, int hypervisor, double spread_p
     return k;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double real_meter(void *ctx)
 {
     (void)ctx;
@@ -216,7 +211,7 @@ void cb_meter_baseline(struct cb_meter *m, int cpu, int siblings, int hypervisor
         free(v);
         return;
     }
-    qsort(v, (size_t)k, sizeof *v, cmp_d);
+    cb_sort_doubles(v, (size_t)k);
     m->q[0] = v[0];
     m->q[1] = v[k / 4];
     m->q[2] = v[k / 2];

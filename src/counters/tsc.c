@@ -6,6 +6,7 @@
  * not slewed by NTP, so the two clocks are compared as they tick). */
 #define _GNU_SOURCE
 #include "tsc.h"
+#include "sort.h"
 
 #include <errno.h>
 #include <math.h>
@@ -77,12 +78,6 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Five 20 ms windows, median: one preempted window cannot move it.  Each
  * end is bracketed by two clock reads so the pairing is tight. */
 static double calibrate_ghz(void)
@@ -103,7 +98,7 @@ static double calibrate_ghz(void)
         double ns = ((t1 + t1b) - (t0 + t0b)) / 2;
         g[i] = ns > 0 ? (double)(c1 - c0) / ns : 0;
     }
-    qsort(g, N, sizeof(g[0]), cmp_double);
+    cb_sort_doubles(g, (size_t)N);
     return g[N / 2];
 }
 
@@ -331,7 +326,7 @@ int cb_chain_slope(const double *t_short, const double *t_long, size_t n, double
                 v[k++] = t_long[i];
         *spread_pct = NAN;
         if (k) {
-            qsort(v, k, sizeof *v, cmp_double);
+            cb_sort_doubles(v, (size_t)k);
             *spread_pct = (v[k - 1 - k / 4] - v[k / 4]) / lo_l * 100.0;
         }
         free(v);

@@ -63,12 +63,6 @@ int cb_pin_cpu(int cpu, int *pinned, struct cb_sb *err)
     return 0;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int real_read(void *ctx, struct cb_counters *cs, struct cb_reading *r, int end)
 {
     (void)ctx;
@@ -178,7 +172,7 @@ static double ci_pct(const struct cb_measurement *m, size_t from, int primary, d
     size_t n = m->n - from;
     for (size_t k = 0; k < n; k++)
         scratch[k] = cb_measurement_per_op(m, from + k, primary);
-    qsort(scratch, n, sizeof *scratch, cmp_d);
+    cb_sort_doubles(scratch, (size_t)n);
     double lo, hi, med = cb_quantile_sorted(scratch, n, 0.5);
     cb_median_ci(scratch, n, &lo, &hi);
     if (!(med > 0))
@@ -296,7 +290,7 @@ static void measure_overhead(const struct round *rd)
             rd->m->overhead[rd->round][i] = NAN;
             continue;
         }
-        qsort(empty[i], EMPTY, sizeof(double), cmp_d);
+        cb_sort_doubles(empty[i], (size_t)EMPTY);
         rd->m->overhead[rd->round][i] = empty[i][EMPTY / 2];
     }
 }

@@ -6,17 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-void cb_sort_doubles(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-}
-
 double cb_quantile_sorted(const double *v, size_t n, double q)
 {
     if (n == 0)
@@ -90,7 +79,8 @@ struct ranked {
 
 static int cmp_ranked(const void *a, const void *b)
 {
-    return cmp_double(&((const struct ranked *)a)->v, &((const struct ranked *)b)->v);
+    double x = ((const struct ranked *)a)->v, y = ((const struct ranked *)b)->v;
+    return (x > y) - (x < y);
 }
 
 double cb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)

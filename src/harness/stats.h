@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "sort.h"   /* cb_sort_doubles, which this layer's users reach through here */
+
 struct cb_summary {
     size_t n;
     double min, max, median, p25, p75, mean;
@@ -16,7 +18,6 @@ struct cb_summary {
     double ci_pct;           /* half-width of the median's CI / median * 100 */
 };
 
-void cb_sort_doubles(double *v, size_t n);
 /* Quantile q in [0,1] of sorted v, linear interpolation between order
  * statistics (Hyndman-Fan type 7, as R's and numpy's default). */
 double cb_quantile_sorted(const double *v, size_t n, double q);

@@ -19,6 +19,7 @@
 
 #include "fingerprint.h"
 #include "report.h"
+#include "sort.h"
 
 static void str_member(FILE *out, const char *k, const char *v)
 {
@@ -66,17 +67,11 @@ static void gb_entry(FILE *out, int *first, const struct gb_entry *e)
     fputc('}', out);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* mean, median and sample standard deviation of v (sorted here). */
 static void stats3(double *v, size_t n, double out[3])
 {
     double s = 0, q = 0;
-    qsort(v, n, sizeof *v, cmp_double);
+    cb_sort_doubles(v, (size_t)n);
     for (size_t i = 0; i < n; i++)
         s += v[i];
     out[0] = n ? s / (double)n : NAN;

@@ -9,12 +9,7 @@
 
 #include "db.h"
 #include "store.h"
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "sort.h"
 
 /* The median per op of one event of a case (its name: "tsc", "cycles");
  * NAN with *n = 0 when none was stored. */
@@ -47,7 +42,7 @@ static int case_median(struct cb_store *st, int64_t case_id, const char *event, 
     *n = k;
     *med = NAN;
     if (rc == CB_DB_DONE && k) {
-        qsort(v, k, sizeof *v, cmp_d);
+        cb_sort_doubles(v, (size_t)k);
         *med = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2.0;
     }
     free(v);
