@@ -121,17 +121,15 @@ int cb_commit_resolve(struct cb_store *st, const char *rev, const char *repo, ch
     struct cb_gitinfo gi;
     int grc = cb_gitinfo_read(repo, rev, &gi);
     /* git hung (or the user interrupted it): say so, not "names no commit" */
-    if (grc == -EINTR) {
+    if (grc == -EINTR)
         cb_sb_setf(err, "interrupted while git was asked what '%s' names", rev);
-        return grc;
-    }
-    if (grc == -ETIMEDOUT) {
+    else if (grc == -ETIMEDOUT)
         cb_sb_setf(err, "'%s' is no stored hash prefix, and git did not answer in time when asked "
                    "what it names (in %s): killed; fix git there, give it longer with "
                    "CB_GIT_TIMEOUT=SECONDS, or give a run id, a tag or a hash prefix", rev,
                    repo ? repo : ".");
+    if (grc == -EINTR || grc == -ETIMEDOUT)
         return grc;
-    }
     if (grc == 0 && gi.commit[0]) {
         struct cb_db_stmt *q;
         int rc = cb_db_prepare(db, "SELECT 1 FROM commits WHERE hash = ?1", &q);
