@@ -107,10 +107,12 @@ static void test_enosys(struct cb_counters *cs, int tc, int cy, int pf, int ts, 
     struct cb_delta d;
     double w0o = clock_ns(CLOCK_MONOTONIC);
     is_int(cb_counters_read(cs, &r0), 0, "read before");
+    double cpu0i = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     double w0i = clock_ns(CLOCK_MONOTONIC);
     while (clock_ns(CLOCK_MONOTONIC) - w0i < 20e6)
         ;
     double w1i = clock_ns(CLOCK_MONOTONIC);
+    double cpu1i = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     is_int(cb_counters_read(cs, &r1), 0, "read after");
     double w1o = clock_ns(CLOCK_MONOTONIC);
     cb_counters_delta(cs, &r0, &r1, &d);
@@ -200,6 +202,7 @@ static void test_group(struct cb_counters *cs, int tc, int cy, int pf, int ts, i
     double w0o = clock_ns(CLOCK_MONOTONIC);
     uint64_t t0 = cb_tsc_begin();
     is_int(cb_counters_read(cs, &r0), 0, "read before");
+    double cpu0i = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     double w0i = clock_ns(CLOCK_MONOTONIC);
     if (mem != MAP_FAILED)
         for (int i = 0; i < npages; i++)
@@ -214,6 +217,7 @@ static void test_group(struct cb_counters *cs, int tc, int cy, int pf, int ts, i
         sink += 1;
     (void)sink;
     double w1i = clock_ns(CLOCK_MONOTONIC);
+    double cpu1i = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     is_int(cb_counters_read(cs, &r1), 0, "read after");
     uint64_t t1 = cb_tsc_end();
     double w1o = clock_ns(CLOCK_MONOTONIC);
@@ -222,8 +226,15 @@ static void test_group(struct cb_counters *cs, int tc, int cy, int pf, int ts, i
     cb_counters_delta(cs, &r0, &r1, &d);
 
     double cpu_ns = cpu1 - cpu0, inner_ns = w1i - w0i, outer_ns = w1o - w0o;
-    is_near(d.value[tc] / cpu_ns, 1.0, 0.05,
-            "task-clock %.0f ns vs thread CPU time %.0f ns (clock_gettime)", d.value[tc], cpu_ns);
+    /* The same brackets in thread CPU time: the reads of every other event
+     * fall outside task-clock's window but inside the outer bracket, and
+     * under qemu on a busy host they cost 6% of the 100 ms (CI's pmu stage,
+     * the lanes running beside it: 96.2 ms against 101.9), which a 5% band
+     * around the outer bracket called wrong.  1% for the rate itself. */
+    double cpu_in = cpu1i - cpu0i;
+    ok(d.value[tc] >= cpu_in * 0.99 && d.value[tc] <= cpu_ns * 1.01,
+       "task-clock %.0f ns lies within the thread CPU time's brackets [%.0f, %.0f] ns (clock_gettime)",
+       d.value[tc], cpu_in, cpu_ns);
     ok(d.value[tc] <= outer_ns * 1.01, "task-clock does not exceed the wall time (%.0f ns)", outer_ns);
     ok(d.scaled[tc] == 0 && d.enabled[tc] > 0 && d.running[tc] == d.enabled[tc],
        "task-clock alone is never multiplexed");
