@@ -10,7 +10,6 @@
  * the gate calls unsure.  A path is shown, never gated twice. */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +24,11 @@ struct side_row {
     double cyc;
     int missing;
 };
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(((const struct side_row *)a)->key, ((const struct side_row *)b)->key);
+}
 
 /* The side's stored results that have a total, ordered by key. */
 static int load_side(struct cb_db *db, const int64_t *runs, size_t nruns, struct side_row **out, size_t *n)
@@ -63,7 +67,7 @@ static int load_side(struct cb_db *db, const int64_t *runs, size_t nruns, struct
     }
     cb_db_finalize(s);
     if (rc == 0 && *n > 1)
-        qsort(*out, *n, sizeof **out, (int (*)(const void *, const void *))strcmp);
+        qsort(*out, *n, sizeof **out, by_key);
     return rc;
 }
 
@@ -80,38 +84,26 @@ static void summarize(const struct side_row *r, size_t lo, size_t hi, double *cy
         *missing |= r[i].missing > 0;
     }
     cb_sort_doubles(c, m);
-    *cyc = m % 2 ? c[m / 2] : (c[m / 2 - 1] + c[m / 2]) / 2;
+    *cyc = cb_quantile_sorted(c, m, 0.5);
     *detail = r[lo].detail;
 }
 
-/* The cases a shipped path's steps took on one side: its steps from the
- * path's file, each step's variant from the stored detail (in the path's
- * order).  A user's own path file is not known by its name here: none. */
-static void step_cases(struct cb_path_delta *d, const char *detail)
+/* The cases the steps of a shipped path p took on one side, at packets of
+ * size bytes: each step's variant from the stored detail (in the path's
+ * order). */
+static void step_cases(struct cb_path_delta *d, const struct cb_path *p, unsigned long long size,
+                       const char *detail)
 {
-    char name[80], path[64], ctx[8], dcopy[256], *sv = NULL;
-    unsigned long long size;
-    struct cb_path p;
-    struct cb_sb err = CB_SB_INIT;
-    const char *text;
-    if (sscanf(d->key, "%63[^/]/%llu/%7s", path, &size, ctx) != 3)
-        return;
-    snprintf(name, sizeof name, "%s.path", path);
-    text = cb_asset_find(name);
-    int rc = text ? cb_path_parse(text, path, &p, &err) : -ENOENT;
-    cb_sb_release(&err);
-    if (rc < 0)
-        return;
-    d->known = 1;
+    char dcopy[256], *sv = NULL;
     snprintf(dcopy, sizeof dcopy, "%s", detail);
     size_t k = 0;
-    for (char *t = strtok_r(dcopy, ";", &sv); t && k < p.nsteps; t = strtok_r(NULL, ";", &sv), k++) {
+    for (char *t = strtok_r(dcopy, ";", &sv); t && k < p->nsteps; t = strtok_r(NULL, ";", &sv), k++) {
         char *v = strchr(t, '=');
         if (!v || v[1] == '-' || d->ncases >= sizeof d->cases / sizeof d->cases[0])
             continue;
         v++;
         v[strcspn(v, ":")] = 0;
-        const struct cb_path_step *s = &p.steps[k];
+        const struct cb_path_step *s = &p->steps[k];
         char key[sizeof d->cases[0]];
         cb_case_key(key, sizeof key, s->family, v, s->size ? s->size : size, s->mode);
         size_t j = 0;
@@ -120,6 +112,27 @@ static void step_cases(struct cb_path_delta *d, const char *detail)
         if (j == d->ncases)
             snprintf(d->cases[d->ncases++], sizeof d->cases[0], "%s", key);
     }
+}
+
+/* Both sides' step cases, the path parsed once.  A user's own path file
+ * is not known by its name here: none, and d->known stays 0. */
+static void both_sides_cases(struct cb_path_delta *d, const char *da, const char *db)
+{
+    char name[80], path[64], ctx[8];
+    unsigned long long size;
+    struct cb_path p;
+    struct cb_sb err = CB_SB_INIT;
+    if (sscanf(d->key, "%63[^/]/%llu/%7s", path, &size, ctx) != 3)
+        return;
+    snprintf(name, sizeof name, "%s.path", path);
+    const char *text = cb_asset_find(name);
+    int rc = text ? cb_path_parse(text, path, &p, &err) : -ENOENT;
+    cb_sb_release(&err);
+    if (rc < 0)
+        return;
+    d->known = 1;
+    step_cases(d, &p, size, da);
+    step_cases(d, &p, size, db);
 }
 
 /* The steps whose variant differs: "csum adc-1chain->avx2, ...", or "". */
@@ -182,8 +195,7 @@ int cb_path_versus(struct cb_store *st, const int64_t *a_runs, size_t na, const 
             d->missing = ma || mb;
             d->pct = 100 * (d->b - d->a) / d->a;
             steps_changed(da, dbb, d->changed, sizeof d->changed);
-            step_cases(d, da);
-            step_cases(d, dbb);
+            both_sides_cases(d, da, dbb);
         }
         i = ie;
     }
