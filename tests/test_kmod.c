@@ -27,7 +27,26 @@ int main(void)
         return 1;
     is_int(signing(root, why, sizeof why), -EACCES, "no /proc/modules: the kernel loads none");
     ok(strstr(why, "loads no modules at all"), "... saying so: %s", why);
+
+    struct cb_sb mb = CB_SB_INIT;
+    is_int(cb_kmod_check_modules(root, "6.18.0-t", &mb), -ENOSYS,
+           "check_modules, no /proc/modules: refused");
+    ok(strstr(mb.buf, "loads no modules (no /proc/modules, none loaded in /sys/module)") &&
+       strstr(mb.buf, "bpf run") && !strstr(mb.buf, "headers"),
+       "... saying what it found and pointing to bpf run, not to headers: %s", mb.buf);
+    cb_sb_reset(&mb);
+    tree_put(root, "boot/config-6.18.0-t", "CONFIG_BPF=y\n# CONFIG_MODULES is not set\n");
     tree_put(root, "proc/modules", "");
+    is_int(cb_kmod_check_modules(root, "6.18.0-t", &mb), -ENOSYS,
+           "/proc/modules, but the config says CONFIG_MODULES is not set: refused");
+    ok(strstr(mb.buf, "/boot/config-6.18.0-t says CONFIG_MODULES is not set"), "... naming the config: %s",
+       mb.buf);
+    cb_sb_reset(&mb);
+    tree_put(root, "boot/config-6.18.0-t", "CONFIG_MODULES=y\n");
+    tree_put(root, "sys/module/veth/initstate", "live\n");
+    is_int(cb_kmod_check_modules(root, "6.18.0-t", &mb), 0, "CONFIG_MODULES=y and /proc/modules: taken");
+    is_int(cb_kmod_check_modules(root, "6.1.0-other", &mb), 0, "no config for that release: /proc/modules decides");
+    cb_sb_release(&mb);
     is_int(signing(root, why, sizeof why), 0, "no lockdown file, no sig_enforce: unsigned modules load");
     tree_put(root, "sys/kernel/security/lockdown", "[none] integrity confidentiality\n");
     tree_put(root, "sys/module/module/parameters/sig_enforce", "N\n");

@@ -10,8 +10,9 @@
  * it by the harness's rules (kmeasure.h), unloads it, and stores a run
  * whose source is "in-kernel" with every sample.
  *
- * Refusals come before anything is written, one line each, exit 2: not
- * root, no headers, a kernel that loads only signed modules (kmod.h). */
+ * Refusals come before anything is written, one line each, exit 2: a
+ * kernel that loads no modules at all (pointing to `bpf run`), not root,
+ * no headers, a kernel that loads only signed modules (kmod.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -126,7 +127,12 @@ static int kernel_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
 static int refuse(struct kernel_plan *k)
 {
     struct cb_sb why = CB_SB_INIT;
-    int rc = cb_kmod_check_root(&why);
+    char rel[128];
+    cb_kmod_release(rel, sizeof rel);
+    /* A kernel without modules first: neither root nor headers would help. */
+    int rc = cb_kmod_check_modules(NULL, rel, &why);
+    if (rc == 0)
+        rc = cb_kmod_check_root(&why);
     if (rc == 0 && !k->module)
         rc = cb_kmod_kdir(k->kdir, k->kdir_buf, sizeof k->kdir_buf, &why);
     if (rc == 0 && !k->module)

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "kmod.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -57,6 +58,74 @@ int cb_kmod_check_root(struct cb_sb *why)
     cb_sb_addf(why, "loading a kernel module needs root (CAP_SYS_MODULE), and this process "
                     "(uid %u) lacks it: run it with sudo", (unsigned)geteuid());
     return -EPERM;
+}
+
+/* What the kernel's own .config says of CONFIG_MODULES: 1 set, 0 not set,
+ * -1 unknown (no config where the distributions keep it, nor /proc's). */
+static int config_modules(const char *root, const char *rel, char *where, size_t len)
+{
+    char path[512], line[256];
+    const char *const paths[] = {"/boot/config-%s", "/lib/modules/%s/config"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        char rel_path[300];
+        snprintf(rel_path, sizeof rel_path, paths[i], rel);
+        snprintf(path, sizeof path, "%s%s", root ? root : "", rel_path);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        int set = -1;
+        while (set < 0 && fgets(line, sizeof line, f)) {
+            if (strncmp(line, "CONFIG_MODULES=y", 16) == 0)
+                set = 1;
+            else if (strncmp(line, "# CONFIG_MODULES is not set", 27) == 0)
+                set = 0;
+        }
+        fclose(f);
+        snprintf(where, len, "%s", rel_path);
+        if (set >= 0)
+            return set;
+    }
+    return -1;
+}
+
+/* A module of /sys/module that was loaded, not built in: it has an
+ * initstate (built-in ones carry only their parameters). */
+static int any_loaded_module(const char *root)
+{
+    char dir[512], p[1024];
+    snprintf(dir, sizeof dir, "%s/sys/module", root ? root : "");
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d)) != NULL) {
+        snprintf(p, sizeof p, "%s/%s/initstate", dir, e->d_name);
+        found = e->d_name[0] != '.' && access(p, F_OK) == 0;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+int cb_kmod_check_modules(const char *root, const char *rel, struct cb_sb *why)
+{
+    char mods[512], where[300] = "";
+    snprintf(mods, sizeof mods, "%s/proc/modules", root ? root : "");
+    int proc = access(mods, F_OK) == 0;
+    int config = config_modules(root, rel, where, sizeof where);
+    if (proc && config != 0)
+        return 0;
+    struct cb_sb seen = CB_SB_INIT;
+    if (!proc)
+        cb_sb_adds(&seen, "no /proc/modules");
+    if (config == 0)
+        cb_sb_addf(&seen, "%s%s says CONFIG_MODULES is not set", proc ? "" : ", ", where);
+    if (!any_loaded_module(root))
+        cb_sb_adds(&seen, ", none loaded in /sys/module");
+    cb_sb_addf(why, "this kernel (%s) loads no modules (%s), so kernel run cannot work here: "
+                    "'cyclebudget bpf run' measures inside this kernel through BPF, with no "
+                    "module", rel, seen.buf);
+    cb_sb_release(&seen);
+    return -ENOSYS;
 }
 
 int cb_kmod_check_signing(const char *root, struct cb_sb *why)

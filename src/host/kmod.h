@@ -22,6 +22,12 @@ void cb_kmod_release(char *out, size_t len);
  * -EPERM with the remedy in why. */
 int cb_kmod_check_root(struct cb_sb *why);
 
+/* 0 when the kernel rel (uname -r) loads modules at all; -ENOSYS when it
+ * cannot: no /proc/modules, or its .config (/boot/config-REL) says
+ * "# CONFIG_MODULES is not set".  The message says what was found and that
+ * `bpf run` measures inside such a kernel.  root as below. */
+int cb_kmod_check_modules(const char *root, const char *rel, struct cb_sb *why);
+
 /* 0 when the kernel loads an unsigned module; -EACCES with the reason and
  * the remedy when it loads none (no /proc/modules, modules_disabled), when
  * lockdown is on or signatures are enforced.  root is the filesystem root
