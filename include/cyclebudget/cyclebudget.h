@@ -135,13 +135,38 @@ CB_API const struct cb_plugin *cyclebudget_plugin(void);
  * median cost of an empty begin/end pair, measured at init, is stored as
  * each sample's overhead and subtracted in reports.  Markers are for one
  * thread: the one that called cb_marker_init (it is pinned to the CPU it
- * was on; the counters count that thread).  Regions may nest when their
- * names differ.  At most 64 regions, 100000 samples kept per region.
+ * was on; the counters count that thread).  Begin and end from any other
+ * thread are refused with -EPERM (said once on stderr) and change nothing;
+ * init and close are for that thread too, close also for the thread that
+ * calls exit() once the markers' thread no longer uses them.  A region is
+ * found by its name's bytes, never by the pointer: one buffer may name
+ * "parse", then "send".  Regions may nest when their names differ.  At most
+ * 64 regions, 100000 samples kept per region.
  *
- * Each returns 0 (also when inactive) or a negative errno: init -EINVAL
- * (bad events; the message is printed), begin -EBUSY (already begun),
- * -E2BIG (too many regions), end -ENOENT (not begun).  A failure never
- * stops the program; after one, init leaves the markers inactive. */
+ * The clock's resolution is measured at init (the step of the TSC between
+ * back-to-back reads): a region whose median pass, less the empty pair, is
+ * under 20 of those steps is stored as skipped, "below the timer's
+ * resolution (N ns)", never as a figure: put the region around many passes
+ * (and divide), or time the code as a plugin (run --plugin).
+ *
+ * Every call returns 0 (also when the markers are inactive: no
+ * CYCLEBUDGET_DB, or after close) or one of these negative errnos:
+ *   cb_marker_init   -EINVAL   bad CYCLEBUDGET_EVENTS, or CB_FAKE_CLOCK/CB_SIM set;
+ *                    another   the store or the counters could not be opened
+ *                              (the errno of that: -EACCES, -ENOENT, -EBUSY, ...);
+ *                    each with its message printed; the markers stay inactive.
+ *   cb_region_begin  -EINVAL        name NULL or ""
+ *                    -ENAMETOOLONG  name over 48 bytes (never cut)
+ *                    -EPERM         not the markers' thread
+ *                    -EBUSY         the region is begun already
+ *                    -E2BIG         64 regions exist and name is a new one
+ *   cb_region_end    -EINVAL, -ENAMETOOLONG, -EPERM as begin;
+ *                    -ENOENT        no such region, or it is not begun
+ *                    -ENOMEM        the sample could not be kept (the region's
+ *                                   case says how many were dropped)
+ *   cb_marker_close  a negative errno of the store (-ENOSPC, -EIO, ...): the
+ *                    regions could not be written; the run is marked aborted.
+ * A failure never stops the program. */
 CB_API int cb_marker_init(void);
 CB_API int cb_region_begin(const char *name);
 CB_API int cb_region_end(const char *name);

@@ -4,13 +4,22 @@
  * The markers' state is process-wide by nature (a C API of bare names, as
  * LIKWID's and PAPI's are), so it is the one static struct below; nothing
  * else in cyclebudget reads it.  The hot path is cb_region_begin/end: when
- * inactive a load and a branch; when active a name lookup (the last region
- * first, by pointer) and one counter read.  Samples are kept in memory and
- * written, a case per region, when the markers close: a program that dies
- * first leaves its run 'running', which the next writer reaps as aborted. */
+ * inactive a load and a branch; when active a thread check, a name lookup
+ * (the last region first, by name: a buffer reused for another name is
+ * another region) and one counter read.  They belong to the thread that
+ * called cb_marker_init: a call from another thread is refused (-EPERM,
+ * said once) before it touches anything, since the counters count that
+ * thread only and the regions are not locked.  Samples are kept in memory
+ * and written, a case per region, when the markers close: a program that
+ * dies first leaves its run 'running', which the next writer reaps as
+ * aborted.  A region whose median pass is under CB_MARKER_RESOLUTIONS of
+ * the clock's steps (measured at init) is stored as skipped, with why:
+ * its figure would be the clock's step, not the code's cost. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +36,8 @@
 #define MAX_SAMPLES 100000
 #define NAME_MAX_LEN 48
 #define OVERHEAD_REPS 63
+#define RESOLUTION_READS 2000
+#define CB_MARKER_RESOLUTIONS 20
 
 /* One sample: the delta of each counter over one pass (raw as read). */
 struct region_sample {
@@ -39,7 +50,6 @@ struct region_sample {
 
 struct region {
     char name[NAME_MAX_LEN + 1];
-    const char *last_ptr;        /* the pointer last passed: usually a literal */
     int open;
     struct cb_reading begin;
     struct region_sample *s;
@@ -51,6 +61,10 @@ static struct {
     int closed;                  /* init is not repeated after close */
     pid_t owner;                 /* the process whose run it is: a forked child's
                                     exit must not write it a second time */
+    pthread_t thread;            /* the thread whose regions they are */
+    volatile sig_atomic_t told;  /* another thread's refusal was said */
+    int tsc;                     /* the tsc counter's index, -1 none */
+    double res_ticks;            /* the TSC's step: the gcd of back-to-back reads */
     struct cb_collector col;
     double overhead[CB_MAX_COUNTERS]; /* median empty begin/end pair */
     struct region r[MAX_REGIONS];
@@ -86,6 +100,40 @@ static void measure_overhead(void)
             }
         markers.overhead[e] = x[OVERHEAD_REPS / 2];
     }
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The TSC's step as the counters read it: the greatest common divisor of
+ * the differences between back-to-back reads.  1 on a TSC that counts every
+ * tick; 26 on a guest whose TSC moves in steps of 26 (a region there reads
+ * 0, 26 or 52 ticks, whatever it costs). */
+static void measure_resolution(void)
+{
+    struct cb_counters *cs = &markers.col.cs;
+    markers.tsc = cb_counters_find(cs, "tsc");
+    markers.res_ticks = 0;
+    if (markers.tsc < 0)
+        return;
+    struct cb_reading a, b;
+    uint64_t g = 0;
+    cb_counters_read(cs, &a);
+    for (int k = 0; k < RESOLUTION_READS; k++) {
+        cb_counters_read(cs, &b);
+        uint64_t d = b.value[markers.tsc] - a.value[markers.tsc];
+        if (d)
+            g = gcd64(g, d);
+        a = b;
+    }
+    markers.res_ticks = (double)(g ? g : 1);
 }
 
 /* The program's command line, as /proc has it, for the run's cmdline. */
@@ -140,23 +188,24 @@ CB_API int cb_marker_init(void)
     if (rc < 0)
         return rc;
     measure_overhead();
+    measure_resolution();
     markers.owner = getpid();
+    markers.thread = pthread_self();
     markers.last = -1;
     markers.active = 1;
     atexit(close_at_exit);
     return 0;
 }
 
-/* The region called name: the last one used when the same pointer comes
- * back (a loop's literal), else by name; created when new.  NULL when the
- * table is full. */
+/* The region called name: the last one used first, then the others, by
+ * name (never by pointer: one buffer may hold "parse", then "send");
+ * created when new.  NULL when the table is full. */
 static struct region *region_of(const char *name, int create)
 {
-    if (markers.last >= 0 && markers.r[markers.last].last_ptr == name)
+    if (markers.last >= 0 && strcmp(markers.r[markers.last].name, name) == 0)
         return &markers.r[markers.last];
     for (int i = 0; i < markers.nr; i++)
         if (strcmp(markers.r[i].name, name) == 0) {
-            markers.r[i].last_ptr = name;
             markers.last = i;
             return &markers.r[i];
         }
@@ -164,17 +213,41 @@ static struct region *region_of(const char *name, int create)
         return NULL;
     struct region *r = &markers.r[markers.nr];
     snprintf(r->name, sizeof r->name, "%s", name);
-    r->last_ptr = name;
     markers.last = markers.nr++;
     return r;
+}
+
+/* A call from a thread other than the markers' own: refused before it
+ * touches a region, and said once.  -EPERM. */
+static int other_thread(const char *call, const char *name)
+{
+    if (!markers.told) {
+        markers.told = 1;
+        fprintf(stderr, "cyclebudget markers: %s(\"%.48s\") from a thread other than the one "
+                "that called cb_marker_init: refused (-EPERM), and so is every such call; "
+                "markers count one thread: call them from that thread only\n", call,
+                name ? name : "(null)");
+    }
+    return -EPERM;
+}
+
+/* 0 when name can name a region: 1..48 bytes; else the refusal. */
+static int bad_name(const char *name)
+{
+    if (!name || !*name)
+        return -EINVAL;
+    return strnlen(name, NAME_MAX_LEN + 1) > NAME_MAX_LEN ? -ENAMETOOLONG : 0;
 }
 
 CB_API int cb_region_begin(const char *name)
 {
     if (__builtin_expect(!markers.active, 1))
         return 0;
-    if (!name || !*name)
-        return -EINVAL;
+    if (!pthread_equal(pthread_self(), markers.thread))
+        return other_thread("cb_region_begin", name);
+    int bad = bad_name(name);
+    if (bad)
+        return bad;
     struct region *r = region_of(name, 1);
     if (!r)
         return -E2BIG;
@@ -192,7 +265,12 @@ CB_API int cb_region_end(const char *name)
     struct cb_reading end;
     /* Read first: the lookup is not the region's cost. */
     cb_counters_read_end(&markers.col.cs, &end);
-    struct region *r = name ? region_of(name, 0) : NULL;
+    if (!pthread_equal(pthread_self(), markers.thread))
+        return other_thread("cb_region_end", name);
+    int bad = bad_name(name);
+    if (bad)
+        return bad;
+    struct region *r = region_of(name, 0);
     if (!r || !r->open)
         return -ENOENT;
     r->open = 0;
@@ -218,18 +296,56 @@ CB_API int cb_region_end(const char *name)
     return 0;
 }
 
-/* One region as a case with all its samples. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Why r's figures would be the clock's: its median pass, less the empty
+ * pair, under CB_MARKER_RESOLUTIONS steps of the TSC.  1 with why set
+ * (what it is and what to do), else 0. */
+static int below_resolution(const struct region *r, char *why, size_t len)
+{
+    int t = markers.tsc;
+    if (t < 0 || !(markers.res_ticks > 0) || !r->n)
+        return 0;
+    double *v = malloc(r->n * sizeof *v);
+    if (!v)
+        return 0;
+    for (size_t i = 0; i < r->n; i++)
+        v[i] = r->s[i].value[t];
+    qsort(v, r->n, sizeof *v, cmp_double);
+    double med = v[r->n / 2] - (isnan(markers.overhead[t]) ? 0 : markers.overhead[t]);
+    free(v);
+    if (med >= CB_MARKER_RESOLUTIONS * markers.res_ticks)
+        return 0;
+    double ghz = markers.col.cs.tsc_ghz > 0 ? markers.col.cs.tsc_ghz : 1;
+    snprintf(why, len, "below the timer's resolution (%.3g ns): a pass is under %d of the "
+             "clock's steps, so its figure would be the clock's, not the code's; loop it "
+             "(one region around many passes, divided by their count) or time it as a "
+             "plugin (run --plugin)", markers.res_ticks / ghz < 1 ? 1 : markers.res_ticks / ghz,
+             CB_MARKER_RESOLUTIONS);
+    return 1;
+}
+
+/* One region as a case with all its samples; one below the clock's
+ * resolution as a skipped case that says why, with none. */
 static int store_region(const struct region *r)
 {
     struct cb_collector *col = &markers.col;
     int ne = col->cs.n;
-    char detail[160];
+    char detail[400];
     snprintf(detail, sizeof detail, "region marker: not verified%s", r->dropped ? "; samples "
              "beyond the first 100000 were not kept" : "");
     struct cb_case_row row = {
         .probe = "region", .variant = r->name, .size = 0, .unit = "B", .op = "call",
         .mode = "warm", .verdict = "ok", .detail = detail,
     };
+    if (below_resolution(r, detail, sizeof detail)) {
+        row.verdict = "skipped";
+        return cb_store_case_add(col->st, col->run_id, &row, NULL, 0, NULL);
+    }
     struct cb_sample_row *rows = malloc((r->n * (size_t)ne + 1) * sizeof *rows);
     if (!rows)
         return -ENOMEM;
