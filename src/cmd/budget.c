@@ -1,6 +1,6 @@
 /* cmd_budget.c — `cyclebudget budget`: the per-packet budget at each link
  * rate; with --path, one packet's path composed from a run's cases against
- * it (path.h, issue 41). */
+ * it (path.h).  It only reads the store. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -12,7 +12,9 @@
 #include "budget_opts.h"
 #include "cmd.h"
 #include "parse.h"
+#include "lookup.h"
 #include "path.h"
+#include "probe.h"
 #include "report.h"
 #include "store.h"
 #include "tsc.h"
@@ -79,13 +81,69 @@ static int link_table(const struct budget_args *a, const char *one)
     return 0;
 }
 
-/* --path: compose against the run, print, keep the result with the run.
- * 0; 1 when a step was not measured or the store failed. */
+/* Run id's report, charged as the options say, and p composed from it.
+ * 0, or 1 with the error said. */
+static int compose_run(struct budget_args *a, struct cb_store *st, int64_t id, struct cb_report *r,
+                       struct cb_path_result *res)
+{
+    int rc = cb_report_load(st, id, r);
+    if (rc < 0) {
+        cb_error("cannot read run %lld from %s: %s", (long long)id, a->db, strerror(-rc));
+        return 1;
+    }
+    cb_budget_opts_apply(&a->bo, r);
+    if (a->ghz > 0)
+        cb_report_set_clock(r, a->ghz);
+    cb_path_compose(r, &a->p, a->size, res);
+    return 0;
+}
+
+/* Without --run: the newest complete run that measured every step (a
+ * race or a one-family run after a full one has the latest id, not the
+ * path's cases), said when it is not the latest; the latest when none of
+ * the newest PATH_RUNS_WALKED did.  0, or 1 with the error said. */
+#define PATH_RUNS_WALKED 64
+static int newest_whole(struct budget_args *a, struct cb_store *st, struct cb_report *r,
+                        struct cb_path_result *res)
+{
+    int64_t ids[PATH_RUNS_WALKED];
+    size_t n = 0;
+    if (cb_store_newest_complete(st, ids, PATH_RUNS_WALKED, &n) < 0) {
+        cb_error("cannot read the runs of %s", a->db);
+        return 1;
+    }
+    size_t latest_missing = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (compose_run(a, st, ids[i], r, res))
+            return 1;
+        if (res->missing == 0) {
+            if (i > 0)
+                printf("run %lld: the newest run that measured every step of %s (the latest, run "
+                       "%lld, measured %zu of its %zu steps)\n\n", (long long)ids[i], a->p.name,
+                       (long long)ids[0], res->nparts - latest_missing, res->nparts);
+            return 0;
+        }
+        if (i == 0)
+            latest_missing = res->missing;
+        cb_report_free(r);
+    }
+    if (n == 0) {
+        cb_error("no complete run in %s: 'cyclebudget run' measures one", a->db);
+        return 1;
+    }
+    printf("no run of the newest %zu measured every step of %s: run %lld, the latest, measured %zu of "
+           "%zu\n\n", n, a->p.name, (long long)ids[0], a->p.nsteps - latest_missing, a->p.nsteps);
+    return compose_run(a, st, ids[0], r, res);
+}
+
+/* --path: compose against a run and print; nothing is written (run keeps
+ * the shipped paths with each run).  0; 1 when a step was not measured or
+ * the store failed. */
 static int path_mode(struct budget_args *a)
 {
     struct cb_sb err = CB_SB_INIT;
     struct cb_store *st;
-    if (cb_store_open(a->db, a->history ? CB_STORE_READ : CB_STORE_WRITE, 0, &st, &err) < 0) {
+    if (cb_store_open(a->db, CB_STORE_READ, 0, &st, &err) < 0) {
         cb_error("%s", err.buf);
         cb_sb_release(&err);
         return CB_EXIT_USAGE;
@@ -94,38 +152,47 @@ static int path_mode(struct budget_args *a)
     if (a->history) {
         rc = cb_path_history(st, a->p.name, a->size, a->bo.context, stdout) < 0;
         cb_store_close(st);
-        cb_sb_release(&err);
         return rc;
     }
     int64_t id;
     struct cb_report r;
-    if (cb_store_run_resolve_status(st, a->run ? a->run : "latest", 0, &id, &err) < 0) {
-        cb_error("%s", err.buf);
-        cb_store_close(st);
-        cb_sb_release(&err);
-        return CB_EXIT_USAGE;
-    }
-    if ((rc = cb_report_load(st, id, &r)) < 0) {
-        cb_error("cannot read run %lld from %s: %s", (long long)id, a->db, strerror(-rc));
-        cb_store_close(st);
-        cb_sb_release(&err);
-        return 1;
-    }
-    cb_budget_opts_apply(&a->bo, &r);
-    if (a->ghz > 0)
-        cb_report_set_clock(&r, a->ghz);
     struct cb_path_result res;
-    cb_path_compose(&r, &a->p, a->size, &res);
-    cb_path_text(&r, &a->p, &res, &a->bo.budget, stdout);
-    rc = res.missing ? 1 : 0;
-    if (res.missing < res.nparts && cb_path_store(st, &r, &a->p, &res) < 0) {
-        cb_error("could not keep the path's result with run %lld in %s", (long long)id, a->db);
-        rc = 1;
+    if (a->run) {
+        if (cb_store_run_resolve_status(st, a->run, 0, &id, &err) < 0) {
+            cb_error("%s", err.buf);
+            cb_store_close(st);
+            cb_sb_release(&err);
+            return CB_EXIT_USAGE;
+        }
+        rc = compose_run(a, st, id, &r, &res);
+    } else {
+        rc = newest_whole(a, st, &r, &res);
     }
-    cb_report_free(&r);
+    if (rc == 0) {
+        cb_path_text(&r, &a->p, &res, &a->bo.budget, stdout);
+        rc = res.missing ? 1 : 0;
+        cb_report_free(&r);
+    }
     cb_store_close(st);
     cb_sb_release(&err);
     return rc;
+}
+
+/* Every step's family is one this build measures: a step of another
+ * could never be measured, and the command that would measure it exits 2. */
+static int families_known(const struct cb_path *p, struct cb_sb *err)
+{
+    for (size_t k = 0; k < p->nsteps; k++) {
+        if (cb_probe_find(p->steps[k].family))
+            continue;
+        cb_sb_setf(err, "path %s, step %s: '%s' is not a family of this build (", p->name,
+                   p->steps[k].label, p->steps[k].family);
+        for (size_t i = 0; i < cb_nprobes; i++)
+            cb_sb_addf(err, "%s%s", i ? ", " : "", cb_probes[i]->name);
+        cb_sb_adds(err, ": 'cyclebudget list probes')");
+        return -EINVAL;
+    }
+    return 0;
 }
 
 /* What --path needs, checked before anything is opened. */
@@ -148,7 +215,7 @@ static int path_check(struct budget_args *a, struct cb_sb *err)
     if (rc < 0)
         cb_sb_setf(err, "%s", e.buf);
     cb_sb_release(&e);
-    return rc < 0 ? -EINVAL : 0;
+    return rc < 0 ? -EINVAL : families_known(&a->p, err);
 }
 
 int cmd_budget(int argc, char **argv)
@@ -156,11 +223,13 @@ int cmd_budget(int argc, char **argv)
     static const struct cb_option options[] = {
         CB_OPT_STR(0, "path", struct budget_args, path, "NAME|FILE",
                    "compose one packet's path from the measured cases of a run: rx (RX to a "
-                   "socket), fwd (forwarding without a copy), or a path file (docs/budget.md)"),
+                   "socket), fwd (forwarding without a copy), or a path file (docs/budget.md; "
+                   "a file named as a shipped path is read as ./NAME)"),
         CB_OPT_STR(0, "size", struct budget_args, size_arg, "S",
                    "with --path: the packet's bytes (default: 1500)"),
         CB_OPT_STR(0, "run", struct budget_args, run, "RUN",
-                   "with --path: the run whose cases it is composed of (default: latest)"),
+                   "with --path: the run whose cases it is composed of (default: the newest "
+                   "complete run that measured every step)"),
         CB_OPT_BOOL(0, "history", struct budget_args, history,
                     "with --path: the path's stored result in each run, oldest first"),
         CB_OPT_STR(0, "db", struct budget_args, db, "PATH",

@@ -72,8 +72,8 @@ static int history_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
                    "Without it, a store holding several machines' runs (a merged one) shows each "
                    "machine's history in turn (html: a panel each), never one series of them all"),
         CB_OPT_STR(0, "path", struct hist, path, "NAME",
-                   "a per-packet path's total in each run that stored it (budget --path; rx and "
-                   "fwd at 1500 bytes after every run) instead of the cases"),
+                   "a per-packet path's total in each run that stored it (rx and fwd at 1500 "
+                   "bytes, stored by every run) instead of the cases; text only"),
         CB_OPT_STR(0, "db", struct hist, db, "PATH", "database (default ./" CB_DEFAULT_DB ")"),
         CB_OPT_STR(0, "repo", struct hist, repo, "DIR", "git tree for resolving --since (default .)"),
         CB_OPT_END,
@@ -98,6 +98,13 @@ static int history_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
     }
     if (optind < argc)
         H->glob = argv[optind];
+    if (H->path && (H->html || H->outpath || H->glob || H->series || H->sim)) {
+        cb_sb_setf(err, "--path shows a path's stored totals as text: leave out %s (the HTML "
+                   "report draws each run's paths: 'cyclebudget report --format html')",
+                   H->html || H->outpath ? "--format html and -o" : H->glob ? "the CASE-GLOB"
+                   : H->series ? "--series" : "--sim");
+        return -EINVAL;
+    }
     if (H->outpath && !H->html) {
         cb_sb_setf(err, "-o writes the html page: give --format html too (the text "
                  "history goes to standard output)");

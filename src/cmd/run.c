@@ -506,10 +506,7 @@ static void run_paths(struct cb_store *st, const struct cb_report *rep, int quie
             fprintf(stderr, "cyclebudget: path %s was not stored with the run\n", p.name);
         if (quiet)
             continue;
-        double t = cb_budget_charge_ns(&res.charge, rep->budget.gbps > 0 ? rep->budget.gbps : 10);
-        printf("%spath %-4s %4d B: %8.1f cycles, %5.1f%% of %s%s\n", i ? "" : "\n", p.name, CB_MTU,
-               res.cyc, 100 * res.ns / t, rep->budget.gbps > 0 ? rep->budget.label : "10G",
-               res.missing ? " (steps not measured in this run)" : "");
+        cb_path_summary_line(rep, &p, &res, rep->budget.gbps > 0 ? rep->budget.gbps : 10, i == 0, stdout);
     }
 }
 

@@ -3,11 +3,14 @@
 #include "path.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "assets.h"
 #include "rank.h"
@@ -145,31 +148,76 @@ int cb_path_parse(const char *text, const char *where, struct cb_path *p, struct
     return rc;
 }
 
+/* Read a path file whole: a regular file of text, opened without
+ * blocking (a FIFO or a device never holds the command), at most 16383
+ * bytes, no NUL byte.  0, or a negative errno with what was wrong in err. */
+static int read_path_file(const char *spec, char *buf, size_t len, struct cb_sb *err)
+{
+    int fd = open(spec, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        cb_sb_addf(err, "--path '%s': %s: give a shipped path (", spec, strerror(e));
+        cb_sb_join(err, cb_path_shipped, 2, ", ");
+        cb_sb_adds(err, ") or a path file (docs/budget.md)");
+        return e == ENOENT ? -ENOENT : -EINVAL;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+        cb_sb_addf(err, "--path '%s' is %s, not a path file: give a file of 'path', 'title' and "
+                   "'step' lines (docs/budget.md)", spec,
+                   S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO"
+                   : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device" : "not a regular file");
+        close(fd);
+        return -EINVAL;
+    }
+    size_t n = 0;
+    ssize_t got = 1;
+    while (n < len && (got = read(fd, buf + n, len - n)) > 0)
+        n += (size_t)got;
+    int e = got < 0 ? errno : 0;
+    close(fd);
+    if (e) {
+        cb_sb_addf(err, "--path '%s': %s", spec, strerror(e));
+        return -EINVAL;
+    }
+    if (n == len) {
+        cb_sb_addf(err, "%s: a path file is at most %zu bytes", spec, len - 1);
+        return -EINVAL;
+    }
+    if (memchr(buf, 0, n)) {
+        cb_sb_addf(err, "%s: a NUL byte at offset %zu: a path file is text (docs/budget.md)", spec,
+                   (size_t)((char *)memchr(buf, 0, n) - buf));
+        return -EINVAL;
+    }
+    buf[n] = 0;
+    return 0;
+}
+
+int cb_path_is_shipped(const char *spec)
+{
+    for (size_t i = 0; cb_path_shipped[i]; i++)
+        if (strcmp(spec, cb_path_shipped[i]) == 0)
+            return 1;
+    return 0;
+}
+
 int cb_path_load(const char *spec, struct cb_path *p, struct cb_sb *err)
 {
-    FILE *f = fopen(spec, "r");
-    if (f) {
-        char buf[16384];
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        int full = !feof(f);
-        fclose(f);
-        if (full) {
-            cb_sb_addf(err, "%s: a path file is at most %zu bytes", spec, sizeof buf - 1);
-            return -EINVAL;
+    /* A shipped name is always the shipped path: a file of that name in
+     * the current directory is read only as ./NAME. */
+    if (cb_path_is_shipped(spec)) {
+        char name[96];
+        snprintf(name, sizeof name, "%s.path", spec);
+        const char *text = cb_asset_find(name);
+        if (!text) {
+            cb_sb_addf(err, "--path '%s': the shipped path is missing from this build", spec);
+            return -ENOENT;
         }
-        buf[n] = 0;
-        return cb_path_parse(buf, spec, p, err);
+        return cb_path_parse(text, spec, p, err);
     }
-    char name[96];
-    snprintf(name, sizeof name, "%s.path", spec);
-    const char *text = strchr(spec, '/') ? NULL : cb_asset_find(name);
-    if (!text) {
-        cb_sb_addf(err, "--path '%s': neither a path file here nor a shipped path (", spec);
-        cb_sb_join(err, cb_path_shipped, 2, ", ");
-        cb_sb_adds(err, "); write one as docs/budget.md says");
-        return -ENOENT;
-    }
-    return cb_path_parse(text, spec, p, err);
+    char buf[16384];
+    int rc = read_path_file(spec, buf, sizeof buf, err);
+    return rc < 0 ? rc : cb_path_parse(buf, spec, p, err);
 }
 
 static int matches(const char *globs, const char *variant)

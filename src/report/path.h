@@ -1,7 +1,7 @@
 /* path.h — one packet's path composed from measured cases (issue 41).
  *
- * Seed 001 (the 2016 TXDP thread) accounts for a 64-byte packet's 201
- * cycles step by step: the RX descriptor, the skb alloc from the slab,
+ * The 2016 TXDP thread accounts for a 64-byte packet's 201 cycles (10G
+ * at 3 GHz) step by step: the RX descriptor, the skb alloc from the slab,
  * the skb head clear, the checksum, the copy to user, the free.  A path is
  * that list as a file (docs/budget.md; rx and fwd ship in reports/paths/,
  * compiled in): each step names a family, the variants it may take (the
@@ -34,9 +34,9 @@ struct cb_path {
     size_t nsteps;
 };
 
-/* A path file's text, or a shipped path by name ("rx", "fwd") when spec is
- * not a readable file.  0, or -EINVAL / -ENOENT with what was wrong (the
- * file, line and field) in err. */
+/* A shipped path by name ("rx", "fwd"), or else a path file: a regular
+ * file of text under 16 KiB, opened without blocking.  0, or -EINVAL /
+ * -ENOENT with what was wrong (the file, line and field) in err. */
 int cb_path_parse(const char *text, const char *where, struct cb_path *p, struct cb_sb *err);
 int cb_path_load(const char *spec, struct cb_path *p, struct cb_sb *err);
 /* The names of the shipped paths, NULL-terminated. */
@@ -73,6 +73,17 @@ extern const double cb_path_links[CB_PATH_NLINKS];
  * steps that break it. */
 void cb_path_text(const struct cb_report *r, const struct cb_path *p, const struct cb_path_result *res,
                   const struct cb_budget *b, FILE *out);
+/* "10G's budget for 1 frame of 1518 B": the budget a share of res is of. */
+const char *cb_path_frame_text(const struct cb_path_result *res, double gbps, char *buf, size_t len);
+/* run's line under its summary: the total in cycles and its share of the
+ * budget at gbps of the frames it is charged to, named with that budget in
+ * cycles; with a step missing, no total, how many are missing.  A blank
+ * line before it when first. */
+void cb_path_summary_line(const struct cb_report *r, const struct cb_path *p,
+                          const struct cb_path_result *res, double gbps, int first, FILE *out);
+/* 1 when spec names a shipped path ("rx", "fwd"): cb_path_load reads that,
+ * never a file of the name (./rx is the file). */
+int cb_path_is_shipped(const char *spec);
 /* Keep res with r's run (path_results: a later composition of the same
  * path, size and context replaces it).  0, -EBUSY, or -EIO. */
 int cb_path_store(struct cb_store *st, const struct cb_report *r, const struct cb_path *p,

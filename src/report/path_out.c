@@ -6,10 +6,17 @@
 
 #include "html_internal.h"
 #include "path.h"
+#include "probe.h"
 
-/* A share of the path's frames at gbps, from time as every share is. */
-static double path_share(const struct cb_path_result *res, double ns, double gbps)
+/* A share of the budget of the path's frames at gbps: cycles over that
+ * budget in cycles at the run's clock, so that the figures printed beside
+ * each other agree; from time where the run has no clock. */
+static double path_share(const struct cb_report *r, const struct cb_path_result *res, double cyc,
+                         double ns, double gbps)
 {
+    double bc = cb_path_budget_cycles(r, res, gbps);
+    if (isfinite(bc) && bc > 0)
+        return isfinite(cyc) ? cyc / bc : NAN;
     double t = cb_budget_charge_ns(&res->charge, gbps);
     return isfinite(ns) && t > 0 ? ns / t : NAN;
 }
@@ -17,39 +24,78 @@ static double path_share(const struct cb_path_result *res, double ns, double gbp
 static void part_where(const struct cb_path_part *pt, char *buf, size_t len)
 {
     char sz[32];
-    cb_fmt_size(pt->size, pt->c ? pt->c->info.unit : "B", sz, sizeof sz);
+    const struct cb_probe *f = pt->c ? NULL : cb_probe_find(pt->step->family);
+    cb_fmt_size(pt->size, pt->c ? pt->c->info.unit : f && f->unit ? f->unit : "B", sz, sizeof sz);
     snprintf(buf, len, "%s %s %s", pt->step->family, sz, pt->step->mode);
 }
 
 /* Per link rate: the budget, the headroom, and what breaks it: the step
- * at which the running sum crosses the budget, and any step over it alone. */
+ * at which the running sum crosses the budget, and any step over it alone.
+ * A path with a step missing has no total: only the budget, and the steps
+ * measured that are over it alone. */
 static void links_text(const struct cb_report *r, const struct cb_path_result *res, FILE *out)
 {
     fprintf(out, "\n  %-6s %10s %10s %18s  %s\n", "link", "budget", "total", "headroom", "verdict");
     for (int l = 0; l < CB_PATH_NLINKS; l++) {
         double g = cb_path_links[l], bc = cb_path_budget_cycles(r, res, g);
-        double share = path_share(res, res->ns, g);
+        if (res->missing) {
+            fprintf(out, "  %4gG  %10.1f %10s %18s  none: %zu of %zu steps not measured", g, bc, "-",
+                    "-", res->missing, res->nparts);
+            for (size_t k = 0; k < res->nparts; k++)
+                if (path_share(r, res, res->parts[k].cyc, res->parts[k].ns, g) > 1)
+                    fprintf(out, "; %s alone %.0f%%", res->parts[k].step->label,
+                            100 * path_share(r, res, res->parts[k].cyc, res->parts[k].ns, g));
+            fputc('\n', out);
+            continue;
+        }
+        double share = path_share(r, res, res->cyc, res->ns, g);
         char head[48];
         snprintf(head, sizeof head, "%.1f (%.0f%%)", bc - res->cyc, 100 * (1 - share));
         fprintf(out, "  %4gG  %10.1f %10.1f %18s  ", g, bc, res->cyc, head);
         if (!(share > 1)) {
-            fputs(res->missing ? "fits so far (steps missing)\n" : "fits\n", out);
+            fputs("fits\n", out);
             continue;
         }
         double run = 0;
         const char *at = NULL;
         for (size_t k = 0; k < res->nparts && !at; k++) {
-            run += isfinite(res->parts[k].ns) ? res->parts[k].ns : 0;
-            if (path_share(res, run, g) > 1)
+            run += isfinite(res->parts[k].cyc) ? res->parts[k].cyc : 0;
+            if (path_share(r, res, run, NAN, g) > 1)
                 at = res->parts[k].step->label;
         }
         fprintf(out, "OVER by %.0f%%: breaks at %s", 100 * (share - 1), at ? at : "?");
         for (size_t k = 0; k < res->nparts; k++)
-            if (path_share(res, res->parts[k].ns, g) > 1)
+            if (path_share(r, res, res->parts[k].cyc, res->parts[k].ns, g) > 1)
                 fprintf(out, "; %s alone %.0f%%", res->parts[k].step->label,
-                        100 * path_share(res, res->parts[k].ns, g));
+                        100 * path_share(r, res, res->parts[k].cyc, res->parts[k].ns, g));
         fputc('\n', out);
     }
+}
+
+const char *cb_path_frame_text(const struct cb_path_result *res, double gbps, char *buf, size_t len)
+{
+    char ch[48];
+    snprintf(buf, len, "%gG's budget for %s", gbps, cb_budget_charge_text(&res->charge, ch, sizeof ch));
+    return buf;
+}
+
+void cb_path_summary_line(const struct cb_report *r, const struct cb_path *p,
+                          const struct cb_path_result *res, double gbps, int first, FILE *out)
+{
+    char what[96];
+    fprintf(out, "%spath %-4s %4" PRIu64 " B: ", first ? "\n" : "", p->name, res->size);
+    if (res->missing) {
+        fprintf(out, "no total: %zu of %zu steps not measured in this run ('cyclebudget budget "
+                "--path %s' names them)\n", res->missing, res->nparts, p->name);
+        return;
+    }
+    double bc = cb_path_budget_cycles(r, res, gbps);
+    fprintf(out, "%8.1f cycles, %5.1f%% of %s", res->cyc,
+            100 * path_share(r, res, res->cyc, res->ns, gbps), cb_path_frame_text(res, gbps, what,
+                                                                                sizeof what));
+    if (isfinite(bc))
+        fprintf(out, " (%.1f cycles)", bc);
+    fputc('\n', out);
 }
 
 void cb_path_text(const struct cb_report *r, const struct cb_path *p, const struct cb_path_result *res,
@@ -70,28 +116,35 @@ void cb_path_text(const struct cb_report *r, const struct cb_path *p, const stru
         part_where(pt, buf, sizeof buf);
         fprintf(out, "  %-14.14s %-26.26s ", pt->step->label, buf);
         if (!pt->c) {
-            fprintf(out, "not measured in run %" PRId64 ": cyclebudget run --cases %s/'%s'/%" PRIu64
-                    "/%s\n", r->run.id, pt->step->family, pt->step->variants, pt->size, pt->step->mode);
+            fprintf(out, "not measured in run %" PRId64 ": cyclebudget run -p %s -V '%s' -s %" PRIu64
+                    " -m %s\n", r->run.id, pt->step->family, pt->step->variants, pt->size, pt->step->mode);
             continue;
         }
         char iv[48];
         snprintf(iv, sizeof iv, "[%.1f, %.1f]", pt->lo, pt->hi);
         fprintf(out, "%-18.18s %9.1f %21s %7.1f%%", pt->c->info.variant, pt->cyc, iv,
-                100 * path_share(res, pt->ns, gb));
+                100 * path_share(r, res, pt->cyc, pt->ns, gb));
         if (pt->step->count != 1)
             fprintf(out, "  (x%g)", pt->step->count);
         fputc('\n', out);
     }
-    char iv[48];
-    snprintf(iv, sizeof iv, "[%.1f, %.1f]", res->lo, res->hi);
-    fprintf(out, "  %-14s %-26s %-18s %9.1f %21s %7.1f%%\n", "total", res->missing ? "(incomplete)" : "",
-            "", res->cyc, iv, 100 * path_share(res, res->ns, gb));
     double bc = cb_path_budget_cycles(r, res, gb);
-    fprintf(out, "  headroom at %gG: %.1f cycles of %.1f (%.0f%%)\n", gb, bc - res->cyc, bc,
-            100 * (1 - path_share(res, res->ns, gb)));
+    if (res->missing) {
+        fprintf(out, "  %-14s no total: %zu of %zu steps not measured in run %" PRId64 " (above: the "
+                "command that measures each)\n", "total", res->missing, res->nparts, r->run.id);
+        fprintf(out, "  budget at %gG: %.1f cycles for %s\n", gb, bc, ch);
+    } else {
+        char iv[48];
+        snprintf(iv, sizeof iv, "[%.1f, %.1f]", res->lo, res->hi);
+        fprintf(out, "  %-14s %-26s %-18s %9.1f %21s %7.1f%%\n", "total", "", "", res->cyc, iv,
+                100 * path_share(r, res, res->cyc, res->ns, gb));
+        fprintf(out, "  headroom at %gG: %.1f cycles of %.1f for %s (%.0f%%)\n", gb, bc - res->cyc, bc,
+                ch, 100 * (1 - path_share(r, res, res->cyc, res->ns, gb)));
+    }
     links_text(r, res, out);
     fprintf(out, "\n  interval: each step's median's 95%% interval; the total's, their half-widths "
-                 "added in quadrature; shares from time (ns), as every output's\n");
+                 "added in quadrature; %% of %gG: cycles over the budget of %s at the run's clock\n",
+            gb, ch);
 }
 
 /* ---- HTML ------------------------------------------------------------- */
@@ -170,7 +223,8 @@ static void path_chart(FILE *out, const struct cb_report *r, const struct cb_pat
 void cb_path_html_view(FILE *out, const struct cb_report *r)
 {
     fprintf(out, "<h2 id=\"paths-%" PRId64 "\">Per-packet paths</h2><p class=\"lead\">One packet's "
-                 "path composed from this run's cases (seed 001's accounting of the 201 cycles): each "
+                 "path composed from this run's cases, step by step as a kernel developer "
+                 "accounts for a packet's cycles (docs/budget.md): each "
                  "step's best variant%s, stacked, against the budget of the frame a 1500-byte packet "
                  "is charged to at 10, 25, 40 and 100G. <code>cyclebudget budget --path NAME</code> "
                  "prints the table with each step's interval.</p><div class=\"grid\">", r->run.id,
@@ -190,8 +244,11 @@ void cb_path_html_view(FILE *out, const struct cb_report *r)
         cb_html_esc(out, p.name);
         fputs(": ", out);
         cb_html_esc(out, p.title);
-        fprintf(out, " <span class=\"pill\">%.0f cycles%s</span></h3>", res.cyc,
-                res.missing ? ", steps missing" : "");
+        if (res.missing)
+            fprintf(out, " <span class=\"pill\">no total: %zu of %zu steps not measured</span></h3>",
+                    res.missing, res.nparts);
+        else
+            fprintf(out, " <span class=\"pill\">%.0f cycles</span></h3>", res.cyc);
         path_chart(out, r, &p, &res);
         fputs("</div>", out);
     }

@@ -51,7 +51,9 @@ int cb_path_store(struct cb_store *st, const struct cb_report *r, const struct c
                           " ns = excluded.ns, steps = excluded.steps, missing = excluded.missing,"
                           " detail = excluded.detail", &s) != CB_DB_OK)
         goto out;
-    int some = res->missing < res->nparts;
+    /* A path with a step missing has no total: its steps are kept, its
+     * figures are NULL, and neither history nor compare reads one. */
+    int some = res->missing == 0;
     cb_db_bind_int64(s, 1, r->run.id);
     cb_db_bind_text(s, 2, p->name);
     cb_db_bind_int64(s, 3, (int64_t)res->size);
@@ -97,20 +99,24 @@ int cb_path_history(struct cb_store *st, const char *path, uint64_t size, enum c
                          "  %6s %-24s %-14s %10s %21s  %s\n", path, size, cb_context_name(ctx), "run",
                     "started", "commit", "cycles", "interval", "steps (variant:cycles)");
         const char *hash = (const char *)cb_db_column_text(s, 2);
-        char iv[48], commit[24];
-        snprintf(iv, sizeof iv, "[%.1f, %.1f]", cb_db_column_double(s, 5), cb_db_column_double(s, 6));
+        char iv[48], commit[24], cyc[24];
+        int whole = cb_db_column_int64(s, 7) == 0 && cb_db_column_type(s, 4) != CB_DB_NULL;
+        snprintf(iv, sizeof iv, whole ? "[%.1f, %.1f]" : "-", cb_db_column_double(s, 5),
+                 cb_db_column_double(s, 6));
+        snprintf(cyc, sizeof cyc, whole ? "%.1f" : "no total", cb_db_column_double(s, 4));
         snprintf(commit, sizeof commit, "%.12s%s", hash[0] ? hash : "-",
                  cb_db_column_int64(s, 3) == 1 ? "+" : "");
-        fprintf(out, "  %6" PRId64 " %-24.24s %-14s %10.1f %21s  %s%s\n", cb_db_column_int64(s, 0),
-                (const char *)cb_db_column_text(s, 1), commit, cb_db_column_double(s, 4), iv,
-                (const char *)cb_db_column_text(s, 8), cb_db_column_int64(s, 7) ? " (incomplete)" : "");
+        fprintf(out, "  %6" PRId64 " %-24.24s %-14s %10s %21s  ", cb_db_column_int64(s, 0),
+                (const char *)cb_db_column_text(s, 1), commit, cyc, iv);
+        cb_text_puts(out, (const char *)cb_db_column_text(s, 8));
+        fprintf(out, "%s\n", whole ? "" : " (steps not measured: '-')");
     }
     cb_db_finalize(s);
     if (rc < 0)
         return -EIO;
     if (n == 0)
         fprintf(out, "no run stored path %s at %" PRIu64 " bytes in %s context ('cyclebudget run' "
-                     "stores rx and fwd at 1500; 'budget --path' stores what it composes)\n",
+                     "stores rx and fwd at 1500)\n",
                 path, size, cb_context_name(ctx));
     return n;
 }

@@ -30,7 +30,8 @@ static int by_key(const void *a, const void *b)
     return strcmp(((const struct side_row *)a)->key, ((const struct side_row *)b)->key);
 }
 
-/* The side's stored results that have a total, ordered by key. */
+/* The side's stored results that have a total (every step measured: a
+ * path with a step missing is never a total nor a verdict), by key. */
 static int load_side(struct cb_db *db, const int64_t *runs, size_t nruns, struct side_row **out, size_t *n)
 {
     struct cb_db_stmt *s = NULL;
@@ -38,7 +39,7 @@ static int load_side(struct cb_db *db, const int64_t *runs, size_t nruns, struct
     *out = NULL;
     *n = 0;
     if (cb_db_prepare(db, "SELECT path, size, context, cycles, missing, detail"
-                          " FROM path_results WHERE run_id = ?1 AND cycles IS NOT NULL", &s) != CB_DB_OK)
+                          " FROM path_results WHERE run_id = ?1 AND cycles IS NOT NULL AND missing = 0", &s) != CB_DB_OK)
         return -EIO;
     int rc = 0;
     for (size_t i = 0; i < nruns && rc == 0; i++) {

@@ -62,6 +62,22 @@ int64_t cb_store_newest_tagged(struct cb_store *st, const char *tag, int64_t aft
     return id;
 }
 
+int cb_store_newest_complete(struct cb_store *st, int64_t *ids, size_t max, size_t *n)
+{
+    struct cb_db_stmt *q;
+    *n = 0;
+    if (cb_db_prepare(cb_store_db(st),
+                      "SELECT id FROM runs WHERE status = 'complete' ORDER BY id DESC LIMIT ?1",
+                      &q) != CB_DB_OK)
+        return -EIO;
+    cb_db_bind_int64(q, 1, (int64_t)max);
+    int rc;
+    while (*n < max && (rc = cb_db_step(q)) == CB_DB_ROW)
+        ids[(*n)++] = cb_db_column_int64(q, 0);
+    cb_db_finalize(q);
+    return rc < 0 ? -EIO : 0;
+}
+
 int cb_store_count_runs(struct cb_store *st, struct cb_store_run_counts *out)
 {
     struct cb_db_stmt *q;

@@ -6,6 +6,7 @@
 #ifndef CB_STORE_LOOKUP_H
 #define CB_STORE_LOOKUP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct cb_store;
@@ -22,6 +23,10 @@ int cb_store_run_cmdline(struct cb_store *st, int64_t run, struct cb_sb *cmdline
 
 /* The newest complete run tagged tag with an id above after; 0 when none. */
 int64_t cb_store_newest_tagged(struct cb_store *st, const char *tag, int64_t after);
+
+/* The ids of the newest complete runs, newest first: at most max of them
+ * into ids, how many in *n.  0 or -EIO. */
+int cb_store_newest_complete(struct cb_store *st, int64_t *ids, size_t max, size_t *n);
 
 /* How the complete runs split, for saying why a history is empty. */
 struct cb_store_run_counts {
