@@ -237,6 +237,9 @@ static int run_parse(struct run_plan *pl, int argc, char **argv)
                     "compare, see "
                     "docs/measuring.md)"),
         CB_OPT_CALL(OPT_ROUND_PAUSE, "round-pause", "MS", "that pause, in milliseconds (default: 20)"),
+        CB_OPT_INT(0, "state-tries", struct run_plan, s.co.state_tries, "N", 1, 10,
+                   "measure a case the host slowed up to N times, keeping the first quiet try "
+                   "(default: 3; 1: judge only; see docs/measuring.md)"),
         CB_OPT_STR(0, "budget", struct run_plan, budget_arg, "B",
                    "the same as --link (kept for scripts)"),
         CB_OPT_GROUP(cb_budget_options, struct run_plan, bo),

@@ -13,6 +13,7 @@
 
 #include "counters.h"
 #include "probe.h"
+#include "refset.h"
 
 struct cb_backend {
     const char *name;      /* "perf_event" (the real one) or "fake" */
@@ -36,6 +37,9 @@ struct cb_backend {
     double (*core_per_tick)(void *ctx, int imul, int side);
     /* The contention meter's raw reading now (cb_smt_contention). */
     double (*meter)(void *ctx);
+    /* The reference set now (refset.h); NULL: timed on the machine
+     * (cb_refs_measure). */
+    void (*refs)(void *ctx, struct cb_refs *out);
 };
 
 /* The machine itself. */

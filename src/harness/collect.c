@@ -345,6 +345,11 @@ int cb_collector_open(struct cb_collector *col, const struct cb_collect_opts *o,
     if ((rc = begin_run(&x)) < 0 || (rc = record_events(&x)) < 0)
         goto fail_counters;
     link_ceilings(&x);
+    /* The host's state: not under the simulator, whose counts it cannot move. */
+    int tries = col->sim || o->state_tries < 0 ? 0 : o->state_tries ? o->state_tries : CB_STATE_TRIES;
+    if (cb_runstate_begin(&col->rs, col->st, col->run_id, col->h.be, tries, o->quiet) < 0)
+        fprintf(stderr, "cyclebudget: the host's state was not recorded: this run's cases are "
+                        "not judged against the host's quiet figures\n");
     return 0;
 
 fail_counters:
@@ -453,6 +458,16 @@ static void row_clock(struct cb_case_row *row, const struct cb_measurement *m)
     row->clock_flagged = m->clock.flagged;
 }
 
+/* A measured case's row with all its samples (rows, freed here), then the
+ * host's state it was measured in (runstate.h). */
+static int store_measured(struct cb_collector *col, const struct cb_case_row *row,
+                          struct cb_sample_row *rows, size_t nrows, int64_t *case_id)
+{
+    int rc = cb_store_case_add(col->st, col->run_id, row, rows, nrows, case_id);
+    free(rows);
+    return rc < 0 ? rc : cb_runstate_case_done(&col->rs, *case_id);
+}
+
 int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
                       const struct cb_variant *v, uint64_t size, enum cb_mode mode,
                       volatile sig_atomic_t *stop, int64_t *case_id, struct cb_measurement *out)
@@ -493,7 +508,7 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     struct cb_measurement m;
     col->h.stop = stop;
     sim_cold_note(col, mode);
-    rc = cb_harness_measure(&col->h, &c, &m);
+    rc = cb_runstate_measure(&col->rs, &col->h, &c, &m);
     if (col->sim && col->sim_clock.failed) {
         /* A batch whose counts are unknown must not be stored as a count. */
         fprintf(stderr, "cyclebudget: --sim: %s\n", col->sim_clock.why);
@@ -528,8 +543,7 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     row.contention = m.contention;
     row.contended_share = m.contended_share;
     row_clock(&row, &m);
-    rc = cb_store_case_add(col->st, col->run_id, &row, rows, nrows, case_id);
-    free(rows);
+    rc = store_measured(col, &row, rows, nrows, case_id);
     if (out && rc >= 0)
         *out = m;
     else
@@ -541,6 +555,7 @@ int cb_collector_finish(struct cb_collector *col, const char *status)
 {
     int rc = 0;
     if (col->st) {
+        cb_runstate_finish(&col->rs);
         rc = cb_store_run_finish(col->st, col->run_id, status);
         cb_store_close(col->st);
         col->st = NULL;

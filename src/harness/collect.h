@@ -20,6 +20,7 @@
 #include "fakeclock.h"
 #include "harness.h"
 #include "probe.h"
+#include "runstate.h"
 #include "simclock.h"
 #include "store.h"
 #include "tsc.h"
@@ -45,6 +46,10 @@ struct cb_collect_opts {
      * and environment, measured and stored when there is none; 2 measured
      * anew.  Never under --sim (nothing is timed there). */
     int ceilings;
+    /* Tries a case measured with the host slowed gets (runstate.h): 0 the
+     * default (CB_STATE_TRIES), 1 judged but never measured again, -1 the
+     * host's state not read at all. */
+    int state_tries;
     struct cb_harness_opts harness;
 };
 
@@ -75,6 +80,7 @@ struct cb_collector {
     unsigned buf_pages;          /* ab: where the next cases' warm buffers sit (cb_case) */
     int64_t cal_id;              /* the run's calibration of the ceilings; 0 none */
     int cal_reused;              /* 1 found stored, 0 measured by this run */
+    struct cb_runstate rs;       /* the host's state through the run (runstate.h) */
     struct cb_verdict_cache *vc; /* verdicts so far, one per variant */
     size_t nvc, capvc;
     char db[1024];

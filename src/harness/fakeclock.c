@@ -118,6 +118,8 @@ static void fake_run(void *ctx, struct cb_case *c, uint64_t iters)
     if (ns && strncmp(ns, "head", 4) == 0)   /* ab's HEAD build and its copies (ab.h) */
         cost *= f->head;
     cost *= f->scale;
+    if (f->host > 1 && (f->hostfor == 0 || f->refs_taken < f->hostfor))
+        cost *= f->host;
     f->vclock += 40.0 + cost * noise * f->case_drift * (f->busy ? f->slow : 1.0);
 }
 
@@ -134,6 +136,21 @@ static double fake_meter(void *ctx)
     return f->busy ? 2.0 : 1.0 + 0.002 * uniform(&f->state);
 }
 
+/* The model's reference figures, ticks per operation: fixed, so that a
+ * test knows the quiet figure and each reading's ratio to it exactly. */
+static const double model_refs[CB_NREFS] = {1.0, 0.5, 64.0, 40.0};
+
+static void fake_refs(void *ctx, struct cb_refs *out)
+{
+    struct cb_fake *f = ctx;
+    int slowed = f->host > 1 && (f->hostfor == 0 || f->refs_taken < f->hostfor);
+    for (int i = 0; i < CB_NREFS; i++) {
+        double x = !slowed ? 1.0 : i == CB_REF_CHAIN ? 1.0 + (f->host - 1.0) / 6.0 : f->host;
+        out->v[i] = model_refs[i] * x;
+    }
+    f->refs_taken++;
+}
+
 static int parse_frac(const char *v, double lo, double hi, int lo_open, double *out)
 {
     char *end;
@@ -148,7 +165,7 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, str
 {
     /* The model's defaults; every other field (the clock, the state) starts at zero. */
     *f = (struct cb_fake){.seed = 1, .noise = 0.005, .mux = 1.0, .slow = 1.5, .siblings = 2, .head = 1.0,
-                          .scale = 1.0, .case_drift = 1.0, .before = 1.0, .after = 1.0};
+                          .scale = 1.0, .case_drift = 1.0, .before = 1.0, .after = 1.0, .host = 1.0};
     char buf[256];
     if (spec && strlen(spec) >= sizeof buf) {
         cb_sb_setf(err, "%s: too long (at most %zu characters)", CB_FAKE_ENV, sizeof buf - 1);
@@ -187,6 +204,12 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, str
             rc = parse_frac(v, 0.1, 10, 0, &f->head);
         } else if (strcmp(k, "scale") == 0) {
             rc = parse_frac(v, 0.1, 10, 0, &f->scale);
+        } else if (strcmp(k, "host") == 0) {
+            rc = parse_frac(v, 1, 10, 0, &f->host);
+        } else if (strcmp(k, "hostfor") == 0) {
+            char *end;
+            f->hostfor = strtol(v, &end, 10);
+            rc = end == v || *end || f->hostfor < 0 ? -EINVAL : 0;
         } else if (strcmp(k, "meter") == 0) {
             int kind = cb_meter_kind_parse(v);
             rc = kind == CB_METER_SMT || kind == CB_METER_HOST || kind == CB_METER_NONE ? 0 : -EINVAL;
@@ -197,7 +220,7 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, str
             cb_sb_setf(err,
                      "%s: '%s%s%s' is not understood: give comma-separated seed=N, noise=F (0..0.5), "
                      "mux=F (0..1], drift=F (0..0.3), contended=F (0..1), slow=X (1..100), head=X, scale=X (0.1..10), "
-                     "before=X, after=X (0.5..2), "
+                     "before=X, after=X (0.5..2), host=X (1..10), hostfor=N, "
                      "meter=smt|host|none",
                      CB_FAKE_ENV, k, eq ? "=" : "", v);
             return -EINVAL;
@@ -207,6 +230,7 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, str
         .name = "fake", .ctx = f, .read_ticks = CB_FAKE_READ_TICKS,
         .siblings = f->siblings, .hypervisor = f->hypervisor,
         .read = fake_read, .run = fake_run, .core_per_tick = fake_per_tick, .meter = fake_meter,
+        .refs = fake_refs,
     };
     return 0;
 }

@@ -30,7 +30,16 @@
  *                 between two runs, for the verdict benchmarks
  *   before=X      the core clock read in the bracket before each case's
  *   after=X       samples, and after them, as a factor of the model's
- *                 (0.5..2, default 1: both read the run's clock) */
+ *                 (0.5..2, default 1: both read the run's clock)
+ *   host=X        the host slowed this run (1..10, default 1: quiet): every
+ *                 case costs X times more, and the reference set (refset.h)
+ *                 reads X times slower on its vector, load and copy loops
+ *                 and 1 + (X - 1) / 6 on its scalar chain, as a busy SMT
+ *                 sibling slowed them on the host that showed it
+ *   hostfor=N     the host is slowed only until N reference readings have
+ *                 been taken (the run's start is the first; each try of a
+ *                 case reads one before and one after it); 0: the whole
+ *                 run (default) */
 #ifndef CB_FAKECLOCK_H
 #define CB_FAKECLOCK_H
 
@@ -51,6 +60,8 @@ struct cb_fake {
     double noise, mux, contended, slow, head, scale, drift;
     double case_drift;      /* this run's factor for the current case (drift) */
     double before, after;   /* the brackets' clock, x the model's (caseclock.h) */
+    double host;            /* the host's slowed state, x (host=) */
+    long hostfor, refs_taken; /* readings it lasts (0 all), and taken so far */
     int siblings, hypervisor;
     double vclock;          /* ticks */
     int busy;               /* the last batch was taken with the core busy */

@@ -1,0 +1,181 @@
+/* refset.c — the reference loops and the state they say (see refset.h). */
+#include "refset.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sort.h"
+#include "tsc.h"
+
+static const char *const names[CB_NREFS] = {"chain", "vec", "load", "copy"};
+
+const char *cb_ref_name(int ref)
+{
+    return ref >= 0 && ref < CB_NREFS ? names[ref] : "";
+}
+
+int cb_ref_parse(const char *s)
+{
+    for (int i = 0; s && i < CB_NREFS; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+void cb_refs_clear(struct cb_refs *r)
+{
+    for (int i = 0; i < CB_NREFS; i++)
+        r->v[i] = NAN;
+}
+
+int cb_refs_any(const struct cb_refs *r)
+{
+    for (int i = 0; i < CB_NREFS; i++)
+        if (r->v[i] > 0)
+            return 1;
+    return 0;
+}
+
+/* A register the compiler must assume changed: no loop is folded away. */
+#if defined(__x86_64__)
+#define KEEP_V(v) __asm__ volatile("" : "+x"(v))
+#elif defined(__aarch64__)
+#define KEEP_V(v) __asm__ volatile("" : "+w"(v))
+#else
+#define KEEP_V(v) __asm__ volatile("" : "+m"(v))
+#endif
+#define KEEP_R(x) __asm__ volatile("" : "+r"(x))
+
+typedef uint32_t v4u __attribute__((vector_size(16)));
+
+#define LOAD_BYTES 16384
+#define COPY_BYTES 1500
+static v4u load_buf[LOAD_BYTES / sizeof(v4u)];
+static unsigned char copy_src[2048] __attribute__((aligned(64)));
+static unsigned char copy_dst[2048] __attribute__((aligned(64)));
+/* Through a volatile pointer: the library's memcpy, as the copy cases call it. */
+static void *(*volatile copy_fn)(void *, const void *, size_t) = memcpy;
+
+/* n operations of reference ref. */
+__attribute__((noinline)) static void run_ref(int ref, uint64_t n)
+{
+    switch (ref) {
+    case CB_REF_CHAIN: {
+        uint64_t x = 1;
+        for (uint64_t i = 0; i < n; i++) {
+            x = x * 5 + 3;
+            KEEP_R(x);
+        }
+        break;
+    }
+    case CB_REF_VEC: {
+        v4u a = {0}, b = a, c = a, d = a, e = a, f = a, g = a, h = a, one = {1, 1, 1, 1};
+        for (uint64_t i = 0; i < n; i++) {
+            a += one, b += one, c += one, d += one, e += one, f += one, g += one, h += one;
+            KEEP_V(a); KEEP_V(b); KEEP_V(c); KEEP_V(d);
+            KEEP_V(e); KEEP_V(f); KEEP_V(g); KEEP_V(h);
+        }
+        break;
+    }
+    case CB_REF_LOAD: {
+        /* One operation: one pass over the buffer (LOAD_BYTES / 16 loads). */
+        v4u s0 = {0}, s1 = s0, s2 = s0, s3 = s0;
+        for (uint64_t r = 0; r < n; r++) {
+            for (size_t i = 0; i < LOAD_BYTES / sizeof(v4u); i += 4) {
+                s0 += load_buf[i], s1 += load_buf[i + 1];
+                s2 += load_buf[i + 2], s3 += load_buf[i + 3];
+            }
+            KEEP_V(s0); KEEP_V(s1); KEEP_V(s2); KEEP_V(s3);
+        }
+        break;
+    }
+    case CB_REF_COPY:
+        for (uint64_t i = 0; i < n; i++) {
+            copy_fn(copy_dst, copy_src + (i & 1), COPY_BYTES);
+            __asm__ volatile("" ::: "memory");
+        }
+        break;
+    }
+}
+
+static double window(int ref, uint64_t n)
+{
+    uint64_t t0 = cb_tsc_begin();
+    run_ref(ref, n);
+    uint64_t t1 = cb_tsc_end();
+    return t1 > t0 ? (double)(t1 - t0) : 0;
+}
+
+#define WINDOWS 15
+/* A window lasts at least this many ticks of a 1 GHz counter (20 us at
+ * 2.5 GHz, as a batch of the harness); scaled by the counter's rate. */
+#define WINDOW_TICKS 50000.0
+
+void cb_refs_measure(struct cb_refs *out)
+{
+    /* Sized once per process: the windows' length does not change the
+     * figure, and every later reading then costs the same. */
+    static uint64_t iters[CB_NREFS];
+    double ghz = cb_tsc_ghz_reported(NULL);
+    double want = ghz > 0 ? WINDOW_TICKS * ghz / 2.5 : WINDOW_TICKS;
+    double t[CB_NREFS][WINDOWS];
+    cb_refs_clear(out);
+    for (int ref = 0; ref < CB_NREFS; ref++) {
+        if (iters[ref])
+            continue;
+        uint64_t n = 16;
+        run_ref(ref, n);
+        while (n < ((uint64_t)1 << 30) && window(ref, n) < want)
+            n *= 2;
+        iters[ref] = n;
+    }
+    /* The references in turn, window by window: each median then spans
+     * the whole reading, as the host's speed moves within milliseconds. */
+    for (int k = 0; k < WINDOWS; k++)
+        for (int ref = 0; ref < CB_NREFS; ref++)
+            t[ref][k] = window(ref, iters[ref]);
+    for (int ref = 0; ref < CB_NREFS; ref++) {
+        cb_sort_doubles(t[ref], WINDOWS);
+        double med = t[ref][WINDOWS / 2];
+        if (med > 0)
+            out->v[ref] = med / (double)iters[ref];
+    }
+}
+
+const char *cb_state_name(const struct cb_state *s)
+{
+    return s->kind == CB_STATE_QUIET ? "quiet" : s->kind == CB_STATE_SLOWED_KIND ? "slowed" : NULL;
+}
+
+void cb_state_text(const struct cb_state *s, char *buf, size_t len)
+{
+    if (s->kind == CB_STATE_SLOWED_KIND)
+        snprintf(buf, len, "slowed %.2fx (%s)", s->ratio, cb_ref_name(s->ref));
+    else
+        snprintf(buf, len, "%s", s->kind == CB_STATE_QUIET ? "quiet" : "-");
+}
+
+void cb_state_judge(const struct cb_refs *now, const struct cb_refs *quiet, struct cb_state *out)
+{
+    *out = (struct cb_state){.kind = CB_STATE_UNJUDGED, .ratio = NAN, .ref = -1};
+    for (int i = 0; i < CB_NREFS; i++) {
+        if (!(now->v[i] > 0) || !(quiet->v[i] > 0))
+            continue;
+        double r = now->v[i] / quiet->v[i];
+        if (out->ref < 0 || r > out->ratio)
+            out->ratio = r, out->ref = i;
+    }
+    if (out->ref >= 0)
+        out->kind = out->ratio >= CB_STATE_SLOWED ? CB_STATE_SLOWED_KIND : CB_STATE_QUIET;
+}
+
+void cb_state_worse(struct cb_state *acc, const struct cb_state *s)
+{
+    if (s->kind == CB_STATE_UNJUDGED)
+        return;
+    if (acc->kind == CB_STATE_UNJUDGED || s->kind > acc->kind ||
+        (s->kind == acc->kind && s->ratio > acc->ratio))
+        *acc = *s;
+}

@@ -1,0 +1,156 @@
+/* runstate.c — the host's state through a run (see runstate.h). */
+#define _GNU_SOURCE
+#include "runstate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static void read_refs(const struct cb_runstate *rs, struct cb_refs *out)
+{
+    if (rs->be && rs->be->refs)
+        rs->be->refs(rs->be->ctx, out);
+    else
+        cb_refs_measure(out);
+}
+
+/* A reading now, judged against the host's quiet figures. */
+static void judge_now(const struct cb_runstate *rs, struct cb_state *s)
+{
+    struct cb_refs now;
+    read_refs(rs, &now);
+    cb_state_judge(&now, &rs->quiet_refs, s);
+}
+
+int cb_runstate_begin(struct cb_runstate *rs, struct cb_store *st, int64_t run_id,
+                      const struct cb_backend *be, int tries, int quiet)
+{
+    memset(rs, 0, sizeof *rs);
+    rs->st = st;
+    rs->run_id = run_id;
+    rs->be = be;
+    rs->quiet = quiet;
+    rs->tries = tries;
+    rs->start = rs->run.s = (struct cb_state){.kind = CB_STATE_UNJUDGED, .ratio = NAN, .ref = -1};
+    rs->run.slowed_s = NAN;
+    rs->run.n = rs->run.slowed_cases = -1;
+    cb_refs_clear(&rs->run.start);
+    if (tries <= 0)
+        return 0;
+    read_refs(rs, &rs->run.start);
+    if (!cb_refs_any(&rs->run.start))
+        return 0;
+    int rc = cb_store_run_refs_set(st, run_id, &rs->run.start);
+    if (rc == 0)
+        rc = cb_store_host_quiet(st, run_id, &rs->quiet_refs, &rs->run.n);
+    if (rc < 0)
+        return rc == -ENOENT ? 0 : rc;   /* a store before the columns: not judged */
+    rs->on = 1;
+    cb_state_judge(&rs->run.start, &rs->quiet_refs, &rs->start);
+    rs->run.s = rs->start;
+    rs->run.slowed_cases = 0;
+    rs->run.slowed_s = 0;
+    /* Stored now, so that a run cut short still says how it started. */
+    return cb_store_run_state_set(st, run_id, &rs->run);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void pause_ms(double ms)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ms / 1e3), .tv_nsec = (long)(fmod(ms, 1e3) * 1e6)};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+static void say_again(const struct cb_runstate *rs, const struct cb_case *c,
+                      const struct cb_state *s, int next)
+{
+    char what[64];
+    if (rs->quiet)
+        return;
+    cb_state_text(s, what, sizeof what);
+    fprintf(stderr, "\ncyclebudget: %s/%s/%llu/%s measured with the host %s (its quiet figure: "
+                    "this host's, over %d readings): measuring it again, try %d of %d\n",
+            c->probe->name, c->variant->name, (unsigned long long)c->size, cb_mode_name(c->mode),
+            what, rs->run.n, next, rs->tries);
+}
+
+int cb_runstate_measure(struct cb_runstate *rs, struct cb_harness *h, struct cb_case *c,
+                        struct cb_measurement *m)
+{
+    struct cb_state *state = &rs->last;
+    int *tries = &rs->last_tries;
+    *state = (struct cb_state){.kind = CB_STATE_UNJUDGED, .ratio = NAN, .ref = -1};
+    *tries = 1;
+    if (!rs->on)
+        return cb_harness_measure(h, c, m);
+    int counted = 0;
+    for (int k = 1;; k++) {
+        struct cb_state before, after;
+        judge_now(rs, &before);
+        double t0 = now_s();
+        int rc = cb_harness_measure(h, c, m);
+        double took = now_s() - t0;
+        judge_now(rs, &after);
+        *state = before;
+        cb_state_worse(state, &after);
+        *tries = k;
+        if (rc < 0 || state->kind != CB_STATE_SLOWED_KIND)
+            return rc;
+        rs->run.slowed_s += took;
+        if (!counted++)
+            rs->run.slowed_cases++;
+        if (k >= rs->tries || (h->stop && *h->stop))
+            return rc;
+        say_again(rs, c, state, k + 1);
+        cb_measurement_free(m);
+        if (rs->be == &cb_backend_real)
+            pause_ms(CB_STATE_PAUSE_MS * k);
+    }
+}
+
+int cb_runstate_case_done(struct cb_runstate *rs, int64_t case_id)
+{
+    const struct cb_state *state = &rs->last;
+    int tries = rs->last_tries;
+    if (!rs->on)
+        return 0;
+    if (rs->measured++ == 0)
+        rs->run.s = *state;
+    else
+        cb_state_worse(&rs->run.s, state);
+    if (state->kind == CB_STATE_SLOWED_KIND)
+        rs->kept_slowed++;
+    else if (tries > 1)
+        rs->remeasured_quiet++;
+    return cb_store_case_state_set(rs->st, case_id, state, tries);
+}
+
+int cb_runstate_finish(struct cb_runstate *rs)
+{
+    if (!rs->on)
+        return 0;
+    int rc = cb_store_run_state_set(rs->st, rs->run_id, &rs->run);
+    if (rs->quiet)
+        return rc;
+    char start[64], run[64];
+    cb_state_text(&rs->start, start, sizeof start);
+    cb_state_text(&rs->run.s, run, sizeof run);
+    if (!rs->run.slowed_cases)
+        fprintf(stderr, "cyclebudget: host state: %s (start %s; against this host's quiet figures "
+                        "from %d readings)\n", run, start, rs->run.n);
+    else
+        fprintf(stderr, "cyclebudget: host state: %s: %d of %d cases measured slowed (%.2f s), %d "
+                        "of them quiet on a later try, %d kept slowed (start %s; this host's quiet "
+                        "figures from %d readings)\n", run, rs->run.slowed_cases, rs->measured,
+                rs->run.slowed_s, rs->remeasured_quiet, rs->kept_slowed, start, rs->run.n);
+    return rc;
+}

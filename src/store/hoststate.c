@@ -1,0 +1,237 @@
+/* hoststate.c — the reference readings and the states in the store (see
+ * hoststate.h).  Each write is one UPDATE in its own write transaction,
+ * retried when busy; the reads are prepared per call. */
+#include "hoststate.h"
+#include "store_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sort.h"
+
+/* The migration that added the columns. */
+#define HOSTSTATE_SCHEMA 24
+
+static int have_schema(struct cb_store *st)
+{
+    return cb_store_schema_version(st) >= HOSTSTATE_SCHEMA;
+}
+
+/* One UPDATE: its SQL and what to bind, in a write transaction. */
+struct update {
+    const char *sql;
+    int64_t id;
+    const struct cb_refs *refs;      /* ?2..?5, when not NULL */
+    const struct cb_state *s;        /* state, ratio, ref at ?6..?8, when not NULL */
+    int64_t ints[4];                 /* ?9.. */
+    int nints;
+    double real;                     /* ?13 */
+};
+
+static int bind_state(struct cb_db_stmt *q, int at, const struct cb_state *s)
+{
+    const char *name = cb_state_name(s);
+    if (name)
+        cb_db_bind_text(q, at, name);
+    else
+        cb_db_bind_null(q, at);
+    cb_st_bind_real_or_null(q, at + 1, name ? s->ratio : NAN);
+    if (name && s->ref >= 0)
+        cb_db_bind_text(q, at + 2, cb_ref_name(s->ref));
+    else
+        cb_db_bind_null(q, at + 2);
+    return 0;
+}
+
+static int update_tx(struct cb_store *st, void *ctx)
+{
+    const struct update *u = ctx;
+    struct cb_db_stmt *q;
+    int rc = cb_db_prepare(st->db, u->sql, &q);
+    if (rc != CB_DB_OK)
+        return rc;
+    cb_db_bind_int64(q, 1, u->id);
+    for (int i = 0; u->refs && i < CB_NREFS; i++)
+        cb_st_bind_real_or_null(q, 2 + i, u->refs->v[i] > 0 ? u->refs->v[i] : NAN);
+    if (u->s)
+        bind_state(q, 6, u->s);
+    for (int i = 0; i < u->nints; i++) {
+        if (u->ints[i] < 0)
+            cb_db_bind_null(q, 9 + i);
+        else
+            cb_db_bind_int64(q, 9 + i, u->ints[i]);
+    }
+    if (strstr(u->sql, "?13"))
+        cb_st_bind_real_or_null(q, 13, u->real);
+    rc = cb_st_step_done(q);
+    cb_db_finalize(q);
+    return rc;
+}
+
+/* A store before migration 24 has nowhere to keep it: nothing is written. */
+static int update(struct cb_store *st, const struct update *u)
+{
+    return have_schema(st) ? cb_st_tx(st, update_tx, (void *)u) : 0;
+}
+
+int cb_store_run_refs_set(struct cb_store *st, int64_t run_id, const struct cb_refs *r)
+{
+    struct update u = {.sql = "UPDATE runs SET ref_chain = ?2, ref_vec = ?3, ref_load = ?4,"
+                              " ref_copy = ?5 WHERE id = ?1",
+                       .id = run_id, .refs = r};
+    return update(st, &u);
+}
+
+int cb_store_calibration_refs_set(struct cb_store *st, int64_t cal_id, int cpu,
+                                  const struct cb_refs *r)
+{
+    struct update u = {.sql = "UPDATE calibrations SET ref_chain = ?2, ref_vec = ?3, ref_load = ?4,"
+                              " ref_copy = ?5, ref_cpu = ?9 WHERE id = ?1",
+                       .id = cal_id, .refs = r, .ints = {cpu}, .nints = 1};
+    return update(st, &u);
+}
+
+int cb_store_case_state_set(struct cb_store *st, int64_t case_id, const struct cb_state *s,
+                            int tries)
+{
+    struct update u = {.sql = "UPDATE cases SET state = ?6, state_ratio = ?7, state_ref = ?8,"
+                              " tries = ?9 WHERE id = ?1",
+                       .id = case_id, .s = s, .ints = {tries >= 1 ? tries : -1}, .nints = 1};
+    return update(st, &u);
+}
+
+int cb_store_run_state_set(struct cb_store *st, int64_t run_id, const struct cb_run_state *rs)
+{
+    struct update u = {.sql = "UPDATE runs SET state = ?6, state_ratio = ?7, state_ref = ?8,"
+                              " state_n = ?9, slowed_cases = ?10, slowed_s = ?13 WHERE id = ?1",
+                       .id = run_id, .s = &rs->s, .ints = {rs->n, rs->slowed_cases}, .nints = 2,
+                       .real = rs->slowed_s};
+    return update(st, &u);
+}
+
+/* The readings of one reference, newest first: the runs' and calibrate's
+ * of run_id's host and CPU (calibrate's only for a machine-timed run). */
+static int readings(struct cb_store *st, int64_t run_id, const char *col, double *v, int max,
+                    int *n)
+{
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "SELECT x FROM ("
+             " SELECT o.%1$s AS x, o.started AS at FROM runs o JOIN runs r ON r.id = ?1"
+             "  WHERE o.host_id = r.host_id AND o.cpu = r.cpu AND o.%1$s IS NOT NULL"
+             "   AND COALESCE(o.clock_backend, 'perf_event') = COALESCE(r.clock_backend, 'perf_event')"
+             "   AND o.id <= r.id"
+             " UNION ALL"
+             " SELECT c.%1$s AS x, c.taken AS at FROM calibrations c JOIN runs r ON r.id = ?1"
+             "  WHERE c.host_id = r.host_id AND c.ref_cpu = r.cpu AND c.%1$s IS NOT NULL"
+             "   AND c.source = 'measured' AND COALESCE(r.clock_backend, 'perf_event') = 'perf_event'"
+             ") t ORDER BY at DESC LIMIT ?2", col);
+    struct cb_db_stmt *q;
+    int rc = cb_db_prepare(st->db, sql, &q);
+    if (rc != CB_DB_OK)
+        return cb_st_fail(st, rc, "reading the host's reference readings");
+    cb_db_bind_int64(q, 1, run_id);
+    cb_db_bind_int64(q, 2, max);
+    *n = 0;
+    while ((rc = cb_db_step(q)) == CB_DB_ROW && *n < max) {
+        double x = cb_db_column_double(q, 0);
+        if (x > 0)
+            v[(*n)++] = x;
+    }
+    cb_db_finalize(q);
+    return rc == CB_DB_DONE || rc == CB_DB_ROW ? 0 : cb_st_fail(st, rc, "reading references");
+}
+
+int cb_store_host_quiet(struct cb_store *st, int64_t run_id, struct cb_refs *quiet, int *n)
+{
+    static const char *const cols[CB_NREFS] = {"ref_chain", "ref_vec", "ref_load", "ref_copy"};
+    cb_refs_clear(quiet);
+    *n = 0;
+    if (!have_schema(st))
+        return -ENOENT;
+    double v[CB_QUIET_READINGS];
+    for (int i = 0; i < CB_NREFS; i++) {
+        int k = 0, rc = readings(st, run_id, cols[i], v, CB_QUIET_READINGS, &k);
+        if (rc < 0)
+            return rc;
+        if (!k)
+            continue;
+        cb_sort_doubles(v, (size_t)k);
+        /* The quantile by linear interpolation between order statistics. */
+        double pos = CB_QUIET_QUANTILE * (k - 1);
+        int lo = (int)pos;
+        quiet->v[i] = lo + 1 < k ? v[lo] + (pos - lo) * (v[lo + 1] - v[lo]) : v[lo];
+        if (k > *n)
+            *n = k;
+    }
+    return *n ? 0 : -ENOENT;
+}
+
+static void state_cols(struct cb_db_stmt *q, int at, struct cb_state *s)
+{
+    char name[16] = "", ref[16] = "";
+    cb_st_col_str(q, at, name, sizeof name);
+    cb_st_col_str(q, at + 2, ref, sizeof ref);
+    *s = (struct cb_state){.kind = CB_STATE_UNJUDGED, .ratio = NAN, .ref = -1};
+    if (strcmp(name, "quiet") == 0)
+        s->kind = CB_STATE_QUIET;
+    else if (strcmp(name, "slowed") == 0)
+        s->kind = CB_STATE_SLOWED_KIND;
+    s->ratio = cb_st_col_real_or_nan(q, at + 1);
+    s->ref = cb_ref_parse(ref);
+}
+
+int cb_store_case_state(struct cb_store *st, int64_t case_id, struct cb_state *out, int *tries)
+{
+    *out = (struct cb_state){.kind = CB_STATE_UNJUDGED, .ratio = NAN, .ref = -1};
+    if (tries)
+        *tries = 0;
+    if (!have_schema(st))
+        return 0;
+    struct cb_db_stmt *q;
+    int rc = cb_db_prepare(st->db, "SELECT state, state_ratio, state_ref, tries FROM cases"
+                                   " WHERE id = ?1", &q);
+    if (rc != CB_DB_OK)
+        return cb_st_fail(st, rc, "reading a case's state");
+    cb_db_bind_int64(q, 1, case_id);
+    if ((rc = cb_db_step(q)) == CB_DB_ROW) {
+        state_cols(q, 0, out);
+        if (tries && cb_db_column_type(q, 3) != CB_DB_NULL)
+            *tries = (int)cb_db_column_int64(q, 3);
+    }
+    cb_db_finalize(q);
+    return rc == CB_DB_ROW ? 0 : rc == CB_DB_DONE ? -ENOENT : cb_st_fail(st, rc, "a case's state");
+}
+
+int cb_store_run_state(struct cb_store *st, int64_t run_id, struct cb_run_state *out)
+{
+    memset(out, 0, sizeof *out);
+    out->s = (struct cb_state){.kind = CB_STATE_UNJUDGED, .ratio = NAN, .ref = -1};
+    out->n = out->slowed_cases = -1;
+    out->slowed_s = NAN;
+    cb_refs_clear(&out->start);
+    if (!have_schema(st))
+        return 0;
+    struct cb_db_stmt *q;
+    int rc = cb_db_prepare(st->db, "SELECT state, state_ratio, state_ref, state_n, slowed_cases,"
+                                   " slowed_s, ref_chain, ref_vec, ref_load, ref_copy FROM runs"
+                                   " WHERE id = ?1", &q);
+    if (rc != CB_DB_OK)
+        return cb_st_fail(st, rc, "reading a run's state");
+    cb_db_bind_int64(q, 1, run_id);
+    if ((rc = cb_db_step(q)) == CB_DB_ROW) {
+        state_cols(q, 0, &out->s);
+        if (cb_db_column_type(q, 3) != CB_DB_NULL)
+            out->n = (int)cb_db_column_int64(q, 3);
+        if (cb_db_column_type(q, 4) != CB_DB_NULL)
+            out->slowed_cases = (int)cb_db_column_int64(q, 4);
+        out->slowed_s = cb_st_col_real_or_nan(q, 5);
+        for (int i = 0; i < CB_NREFS; i++)
+            out->start.v[i] = cb_st_col_real_or_nan(q, 6 + i);
+    }
+    cb_db_finalize(q);
+    return rc == CB_DB_ROW ? 0 : rc == CB_DB_DONE ? -ENOENT : cb_st_fail(st, rc, "a run's state");
+}
