@@ -20,7 +20,9 @@
 #include "fakeclock.h"
 #include "fingerprint.h"
 #include "harness.h"
+#include "hoststate.h"
 #include "meter.h"
+#include "refset.h"
 #include "stats.h"
 #include "store.h"
 #include "tsc.h"
@@ -309,7 +311,7 @@ static int parse(int argc, char **argv, struct calib_opts *o)
 /* The ceilings into the store, keyed as a run of this host would key them
  * (collect.c): the hosts row and the environment's timing lines. */
 static int store_ceilings(const char *db, int cpu, const struct cb_ceilings *cs,
-                          const struct cb_clocks *k)
+                          const struct cb_clocks *k, const struct cb_refs *refs)
 {
     struct cb_store *st;
     struct cb_sb err = CB_SB_INIT;
@@ -331,6 +333,8 @@ static int store_ceilings(const char *db, int cpu, const struct cb_ceilings *cs,
                                .tsc_source = fake ? "" : k->tsc_source, .pmu = cb_events_pmu()};
     int64_t id;
     rc = cb_store_calibration_add(st, &meta, lines, cs, &id);
+    if (rc == 0 && refs && cb_refs_any(refs))
+        rc = cb_store_calibration_refs_set(st, id, cpu, refs);
     cb_store_close(st);
     if (rc < 0) {
         cb_error("calibrate: cannot store the ceilings in %s: %s", db, strerror(-rc));
@@ -396,6 +400,26 @@ static void clocks_report(const struct cb_clocks *k)
                    : "they disagree: the physically consistent one is taken (see tsc.h)");
 }
 
+/* The reference set on the calling thread's CPU (refset.h): stored with
+ * the calibration, it joins the runs' start readings in this host's quiet
+ * figures.  Under the fake clock nothing is timed. */
+static void refs_report(struct cb_refs *r)
+{
+    cb_refs_clear(r);
+    if (model_ceilings()) {
+        printf("reference set      not timed (%s or %s=model: fixed figures)\n", CB_FAKE_ENV,
+               CB_CEILINGS_ENV);
+        return;
+    }
+    cb_refs_measure(r);
+    printf("reference set      " CB_TSC_NAME " ticks an op, the median of short windows: the host's "
+           "state\n                   (a run is slowed over %.2fx this host's quiet figures)\n ",
+           CB_STATE_SLOWED);
+    for (int i = 0; i < CB_NREFS; i++)
+        printf(" %s %.3f", cb_ref_name(i), r->v[i]);
+    printf("\n");
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     int cpu = CB_CPU_DEFAULT;   /* the CPU a run pins to by default */
@@ -422,7 +446,7 @@ int cmd_calibrate(int argc, char **argv)
             cb_clocks_measure(&k);
         printf("CPU %d\n", pinned);
         int rc = ceilings_section(&k, o.trials, &ceil);
-        return rc || o.no_store ? rc : store_ceilings(o.db, pinned, &ceil, &k);
+        return rc || o.no_store ? rc : store_ceilings(o.db, pinned, &ceil, &k, NULL);
     }
     cb_events_init();
     struct cb_clocks k;
@@ -431,6 +455,8 @@ int cmd_calibrate(int argc, char **argv)
     clocks_report(&k);
     double ratio = k.tsc_ghz > 0 ? k.core_ghz / k.tsc_ghz : NAN;
     meter_report(pinned, k.tsc_ghz);
+    struct cb_refs refs;
+    refs_report(&refs);
 
     /* One group as the default run opens it: hardware events where the PMU
      * allows, the software clock always. */
@@ -474,5 +500,5 @@ int cmd_calibrate(int argc, char **argv)
     }
     cb_counters_close(&cs);
     int rc = ceilings_section(&k, o.trials, &ceil);
-    return rc || o.no_store ? rc : store_ceilings(o.db, pinned, &ceil, &k);
+    return rc || o.no_store ? rc : store_ceilings(o.db, pinned, &ceil, &k, &refs);
 }
