@@ -4,11 +4,13 @@
  * list and the "did you mean" suggestions are all read from it, so a new
  * command is one line here. */
 #include <getopt.h>
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
 #include "cmd.h"
+#include "termout.h"
 
 static const struct {
     const char *name;
@@ -69,7 +71,7 @@ static int help_topic(const char *cmd)
     return unknown_command(cmd);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -91,4 +93,17 @@ int main(int argc, char **argv)
         if (strcmp(cmd, commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
     return unknown_command(cmd);
+}
+
+int main(int argc, char **argv)
+{
+    /* Numbers are written in the C locale whatever the environment or a
+     * loaded plugin's setlocale() says: "alpha":0,01 is not JSON.  A
+     * thread's own locale outranks the global one setlocale() changes. */
+    locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    if (c)
+        uselocale(c);
+    cb_term_init();
+    cb_catch_quit_signals();
+    return cb_term_finish(dispatch(argc, argv));
 }

@@ -435,8 +435,10 @@ static int history_page(struct hist *H)
                 rc = -EIO;
         }
     }
-    if (rc < 0)
-        cb_error("cannot write the page: %s", err.buf[0] ? err.buf : strerror(-rc));
+    if (rc < 0 && err.buf[0])
+        cb_error("%s", err.buf);
+    else if (rc < 0)
+        cb_error("cannot write the page: %s", strerror(-rc));
     for (size_t i = 0; i < H->nkept; i++) {
         struct hist_kept *k = &H->kept[i];
         for (size_t t = 0; k->trends && t < k->nk; t++)

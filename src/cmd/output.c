@@ -8,11 +8,90 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "output.h"
+#include "termout.h"
+
+const char *cb_write_strerror(int e)
+{
+    switch (e) {
+    case ENOSPC:
+        return "no space left on the device: free some space there, or write elsewhere";
+    case EFBIG:
+        return "file too large: the file size limit (ulimit -f) or the filesystem's largest file "
+               "was reached";
+    case EDQUOT:
+        return "disk quota exceeded: free some space, or write elsewhere";
+    default:
+        return strerror(e);
+    }
+}
+
+/* Each output's writes go through this cookie, which keeps the errno of the
+ * first that failed: stdio's error flag alone says only "Input/output
+ * error" once the errno of the failed write is gone. */
+struct out_cookie {
+    int fd;
+    int err;
+};
+
+static ssize_t out_write(void *cookie, const char *buf, size_t n)
+{
+    struct out_cookie *k = cookie;
+    for (size_t done = 0; done < n;) {
+        ssize_t w = write(k->fd, buf + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            if (!k->err)
+                k->err = errno;
+            return done ? (ssize_t)done : -1;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)n;
+}
+
+static int out_close(void *cookie)
+{
+    struct out_cookie *k = cookie;
+    if (close(k->fd) != 0 && !k->err)
+        k->err = errno;
+    return k->err ? -1 : 0;
+}
+
+/* fd as o->f; the fd is closed when this fails. */
+static int out_wrap(struct cb_output *o, int fd)
+{
+    struct out_cookie *k = malloc(sizeof *k);
+    if (k) {
+        *k = (struct out_cookie){.fd = fd};
+        o->f = fopencookie(k, "w", (cookie_io_functions_t){.write = out_write, .close = out_close});
+    }
+    if (!k || !o->f) {
+        free(k);
+        close(fd);
+        o->f = NULL;
+        return -ENOMEM;
+    }
+    o->ck = k;
+    return 0;
+}
+
+/* The temporary file being written, for a stop signal's handler to remove
+ * (cb_output_abandon): a report killed half-way leaves nothing behind. */
+static char *volatile live_tmp;
+
+void cb_output_abandon(void)
+{
+    char *p = live_tmp;
+    if (p)
+        unlink(p);
+}
 
 /* A Unix socket cannot be open()ed: connect to it as a stream. */
 static int open_socket(const char *path)
@@ -70,10 +149,8 @@ static int open_special(struct cb_output *o, const char *path, const struct stat
     }
     if (fd >= 0 && S_ISFIFO(sb->st_mode))
         (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-        int e = fd < 0 ? fd : -errno;
-        if (fd >= 0)
-            close(fd);
+    int e = fd < 0 ? fd : out_wrap(o, fd);
+    if (e < 0) {
         cb_sb_setf(err, "cannot open %s for writing: %s", o->shown, strerror(-e));
         return e;
     }
@@ -91,12 +168,12 @@ static int open_regular(struct cb_output *o, const char *target, const struct st
         return -ENOMEM;
     }
     int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, sb ? (sb->st_mode & 07777) : 0666);
-    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-        int e = -errno;
-        if (fd >= 0) {
-            close(fd);
-            unlink(o->tmp);
-        }
+    int e = fd < 0 ? -errno : 0;
+    if (fd >= 0 && sb)
+        (void)fchmod(fd, sb->st_mode & 07777); /* the umask may have narrowed it */
+    if (fd >= 0 && (e = out_wrap(o, fd)) < 0)
+        unlink(o->tmp);
+    if (e < 0) {
         cb_sb_setf(err, "cannot create %s: %s; check the directory exists and is writable", o->shown,
                  strerror(-e));
         free(o->tmp);
@@ -104,8 +181,7 @@ static int open_regular(struct cb_output *o, const char *target, const struct st
         o->tmp = o->target = NULL;
         return e;
     }
-    if (sb)
-        (void)fchmod(fd, sb->st_mode & 07777); /* the umask may have narrowed it */
+    live_tmp = o->tmp;
     return 0;
 }
 
@@ -197,7 +273,16 @@ int cb_output_guard(const char *path, const char *store, struct cb_sb *err)
     char *slash = strrchr(name, '/');
     *slash = '\0';
     int e = access(name[0] ? name : "/", W_OK | X_OK) == 0 ? 0 : errno;
+    struct statfs fs;
+    int pseudo = statfs(name[0] ? name : "/", &fs) == 0 &&
+                 (fs.f_type == 0x9fa0 /* proc */ || fs.f_type == 0x62656572 /* sysfs */);
     *slash = '/';
+    if (pseudo) {
+        cb_sb_addf(err, "-o %s is in /proc or /sys, a view of the kernel, not a place for a file; "
+                   "name a regular file", path);
+        free(name);
+        return -EINVAL;
+    }
     if (e && stat(path, &sb) != 0) {
         cb_sb_addf(err, "cannot write %s: its directory is not writable (%s); choose another file",
                    path, strerror(e));
@@ -251,11 +336,10 @@ int cb_output_open(struct cb_output *o, const char *path, const char *store, str
         struct stat lsb;
         if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode)) {
             int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-            if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-                cb_sb_setf(err, "cannot write through the link %s: %s", path, strerror(errno));
-                return -errno;
-            }
-            return 0;
+            int e = fd < 0 ? -errno : out_wrap(o, fd);
+            if (e < 0)
+                cb_sb_setf(err, "cannot write through the link %s: %s", path, strerror(-e));
+            return e;
         }
         return open_regular(o, path, NULL, err);
     }
@@ -274,28 +358,27 @@ int cb_output_open(struct cb_output *o, const char *path, const char *store, str
 
 int cb_output_close(struct cb_output *o, int ok, struct cb_sb *err)
 {
-    int rc = 0;
     if (!o->f)
         return 0;
-    if (ferror(o->f) || !ok)
-        rc = -EIO;
-    if (o->f == stdout) {
-        if (fflush(stdout) != 0 && rc == 0)
-            rc = -errno;
-    } else if (fclose(o->f) != 0 && rc == 0) {
-        rc = -errno;
-    }
+    int bad = fflush(o->f) != 0 || ferror(o->f);
+    if (o->f != stdout && fclose(o->f) != 0)
+        bad = 1;
+    int e = o->ck ? o->ck->err : cb_term_errno(o->f);
     o->f = NULL;
+    int rc = bad ? -(e ? e : EIO) : ok ? 0 : -EIO;
     if (o->tmp) {
         if (rc == 0 && rename(o->tmp, o->target) != 0)
             rc = -errno;
         if (rc < 0)
             unlink(o->tmp);
+        live_tmp = NULL;
     }
-    if (rc < 0 && ok)
-        cb_sb_setf(err, "cannot write %s: %s", o->shown, strerror(-rc));
+    if (rc < 0 && (ok || bad))
+        cb_sb_setf(err, "cannot write %s: %s", o->shown, cb_write_strerror(-rc));
     free(o->tmp);
     free(o->target);
+    free(o->ck);
     o->tmp = o->target = NULL;
+    o->ck = NULL;
     return rc;
 }

@@ -15,8 +15,11 @@
 
 #include "strbuf.h"
 
+struct out_cookie;
+
 struct cb_output {
     FILE *f;            /* write here */
+    struct out_cookie *ck; /* what f writes through (NULL for stdout) */
     char *tmp;          /* the temporary file beside the target, or NULL */
     char *target;       /* what tmp is renamed to */
     const char *shown;  /* the name the user typed, for messages */
@@ -41,7 +44,18 @@ int cb_output_check(const char *path, const char *store, struct cb_sb *err);
 int cb_output_open(struct cb_output *o, const char *path, const char *store, struct cb_sb *err);
 
 /* Finish: ok nonzero and every write good -> the file is put in place; else
- * the temporary file is removed.  0, or a negative errno with err set. */
+ * the temporary file is removed.  0, or a negative errno: err says why when
+ * a write failed (with the errno of the write: a full disk, a file size
+ * limit), or when ok and the rename failed; !ok alone leaves err as it is
+ * (the caller has said its own failure). */
 int cb_output_close(struct cb_output *o, int ok, struct cb_sb *err);
+
+/* For a stop signal's handler (async-signal-safe): remove the temporary
+ * file an output is being written to, if any. */
+void cb_output_abandon(void);
+
+/* strerror for a failed write, in words that say what to do for a full
+ * disk (ENOSPC), a file size limit (EFBIG) or a quota. */
+const char *cb_write_strerror(int e);
 
 #endif

@@ -310,16 +310,13 @@ static int report_write(struct cb_store *st, const struct report_args *a, const 
         cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
-    if (rc < 0)
+    int crc = cb_output_close(&o, rc >= 0, &err);
+    if (err.buf[0])     /* a write that failed, with its cause */
+        cb_error("%s", err.buf);
+    else if (rc < 0)
         cb_error("cannot write %s: %s", to_file ? a->outpath : "the report", strerror(-rc));
-    if (cb_output_close(&o, rc >= 0, &err) < 0) {
-        if (rc >= 0)
-            cb_error("%s", err.buf);
-        cb_sb_release(&err);
-        return 1;
-    }
     cb_sb_release(&err);
-    return 0;
+    return rc < 0 || crc < 0 ? 1 : 0;
 }
 
 static const char *report_db(const void *ctx)
