@@ -194,7 +194,7 @@ static void grid_table(const struct cb_report *r, const struct grid *g, FILE *ou
         size_t nv, first = at_size(r, g, s, v, tied, &nv);
         for (size_t k = 0; k < nv; k++)
             for (size_t j = 0; j < g->nvariants; j++)
-                if (g->cell[s][j] == v[k] && (tied[k] || (k == 0 && first == 1)))
+                if (g->cell[s][j] == v[k] && (tied[k] == CB_RANK_TIED || (k == 0 && first == 1)))
                     mark[s][j] = first == 1 ? '*' : '=';
     }
     for (size_t j = 0; j < g->nvariants; j++) {
@@ -235,9 +235,12 @@ static void grid_claims(const struct cb_report *r, const struct grid *g, FILE *o
         }
         if (first == 0)
             continue;
-        int col = fprintf(out, "  tie at %s (within noise):",
-                          cb_fmt_size(g->sizes[s], "B", a, sizeof a));
-        cb_report_tied_names(v, tied, nv, col, out);
+        cb_fmt_size(g->sizes[s], "B", a, sizeof a);
+        if (tied[0] == CB_RANK_TIED)
+            cb_report_tied_names(v, tied, nv, fprintf(out, "  tie at %s (within noise):", a), out);
+        char lead[64];
+        snprintf(lead, sizeof lead, "  at %s, not separated from", a);
+        cb_report_unseparated(r, v, tied, nv, lead, out);
     }
     if (nx == 0 && clear == g->nsizes && one)
         fprintf(out, "  no crossover: %s wins at every size measured\n", one->info.variant);
@@ -245,7 +248,8 @@ static void grid_claims(const struct cb_report *r, const struct grid *g, FILE *o
         fprintf(out, "  no crossover: %s wins at the %zu of %zu sizes with a clear winner\n",
                 one->info.variant, clear, g->nsizes);
     else if (clear == 0)
-        fprintf(out, "  no winner at any size: the variants are within noise of each other\n");
+        fprintf(out, "  no winner at any size: at each, a variant is tied with the first or not "
+                     "separated from it\n");
     const char *on = cb_rank_by_time(r) ? cb_report_time_what(r) : "cycles";
     if (cb_rank_runs(r) > 1)
         fprintf(out, "  (a winner: faster than each other variant by %.0f%%+ at p < %.2g, paired t\n"

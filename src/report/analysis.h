@@ -36,9 +36,17 @@ int cb_report_fusion_text(const struct cb_report *r, FILE *out);
  * where they were counted; where not, the reason. */
 int cb_report_packet_text(const struct cb_report *r, const struct cb_budget *b, FILE *out);
 
-/* The names of v[k] with tied[k], after a lead-in that filled col columns,
- * wrapped under 100 columns, then a newline (text.c). */
+/* The names of v's cases tied with the first (tied[k] CB_RANK_TIED, rank.h)
+ * after col columns already written, wrapped under 100, and a newline. */
 void cb_report_tied_names(const struct cb_report_case *const *v, const int *tied, size_t n, int col,
                           FILE *out);
+
+/* After lead and the first's name, each case of v not separated from it
+ * (tied[k] CB_RANK_UNSEPARATED) with its figure as a multiple of the
+ * first's, and what would decide them; nothing when there is none. */
+void cb_report_unseparated(const struct cb_report *r, const struct cb_report_case *const *v,
+                           const int *tied, size_t n, const char *lead, FILE *out);
+/* What decides a claim the test cannot make in r: more samples or runs. */
+const char *cb_report_decides(const struct cb_report *r, char *buf, size_t len);
 
 #endif

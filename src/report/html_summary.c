@@ -10,6 +10,7 @@
 
 #include "budget.h"
 #include "html_internal.h"
+#include "rank.h"
 #include "report.h"
 
 static int same_group(const struct cb_report_case *a, const struct cb_report_case *b)
@@ -18,16 +19,18 @@ static int same_group(const struct cb_report_case *a, const struct cb_report_cas
            strcmp(a->info.mode, b->info.mode) == 0;
 }
 
-/* The cheapest measured case of the group starting at i (its end in *j). */
+/* The best measured case of the group starting at i (its end in *j): the
+ * rank's first, as the text report and run's summary name it. */
 static const struct cb_report_case *best_of_group(const struct cb_report *r, size_t i, size_t *j)
 {
-    const struct cb_report_case *best = NULL;
+    const struct cb_report_case *v[128];
+    size_t n = 0;
     for (*j = i; *j < r->ncases && same_group(&r->cases[i], &r->cases[*j]); (*j)++) {
         const struct cb_report_case *c = &r->cases[*j];
-        if (c->measured && c->cyc.median > 0 && (!best || c->cyc.median < best->cyc.median))
-            best = c;
+        if (c->measured && c->cyc.median > 0 && n < 128)
+            v[n++] = c;
     }
-    return best;
+    return n && cb_rank_group(r, v, n, NULL) ? v[0] : NULL;
 }
 
 /* The same case (probe, variant, size, mode) in the base run, or NULL. */

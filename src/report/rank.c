@@ -73,36 +73,27 @@ int cb_rank_faster(const struct cb_report *r, const struct cb_report_case *a,
     return cb_mw_p(x->v, x->n, y->v, y->n) < CB_RANK_ALPHA;
 }
 
-/* What orders a group: the run's median, or with runs as the unit the
- * geometric mean of the case's medians over the runs, so that the first is
- * the one the runs' test starts from. */
-static double order_figure(const struct cb_report *r, const struct cb_report_case *c)
-{
-    double m = cb_rank_median(r, c);
-    if (cb_rank_runs(r) == 1 || !c->peer || !(m > 0))
-        return m;
-    double sum = log(m);
-    size_t n = 1;
-    for (size_t p = 0; p < r->npeers; p++)
-        if (c->peer[p] > 0) {
-            sum += log(c->peer[p]);
-            n++;
-        }
-    return exp(sum / (double)n);
-}
-
-/* Measured first, then the lower rank figure, then the name. */
+/* Measured first, then the lower rank figure (this run's: the column the
+ * reader sees, so that every "best first" is monotone in it), then the
+ * name. */
 static int before(const struct cb_report *r, const struct cb_report_case *x,
                   const struct cb_report_case *y)
 {
     if (x->measured != y->measured)
         return x->measured;
     if (x->measured) {
-        double a = order_figure(r, x), b = order_figure(r, y);
+        double a = cb_rank_median(r, x), b = cb_rank_median(r, y);
         if (a != b)
             return a < b;
     }
     return strcmp(x->info.variant, y->info.variant) < 0;
+}
+
+int cb_rank_within_span(const struct cb_report *r, const struct cb_report_case *first,
+                        const struct cb_report_case *c)
+{
+    double a = cb_rank_median(r, first), b = cb_rank_median(r, c);
+    return a > 0 && b <= a * (1 + CB_RANK_TIE_SPAN);
 }
 
 size_t cb_rank_group(const struct cb_report *r, const struct cb_report_case **v, size_t n,
@@ -120,11 +111,17 @@ size_t cb_rank_group(const struct cb_report *r, const struct cb_report_case **v,
     size_t first = n && v[0]->measured ? 1 : 0;
     if (tied)
         memset(tied, 0, n * sizeof *tied);
+    /* Each against the first, never through another: a tie cannot chain
+     * (A with B, B with C, C 3x A), and spans at most CB_RANK_TIE_SPAN. */
     for (size_t k = 1; first && k < n && v[k]->measured; k++)
         if (!cb_rank_faster(r, v[0], v[k])) {
             first++;
-            if (tied)
-                tied[0] = tied[k] = 1;
+            int t = cb_rank_within_span(r, v[0], v[k]) ? CB_RANK_TIED : CB_RANK_UNSEPARATED;
+            if (tied) {
+                tied[k] = t;
+                if (t == CB_RANK_TIED)
+                    tied[0] = CB_RANK_TIED;
+            }
         }
     return first;
 }

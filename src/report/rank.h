@@ -20,7 +20,13 @@
  * medians is CB_RANK_MARGIN or more in a's favour and a paired t-test on
  * those log ratios gives p < CB_RANK_ALPHA, and a is faster in the
  * report's own run as well (so that no claim contradicts the table beside
- * it).  Pairing by run takes out what moves a whole run (the core clock,
+ * it).
+ *
+ * A tie is a claim too: "tied within noise" says two variants cost about
+ * the same.  A variant the test cannot separate from the first but more
+ * than CB_RANK_TIE_SPAN slower is not tied (a 3x spread "tied" at 5
+ * samples a side); it is "not separated", and the report says what would
+ * decide it.  Pairing by run takes out what moves a whole run (the core clock,
  * the host's load). */
 #ifndef CB_RANK_H
 #define CB_RANK_H
@@ -28,6 +34,7 @@
 #include "report.h"
 
 #define CB_RANK_ALPHA 0.01
+#define CB_RANK_TIE_SPAN 0.10    /* a tie spans at most 10% above its first's figure */
 #define CB_RANK_MARGIN 0.02
 #define CB_RANK_RUNS_MIN 3       /* runs (the report's own and its peers) for runs as the unit */
 #define CB_RANK_PEERS_MAX 15     /* other runs of the same bytes read, the newest */
@@ -46,11 +53,20 @@ const struct cb_report_series *cb_rank_series(const struct cb_report *r,
 /* 1 when measured case a is faster than b beyond the noise. */
 int cb_rank_faster(const struct cb_report *r, const struct cb_report_case *a,
                    const struct cb_report_case *b);
-/* Sort v (n cases of one group) measured first, fastest first by the rank
- * figure, then by name; set tied[k] (may be NULL) for each measured case
- * the first is not faster than (tied[0] too when any other is).  Returns
- * how many cases share first place: 1 for a clear winner, 0 when none is
- * measured. */
+/* What the first of a group is to each other measured case it is not
+ * faster than: tied (within the noise and within CB_RANK_TIE_SPAN of its
+ * figure), or not separated (the test cannot tell them apart, yet they are
+ * further apart than a tie may span: more samples or runs decide). */
+enum { CB_RANK_TIED = 1, CB_RANK_UNSEPARATED = 2 };
+/* 1 when c's rank figure is within CB_RANK_TIE_SPAN above first's. */
+int cb_rank_within_span(const struct cb_report *r, const struct cb_report_case *first,
+                        const struct cb_report_case *c);
+/* Sort v (n cases of one group) measured first, fastest first by this
+ * run's rank figure, then by name; set tied[k] (may be NULL) to
+ * CB_RANK_TIED or CB_RANK_UNSEPARATED for each measured case the first is
+ * not faster than, 0 for the others (tied[0] is CB_RANK_TIED when any other
+ * is).  Returns how many cases the first is not faster than, itself
+ * included: 1 for a clear winner, 0 when none is measured. */
 size_t cb_rank_group(const struct cb_report *r, const struct cb_report_case **v, size_t n,
                      int *tied);
 

@@ -260,19 +260,24 @@ static void multiplex_note(const struct cb_report *r, FILE *out)
 
 /* Under a group's rows, the variants tied with its first: a line of its
  * own, because a row already fills 100 columns when it is also "scaled"
- * or "shared", and the rows' layout is what scripts read. */
-static void tie_line(const struct cb_report_case *const *v, const int *tied, size_t n, FILE *out)
+ * or "shared", and the rows' layout is what scripts read.  Then those the
+ * test cannot separate from the first although further than a tie spans,
+ * with what would decide them. */
+static void tie_line(const struct cb_report *r, const struct cb_report_case *const *v, const int *tied,
+                     size_t n, FILE *out)
 {
-    if (n == 0 || !tied[0])
+    if (n == 0)
         return;
-    cb_report_tied_names(v, tied, n, fprintf(out, "  = tied within noise:"), out);
+    if (tied[0] == CB_RANK_TIED)
+        cb_report_tied_names(v, tied, n, fprintf(out, "  = tied within noise:"), out);
+    cb_report_unseparated(r, v, tied, n, "  ? not separated from", out);
 }
 
 void cb_report_tied_names(const struct cb_report_case *const *v, const int *tied, size_t n, int col,
                           FILE *out)
 {
     for (size_t k = 0; k < n; k++) {
-        if (!tied[k])
+        if (tied[k] != CB_RANK_TIED)
             continue;
         /* Many tied names wrap under 100 columns. */
         if (col + 1 + (int)strlen(v[k]->info.variant) > 100)
@@ -280,6 +285,36 @@ void cb_report_tied_names(const struct cb_report_case *const *v, const int *tied
         col += fprintf(out, " %s", v[k]->info.variant);
     }
     fputc('\n', out);
+}
+
+const char *cb_report_decides(const struct cb_report *r, char *buf, size_t len)
+{
+    if (cb_rank_runs(r) > 1)
+        snprintf(buf, len, "more runs of the same bytes decide");
+    else
+        snprintf(buf, len, "--reps 10 or more, or %d more runs of the same bytes, decide",
+                 CB_RANK_RUNS_MIN - 1 - (int)r->npeers);
+    return buf;
+}
+
+void cb_report_unseparated(const struct cb_report *r, const struct cb_report_case *const *v,
+                           const int *tied, size_t n, const char *lead, FILE *out)
+{
+    int col = 0;
+    double f0 = n ? cb_rank_median(r, v[0]) : NAN;
+    for (size_t k = 1; k < n; k++) {
+        if (tied[k] != CB_RANK_UNSEPARATED)
+            continue;
+        if (!col)
+            col = fprintf(out, "%s %s:", lead, v[0]->info.variant);
+        if (col + 12 + (int)strlen(v[k]->info.variant) > 100)
+            col = fprintf(out, "\n   ");
+        col += fprintf(out, " %s (%.2fx)", v[k]->info.variant, cb_rank_median(r, v[k]) / f0);
+    }
+    if (col) {
+        char why[96];
+        fprintf(out, "\n    no claim between them: %s\n", cb_report_decides(r, why, sizeof why));
+    }
 }
 
 /* Under a group's rows, its variants whose clock was flagged (caseclock.h):
@@ -361,13 +396,17 @@ static void legend(const struct cb_report *r, FILE *out)
     if (cb_rank_runs(r) > 1)
         fprintf(out, "= tied within noise: not faster or slower than the first at p < %.2g by a\n"
                      "paired t over %zu runs of the same bytes (runs as the unit), or under %.0f%%\n"
-                     "apart; no best among them.\n", CB_RANK_ALPHA, cb_rank_runs(r), CB_RANK_MARGIN * 100);
+                     "apart, and at most %.0f%% above the first; no best among them.\n",
+                CB_RANK_ALPHA, cb_rank_runs(r), CB_RANK_MARGIN * 100, CB_RANK_TIE_SPAN * 100);
     else
         fprintf(out, "= tied within noise: not faster or slower than the first at p < %.2g by the\n"
-                     "exact rank test, or under %.0f%% apart; no best among them.  Best and ties are\n"
-                     "claims within this one run: %d more runs of the same bytes make them claims\n"
-                     "across runs.\n", CB_RANK_ALPHA, CB_RANK_MARGIN * 100,
+                     "exact rank test, or under %.0f%% apart, and at most %.0f%% above the first;\n"
+                     "no best among them.  Best and ties are claims within this one run: %d more\n"
+                     "runs of the same bytes make them claims across runs.\n",
+                CB_RANK_ALPHA, CB_RANK_MARGIN * 100, CB_RANK_TIE_SPAN * 100,
                 CB_RANK_RUNS_MIN - 1 - (int)r->npeers);
+    fprintf(out, "? not separated: more than %.0f%% above the first, yet not slower at p < %.2g:\n"
+                 "neither tied nor ranked, and no best named.\n", CB_RANK_TIE_SPAN * 100, CB_RANK_ALPHA);
 }
 
 int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE *out)
@@ -430,7 +469,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             flagged += (size_t)c->info.clock_flagged;
             shared += (size_t)cb_report_case_shared(c);
         }
-        tie_line(v, tied, n, out);
+        tie_line(r, v, tied, n, out);
         over_lines(r, v, n, out);
         kernel_line(r, v, n, out);
         clock_line(v, n, out);
@@ -538,8 +577,10 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
             num(out, bytes > 0 ? bytes / best->cyc.median : NAN, 7, 2);
             share_cell(out, r, best, o, 8);
             if (first > 1)
-                fprintf(out, "  tie: %s (%s)%s", second->info.variant,
-                        fmt_num(b, sizeof b, fig2, by_time ? 2 : 1), first > 2 ? " and more" : "");
+                fprintf(out, "  %s: %s (%s)%s",
+                        cb_rank_within_span(r, best, second) ? "tie" : "not separated",
+                        second->info.variant, fmt_num(b, sizeof b, fig2, by_time ? 2 : 1),
+                        first > 2 ? " and more" : "");
             else if (second)
                 fprintf(out, "  %s (%s)", second->info.variant, fmt_num(b, sizeof b, fig2, by_time ? 2 : 1));
         } else {
