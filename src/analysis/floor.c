@@ -153,7 +153,9 @@ static int skipped(int64_t id, const int64_t *skip, size_t nskip)
 
 /* The host's newest complete runs, each with the bytes it measured; those
  * with no code identity (recorded before 0020_code_id.sql) are counted in
- * *unkeyed and left out. */
+ * *unkeyed and left out.  So are runs a slowed host measured
+ * (0024_hoststate.sql): the floor is what quiet runs of this host spread by,
+ * and a third of runs 1.7x slow taught it a floor no change could pass. */
 static int candidates(struct cb_store *st, int64_t ref, const int64_t *skip, size_t nskip,
                       struct cand **out, size_t *n, size_t *unkeyed)
 {
@@ -162,10 +164,13 @@ static int candidates(struct cb_store *st, int64_t ref, const int64_t *skip, siz
     *n = *unkeyed = 0;
     if (cb_store_schema_version(st) < 20)
         return 0;
-    int rc = cb_db_prepare(cb_store_db(st),
-                           "SELECT r.id, r.code_id, COALESCE(r.clock_backend, '') FROM runs r "
-                           " WHERE r.host_id = (SELECT host_id FROM runs WHERE id = ?1) "
-                           "   AND r.status = 'complete' ORDER BY r.id DESC LIMIT ?2", &q);
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT r.id, r.code_id, COALESCE(r.clock_backend, '') FROM runs r "
+             " WHERE r.host_id = (SELECT host_id FROM runs WHERE id = ?1) "
+             "   AND r.status = 'complete'%s ORDER BY r.id DESC LIMIT ?2",
+             cb_store_schema_version(st) >= 24 ? " AND COALESCE(r.state, 'quiet') <> 'slowed'" : "");
+    int rc = cb_db_prepare(cb_store_db(st), sql, &q);
     if (rc != CB_DB_OK)
         return sql_err(rc);
     cb_db_bind_int64(q, 1, ref);

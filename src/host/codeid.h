@@ -25,7 +25,8 @@ struct cb_codeid {
 /* The identity of the code this process measures, with the values of the
  * environment variables named in envs[nenv] (unset ones left out; a
  * "seed=N" item of a comma list is dropped, as a seed draws the fake
- * clock's run-to-run noise, which is what a floor is there to learn).
+ * clock's run-to-run noise, which is what a floor is there to learn, and
+ * so are "host=X" and "hostfor=N", the host's state it imposes).
  * Always fills c; an object that cannot be read is named "unreadable" and
  * still counts.  0, or a negative errno when the measuring object was not
  * found (then what says so). */
