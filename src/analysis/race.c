@@ -335,7 +335,7 @@ static int screen_entrants(struct cb_collector *col, const struct cb_race_opts *
             if (runnable) {
                 const struct cb_verdict *vd = cb_collector_verdict(col, c->probe, e->v);
                 if (!vd)
-                    return -ENOMEM;
+                    return o->stop && *o->stop ? -EINTR : -ENOMEM;   /* stopped while verifying */
                 if (vd->ok)
                     continue;
                 e->verdict = CB_RACE_BAD;

@@ -419,7 +419,7 @@ int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col)
             const struct cb_verdict *vd = cb_collector_verdict(col, c->p[s], c->v[s]);
             double x;
             if (!vd)
-                rc = -ENOMEM;
+                rc = *cb_stop_flag() ? -EINTR : -ENOMEM;   /* stopped while verifying */
             else if (!vd->ok)
                 rc = time_side(col, c, s, 0, &x) < 0 ? -EIO : 0;
         }

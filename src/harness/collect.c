@@ -372,6 +372,10 @@ const struct cb_verdict *cb_collector_verdict(struct cb_collector *col, const st
     memset(cv, 0, sizeof *cv);
     cv->v = v;
     int rc = p->verify(v, &cv->verdict);
+    if (rc == -EINTR) {   /* stopped, not judged: nothing is said or stored */
+        col->nvc--;
+        return NULL;
+    }
     if (rc < 0) {
         cv->verdict.ok = 0;
         snprintf(cv->verdict.detail, sizeof cv->verdict.detail, "verification could not run: %s",
@@ -468,6 +472,18 @@ static int store_measured(struct cb_collector *col, const struct cb_case_row *ro
     return rc < 0 ? rc : cb_runstate_case_done(&col->rs, *case_id);
 }
 
+/* A case this CPU cannot run: skipped, saying which features it lacks. */
+static int store_lacking(struct cb_collector *col, const struct cb_variant *v,
+                         struct cb_case_row *row, int64_t *case_id)
+{
+    char need[128], lack[128], detail[300];
+    cb_cpu_feature_names(v->needs, need, sizeof need);
+    cb_cpu_feature_names(v->needs & ~col->host.features, lack, sizeof lack);
+    snprintf(detail, sizeof detail, "needs %s; this CPU lacks %s", need, lack);
+    int rc = store_unmeasured(col, row, "skipped", detail, case_id);
+    return rc < 0 ? rc : CB_CASE_SKIPPED;
+}
+
 int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
                       const struct cb_variant *v, uint64_t size, enum cb_mode mode,
                       volatile sig_atomic_t *stop, int64_t *case_id, struct cb_measurement *out)
@@ -483,22 +499,19 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
         case_id = &id;
     if (out)
         memset(out, 0, sizeof *out);
-    if (!cb_variant_runnable(v, col->host.features)) {
-        char need[128], lack[128];
-        cb_cpu_feature_names(v->needs, need, sizeof need);
-        cb_cpu_feature_names(v->needs & ~col->host.features, lack, sizeof lack);
-        snprintf(detail, sizeof detail, "needs %s; this CPU lacks %s", need, lack);
-        rc = store_unmeasured(col, &row, "skipped", detail, case_id);
-        return rc < 0 ? rc : CB_CASE_SKIPPED;
-    }
+    if (!cb_variant_runnable(v, col->host.features))
+        return store_lacking(col, v, &row, case_id);
     /* Verify once per variant, before it is ever timed. */
     const struct cb_verdict *vd = cb_collector_verdict(col, p, v);
     if (!vd)
-        return -ENOMEM;
+        return stop && *stop ? -EINTR : -ENOMEM;
     if (!vd->ok) {
         rc = store_unmeasured(col, &row, "bad", vd->detail, case_id);
         return rc < 0 ? rc : CB_CASE_BAD;
     }
+    int guarded = !col->sim && cb_plugin_owns(p, v);   /* a plugin's code: plugin_case.c */
+    if (guarded && cb_collector_size_bad(p, v, size, detail, sizeof detail))
+        return cb_collector_case_bad(col, &row, p, v, detail, case_id);
     if (!vd->checked)
         row.detail = vd->detail;
     struct cb_case c = {
@@ -508,7 +521,9 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     struct cb_measurement m;
     col->h.stop = stop;
     sim_cold_note(col, mode);
-    rc = cb_runstate_measure(&col->rs, &col->h, &c, &m);
+    rc = cb_collector_time(col, guarded, &c, &m, detail, sizeof detail);
+    if (rc == 1)   /* the plugin's code hurt its case */
+        return cb_collector_case_bad(col, &row, p, v, detail, case_id);
     if (col->sim && col->sim_clock.failed) {
         /* A batch whose counts are unknown must not be stored as a count. */
         fprintf(stderr, "cyclebudget: --sim: %s\n", col->sim_clock.why);

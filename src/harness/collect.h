@@ -111,6 +111,26 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
                       const struct cb_variant *v, uint64_t size, enum cb_mode mode,
                       volatile sig_atomic_t *stop, int64_t *case_id, struct cb_measurement *m);
 
+/* The guards around a case that runs a plugin's code (plugin_case.c).
+ * case_bad: v is BAD from here on, for why (a finding after its
+ * verification); said, and this case stored BAD: CB_CASE_BAD or the
+ * store's negative errno.  size_bad: 1 with why set when v is wrong at
+ * size, a length its verification did not try (checked now, in a child).
+ * keep_cpu: after a case, the process on the run's CPU again; 0, or the
+ * negative errno of pinning, said. */
+int cb_collector_case_bad(struct cb_collector *col, struct cb_case_row *row,
+                          const struct cb_probe *p, const struct cb_variant *v, const char *why,
+                          int64_t *case_id);
+int cb_collector_size_bad(const struct cb_probe *p, const struct cb_variant *v, uint64_t size,
+                          char *why, size_t len);
+int cb_collector_keep_cpu(struct cb_collector *col);
+/* Time case c (guarded: in a child, plugin.h's cb_plugin_measure_in_child),
+ * then keep the run's CPU: as cb_harness_measure, or 1 with why set (the
+ * plugin's code hurt the case: BAD, m empty), or -EPERM (off the run's CPU
+ * for good, said; m empty). */
+int cb_collector_time(struct cb_collector *col, int guarded, struct cb_case *c,
+                      struct cb_measurement *m, char *why, size_t len);
+
 /* The verdict of v (verifying it on first use). */
 const struct cb_verdict *cb_collector_verdict(struct cb_collector *col, const struct cb_probe *p,
                                               const struct cb_variant *v);

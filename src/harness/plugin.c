@@ -370,6 +370,46 @@ static int merged_verify(const struct cb_variant *v, struct cb_verdict *out)
     return cb_plugin_verify_in_child(plugin_variant_verify, v, out);
 }
 
+/* The length the size check's child verifies (set before it forks). */
+static size_t size_to_verify;
+
+static int size_verify(const struct cb_variant *v, struct cb_verdict *out)
+{
+    const struct cb_probe *p = owner_of(v);
+    const struct cb_probe *base = p ? builtin_named(p->name) : NULL;
+    if (!base)
+        return -EINVAL;
+    return cb_plugin_verify_len(base->call, v, size_to_verify, out);
+}
+
+int cb_plugin_owns(const struct cb_probe *p, const struct cb_variant *v)
+{
+    const void *call;
+    if (cb_plugin_family_call(p, v, &call) == 1)
+        return 1;
+    const struct cb_probe *base = builtin_named(p->name);
+    return p->verify == merged_verify && base && (size_t)(v - p->variants) >= base->nvariants;
+}
+
+int cb_plugin_verify_size(const struct cb_probe *p, const struct cb_variant *v, uint64_t size,
+                          struct cb_verdict *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ok = 1;
+    const void *call;
+    if (!cb_plugin_owns(p, v) || cb_plugin_family_call(p, v, &call) == 1 ||
+        cb_plugin_verify_covers(size))
+        return 0;
+    size_to_verify = (size_t)size;
+    int rc = cb_plugin_verify_in_child(size_verify, v, out);
+    if (rc < 0) {
+        out->ok = 0;
+        snprintf(out->detail, sizeof out->detail, "could not be verified at %llu B, a size "
+                 "this run times: %s", (unsigned long long)size, strerror(-rc));
+    }
+    return rc;
+}
+
 /* ---- registering ------------------------------------------------------------- */
 
 static int add_variants(const char *family, const struct cb_plugin *t, const struct cb_probe *base,

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "codehash.h"
+#include "harness.h"
 #include "probe.h"
 
 #define CB_PLUGIN_MAX 8               /* --plugin, at most this many times */
@@ -66,5 +67,36 @@ int cb_plugin_load_copy(const char *path, const char *ns, struct cb_sb *err);
  * not code; or codehash.h's reasons). */
 int cb_variant_code_id(const struct cb_probe *p, const struct cb_variant *v,
                        char hash[CB_CODE_HASH_LEN + 1], unsigned *addr);
+
+/* 1 when case (p, v) runs a plugin's code: a plugin's variant of a
+ * built-in family, or a variant of a plugin's own family; else 0. */
+int cb_plugin_owns(const struct cb_probe *p, const struct cb_variant *v);
+
+/* Every size timed is a size verified: a plugin's variant of a built-in
+ * family is checked (in a child, against guard pages, plugin_verify.h) at
+ * size when its verification did not try that length.  *out ok when it
+ * matched, or when there was nothing to check; 0, or a negative errno
+ * (out then not ok, saying why). */
+int cb_plugin_verify_size(const struct cb_probe *p, const struct cb_variant *v, uint64_t size,
+                          struct cb_verdict *out);
+
+/* What the timing child measures with: measure(ctx, h, c, m) in place of
+ * cb_harness_measure (NULL: that), and ctx's ctx_size bytes of plain data
+ * (no pointer the measure changes), sent back and copied over ctx. */
+struct cb_timed_work {
+    int (*measure)(void *ctx, struct cb_harness *h, struct cb_case *c, struct cb_measurement *m);
+    void *ctx;
+    size_t ctx_size;
+};
+
+/* w's measure (w NULL: cb_harness_measure(h, c, m)) in a forked child
+ * (plugin_timed.c), pinned to pinned as this process is, with counters of
+ * its own; m as there.  Returns as the measure (-EINTR when *h->stop was
+ * raised: the child is killed, nothing kept), or -EFAULT with why set: the
+ * plugin's code crashed, exited, forked, looped (no progress for
+ * CB_PLUGIN_STALL seconds, default 30), left its CPU, set an alarm,
+ * changed SIGINT's handling or the locale: the case is BAD. */
+int cb_plugin_measure_in_child(struct cb_harness *h, struct cb_case *c, struct cb_measurement *m,
+                               int pinned, const struct cb_timed_work *w, char *why, size_t len);
 
 #endif

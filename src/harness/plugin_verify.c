@@ -25,8 +25,6 @@
 static const size_t big_lens[] = {4095, 4096, 4097, 9000, 65535, 65536, 65537};
 #define NBIG (sizeof big_lens / sizeof big_lens[0])
 #define NLENS (MAXLEN + 1 + NBIG)
-/* Room for the longest buffer after a page's last cache line. */
-#define NPAGES (65537 / 4096 + 3)
 
 enum place { END_AT_GUARD, AFTER_GUARD, PAGE_TAIL, NPLACES };
 
@@ -37,7 +35,7 @@ static const char *const place_fmt[NPLACES] = {
 /* guard | NPAGES of data | guard */
 struct area {
     unsigned char *map, *data, *end;
-    size_t pg, len;
+    size_t pg, len, npages;
 };
 
 struct call {
@@ -78,15 +76,17 @@ static __attribute__((noinline)) int guarded(struct call *c)
     return 0;
 }
 
-static int area_init(struct area *a, uint32_t seed)
+/* Room for a buffer of maxlen bytes after a page's last cache line. */
+static int area_init(struct area *a, uint32_t seed, size_t maxlen)
 {
     a->pg = (size_t)sysconf(_SC_PAGESIZE);
-    a->len = (NPAGES + 2) * a->pg;
+    a->npages = maxlen / a->pg + 3;
+    a->len = (a->npages + 2) * a->pg;
     a->map = mmap(NULL, a->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (a->map == MAP_FAILED)
         return -ENOMEM;
     a->data = a->map + a->pg;
-    a->end = a->data + NPAGES * a->pg;
+    a->end = a->data + a->npages * a->pg;
     if (mprotect(a->map, a->pg, PROT_NONE) || mprotect(a->end, a->pg, PROT_NONE)) {
         munmap(a->map, a->len);
         return -ENOMEM;
@@ -122,6 +122,14 @@ static unsigned char *place(const struct area *a, enum place w, size_t len, size
 static size_t len_at(size_t i)
 {
     return i <= MAXLEN ? i : big_lens[i - MAXLEN - 1];
+}
+
+int cb_plugin_verify_covers(uint64_t len)
+{
+    for (size_t i = 0; i < NLENS; i++)
+        if (len_at(i) == len)
+            return 1;
+    return 0;
 }
 
 static unsigned char poison_at(size_t i)
@@ -170,6 +178,8 @@ struct ctx {
     const struct cb_variant *v;
     struct area a[2];            /* [0] the source or csum's buffer, [1] dst */
     struct cb_verdict *out;
+    const size_t *lens;          /* the lengths tried, NULL: the families' (len_at) */
+    size_t nlens;
 };
 
 /* Every length and alignment at placement w of the guarded side g (0 the
@@ -178,8 +188,8 @@ struct ctx {
 static int sweep(struct ctx *x, enum place w, int g)
 {
     size_t only = x->v->only_size;
-    for (size_t i = 0; i < NLENS; i++) {
-        size_t len = len_at(i);
+    for (size_t i = 0; i < x->nlens; i++) {
+        size_t len = x->lens ? x->lens[i] : len_at(i);
         if (only && len != only)
             continue;
         for (size_t al = 0; al < ALIGNS; al++) {
@@ -212,15 +222,20 @@ static int sweep(struct ctx *x, enum place w, int g)
     return 0;
 }
 
-int cb_plugin_verify_paged(enum cb_call call, const struct cb_variant *v, struct cb_verdict *out)
+/* Every length of lens (NULL: the families' set) at every placement. */
+static int verify_lens(enum cb_call call, const struct cb_variant *v, const size_t *lens,
+                       size_t nlens, struct cb_verdict *out)
 {
-    struct ctx x = {.call = call, .v = v, .out = out};
+    struct ctx x = {.call = call, .v = v, .out = out, .lens = lens, .nlens = lens ? nlens : NLENS};
     memset(out, 0, sizeof *out);
     if (!v || !v->fn || call == CB_CALL_NONE)
         return -EINVAL;
-    if (area_init(&x.a[0], 1) < 0)
+    size_t maxlen = 65537;
+    for (size_t i = 0; lens && i < nlens; i++)
+        maxlen = lens[i] > maxlen ? lens[i] : maxlen;
+    if (area_init(&x.a[0], 1, maxlen) < 0)
         return -ENOMEM;
-    if (area_init(&x.a[1], 2) < 0) {
+    if (area_init(&x.a[1], 2, maxlen) < 0) {
         munmap(x.a[0].map, x.a[0].len);
         return -ENOMEM;
     }
@@ -240,4 +255,15 @@ int cb_plugin_verify_paged(enum cb_call call, const struct cb_variant *v, struct
     munmap(x.a[0].map, x.a[0].len);
     munmap(x.a[1].map, x.a[1].len);
     return 0;
+}
+
+int cb_plugin_verify_paged(enum cb_call call, const struct cb_variant *v, struct cb_verdict *out)
+{
+    return verify_lens(call, v, NULL, 0, out);
+}
+
+int cb_plugin_verify_len(enum cb_call call, const struct cb_variant *v, size_t len,
+                         struct cb_verdict *out)
+{
+    return verify_lens(call, v, &len, 1, out);
 }

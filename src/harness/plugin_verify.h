@@ -16,6 +16,8 @@
 #ifndef CB_PLUGIN_VERIFY_H
 #define CB_PLUGIN_VERIFY_H
 
+#include <stdint.h>
+
 #include "probe.h"
 
 /* v is called as call says (its family's cb_probe.call), which also says
@@ -23,5 +25,14 @@
  * Fills *out (ok 1 when every placement matched the reference); returns 0
  * when it ran, -EINVAL for CB_CALL_NONE, -ENOMEM. */
 int cb_plugin_verify_paged(enum cb_call call, const struct cb_variant *v, struct cb_verdict *out);
+
+/* The same at one length, len, which a run times and the families' set
+ * lacks: every size timed is a size verified.  As cb_plugin_verify_paged;
+ * -ENOMEM also when len's buffers cannot be mapped. */
+int cb_plugin_verify_len(enum cb_call call, const struct cb_variant *v, size_t len,
+                         struct cb_verdict *out);
+
+/* 1 when len is one of the lengths cb_plugin_verify_paged tries. */
+int cb_plugin_verify_covers(uint64_t len);
 
 #endif
