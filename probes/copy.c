@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "../kmod/cb_kmod_uapi.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -495,6 +496,11 @@ static void copy_run(struct cb_case *c, uint64_t iters)
 /* The quick suite: the sizes that show where the winner changes. */
 static const size_t copy_suite_sizes[] = {64, 1500, 4096, 65536, 1 << 20, 16 << 20, 0};
 
+static const struct cb_kernel_twin copy_kernel[] = {
+    {.func = "memcpy", .kfunc = CB_KF_MEMCPY, .models = {"movsb", "unrolled"},
+     .why = "rep movsb (ERMS/FSRM), memcpy_orig's loop"},
+};
+
 const struct cb_probe cb_probe_copy = {
     .name = "copy",
 #if defined(__aarch64__)
@@ -513,4 +519,9 @@ const struct cb_probe cb_probe_copy = {
     .teardown = cb_copy_teardown,
     .suite_sizes = copy_suite_sizes,
     .call = CB_CALL_COPY,
+    .shape = CB_SHAPE_TWO_BUFFERS | CB_SHAPE_STORES,
+    .charge = CB_CHARGE_BY_BYTES,
+    .chart = {.kind = CB_CHART_THROUGHPUT},
+    .kernel = copy_kernel,
+    .nkernel = sizeof copy_kernel / sizeof copy_kernel[0],
 };

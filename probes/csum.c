@@ -43,6 +43,7 @@
 #include "csum_kernel.h"
 #include "csum_simd.h"
 #include "kflags.h"
+#include "../kmod/cb_kmod_uapi.h"
 #include "probe.h"
 #include "workset.h"
 #if defined(__aarch64__)
@@ -461,6 +462,25 @@ static const size_t csum_sizes[] = {20, 40, 64, 576, 1500, 4096, 65536, 4u << 20
 /* The quick suite: the sizes that show where the winner changes. */
 static const size_t csum_suite_sizes[] = {20, 40, 64, 576, 1500, 4096, 65536, 4 << 20, 0};
 
+/* The kernel's csum_partial is modelled by its release's algorithm:
+ * kernel-2023 from Linux 6.5 (Goldstein), kernel-2021 from 5.17 (Dumazet),
+ * the one-chain adc loop before; each with and without +kflags. */
+static void csum_kernel_models(const char *release, const char *out[3])
+{
+    int maj = 0, min = 0;
+    sscanf(release, "%d.%d", &maj, &min);
+    int v = maj * 100 + min;
+    out[0] = v >= 605 ? "kernel-2023" : v >= 517 ? "kernel-2021" : "adc-1chain";
+    out[1] = v >= 605 ? "kernel-2023+kflags" : v >= 517 ? "kernel-2021+kflags" : NULL;
+    out[2] = NULL;
+}
+
+static const struct cb_kernel_twin csum_kernel[] = {
+    {.func = "csum_partial", .kfunc = CB_KF_CSUM, .models_for = csum_kernel_models,
+     .why = "the release's own algorithm (kernel-2023 from 6.5, kernel-2021 from 5.17), with "
+            "and without +kflags"},
+};
+
 const struct cb_probe cb_probe_csum = {
     .name = "csum",
     .desc = "Internet checksum (csum_partial): RFC 1071 ones'-complement sum",
@@ -475,4 +495,8 @@ const struct cb_probe cb_probe_csum = {
     .teardown = csum_teardown,
     .suite_sizes = csum_suite_sizes,
     .call = CB_CALL_SUM,
+    .charge = CB_CHARGE_BY_BYTES,
+    .chart = {.kind = CB_CHART_THROUGHPUT},
+    .kernel = csum_kernel,
+    .nkernel = sizeof csum_kernel / sizeof csum_kernel[0],
 };

@@ -13,6 +13,7 @@
 
 #include "copy.h"
 #include "cpu.h"
+#include "../kmod/cb_kmod_uapi.h"
 #include "csum.h"
 #if defined(__aarch64__)
 #include "arm64/csum.h"
@@ -280,6 +281,11 @@ static void csum_copy_run(struct cb_case *c, uint64_t iters)
 /* The quick suite: the sizes that show where the winner changes. */
 static const size_t csum_copy_suite_sizes[] = {1500, 4096, 65536, 0};
 
+static const struct cb_kernel_twin csum_copy_kernel[] = {
+    {.func = "csum_partial_copy_nocheck", .kfunc = CB_KF_CSUM_COPY, .models = {"fused"},
+     .why = "csum-copy_64.S's loop"},
+};
+
 const struct cb_probe cb_probe_csum_copy = {
     .name = "csum_copy",
     .desc = "copy + Internet checksum: fused one pass vs copy then csum",
@@ -294,4 +300,10 @@ const struct cb_probe cb_probe_csum_copy = {
     .teardown = cb_copy_teardown,
     .suite_sizes = csum_copy_suite_sizes,
     .call = CB_CALL_COPY_SUM,
+    .shape = CB_SHAPE_TWO_BUFFERS | CB_SHAPE_STORES,
+    .charge = CB_CHARGE_BY_BYTES,
+    .chart = {.kind = CB_CHART_THROUGHPUT},
+    .fuses = {"copy", "csum"},
+    .kernel = csum_copy_kernel,
+    .nkernel = sizeof csum_copy_kernel / sizeof csum_copy_kernel[0],
 };

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kflags.h"
+#include "../kmod/cb_kmod_uapi.h"
 #include "slab_internal.h"
 #include "slab_remote.h"
 #include "workset.h"
@@ -427,6 +428,17 @@ static const size_t slab_sizes[] = {64, 256, 2048, 0};
 /* The quick suite: the sizes that show where the winner changes. */
 static const size_t slab_suite_sizes[] = {256, 0};
 
+/* The bulk counts of slab_bulk_test01; 256-byte objects, the kmem_cache
+ * `kernel run` makes (its CB_KCASE_OBJ_SIZE) and the suite's size. */
+static const uint32_t slab_kernel_bulks[] = {1, 2, 4, 8, 16, 32, 64, 128, 250, 0};
+static const struct cb_kernel_twin slab_kernel[] = {
+    {.func = "kmem_cache_alloc+free", .kfunc = CB_KF_SLAB, .size = 256,
+     .models = {"single", "single+kflags"}, .why = "the SLUB model's fast path"},
+    {.func = "kmem_cache_alloc_bulk-", .kfunc = CB_KF_SLAB_BULK, .size = 256,
+     .counts = slab_kernel_bulks, .models = {"bulk-*"}, .why = "the SLUB model's bulk path"},
+};
+
+/* One object per packet (an skb), whatever its bytes: never GSO frames. */
 const struct cb_probe cb_probe_slab = {
     .name = "slab",
     .desc = "SLUB-shaped object alloc+free, single and bulk (2016 TXDP thread); "
@@ -442,4 +454,11 @@ const struct cb_probe cb_probe_slab = {
     .teardown = slab_teardown,
     .suite_sizes = slab_suite_sizes,
     .suite_variants = "single,slowpath,bulk-*,malloc,alloc-clear*",
+    .charge = CB_CHARGE_BY_OBJECT,
+    .chart = {.kind = CB_CHART_BULK, .title = "cycles per object against bulk size",
+              .lead = "kmem_cache_alloc_bulk/free_bulk shape: the cost of one alloc+free, per "
+                      "object, as the bulk grows; warm and cold apart, each on its own scale. The "
+                      "single and slowpath variants are in the table below."},
+    .kernel = slab_kernel,
+    .nkernel = sizeof slab_kernel / sizeof slab_kernel[0],
 };

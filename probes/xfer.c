@@ -288,4 +288,5 @@ const struct cb_probe cb_probe_xfer = {
     .run = xfer_run,
     .verify = xfer_verify,
     .teardown = xfer_teardown,
+    .charge = CB_CHARGE_BY_BYTES,
 };

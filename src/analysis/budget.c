@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "probe.h"
+
 double cb_budget_pps(double gbps, unsigned frame)
 {
     return gbps * 1e9 / (8.0 * (double)(frame + CB_WIRE_OVERHEAD));
@@ -61,17 +63,17 @@ int cb_budget_parse(const char *s, unsigned frame, struct cb_budget *b, struct c
     return -EINVAL;
 }
 
+/* How family's operations are charged: its probe record says (per packet
+ * for a family this build does not have, such as an in-kernel "fpu"). */
+static int charge_by(const char *family)
+{
+    const struct cb_probe *p = family ? cb_probe_find(family) : NULL;
+    return p ? (int)p->charge : CB_CHARGE_BY_PACKET;
+}
+
 int cb_budget_packet_data(const char *family)
 {
-    /* The families whose size is a packet's bytes: the checksum, the copy
-     * to user, both at once, and a packet handed to another CPU.  memset's
-     * sizes are the skb heads cleared once per packet (192, 200, 256 B, the
-     * 2016 thread) and slab's the object allocated per packet. */
-    static const char *const data[] = {"csum", "copy", "csum_copy", "xfer"};
-    for (size_t i = 0; i < sizeof data / sizeof data[0]; i++)
-        if (family && strcmp(family, data[i]) == 0)
-            return 1;
-    return 0;
+    return charge_by(family) == CB_CHARGE_BY_BYTES;
 }
 
 void cb_budget_charge_packet(unsigned frame, struct cb_charge *ch)
@@ -82,8 +84,14 @@ void cb_budget_charge_packet(unsigned frame, struct cb_charge *ch)
 void cb_budget_charge(const char *family, const char *unit, uint64_t size, unsigned frame,
                       struct cb_charge *ch)
 {
+    cb_budget_charge_as(charge_by(family), unit, size, frame, ch);
+}
+
+void cb_budget_charge_as(int by, const char *unit, uint64_t size, unsigned frame,
+                         struct cb_charge *ch)
+{
     int bytes = unit && strcmp(unit, "B") == 0;
-    if (bytes && size > CB_MTU && strcmp(family ? family : "", "slab") != 0) {
+    if (bytes && size > CB_MTU && by != CB_CHARGE_BY_OBJECT) {
         /* One IP packet of a GSO/GRO super-packet: its headers once, its
          * payload cut into MSS segments, each a full MTU frame on the wire. */
         uint64_t payload = size > CB_IP_TCP_HEADERS ? size - CB_IP_TCP_HEADERS : 1;
@@ -92,13 +100,13 @@ void cb_budget_charge(const char *family, const char *unit, uint64_t size, unsig
         *ch = (struct cb_charge){CB_CHARGE_MTU, f, n, (double)n * (f + CB_WIRE_OVERHEAD)};
         return;
     }
-    if (bytes && cb_budget_packet_data(family) && size + CB_ETH_OVERHEAD > frame) {
+    if (bytes && by == CB_CHARGE_BY_BYTES && size + CB_ETH_OVERHEAD > frame) {
         unsigned f = (unsigned)size + CB_ETH_OVERHEAD;
         *ch = (struct cb_charge){CB_CHARGE_BYTES, f, 1, (double)f + CB_WIRE_OVERHEAD};
         return;
     }
     cb_budget_charge_packet(frame, ch);
-    if (bytes && cb_budget_packet_data(family))
+    if (bytes && by == CB_CHARGE_BY_BYTES)
         ch->kind = CB_CHARGE_BYTES; /* carried by the chosen frame */
 }
 
@@ -129,14 +137,21 @@ const char *cb_budget_charge_text(const struct cb_charge *ch, char *buf, size_t 
 
 const char *cb_budget_rule(unsigned frame, char *buf, size_t len)
 {
+    /* The families charged by their bytes, as their probe records say. */
+    char fams[256] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < cb_probe_count() && at < sizeof fams; i++) {
+        const struct cb_probe *p = cb_probe_at(i);
+        if (p->charge == CB_CHARGE_BY_BYTES)
+            at += (size_t)snprintf(fams + at, sizeof fams - at, "%s%s", at ? ", " : "", p->name);
+    }
     snprintf(buf, len,
              "budget %% = ns/op over the wire time of the packet the operation is charged to: a "
              "per-packet operation (skb alloc or free, RX descriptor, skb head clear, call) to the "
-             "chosen %u-byte frame; an operation over S bytes of one packet (csum, copy, "
-             "csum_copy, xfer) to the larger of that frame and S + %d (Ethernet header 14, FCS "
+             "chosen %u-byte frame; an operation over S bytes of one packet (%s) to the larger of that frame and S + %d (Ethernet header 14, FCS "
              "4); over S > %d bytes (GSO/GRO) to ceil((S - %d) / %d) %d-byte MTU frames (IPv4 + "
              "TCP headers %d once); each frame + %d bytes on the wire (preamble 8, gap 12)",
-             frame, CB_ETH_OVERHEAD, CB_MTU, CB_IP_TCP_HEADERS, CB_MSS, CB_MTU + CB_ETH_OVERHEAD,
+             frame, fams, CB_ETH_OVERHEAD, CB_MTU, CB_IP_TCP_HEADERS, CB_MSS, CB_MTU + CB_ETH_OVERHEAD,
              CB_IP_TCP_HEADERS, CB_WIRE_OVERHEAD);
     return buf;
 }

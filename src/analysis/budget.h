@@ -63,14 +63,19 @@ struct cb_charge {
     double wire_bytes;        /* frames x (frame + CB_WIRE_OVERHEAD) */
 };
 
-/* 1 when family's size is bytes of one packet's data (csum, copy,
- * csum_copy, xfer); 0 for per-packet operations whose size is something
- * else (an object, a head cleared, descriptors, calls). */
+/* 1 when family's size is bytes of one packet's data (its probe record's
+ * charge is CB_CHARGE_BY_BYTES); 0 for per-packet operations whose size is
+ * something else (an object, a head cleared, descriptors, calls), and for a
+ * family this build does not have. */
 int cb_budget_packet_data(const char *family);
 /* The charge of an operation of family over size (unit "B" for bytes; any
- * other unit is counted per packet) at chosen frame bytes. */
+ * other unit is counted per packet) at chosen frame bytes: by the family's
+ * probe record (per packet when the build does not have it). */
 void cb_budget_charge(const char *family, const char *unit, uint64_t size, unsigned frame,
                       struct cb_charge *ch);
+/* The same for an operation charged as by says (enum cb_charge_by). */
+void cb_budget_charge_as(int by, const char *unit, uint64_t size, unsigned frame,
+                         struct cb_charge *ch);
 /* The per-packet frame's charge: a step of a path that is charged once. */
 void cb_budget_charge_packet(unsigned frame, struct cb_charge *ch);
 /* The time of the charged frames at gbps, in ns. */

@@ -18,23 +18,10 @@
 #include "store.h"
 #include "tsc.h"
 
-/* The families, named as the user-space families they stand beside. */
-static const struct kfamily {
-    const char *probe, *variant;
-    uint32_t func;
-} kfamilies[] = {
-    {"csum", "csum_partial", CB_KF_CSUM},
-    {"csum_copy", "csum_partial_copy_nocheck", CB_KF_CSUM_COPY},
-    {"copy", "memcpy", CB_KF_MEMCPY},
-    {"memset", "memset", CB_KF_MEMSET},
-    {"slab", NULL, CB_KF_SLAB},
-    {"fpu", NULL, CB_KF_FPU_FIRST},
-    {"page_pool", NULL, CB_KF_PAGE_POOL},
-};
-#define NKFAMILIES (sizeof kfamilies / sizeof kfamilies[0])
-
-/* The bulk sizes of slab_bulk_test01 and the user-space slab family. */
-static const uint32_t bulks[] = {1, 2, 4, 8, 16, 32, 64, 128, 250};
+/* The in-kernel families: those whose probe records name a kernel twin
+ * (probe.h's struct cb_kernel_twin), then the FPU, which no user-space
+ * family stands beside (its figures are set beside the XSAVEC estimate). */
+#define KFAMILY_FPU "fpu"
 
 void cb_kernel_plan_init(struct kernel_plan *k)
 {
@@ -46,55 +33,58 @@ void cb_kernel_plan_init(struct kernel_plan *k)
 static int add_case(struct kernel_plan *k, const char *probe, const char *variant, uint32_t func,
                     uint32_t size, uint32_t nobj, int mode, struct cb_sb *err)
 {
+    const struct cb_probe *p = cb_probe_find(probe);
     if (k->ncases == CB_KCASES_MAX) {
         cb_sb_setf(err, "too many cases (at most %d): give fewer sizes", CB_KCASES_MAX);
         return -EINVAL;
     }
     char *name = k->names[k->ncases];
     snprintf(name, sizeof k->names[0], "%s", variant);
-    int obj = func == CB_KF_SLAB || func == CB_KF_SLAB_BULK;
     k->cases[k->ncases++] = (struct cb_kcase){
         .probe = probe, .variant = name, .func = func, .size = size, .nobj = nobj, .mode = mode,
-        .op = obj ? "object" : "call", .unit = "B"};
+        .op = p ? p->op : "call", .unit = p ? p->unit : "B"};
     if (size > k->max_size)
         k->max_size = size;
     k->any_cold |= mode == 1;
     return 0;
 }
 
-/* slab: one alloc+free, then each bulk size; fpu: a first use (timed in the
- * kernel, and from user space with the exit) and one in a batch; page_pool:
- * a page drawn and put back.  Warm only: a cold cache, FPU or pool has no
- * meaning here. */
-static int add_fixed(struct kernel_plan *k, const struct kfamily *f, struct cb_sb *err)
+/* A twin of one fixed size: one case, or one per bulk count.  Warm only:
+ * a cold cache or pool has no meaning here. */
+static int add_fixed(struct kernel_plan *k, const struct cb_probe *p,
+                     const struct cb_kernel_twin *t, struct cb_sb *err)
+{
+    char name[48];
+    if (!t->counts)
+        return add_case(k, p->name, t->func, t->kfunc, t->size, 1, 0, err);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && t->counts[i]; i++) {
+        snprintf(name, sizeof name, "%s%u", t->func, t->counts[i]);
+        rc = add_case(k, p->name, name, t->kfunc, t->size, t->counts[i], 0, err);
+    }
+    return rc;
+}
+
+/* The FPU: a first use (timed in the kernel, and from user space with the
+ * exit) and one in a batch.  Warm only. */
+static int add_fpu(struct kernel_plan *k, struct cb_sb *err)
 {
     char name[48];
     int rc = 0;
-    if (f->func == CB_KF_SLAB) {
-        rc = add_case(k, "slab", "kmem_cache_alloc+free", CB_KF_SLAB, CB_KCASE_OBJ_SIZE, 1, 0,
-                      err);
-        for (size_t i = 0; rc == 0 && i < sizeof bulks / sizeof bulks[0]; i++) {
-            snprintf(name, sizeof name, "kmem_cache_alloc_bulk-%u", bulks[i]);
-            rc = add_case(k, "slab", name, CB_KF_SLAB_BULK, CB_KCASE_OBJ_SIZE, bulks[i], 0, err);
-        }
-        return rc;
-    }
-    if (f->func == CB_KF_PAGE_POOL)
-        return add_case(k, "page_pool", "page_pool_alloc+put", CB_KF_PAGE_POOL, 4096, 0, 0, err);
 #if defined(__aarch64__)
     const char *fn = "kernel_neon_begin";
 #else
     const char *fn = "kernel_fpu_begin";
 #endif
     snprintf(name, sizeof name, "%s-first", fn);
-    rc = add_case(k, "fpu", name, CB_KF_FPU_FIRST, 0, 0, 0, err);
+    rc = add_case(k, KFAMILY_FPU, name, CB_KF_FPU_FIRST, 0, 0, 0, err);
     /* The same first use timed from user space: with the restore the
      * kernel defers to the exit, as the XSAVEC estimate's first use is. */
     snprintf(name, sizeof name, "%s-first+exit", fn);
-    if (rc == 0 && (rc = add_case(k, "fpu", name, CB_KF_FPU_FIRST, 0, 0, 0, err)) == 0)
+    if (rc == 0 && (rc = add_case(k, KFAMILY_FPU, name, CB_KF_FPU_FIRST, 0, 0, 0, err)) == 0)
         k->cases[k->ncases - 1].user_timed = 1;
     snprintf(name, sizeof name, "%s-batch", fn);
-    return rc ? rc : add_case(k, "fpu", name, CB_KF_FPU_BATCH, 0, 0, 0, err);
+    return rc ? rc : add_case(k, KFAMILY_FPU, name, CB_KF_FPU_BATCH, 0, 0, 0, err);
 }
 
 /* The sizes of one byte family: -s, else its quick suite's. */
@@ -139,18 +129,57 @@ static int want_family(const char *arg, const char *name)
     return 0;
 }
 
+/* A twin over the family's byte sizes, in each mode asked for. */
+static int add_sized(struct kernel_plan *k, const struct cb_probe *p,
+                     const struct cb_kernel_twin *t, int warm, int cold, struct cb_sb *err)
+{
+    uint64_t sizes[64];
+    size_t n = family_sizes(k, p->name, sizes, 64, err);
+    if (n == 0 && k->sizes_arg)
+        return -EINVAL;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (sizes[i] > CB_KMOD_MAX_SIZE) {
+            cb_sb_setf(err, "-s %" PRIu64 ": the module takes sizes up to %u bytes", sizes[i],
+                       CB_KMOD_MAX_SIZE);
+            return -EINVAL;
+        }
+        for (int m = 0; rc == 0 && m < 2; m++)
+            if (m ? cold : warm)
+                rc = add_case(k, p->name, t->func, t->kfunc, (uint32_t)sizes[i], 0, m, err);
+    }
+    return rc;
+}
+
+/* The in-kernel family i (i < the registry's count, then the FPU), by
+ * its name; NULL past the end.  *p is its probe record (NULL: the FPU). */
+static const char *kfamily_at(size_t i, const struct cb_probe **p)
+{
+    size_t n = cb_probe_count();
+    for (size_t j = 0; j < n; j++) {
+        const struct cb_probe *q = cb_probe_at(j);
+        if (q->nkernel && i-- == 0)
+            return *p = q, q->name;
+    }
+    *p = NULL;
+    return i == 0 ? KFAMILY_FPU : NULL;
+}
+
 /* Every name in -p must be a kernel family. */
 static int check_families(const char *arg, struct cb_sb *err)
 {
     char buf[256];
+    const struct cb_probe *p;
     snprintf(buf, sizeof buf, "%s", arg ? arg : "");
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        const char *name;
         size_t i = 0;
-        while (i < NKFAMILIES && strcmp(kfamilies[i].probe, t) != 0)
+        while ((name = kfamily_at(i, &p)) != NULL && strcmp(name, t) != 0)
             i++;
-        if (i == NKFAMILIES) {
-            cb_sb_setf(err, "-p: '%s' is not a kernel family: give csum, csum_copy, copy, "
-                     "memset, slab, fpu or page_pool", t);
+        if (!name) {
+            cb_sb_setf(err, "-p: '%s' is not a kernel family: give ", t);
+            for (i = 0; (name = kfamily_at(i, &p)) != NULL; i++)
+                cb_sb_addf(err, "%s%s", i ? ", " : "", name);
             return -EINVAL;
         }
     }
@@ -162,33 +191,24 @@ int cb_kernel_plan_cases(struct kernel_plan *k, struct cb_sb *err)
     int warm, cold, rc = check_families(k->probes_arg, err);
     if (rc == 0)
         rc = parse_modes(k->mode_arg, &warm, &cold, err);
-    for (size_t f = 0; rc == 0 && f < NKFAMILIES; f++) {
-        const struct kfamily *kf = &kfamilies[f];
-        if (!want_family(k->probes_arg, kf->probe))
+    const struct cb_probe *p;
+    const char *name;
+    for (size_t f = 0; rc == 0 && (name = kfamily_at(f, &p)) != NULL; f++) {
+        if (!want_family(k->probes_arg, name))
             continue;
-        if (!kf->variant) {
+        if (!p) {
             if (warm)
-                rc = add_fixed(k, kf, err);
+                rc = add_fpu(k, err);
             continue;
         }
-        uint64_t sizes[64];
-        size_t n = family_sizes(k, kf->probe, sizes, 64, err);
-        if (n == 0 && k->sizes_arg)
-            return -EINVAL;
-        for (size_t i = 0; rc == 0 && i < n; i++) {
-            if (sizes[i] > CB_KMOD_MAX_SIZE) {
-                cb_sb_setf(err, "-s %" PRIu64 ": the module takes sizes up to %u bytes",
-                         sizes[i], CB_KMOD_MAX_SIZE);
-                return -EINVAL;
-            }
-            for (int m = 0; rc == 0 && m < 2; m++)
-                if (m ? cold : warm)
-                    rc = add_case(k, kf->probe, kf->variant, kf->func, (uint32_t)sizes[i], 0, m,
-                                  err);
-        }
+        for (size_t t = 0; rc == 0 && t < p->nkernel; t++)
+            if (p->kernel[t].size)
+                rc = warm ? add_fixed(k, p, &p->kernel[t], err) : 0;
+            else
+                rc = add_sized(k, p, &p->kernel[t], warm, cold, err);
     }
     if (rc == 0 && k->ncases == 0) {
-        cb_sb_setf(err, "nothing to measure: slab, fpu and page_pool are warm only (-m cold)");
+        cb_sb_setf(err, "nothing to measure: the fixed-size families and fpu are warm only (-m cold)");
         return -EINVAL;
     }
     return rc;

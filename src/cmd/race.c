@@ -30,7 +30,20 @@
 #include "tsc.h"
 #include "workset.h"
 
-#define RACE_DEFAULT_PROBES "csum,copy,csum_copy,memset"
+/* The families raced by default: those whose variants are plain functions
+ * of the byte shapes (probe.h's enum cb_call), which are the ones with
+ * several strategies for one size of bytes. */
+static const char *default_probes(void)
+{
+    static char buf[256];
+    size_t at = 0;
+    for (size_t i = 0; i < cb_probe_count() && at < sizeof buf; i++) {
+        const struct cb_probe *p = cb_probe_at(i);
+        if (p->call != CB_CALL_NONE)
+            at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s", at ? "," : "", p->name);
+    }
+    return buf;
+}
 
 struct progress {
     int on;
@@ -116,7 +129,8 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
 {
     static const struct cb_option options[] = {
         CB_OPT_GROUP_NOTE(cb_select_options, struct race_plan, sel,
-                          "default: the families " RACE_DEFAULT_PROBES ", every variant, warm; "
+                          "default: the families whose variants are plain functions over bytes "
+                          "(those plugins add to), every variant, warm; "
                           "a race runs in one mode; each size is a bucket up to that size, the "
                           "last one open-ended (default: small <=64 @40, packets <=1500 @1500, "
                           "pages <=4K @4K, large <=64K @64K, streaming beyond @2x LLC)"),
@@ -150,7 +164,7 @@ static int race_parse(struct race_plan *pl, int argc, char **argv)
     };
     cb_session_init(&pl->s, "cycles", race_work, argc, argv);
     pl->s.co.harness.reps = 3;
-    pl->sel.probes = RACE_DEFAULT_PROBES;
+    pl->sel.probes = default_probes();
     pl->sel.modes = "warm";
     pl->ro.alpha = 0.01;
     pl->ro.min_margin = 0.02;
@@ -195,7 +209,7 @@ static int plan_probes(struct race_plan *pl)
     for (int i = 0; i < np; i++) {
         const struct cb_probe *p = pl->probes[i];
         if (!p->unit || strcmp(p->unit, "B") != 0) {
-            cb_sb_setf(pl->err, "%s's size counts %s, not bytes: the race's byte-size buckets do not apply (race csum, copy, csum_copy, memset or slab)",
+            cb_sb_setf(pl->err, "%s's size counts %s, not bytes: the race's byte-size buckets do not apply (race a family sized in bytes: 'cyclebudget list' shows each one's unit)",
                      p->name, p->unit ? p->unit : "no unit");
             return -EINVAL;
         }

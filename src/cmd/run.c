@@ -494,11 +494,11 @@ static int run_measure(const struct run_plan *pl, struct cb_collector *col, int 
  * tracks them (path.h), and one line each in the summary. */
 static void run_paths(struct cb_store *st, const struct cb_report *rep, int quiet)
 {
-    for (size_t i = 0; cb_path_shipped[i]; i++) {
+    for (size_t i = 0; cb_path_shipped()[i]; i++) {
         struct cb_path p;
         struct cb_path_result res;
         struct cb_sb err = CB_SB_INIT;
-        int rc = cb_path_load(cb_path_shipped[i], &p, &err);
+        int rc = cb_path_load(cb_path_shipped()[i], &p, &err);
         cb_sb_release(&err);
         if (rc < 0)
             continue;

@@ -24,7 +24,7 @@
 
 /* One in-kernel case, named as the store and reports name it. */
 struct cb_kcase {
-    const char *probe;       /* the user-space family it stands beside: "csum", "slab", "fpu" */
+    const char *probe;       /* the user-space family it stands beside, or "fpu" */
     const char *variant;     /* the kernel function: "csum_partial", "kmem_cache_alloc_bulk-16" */
     uint32_t func;           /* enum cb_kmod_func */
     uint32_t size;           /* bytes, or the object size for slab; 0 for fpu */

@@ -84,8 +84,58 @@ static inline int cb_call_reads(enum cb_call c) { return c != CB_CALL_NONE && c 
 static inline int cb_call_writes(enum cb_call c) { return c != CB_CALL_NONE && c != CB_CALL_SUM; }
 static inline int cb_call_sums(enum cb_call c) { return c == CB_CALL_SUM || c == CB_CALL_COPY_SUM; }
 
+/* What a family is to the layers that read its runs back (report/,
+ * analysis/, cmd/): they look the family up by name (cb_probe_find) and read
+ * these fields, so that src/ names no family. */
+enum cb_probe_shape {
+    CB_SHAPE_TWO_BUFFERS = 1u << 0, /* reads one buffer of bytes_per_op and writes another:
+                                       the working set is twice the bytes */
+    CB_SHAPE_STORES      = 1u << 1, /* writes its bytes: the store ceiling applies */
+};
+
+/* What one operation is charged to in the per-packet budget (budget.h). */
+enum cb_charge_by {
+    CB_CHARGE_BY_PACKET = 0, /* one per packet: the chosen frame; a byte size past the
+                                MTU, the MTU frames of a GSO packet */
+    CB_CHARGE_BY_BYTES,      /* S bytes of one packet: the larger of the frame and S + the
+                                Ethernet overhead; past the MTU, GSO frames */
+    CB_CHARGE_BY_OBJECT,     /* one object per packet whatever its bytes: the frame */
+};
+
+/* The family's chart in the HTML report, beside the case tables. */
+enum cb_chart_kind {
+    CB_CHART_NONE = 0,
+    CB_CHART_THROUGHPUT,     /* bytes per cycle against size, a line per variant */
+    CB_CHART_BULK,           /* per op against N of its "bulk-N" variants, a line per size */
+    CB_CHART_BARS,           /* per op, variants ranked, set against the baseline variant */
+};
+
+struct cb_chart {
+    enum cb_chart_kind kind;
+    const char *title;       /* after "NAME: " in the heading (BULK, BARS) */
+    const char *lead;        /* the paragraph under it, HTML (BULK, BARS) */
+    const char *baseline;    /* BARS: the variant the others are set against, or NULL */
+};
+
+/* One case of `kernel run` that times the kernel's own function beside this
+ * family's user-space models (kmod/, report/inkernel.c). */
+struct cb_kernel_twin {
+    const char *func;        /* the kernel function, the case's variant: "csum_partial";
+                                with counts, the prefix of "kmem_cache_alloc_bulk-16" */
+    uint32_t kfunc;          /* enum cb_kmod_func (kmod/cb_kmod_uapi.h) */
+    uint32_t size;           /* 0: the family's byte sizes (-s, else the quick suite's),
+                                warm and cold; else this one size, warm only */
+    const uint32_t *counts;  /* a bulk function: one case per count, 0-terminated */
+    const char *models[3];   /* the user-space variants set beside it, NULL-ended;
+                                "bulk-*": the bulk variant of the same count */
+    /* Optional: the models by the kernel release ("6.8.0-45-generic"),
+     * where the kernel's algorithm changed between releases. */
+    void (*models_for)(const char *release, const char *out[3]);
+    const char *why;         /* what the models stand for */
+};
+
 struct cb_probe {
-    const char *name;     /* "csum" */
+    const char *name;     /* what -p and the store call it; unique */
     const char *desc;
     const char *unit;     /* what size counts: "B" for bytes, "obj" ... */
     const char *op;       /* what one operation is: "call", "packet", "object" */
@@ -121,7 +171,18 @@ struct cb_probe {
 
     /* How a variant is called (enum cb_call); CB_CALL_NONE: not pluggable. */
     enum cb_call call;
+
+    /* What the reading layers need; every field may be left zero. */
+    unsigned shape;                 /* enum cb_probe_shape bits */
+    enum cb_charge_by charge;
+    struct cb_chart chart;
+    /* A fused family: the two families whose work it does at once, for the
+     * report's table of the fused variant against the two apart. */
+    const char *fuses[2];
+    const struct cb_kernel_twin *kernel;   /* its cases in `kernel run` */
+    size_t nkernel;
 };
+
 
 /* The registry: every family linked into the binary. */
 extern const struct cb_probe *const cb_probes[];

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probe.h"
 #include "rank.h"
 
 #define MAX_SIZES 32
@@ -312,23 +313,29 @@ static void heading_once(FILE *out, int *shown, const char *fmt, ...)
     va_end(ap);
 }
 
-int cb_report_fusion_text(const struct cb_report *r, FILE *out)
+/* One fused family's table: its best variant at each size and mode
+ * against the best of each of the two families it fuses (its probe
+ * record's fuses). */
+static void fusion_table(const struct cb_report *r, const struct cb_probe *fam, FILE *out)
 {
+    const char *a = fam->fuses[0], *b = fam->fuses[1];
     int header = 0;
     for (size_t k = 0; k < r->ncases; k++) {
         const struct cb_report_case *f = &r->cases[k];
-        if (!f->measured || strcmp(f->info.probe, "csum_copy") != 0)
+        if (!f->measured || strcmp(f->info.probe, fam->name) != 0)
             continue;
-        /* One line per size and mode, for the fastest csum_copy variant. */
-        if (best_of(r, "csum_copy", f->info.size, f->info.mode) != f)
+        /* One line per size and mode, for the fastest fused variant. */
+        if (best_of(r, fam->name, f->info.size, f->info.mode) != f)
             continue;
-        const struct cb_report_case *cp = best_of(r, "copy", f->info.size, f->info.mode);
-        const struct cb_report_case *cs = best_of(r, "csum", f->info.size, f->info.mode);
+        const struct cb_report_case *cp = best_of(r, a, f->info.size, f->info.mode);
+        const struct cb_report_case *cs = best_of(r, b, f->info.size, f->info.mode);
+        char both_name[64];
+        snprintf(both_name, sizeof both_name, "%s+%s", a, b);
         heading_once(out, &header,
-                     "\ncsum_copy against copy alone and csum alone (median %s per call)\n"
+                     "\n%s against %s alone and %s alone (median %s per %s)\n"
                      "  %-8s %-5s %-14s %9s %9s %9s %9s %10s\n",
-                     r->cyc_source, "size", "mode", "best fused", "cyc", "copy", "csum", "copy+csum",
-                     "fused vs");
+                     fam->name, a, b, r->cyc_source, fam->op, "size", "mode", "best fused", "cyc",
+                     a, b, both_name, "fused vs");
         char sz[32];
         fprintf(out, "  %-8s %-5s %-14.14s %9.1f", cb_fmt_size(f->info.size, "B", sz, sizeof sz),
                 f->info.mode, f->info.variant, f->cyc.median);
@@ -348,9 +355,18 @@ int cb_report_fusion_text(const struct cb_report *r, FILE *out)
         }
     }
     if (header)
-        fprintf(out, "  copy and csum are the fastest variants of each family at that size; "
-                     "negative = fusion wins.\n  Runs without copy or csum at the same size show -: "
-                     "collect them together (-p csum,copy,csum_copy).\n");
+        fprintf(out, "  %s and %s are the fastest variants of each family at that size; "
+                     "negative = fusion wins.\n  Runs without %s or %s at the same size show -: "
+                     "collect them together (-p %s,%s,%s).\n", a, b, a, b, b, a, fam->name);
+}
+
+int cb_report_fusion_text(const struct cb_report *r, FILE *out)
+{
+    for (size_t i = 0; i < cb_probe_count(); i++) {
+        const struct cb_probe *fam = cb_probe_at(i);
+        if (fam->fuses[0] && fam->fuses[1])
+            fusion_table(r, fam, out);
+    }
     return 0;
 }
 

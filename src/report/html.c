@@ -391,8 +391,7 @@ static void run_sections(FILE *out, const struct cb_report *r, const struct cb_r
     cb_html_roofline_view(out, r, ls);
     cb_html_noise_view(out, r);
     counters_view(out, r);
-    cb_html_slab_view(out, r, ls);
-    cb_html_rx_view(out, r, v);
+    cb_html_family_views(out, r, v, ls);
     cases_table(out, r);
 }
 

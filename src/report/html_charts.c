@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "html_internal.h"
+#include "probe.h"
 #include "rank.h"
 #include "report.h"
 
@@ -296,12 +297,14 @@ void cb_html_add_pt(struct line *l, double x, double y, const struct cb_report_c
 
 int cb_html_throughput_view(FILE *out, const struct cb_report *r, struct line *ls)
 {
-    static const char *const fams[] = {"csum", "copy", "csum_copy", "memset"};
     int any = 0;
-    for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+    for (size_t f = 0; f < cb_probe_count(); f++) {
+        const struct cb_probe *fam = cb_probe_at(f);
+        if (fam->chart.kind != CB_CHART_THROUGHPUT)
+            continue;
         int have = 0;
         for (size_t k = 0; k < r->ncases && !have; k++)
-            have = strcmp(r->cases[k].info.probe, fams[f]) == 0 && !isnan(cb_report_bpc(&r->cases[k]));
+            have = strcmp(r->cases[k].info.probe, fam->name) == 0 && !isnan(cb_report_bpc(&r->cases[k]));
         if (!have)
             continue;
         if (!any)
@@ -311,20 +314,24 @@ int cb_html_throughput_view(FILE *out, const struct cb_report *r, struct line *l
                          "Higher is better.</p>",
                     r->run.id);
         any = 1;
-        fprintf(out, "<h3>%s</h3><div class=\"grid\">", fams[f]);
+        fputs("<h3>", out);
+        cb_html_esc(out, fam->name);
+        fputs("</h3><div class=\"grid\">", out);
         for (int m = 0; m < 2; m++) {
             const char *mode = m ? "cold" : "warm";
             size_t nl = 0;
             for (size_t k = 0; k < r->ncases; k++) {
                 const struct cb_report_case *c = &r->cases[k];
                 double b = cb_report_bpc(c);
-                if (strcmp(c->info.probe, fams[f]) || strcmp(c->info.mode, mode) || isnan(b))
+                if (strcmp(c->info.probe, fam->name) || strcmp(c->info.mode, mode) || isnan(b))
                     continue;
                 cb_html_add_pt(cb_html_line_for(ls, &nl, MAXLINES, c->info.variant), (double)c->info.size, b, c);
             }
             if (!nl)
                 continue;
-            fprintf(out, "<div class=\"card\"><h3>%s · %s</h3>", fams[f], mode);
+            fputs("<div class=\"card\"><h3>", out);
+            cb_html_esc(out, fam->name);
+            fprintf(out, " · %s</h3>", mode);
             line_chart(out, ls, nl, "size (bytes, log scale)", "bytes per cycle", 1);
             fputs("</div>", out);
         }
@@ -333,9 +340,21 @@ int cb_html_throughput_view(FILE *out, const struct cb_report *r, struct line *l
     return any;
 }
 
-/* slab: cycles per object against the bulk size, one line per object
- * size; warm and cold in panels of their own (7-19 against 400-700 cycles). */
-void cb_html_slab_view(FILE *out, const struct cb_report *r, struct line *ls)
+/* A family's head of chart: "<h2 id=NAME-RUN>NAME: title</h2><p>lead</p>". */
+static void chart_head(FILE *out, const struct cb_report *r, const struct cb_probe *fam)
+{
+    fprintf(out, "<h2 id=\"%s-%" PRId64 "\">", fam->name, r->run.id);
+    cb_html_esc(out, fam->name);
+    fputs(": ", out);
+    cb_html_esc(out, fam->chart.title ? fam->chart.title : "");
+    fprintf(out, "</h2><p class=\"lead\">%s</p><div class=\"grid\">",
+            fam->chart.lead ? fam->chart.lead : "");
+}
+
+/* A bulk family (CB_CHART_BULK): cost per op against the bulk count of its
+ * "bulk-N" variants, one line per size; warm and cold in panels of their
+ * own (slab: 7-19 against 400-700 cycles). */
+static void bulk_view(FILE *out, const struct cb_report *r, struct line *ls, const struct cb_probe *fam)
 {
     int any = 0;
     for (int m = 0; m < 2; m++) {
@@ -344,7 +363,7 @@ void cb_html_slab_view(FILE *out, const struct cb_report *r, struct line *ls)
         for (size_t k = 0; k < r->ncases; k++) {
             const struct cb_report_case *c = &r->cases[k];
             unsigned bulk;
-            if (strcmp(c->info.probe, "slab") || !c->measured || strcmp(c->info.mode, mode) ||
+            if (strcmp(c->info.probe, fam->name) || !c->measured || strcmp(c->info.mode, mode) ||
                 sscanf(c->info.variant, "bulk-%u", &bulk) != 1)
                 continue;
             char name[64], sz[32];
@@ -354,29 +373,32 @@ void cb_html_slab_view(FILE *out, const struct cb_report *r, struct line *ls)
         if (!nl)
             continue;
         if (!any)
-            fprintf(out, "<h2 id=\"slab-%" PRId64 "\">slab: cycles per object against bulk size</h2>"
-                         "<p class=\"lead\">kmem_cache_alloc_bulk/free_bulk shape: the cost of one "
-                         "alloc+free, per object, as the bulk grows; warm and cold apart, each on its "
-                         "own scale. The single and slowpath variants are in the table below.</p>"
-                         "<div class=\"grid\">", r->run.id);
+            chart_head(out, r, fam);
         any = 1;
-        fprintf(out, "<div class=\"card\"><h3>slab · bulk alloc+free · %s</h3>", mode);
-        line_chart(out, ls, nl, "objects per bulk call (log scale)", "cycles per object", 0);
+        fputs("<div class=\"card\"><h3>", out);
+        cb_html_esc(out, fam->name);
+        fprintf(out, " · bulk · %s</h3>", mode);
+        char xl[64], yl[64];
+        snprintf(xl, sizeof xl, "%ss per bulk call (log scale)", fam->op);
+        snprintf(yl, sizeof yl, "cycles per %s", fam->op);
+        line_chart(out, ls, nl, xl, yl, 0);
         fputs("</div>", out);
     }
     if (any)
         fputs("</div>", out);
 }
 
-/* rx_prefetch: cycles per packet for each prefetch-point combination, with
- * the no-prefetch loop as the line to beat. */
-void cb_html_rx_view(FILE *out, const struct cb_report *r, const struct cb_report_case **v)
+/* A family of ranked bars (CB_CHART_BARS): cycles per op for each variant,
+ * with the baseline variant as the line to beat. */
+static void bars_view(FILE *out, const struct cb_report *r, const struct cb_report_case **v,
+                      const struct cb_probe *fam)
 {
+    const char *baseline = fam->chart.baseline ? fam->chart.baseline : "";
     int head = 0;
     for (size_t i = 0; i < r->ncases;) {
         size_t j = i, n = 0;
         while (j < r->ncases && same_group(&r->cases[i], &r->cases[j])) {
-            if (r->cases[j].measured && strcmp(r->cases[j].info.probe, "rx_prefetch") == 0)
+            if (r->cases[j].measured && strcmp(r->cases[j].info.probe, fam->name) == 0)
                 v[n++] = &r->cases[j];
             j++;
         }
@@ -385,26 +407,23 @@ void cb_html_rx_view(FILE *out, const struct cb_report *r, const struct cb_repor
             continue;
         }
         if (!head)
-            fprintf(out, "<h2 id=\"rx-%" PRId64 "\">rx_prefetch: cycles per packet by prefetch points</h2>"
-                         "<p class=\"lead\">The e1000 RX clean loop with each combination of "
-                         "prefetch points, fewest cycles first. The dashed line is the loop without "
-                         "prefetch (<code>none</code>); the figure after each bar is the change "
-                         "against it.</p><div class=\"grid\">",
-                    r->run.id);
+            chart_head(out, r, fam);
         head = 1;
         by_cycles(v, n);
         double base = NAN, hi = 0;
         for (size_t k = 0; k < n; k++) {
-            if (strcmp(v[k]->info.variant, "none") == 0)
+            if (strcmp(v[k]->info.variant, baseline) == 0)
                 base = v[k]->cyc.median;
             hi = fmax(hi, v[k]->cyc.median);
         }
         const struct cb_case_info *g = &v[0]->info;
-        fputs("<div class=\"card\"><h3>rx_prefetch · ", out);
+        fputs("<div class=\"card\"><h3>", out);
+        cb_html_esc(out, fam->name);
+        fputs(" · ", out);
         cb_html_size_label(out, g->size, g->unit);
         fputs(" · ", out);
         cb_html_esc(out, g->mode);
-        fputs(" <span class=\"pill\">cycles per packet</span></h3>", out);
+        fprintf(out, " <span class=\"pill\">cycles per %s</span></h3>", fam->op);
         const int row = 16, top = 8, w = 560, h = top + (int)n * row + 24;
         double step = nice_step(hi * 1.1, 5);
         struct scale s = {0, ceil(hi * 1.1 / step) * step, 170, 480, 0};
@@ -423,10 +442,10 @@ void cb_html_rx_view(FILE *out, const struct cb_report *r, const struct cb_repor
                     isnan(base) ? cb_html_palette[0] : m < base ? fitcol[0] : m > base ? fitcol[3] : "#888");
             cb_html_esc(out, v[k]->info.variant);
             double bx = isnan(base) ? -100 : sx(&s, base);
-            fprintf(out, ": %.1f cycles/packet</title></rect><text class=\"val\" x=\"%.1f\" y=\"%.1f\">", m,
+            fprintf(out, ": %.1f cycles/%s</title></rect><text class=\"val\" x=\"%.1f\" y=\"%.1f\">", m, fam->op,
                     clear_of(x1, fnum_len(m) + (isnan(base) ? 0 : 7), &bx, 1), y + 11);
             cb_html_fnum(out, m);
-            if (!isnan(base) && base > 0 && strcmp(v[k]->info.variant, "none"))
+            if (!isnan(base) && base > 0 && strcmp(v[k]->info.variant, baseline))
                 fprintf(out, " (%+.0f%%)", (m / base - 1) * 100);
             fputs("</text>", out);
         }
@@ -439,6 +458,19 @@ void cb_html_rx_view(FILE *out, const struct cb_report *r, const struct cb_repor
     }
     if (head)
         fputs("</div>", out);
+}
+
+/* The charts the families' probe records ask for (enum cb_chart_kind). */
+void cb_html_family_views(FILE *out, const struct cb_report *r, const struct cb_report_case **v,
+                          struct line *ls)
+{
+    for (size_t f = 0; f < cb_probe_count(); f++) {
+        const struct cb_probe *fam = cb_probe_at(f);
+        if (fam->chart.kind == CB_CHART_BULK)
+            bulk_view(out, r, ls, fam);
+        else if (fam->chart.kind == CB_CHART_BARS)
+            bars_view(out, r, v, fam);
+    }
 }
 
 /* ---- noise ----------------------------------------------------------------- */

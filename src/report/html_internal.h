@@ -81,12 +81,14 @@ void cb_html_noise_view(FILE *out, const struct cb_report *r);
 /* One roofline picture per byte-moving family against the run's ceilings;
  * 0 when the run has none. */
 int cb_html_roofline_view(FILE *out, const struct cb_report *r, struct line *ls);
-void cb_html_slab_view(FILE *out, const struct cb_report *r, struct line *ls);
 /* html_summary.c: the first screen: per family, the best variant at each
  * size, its cost, budget share and change since base (NULL: none). */
 struct cb_budget;
 void cb_html_summary_view(FILE *out, const struct cb_report *r, const struct cb_report *base,
                           const struct cb_budget *b);
-void cb_html_rx_view(FILE *out, const struct cb_report *r, const struct cb_report_case **v);
+/* The bulk and bar charts the families' probe records ask for (probe.h's
+ * struct cb_chart), in the registry's order. */
+void cb_html_family_views(FILE *out, const struct cb_report *r, const struct cb_report_case **v,
+                          struct line *ls);
 
 #endif

@@ -21,47 +21,24 @@
 #include <string.h>
 
 #include "inkernel.h"
+#include "probe.h"
 #include "report.h"
 #include "store.h"
 
 #define MODELS_MAX 3
 
-/* The models of one kernel function; "*" stands for the bulk count. */
-static const struct kmodel {
-    const char *probe, *variant;      /* the in-kernel case (variant prefix for bulk) */
-    const char *models[MODELS_MAX];   /* user-space variants of the same probe */
-    const char *why;
-} kmodels[] = {
-    {"csum", "csum_partial", {NULL}, "the release's own algorithm (kernel-2023 from 6.5, "
-                                     "kernel-2021 from 5.17), with and without +kflags"},
-    {"csum_copy", "csum_partial_copy_nocheck", {"fused"}, "csum-copy_64.S's loop"},
-    {"copy", "memcpy", {"movsb", "unrolled"}, "rep movsb (ERMS/FSRM), memcpy_orig's loop"},
-    {"memset", "memset", {"stosb", "movq"}, "rep stosb (ERMS), a movq loop"},
-    {"slab", "kmem_cache_alloc+free", {"single", "single+kflags"}, "the SLUB model's fast path"},
-    {"slab", "kmem_cache_alloc_bulk-", {"bulk-*"}, "the SLUB model's bulk path"},
-};
-
-/* kernel-2023 from Linux 6.5 (Goldstein), kernel-2021 from 5.17
- * (Dumazet), the one-chain adc loop before. */
-static void csum_models(const char *release, const char **out)
+/* The kernel twin of an in-kernel case: the probe record of its family
+ * (probe.h's struct cb_kernel_twin) whose function names the case's
+ * variant, exactly or, for a bulk function, as the prefix of its count. */
+static const struct cb_kernel_twin *twin_of(const struct cb_report_case *c)
 {
-    int maj = 0, min = 0;
-    sscanf(release, "%d.%d", &maj, &min);
-    int v = maj * 100 + min;
-    out[0] = v >= 605 ? "kernel-2023" : v >= 517 ? "kernel-2021" : "adc-1chain";
-    out[1] = v >= 605 ? "kernel-2023+kflags" : v >= 517 ? "kernel-2021+kflags" : NULL;
-    out[2] = NULL;
-}
-
-static const struct kmodel *model_of(const struct cb_report_case *c)
-{
-    for (size_t i = 0; i < sizeof kmodels / sizeof kmodels[0]; i++) {
-        const struct kmodel *m = &kmodels[i];
-        size_t n = strlen(m->variant);
-        if (strcmp(c->info.probe, m->probe) == 0 &&
-            (m->variant[n - 1] == '-' ? strncmp(c->info.variant, m->variant, n) == 0
-                                      : strcmp(c->info.variant, m->variant) == 0))
-            return m;
+    const struct cb_probe *p = cb_probe_find(c->info.probe);
+    for (size_t i = 0; p && i < p->nkernel; i++) {
+        const struct cb_kernel_twin *t = &p->kernel[i];
+        size_t n = strlen(t->func);
+        if (t->counts ? strncmp(c->info.variant, t->func, n) == 0
+                      : strcmp(c->info.variant, t->func) == 0)
+            return t;
     }
     return NULL;
 }
@@ -81,17 +58,18 @@ static int case_rows(struct cb_store *st, const struct cb_report *r, struct cb_i
                      size_t k)
 {
     const struct cb_report_case *c = &r->cases[k];
-    const struct kmodel *km = model_of(c);
+    const struct cb_kernel_twin *km = twin_of(c);
     if (!c->measured || strcmp(c->info.probe, "fpu") == 0)
         return 0;
-    if (!km) {   /* page_pool: measured, with no user-space model to set beside it */
+    if (!km) {   /* measured, with no user-space model to set beside it */
         struct cb_inkernel_row row = {.kcase = k, .kernel = c->tsc.median, .model = NAN,
                                       .err_pct = NAN};
         return push(ik, &row);
     }
     const char *models[MODELS_MAX] = {0};
-    if (strcmp(km->probe, "csum") == 0)
-        csum_models(r->run.compiler + (strncmp(r->run.compiler, "linux ", 6) == 0 ? 6 : 0), models);
+    if (km->models_for)
+        km->models_for(r->run.compiler + (strncmp(r->run.compiler, "linux ", 6) == 0 ? 6 : 0),
+                       models);
     else
         memcpy(models, km->models, sizeof models);
     for (int i = 0; i < MODELS_MAX && models[i]; i++) {
@@ -99,7 +77,7 @@ static int case_rows(struct cb_store *st, const struct cb_report *r, struct cb_i
                                       .err_pct = NAN};
         if (strcmp(models[i], "bulk-*") == 0)
             snprintf(row.variant, sizeof row.variant, "bulk-%s",
-                     c->info.variant + strlen(km->variant));
+                     c->info.variant + strlen(km->func));
         else
             snprintf(row.variant, sizeof row.variant, "%s", models[i]);
         struct cb_kfigure f;

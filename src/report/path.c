@@ -13,9 +13,28 @@
 #include <unistd.h>
 
 #include "assets.h"
+#include "probe.h"
 #include "rank.h"
 
-const char *const cb_path_shipped[] = {"rx", "fwd", NULL};
+/* Every NAME.path compiled in from reports/paths/ (mk/report.am), in the
+ * order of its asset list: a shipped path is a file there and nothing else. */
+const char *const *cb_path_shipped(void)
+{
+    static char names[CB_PATH_MAX_SHIPPED][64];
+    static const char *list[CB_PATH_MAX_SHIPPED + 1];
+    if (list[0])
+        return list;
+    size_t n = 0;
+    for (size_t i = 0; i < cb_nassets && n < CB_PATH_MAX_SHIPPED; i++) {
+        size_t len = strlen(cb_assets[i].name);
+        if (len > 5 && len - 5 < sizeof names[0] && strcmp(cb_assets[i].name + len - 5, ".path") == 0) {
+            snprintf(names[n], sizeof names[n], "%.*s", (int)(len - 5), cb_assets[i].name);
+            list[n] = names[n];
+            n++;
+        }
+    }
+    return list;
+}
 const double cb_path_links[CB_PATH_NLINKS] = {10, 25, 40, 100};
 
 /* A size as a path file writes it: digits with an optional K, KiB, M or
@@ -157,7 +176,10 @@ static int read_path_file(const char *spec, char *buf, size_t len, struct cb_sb 
     if (fd < 0) {
         int e = errno;
         cb_sb_addf(err, "--path '%s': %s: give a shipped path (", spec, strerror(e));
-        cb_sb_join(err, cb_path_shipped, 2, ", ");
+        size_t ns = 0;
+        while (cb_path_shipped()[ns])
+            ns++;
+        cb_sb_join(err, cb_path_shipped(), ns, ", ");
         cb_sb_adds(err, ") or a path file (docs/budget.md)");
         return e == ENOENT ? -ENOENT : -EINVAL;
     }
@@ -195,8 +217,8 @@ static int read_path_file(const char *spec, char *buf, size_t len, struct cb_sb 
 
 int cb_path_is_shipped(const char *spec)
 {
-    for (size_t i = 0; cb_path_shipped[i]; i++)
-        if (strcmp(spec, cb_path_shipped[i]) == 0)
+    for (size_t i = 0; cb_path_shipped()[i]; i++)
+        if (strcmp(spec, cb_path_shipped()[i]) == 0)
             return 1;
     return 0;
 }
@@ -256,7 +278,7 @@ void cb_path_compose(const struct cb_report *r, const struct cb_path *p, uint64_
     memset(res, 0, sizeof *res);
     res->size = size;
     /* One packet of size bytes, as every output charges a packet's data. */
-    cb_budget_charge("csum", "B", size, r->budget.frame ? r->budget.frame : CB_MIN_FRAME, &res->charge);
+    cb_budget_charge_as(CB_CHARGE_BY_BYTES, "B", size, r->budget.frame ? r->budget.frame : CB_MIN_FRAME, &res->charge);
     double var = 0;
     for (size_t k = 0; k < p->nsteps; k++) {
         const struct cb_path_step *s = &p->steps[k];

@@ -39,8 +39,10 @@ struct cb_path {
  * -ENOENT with what was wrong (the file, line and field) in err. */
 int cb_path_parse(const char *text, const char *where, struct cb_path *p, struct cb_sb *err);
 int cb_path_load(const char *spec, struct cb_path *p, struct cb_sb *err);
-/* The names of the shipped paths, NULL-terminated. */
-extern const char *const cb_path_shipped[];
+/* The names of the shipped paths, NULL-terminated: every reports/paths/
+ * NAME.path compiled in, at most CB_PATH_MAX_SHIPPED. */
+#define CB_PATH_MAX_SHIPPED 8
+const char *const *cb_path_shipped(void);
 
 struct cb_path_part {
     const struct cb_path_step *step;

@@ -229,10 +229,10 @@ void cb_path_html_view(FILE *out, const struct cb_report *r)
                  "is charged to at 10, 25, 40 and 100G. <code>cyclebudget budget --path NAME</code> "
                  "prints the table with each step's interval.</p><div class=\"grid\">", r->run.id,
             r->context == CB_CONTEXT_KERNEL ? " in the kernel" : "");
-    for (size_t i = 0; cb_path_shipped[i]; i++) {
+    for (size_t i = 0; cb_path_shipped()[i]; i++) {
         struct cb_path p;
         struct cb_sb err = CB_SB_INIT;
-        int rc = cb_path_load(cb_path_shipped[i], &p, &err);
+        int rc = cb_path_load(cb_path_shipped()[i], &p, &err);
         cb_sb_release(&err);
         if (rc < 0)
             continue;

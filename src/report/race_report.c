@@ -141,7 +141,7 @@ int cb_race_emit_json(const struct cb_race *r, const struct cb_host *h, FILE *ou
     return ferror(out) ? -EIO : 0;
 }
 
-/* "csum_copy" -> "csum_copy" (lower) or "CSUM_COPY" (upper): a C identifier. */
+/* "kmem-cache" -> "kmem_cache" (lower) or "KMEM_CACHE" (upper): a C identifier. */
 static void ident(const char *name, int upper, char *buf, size_t len)
 {
     size_t k = 0;

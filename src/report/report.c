@@ -11,6 +11,7 @@
 
 #include "arrays.h"
 #include "fingerprint.h"
+#include "probe.h"
 
 const char *cb_fmt_size(uint64_t size, const char *unit, char *buf, size_t len)
 {
@@ -83,16 +84,20 @@ double cb_report_bpc(const struct cb_report_case *c)
     return (double)c->info.bytes_per_op / c->cyc.median;
 }
 
+static unsigned shape_of(const char *probe)
+{
+    const struct cb_probe *p = cb_probe_find(probe);
+    return p ? p->shape : 0;
+}
+
 uint64_t cb_report_working_set(const char *probe, uint64_t bytes_per_op)
 {
-    int two = strcmp(probe, "copy") == 0 || strcmp(probe, "csum_copy") == 0;
-    return two ? 2 * bytes_per_op : bytes_per_op;
+    return shape_of(probe) & CB_SHAPE_TWO_BUFFERS ? 2 * bytes_per_op : bytes_per_op;
 }
 
 int cb_report_stores(const char *probe)
 {
-    return strcmp(probe, "copy") == 0 || strcmp(probe, "memset") == 0 ||
-           strcmp(probe, "csum_copy") == 0;
+    return (shape_of(probe) & CB_SHAPE_STORES) != 0;
 }
 
 void cb_report_case_ceilings(struct cb_report_case *c, const struct cb_ceilings *cs)

@@ -11,7 +11,7 @@
 #define MAX_SECTIONS 64
 
 struct section {
-    char name[100];         /* "csum", or "csum@2" for run 2's */
+    char name[100];         /* a family, or "FAMILY@2" for run 2's */
     size_t line;            /* 0-based, in the rendered text */
     size_t at, end;         /* byte offsets of its first line and of the next section */
 };
@@ -42,12 +42,15 @@ static int starts(const char *l, struct cb_sb *fams, char *name, size_t n)
         const char *prefix, *name;
     } fixed[] = {
         {"cyc/op = ", "legend"},          {"in the kernel, ", "kernel"},
-        {"crossover: ", "crossover"},     {"csum_copy against ", "fusion"},
+        {"crossover: ", "crossover"},
         {"per packet ", "packet"},        {"race ", "race"},
     };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         if (strncmp(l, fixed[i].prefix, strlen(fixed[i].prefix)) == 0)
             return snprintf(name, n, "%s", fixed[i].name), 1;
+    /* A fused family's table: "F against A alone and B alone (median ...)". */
+    if (strstr(l, " alone and ") && strstr(l, " alone (median "))
+        return snprintf(name, n, "fusion"), 1;
     if (strstr(l, ": bytes per ns (") && !strstr(fams->buf, "\nthroughput\n"))
         return cb_sb_adds(fams, "throughput\n"), snprintf(name, n, "throughput"), 1;
     /* A family's case table: "csum  20 B  warm  (per call)". */
