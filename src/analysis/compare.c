@@ -403,7 +403,7 @@ size_t cb_runs_quiet(const double *v, const double *smt, const size_t *end, size
         if (!known) {
             memcpy(out_v + n, v + from, (end[r] - from) * sizeof *v);
             n += end[r] - from;
-        } else if (quiet >= min_quiet) {
+        } else if (quiet >= min_quiet || quiet == end[r] - from) {
             for (size_t i = from; i < end[r]; i++)
                 if (smt[i] <= CB_METER_SHIFT)
                     out_v[n++] = v[i];

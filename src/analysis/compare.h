@@ -136,7 +136,8 @@ int cb_cmp_stats_runs(const double *a, const size_t *a_end, size_t a_runs, const
 
 /* The quiet samples of each run: those whose SMT meter reading (smt[i],
  * beside value v[i]; tsc.h) is at most CB_METER_SHIFT.  A run with
- * min_quiet or more quiet samples keeps just those; a run with no reading
+ * min_quiet or more quiet samples keeps just those, and so does a run
+ * whose every sample is quiet (a short one: --reps 3); a run with no reading
  * at all (recorded before the meter existed) keeps every sample; any other
  * run was measured on a shared core and is left out.  The kept values go to
  * out_v and the kept runs' cumulative ends to out_end; the count of kept

@@ -248,6 +248,15 @@ static int add_group(struct cb_store *st, struct cb_side *g, const char *metric,
 int cb_floor_learn(struct cb_store *st, int64_t ref_run, const char *metric, double q,
                    int keep_contended, const int64_t *skip, size_t nskip, struct cb_floor *f)
 {
+    int rc = cb_floor_learn_groups(st, ref_run, metric, q, keep_contended, skip, nskip, f);
+    cb_floor_finish(f);
+    return rc;
+}
+
+int cb_floor_learn_groups(struct cb_store *st, int64_t ref_run, const char *metric, double q,
+                          int keep_contended, const int64_t *skip, size_t nskip,
+                          struct cb_floor *f)
+{
     memset(f, 0, sizeof *f);
     f->s0 = NAN;
     struct cand *c = NULL;
@@ -275,7 +284,6 @@ int cb_floor_learn(struct cb_store *st, int64_t ref_run, const char *metric, dou
         cb_side_free(&g);
     }
     free(c);
-    cb_floor_finish(f);
     return rc;
 }
 

@@ -26,8 +26,10 @@
  * one for each run left out.  No table holds it, because it depends
  * on what compare chooses (metric, quantile, contended runs) and because
  * every new run of the same bytes must count without a writer knowing.
- * The runs being compared are never part of it, so the floor never
- * contains the change it judges. */
+ * The runs being compared are never grouped with others: each side's own
+ * runs are a group of their own (judge.c), so the floor never contains the
+ * change it judges, and a side's runs count toward the spread it is judged
+ * by. */
 #ifndef CB_FLOOR_H
 #define CB_FLOOR_H
 
@@ -61,6 +63,7 @@ struct cb_floor {
     size_t n, cap;
     size_t runs, groups;      /* runs in groups of 2+, and those groups */
     size_t unkeyed;           /* runs of the host with no code identity (older): left out */
+    size_t own;               /* case runs of the compared sides, each side a group of its own */
     double s0;                /* the host's typical spread: the median of the cases' (NAN none) */
 };
 
@@ -94,6 +97,11 @@ void cb_floor_moderate(const struct cb_floor *f, const struct cb_floor_case *c, 
  * leaving out the runs in skip[nskip].  0, or a negative errno. */
 int cb_floor_learn(struct cb_store *st, int64_t ref_run, const char *metric, double q,
                    int keep_contended, const int64_t *skip, size_t nskip, struct cb_floor *f);
+/* The same without cb_floor_finish: more groups may be added first (the
+ * compared sides' own runs, judge.c), then cb_floor_finish once. */
+int cb_floor_learn_groups(struct cb_store *st, int64_t ref_run, const char *metric, double q,
+                          int keep_contended, const int64_t *skip, size_t nskip,
+                          struct cb_floor *f);
 /* Add one group's log run figures x[n] to case key's floor (n < 2: none):
  * each one's deviation from the group's median, times sqrt(n / (n - 1)) so
  * that its square estimates the variance whatever the group's size. */

@@ -12,13 +12,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "db.h"
+#include "stats.h"
 
-/* One case's statistics on the quiet samples (cb_runs_quiet) of each side.
- * With CMP_RUNS_MIN or more runs a side, runs are the unit and each side
- * must keep two runs with enough quiet samples; otherwise samples are the
- * unit (the within-run test, r->sw) and each side must keep one.  When a
- * side keeps too few, every sample is used and the row says so. */
+double *cmp_state_meter(const struct cb_side_case *c, const struct cmp_opts *o)
+{
+    if (o->keep_contended)
+        return NULL;
+    double *m = malloc((c->n ? c->n : 1) * sizeof *m);
+    if (!m)
+        return NULL;
+    for (size_t r = 0; r < c->nruns; r++)
+        for (size_t i = r ? c->ends[r - 1] : 0; i < c->ends[r]; i++)
+            m[i] = c->flagged && c->flagged[r] ? INFINITY : c->smt[i];
+    return m;
+}
+
+/* One case's statistics on the quiet samples (cmp_state_meter) of each
+ * side.  With CMP_RUNS_MIN or more runs a side, runs are the unit and each
+ * side must keep two quiet runs; otherwise samples are the unit (the
+ * within-run test, r->sw) and each side must keep one.  When a side keeps
+ * too few, the row is in a host state: its figures are shown from every
+ * sample, and it is never called a change (cmp_evaluate). */
 static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b,
                       const struct cmp_opts *o, struct cmp_row *r)
 {
@@ -26,20 +42,19 @@ static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b
     size_t need = runs_unit ? 2 : 1;
     double *va = malloc(a->n * sizeof *va), *vb = malloc(b->n * sizeof *vb);
     size_t *ea = malloc(a->nruns * sizeof *ea), *eb = malloc(b->nruns * sizeof *eb);
+    double *ma = cmp_state_meter(a, o), *mb = cmp_state_meter(b, o);
     int rc = -ENOMEM;
-    if (va && vb && ea && eb) {
+    if (va && vb && ea && eb && (o->keep_contended || (ma && mb))) {
         size_t da, db;
-        size_t ka = cb_runs_quiet(a->v, o->keep_contended ? NULL : a->smt, a->ends, a->nruns,
-                                  CB_QUIET_MIN, va, ea, &da);
-        size_t kb = cb_runs_quiet(b->v, o->keep_contended ? NULL : b->smt, b->ends, b->nruns,
-                                  CB_QUIET_MIN, vb, eb, &db);
+        size_t ka = cb_runs_quiet(a->v, ma, a->ends, a->nruns, CB_QUIET_MIN, va, ea, &da);
+        size_t kb = cb_runs_quiet(b->v, mb, b->ends, b->nruns, CB_QUIET_MIN, vb, eb, &db);
         const double *ua = va, *ub = vb;
         const size_t *ua_end = ea, *ub_end = eb;
         if (ka >= need && kb >= need) {
             r->left_out = (a->nruns - ka) + (b->nruns - kb);
             r->samples_left_out = da + db;
         } else {
-            r->all_contended = 1;
+            r->host_state = 1;
             ua = a->v;
             ub = b->v;
             ua_end = a->ends;
@@ -51,10 +66,7 @@ static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b
         rc = runs_unit ? cb_cmp_stats_runs(ua, ua_end, ka, ub, ub_end, kb, o->run_q, o->trim, &r->s)
                        : cb_cmp_stats(ua, ua_end[ka - 1], ub, ub_end[kb - 1], &r->sw);
     }
-    free(va);
-    free(vb);
-    free(ea);
-    free(eb);
+    cb_free_all((void *[]){va, vb, ea, eb, ma, mb}, 6);
     return rc;
 }
 
@@ -64,16 +76,20 @@ static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b
 static int side_logs(const struct cb_side_case *c, const struct cmp_opts *o, double *x, size_t *n)
 {
     int *quiet = malloc((c->nruns ? c->nruns : 1) * sizeof *quiet);
-    if (!quiet)
+    double *m = cmp_state_meter(c, o);
+    if (!quiet || (!m && !o->keep_contended)) {
+        free(quiet);
+        free(m);
         return -ENOMEM;
-    int rc = cb_run_log_values(c->v, o->keep_contended ? NULL : c->smt, c->ends, c->nruns,
-                               o->run_q, x, quiet);
+    }
+    int rc = cb_run_log_values(c->v, m, c->ends, c->nruns, o->run_q, x, quiet);
     size_t k = 0;
     for (size_t r = 0; rc == 0 && r < c->nruns; r++)
         if (quiet[r] || o->keep_contended)
             x[k++] = x[r];
     free(quiet);
-    *n = rc == 0 ? (k ? k : c->nruns) : 0;
+    free(m);
+    *n = rc == 0 ? k : 0;
     return rc;
 }
 
@@ -105,9 +121,38 @@ static int floor_stats(const struct cb_floor *fl, const struct cmp_opts *o, stru
     return rc;
 }
 
-/* The floor of the head side's host and environment, from runs of the
- * same bytes, the compared runs left out (they must not hold the change
- * they are judged by). */
+/* 1 when a side's runs of case c timed one code: one known hash, or a
+ * side of one commit.  Only then are its runs a group of the floor: runs
+ * of different code would put a change in the spread. */
+static int one_code(const struct cb_side *S, const struct cb_side_case *c)
+{
+    return (c->code_hash[0] && !c->code_mixed) || S->ncommits <= 1;
+}
+
+/* Each side's own quiet runs of each case as a group of the floor: they
+ * are its between-run spread, so more runs never give fewer answers. */
+static int own_groups(const struct cb_side *S, const struct cmp_opts *o, struct cb_floor *fl)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < S->ncases; i++) {
+        const struct cb_side_case *c = &S->cases[i];
+        double *x = malloc((c->nruns + 1) * sizeof *x);
+        size_t n = 0;
+        if (!x)
+            return -ENOMEM;
+        if (c->nruns >= 2 && one_code(S, c) && side_logs(c, o, x, &n) == 0 && n >= 2) {
+            rc = cb_floor_add(fl, c->key, x, n);
+            fl->own += n;
+        }
+        free(x);
+    }
+    return rc;
+}
+
+/* The floor of the head side's host and environment, from other runs of
+ * the same bytes (the compared runs are not mixed into them: a group of
+ * both sides would hold the change it judges), and each side's own runs
+ * as groups of their own. */
 static int learn_floor(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
                        const struct cmp_opts *o, struct cb_floor *fl)
 {
@@ -120,9 +165,12 @@ static int learn_floor(struct cb_store *st, const struct cb_side *A, const struc
         return -ENOMEM;
     memcpy(skip, A->runs, A->nruns * sizeof *skip);
     memcpy(skip + A->nruns, B->runs, B->nruns * sizeof *skip);
-    int rc = cb_floor_learn(st, B->runs[0], o->metric, o->run_q, o->keep_contended, skip,
-                            A->nruns + B->nruns, fl);
+    int rc = cb_floor_learn_groups(st, B->runs[0], o->metric, o->run_q, o->keep_contended, skip,
+                                   A->nruns + B->nruns, fl);
     free(skip);
+    if (rc == 0 && (rc = own_groups(A, o, fl)) == 0)
+        rc = own_groups(B, o, fl);
+    cb_floor_finish(fl);
     return rc;
 }
 
@@ -217,14 +265,29 @@ static int adjust(struct cmp_result *res, const struct cmp_opts *o, int within)
     return rc;
 }
 
+/* Runs a side still needed when the sides are tested on their runs: from
+ * the spread the interval implies (Welch's, na + nb - 2 degrees of
+ * freedom), as cb_floor_runs_needed counts them. */
+static size_t runs_more(const struct cmp_row *r, const struct cmp_opts *o, size_t m)
+{
+    size_t na = r->s.runs_a, nb = r->s.runs_b, have = na < nb ? na : nb;
+    if (na < 2 || nb < 2 || isnan(r->s.lo) || isnan(r->s.hi) || isnan(r->s.change))
+        return 1;
+    double t = cb_t_quantile(0.975, (double)(na + nb - 2));
+    double se = (log1p(r->s.hi) - log1p(r->s.lo)) / (2 * t);
+    double sd = se / sqrt(1.0 / (double)na + 1.0 / (double)nb);
+    size_t need = cb_floor_runs_needed(r->s.change, sd, o->alpha, m, o->threshold);
+    return need >= CB_FLOOR_RUNS_CAP ? CB_FLOOR_RUNS_CAP : need > have ? need - have : 1;
+}
+
 /* The verdict of a row with fewer than CMP_RUNS_MIN runs a side.  Against
  * a floor: its verdict, but a change only when the within-run test sees
  * the same change (exit 1 means beyond both noises).  Without one: unsure,
  * whatever the within-run test says, since nothing measured how far a run
  * moves, and "unchanged" is never said without an interval (issue 44);
- * bisect-check alone (nofloor_within) keeps the within-run test's
- * unchanged, printed as such.  An
- * unsure row against a floor says how many runs a side would decide it. */
+ * one more run a side makes a floor of the sides' own runs.  bisect-check
+ * alone (nofloor_within) keeps the within-run test's unchanged, printed as
+ * such.  An unsure row says how many runs a side would decide it. */
 static void decide_few(struct cmp_row *r, const struct cmp_opts *o, size_t m)
 {
     enum cb_cmp_verdict vw = cb_cmp_decide(r->pw_adj, r->sw.lo, r->sw.hi, o->alpha, o->threshold);
@@ -239,6 +302,7 @@ static void decide_few(struct cmp_row *r, const struct cmp_opts *o, size_t m)
         return;
     }
     r->v = o->nofloor_within && vw == CB_CMP_UNCHANGED ? CB_CMP_UNCHANGED : CB_CMP_UNSURE;
+    r->more_runs = 1;
     r->s = r->sw;
     r->s.lo = r->s.hi = r->s.p = NAN;   /* no interval holds the drift between runs */
     r->p_adj = NAN;
@@ -249,22 +313,70 @@ int cmp_row_fails(const struct cmp_row *r)
     return r->v == CB_CMP_REGRESSED && !r->acked && !r->excused;
 }
 
-/* Issue 40: a change between builds whose measured code is byte for byte
- * the same (the hash masks only what a link rewrites) is where the code
- * sat, not what it does: labelled, shown, and let through unless
- * --placement-fails.  Both sides must know one hash for every run. */
-static void placement(struct cmp_row *r, const struct cmp_opts *o, struct cmp_result *res)
+/* Both sides timed one known code (a complete hash: codehash.h makes an
+ * incomplete one unknown) at one known place. */
+static int same_place(const struct cmp_row *r)
 {
     const struct cb_side_case *a = r->a, *b = r->b;
-    if ((r->v != CB_CMP_REGRESSED && r->v != CB_CMP_IMPROVED) || !a->code_hash[0] ||
-        strcmp(a->code_hash, b->code_hash) != 0)
+    return a->code_hash[0] && strcmp(a->code_hash, b->code_hash) == 0 && a->code_addr >= 0 &&
+           a->code_addr == b->code_addr;
+}
+
+/* What the code's identity says of a row.  A change whose code is byte for
+ * byte the same on both sides but placed elsewhere (address mod 4096) is
+ * where the code sat, not what it does: labelled placement, shown, and let
+ * through unless --placement-fails.  The same code at the same place
+ * explains nothing: a change stays a change, said so.  And a row that is
+ * not a change, with the same code at the same place, is unchanged
+ * without more timing: the code cannot have moved. */
+static void code_identity(struct cmp_row *r, const struct cmp_opts *o, struct cmp_result *res)
+{
+    const struct cb_side_case *a = r->a, *b = r->b;
+    int change = r->v == CB_CMP_REGRESSED || r->v == CB_CMP_IMPROVED;
+    int same = a->code_hash[0] && strcmp(a->code_hash, b->code_hash) == 0;
+    if (!change && same_place(r)) {
+        r->v = CB_CMP_UNCHANGED;
+        r->same_code = 1;
+        r->more_runs = 0;
+        res->same_code++;
+        return;
+    }
+    if (!change || !same || r->acked)
+        return;
+    if (same_place(r)) {
+        snprintf(r->why, sizeof r->why, "not explained by the code or its placement: the same "
+                 "code (hash %s) at the same address mod 4096 (%d) on both sides", a->code_hash,
+                 a->code_addr);
+        return;
+    }
+    if (a->code_addr < 0 || b->code_addr < 0)
         return;
     r->placement = 1;
     res->placement++;
-    r->excused = r->v == CB_CMP_REGRESSED && !r->acked && !o->placement_fails;
-    if (!r->acked)
-        snprintf(r->why, sizeof r->why, "placement: the same code (hash %s) on both sides, at "
-                 "address mod 4096 %d vs %d", a->code_hash, a->code_addr, b->code_addr);
+    r->excused = r->v == CB_CMP_REGRESSED && !o->placement_fails;
+    snprintf(r->why, sizeof r->why, "placement: the same code (hash %s) on both sides, at "
+             "address mod 4096 %d vs %d", a->code_hash, a->code_addr, b->code_addr);
+}
+
+/* One row's verdict, once every p is corrected over the m rows. */
+static void decide(struct cmp_row *r, const struct cmp_opts *o, size_t m)
+{
+    if (o->exact) {
+        r->more_runs = r->v == CB_CMP_UNSURE;
+    } else if (r->test == CMP_TEST_RUNS) {
+        r->v = cb_cmp_decide(r->p_adj, r->s.lo, r->s.hi, o->alpha, o->threshold);
+        r->more_runs = r->v == CB_CMP_UNSURE ? runs_more(r, o, m) : 0;
+    } else {
+        decide_few(r, o, m);
+    }
+    if (r->host_state && !o->exact) {
+        /* Not one quiet run on a side: whatever the samples say is the
+         * host's, never a change. */
+        r->v = CB_CMP_UNSURE;
+        r->more_runs = 1;
+    }
+    if (r->v == CB_CMP_UNCHANGED && isfinite(r->s.lo) && isfinite(r->s.hi))
+        r->seen = fmax(fabs(r->s.lo), fabs(r->s.hi));
 }
 
 int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
@@ -281,6 +393,7 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
     res->floor_runs = fl.runs;
     res->floor_groups = fl.groups;
     res->floor_unkeyed = fl.unkeyed;
+    res->floor_own = fl.own;
     for (size_t i = 0; rc == 0 && i < A->ncases; i++) {
         const struct cb_side_case *a = &A->cases[i];
         const struct cb_side_case *b = cb_side_find(B, a->key);
@@ -289,7 +402,7 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
         struct cmp_row *r = &res->rows[res->n++];
         r->a = a;
         r->b = b;
-        r->s.p = r->sw.p = r->p_adj = r->pw_adj = NAN;
+        r->s.p = r->sw.p = r->p_adj = r->pw_adj = r->seen = NAN;
         if (o->exact) {
             exact_stats(a, b, o, r);
             continue;
@@ -302,12 +415,7 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
         rc = adjust(res, o, 1);
     for (size_t i = 0; rc == 0 && i < res->n; i++) {
         struct cmp_row *r = &res->rows[i];
-        if (!o->exact && r->test == CMP_TEST_RUNS)
-            r->v = cb_cmp_decide(r->p_adj, r->s.lo, r->s.hi, o->alpha, o->threshold);
-        else if (!o->exact)
-            decide_few(r, o, res->n);
-        res->count[r->v]++;
-        res->by_test[r->test]++;
+        decide(r, o, res->n);
         struct cb_sb why = CB_SB_INIT;
         if (r->v == CB_CMP_REGRESSED && cb_ack_between(st, r->a->key, A, B, &why)) {
             cb_sb_copy(&why, r->why, sizeof r->why);
@@ -315,7 +423,10 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
             res->acked++;
         }
         cb_sb_release(&why);
-        placement(r, o, res);
+        code_identity(r, o, res);
+        res->host_state += r->host_state;
+        res->count[r->v]++;
+        res->by_test[r->test]++;
     }
     return rc;
 }

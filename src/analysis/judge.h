@@ -57,15 +57,24 @@ struct cmp_row {
     double floor_sd, floor_df;    /* the floor this case was judged against (CMP_TEST_FLOOR) */
     size_t more_runs;             /* unsure: runs a side still needed (CB_FLOOR_RUNS_CAP: many) */
     enum cb_cmp_verdict v;
-    size_t left_out;              /* runs left out: too few samples on a quiet core */
+    size_t left_out;              /* case runs left out: in a host state (cmp_state_meter) */
     size_t samples_left_out;      /* samples of kept runs taken on a shared core */
-    int all_contended;            /* too few quiet runs on a side: every run was used */
+    /* A side kept too few quiet runs (2 with runs as the unit, else 1): the
+     * row shows every sample's figures but is never a change, "unsure (host
+     * state)" until both sides have quiet runs. */
+    int host_state;
     int acked;
     /* A change (regressed or improved) whose code hash is the same on both
-     * sides (sides.h, codehash.h): the code did not change, its placement
-     * did.  excused: a placement regression the gate lets pass (no
-     * --placement-fails). */
+     * sides (sides.h, codehash.h) and whose placement differs (address mod
+     * 4096): the code did not change, its placement did.  excused: a
+     * placement regression the gate lets pass (no --placement-fails).  A
+     * change with the same code at the same place is not excused: the row
+     * says it is not explained by either. */
     int placement, excused;
+    /* Not a change, and the same known code at the same place on both
+     * sides: "unchanged (same code)", decided without more timing. */
+    int same_code;
+    double seen;                  /* unchanged: the largest change its interval allows */
     char why[256];
 };
 
@@ -75,6 +84,9 @@ struct cmp_result {
     int count[4];                 /* per verdict */
     int acked;                    /* regressions acknowledged */
     int placement;                /* changes labelled placement (cmp_row.placement) */
+    int same_code;                /* rows unchanged by their code identity (cmp_row.same_code) */
+    int host_state;               /* rows with a side in a host state (cmp_row.host_state) */
+    size_t floor_own;             /* case runs of the compared sides in the floor, as their own groups */
     int exact;                    /* the rows are exact counts (cmp_opts.exact) */
     size_t floor_runs, floor_groups;  /* the learned floor: runs of the same bytes, groups */
     size_t floor_unkeyed;         /* runs of the host left out of it: no code identity (older) */
@@ -100,6 +112,14 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
  * nothing measured is no gate (issue 40). */
 void cmp_nothing_compared(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
                           struct cb_sb *out);
+
+/* The one check of a run's state: a copy of c's per-sample meter where
+ * every sample of a run the store flags (cb_side_case.flagged: the case's
+ * clock disagreed with the run's, a host state) reads as contended, so
+ * that cb_runs_quiet and cb_run_log_values leave that run out with the
+ * samples the meter marks.  NULL when o->keep_contended (every sample
+ * counts) or out of memory; the caller frees it. */
+double *cmp_state_meter(const struct cb_side_case *c, const struct cmp_opts *o);
 
 /* 1 when r fails the gate: regressed, neither acknowledged nor excused as
  * placement. */

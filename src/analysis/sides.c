@@ -55,7 +55,8 @@ static int add_commit(struct cb_side *s, const char *hash)
 void cb_side_free(struct cb_side *s)
 {
     for (size_t i = 0; i < s->ncases; i++)
-        cb_free_all((void *[]){s->cases[i].v, s->cases[i].ends, s->cases[i].smt}, 3);
+        cb_free_all((void *[]){s->cases[i].v, s->cases[i].ends, s->cases[i].smt,
+                               s->cases[i].run_id, s->cases[i].flagged}, 5);
     cb_free_all((void *[]){s->cases, s->runs, s->commits}, 3);
     memset(s, 0, sizeof *s);
 }
@@ -333,15 +334,35 @@ int cb_side_append(struct cb_side *s, const char *probe, const char *variant, ui
         c->size = size;
     }
     const struct cb_column cols[] = {CB_COLUMN(c->v), CB_COLUMN(c->smt)};
+    size_t capruns = c->capruns;
     if (cb_grow_columns(cols, 2, &c->cap, c->n + n, 64) < 0 ||
         cb_grow((void **)&c->ends, &c->capruns, c->nruns + 1, 8, sizeof *c->ends) < 0)
         return -ENOMEM;
+    if (c->capruns != capruns || !c->run_id) {
+        int64_t *ri = realloc(c->run_id, c->capruns * sizeof *ri);
+        if (ri)
+            c->run_id = ri;
+        unsigned char *fl = ri ? realloc(c->flagged, c->capruns * sizeof *fl) : NULL;
+        if (!fl)
+            return -ENOMEM;
+        c->flagged = fl;
+    }
+    c->run_id[c->nruns] = 0;
+    c->flagged[c->nruns] = 0;
     memcpy(c->v + c->n, v, n * sizeof *v);
     for (size_t i = 0; i < n; i++)
         c->smt[c->n + i] = smt ? smt[i] : NAN;
     c->n += n;
     c->ends[c->nruns++] = c->n;
     return 0;
+}
+
+void cb_side_case_run(struct cb_side_case *c, int64_t run, int flagged)
+{
+    if (!c || !c->nruns)
+        return;
+    c->run_id[c->nruns - 1] = run;
+    c->flagged[c->nruns - 1] = flagged != 0;
 }
 
 void cb_side_case_code(struct cb_side_case *c, const char *hash, int addr)
@@ -372,12 +393,20 @@ void cb_side_case_code(struct cb_side_case *c, const char *hash, int addr)
     "   AND e.supported = 1 AND (?2 <> 'cycles' OR e.source = 'pmu') "                   \
     " ORDER BY c.id"
 
+/* A case in a host state, as the store knows it: its clock was flagged and
+ * the run's used, because the brackets before and after it disagreed with
+ * each other (caseclock.h): the clock moved while it ran.  A flagged case
+ * that used its own clock saw a change confirmed on both sides (a turbo
+ * step): its figures are converted at that clock, and it stays quiet. */
+#define HOST_STATE_SQL "(c.clock_flagged = 1 AND c.clock_used = 'run')"
+
 int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
 {
     struct cb_db_stmt *q;
     int rc = cb_db_prepare(cb_store_db(st),
                            cb_store_schema_version(st) >= SCHEMA_CASE_CODE
-                               ? CASES_SQL("c.code_hash, c.code_addr") : CASES_SQL("NULL, NULL"),
+                               ? CASES_SQL("c.code_hash, c.code_addr, " HOST_STATE_SQL)
+                               : CASES_SQL("NULL, NULL, NULL"),
                            &q);
     if (rc != CB_DB_OK)
         return sql_err(rc);
@@ -391,7 +420,7 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
             char probe[32], variant[64], mode[8], unit[8];
             uint64_t size;
             char code[17];
-            int addr;
+            int addr, flagged;
         } *rows = NULL;
         size_t nrows = 0;
         while ((rc = cb_db_step(q)) == CB_DB_ROW) {
@@ -413,6 +442,7 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
             const char *code = (const char *)cb_db_column_text(q, 7);
             snprintf(w->code, sizeof w->code, "%s", code ? code : "");
             w->addr = cb_db_column_type(q, 8) == CB_DB_NULL ? -1 : (int)cb_db_column_int64(q, 8);
+            w->flagged = cb_db_column_type(q, 9) != CB_DB_NULL && cb_db_column_int64(q, 9) != 0;
         }
         cb_db_reset(q);
         if (rc != CB_DB_DONE) {
@@ -432,7 +462,9 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
                 char key[CB_CASE_KEY_MAX];
                 cb_case_key(key, sizeof key, rows[i].probe, rows[i].variant, rows[i].size,
                             rows[i].mode);
-                cb_side_case_code(cb_side_find(s, key), rows[i].code, rows[i].addr);
+                struct cb_side_case *c = cb_side_find(s, key);
+                cb_side_case_code(c, rows[i].code, rows[i].addr);
+                cb_side_case_run(c, s->runs[r], rows[i].flagged);
             }
             free(v);
             free(sm);
@@ -516,84 +548,3 @@ int cb_side_fingerprint(struct cb_store *st, const struct cb_side *s, char *buf,
     return 0;
 }
 
-/* ---- machines ------------------------------------------------------------ */
-
-int cb_run_machine(struct cb_store *st, int64_t run_id, struct cb_machine *m)
-{
-    struct cb_db_stmt *q;
-    int rc = cb_db_prepare(cb_store_db(st),
-                                "SELECT h.hostname, h.vendor, h.family, h.model, h.stepping,"
-                                " h.model_name FROM runs r JOIN hosts h ON h.id = r.host_id"
-                                " WHERE r.id = ?1", &q);
-    if (rc != CB_DB_OK)
-        return sql_err(rc);
-    cb_db_bind_int64(q, 1, run_id);
-    rc = cb_db_step(q);
-    if (rc != CB_DB_ROW) {
-        cb_db_finalize(q);
-        return rc == CB_DB_DONE ? -ENOENT : sql_err(rc);
-    }
-    const char *host = (const char *)cb_db_column_text(q, 0);
-    const char *model = (const char *)cb_db_column_text(q, 5);
-    snprintf(m->hostname, sizeof m->hostname, "%s", host ? host : "");
-    snprintf(m->model_name, sizeof m->model_name, "%s", model ? model : "");
-    cb_machine_id(m->hostname, (const char *)cb_db_column_text(q, 1), cb_db_column_int(q, 2),
-                  cb_db_column_int(q, 3), cb_db_column_int(q, 4), m->model_name, m->id);
-    cb_db_finalize(q);
-    return 0;
-}
-
-int cb_side_machines(struct cb_store *st, const struct cb_side *s, struct cb_machine **out,
-                     size_t *n)
-{
-    *out = NULL;
-    *n = 0;
-    for (size_t i = 0; i < s->nruns; i++) {
-        struct cb_machine m;
-        int rc = cb_run_machine(st, s->runs[i], &m);
-        if (rc < 0) {
-            free(*out);
-            *out = NULL;
-            *n = 0;
-            return rc;
-        }
-        size_t j = 0;
-        while (j < *n && strcmp((*out)[j].id, m.id) != 0)
-            j++;
-        if (j < *n)
-            continue;
-        struct cb_machine *grown = realloc(*out, (*n + 1) * sizeof *grown);
-        if (!grown) {
-            free(*out);
-            *out = NULL;
-            *n = 0;
-            return -ENOMEM;
-        }
-        *out = grown;
-        (*out)[(*n)++] = m;
-    }
-    return 0;
-}
-
-int cb_side_keep_host(struct cb_store *st, struct cb_side *s, const char *spec)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < s->nruns; i++) {
-        struct cb_machine m;
-        int rc = cb_run_machine(st, s->runs[i], &m);
-        if (rc < 0)
-            return rc;
-        if (cb_machine_match(spec, m.id, m.hostname))
-            s->runs[kept++] = s->runs[i];
-    }
-    s->nruns = kept;
-    return (int)kept;
-}
-
-void cb_machines_list(const struct cb_machine *m, size_t n, char *buf, size_t len)
-{
-    size_t o = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && o < len; i++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%s [%s]", i ? ", " : "", m[i].hostname, m[i].id);
-}

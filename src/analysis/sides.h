@@ -36,6 +36,12 @@ struct cb_side_case {
     char code_hash[17];
     int code_mixed;              /* a run had no hash, or another one */
     int code_addr;               /* the entry's address mod 4096 in the side's first run; -1 none */
+    /* Per run (nruns): the run it came from (0 unknown), and whether the
+     * store marks this case of that run as measured in a host state (the
+     * case's clock moved while it ran: flagged, and the run's used).  The
+     * verdict reads them through cmp_side_quiet() (judge.h) only. */
+    int64_t *run_id;
+    unsigned char *flagged;
 };
 
 struct cb_side {
@@ -87,6 +93,9 @@ struct cb_side_case *cb_side_find(const struct cb_side *s, const char *key);
 int cb_side_append(struct cb_side *s, const char *probe, const char *variant, uint64_t size,
                    const char *mode, const char *unit, const double *v, const double *smt, size_t n);
 
+/* Record which run the case's latest appended run is (0 unknown) and
+ * whether the store flags its state (clock_flagged, a host state). */
+void cb_side_case_run(struct cb_side_case *c, int64_t run, int flagged);
 /* Record that the case's latest appended run timed code hash (NULL or ""
  * unknown) at address addr mod 4096 (-1 unknown). */
 void cb_side_case_code(struct cb_side_case *c, const char *hash, int addr);

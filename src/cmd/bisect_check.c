@@ -20,6 +20,7 @@
 #include "plugin.h"
 #include "lookup.h"
 #include "rerun.h"
+#include "verdict.h"
 #include "sim.h"
 
 #define BISECT_ERROR 128
@@ -281,43 +282,25 @@ usage_err:
     return BISECT_ERROR;
 }
 
-/* git bisect run's verdict from compare's rows, and the regressed cases
- * that were measured on a busy core the whole time (why 125). */
-static int bisect_status(const struct cmp_result *res, size_t *shared_bad)
+/* The outcome in git bisect run's language: 1 bad, 125 cannot tell
+ * (unsure, or nothing compared), 0 good. */
+static int bisect_exit(enum cb_verdict_outcome out)
 {
-    struct cb_bisect_row *br = calloc(res->n ? res->n : 1, sizeof *br);
-    if (!br) {
-        cb_error("out of memory");
-        return BISECT_ERROR;
-    }
-    *shared_bad = 0;
-    for (size_t i = 0; i < res->n; i++) {
-        br[i] = (struct cb_bisect_row){res->rows[i].v, res->rows[i].acked || res->rows[i].excused,
-                                       res->rows[i].all_contended};
-        *shared_bad += br[i].v == CB_CMP_REGRESSED && !br[i].acked && br[i].shared;
-    }
-    int status = cb_bisect_exit(br, res->n);
-    free(br);
-    return status;
+    return out == CB_VERDICT_FAIL ? 1 : out == CB_VERDICT_PASS ? 0 : 125;
 }
 
-static void print_verdict(const struct bisect *b, const struct cmp_ctx *x, const struct cmp_result *res,
-                          int status, int64_t run_id, size_t shared_bad)
+static void print_verdict(const struct bisect *b, const struct cmp_verdict *v, int status,
+                          int64_t run_id)
 {
     if (!b->quiet)
-        cmp_print_result(x, &b->c, res, status, stdout);
+        cmp_print_result(&v->x, &b->c.o, b->c.fmt, &v->res, status, stdout);
     printf("bisect-check: %s (run %lld against %s)\n",
            status == 0 ? "good" : status == 1 ? "bad: regressed" : "cannot tell (skip)",
            (long long)run_id, b->against);
-    if (status == 125 && shared_bad)
-        printf("bisect-check: %zu regressed case%s measured with the core busy (an SMT sibling or "
-               "the host: the contention meter over %.2fx its run's baseline) the whole "
-               "time: not trusted; run again, or pin BASE and this check to a quiet CPU "
-               "(cyclebudget calibrate --smt)\n", shared_bad, shared_bad > 1 ? "s were" : " was",
-               CB_METER_SHIFT);
 }
 
-/* Compare from the store, exactly as 'compare BASE RUN' would. */
+/* Compare from the store, exactly as 'compare BASE RUN' would: the one
+ * pipeline (analysis/verdict.h). */
 static int judge(struct bisect *b, int64_t run_id, size_t measured)
 {
     struct cb_sb err = CB_SB_INIT;
@@ -330,10 +313,9 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
     struct cb_side A, B;
     memset(&A, 0, sizeof A);
     memset(&B, 0, sizeof B);
-    struct cmp_result res = {0};
-    struct cmp_ctx x = {0};
+    struct cmp_verdict v;
+    cb_verdict_init(&v);
     char runspec[32];
-    struct cb_sb crosses = CB_SB_INIT;
     snprintf(runspec, sizeof runspec, "%lld", (long long)run_id);
     int status = BISECT_ERROR, rc;
     if (measured == 0) {
@@ -344,59 +326,37 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
     if ((rc = cb_side_resolve(st, b->against, b->c.include_aborted, b->c.repo, &A, &err)) < 0 ||
         (rc = cmp_select_host(st, &A, b->c.host, &err)) < 0 ||
         (rc = cb_side_resolve(st, runspec, 1, b->c.repo, &B, &err)) < 0 ||
-        (rc = cmp_check_env(st, &A, &B, b->c.force, &crosses, &err)) < 0) {
+        (rc = cb_verdict_judge(st, &A, &B, &b->c.o, b->c.force, &v, &err)) < 0) {
         cb_error("%s", err.buf);
         /* A different environment (governor, SMT, microcode, pinned CPU...)
          * changes timings by itself: this commit cannot be judged, but the
          * bisection can go on with the next one. */
         if (rc == -EXDEV) {
             printf("bisect-check: cannot tell (skip): this run's environment differs from %s's "
-                   "(%s)\n", b->against, crosses.buf);
+                   "(%s)\n", b->against, v.crosses.buf);
             status = 125;
         }
         goto out;
     }
-    x.crosses = crosses.len ? crosses.buf : NULL;
-    /* An emulated run times no machine (emulation.h): no verdict, skip. */
-    int64_t er;
-    if (cb_store_runs_emulated(st, A.runs, A.nruns, &er, &err) == 1 ||
-        cb_store_runs_emulated(st, B.runs, B.nruns, &er, &err) == 1) {
+    snprintf(v.x.head_desc, sizeof v.x.head_desc, "this tree = run %lld", (long long)run_id);
+    if (v.outcome == CB_VERDICT_EMULATED) {
         printf("bisect-check: cannot tell (skip): no verdict: run %lld is emulated (%s)\n",
-               (long long)er, err.buf);
+               (long long)v.emulated_run, v.why.buf);
         status = 125;
-        goto out;
-    }
-    if (cmp_pick_metric(st, &A, &B, &b->c.o, &x.metric, &err) < 0) {
-        cb_error("%s", err.buf);
-        goto out;
-    }
-    cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
-    snprintf(x.head_desc, sizeof x.head_desc, "this tree = run %lld", (long long)run_id);
-    if ((rc = cb_side_load(st, &A, x.metric)) < 0 || (rc = cb_side_load(st, &B, x.metric)) < 0 ||
-        (rc = cmp_evaluate(st, &A, &B, &b->c.o, &res)) < 0) {
-        cb_error("cannot read the samples from %s: %s", b->c.db, strerror(-rc));
-        goto out;
-    }
-    if (res.n == 0) {
-        struct cb_sb why = CB_SB_INIT;
-        cmp_nothing_compared(st, &A, &B, &why);
+    } else if (v.outcome == CB_VERDICT_NOTHING) {
         printf("bisect-check: cannot tell (skip): no case could be compared with %s: %s\n", b->against,
-               why.len ? why.buf : "neither side has a case that passed verification");
-        cb_sb_release(&why);
+               v.why.len ? v.why.buf : "neither side has a case that passed verification");
         status = 125;
-        goto out;
+    } else {
+        status = bisect_exit(v.outcome);
+        print_verdict(b, &v, status, run_id);
     }
-    size_t shared_bad;
-    status = bisect_status(&res, &shared_bad);
-    if (status != BISECT_ERROR)
-        print_verdict(b, &x, &res, status, run_id, shared_bad);
 out:
-    free(res.rows);
+    cb_verdict_release(&v);
     cb_side_free(&A);
     cb_side_free(&B);
     cb_store_close(st);
     cb_sb_release(&err);
-    cb_sb_release(&crosses);
     return status;
 }
 

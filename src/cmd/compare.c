@@ -26,11 +26,8 @@
 #include "path.h"
 #include "report.h"
 #include "rerun.h"
-#include "verdict.h"
+#include "cmp_common.h"
 #include "case_versus.h"
-
-/* compare_sides: a side holds an emulated run; no verdict, said, exit 0. */
-#define CMP_NO_VERDICT (-1)
 
 /* What the command line asked for. */
 struct compare {
@@ -146,152 +143,81 @@ static int compare_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
     return 0;
 }
 
-/* "no verdict" as the format asks: a JUnit suite of one skipped test, so
- * that a CI's report shows it rather than a green tick. */
-static void no_verdict_print(enum fmt fmt, int64_t run, const char *why, const char *line, FILE *f)
+/* An emulated run times no machine (emulation.h): whichever side holds
+ * one, compare draws no verdict and does not fail the gate on it, even
+ * when both sides are emulated (the emulator's costs are not the code's: a
+ * translation cache change moves them).  Said in --format's form and in
+ * --junit's file. */
+static void no_verdict(const struct compare *k, const struct cmp_verdict *v)
 {
-    if (fmt == FMT_JSON) {
-        fprintf(f, "{\"verdict\":null,\"emulated_run\":%lld,\"emulated\":", (long long)run);
-        cb_json_str(f, why);
-        fputs(",\"no_verdict\":", f);
-        cb_json_str(f, line);
-        fputs("}\n", f);
-    } else if (fmt == FMT_JUNIT) {
-        fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cyclebudget compare\" "
-              "tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\">\n  <testsuite name=\""
-              "cyclebudget compare\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\" "
-              "time=\"0\">\n    <testcase classname=\"cyclebudget\" name=\"emulated\" time=\"0\">"
-              "\n      <skipped message=\"", f);
-        cb_html_esc(f, line);
-        fputs("\"/>\n    </testcase>\n  </testsuite>\n</testsuites>\n", f);
-    } else {
-        char clean[768];
-        cb_text_clean(clean, sizeof clean, line);
-        fprintf(f, "%s\n", clean);
-    }
-}
-
-/* A run on an emulated CPU times no machine (emulation.h): whichever side
- * holds one, compare draws no verdict and does not fail the gate on it,
- * even when both sides are emulated (the emulator's costs are not the
- * code's: a translation cache change moves them).  1 when said (also in
- * --junit's file), 0 when every run was native. */
-static int no_verdict(struct cb_store *st, const struct compare *k, const struct cb_side *A,
-                      const struct cb_side *B)
-{
-    struct cb_sb why = CB_SB_INIT, line = CB_SB_INIT;
-    int64_t run = 0;
-    /* --metric instructions counts, it does not time: an emulator that
-     * executes each instruction as the architecture says (qemu's PMU
-     * under -icount) counts them as a core would */
-    if (k->c.o.want)
-        return 0;
-    if (cb_store_runs_emulated(st, A->runs, A->nruns, &run, &why) != 1 &&
-        cb_store_runs_emulated(st, B->runs, B->nruns, &run, &why) != 1) {
-        cb_sb_release(&why);
-        return 0;
-    }
+    struct cb_sb line = CB_SB_INIT;
     cb_sb_addf(&line, "no verdict: run %lld is emulated (%s): " CB_REPORT_EMULATED_WHAT,
-               (long long)run, why.buf);
-    no_verdict_print(k->c.fmt, run, why.buf, line.buf, stdout);
+               (long long)v->emulated_run, v->why.buf);
+    cmp_print_no_verdict(k->c.fmt, v->emulated_run, v->why.buf, line.buf, stdout);
     struct cb_output o;
     struct cb_sb err = CB_SB_INIT;
     if (k->junit && cb_output_open(&o, k->junit, k->c.db, &err) == 0) {
-        no_verdict_print(FMT_JUNIT, run, why.buf, line.buf, o.f);
+        cmp_print_no_verdict(FMT_JUNIT, v->emulated_run, v->why.buf, line.buf, o.f);
         cb_output_close(&o, 1, &err);
     }
     cb_sb_release(&err);
-    cb_sb_release(&why);
     cb_sb_release(&line);
-    return 1;
 }
 
-/* No case in common: a pass on nothing measured would let a broken
- * variant through the gate, so it is an error that names every BAD and
- * missing case.  CB_EXIT_USAGE. */
-static int nothing_compared(struct cb_store *st, const struct cb_side *A, const struct cb_side *B)
-{
-    struct cb_sb why = CB_SB_INIT;
-    cmp_nothing_compared(st, A, B, &why);
-    cb_error("no case could be compared between %s and %s: %s; fix or drop the BAD variants, or "
-             "compare runs that measured the same cases", A->spec, B->spec,
-             why.len ? why.buf : "neither side has a case that passed verification");
-    cb_sb_release(&why);
-    return CB_EXIT_USAGE;
-}
-
-/* Both sides resolved, their environments checked, their samples loaded
- * and compared case by case.  0, CMP_NO_VERDICT, or the exit status to end
- * with. */
-static int compare_sides(struct cb_store *st, struct compare *k, const char *base, const char *head,
-                         struct cb_side *A, struct cb_side *B, struct cmp_ctx *x,
-                         struct cb_sb *crosses, struct cmp_result *res)
+/* Both sides resolved to one host each and judged (analysis/verdict.h).
+ * 0, or the exit status to end with. */
+static int compare_sides(struct cb_store *st, struct compare *k, struct cb_side *A,
+                         struct cb_side *B, struct cmp_verdict *v)
 {
     struct cb_sb err = CB_SB_INIT;
-    const struct cmp_common *c = &k->c;
+    struct cmp_common *c = &k->c;
     int rc;
-    if ((rc = cb_side_resolve(st, base, c->include_aborted, c->repo, A, &err)) < 0 ||
-        (rc = cb_side_resolve(st, head, c->include_aborted, c->repo, B, &err)) < 0 ||
+    if ((rc = cb_side_resolve(st, k->base, c->include_aborted, c->repo, A, &err)) < 0 ||
+        (rc = cb_side_resolve(st, k->head, c->include_aborted, c->repo, B, &err)) < 0 ||
         (rc = cmp_select_host(st, A, c->host, &err)) < 0 ||
-        (rc = cmp_select_host(st, B, c->host, &err)) < 0) {
+        (rc = cmp_select_host(st, B, c->host, &err)) < 0 ||
+        (rc = cb_verdict_judge(st, A, B, &c->o, c->force, v, &err)) < 0) {
         cb_error("%s", err.buf);
         cb_sb_release(&err);
         return CB_EXIT_USAGE;
-    }
-    if (no_verdict(st, k, A, B)) {
-        cb_sb_release(&err);
-        return CMP_NO_VERDICT;
-    }
-    if ((rc = cmp_check_env(st, A, B, c->force, crosses, &err)) < 0) {
-        cb_error("%s", err.buf);
-        cb_sb_release(&err);
-        return CB_EXIT_USAGE;
-    }
-    x->crosses = crosses->len ? crosses->buf : NULL;
-    cmp_cpu_note(st, A, B, x->cpu_buf, sizeof x->cpu_buf);
-    x->cpu_note = x->cpu_buf[0] ? x->cpu_buf : NULL;
-    if (cmp_pick_metric(st, A, B, &k->c.o, &x->metric, &err) < 0) {
-        cb_error("%s", err.buf);
-        cb_sb_release(&err);
-        return CB_EXIT_USAGE;
-    }
-    if ((rc = cb_side_load(st, A, x->metric)) < 0 || (rc = cb_side_load(st, B, x->metric)) < 0 ||
-        (rc = cmp_evaluate(st, A, B, &c->o, res)) < 0) {
-        cb_error("cannot read the samples from %s: %s", c->db, strerror(-rc));
-        cb_sb_release(&err);
-        return CB_EXIT_USAGE;
-    }
-    if (c->o.glob && res->n == 0) {
-        cb_error("--cases '%s' matches no case common to both sides (names look like csum/adc-1chain/1500/warm)",
-                   c->o.glob);
-        cb_sb_release(&err);
-        return CB_EXIT_USAGE;
-    }
-    if (res->n == 0) {
-        cb_sb_release(&err);
-        return nothing_compared(st, A, B);
     }
     cb_sb_release(&err);
+    if (c->o.glob && v->outcome == CB_VERDICT_NOTHING) {
+        cb_error("--cases '%s' matches no case common to both sides (names look like csum/adc-1chain/1500/warm)",
+                 c->o.glob);
+        return CB_EXIT_USAGE;
+    }
     return 0;
 }
 
 /* --rerun: the undecided cases measured again until decided.  0, or the
  * exit status to end with. */
 static int compare_rerun(struct cb_store *st, const struct compare *k, struct cb_side *A,
-                         struct cb_side *B, struct cmp_ctx *x, struct cb_sb *crosses,
-                         struct cmp_result *res)
+                         struct cb_side *B, struct cmp_verdict *v)
 {
     struct cb_sb err = CB_SB_INIT;
-    int rc = k->exec[0] ? cmp_rerun_exec(st, A, B, x->metric, &k->c, k->cap_s, k->exec, res, crosses, &err)
-                        : cmp_rerun(st, A, B, x->metric, &k->c, k->cap_s, k->c.cmdline.buf, res, &err);
+    int rc = k->exec[0] ? cmp_rerun_exec(st, A, B, &k->c, k->cap_s, k->exec, v, &err)
+                        : cmp_rerun(st, A, B, &k->c, k->cap_s, k->c.cmdline.buf, v, &err);
     if (rc < 0) {
         cb_error("%s", err.buf);
         cb_sb_release(&err);
         return rc == -EINTR ? 130 : CB_EXIT_USAGE;
     }
-    x->crosses = crosses->len ? crosses->buf : NULL;
     cb_sb_release(&err);
     return 0;
+}
+
+/* The outcome as compare's exit status: 0 pass, 1 an unacknowledged
+ * regression, --unsure-exit's N when a case is unsure, 2 when nothing was
+ * compared. */
+static int compare_exit(const struct compare *k, enum cb_verdict_outcome out)
+{
+    switch (out) {
+    case CB_VERDICT_FAIL: return 1;
+    case CB_VERDICT_UNSURE: return k->c.unsure_exit;
+    case CB_VERDICT_NOTHING: return CB_EXIT_USAGE;
+    default: return 0;
+    }
 }
 
 static const char *compare_db(const void *ctx)
@@ -322,7 +248,19 @@ static int compare_junit(const char *path, const char *db, const struct cmp_ctx 
     return 0;
 }
 
-/* Compare the sides, rerun the undecided, print the verdicts. */
+/* No case in common: a pass on nothing measured would let a broken
+ * variant through the gate, so it is an error that names every BAD and
+ * missing case. */
+static void nothing_compared(const struct cb_side *A, const struct cb_side *B,
+                             const struct cmp_verdict *v)
+{
+    cb_error("no case could be compared between %s and %s: %s; fix or drop the BAD variants, or "
+             "compare runs that measured the same cases", A->spec, B->spec,
+             v->why.len ? v->why.buf : "neither side has a case that passed verification");
+}
+
+/* Compare the sides, rerun the undecided, print the verdicts: decided in
+ * analysis/verdict.c, printed by report/verdict_text.c. */
 static int compare_body(void *ctx, struct cb_store *st)
 {
     struct compare *k = ctx;
@@ -331,36 +269,36 @@ static int compare_body(void *ctx, struct cb_store *st)
     struct cb_side A, B;
     memset(&A, 0, sizeof A);
     memset(&B, 0, sizeof B);
-    struct cmp_result res = {0};
-    struct cmp_ctx x = {0};
+    struct cmp_verdict v;
+    cb_verdict_init(&v);
     struct cb_path_delta *paths = NULL;
-    struct cb_sb crosses = CB_SB_INIT;
-    int status = compare_sides(st, k, k->base, k->head, &A, &B, &x, &crosses, &res);
-    if (status == CMP_NO_VERDICT) {
-        status = 0;
+    int status = compare_sides(st, k, &A, &B, &v);
+    if (status == 0 && v.outcome == CB_VERDICT_EMULATED) {
+        no_verdict(k, &v);
         goto out;
     }
-    if (status == 0 && k->rerun && res.count[CB_CMP_UNSURE] > 0)
-        status = compare_rerun(st, k, &A, &B, &x, &crosses, &res);
+    if (status == 0 && k->rerun && v.res.count[CB_CMP_UNSURE] > 0)
+        status = compare_rerun(st, k, &A, &B, &v);
+    if (status == 0 && v.outcome == CB_VERDICT_NOTHING) {
+        nothing_compared(&A, &B, &v);
+        status = CB_EXIT_USAGE;
+        goto out;
+    }
     if (status == 0) {
-        cmp_describe_side(st, &A, x.base_desc, sizeof x.base_desc);
-        cmp_describe_side(st, &B, x.head_desc, sizeof x.head_desc);
-        cmp_record_hint(st, &A, &res, x.record, sizeof x.record);
-        if (cb_path_versus(st, A.runs, A.nruns, B.runs, B.nruns, &paths, &x.npaths) == 0) {
-            cmp_path_verdicts(&res, paths, x.npaths);
-            x.paths = paths;
+        if (cb_path_versus(st, A.runs, A.nruns, B.runs, B.nruns, &paths, &v.x.npaths) == 0) {
+            cmp_path_verdicts(&v.res, paths, v.x.npaths);
+            v.x.paths = paths;
         }
-        status = cmp_exit_of(&res, k->c.unsure_exit);
-        cmp_print_result(&x, &k->c, &res, status, stdout);
-        if (k->junit && compare_junit(k->junit, k->c.db, &x, &res) < 0)
+        status = compare_exit(k, v.outcome);
+        cmp_print_result(&v.x, &k->c.o, k->c.fmt, &v.res, status, stdout);
+        if (k->junit && compare_junit(k->junit, k->c.db, &v.x, &v.res) < 0)
             status = CB_EXIT_USAGE;
     }
 out:
     free(paths);
-    free(res.rows);
+    cb_verdict_release(&v);
     cb_side_free(&A);
     cb_side_free(&B);
-    cb_sb_release(&crosses);
     return status;
 }
 

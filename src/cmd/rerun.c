@@ -57,6 +57,9 @@ int cmp_measure_into(struct cb_collector *col, const struct cb_side_case *k, con
         rc = vals && smt ? cb_side_append(side, k->probe, k->variant, k->size, k->mode, k->unit, vals,
                                           smt, n)
                          : -ENOMEM;
+        if (rc == 0)
+            cb_side_case_run(cb_side_find(side, k->key), col->run_id,
+                             m.clock.flagged && !m.clock.used_case);
         free(vals);
         free(smt);
     }
@@ -67,10 +70,11 @@ int cmp_measure_into(struct cb_collector *col, const struct cb_side_case *k, con
 /* --rerun: measure the undecided cases again with this binary, both sides
  * in turn (ABBA order, so a drift in the machine hits both alike), each into
  * a new stored run, until every case is decided or the time cap. */
-int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
-              const struct cmp_common *c, double cap_s, const char *cmdline, struct cmp_result *res,
-              struct cb_sb *err)
+int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const struct cmp_common *c,
+              double cap_s, const char *cmdline, struct cmp_verdict *v, struct cb_sb *err)
 {
+    const char *metric = v->x.metric;
+    struct cmp_result *res = &v->res;
     struct cb_collector cols[2];
     struct cb_harness_opts h;
     cb_harness_defaults(&h);
@@ -114,7 +118,7 @@ int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const c
         if (rc < 0)
             break;
         round++;
-        if ((rc = cmp_evaluate(st, A, B, &c->o, res)) < 0)
+        if ((rc = cb_verdict_again(st, A, B, &c->o, v)) < 0)
             break;
     }
     const char *status = rc < 0 ? "aborted" : "complete";
@@ -122,6 +126,10 @@ int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const c
         if (rc >= 0 && round > 0)
             cb_side_add_run(sides[s], cols[s].run_id);   /* so the output names them */
         cb_collector_finish(&cols[s], status);
+    }
+    if (rc >= 0 && round > 0) {
+        cmp_describe_side(st, A, v->x.base_desc, sizeof v->x.base_desc);
+        cmp_describe_side(st, B, v->x.head_desc, sizeof v->x.head_desc);
     }
     if (rc == -EINTR || *cb_stop_flag()) {
         cb_sb_setf(err, "interrupted: the rerun runs were marked aborted");
@@ -142,9 +150,15 @@ static int take_run(struct cb_store *st, int64_t run, const char *metric, struct
         rc = cb_side_load(st, &one, metric);
     for (size_t i = 0; rc >= 0 && i < one.ncases; i++) {
         const struct cb_side_case *k = &one.cases[i];
-        if (k->n)
-            rc = cb_side_append(side, k->probe, k->variant, k->size, k->mode, k->unit, k->v, k->smt,
-                                k->n);
+        if (!k->n)
+            continue;
+        rc = cb_side_append(side, k->probe, k->variant, k->size, k->mode, k->unit, k->v, k->smt,
+                            k->n);
+        struct cb_side_case *c = rc < 0 ? NULL : cb_side_find(side, k->key);
+        if (c) {
+            cb_side_case_code(c, k->code_hash, k->code_addr);
+            cb_side_case_run(c, run, k->flagged[0]);
+        }
     }
     if (rc >= 0)
         rc = cb_side_add_run(side, run);
@@ -204,10 +218,13 @@ static int exec_side(struct cb_store *st, const char *exec, int s, const char *l
  * this one: on a VM a process draws its own host state (docs/measuring.md, "Rounds"),
  * and only more processes average over those states; and only the user's
  * binaries hold the two sides' code.  ABBA order, as above. */
-int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
+int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B,
                    const struct cmp_common *c, double cap_s, const char *const exec[2],
-                   struct cmp_result *res, struct cb_sb *crosses, struct cb_sb *err)
+                   struct cmp_verdict *v, struct cb_sb *err)
 {
+    const char *metric = v->x.metric;
+    struct cmp_result *res = &v->res;
+    struct cb_sb *crosses = &v->crosses;
     struct cb_side *sides[2] = {A, B};
     int cpu = cb_store_run_cpu(st, A->runs[0]);
     cb_catch_stop_signals(0);
@@ -235,12 +252,14 @@ int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, co
         /* A side's command that measures in another environment (another
          * build's flags, CPU) is refused after its first run, not after the
          * whole time cap.  The last check's crosses is what compare prints. */
-        if ((rc = cmp_check_env(st, A, B, c->force, crosses, err)) < 0) {
+        rc = cmp_check_env(st, A, B, c->force, crosses, err);
+        v->x.crosses = crosses->len ? crosses->buf : NULL;
+        if (rc < 0) {
             if (rc != -EXDEV)
                 cb_sb_setf(err, "rerun: cannot read the new runs' environment: %s", strerror(-rc));
             return rc;
         }
-        if ((rc = cmp_evaluate(st, A, B, &c->o, res)) < 0)
+        if ((rc = cb_verdict_again(st, A, B, &c->o, v)) < 0)
             break;
     }
     if (rc == -EINTR || *cb_stop_flag()) {

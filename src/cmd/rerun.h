@@ -8,20 +8,19 @@
 #include "strbuf.h"
 
 #include "collect.h"
-#include "verdict.h"
+#include "cmp_common.h"
 
 /* Measure one case of a side's key in col; its per-op metric values are
  * appended to side.  Returns 0, 1 when the case cannot be measured here, or
  * a negative errno (-EINTR on a signal). */
 int cmp_measure_into(struct cb_collector *col, const struct cb_side_case *k, const char *metric,
                      struct cb_side *side);
-/* --rerun with this binary; res is evaluated anew after each round. */
-int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
-              const struct cmp_common *c, double cap_s, const char *cmdline, struct cmp_result *res,
-              struct cb_sb *err);
+/* --rerun with this binary; v is judged anew after each round. */
+int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const struct cmp_common *c,
+              double cap_s, const char *cmdline, struct cmp_verdict *v, struct cb_sb *err);
 /* --rerun --base-exec/--head-exec: each new run a process of the user's. */
-int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B, const char *metric,
+int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B,
                    const struct cmp_common *c, double cap_s, const char *const exec[2],
-                   struct cmp_result *res, struct cb_sb *crosses, struct cb_sb *err);
+                   struct cmp_verdict *v, struct cb_sb *err);
 
 #endif

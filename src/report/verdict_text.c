@@ -1,5 +1,6 @@
-/* verdict_print.c — compare's and bisect-check's verdicts printed: text,
- * markdown (for a pull request) and JSON; JUnit XML in verdict_junit.c. */
+/* verdict_text.c — a verdict (analysis/verdict.h) printed as text,
+ * markdown (for a pull request) and JSON (verdict_out.h); JUnit XML in
+ * verdict_junit.c. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -8,7 +9,7 @@
 #include "meter.h"
 #include "path.h"
 #include "report.h"
-#include "verdict.h"
+#include "verdict_out.h"
 
 /* Exact counts move by less than timings can show: three decimals. */
 static void fmt_pct(double x, int exact, char *buf, size_t len)
@@ -23,23 +24,25 @@ static void fmt_pct(double x, int exact, char *buf, size_t len)
  * most, markdown as bullets. */
 static void print_contention(FILE *f, const struct cmp_result *res, int md)
 {
-    size_t runs = 0, samples = 0, total = 0, stuck = 0;
+    size_t runs = 0, samples = 0, total = 0, caseruns = 0;
     for (size_t i = 0; i < res->n; i++) {
         runs += res->rows[i].left_out;
         samples += res->rows[i].samples_left_out;
         total += res->rows[i].a->n + res->rows[i].b->n;
-        stuck += (size_t)res->rows[i].all_contended;
+        caseruns += res->rows[i].a->nruns + res->rows[i].b->nruns;
     }
-    const char *lead = md ? "- contention: " : "contention   ", *wrap = md ? " " : "\n             ";
+    const char *lead = md ? "- host state: " : "host state   ", *wrap = md ? " " : "\n             ";
     if (runs || samples)
         fprintf(f, "%sleft out %zu of %zu samples, taken with the core busy (meter over %.2fx its run's%s"
-                   "baseline), and %zu run%s with fewer than %d quiet samples (--keep-contended keeps them)\n",
-                lead, samples, total, CB_METER_SHIFT, wrap, runs, runs == 1 ? "" : "s", CB_QUIET_MIN);
-    if (stuck)
-        fprintf(f, "%s%zu case%s had fewer quiet runs on a side than the test needs (2 with runs as the%s"
-                   "unit, else 1), so every sample was used: the core was shared; record again,%s"
-                   "or on another CPU (cyclebudget calibrate --smt)\n",
-                lead, stuck, stuck == 1 ? "" : "s", wrap, wrap);
+                   "baseline), and %zu of %zu case runs (one case in one run) with fewer than %d quiet%s"
+                   "samples or a flagged case clock (--keep-contended keeps them)\n",
+                lead, samples, total, CB_METER_SHIFT, wrap, runs, caseruns, CB_QUIET_MIN, wrap);
+    if (res->host_state)
+        fprintf(f, "%s%d case%s had fewer quiet runs on a side than the test needs (2 with runs as%s"
+                   "the unit, else 1): the host was busy, so no change is called on %s; measure%s"
+                   "again (compare --rerun), or on another CPU (cyclebudget calibrate --smt)\n",
+                lead, res->host_state, res->host_state == 1 ? "" : "s", wrap,
+                res->host_state == 1 ? "it" : "them", wrap);
 }
 
 static size_t by_runs(const struct cmp_result *res);
@@ -52,15 +55,18 @@ static void print_floor(FILE *f, const struct cmp_ctx *x, const struct cmp_resul
     size_t few = res->n - by_runs(res), nf = res->by_test[CMP_TEST_NOFLOOR];
     if (res->by_test[CMP_TEST_FLOOR])
         fprintf(f, "%s%zu of %zu case%s with fewer than %d runs a side judged against the spread%s"
-                   "between other runs of the same bytes on this host and environment:%s"
-                   "%zu runs in %zu group%s (the compared runs left out)\n", lead,
+                   "between runs of the same bytes on this host and environment:%s"
+                   "%zu other runs in %zu group%s, and %zu case runs of the sides' own (each side%s"
+                   "a group of its own)\n", lead,
                 res->by_test[CMP_TEST_FLOOR], few, few == 1 ? "" : "s", CMP_RUNS_MIN, wrap, wrap,
-                res->floor_runs, res->floor_groups, res->floor_groups == 1 ? "" : "s");
+                res->floor_runs, res->floor_groups, res->floor_groups == 1 ? "" : "s",
+                res->floor_own, wrap);
     if (nf) {
         fprintf(f, "%s%zu case%s with fewer than %d runs a side and no floor yet: nothing has%s"
                    "measured how far a run of these bytes moves, so a change between two runs%s"
-                   "may be drift: unsure.  Record the base's bytes %d more times on this host,%s",
-                lead, nf, nf == 1 ? "" : "s", CMP_RUNS_MIN, wrap, wrap, CMP_FLOOR_RECORD, wrap);
+                   "may be drift: unsure.  One more run a side gives a floor of the sides' own;%s"
+                   "or record the base's bytes %d more times on this host,%s",
+                lead, nf, nf == 1 ? "" : "s", CMP_RUNS_MIN, wrap, wrap, wrap, CMP_FLOOR_RECORD, wrap);
         if (md) {
             fputs("then compare again:\n\n  ```\n  ", f);
             cb_text_puts(f, x->record[0] ? x->record : "cyclebudget run ... (as the base was recorded)");
@@ -96,18 +102,35 @@ static const char *row_test(const struct cmp_row *r)
     return r->test == CMP_TEST_RUNS ? "t-runs" : r->test == CMP_TEST_FLOOR ? "noise-floor" : "no-floor";
 }
 
+/* What would decide an unsure row: "4 more runs a side needed". */
+static void more_runs_text(const struct cmp_row *r, char *buf, size_t len)
+{
+    size_t n = r->more_runs ? r->more_runs : 1;
+    if (n >= CB_FLOOR_RUNS_CAP)
+        snprintf(buf, len, "%d+ more runs a side needed", CB_FLOOR_RUNS_CAP);
+    else
+        snprintf(buf, len, "%zu more %srun%s a side needed", n, r->host_state ? "quiet " : "",
+                 n == 1 ? "" : "s");
+}
+
 /* "unsure: 4 more runs a side needed": what would decide it. */
 void cmp_verdict_text(const struct cmp_row *r, char *buf, size_t len)
 {
-    if (r->v == CB_CMP_UNSURE && r->test == CMP_TEST_NOFLOOR)
-        snprintf(buf, len, "unsure: no noise floor yet");
+    char more[64];
+    more_runs_text(r, more, sizeof more);
+    if (r->v == CB_CMP_UNSURE && r->host_state)
+        snprintf(buf, len, "unsure (host state): %s", more);
+    else if (r->v == CB_CMP_UNSURE && r->test == CMP_TEST_NOFLOOR)
+        snprintf(buf, len, "unsure: no noise floor yet: %s", more);
+    else if (r->v == CB_CMP_UNSURE)
+        snprintf(buf, len, "unsure: %s", more);
+    else if (r->same_code)
+        snprintf(buf, len, "unchanged (same code)");
     else if (r->test == CMP_TEST_NOFLOOR)
         snprintf(buf, len, "%s within the run (no floor)", cb_cmp_verdict_name(r->v));
-    else if (r->v == CB_CMP_UNSURE && r->more_runs >= CB_FLOOR_RUNS_CAP)
-        snprintf(buf, len, "unsure: %d+ more runs a side needed", CB_FLOOR_RUNS_CAP);
-    else if (r->v == CB_CMP_UNSURE && r->more_runs)
-        snprintf(buf, len, "unsure: %zu more run%s a side needed", r->more_runs,
-                 r->more_runs == 1 ? "" : "s");
+    else if (r->v == CB_CMP_UNCHANGED && isfinite(r->seen))
+        snprintf(buf, len, "unchanged: < %.*f%%", r->seen < 0.001 ? 2 : 1,
+                 r->seen < 0.001 ? ceil(r->seen * 1e4) / 100 : ceil(r->seen * 1e3) / 10);
     else
         snprintf(buf, len, "%s%s", cb_cmp_verdict_name(r->v),
                  r->acked ? " (acknowledged)" : r->placement ? " (placement)" : "");
@@ -188,10 +211,10 @@ static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const 
         fputs(i ? ",{\"case\":" : "{\"case\":", f);
         cb_json_str(f, r->a->key);
         fprintf(f, ",\"n_base\":%zu,\"n_head\":%zu,\"runs_base\":%zu,\"runs_head\":%zu,"
-                   "\"runs_left_out\":%zu,\"samples_left_out\":%zu,\"all_runs_contended\":%s,"
+                   "\"runs_left_out\":%zu,\"samples_left_out\":%zu,\"state\":\"%s\","
                    "\"test\":\"%s\",\"median_base\":",
                 r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, r->left_out, r->samples_left_out,
-                r->all_contended ? "true" : "false", row_test(r));
+                r->host_state ? "host" : "quiet", row_test(r));
         cb_json_num6(f, r->s.med_a);
         fputs(",\"median_head\":", f);
         cb_json_num6(f, r->s.med_b);
@@ -208,8 +231,15 @@ static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const 
             cb_json_num6(f, 100 * expm1(r->floor_sd));
             fprintf(f, ",\"noise_floor_df\":%g", r->floor_df);
         }
-        if (r->v == CB_CMP_UNSURE && r->more_runs)
-            fprintf(f, ",\"more_runs_a_side\":%zu", r->more_runs);
+        char words[160];
+        cmp_verdict_text(r, words, sizeof words);
+        if (r->v == CB_CMP_UNSURE)
+            fprintf(f, ",\"more_runs_a_side\":%zu", r->more_runs ? r->more_runs : 1);
+        if (r->v == CB_CMP_UNCHANGED && isfinite(r->seen)) {
+            fputs(",\"smallest_change_seen_pct\":", f);
+            cb_json_num6(f, 100 * r->seen);
+        }
+        cb_json_field(f, ",\"says\":", words);
         fputs(",\"p\":", f);
         cb_json_num6(f, r->s.p);
         fputs(",\"p_adj\":", f);
@@ -219,7 +249,10 @@ static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const 
         if (r->acked) {
             cb_json_field(f, ",\"ack_why\":", r->why);
         }
-        fprintf(f, ",\"placement\":%s", r->placement ? "true" : "false");
+        fprintf(f, ",\"placement\":%s,\"same_code\":%s", r->placement ? "true" : "false",
+                r->same_code ? "true" : "false");
+        if (r->why[0] && !r->acked)
+            cb_json_field(f, ",\"explained\":", r->why);
         if (r->a->code_hash[0] && strcmp(r->a->code_hash, r->b->code_hash) == 0)
             fprintf(f, ",\"code_hash\":\"%s\"", r->a->code_hash);
         fputc('}', f);
@@ -227,10 +260,11 @@ static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const 
     fputc(']', f);
     cb_path_versus_print(x->paths, x->npaths, CB_PATHV_JSON, f);
     fprintf(f, ",\"summary\":{\"regressed\":%d,\"improved\":%d,\"unchanged\":%d,\"unsure\":%d,"
-               "\"acknowledged\":%d,\"placement\":%d},\"exit\":%d}\n",
+               "\"acknowledged\":%d,\"placement\":%d,\"same_code\":%d,\"host_state\":%d},"
+               "\"exit\":%d}\n",
             res->count[CB_CMP_REGRESSED], res->count[CB_CMP_IMPROVED],
             res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE], res->acked, res->placement,
-            exit_status);
+            res->same_code, res->host_state, exit_status);
 }
 
 static void print_head_md(const struct cmp_ctx *x, const struct cmp_opts *o, const struct cmp_result *res,
@@ -269,6 +303,9 @@ static void print_head_text(const struct cmp_ctx *x, const struct cmp_opts *o, c
     char a[512], b[512];
     cb_text_clean(a, sizeof a, x->base_desc);
     cb_text_clean(b, sizeof b, x->head_desc);
+    fprintf(f, "verdicts     %d regressed, %d improved, %d unchanged, %d unsure\n",
+            res->count[CB_CMP_REGRESSED], res->count[CB_CMP_IMPROVED], res->count[CB_CMP_UNCHANGED],
+            res->count[CB_CMP_UNSURE]);
     fprintf(f, "base         %s\nhead         %s\nmetric       %s\n", a, b, metric_unit(x->metric));
     size_t clustered = by_runs(res);
     if (o->exact)
@@ -322,7 +359,7 @@ static void print_rows(const struct cmp_result *res, int md, FILE *f)
             fprintf(f, "%-34s", r->a->key);
         fprintf(f, md ? " | %.*f | %.*f | %s | %s | %s | %s%s%s |\n" : " %10.*f %10.*f %8s  %-18s %9s  %s%s%s\n",
                 prec, r->s.med_a, prec, r->s.med_b, ch, ci, p, bold, verdict, bold);
-        if (r->acked || r->placement) {
+        if (r->why[0]) {
             fprintf(f, md ? "|  | | | | | | %s%s" : "%-34s %s", "", r->acked ? "acknowledged: " : "");
             (md ? cb_md_text : cb_text_puts)(f, r->why);
             fputs(md ? " |\n" : "\n", f);
@@ -338,26 +375,27 @@ static void print_summary(const struct cmp_result *res, int md, FILE *f)
     if (res->acked)
         fprintf(f, " (%d regression%s acknowledged)", res->acked, res->acked > 1 ? "s" : "");
     if (res->placement)
-        fprintf(f, " (%d change%s placement: the same code on both sides)", res->placement,
-                res->placement > 1 ? "s" : "");
+        fprintf(f, " (%d change%s placement: the same code on both sides, placed apart)",
+                res->placement, res->placement > 1 ? "s" : "");
+    if (res->same_code)
+        fprintf(f, " (%d unchanged by the same code at the same place)", res->same_code);
     if (res->n == 0)
         fprintf(f, " (no case in common)");
     fputc('\n', f);
 }
 
-void cmp_print_result(const struct cmp_ctx *x, const struct cmp_common *c,
+void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o, enum fmt fmt,
                       const struct cmp_result *res, int exit_status, FILE *f)
 {
-    const struct cmp_opts *o = &c->o;
-    if (c->fmt == FMT_JSON) {
+    if (fmt == FMT_JSON) {
         print_json(x, o, res, exit_status, f);
         return;
     }
-    if (c->fmt == FMT_JUNIT) {
+    if (fmt == FMT_JUNIT) {
         cmp_print_junit(x, res, f);
         return;
     }
-    int md = c->fmt == FMT_MARKDOWN;
+    int md = fmt == FMT_MARKDOWN;
     if (md)
         print_head_md(x, o, res, f);
     else

@@ -1,4 +1,4 @@
-/* verdict_junit.c — compare's verdicts as JUnit XML, the test report CI
+/* verdict_junit.c — a verdict as JUnit XML (verdict_out.h), the test report CI
  * services read natively (GitLab's artifacts:reports:junit, Jenkins' junit
  * step, GitHub through a test-report action): one testcase per case, a
  * failure for each unacknowledged regression with its change and interval,
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "report.h"
-#include "verdict.h"
+#include "verdict_out.h"
 
 /* XML text or attribute value: markup escaped, and what XML 1.0 cannot hold
  * at all (controls other than tab and line breaks, bytes that are not
@@ -42,7 +42,10 @@ static void row_text(FILE *f, const struct cmp_result *res, const struct cmp_row
         fprintf(f, "], p (adj) %.2g", r->p_adj);
     } else
         fputs(" (exact counts)", f);
-    fprintf(f, ": %s", cb_cmp_verdict_name(r->v));
+    char words[160];
+    cmp_verdict_text(r, words, sizeof words);
+    fputs(": ", f);
+    xml_esc(f, words);
 }
 
 static void testcase(FILE *f, const struct cmp_ctx *x, const struct cmp_result *res, const struct cmp_row *r)
@@ -66,7 +69,7 @@ static void testcase(FILE *f, const struct cmp_ctx *x, const struct cmp_result *
         row_text(f, res, r);
         fputs("</failure>\n", f);
     } else if (r->v == CB_CMP_UNSURE) {
-        char why[96];
+        char why[160];
         cmp_verdict_text(r, why, sizeof why);
         fputs("      <skipped message=\"", f);
         xml_esc(f, why);
@@ -76,7 +79,7 @@ static void testcase(FILE *f, const struct cmp_ctx *x, const struct cmp_result *
     }
     fputs("      <system-out>", f);
     row_text(f, res, r);
-    if (r->acked || r->placement) {
+    if (r->why[0]) {
         fputs(r->acked ? "; acknowledged: " : "; ", f);
         xml_esc(f, r->why);
     }
@@ -110,4 +113,27 @@ void cmp_print_junit(const struct cmp_ctx *x, const struct cmp_result *res, FILE
     for (size_t i = 0; i < res->n; i++)
         testcase(f, x, res, &res->rows[i]);
     fputs("  </testsuite>\n</testsuites>\n", f);
+}
+
+void cmp_print_no_verdict(enum fmt fmt, int64_t run, const char *why, const char *line, FILE *f)
+{
+    if (fmt == FMT_JSON) {
+        fprintf(f, "{\"verdict\":null,\"emulated_run\":%lld,\"emulated\":", (long long)run);
+        cb_json_str(f, why);
+        fputs(",\"no_verdict\":", f);
+        cb_json_str(f, line);
+        fputs("}\n", f);
+    } else if (fmt == FMT_JUNIT) {
+        fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cyclebudget compare\" "
+              "tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\">\n  <testsuite name=\""
+              "cyclebudget compare\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\" "
+              "time=\"0\">\n    <testcase classname=\"cyclebudget\" name=\"emulated\" time=\"0\">"
+              "\n      <skipped message=\"", f);
+        cb_html_esc(f, line);
+        fputs("\"/>\n    </testcase>\n  </testsuite>\n</testsuites>\n", f);
+    } else {
+        char clean[768];
+        cb_text_clean(clean, sizeof clean, line);
+        fprintf(f, "%s\n", clean);
+    }
 }

@@ -1,48 +1,21 @@
-/* verdict.c — what compare and bisect-check share around the verdict
- * (verdict.h): the shared options, the side's host and environment checks;
- * analysis/judge.c decides, verdict_print.c prints. */
+/* verdict.c — the one verdict pipeline (verdict.h): two sides, the
+ * options and the store in, rows with their evidence and an outcome out.
+ * compare, bisect-check and ab's stored runs are judged here and nowhere
+ * else; report/verdict_text.c and verdict_junit.c print what it decided,
+ * and cmd/ maps the outcome to an exit status. */
 #define _GNU_SOURCE
+#include "verdict.h"
+
 #include <errno.h>
-#include <fnmatch.h>
-#include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "fingerprint.h"
-#include "meter.h"
-#include "parse.h"
-#include "report.h"
-#include "tsc.h"
 #include "lookup.h"
 #include "store.h"
-#include "verdict.h"
 
-int cmp_parse_pct(const char *s, const char *what, double *out, struct cb_sb *err)
-{
-    char buf[64];
-    size_t n = strlen(s);
-    if (n == 0 || n >= sizeof buf)
-        goto bad;
-    memcpy(buf, s, n + 1);
-    if (buf[n - 1] == '%')
-        buf[--n] = '\0';
-    if (n == 0 || strspn(buf, "0123456789.") != n)
-        goto bad;
-    char *end;
-    double v = strtod(buf, &end);
-    if (*end || !isfinite(v) || v < 0 || v > 100)
-        goto bad;
-    *out = v / 100.0;
-    return 0;
-bad:
-    cb_sb_setf(err, "%s '%s': give a percentage between 0 and 100, e.g. 2 or 2%%", what, s);
-    return -EINVAL;
-}
 
 /* 1 when the comma list holds word. */
 static int cb_list_has_word(const char *list, const char *word)
@@ -54,49 +27,6 @@ static int cb_list_has_word(const char *list, const char *word)
     return 0;
 }
 
-/* s as a plain decimal (digits and at most the point strtod takes: no sign,
- * exponent, "inf" or hex) into *v; 0 when it parses whole, else -EINVAL. */
-static int plain_decimal(const char *s, double *v)
-{
-    char *end;
-    *v = strtod(s, &end);
-    return *s && !*end && strspn(s, "0123456789.") == strlen(s) ? 0 : -EINVAL;
-}
-
-static int parse_run_quantile(const char *s, double *out, struct cb_sb *err)
-{
-    double v;
-    if (plain_decimal(s, &v) < 0 || !(v >= 0 && v <= 0.5)) {
-        cb_sb_setf(err,
-                 "--run-quantile '%s': give a quantile from 0 (each run's fastest sample) to 0.5 "
-                 "(its median), e.g. 0.1", s);
-        return -EINVAL;
-    }
-    *out = v;
-    return 0;
-}
-
-static int parse_trim(const char *s, double *out, struct cb_sb *err)
-{
-    double v;
-    if (plain_decimal(s, &v) < 0 || !(v >= 0 && v <= 0.4)) {
-        cb_sb_setf(err, "--trim '%s': give the share of runs to trim from each end, 0 to 0.4, e.g. 0.2", s);
-        return -EINVAL;
-    }
-    *out = v;
-    return 0;
-}
-
-static int parse_alpha(const char *s, double *out, struct cb_sb *err)
-{
-    double v;
-    if (plain_decimal(s, &v) < 0 || !(v > 0 && v < 1)) {
-        cb_sb_setf(err, "--alpha '%s': give a probability strictly between 0 and 1, e.g. 0.01", s);
-        return -EINVAL;
-    }
-    *out = v;
-    return 0;
-}
 
 void cmp_describe_side(struct cb_store *st, const struct cb_side *s, char *buf, size_t len)
 {
@@ -115,12 +45,14 @@ void cmp_describe_side(struct cb_store *st, const struct cb_side *s, char *buf, 
         snprintf(buf + off, len - off, " (%zu commits)", s->ncommits);
 }
 
-int cmp_exit_of(const struct cmp_result *res, int unsure_exit)
+enum cb_verdict_outcome cb_verdict_outcome_of(const struct cmp_result *res)
 {
+    if (res->n == 0)
+        return CB_VERDICT_NOTHING;
     for (size_t i = 0; i < res->n; i++)
         if (cmp_row_fails(&res->rows[i]))
-            return 1;
-    return res->count[CB_CMP_UNSURE] > 0 ? unsure_exit : 0;
+            return CB_VERDICT_FAIL;
+    return res->count[CB_CMP_UNSURE] > 0 ? CB_VERDICT_UNSURE : CB_VERDICT_PASS;
 }
 
 /* code_what's environment (codeid.h: "exe build-id H; LD_PRELOAD P H;
@@ -188,79 +120,6 @@ void cmp_record_hint(struct cb_store *st, const struct cb_side *A, const struct 
     cb_sb_release(&what);
 }
 
-enum { OPT_ALPHA = CMP_OPT_FIRST, OPT_THRESHOLD, OPT_CORRECTION, OPT_RUN_QUANTILE, OPT_TRIM, OPT_HOST };
-
-/* One of the shared options that parse a value: 0 taken, 1 not one of
- * them, or -EINVAL with the message in err. */
-static int cmp_common_opt(int id, const char *arg, void *ctx, struct cb_sb *err)
-{
-    struct cmp_common *c = ctx;
-    switch (id) {
-    case OPT_ALPHA: return parse_alpha(arg, &c->o.alpha, err);
-    case OPT_THRESHOLD:
-        c->o.threshold_set = 1;
-        return cmp_parse_pct(arg, "--threshold", &c->o.threshold, err);
-    case OPT_CORRECTION:
-        if (strcmp(arg, "holm") == 0)
-            c->o.corr = CORR_HOLM;
-        else if (strcmp(arg, "bh") == 0)
-            c->o.corr = CORR_BH;
-        else {
-            cb_sb_setf(err, "--correction '%s': give holm or bh", arg);
-            return -EINVAL;
-        }
-        return 0;
-    case OPT_RUN_QUANTILE: return parse_run_quantile(arg, &c->o.run_q, err);
-    case OPT_TRIM: return parse_trim(arg, &c->o.trim, err);
-    case OPT_HOST:
-        if (!*arg) {
-            cb_sb_setf(err, "--host needs a machine id or a hostname glob");
-            return -EINVAL;
-        }
-        c->host = arg;
-        return 0;
-    }
-    return 1;
-}
-
-static const struct cb_option cmp_common_table[] = {
-    CB_OPT_STR(0, "db", struct cmp_common, db, "PATH", "database (default ./" CB_DEFAULT_DB ")"),
-    CB_OPT_CALL(OPT_ALPHA, "alpha", "P", "significance after correction (default 0.01)"),
-    CB_OPT_CALL(OPT_THRESHOLD, "threshold", "PCT",
-                "a change must exceed this over the whole 95% CI (default 2%)"),
-    CB_OPT_CALL(OPT_CORRECTION, "correction", "C",
-                "holm (default: no false alarm in the family) or bh (false discovery rate)"),
-    CB_OPT_STR(0, "cases", struct cmp_common, o.glob, "GLOB",
-               "only cases whose name probe/variant/size/mode matches"),
-    CB_OPT_CALL(OPT_RUN_QUANTILE, "run-quantile", "Q",
-                "each run counts as its Q-quantile sample (default 0.1: "
-                "robust to a shared host; 0.5 is the median)"),
-    CB_OPT_CALL(OPT_TRIM, "trim", "T",
-                "with 3+ runs a side, trim this share of runs from each end (Yuen's test; "
-                "default 0: Welch's)"),
-    CB_OPT_BOOL(0, "placement-fails", struct cmp_common, o.placement_fails,
-                "a change whose code is the same on both sides (labelled placement: where the code "
-                "sat moved, not what it does) fails the gate too; by default it is shown and passes"),
-    CB_OPT_BOOL(0, "keep-contended", struct cmp_common, o.keep_contended,
-                "keep samples taken on a shared core (by default left out while 2+ runs a side "
-                "keep 5+ quiet samples)"),
-    CB_OPT_CALL(OPT_HOST, "host", "H",
-                "only runs of the machine H: its id (as report shows it) or a hostname glob; "
-                "needed when a side's runs come from several hosts (a merged store)"),
-    CB_OPT_STR(0, "metric", struct cmp_common, o.want, "EVENT",
-               "decide on this PMU count per op instead of time: instructions (exact, the "
-               "threshold alone; every run must have counted it: run -e instructions)"),
-    CB_OPT_BOOL(0, "force", struct cmp_common, force,
-                "compare runs from different environments (the output says so)"),
-    CB_OPT_BOOL(0, "include-aborted", struct cmp_common, include_aborted,
-                "let aborted and running runs count"),
-    CB_OPT_STR(0, "repo", struct cmp_common, repo, "DIR",
-               "git tree for resolving revisions such as HEAD~1 (default .)"),
-    CB_OPT_END,
-};
-
-const struct cb_opt_group cmp_common_options = {cmp_common_table, cmp_common_opt};
-
 int cmp_select_host(struct cb_store *st, struct cb_side *s, const char *host, struct cb_sb *err)
 {
     struct cb_machine *m;
@@ -293,19 +152,6 @@ int cmp_select_host(struct cb_store *st, struct cb_side *s, const char *host, st
     return 0;
 }
 
-void cmp_common_defaults(struct cmp_common *c, int argc, char **argv)
-{
-    memset(c, 0, sizeof *c);
-    c->db = cb_default_db();
-    c->o.alpha = 0.01;
-    c->o.threshold = 0.02;
-    c->o.run_q = CB_RUN_QUANTILE_DEFAULT;
-    c->o.trim = CB_RUNS_TRIM;
-    c->o.corr = CORR_HOLM;
-    c->fmt = FMT_TEXT;
-    cb_sb_init(&c->cmdline);
-    cb_quote_cmdline(argc, argv, &c->cmdline);
-}
 
 /* Check the fingerprints: within each side and across.  Returns 0, or
  * -EXDEV with the message in err when refused. */
@@ -336,10 +182,6 @@ int cmp_check_env(struct cb_store *st, const struct cb_side *A, const struct cb_
     return 0;
 }
 
-void cmp_common_release(struct cmp_common *c)
-{
-    cb_sb_release(&c->cmdline);
-}
 
 /* The distinct CPUs a side's runs were pinned to: "1" or "0,1". */
 static void side_cpus(struct cb_store *st, const struct cb_side *s, char *buf, size_t len)
@@ -367,4 +209,74 @@ void cmp_cpu_note(struct cb_store *st, const struct cb_side *A, const struct cb_
     if (strcmp(a, b) != 0 || strchr(a, ','))
         snprintf(buf, len, "pinned cpu %s (base) vs %s (head): CPUs of one class (core type, SMT "
                  "sibling, isolcpus, nohz_full, NUMA node), so compared", a, b);
+}
+
+void cb_verdict_init(struct cmp_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    cb_sb_init(&v->why);
+    cb_sb_init(&v->crosses);
+}
+
+void cb_verdict_release(struct cmp_verdict *v)
+{
+    free(v->res.rows);
+    v->res.rows = NULL;
+    cb_sb_release(&v->why);
+    cb_sb_release(&v->crosses);
+}
+
+/* An emulated run times no machine (emulation.h): 1 with v's outcome and
+ * reason set when a side holds one.  --metric instructions counts, it does
+ * not time: an emulator that executes each instruction as the architecture
+ * says (qemu's PMU under -icount) counts them as a core would. */
+static int emulated(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                    const struct cmp_opts *o, struct cmp_verdict *v)
+{
+    if (o->want)
+        return 0;
+    if (cb_store_runs_emulated(st, A->runs, A->nruns, &v->emulated_run, &v->why) != 1 &&
+        cb_store_runs_emulated(st, B->runs, B->nruns, &v->emulated_run, &v->why) != 1) {
+        cb_sb_reset(&v->why);
+        return 0;
+    }
+    v->outcome = CB_VERDICT_EMULATED;
+    return 1;
+}
+
+int cb_verdict_again(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
+                     const struct cmp_opts *o, struct cmp_verdict *v)
+{
+    int rc = cmp_evaluate(st, A, B, o, &v->res);
+    if (rc < 0)
+        return rc;
+    v->outcome = cb_verdict_outcome_of(&v->res);
+    cb_sb_reset(&v->why);
+    if (v->outcome == CB_VERDICT_NOTHING)
+        cmp_nothing_compared(st, A, B, &v->why);
+    cmp_describe_side(st, A, v->x.base_desc, sizeof v->x.base_desc);
+    cmp_describe_side(st, B, v->x.head_desc, sizeof v->x.head_desc);
+    cmp_record_hint(st, A, &v->res, v->x.record, sizeof v->x.record);
+    return 0;
+}
+
+int cb_verdict_judge(struct cb_store *st, struct cb_side *A, struct cb_side *B, struct cmp_opts *o,
+                     int force, struct cmp_verdict *v, struct cb_sb *err)
+{
+    int rc;
+    if (emulated(st, A, B, o, v))
+        return 0;
+    if ((rc = cmp_check_env(st, A, B, force, &v->crosses, err)) < 0)
+        return rc;
+    v->x.crosses = v->crosses.len ? v->crosses.buf : NULL;
+    cmp_cpu_note(st, A, B, v->x.cpu_buf, sizeof v->x.cpu_buf);
+    v->x.cpu_note = v->x.cpu_buf[0] ? v->x.cpu_buf : NULL;
+    if ((rc = cmp_pick_metric(st, A, B, o, &v->x.metric, err)) < 0)
+        return rc;
+    if ((rc = cb_side_load(st, A, v->x.metric)) < 0 || (rc = cb_side_load(st, B, v->x.metric)) < 0 ||
+        (rc = cb_verdict_again(st, A, B, o, v)) < 0) {
+        cb_sb_setf(err, "cannot read the samples: %s", strerror(-rc));
+        return rc;
+    }
+    return 0;
 }
