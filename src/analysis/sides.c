@@ -393,19 +393,25 @@ void cb_side_case_code(struct cb_side_case *c, const char *hash, int addr)
     "   AND e.supported = 1 AND (?2 <> 'cycles' OR e.source = 'pmu') "                   \
     " ORDER BY c.id"
 
-/* A case in a host state, as the store knows it: its clock was flagged and
- * the run's used, because the brackets before and after it disagreed with
- * each other (caseclock.h): the clock moved while it ran.  A flagged case
- * that used its own clock saw a change confirmed on both sides (a turbo
- * step): its figures are converted at that clock, and it stays quiet. */
-#define HOST_STATE_SQL "(c.clock_flagged = 1 AND c.clock_used = 'run')"
+/* A case in a host state, as the store knows it: judged slowed against
+ * the host's quiet figures (cases.state, db/0024_hoststate.sql), or its
+ * clock flagged and the run's used, because the brackets before and after
+ * it disagreed with each other (caseclock.h): the clock moved while it
+ * ran.  A flagged case that used its own clock saw a change confirmed on
+ * both sides (a turbo step): its figures are converted at that clock, and
+ * it stays quiet.  A case not judged (state NULL) counts as quiet. */
+#define SCHEMA_HOST_STATE 24
+#define CLOCK_STATE_SQL "(c.clock_flagged = 1 AND c.clock_used = 'run')"
+#define HOST_STATE_SQL "(" CLOCK_STATE_SQL " OR COALESCE(c.state, 'quiet') = 'slowed')"
 
 int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
 {
     struct cb_db_stmt *q;
     int rc = cb_db_prepare(cb_store_db(st),
-                           cb_store_schema_version(st) >= SCHEMA_CASE_CODE
+                           cb_store_schema_version(st) >= SCHEMA_HOST_STATE
                                ? CASES_SQL("c.code_hash, c.code_addr, " HOST_STATE_SQL)
+                           : cb_store_schema_version(st) >= SCHEMA_CASE_CODE
+                               ? CASES_SQL("c.code_hash, c.code_addr, " CLOCK_STATE_SQL)
                                : CASES_SQL("NULL, NULL, NULL"),
                            &q);
     if (rc != CB_DB_OK)

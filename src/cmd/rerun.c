@@ -59,7 +59,8 @@ int cmp_measure_into(struct cb_collector *col, const struct cb_side_case *k, con
                          : -ENOMEM;
         if (rc == 0)
             cb_side_case_run(cb_side_find(side, k->key), col->run_id,
-                             m.clock.flagged && !m.clock.used_case);
+                             (m.clock.flagged && !m.clock.used_case) ||
+                                 col->rs.last.kind == CB_STATE_SLOWED_KIND);
         free(vals);
         free(smt);
     }
