@@ -6,9 +6,14 @@
  * encodings, whichever machine runs the test: the walk only reads them),
  * once at some offsets and once at others with every displacement
  * recomputed, as a link at another address would. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+
+#include <cyclebudget/cyclebudget.h>
 
 #include "codehash.h"
 #include "plugin.h"
@@ -108,6 +113,14 @@ static void x86_layouts(void)
     a[sa.f + 17] = 0x06;   /* push %es: invalid in 64-bit mode */
     is_int(hash_x86(a, sizeof a, data_a, sa.f, hx), -EILSEQ, "x86: an unknown opcode gives no hash");
 
+    /* jmp *D(%rip): a PLT stub's jump through its GOT slot, in bytes that
+     * are no loaded object (no dynamic relocation names the slot). */
+    lay_x86(a, sizeof a, data_a, sa);
+    memcpy(a + sa.f + 12, "\xff\x25", 2);
+    put32(a + sa.f + 14, (intptr_t)data_a - (intptr_t)(a + sa.f + 18));
+    is_int(hash_x86(a, sizeof a, data_a, sa.f, hx), -ENOTSUP,
+           "x86: a jump through a slot that does not resolve gives no hash, never \"the same\"");
+
     lay_x86(a, sizeof a, data_a, sa);
     put32(a + sa.f + 8, 4096);
     is_int(hash_x86(a, sizeof a, data_a, sa.f, hx), -EFAULT, "x86: a call out of the map gives no hash");
@@ -183,6 +196,23 @@ static void a64_layouts(void)
     lay_a64(a, 64, data_a, 4, 40, 1);
     hash_a64(a, 64, data_a, 4, hx);
     ok(strcmp(hx, ha) != 0, "aarch64: mov x0, #0 -> #1 in the callee changes the hash");
+
+    /* A PLT stub: adrp x16, D; ldr x17, [x16, :lo12:D]; add x16, x16,
+     * :lo12:D; br x17, its slot in no loaded object: unresolved, no hash. */
+    lay_a64(a, 64, data_a, 4, 40, 0);
+    uint32_t adrp = a[4];
+    a[4] = adrp | 16;
+    a[5] = 0xf9400000u | (uint32_t)(((uintptr_t)data_a & 4095) / 8) << 10 | 16u << 5 | 17u;
+    a[6] = 0x91000000u | (uint32_t)((uintptr_t)data_a & 4095) << 10 | 16u << 5 | 16u;
+    a[7] = 0xd61f0220;
+    is_int(hash_a64(a, 64, data_a, 4, hx), -ENOTSUP,
+           "aarch64: br x17 through a GOT slot that does not resolve gives no hash");
+    a[7] = 0xd63f0220;
+    a[8] = 0xd65f03c0;
+    is_int(hash_a64(a, 64, data_a, 4, hx), -ENOTSUP, "aarch64: blr x17 likewise");
+    lay_a64(a, 64, data_a, 4, 40, 0);
+    a[6] = 0xd61f0000;
+    is_int(hash_a64(a, 64, data_a, 4, hx), -ENOTSUP, "aarch64: br x0 (a switch's table) gives no hash");
 }
 
 /* This binary's own variants, hashed where they were linked. */
@@ -255,8 +285,67 @@ static void objdump_lengths(const char *path)
     ok(n > 1000 && bad == 0, "%zu instructions objdump printed decode to its lengths (%zu do not)", n, bad);
 }
 
+/* Any word of the writable segments of the object holding a that holds
+ * def: a GOT slot already bound to it. */
+struct scan {
+    uintptr_t a, def;
+    int bound;
+};
+
+static int scan_slots(struct dl_phdr_info *info, size_t size, void *vs)
+{
+    struct scan *sc = vs;
+    int mine = 0;
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        mine |= ph->p_type == PT_LOAD && sc->a >= lo && sc->a < lo + ph->p_memsz;
+    }
+    for (int i = 0; mine && i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        const uintptr_t *w = (const uintptr_t *)(info->dlpi_addr + ph->p_vaddr);
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W))
+            for (size_t k = 0; k < ph->p_filesz / sizeof *w; k++)
+                sc->bound |= w[k] == sc->def;
+    }
+    return mine;
+}
+
+/* codehash.test's lazy-binding check: the hash of a plugin's first
+ * variant, dlopen'd RTLD_LAZY so that its PLT slots still lead back into
+ * the PLT (cyclebudget run binds them at load), printed on one line:
+ * the hex digits, or "unknown RC".  "unbound" or "bound" follows: whether
+ * the GOT slot of the symbol named by the second argument still led into
+ * the plugin, not to the symbol, when the hash was taken. */
+static int lazy(const char *path, const char *sym)
+{
+    void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+    const struct cb_plugin *(*entry)(void) = NULL;
+    if (h)
+        *(void **)&entry = dlsym(h, "cyclebudget_plugin");
+    if (!entry) {
+        printf("cannot load %s: %s\n", path, dlerror());
+        return 1;
+    }
+    const void *root = entry()->variants[0].fn, *def = dlsym(h, sym);
+    char out[CB_CODE_HASH_LEN + 1];
+    int rc = cb_code_hash(&root, 1, 0, out);
+    struct scan sc = {(uintptr_t)root, (uintptr_t)def, 0};
+    if (def)
+        dl_iterate_phdr(scan_slots, &sc);
+    int bound = sc.bound;
+    if (rc == 0)
+        printf("%s %s\n", out, bound ? "bound" : "unbound");
+    else
+        printf("unknown %d %s\n", rc, bound ? "bound" : "unbound");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 3 && strcmp(argv[1], "--lazy") == 0)
+        return lazy(argv[2], argv[3]);
     if (argc > 1) {
         objdump_lengths(argv[1]);
         return tap_done();

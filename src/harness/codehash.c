@@ -28,6 +28,8 @@ struct walk {
     struct cb_sha256 h;
     unsigned adrp;                       /* aarch64: registers an adrp set in this block */
     uintptr_t adrp_page[32];
+    unsigned ldslot;                     /* aarch64: registers loaded from an adrp's page */
+    uintptr_t ldslot_at[32];             /* ... and the slot each was loaded from */
 };
 
 static uint32_t *slot(struct walk *w, uintptr_t a, int *found)
@@ -150,15 +152,26 @@ static void a64_decode(struct walk *w, uintptr_t pc, uint32_t *word, struct cb_i
     } else if (((x & 0x7f800000) == 0x11000000 || (x & 0x3b400000) == 0x39400000) &&
                (w->adrp >> ((x >> 5) & 31) & 1)) {   /* add/ldr :lo12: of an adrp */
         mask = 0x003ffc00;
-        unsigned scale = (x & 0x7f800000) == 0x11000000 ? 0 : x >> 30;
-        hash_data(w, w->adrp_page[(x >> 5) & 31] + (((x >> 10) & 0xfff) << scale), 16);
+        unsigned scale = (x & 0x7f800000) == 0x11000000 ? 0 : x >> 30, rt = x & 31;
+        uintptr_t at = w->adrp_page[(x >> 5) & 31] + (((x >> 10) & 0xfff) << scale);
+        hash_data(w, at, 16);
+        if ((x & 0xffc00000) == 0xf9400000) {        /* ldr xt: a GOT slot, if br/blr follows */
+            w->ldslot |= 1u << rt;
+            w->ldslot_at[rt] = at;
+        }
     } else if ((x & 0xfffffc1f) == 0xd65f0000 || x == 0xd65f0bff || x == 0xd65f0fff ||
                (x & 0xffe0001f) == 0xd4200000) {
         in->flow = CB_FLOW_STOP;                     /* ret, retaa/ab, brk */
-    } else if ((x & 0xfffffc1f) == 0xd61f0000) {
-        in->flow = w->adrp & (1u << 16 | 1u << 17) ? CB_FLOW_STOP : CB_FLOW_IJUMP; /* br: PLT's x16/x17 */
-    } else if ((x & 0xfffffc1f) == 0xd63f0000) {
-        in->flow = CB_FLOW_ICALL;                    /* blr */
+    } else if ((x & 0xffdffc1f) == 0xd61f0000) {     /* br, blr */
+        unsigned rn = (x >> 5) & 31, call = (x >> 21) & 1;
+        /* Through a register loaded from a GOT slot (a PLT stub's x17,
+         * -fno-plt's call): the slot is resolved as x86-64's is. */
+        if (w->ldslot >> rn & 1) {
+            in->flow = call ? CB_FLOW_GOTCALL : CB_FLOW_GOTJUMP;
+            w->got = w->ldslot_at[rn];
+        } else {
+            in->flow = call ? CB_FLOW_ICALL : CB_FLOW_IJUMP;
+        }
     }
     *word = x & ~mask;
 }
@@ -206,35 +219,25 @@ static int step(struct walk *w, uintptr_t a, struct cb_insn *in, uintptr_t *t)
     return 0;
 }
 
-/* A jump or call through the GOT: where the slot leads now, as the object
- * and symbol (dladdr), never the address (another every run). */
-static void hash_got(struct walk *w, uintptr_t slot)
+/* A jump or call through the GOT: code of this object is walked as a
+ * direct callee is; another object's is its identity and the symbol
+ * (cb_code_got).  A slot that does not resolve gives no hash. */
+static int hash_got(struct walk *w, uintptr_t slot)
 {
-    const struct cb_code_map *m = w->map;
-    cb_sha256_update(&w->h, "G", 1);
-    if (!m->obj_hi || slot < m->obj_lo || slot + sizeof(uintptr_t) > m->obj_hi)
-        return;
     uintptr_t to;
-    memcpy(&to, (const void *)slot, sizeof to);
-    Dl_info di;
-    /* Not bound yet (lazy binding): the slot leads back into this object's
-     * PLT, whose path is the build's, not the code's. */
-    if (to >= m->obj_lo && to < m->obj_hi) {
-        cb_sha256_update(&w->h, "L", 1);
-        return;
-    }
-    if (!dladdr((const void *)to, &di))
-        return;
-    if (di.dli_fname)
-        cb_sha256_update(&w->h, di.dli_fname, strlen(di.dli_fname) + 1);
-    if (di.dli_sname)
-        cb_sha256_update(&w->h, di.dli_sname, strlen(di.dli_sname) + 1);
+    cb_sha256_update(&w->h, "G", 1);
+    int rc = cb_code_got(w->map, slot, &to, &w->h);
+    if (rc <= 0)
+        return rc;
+    cb_sha256_update(&w->h, "L", 1);
+    return target(w, to);
 }
 
 /* Decode from a until the block ends (a return, a jump, something seen). */
 static int block(struct walk *w, uintptr_t a, int icall_ok)
 {
     w->adrp = 0;
+    w->ldslot = 0;
     for (;;) {
         int found;
         uint32_t *ix = slot(w, a, &found);
@@ -253,8 +256,8 @@ static int block(struct walk *w, uintptr_t a, int icall_ok)
             return rc;
         if (in.flow == CB_FLOW_IJUMP || (in.flow == CB_FLOW_ICALL && !icall_ok))
             return -ENOTSUP;
-        if (in.flow == CB_FLOW_GOTJUMP || in.flow == CB_FLOW_GOTCALL)
-            hash_got(w, w->got);
+        if ((in.flow == CB_FLOW_GOTJUMP || in.flow == CB_FLOW_GOTCALL) && (rc = hash_got(w, w->got)) < 0)
+            return rc;
         if (in.flow == CB_FLOW_STOP || in.flow == CB_FLOW_GOTJUMP)
             return 0;
         if (in.flow == CB_FLOW_JUMP) {
@@ -326,8 +329,12 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *vctx)
         return 0;
     struct cb_code_map *m = f->map;
     memset(m, 0, sizeof *m);
+    m->base = info->dlpi_addr;
+    m->name = info->dlpi_name;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_DYNAMIC)
+            m->dynamic = info->dlpi_addr + ph->p_vaddr;
         if (ph->p_type != PT_LOAD)
             continue;
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_filesz;

@@ -1,9 +1,8 @@
 /* codehash.h — what identifies a case's measured code, apart from where it sits.
  *
- * Issue 40: two builds of this repository that differed only in
- * src/report/report.c gave csum/kernel-2023/20/warm +10.0% [+9.99, +10.03]:
- * the variant's code had not changed, its address had.  So every case
- * stores two things: a hash of the code it timed, normalised so that the
+ * Two builds that differ only in code a case never runs can time it
+ * differently: the variant's code is the same, its address is not.  So
+ * every case stores two things: a hash of the code it timed, normalised so that the
  * same code linked elsewhere hashes alike, and the entry's address mod 4096
  * (mod 64 is its low six bits).  compare calls a change between sides whose
  * code hashes match "placement".
@@ -16,12 +15,18 @@
  * instruction with what a link rewrites masked: rel8/rel32 branch targets
  * (the walk's order stands in for them) and RIP-relative displacements
  * (with the first bytes of read-only data they name hashed instead, so that
- * a changed constant table is still a change).  It stops at returns and at
- * jumps through the GOT (a PLT stub: another object's code), hashing the
- * object and symbol the slot resolves to (an LD_PRELOAD'd memcpy is a
- * change of code, glibc's own is the same code in both builds).  An indirect jump elsewhere (a switch's table), an
- * indirect call in the variant itself, an opcode the decoder does not know,
- * or a walk past its limits gives no hash: "unknown" is never "the same". */
+ * a changed constant table is still a change).  A jump or call through the
+ * GOT (a PLT stub, -fno-plt's call; on aarch64 a br or blr of a register
+ * loaded from an adrp's page) is resolved from the object's dynamic
+ * relocations (codehash_elf.c): code of the same object is walked like a
+ * direct callee, whether the slot is bound yet or not (lazy binding); another
+ * object's is hashed as its build-id, the symbol and where it resolved (a
+ * changed libc or an LD_PRELOAD'd memcpy is a change of code, glibc's own is
+ * the same code in both builds).  An indirect jump elsewhere (a switch's
+ * table), an indirect call in the variant or its callees, a GOT slot that
+ * does not resolve, an opcode the decoder does not know, or a walk past its
+ * limits (CB_CODE_MAX_INSNS, callees included) gives no hash: "unknown" is
+ * never "the same". */
 #ifndef CB_CODEHASH_H
 #define CB_CODEHASH_H
 
@@ -39,11 +44,13 @@ struct cb_code_map {
     uintptr_t code_lo, code_hi;
     uintptr_t data_lo[8], data_hi[8];
     size_t ndata;
-    /* This process's own object: a jump or call through its GOT is hashed
-     * as the object and symbol the slot resolves to now (dladdr), so that
-     * an LD_PRELOAD'd memcpy is other code.  0 for bytes that are not
-     * loaded code (the tests' arrays): the slot is not read. */
+    /* The loaded object that holds the code: its extent, load bias,
+     * dynamic section and name (dl_iterate_phdr's), for resolving a jump
+     * or call through its GOT (cb_code_got).  dynamic 0 for bytes that are
+     * not loaded code (the tests' arrays): such a jump gives no hash. */
     uintptr_t obj_lo, obj_hi;
+    uintptr_t base, dynamic;
+    const char *name;
 };
 
 enum cb_code_flow {
@@ -54,8 +61,8 @@ enum cb_code_flow {
     CB_FLOW_ICALL,                   /* indirect call: fall-through */
     CB_FLOW_IJUMP,                   /* indirect jump (a switch's table): no hash */
     CB_FLOW_STOP,                    /* return, trap */
-    CB_FLOW_GOTJUMP,                 /* jmp *slot(%rip): a PLT stub, to another object */
-    CB_FLOW_GOTCALL,                 /* call *slot(%rip): -fno-plt's call to another object */
+    CB_FLOW_GOTJUMP,                 /* jmp *slot(%rip): a PLT stub */
+    CB_FLOW_GOTCALL,                 /* call *slot(%rip): -fno-plt's call */
 };
 
 /* One decoded instruction: its length, its flow, where its direct target's
@@ -90,5 +97,14 @@ int cb_code_hash_in(const struct cb_code_map *map, enum cb_code_arch arch, const
  * another architecture. */
 int cb_code_hash(const void *const *roots, size_t nroots, size_t allow_icall,
                  char out[CB_CODE_HASH_LEN + 1]);
+
+struct cb_sha256;
+
+/* Where a jump or call through the GOT slot at slot leads, for map's
+ * object: 1 with *to when it is code of the object (the walk follows it),
+ * 0 when it is another object's (its build-id or file sha256, the symbol
+ * and its offset there are added to h), -ENOTSUP when the slot has no
+ * dynamic relocation or its symbol does not resolve. */
+int cb_code_got(const struct cb_code_map *map, uintptr_t slot, uintptr_t *to, struct cb_sha256 *h);
 
 #endif
