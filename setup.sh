@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 job=${1:-run}
 [ $# -gt 0 ] && shift
 
-pkgs="build-essential autoconf automake libtool pkg-config libpfm4-dev libsqlite3-dev sqlite3 git"
+pkgs="build-essential autoconf automake libtool pkg-config libpfm4-dev libsqlite3-dev sqlite3 git libbpf-dev clang"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

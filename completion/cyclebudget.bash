@@ -9,7 +9,7 @@
 # Installed as $(datadir)/bash-completion/completions/cyclebudget, where
 # bash-completion loads it on the first TAB after "cyclebudget".
 
-_cyclebudget_commands="run report list budget calibrate compare history ack bisect-check merge race check ab kernel"
+_cyclebudget_commands="run report list budget calibrate compare history ack bisect-check merge race check ab kernel bpf"
 
 # The binary the user typed (./cyclebudget completes from the build in
 # this directory), with a leading ~ expanded as the shell would.
@@ -205,7 +205,7 @@ _cyclebudget()
     report) _cyclebudget_reply -W "latest" -- "$cur" ;;
     budget) _cyclebudget_reply -W "1G 10G 25G 40G 100G 400G" -- "$cur" ;;
     ab) _cyclebudget_files "$cur" ;;   # BASE.so HEAD.so
-    kernel) ((COMP_CWORD == 2)) && _cyclebudget_reply -W "run" -- "$cur" ;;
+    kernel | bpf) ((COMP_CWORD == 2)) && _cyclebudget_reply -W "run" -- "$cur" ;;
     run | race | calibrate | bisect-check)
         # No arguments but options: offer them.
         _cyclebudget_reply -W "$(awk '$1 ~ /^--/ { print $1 }' <<<"$opts")" -- "$cur"

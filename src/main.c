@@ -31,6 +31,7 @@ static const struct {
     {"check", cmd_check, "read every page of the database for damage"},
     {"ab", cmd_ab, "time two builds of a plugin in one process, paired round by round"},
     {"kernel", cmd_kernel, "kernel run: time the kernel's own functions inside it (a module)"},
+    {"bpf", cmd_bpf, "bpf run: time inside the running kernel through BPF (no module)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -81,9 +81,20 @@ void cb_budget_charge_packet(unsigned frame, struct cb_charge *ch)
     *ch = (struct cb_charge){CB_CHARGE_PACKET, frame, 1, (double)frame + CB_WIRE_OVERHEAD};
 }
 
+int cb_budget_whole_frame(const char *family)
+{
+    /* An XDP program (bpf run) is given one whole frame: its size is the
+     * frame's on the wire, header and FCS included. */
+    return family && strcmp(family, "xdp") == 0;
+}
+
 void cb_budget_charge(const char *family, const char *unit, uint64_t size, unsigned frame,
                       struct cb_charge *ch)
 {
+    if (unit && strcmp(unit, "B") == 0 && cb_budget_whole_frame(family)) {
+        cb_budget_charge_packet(size > frame ? (unsigned)size : frame, ch);
+        return;
+    }
     cb_budget_charge_as(charge_by(family), unit, size, frame, ch);
 }
 
@@ -150,7 +161,8 @@ const char *cb_budget_rule(unsigned frame, char *buf, size_t len)
              "per-packet operation (skb alloc or free, RX descriptor, skb head clear, call) to the "
              "chosen %u-byte frame; an operation over S bytes of one packet (%s) to the larger of that frame and S + %d (Ethernet header 14, FCS "
              "4); over S > %d bytes (GSO/GRO) to ceil((S - %d) / %d) %d-byte MTU frames (IPv4 + "
-             "TCP headers %d once); each frame + %d bytes on the wire (preamble 8, gap 12)",
+             "TCP headers %d once); an XDP program run on one S-byte frame (xdp) to the larger "
+             "of the chosen frame and S; each frame + %d bytes on the wire (preamble 8, gap 12)",
              frame, fams, CB_ETH_OVERHEAD, CB_MTU, CB_IP_TCP_HEADERS, CB_MSS, CB_MTU + CB_ETH_OVERHEAD,
              CB_IP_TCP_HEADERS, CB_WIRE_OVERHEAD);
     return buf;

@@ -12,6 +12,8 @@
  *  - an operation over S bytes of one packet's data (csum, copy, csum_copy,
  *    xfer) against the larger of the chosen frame and the frame that carries
  *    S bytes of IP packet: S + 14 (Ethernet header) + 4 (FCS);
+ *  - a program run on one whole frame of S bytes (xdp: S on the wire, header
+ *    and FCS included) against the larger of the chosen frame and S;
  *  - more than one MTU (S > 1500: GSO/GRO sizes) against the wire time of
  *    those bytes cut into MTU frames: S is one IP packet of a super-packet,
  *    its IPv4 + TCP headers (20 + 20, no options) once, so ceil((S - 40) /
@@ -68,6 +70,10 @@ struct cb_charge {
  * something else (an object, a head cleared, descriptors, calls), and for a
  * family this build does not have. */
 int cb_budget_packet_data(const char *family);
+/* 1 when family's size is a whole frame on the wire (xdp: a program run on
+ * one frame): it is charged against the larger of that frame and the
+ * chosen one, once. */
+int cb_budget_whole_frame(const char *family);
 /* The charge of an operation of family over size (unit "B" for bytes; any
  * other unit is counted per packet) at chosen frame bytes: by the family's
  * probe record (per packet when the build does not have it). */

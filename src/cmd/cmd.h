@@ -47,6 +47,7 @@ int cmd_merge(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
+int cmd_bpf(int argc, char **argv);
 
 /* One line to stderr: "cyclebudget: <what>", for usage and runtime errors.
  * It returns (as git's error(), not die()): the caller chooses the exit

@@ -32,15 +32,55 @@
  * variant, exactly or, for a bulk function, as the prefix of its count. */
 static const struct cb_kernel_twin *twin_of(const struct cb_report_case *c)
 {
+    /* A bpf run's helper stands for the kernel function it calls. */
+    static const char *const through_bpf[][2] = {{"bpf_csum_diff", "csum_partial"}};
+    const char *variant = c->info.variant;
+    for (size_t i = 0; i < sizeof through_bpf / sizeof through_bpf[0]; i++)
+        if (strcmp(variant, through_bpf[i][0]) == 0)
+            variant = through_bpf[i][1];
     const struct cb_probe *p = cb_probe_find(c->info.probe);
     for (size_t i = 0; p && i < p->nkernel; i++) {
         const struct cb_kernel_twin *t = &p->kernel[i];
         size_t n = strlen(t->func);
-        if (t->counts ? strncmp(c->info.variant, t->func, n) == 0
-                      : strcmp(c->info.variant, t->func) == 0)
+        if (t->counts ? strncmp(variant, t->func, n) == 0 : strcmp(variant, t->func) == 0)
             return t;
     }
     return NULL;
+}
+
+static int is_bpf(const struct cb_report *r)
+{
+    return strcmp(r->run.source, "bpf") == 0;
+}
+
+/* A bpf run's empty program measured beside case k: the case bpf_empty
+ * "for-PROBE" (or "for-PROBE+live") of the same size.  NULL when k is one
+ * itself. */
+static const struct cb_report_case *empty_of(const struct cb_report *r, size_t k)
+{
+    const struct cb_report_case *c = &r->cases[k];
+    size_t n = strlen(c->info.variant);
+    int live = n > 5 && strcmp(c->info.variant + n - 5, "+live") == 0;
+    char want[48];
+    if (!is_bpf(r) || strcmp(c->info.probe, "bpf_empty") == 0)
+        return NULL;
+    snprintf(want, sizeof want, "for-%s%s", c->info.probe, live ? "+live" : "");
+    for (size_t i = 0; i < r->ncases; i++) {
+        const struct cb_report_case *e = &r->cases[i];
+        if (e->measured && strcmp(e->info.probe, "bpf_empty") == 0 &&
+            e->info.size == c->info.size && strcmp(e->info.variant, want) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* The kernel's own duration per run of case k less its empty's, ns. */
+static double kernel_ns(const struct cb_report *r, size_t k, const struct cb_report_case *e)
+{
+    for (size_t i = 0; e && i < r->nevents; i++)
+        if (strcmp(r->events[i].name, "bpf_duration") == 0)
+            return r->cases[k].ev_median[i];  /* the empty's subtracted as overhead */
+    return NAN;
 }
 
 static int push(struct cb_inkernel *ik, const struct cb_inkernel_row *row)
@@ -59,11 +99,13 @@ static int case_rows(struct cb_store *st, const struct cb_report *r, struct cb_i
 {
     const struct cb_report_case *c = &r->cases[k];
     const struct cb_kernel_twin *km = twin_of(c);
-    if (!c->measured || strcmp(c->info.probe, "fpu") == 0)
+    const struct cb_report_case *e = empty_of(r, k);
+    if (!c->measured || strcmp(c->info.probe, "fpu") == 0 || (is_bpf(r) && !e))
         return 0;
-    if (!km) {   /* measured, with no user-space model to set beside it */
+    double empty = e ? e->tsc.median : NAN, kns = kernel_ns(r, k, e);
+    if (!km) {   /* page_pool, an XDP program: measured, with no user-space model beside it */
         struct cb_inkernel_row row = {.kcase = k, .kernel = c->tsc.median, .model = NAN,
-                                      .err_pct = NAN};
+                                      .err_pct = NAN, .empty = empty, .kns = kns};
         return push(ik, &row);
     }
     const char *models[MODELS_MAX] = {0};
@@ -74,7 +116,7 @@ static int case_rows(struct cb_store *st, const struct cb_report *r, struct cb_i
         memcpy(models, km->models, sizeof models);
     for (int i = 0; i < MODELS_MAX && models[i]; i++) {
         struct cb_inkernel_row row = {.kcase = k, .kernel = c->tsc.median, .model = NAN,
-                                      .err_pct = NAN};
+                                      .err_pct = NAN, .empty = empty, .kns = kns};
         if (strcmp(models[i], "bulk-*") == 0)
             snprintf(row.variant, sizeof row.variant, "bulk-%s",
                      c->info.variant + strlen(km->func));
@@ -113,7 +155,7 @@ static void fpu_estimate(struct cb_store *st, struct cb_inkernel *ik)
 
 int cb_report_inkernel_load(struct cb_store *st, struct cb_report *r)
 {
-    if (strcmp(r->run.source, "in-kernel") != 0)
+    if (strcmp(r->run.source, "in-kernel") != 0 && !is_bpf(r))
         return 0;
     struct cb_inkernel *ik = calloc(1, sizeof *ik);
     if (!ik)
@@ -198,34 +240,68 @@ static void fpu_text(const struct cb_report *r, FILE *out)
     }
 }
 
+/* A bpf run's two columns: the empty program's ticks and the kernel's ns. */
+static void bpf_cols(const struct cb_report *r, const struct cb_inkernel_row *row, FILE *out)
+{
+    if (!is_bpf(r))
+        return;
+    char k[32];
+    if (isnan(row->kns))
+        snprintf(k, sizeof k, "-");
+    else
+        snprintf(k, sizeof k, "%.1f", row->kns);
+    fprintf(out, " %8.1f %8s", row->empty, k);
+}
+
 void cb_report_inkernel_text(const struct cb_report *r, FILE *out)
 {
     const struct cb_inkernel *ik = r->ik;
     if (!ik)
         return;
-    fprintf(out, "\nin the kernel (%s, module %.16s) beside its user-space models, TSC ticks per op "
-                 "(medians); error = (model - kernel) / kernel:\n", r->run.compiler,
-            r->run.version + (strncmp(r->run.version, "cb_kmod ", 8) == 0 ? 8 : 0));
+    if (is_bpf(r))
+        fprintf(out, "\nin the kernel through BPF_PROG_TEST_RUN (%s, %s) beside the user-space "
+                     "models, TSC ticks per run (medians) less the empty program's, measured "
+                     "beside each case ('empty'); 'kernel ns' is the kernel's own duration less "
+                     "the empty's; error = (model - kernel) / kernel:\n", r->run.compiler,
+                r->run.version);
+    else
+        fprintf(out, "\nin the kernel (%s, module %.16s) beside its user-space models, TSC ticks "
+                     "per op (medians); error = (model - kernel) / kernel:\n", r->run.compiler,
+                r->run.version + (strncmp(r->run.version, "cb_kmod ", 8) == 0 ? 8 : 0));
     if (r->run.emulated[0])
         fprintf(out, "  EMULATED: both sides are an emulator's cost, not timings; no verdict\n");
-    fprintf(out, "  %-9s %8s %-4s  %-28s %10s  %-20s %10s %6s  %s\n", "probe", "size", "mode",
-            "in the kernel", "ticks", "user-space model", "ticks", "error", "(run)");
+    fprintf(out, "  %-9s %8s %-4s  %-28s %10s", "probe", "size", "mode", "in the kernel", "ticks");
+    if (is_bpf(r))
+        fprintf(out, " %8s %8s", "empty", "kern ns");
+    fprintf(out, "  %-20s %10s %6s  %s\n", "user-space model", "ticks", "error", "(run)");
     for (size_t i = 0; i < ik->n; i++) {
         const struct cb_inkernel_row *row = &ik->rows[i];
         const struct cb_report_case *c = &r->cases[row->kcase];
         char e[32];
         err_text(row->err_pct, e, sizeof e);
+        fprintf(out, "  %-9s %8" PRIu64 " %-4s  %-28s %10.1f", c->info.probe, c->info.size,
+                c->info.mode, c->info.variant, row->kernel);
+        bpf_cols(r, row, out);
         if (isnan(row->model))
-            fprintf(out, "  %-9s %8" PRIu64 " %-4s  %-28s %10.1f  %-20s %10s %6s  (%s)\n",
-                    c->info.probe, c->info.size, c->info.mode, c->info.variant, row->kernel,
-                    row->variant[0] ? row->variant : "-", "-", e,
+            fprintf(out, "  %-20s %10s %6s  (%s)\n", row->variant[0] ? row->variant : "-", "-", e,
                     row->variant[0] ? "no user-space run measured it" : "no user-space model of it");
         else
-            fprintf(out, "  %-9s %8" PRIu64 " %-4s  %-28s %10.1f  %-20s %10.1f %6s  (run %" PRId64 ")\n",
-                    c->info.probe, c->info.size, c->info.mode, c->info.variant, row->kernel,
-                    row->variant, row->model, e, row->model_run);
+            fprintf(out, "  %-20s %10.1f %6s  (run %" PRId64 ")\n", row->variant, row->model, e,
+                    row->model_run);
     }
     fpu_text(r, out);
+}
+
+static void html_bpf_cols(const struct cb_report *r, const struct cb_inkernel_row *row, FILE *out)
+{
+    if (!is_bpf(r))
+        return;
+    fprintf(out, "<td class=\"num\">%.1f</td><td class=\"num\">", row->empty);
+    if (isnan(row->kns))
+        fputs("-", out);
+    else
+        fprintf(out, "%.1f", row->kns);
+    fputs("</td>", out);
 }
 
 void cb_report_inkernel_html(FILE *out, const struct cb_report *r)
@@ -235,11 +311,17 @@ void cb_report_inkernel_html(FILE *out, const struct cb_report *r)
         return;
     fputs("<section class=\"inkernel\"><h2>In the kernel, beside the user-space models</h2><p>", out);
     cb_html_esc(out, r->run.compiler);
-    fputs(": TSC ticks per op (medians, the empty batch subtracted); error = (model &minus; kernel) "
-          "/ kernel.</p><div class=\"tablewrap\"><table class=\"sortable inkernel\"><thead><tr>"
-          "<th>probe</th><th class=\"num\">size</th><th>mode</th><th>in the kernel</th>"
-          "<th class=\"num\">ticks</th><th>user-space model</th><th class=\"num\">ticks</th>"
-          "<th class=\"num\">error</th><th class=\"num\">run</th></tr></thead><tbody>", out);
+    fputs(is_bpf(r) ? " through BPF_PROG_TEST_RUN: TSC ticks per run (medians) less the empty "
+                      "program's, measured beside each case (<i>empty</i>, subtracted); "
+                      "<i>kernel ns</i> is the kernel's own duration less the empty's"
+                    : ": TSC ticks per op (medians, the empty batch subtracted)", out);
+    fputs("; error = (model &minus; kernel) / kernel.</p><div class=\"tablewrap\"><table "
+          "class=\"sortable inkernel\"><thead><tr><th>probe</th><th class=\"num\">size</th>"
+          "<th>mode</th><th>in the kernel</th><th class=\"num\">ticks</th>", out);
+    if (is_bpf(r))
+        fputs("<th class=\"num\">empty</th><th class=\"num\">kernel ns</th>", out);
+    fputs("<th>user-space model</th><th class=\"num\">ticks</th><th class=\"num\">error</th>"
+          "<th class=\"num\">run</th></tr></thead><tbody>", out);
     for (size_t i = 0; i < ik->n; i++) {
         const struct cb_inkernel_row *row = &ik->rows[i];
         const struct cb_report_case *c = &r->cases[row->kcase];
@@ -251,15 +333,18 @@ void cb_report_inkernel_html(FILE *out, const struct cb_report *r)
             fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td><td>%s</td><td>", c->info.size,
                     c->info.mode);
             cb_html_esc(out, c->info.variant);
-            fprintf(out, "</td><td class=\"num\">%.1f</td><td>no user-space model</td>"
-                         "<td class=\"num\">-</td><td class=\"num\">-</td><td class=\"num\">-</td></tr>",
-                    row->kernel);
+            fprintf(out, "</td><td class=\"num\">%.1f</td>", row->kernel);
+            html_bpf_cols(r, row, out);
+            fputs("<td>no user-space model</td><td class=\"num\">-</td><td class=\"num\">-</td>"
+                  "<td class=\"num\">-</td></tr>", out);
             continue;
         }
         fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td><td>%s</td><td>", c->info.size,
                 c->info.mode);
         cb_html_esc(out, c->info.variant);
-        fprintf(out, "</td><td class=\"num\">%.1f</td><td>", row->kernel);
+        fprintf(out, "</td><td class=\"num\">%.1f</td>", row->kernel);
+        html_bpf_cols(r, row, out);
+        fputs("<td>", out);
         cb_html_esc(out, row->variant);
         if (isnan(row->model))
             fputs("</td><td class=\"num\">-</td><td class=\"num\">-</td><td class=\"num\">none</td></tr>", out);
@@ -299,7 +384,12 @@ void cb_report_inkernel_json(FILE *out, const struct cb_report *r)
     if (!ik)
         return;
     fputs(",\n  \"inkernel\": {\"unit\": \"tsc ticks per op (medians, the empty batch subtracted)\","
-          " \"error\": \"(model - kernel) / kernel, %\", \"rows\": [", out);
+          " \"error\": \"(model - kernel) / kernel, %\", ", out);
+    if (is_bpf(r))
+        fputs("\"through\": \"BPF_PROG_TEST_RUN\", \"empty\": \"the empty program's ticks per run, "
+              "measured beside each case and subtracted from kernel_ticks\", \"kernel_ns\": \"the "
+              "kernel's own duration per run less the empty's\", ", out);
+    fputs("\"rows\": [", out);
     for (size_t i = 0; i < ik->n; i++) {
         const struct cb_inkernel_row *row = &ik->rows[i];
         const struct cb_report_case *c = &r->cases[row->kcase];
@@ -320,6 +410,12 @@ void cb_report_inkernel_json(FILE *out, const struct cb_report *r)
         cb_json_num(out, row->model);
         fputs(", \"error_pct\": ", out);
         cb_json_num(out, row->err_pct);
+        if (is_bpf(r)) {
+            fputs(", \"empty_ticks\": ", out);
+            cb_json_num(out, row->empty);
+            fputs(", \"kernel_ns\": ", out);
+            cb_json_num(out, row->kns);
+        }
         fputs(", \"model_run\": ", out);
         if (isnan(row->model))
             fputs("null}", out);

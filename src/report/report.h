@@ -97,6 +97,10 @@ struct cb_inkernel_row {
     double kernel, model;        /* median TSC ticks per op; model NAN when no run measured it */
     double err_pct;              /* (model - kernel) / kernel, %; NAN */
     int64_t model_run;
+    /* A bpf run's: the empty program's ticks per run, measured beside the
+     * case and subtracted from it, and the kernel's own duration per run
+     * less the empty's, ns.  NAN for the module's runs. */
+    double empty, kns;
 };
 struct cb_inkernel {
     struct cb_inkernel_row *rows;
@@ -105,7 +109,7 @@ struct cb_inkernel {
     int has_fpu;
     struct cb_fpu_cost fpu;      /* that calibration's XSAVEC figures (fpu.h) */
 };
-/* Load r->ik when r is an in-kernel run (runs.source); 0 or -ENOMEM. */
+/* Load r->ik when r is an in-kernel or a bpf run (runs.source); 0 or -ENOMEM. */
 int cb_report_inkernel_load(struct cb_store *st, struct cb_report *r);
 void cb_report_inkernel_free(struct cb_report *r);
 /* The side-by-side section, text and HTML; nothing for a user-space run. */

@@ -92,7 +92,7 @@ int cb_store_inkernel_figure(struct cb_store *st, int64_t run_id, const char *pr
     if (!u)
         return -ENOMEM;
     int rc = cb_store_run_get(st, run_id, u);
-    int ik = rc == 0 && strcmp(u->source, "in-kernel") == 0;
+    int ik = rc == 0 && (strcmp(u->source, "in-kernel") == 0 || strcmp(u->source, "bpf") == 0);
     free(u);
     if (rc < 0)
         return rc;

@@ -275,7 +275,10 @@ void cb_st_bind_case_optional(struct cb_db_stmt *s, const struct cb_case_row *c)
         cb_db_bind_null(s, 18);
     if (code) {
         cb_st_bind_str(s, 19, c->code_hash);
-        cb_db_bind_int64(s, 20, c->code_addr);
+        if (c->code_addr >= 0)   /* -1: code known, address not (a BPF program's tag) */
+            cb_db_bind_int64(s, 20, c->code_addr);
+        else
+            cb_db_bind_null(s, 20);
     } else {
         cb_db_bind_null(s, 19);
         cb_db_bind_null(s, 20);

@@ -98,7 +98,7 @@ struct cb_run_meta {
     const char *fingerprint;     /* cb_fingerprint_format(); NULL: none */
     const char *sim_model;       /* run --sim: the simulated machine (0008_sim.sql); NULL: timed */
     const char *emulated;        /* why the CPU is emulated (0017_emulated.sql); NULL: native */
-    const char *source;          /* "in-kernel" (0019_inkernel.sql); NULL: user space */
+    const char *source;          /* "in-kernel" (0019), "bpf" (0025); NULL: user space */
     const char *code_id, *code_what;  /* the measured bytes (0020_code_id.sql, codeid.h); NULL: unknown */
 };
 
@@ -211,7 +211,7 @@ struct cb_run_info {
     char uuid[40];               /* the run's name in every store (uuid.h, 0009_uuid.sql) */
     char plugins[1024];          /* run --plugin: "PATH (sha256 0123...): csum/mine; ...", or "" */
     char emulated[256];          /* why the CPU was emulated (emulation.h); "" native */
-    char source[16];             /* "in-kernel" (kernel run); "" user space */
+    char source[16];             /* "in-kernel" (kernel run), "bpf" (bpf run); "" user space */
 };
 
 struct cb_event_info {
