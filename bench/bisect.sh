@@ -5,10 +5,12 @@
 # `bisect-check --against-plugin` end at the right commit?  Prints
 # right=K/N; asserts nothing.
 #
-#   bench/bisect.sh [CYCLEBUDGET] [N] [EXTRA_PCT]
+#   bench/bisect.sh [CYCLEBUDGET] [N] [EXTRA_PCT] [PLUGIN_SOURCE]
 #
 # Each of the N bisects builds a fresh git repository in a temporary
-# directory: commit 1 is bench/ab_plugin.c (variants "mine" and "ctl"),
+# directory: commit 1 is PLUGIN_SOURCE (default bench/ab_plugin.c, variants
+# "mine" and "ctl"; bench/callee_plugin.c is the shape whose "mine" is a
+# wrapper and only its callee in the same object slows, bench/callee.sh),
 # commits 2..6 each add a comment line, except the slow one (commit 2 + i
 # mod 5 for bisect i, so that every position is tried) which sets
 # EXTRA_PCT (default 10: "mine" does that much more work, about +11% at
@@ -23,6 +25,7 @@ CB=${1:-./cyclebudget}
 N=${2:-10}
 PCT=${3:-10}
 top=$(cd "$(dirname "$0")/.." && pwd)
+SRC=${4:-$top/bench/ab_plugin.c}
 case $CB in /*) ;; *) CB=$PWD/$CB ;; esac
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -36,7 +39,7 @@ for i in $(seq 1 "$N"); do
     slow=$((2 + (i - 1) % 5))
     {
         echo "#define EXTRA_PCT 0"
-        cat "$top/bench/ab_plugin.c"
+        cat "$SRC"
     } >"$R/plugin.c"
     (cd "$R" && git init -q && git add plugin.c && git commit -qm c1) || exit 2
     want=""
@@ -72,4 +75,4 @@ EOS
         echo "bisect $i: slow commit c$slow: WRONG (got ${got:-none}, $steps checks): $(grep '^bisect-check: ' <<<"$out" | tr '\n' ';')"
     fi
 done
-echo "right=$right/$N (EXTRA_PCT=$PCT; $((t_all / (N > 0 ? N : 1))) s per bisect)"
+echo "right=$right/$N (EXTRA_PCT=$PCT, $(basename "$SRC"); $((t_all / (N > 0 ? N : 1))) s per bisect)"
