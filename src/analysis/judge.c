@@ -50,10 +50,9 @@ static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b
         size_t kb = cb_runs_quiet(b->v, mb, b->ends, b->nruns, CB_QUIET_MIN, vb, eb, &db);
         const double *ua = va, *ub = vb;
         const size_t *ua_end = ea, *ub_end = eb;
-        if (ka >= need && kb >= need) {
-            r->left_out = (a->nruns - ka) + (b->nruns - kb);
-            r->samples_left_out = da + db;
-        } else {
+        r->left_out = (a->nruns - ka) + (b->nruns - kb);
+        r->samples_left_out = da + db;
+        if (ka < need || kb < need) {
             r->host_state = 1;
             ua = a->v;
             ub = b->v;
@@ -426,7 +425,7 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
         code_identity(r, o, res);
         res->host_state += r->host_state;
         res->count[r->v]++;
-        res->by_test[r->test]++;
+        res->by_test[r->test] += !r->host_state;
     }
     return rc;
 }

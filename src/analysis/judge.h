@@ -90,7 +90,7 @@ struct cmp_result {
     int exact;                    /* the rows are exact counts (cmp_opts.exact) */
     size_t floor_runs, floor_groups;  /* the learned floor: runs of the same bytes, groups */
     size_t floor_unkeyed;         /* runs of the host left out of it: no code identity (older) */
-    size_t by_test[3];            /* rows per enum cmp_test */
+    size_t by_test[3];            /* rows per enum cmp_test, those in a host state apart */
 };
 
 /* The metric A and B are compared in (cb_sides_metric), with o fitted to

@@ -30,6 +30,10 @@
  * 40: 7 and 8 of 10 bisects right, each miss a comment-only commit that
  * came back unsure after ab's 36 rounds). */
 #define BISECT_PAIRED_SECONDS 300
+/* --against: undecided cases get new rounds of this tree until decided or
+ * this many seconds (--rerun-time): a verdict, not a skip, is what a
+ * bisection needs, and the base's runs are the past. */
+#define BISECT_RERUN_SECONDS 60
 
 /* What the command line asked for. */
 struct bisect {
@@ -49,9 +53,10 @@ struct bisect {
     const char *max_time_arg;                     /* --max-time, as typed */
     const char *against_plugin;                   /* --against-plugin GOOD.so */
     struct cb_ab ab;                              /* its paired protocol */
+    double rerun_s;                               /* --rerun-time; 0 none */
 };
 
-enum { OPT_MAX_TIME = CB_OPT_LONG_ONLY, OPT_COLD_BYTES, OPT_ROUNDS, OPT_PLUGIN, OPT_SIM };
+enum { OPT_MAX_TIME = CB_OPT_LONG_ONLY, OPT_COLD_BYTES, OPT_ROUNDS, OPT_PLUGIN, OPT_SIM, OPT_RERUN_TIME };
 
 /* One of bisect-check's own options: 0 taken, 1 not one of them, or
  * -EINVAL with the message in err. */
@@ -78,6 +83,12 @@ static int bisect_opt(int ch, const char *arg, void *ctx, struct cb_sb *err)
         }
         b->plugin_args[b->nplugins++] = arg;
         return 0;
+    case OPT_RERUN_TIME:
+        if (strcmp(arg, "0") == 0) {
+            b->rerun_s = 0;
+            return 0;
+        }
+        return cb_parse_seconds(arg, "--rerun-time", &b->rerun_s, err);
     case OPT_SIM:
         b->sim = 1;
         return cb_sim_requested() ? 0 : cb_sim_check(err);
@@ -128,6 +139,10 @@ static const struct cb_option bisect_options[] = {
                 "measure each case in N rounds with an idle pause between (as 'run --rounds'; "
                 "default 1); with --against-plugin, ab's rounds (default "
                 CB_OPT_NUM(CB_AB_DEFAULT_ROUNDS) ")"),
+    CB_OPT_CALL(OPT_RERUN_TIME, "rerun-time", "SEC",
+                "with --against: measure the undecided cases again, round by round, until each "
+                "is decided or SEC seconds are spent (default " CB_OPT_NUM(BISECT_RERUN_SECONDS)
+                "; 0: judge the one run)"),
     CB_OPT_CALL(OPT_COLD_BYTES, "cold-bytes", "SIZE", "cold-mode working set"),
     CB_OPT_CALL(OPT_SIM, "sim", NULL,
                 "count under callgrind, as 'run --sim' (BASE's runs must be --sim runs too); "
@@ -176,6 +191,7 @@ static int bisect_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
     b->c.o.nofloor_within = 1;   /* one run a commit, no floor: the within-run test, as before */
     cb_harness_defaults(&b->h);
     cb_ab_defaults(&b->ab.o);
+    b->rerun_s = BISECT_RERUN_SECONDS;
     int rc = cb_getopt(argc, argv, &parser, b, err);
     /* --against reads BASE's runs where run stored them; the paired
      * protocol keeps its own runs out of the tree being bisected. */
@@ -338,7 +354,18 @@ static int judge(struct bisect *b, int64_t run_id, size_t measured)
         }
         goto out;
     }
-    snprintf(v.x.head_desc, sizeof v.x.head_desc, "this tree = run %lld", (long long)run_id);
+    if (v.outcome == CB_VERDICT_UNSURE && b->rerun_s > 0 && !b->sim) {
+        const struct cmp_rerun_plan plan = {{NULL, "bisect"}, 2, b->c.cmdline.buf, &b->h};
+        if ((rc = cmp_rerun_sides(st, &A, &B, &b->c, b->rerun_s, &plan, &v, &err)) < 0) {
+            cb_error("%s", err.buf);
+            status = rc == -EINTR ? 130 : BISECT_ERROR;
+            goto out;
+        }
+    }
+    snprintf(v.x.head_desc, sizeof v.x.head_desc, "this tree = run%s ", B.nruns > 1 ? "s" : "");
+    for (size_t i = 0; i < B.nruns; i++)
+        snprintf(v.x.head_desc + strlen(v.x.head_desc), sizeof v.x.head_desc - strlen(v.x.head_desc),
+                 "%s%lld", i ? "," : "", (long long)B.runs[i]);
     if (v.outcome == CB_VERDICT_EMULATED) {
         printf("bisect-check: cannot tell (skip): no verdict: run %lld is emulated (%s)\n",
                (long long)v.emulated_run, v.why.buf);

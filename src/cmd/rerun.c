@@ -74,21 +74,29 @@ int cmp_measure_into(struct cb_collector *col, const struct cb_side_case *k, con
 int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const struct cmp_common *c,
               double cap_s, const char *cmdline, struct cmp_verdict *v, struct cb_sb *err)
 {
+    struct cb_harness_opts h;
+    cb_harness_defaults(&h);
+    const struct cmp_rerun_plan plan = {{"rerun-base", "rerun-head"}, 3, cmdline, &h};
+    return cmp_rerun_sides(st, A, B, c, cap_s, &plan, v, err);
+}
+
+int cmp_rerun_sides(struct cb_store *st, struct cb_side *A, struct cb_side *B,
+                    const struct cmp_common *c, double cap_s, const struct cmp_rerun_plan *plan,
+                    struct cmp_verdict *v, struct cb_sb *err)
+{
     const char *metric = v->x.metric;
     struct cmp_result *res = &v->res;
     struct cb_collector cols[2];
-    struct cb_harness_opts h;
-    cb_harness_defaults(&h);
-    const char *tags[2] = {"rerun-base", "rerun-head"};
     int usage = 0;
     for (int s = 0; s < 2; s++) {
         struct cb_collect_opts co = {
-            .db = c->db, .events = NULL, .tag = tags[s], .repo = c->repo, .cmdline = cmdline,
-            .cpu = cb_store_run_cpu(st, A->runs[0]), .quiet = 1, .harness = h,
+            .db = c->db, .events = NULL, .tag = plan->tags[s], .repo = c->repo,
+            .cmdline = plan->cmdline, .cpu = cb_store_run_cpu(st, A->runs[0]), .quiet = 1,
+            .harness = *plan->h,
         };
-        int rc = cb_collector_open(&cols[s], &co, err, &usage);
+        int rc = plan->mask & (1 << s) ? cb_collector_open(&cols[s], &co, err, &usage) : 0;
         if (rc < 0) {
-            if (s)
+            if (s && (plan->mask & 1))
                 cb_collector_finish(&cols[0], "aborted");
             return rc;
         }
@@ -112,6 +120,8 @@ int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const s
         for (size_t i = 0; i < nk && rc >= 0; i++) {
             for (int k = 0; k < 2 && rc >= 0; k++) {
                 int s = (int)((round + i + (size_t)k) % 2);
+                if (!(plan->mask & (1 << s)))
+                    continue;
                 struct cb_side_case key = *cb_side_find(sides[s], keys[i]);
                 rc = cmp_measure_into(&cols[s], &key, metric, sides[s]);
             }
@@ -124,6 +134,8 @@ int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const s
     }
     const char *status = rc < 0 ? "aborted" : "complete";
     for (int s = 0; s < 2; s++) {
+        if (!(plan->mask & (1 << s)))
+            continue;
         if (rc >= 0 && round > 0)
             cb_side_add_run(sides[s], cols[s].run_id);   /* so the output names them */
         cb_collector_finish(&cols[s], status);

@@ -18,6 +18,18 @@ int cmp_measure_into(struct cb_collector *col, const struct cb_side_case *k, con
 /* --rerun with this binary; v is judged anew after each round. */
 int cmp_rerun(struct cb_store *st, struct cb_side *A, struct cb_side *B, const struct cmp_common *c,
               double cap_s, const char *cmdline, struct cmp_verdict *v, struct cb_sb *err);
+/* Which sides a rerun measures with this binary (mask: 1 base, 2 head),
+ * the tags of their new runs, and how.  bisect-check measures its tree
+ * (head) only: the base is the past. */
+struct cmp_rerun_plan {
+    const char *tags[2];
+    int mask;
+    const char *cmdline;
+    const struct cb_harness_opts *h;
+};
+int cmp_rerun_sides(struct cb_store *st, struct cb_side *A, struct cb_side *B,
+                    const struct cmp_common *c, double cap_s, const struct cmp_rerun_plan *plan,
+                    struct cmp_verdict *v, struct cb_sb *err);
 /* --rerun --base-exec/--head-exec: each new run a process of the user's. */
 int cmp_rerun_exec(struct cb_store *st, struct cb_side *A, struct cb_side *B,
                    const struct cmp_common *c, double cap_s, const char *const exec[2],

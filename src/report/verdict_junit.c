@@ -39,7 +39,7 @@ static void row_text(FILE *f, const struct cmp_result *res, const struct cmp_row
         pct(f, r->s.lo);
         fputs(", ", f);
         pct(f, r->s.hi);
-        fprintf(f, "], p (adj) %.2g", r->p_adj);
+        fprintf(f, "], p %.2g (adjusted %.2g)", r->s.p, r->p_adj);
     } else
         fputs(" (exact counts)", f);
     char words[160];

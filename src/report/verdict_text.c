@@ -125,7 +125,7 @@ void cmp_verdict_text(const struct cmp_row *r, char *buf, size_t len)
     else if (r->v == CB_CMP_UNSURE)
         snprintf(buf, len, "unsure: %s", more);
     else if (r->same_code)
-        snprintf(buf, len, "unchanged (same code)");
+        snprintf(buf, len, "unchanged (same code%s)", r->host_state ? "; its change is the host state's" : "");
     else if (r->test == CMP_TEST_NOFLOOR)
         snprintf(buf, len, "%s within the run (no floor)", cb_cmp_verdict_name(r->v));
     else if (r->v == CB_CMP_UNCHANGED && isfinite(r->seen))
@@ -292,7 +292,7 @@ static void print_head_md(const struct cmp_ctx *x, const struct cmp_opts *o, con
     if (by_runs(res) < res->n && !o->exact)
         print_floor(f, x, res, 1);
     print_contention(f, res, 1);
-    fputs("\n| case | base | head | change | 95% CI | p (adj) | verdict |\n"
+    fputs("\n| case | base | head | change | 95% CI | p/adjusted | verdict |\n"
           "|---|---:|---:|---:|---|---:|---|\n", f);
 }
 
@@ -324,8 +324,8 @@ static void print_head_text(const struct cmp_ctx *x, const struct cmp_opts *o, c
     if (x->cpu_note)
         fprintf(f, "note         %s\n", x->cpu_note);
     print_contention(f, res, 0);
-    fprintf(f, "\n%-34s %10s %10s %8s  %-18s %9s  %s\n", "case", "base", "head", "change",
-            "95% CI", "p (adj)", "verdict");
+    fprintf(f, "\n%-34s %10s %10s %8s  %-18s %13s  %s\n", "case", "base", "head", "change",
+            "95% CI", "p/adjusted", "verdict");
 }
 
 static void print_rows(const struct cmp_result *res, int md, FILE *f)
@@ -336,7 +336,7 @@ static void print_rows(const struct cmp_result *res, int md, FILE *f)
         fmt_pct(r->s.change, res->exact, ch, sizeof ch);
         /* An exact count has no interval and no p: say so instead of
          * printing a zero-width CI and a NaN. */
-        char p[16];
+        char p[32];
         if (res->exact) {
             snprintf(ci, sizeof ci, "exact");
             snprintf(p, sizeof p, "-");
@@ -347,7 +347,7 @@ static void print_rows(const struct cmp_result *res, int md, FILE *f)
             fmt_pct(r->s.lo, 0, lo, sizeof lo);
             fmt_pct(r->s.hi, 0, hi, sizeof hi);
             snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
-            snprintf(p, sizeof p, "%.2g", r->p_adj);
+            snprintf(p, sizeof p, "%.2g/%.2g", r->s.p, r->p_adj);
         }
         int prec = res->exact ? 3 : 1;
         cmp_verdict_text(r, verdict, sizeof verdict);
@@ -357,7 +357,7 @@ static void print_rows(const struct cmp_result *res, int md, FILE *f)
             cb_md_code(f, r->a->key, 1);
         } else
             fprintf(f, "%-34s", r->a->key);
-        fprintf(f, md ? " | %.*f | %.*f | %s | %s | %s | %s%s%s |\n" : " %10.*f %10.*f %8s  %-18s %9s  %s%s%s\n",
+        fprintf(f, md ? " | %.*f | %.*f | %s | %s | %s | %s%s%s |\n" : " %10.*f %10.*f %8s  %-18s %13s  %s%s%s\n",
                 prec, r->s.med_a, prec, r->s.med_b, ch, ci, p, bold, verdict, bold);
         if (r->why[0]) {
             fprintf(f, md ? "|  | | | | | | %s%s" : "%-34s %s", "", r->acked ? "acknowledged: " : "");
