@@ -73,37 +73,63 @@ static const char *unit_of(const char *metric)
     return "TSC ticks per op";
 }
 
+/* The least y range of a trend chart, as a share of its series' middle:
+ * 5%, so that a 2% step (history's default) fills 40% of the height. */
+#define CHART_MIN_SPAN 0.05
+
+/* A round step (1, 2 or 5 times a power of ten) for about n ticks over span. */
+static double round_step(double span, int n)
+{
+    double raw = span / n, p = pow(10, floor(log10(raw))), f = raw / p;
+    return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * p;
+}
+
+/* The y range of t's chart, [*lo, *hi].  Not from zero: a 2% step must
+ * be visible.  But never less than CHART_MIN_SPAN of the series' middle
+ * either, centred on it, so that a change is drawn to its scale (a 0.02%
+ * change drew as a cliff); padded by 5% of the range. */
+static void y_range(const struct cb_trend *t, double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (size_t i = 0; i < t->n; i++) {
+        *lo = fmin(*lo, t->y[i]);
+        *hi = fmax(*hi, t->y[i]);
+    }
+    double span = *hi - *lo, mid = (*hi + *lo) / 2;
+    if (!(span >= fabs(mid) * CHART_MIN_SPAN)) {
+        span = fabs(mid) * CHART_MIN_SPAN + 1e-9;
+        *lo = mid - span / 2;
+        *hi = mid + span / 2;
+    }
+    *lo -= 0.05 * span;
+    *hi += 0.05 * span;
+}
+
 static void chart(FILE *out, const struct cb_trend *t, const char *metric)
 {
     if (t->n == 0) {
         fputs("<p>No measured point (every run skipped this case).</p>", out);
         return;
     }
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < t->n; i++) {
-        lo = fmin(lo, t->y[i]);
-        hi = fmax(hi, t->y[i]);
-    }
-    /* Not from zero: a 2% step must be visible.  Pad by 5% of the range,
-     * and give a flat series a range of 1% around its value. */
+    double lo, hi;
+    y_range(t, &lo, &hi);
     double span = hi - lo;
-    if (!(span > 0))
-        span = fabs(hi) * 0.01 + 1e-9;
-    lo -= 0.05 * span;
-    hi += 0.05 * span;
-    span = hi - lo;
     double xw = W - L - R, yh = H - T - B;
 #define XS(i) (L + (t->n > 1 ? xw * (double)(i) / (double)(t->n - 1) : xw / 2))
 #define YS(v) (T + yh * (1 - ((v) - lo) / span))
     fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"", W, H);
     cb_html_esc(out, t->key);
     fputs(" over commits\">", out);
-    for (int k = 0; k <= 4; k++) {
-        double v = lo + span * k / 4;
+    /* Ticks at a round step, with as many decimals as the step needs, so
+     * that no two read alike (they read "219.0" five times). */
+    double step = round_step(span, 4);
+    int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+    for (double v = ceil(lo / step) * step; v <= hi + step * 1e-6; v += step) {
         fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", L, W - R,
                 YS(v), YS(v));
-        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>", L - 6,
-                YS(v) + 4, v);
+        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.*f</text>", L - 6,
+                YS(v) + 4, dec, v);
     }
     fprintf(out, "<line class=\"ax\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", L, W - R, T + yh,
             T + yh);

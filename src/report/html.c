@@ -144,6 +144,16 @@ static void case_row(FILE *out, const struct cb_report *r, const struct cb_repor
     struct cb_summary s = cb_report_shown_cyc(c);
     fputs("<tr>", out);
     td_case(out, &c->info);
+    /* The verdict beside the case, before the figures: a BAD variant's
+     * reason is never past the table's right edge (issue 51). */
+    int bad = strcmp(c->info.verdict, "bad") == 0;
+    fprintf(out, "<td class=\"wrap%s\">", bad ? " bad" : "");
+    cb_html_esc(out, bad ? "BAD" : c->info.verdict);
+    if (c->info.detail[0]) {
+        fputs(": ", out);
+        cb_html_esc(out, c->info.detail);
+    }
+    fputs("</td>", out);
     const double figs[] = {s.median, s.min, s.p25, s.p75, s.spread_pct, cb_report_bpc(c),
                            c->ns_per_op};
     for (size_t f = 0; f < sizeof figs / sizeof figs[0]; f++)
@@ -178,14 +188,7 @@ static void case_row(FILE *out, const struct cb_report *r, const struct cb_repor
         tdnum(out, NAN);
     fprintf(out, "<td class=\"num\" data-v=\"%zu\">%zu%s%s</td>", s.n, s.n,
             c->scaled ? " scaled" : "", cb_report_case_shared(c) ? " shared" : "");
-    int bad = strcmp(c->info.verdict, "bad") == 0;
-    fprintf(out, "<td class=\"wrap%s\">", bad ? " bad" : "");
-    cb_html_esc(out, bad ? "BAD" : c->info.verdict);
-    if (c->info.detail[0]) {
-        fputs(": ", out);
-        cb_html_esc(out, c->info.detail);
-    }
-    fputs("</td></tr>", out);
+    fputs("</tr>", out);
 }
 
 static void cases_table(FILE *out, const struct cb_report *r)
@@ -193,6 +196,7 @@ static void cases_table(FILE *out, const struct cb_report *r)
     fprintf(out, "<h2 id=\"cases-%" PRId64 "\">All cases</h2><p class=\"lead\">Click a header to "
                  "sort. Cycles are %s.</p><div class=\"tablewrap\"><table class=\"sortable cases\">"
                  "<thead><tr><th>probe</th><th>variant</th><th class=\"num\">size</th><th>mode</th>"
+                 "<th>verdict</th>"
                  "<th class=\"num\">cycles/op</th><th class=\"num\">min</th><th class=\"num\">p25</th>"
                  "<th class=\"num\">p75</th><th class=\"num\">spread %%</th><th class=\"num\">B/cycle</th>"
                  "<th class=\"num\">ns/op</th><th class=\"num\" title=\"the share of the budget in the header, "
@@ -203,7 +207,7 @@ static void cases_table(FILE *out, const struct cb_report *r)
                  "csum_copy\">%% store ceil</th><th class=\"num\" title=\"the core clock the "
                  "case's estimated cycles are at: its own (case) or the run's (run); flagged: its "
                  "own disagreed with the run's\">clock GHz</th><th class=\"num\">n</th>"
-                 "<th>verdict</th></tr></thead><tbody>",
+                 "</tr></thead><tbody>",
             r->run.id, cb_report_cycles_what(r));
     for (size_t k = 0; k < r->ncases; k++)
         case_row(out, r, &r->cases[k]);

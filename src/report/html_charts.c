@@ -224,6 +224,10 @@ static void line_legend(FILE *out, const struct line *ls, size_t nl)
 static void line_chart(FILE *out, const struct line *ls, size_t nl, const char *xlabel,
                        const char *ylabel, int xlog2)
 {
+    if (cb_html_one_point_each(ls, nl)) {
+        cb_html_bars(out, ls, nl, "one", ylabel, NULL);
+        return;
+    }
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = 0;
     for (size_t l = 0; l < nl; l++)
         for (size_t i = 0; i < ls[l].n; i++) {
@@ -309,7 +313,8 @@ int cb_html_throughput_view(FILE *out, const struct cb_report *r, struct line *l
             continue;
         if (!any)
             fprintf(out, "<h2 id=\"throughput-%" PRId64 "\">Throughput</h2><p class=\"lead\">Bytes per "
-                         "cycle against size (log scale), one line per variant; warm (data in "
+                         "cycle against size (log scale), one line per variant (a bar per variant "
+                         "where one size was measured); warm (data in "
                          "cache) and cold (working set beyond the last-level cache) side by side. "
                          "Higher is better.</p>",
                     r->run.id);

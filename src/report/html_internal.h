@@ -69,6 +69,14 @@ static inline const char *cb_html_dash(size_t l)
 struct line *cb_html_line_for(struct line *ls, size_t *nl, size_t max, const char *name);
 void cb_html_add_pt(struct line *l, double x, double y, const struct cb_report_case *c);
 
+/* html_bars.c: 1 when every one of ls's nl lines has one point (one size
+ * measured); then its chart is a bar per line, highest first, in a svg of
+ * class "chart bars CLS", its figure named what, and note (may be NULL)
+ * adding to each bar's title. */
+int cb_html_one_point_each(const struct line *ls, size_t nl);
+void cb_html_bars(FILE *out, const struct line *ls, size_t nl, const char *cls, const char *what,
+                  const char *(*note)(const struct line_pt *p, char *buf, size_t len));
+
 /* html.c: a number in the page's few digits ("–" for NaN), and a size. */
 void cb_html_fnum(FILE *out, double v);
 void cb_html_size_label(FILE *out, uint64_t size, const char *unit);

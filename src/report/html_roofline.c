@@ -134,6 +134,14 @@ static void roof_lines(FILE *out, const struct line *ls, size_t nl, const struct
     }
 }
 
+/* A bar's share of its ceiling, for its title. */
+static const char *ceiling_note(const struct line_pt *p, char *buf, size_t len)
+{
+    const struct cb_report_case *c = p->c;
+    snprintf(buf, len, "%.0f%% of the %s load ceiling", 100 * c->share_load, cb_ceil_level_name(c->ceil_level));
+    return buf;
+}
+
 /* One family's roofline: bytes per TSC tick against the working set, both
  * on log scales, the load ceiling (and the store ceiling for the families
  * that store) as steps at the cache sizes, each variant a line: warm solid,
@@ -160,6 +168,15 @@ static void roofline_chart(FILE *out, const struct cb_report *r, const char *fam
     if (!nl)
         return;
     int stores = cb_report_stores(fam);
+    if (cb_html_one_point_each(ls, nl)) {
+        fputs("<div class=\"card\"><h3>", out);
+        cb_html_esc(out, fam);
+        fputs(" <span class=\"pill\">roofline, one size: each variant's share of its ceiling</span>"
+              "</h3>", out);
+        cb_html_bars(out, ls, nl, "roofline", "bytes per TSC tick", ceiling_note);
+        fputs("</div>", out);
+        return;
+    }
     for (int l = 0; l < CB_NLEVELS; l++) {
         const struct cb_ceiling *c = cb_ceil_best(cs, "load", l);
         const struct cb_ceiling *s = stores ? cb_ceil_best(cs, "store", l) : NULL;
@@ -218,7 +235,9 @@ int cb_html_roofline_view(FILE *out, const struct cb_report *r, struct line *ls)
                          "against the machine's ceilings (calibration %lld, %s): bytes per TSC tick "
                          "against the working set, both on log scales. Steps: the best load ceiling "
                          "of each cache level up to its size, then DRAM%s. Lines: one per variant, "
-                         "warm solid, cold (judged against DRAM) dashed with open dots. The closer "
+                         "warm solid, cold (judged against DRAM) dashed with open dots (where one "
+                         "size was measured, a bar per variant instead, its share of the ceiling "
+                         "on hover). The closer "
                          "to the step above it, the less a variant leaves on the table.</p>"
                          "<div class=\"grid\">",
                     r->run.id, (long long)r->cal_id,

@@ -103,41 +103,58 @@ static void text_at(FILE *out, const char *cls, double x, double y, const char *
     fputs("</text>", out);
 }
 
-/* One row: where, best variant, a bar on the family's log scale, cost,
- * budget share, change since the base. */
+/* The summary's columns: its figures end at these x; the chart is narrow
+ * enough to be read whole in a 390-px window (issue 51: its figures were
+ * cut unless each card was scrolled sideways), two lines a row. */
+#define SUM_CYC 250.0
+#define SUM_SHARE 300.0
+#define SUM_CHANGE 354.0
+#define SUM_ROW 32
+
+/* One row: where and the best variant on a line, then a bar on the
+ * family's log scale with the budget of the row's frames, its cost, its
+ * share of that budget, its change since the base. */
 static void summary_row(FILE *out, const struct cb_report *r, const struct cb_report_case *c,
                         const struct cb_report *base, const struct scale *s,
                         const struct cb_budget *bu, double y)
 {
-    char buf[96];
+    char buf[96], ch[48];
     double m = cb_report_context_cycles(r, c), share = cb_report_share(r, c, bu);
     double budget = row_budget(r, c, bu);
-    text_at(out, "lab", 104, y + 12, "end", cb_report_where(&c->info, " ", buf, sizeof buf));
-    text_at(out, "lab var", 110, y + 12, "start", c->info.variant);
+    struct cb_charge g;
+    cb_budget_charge(c->info.probe, c->info.unit, c->info.bytes_per_op, bu->frame ? bu->frame : CB_MIN_FRAME,
+                     &g);
+    fprintf(out, "<text class=\"lab\" x=\"4\" y=\"%.1f\">", y + 11);
+    cb_html_esc(out, cb_report_where(&c->info, " ", buf, sizeof buf));
+    fputs(" <tspan class=\"var\">", out);
+    cb_html_esc(out, c->info.variant);
+    fputs("</tspan></text>", out);
     double x1 = sx(s, m);
     const char *fill = !(share > 0) ? "#888" : share <= 0.5 ? "#1a9850" : share <= 1 ? "#f0b429" : "#d73027";
-    fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" rx=\"2\" fill=\"%s\"><title>",
-            s->r0, y + 3, fmax(x1 - s->r0, 1), fill);
+    fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"11\" rx=\"2\" fill=\"%s\"><title>",
+            s->r0, y + 16, fmax(x1 - s->r0, 1), fill);
     cb_html_esc(out, c->info.variant);
     fprintf(out, ": %.1f cycles per %s (median of %zu%s)</title></rect>", m, c->info.op, c->cyc.n,
             r->context == CB_CONTEXT_KERNEL ? ", in the kernel" : "");
     if (budget > 0) {
         double bx = sx(s, budget);
         fprintf(out, "<line class=\"bud\" stroke=\"#d73027\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
-                     "y2=\"%.1f\"><title>the budget of the frames this size is charged to: %.0f "
-                     "cycles</title></line>", bx, bx, y + 1, y + 17, budget);
+                     "y2=\"%.1f\"><title>the %s budget of %s: %.0f cycles</title></line>", bx, bx, y + 14,
+                y + 29, bu->label, cb_budget_charge_text(&g, ch, sizeof ch), budget);
     }
     snprintf(buf, sizeof buf, "%.*f", m < 100 ? 1 : 0, m);
-    text_at(out, "num", 452, y + 12, "end", buf);
+    text_at(out, "num", SUM_CYC, y + 26, "end", buf);
     if (isfinite(share))
         snprintf(buf, sizeof buf, "%.*f%%", share < 0.1 ? 1 : 0, 100 * share);
-    text_at(out, share > 1 ? "num over" : "num", 502, y + 12, "end", isfinite(share) ? buf : "–");
+    fprintf(out, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s<title>of the %s "
+                 "budget of %s</title></text>", share > 1 ? "num over" : "num", SUM_SHARE, y + 26,
+            isfinite(share) ? buf : "–", bu->label, cb_budget_charge_text(&g, ch, sizeof ch));
     if (base) {
         const struct cb_report_case *b = in_base(base, &c->info);
-        double ch = b ? m / b->cyc.median - 1 : NAN;
+        double d = b ? m / b->cyc.median - 1 : NAN;
         if (b)
-            snprintf(buf, sizeof buf, "%+.1f%%", 100 * ch);
-        text_at(out, ch > 0.02 ? "num over" : ch < -0.02 ? "num fit" : "num", 556, y + 12, "end",
+            snprintf(buf, sizeof buf, "%+.1f%%", 100 * d);
+        text_at(out, d > 0.02 ? "num over" : d < -0.02 ? "num fit" : "num", SUM_CHANGE, y + 26, "end",
                 b ? buf : "new");
     }
 }
@@ -145,32 +162,23 @@ static void summary_row(FILE *out, const struct cb_report *r, const struct cb_re
 static void summary_chart(FILE *out, const struct cb_report *r, const struct cb_report *base,
                           const struct fam_rows *fr, const struct cb_budget *bu)
 {
-    const int row = 18, top = 22, w = 560, h = top + (int)fr->n * row + 20;
-    /* The bars start after the longest variant name, whole (issue 44: names
-     * cut to 16 characters read "kernel-2023+kfla"): 6.6 px a character
-     * of the 11 px label font, at most 24 characters before the bars are
-     * too short to read. */
-    size_t longest = 0;
-    for (size_t k = 0; k < fr->n; k++)
-        if (strlen(fr->best[k]->info.variant) > longest)
-            longest = strlen(fr->best[k]->info.variant);
-    double r0 = fmax(216, 110 + 6.6 * (double)(longest < 24 ? longest : 24) + 8);
-    /* And end before the widest cost ("2098598" at 16 MiB ran into its bar):
-     * 6.7 px a digit of the 11 px figures, which end at 452. */
+    const int top = 18, w = base ? 360 : 306, h = top + (int)fr->n * SUM_ROW + 18;
+    /* The bars end before the widest cost ("2098598" at 16 MiB ran into its
+     * bar): 6.7 px a digit of the 11 px figures. */
     char num[32];
     int widest = snprintf(num, sizeof num, "%.0f", fr->hi);
-    double r1 = fmin(410, 452 - 6.7 * widest - 8);
-    struct scale s = {pow(10, floor(log10(fr->lo / 1.2))), pow(10, ceil(log10(fr->hi * 1.2))), r0, r1, 1};
+    double r1 = SUM_CYC - 6.7 * widest - 8;
+    struct scale s = {pow(10, floor(log10(fr->lo / 1.2))), pow(10, ceil(log10(fr->hi * 1.2))), 4, r1, 1};
     fprintf(out, "<svg class=\"chart summary\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">",
             w, h, w, h);
-    text_at(out, "th", 104, 12, "end", "size, mode");
-    text_at(out, "th", 110, 12, "start", r->context == CB_CONTEXT_KERNEL ? "kernel's pick" : "best variant");
-    text_at(out, "th", 452, 12, "end", "cycles");
-    text_at(out, "th", 502, 12, "end", "budget");
+    text_at(out, "th", 4, 12, "start", r->context == CB_CONTEXT_KERNEL ? "size, mode: kernel's pick"
+                                                                       : "size, mode: best variant");
+    text_at(out, "th", SUM_CYC, 12, "end", "cycles");
+    text_at(out, "th", SUM_SHARE, 12, "end", "budget");
     if (base)
-        text_at(out, "th", 556, 12, "end", "change");
+        text_at(out, "th", SUM_CHANGE, 12, "end", "change");
     for (size_t k = 0; k < fr->n; k++)
-        summary_row(out, r, fr->best[k], base, &s, bu, top + (double)k * row);
+        summary_row(out, r, fr->best[k], base, &s, bu, top + (double)k * SUM_ROW);
     text_at(out, "bl", s.r0, h - 4, "start", "| the budget of each row's frames");
     fputs("</svg>", out);
 }
@@ -181,16 +189,17 @@ void cb_html_summary_view(FILE *out, const struct cb_report *r, const struct cb_
     double budget = cb_budget_cycles(b, r->core_ghz);
     fprintf(out, "<h2 id=\"summary-%" PRId64 "\">At a glance</h2><p class=\"lead\">For each family, the "
                  "%s at each size: its median cost (%s per operation; bars on a log scale), "
-                 "its share of the %s budget (%.0f cycles per packet of the chosen frame, charged by "
-                 "the budget rule in the header; green: half or less, amber: within it, red: over)",
+                 "its share of the %s budget of the frames it is charged to (the budget rule in the "
+                 "header: %.0f cycles for one %u-byte frame; more for an operation over more bytes; "
+                 "green: half or less, amber: within it, red: over)",
             r->run.id,
             r->context == CB_CONTEXT_KERNEL ? "kernel's pick (its in-kernel cost: the FPU save "
                                               "charged, +kflags builds standing for the kernel's)"
-                                            : "cheapest variant",
+                                            : "best variant (the ranking's first, as in the text report)",
             strcmp(r->cyc_source, "pmu") == 0 ? "core cycles" : strcmp(r->cyc_source, "estimate") == 0
                                                                              ? "ESTIMATED core cycles"
                                                                              : "cycles as the run counted them",
-            b->label, budget);
+            b->label, budget, b->frame ? b->frame : CB_MIN_FRAME);
     if (base)
         fprintf(out, ", and its change since run %" PRId64 " (the base: the first run given)", base->run.id);
     fputs(". Every variant, size and chart follows below.</p><div class=\"grid\">", out);
