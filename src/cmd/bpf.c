@@ -259,10 +259,10 @@ static int load(struct bpf_plan *b, struct cb_sb *why)
     cb_sha256_init(&s);
     cb_sha256_update(&s, cb_bpf_obj, cb_bpf_obj_len);
     cb_sha256_hex(&s, b->tool_sha);
-    if (cb_bpf_prog_tag(b->csum_fd, b->csum_tag) < 0 ||
-        cb_bpf_prog_tag(b->empty_pass, b->empty_tag) < 0 ||
-        cb_bpf_prog_tag(b->empty_drop, b->empty_drop_tag) < 0 ||
-        (b->xdp && cb_bpf_prog_tag(b->xdp_fd, b->xdp_tag) < 0)) {
+    if (cb_bpf_prog_tag(b->csum_fd, b->csum_tag, &b->csum_addr) < 0 ||
+        cb_bpf_prog_tag(b->empty_pass, b->empty_tag, &b->empty_addr) < 0 ||
+        cb_bpf_prog_tag(b->empty_drop, b->empty_drop_tag, &b->empty_drop_addr) < 0 ||
+        (b->xdp && cb_bpf_prog_tag(b->xdp_fd, b->xdp_tag, &b->xdp_addr) < 0)) {
         cb_sb_addf(why, "the kernel gave no program tag (BPF_OBJ_GET_INFO_BY_FD): %s",
                    strerror(errno));
         return -EIO;

@@ -27,6 +27,7 @@ struct bpf_plan {
     const char *xdp_name;
     char tool_sha[65], user_sha[65], config_sha[65], release[128];
     char csum_tag[17], xdp_tag[17], empty_tag[17], empty_drop_tag[17];
+    int csum_addr, xdp_addr, empty_addr, empty_drop_addr;   /* JIT address mod 4096; -1 */
     struct cb_bpf_case cases[CB_BPF_CASES_MAX];
     char names[CB_BPF_CASES_MAX][80];
     unsigned char frames_buf[CB_BPF_CASES_MAX][CB_FRAME_MAX];

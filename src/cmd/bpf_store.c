@@ -94,20 +94,21 @@ static int record_events(struct bctx *x)
 }
 
 static struct cb_case_row case_row(const struct bctx *x, const struct cb_bpf_case *c,
-                                   const char *variant, const char *tag)
+                                   const char *variant, const char *tag, int addr)
 {
     return (struct cb_case_row){
         .probe = c->probe, .variant = variant, .size = c->size, .unit = "B",
         .op = strcmp(c->probe, "xdp") == 0 ? "packet" : "call", .mode = "warm",
         .bytes_per_op = c->size, .clock_ghz = x->clk.core_ghz > 0 ? x->clk.core_ghz : NAN,
         .clock_spread_pct = x->clk.core_spread, .clock_used = x->clk.core_ghz > 0 ? "run" : NULL,
-        .code_hash = tag, .code_addr = -1, .verdict = "ok", .detail = ""};
+        .code_hash = tag, .code_addr = tag ? addr : -1, .verdict = "ok", .detail = ""};
 }
 
 /* One side's samples: ticks, the kernel's ns and the estimated cycles
- * (ticks at the run's clock), less the overheads given. */
+ * (ticks at the run's clock), each less its overhead: the sample of ov
+ * taken beside it, or (ov NULL) the fixed figures given. */
 static int store_side(struct bctx *x, struct cb_case_row *row, const struct cb_bpf_sample *v,
-                      size_t n, double ov_ticks, double ov_kns)
+                      size_t n, const struct cb_bpf_sample *ov, double ov_ticks, double ov_kns)
 {
     struct cb_sample_row *s = calloc(3 * n + 1, sizeof *s);
     double k = x->est_per_tick;
@@ -115,6 +116,10 @@ static int store_side(struct bctx *x, struct cb_case_row *row, const struct cb_b
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
         struct cb_sample_row *r = &s[3 * i];
+        if (ov) {
+            ov_ticks = ov[i].ticks;
+            ov_kns = ov[i].kns;
+        }
         r[0] = (struct cb_sample_row){.seq = (int)i, .iters = v[i].iters, .event_id = x->ev_tsc,
                                       .value = v[i].ticks, .overhead = ov_ticks, .smt = NAN,
                                       .raw = v[i].ticks};
@@ -132,26 +137,28 @@ static int store_side(struct bctx *x, struct cb_case_row *row, const struct cb_b
     return rc;
 }
 
-/* The case, its samples less the empty program's median batch; then the
- * empty program as its own case, less the call's fixed cost. */
+/* The case, each sample less the empty program's batch taken right after
+ * it; then the empty program as its own case, less the call's fixed cost. */
 static int store_measured(struct bctx *x, const struct cb_bpf_case *c,
                           const struct cb_bpf_measurement *m)
 {
     struct bpf_plan *b = x->b;
     int xdp = strcmp(c->probe, "xdp") == 0;
-    struct cb_case_row row = case_row(x, c, c->variant, xdp ? b->xdp_tag : b->csum_tag);
-    int rc = store_side(x, &row, m->prog, m->n, m->empty_ticks, m->empty_kns);
+    struct cb_case_row row = case_row(x, c, c->variant, xdp ? b->xdp_tag : b->csum_tag,
+                                      xdp ? b->xdp_addr : b->csum_addr);
+    int rc = store_side(x, &row, m->prog, m->n, m->empty, 0, 0);
     if (rc < 0)
         return rc;
     char variant[40];
     snprintf(variant, sizeof variant, "for-%s%s", c->probe, c->live ? "+live" : "");
     struct cb_bpf_case e = *c;
     e.probe = "bpf_empty";
-    struct cb_case_row er = case_row(x, &e, variant, c->live ? b->empty_drop_tag : b->empty_tag);
+    struct cb_case_row er = case_row(x, &e, variant, c->live ? b->empty_drop_tag : b->empty_tag,
+                                     c->live ? b->empty_drop_addr : b->empty_addr);
     er.unit = "run";   /* charged per packet, against the chosen frame */
     er.op = "call";
     er.bytes_per_op = 0;
-    return store_side(x, &er, m->empty, m->n, m->fixed_ticks, 0);
+    return store_side(x, &er, m->empty, m->n, NULL, m->fixed_ticks, 0);
 }
 
 static double net_median(const struct cb_bpf_measurement *m, int empty)
@@ -161,7 +168,7 @@ static double net_median(const struct cb_bpf_measurement *m, int empty)
         return NAN;
     for (size_t i = 0; i < m->n; i++)
         v[i] = empty ? (m->empty[i].ticks - m->fixed_ticks) / (double)m->empty[i].iters
-                     : (m->prog[i].ticks - m->empty_ticks) / (double)m->prog[i].iters;
+                     : (m->prog[i].ticks - m->empty[i].ticks) / (double)m->prog[i].iters;
     cb_sort_doubles(v, m->n);
     double med = m->n ? cb_quantile_sorted(v, m->n, 0.5) : NAN;
     free(v);
@@ -188,7 +195,7 @@ static int one_case(struct bctx *x, const struct cb_bpf_case *c, volatile sig_at
     if (v <= 0) {
         if (v < 0)
             snprintf(detail, sizeof detail, "the kernel could not run it: %s", why.buf);
-        struct cb_case_row row = case_row(x, c, c->variant, NULL);
+        struct cb_case_row row = case_row(x, c, c->variant, NULL, -1);
         row.verdict = v < 0 ? "skipped" : "bad";
         row.detail = detail;
         x->nbad += v == 0;

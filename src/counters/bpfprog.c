@@ -48,6 +48,7 @@ int cb_bpf_check_caps(const char *status, struct cb_sb *why)
 #include <linux/if_tun.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <stdint.h>
 #include <sys/resource.h>
 
 struct cb_bpf_obj {
@@ -208,16 +209,20 @@ int cb_bpf_prog(struct cb_bpf_obj *o, const char *name, const char **prog_name, 
     return rc;
 }
 
-int cb_bpf_prog_tag(int fd, char *tag)
+int cb_bpf_prog_tag(int fd, char *tag, int *addr)
 {
     struct bpf_prog_info info;
+    __u64 ksym = 0;
     __u32 len = sizeof info;
     memset(&info, 0, sizeof info);
+    info.nr_jited_ksyms = 1;
+    info.jited_ksyms = (__u64)(uintptr_t)&ksym;
     int rc = bpf_obj_get_info_by_fd(fd, &info, &len);
     if (rc < 0)
         return rc;
     for (int i = 0; i < BPF_TAG_SIZE; i++)
         snprintf(tag + 2 * i, 3, "%02x", info.tag[i]);
+    *addr = ksym ? (int)(ksym % 4096) : -1;
     return 0;
 }
 
@@ -380,9 +385,9 @@ int cb_bpf_prog(struct cb_bpf_obj *o, const char *name, const char **prog_name, 
     return -ENOSYS;
 }
 
-int cb_bpf_prog_tag(int fd, char *tag)
+int cb_bpf_prog_tag(int fd, char *tag, int *addr)
 {
-    (void)fd, (void)tag;
+    (void)fd, (void)tag, (void)addr;
     return -ENOSYS;
 }
 

@@ -45,8 +45,12 @@ void cb_bpf_close(struct cb_bpf_obj *o);
 int cb_bpf_prog(struct cb_bpf_obj *o, const char *name, const char **prog_name,
                 struct cb_sb *why);
 /* The program's tag as the kernel computed it (16 hex digits, over its
- * instructions), into tag[17]. */
-int cb_bpf_prog_tag(int fd, char *tag);
+ * instructions), into tag[17], and where its JITed code sits: its first
+ * function's address mod 4096 into *addr (-1 when the kernel hides its
+ * addresses: kptr_restrict, or no JIT).  Two loads of one object have one
+ * tag and, often, another address: compare calls a change between them
+ * placement. */
+int cb_bpf_prog_tag(int fd, char *tag, int *addr);
 
 /* Keep an XDP program in the kernel's XDP dispatcher for as long as this
  * process holds it: BPF_PROG_TEST_RUN with repeat > 1 adds the program to

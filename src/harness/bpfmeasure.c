@@ -174,7 +174,7 @@ static int size_batch(const struct cb_bpf_case *c, const struct cb_harness_opts 
 }
 
 /* The empty batches' medians, and the median's 95% CI half-width (% of
- * the median) of (program - empty median) per run. */
+ * the median) of (program - the empty batch beside it) per run. */
 static double net_ci_pct(struct cb_bpf_measurement *m, double *scratch)
 {
     for (size_t k = 0; k < m->n; k++)
@@ -184,7 +184,7 @@ static double net_ci_pct(struct cb_bpf_measurement *m, double *scratch)
         scratch[k] = m->empty[k].kns;
     m->empty_kns = median_of(scratch, m->n);
     for (size_t k = 0; k < m->n; k++)
-        scratch[k] = (m->prog[k].ticks - m->empty_ticks) / (double)m->prog[k].iters;
+        scratch[k] = (m->prog[k].ticks - m->empty[k].ticks) / (double)m->prog[k].iters;
     double lo, hi, med = median_of(scratch, m->n);
     cb_median_ci(scratch, m->n, &lo, &hi);
     return med > 0 ? (hi - lo) / 2.0 / med * 100.0 : INFINITY;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # init.sh — /init of the initramfs that tests/inkernel/run.sh boots under
-# qemu-system-x86_64 (TCG).  Runs the user-space models and the in-kernel
-# collector on the same emulated CPU, prints the in-kernel report, then the
+# qemu-system-x86_64 (TCG).  Runs the user-space models, the in-kernel
+# collector and bpf run on the same emulated CPU, prints the report, then the
 # store as base64 between markers for the host to cut out, and powers off.
 export PATH=/bin LD_LIBRARY_PATH=/lib
 mount -t proc proc /proc
@@ -22,6 +22,12 @@ cyclebudget run -p slab -V 'single,single+kflags,bulk-*' -s 256 -m warm --reps 3
 say "user-space slab rc=$?"
 cyclebudget kernel run --module /cb_kmod.ko -s 64,1500 --cold-bytes 4M --reps 3 --db $db
 say "kernel run rc=$?"
+# The same kernel through BPF: csum through bpf_csum_diff and an XDP
+# program in both modes (a build without libbpf says so and stores nothing).
+if [ -f /parse_pass.bpf.o ]; then
+    cyclebudget bpf run -s 64,256,512 --xdp /parse_pass.bpf.o --frame 64,1518 --reps 3 --db $db
+    say "bpf run rc=$?"
+fi
 cyclebudget report latest --db $db
 echo "inkernel-guest: store begins"
 base64 $db

@@ -6,9 +6,10 @@
 #      cached in $CB_INKERNEL_CACHE (default /var/cache/cb-inkernel);
 #   2. kmod/ built against those headers (the build `kernel run` does);
 #   3. that kernel booted under qemu-system-x86_64 (TCG, -cpu max, -m 512) with a
-#      busybox-static initramfs holding cyclebudget, its libraries and the .ko;
-#      inside, tests/inkernel/init.sh runs the user-space models and
-#      `kernel run --module`, prints the report and the store in base64;
+#      busybox-static initramfs holding cyclebudget, its libraries, the .ko and
+#      the XDP example; inside, tests/inkernel/init.sh runs the user-space
+#      models, `kernel run --module` and `bpf run`, prints the report and the
+#      store in base64;
 #   4. here: the store cut out of the console and checked: every case verified
 #      and measured with its samples, labelled in-kernel and emulated, the
 #      report showing each case beside its model, in text and HTML.
@@ -87,6 +88,8 @@ ldd "$cb" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' | while read -r l
 done
 cp -L /lib64/ld-linux-x86-64.so.2 "$work/root/lib64/" 2>/dev/null
 cp "$work/kmod/cb_kmod.ko" "$work/root/cb_kmod.ko"
+bpfobj=$(dirname "$cb")/examples/xdp/parse_pass.bpf.o
+[ -f "$bpfobj" ] && cp "$bpfobj" "$work/root/parse_pass.bpf.o"
 cp "$here/init.sh" "$work/root/init" && chmod +x "$work/root/init"
 (cd "$work/root" && find . | cpio -o -H newc 2>/dev/null | gzip -1 >"$work/init.cpio.gz")
 
@@ -144,6 +147,25 @@ check "report --format html: the in-kernel table with csum_partial and its model
 "$cb" report "$run" --db "$db" --format json >"$work/report.json" 2>&1
 check "report --format json: the same rows, csum_partial beside kernel-2021 with its error" sh -c \
     "grep -qE '\"kernel_function\": \"csum_partial\", \"kernel_ticks\": [0-9.e+]+, \"model\": \"kernel-2021\", \"model_ticks\": [0-9.e+]+, \"error_pct\": -?[0-9.e+-]+' '$work/report.json'"
+# bpf run on Debian's 6.1: csum through bpf_csum_diff, the XDP example in
+# both modes (live frames: page_pool), beside the user-space models.
+if [ -f "$bpfobj" ]; then
+    check "the guest ran bpf run to its end" grep -q 'inkernel-guest: bpf run rc=0' "$work/console.log"
+    brun=$(q "select max(id) from runs where source = 'bpf'")
+    check "a bpf run is stored (source 'bpf'), complete" test "$(q "select status from runs where id = ${brun:-0}")" = complete
+    brun=${brun:-0}
+    bc="select count(*) from cases where run_id = $brun and verdict = 'ok' and (select count(*) from samples s
+        join events e on e.id = s.event_id where s.case_id = cases.id and e.name = 'tsc' and s.value is not null) = 3"
+    check "... csum through bpf_csum_diff verified and measured at 64, 256, 512 B" \
+        test "$(q "$bc and probe = 'csum' and variant = 'bpf_csum_diff'")" = 3
+    check "... parse_pass at 64 and 1518 B in the default mode" test "$(q "$bc and variant = 'parse_pass'")" = 2
+    check "... and with live frames (page_pool, the action carried out)" test "$(q "$bc and variant = 'parse_pass+live'")" = 2
+    check "... the empty program beside each case" test "$(q "$bc and probe = 'bpf_empty'")" = 7
+    "$cb" report "$brun" --db "$db" >"$work/bpf.txt" 2>&1
+    check "report: bpf_csum_diff at 64 B beside kernel-2021, with the empty program's cost" \
+        grep -qE '^  csum +64 warm  bpf_csum_diff +[0-9.]+ +[0-9.]+ +[-0-9.]+  kernel-2021 +[0-9.]+ +[-+][0-9]+%' "$work/bpf.txt"
+    sed -n '/^in the kernel through/,$p' "$work/bpf.txt" | head -20
+fi
 [ -n "${CB_INKERNEL_KEEP:-}" ] && cp "$db" "$work/report.txt" "$work/report.html" "$work/console.log" "$CB_INKERNEL_KEEP/" 2>/dev/null
 echo "inkernel: $fails failed"
 [ "$fails" = 0 ]
