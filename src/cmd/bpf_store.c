@@ -14,6 +14,7 @@
 #include "cpu.h"
 #include "emulation.h"
 #include "events.h"
+#include "gitinfo.h"
 #include "sha256.h"
 #include "stats.h"
 #include "store.h"
@@ -55,12 +56,24 @@ static int begin(struct bctx *x, struct cb_host *host)
     cb_sha256_hex(&s, code_id);
     snprintf(code_what, sizeof code_what, "bpf cb_bpf.bpf.o %.16s%s%.120s%s%.16s", b->tool_sha,
              b->xdp ? "; " : "", b->xdp ? b->xdp : "", b->xdp ? " " : "", b->xdp ? b->user_sha : "");
+    /* The commit of the tree the program comes from, so that history
+     * follows it: the --xdp object's folder, else this one. */
+    struct cb_gitinfo git;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", b->xdp ? b->xdp : ".");
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (cb_gitinfo_read(dir, NULL, &git) < 0)
+        memset(&git, 0, sizeof git), git.dirty = -1;
     struct cb_run_meta meta = {
         .host = host, .tsc_ghz = x->clk.tsc_ghz, .tsc_source = x->clk.tsc_source,
         .core_ghz = x->clk.core_ghz, .core_ghz_spread = x->clk.core_spread,
         .core_ghz_source = x->clk.core_ghz > 0 ? "estimate" : "", .pmu = cb_events_pmu(),
-        .version = version, .compiler = compiler, .cflags = cflags, .commit = "", .subject = "",
-        .commit_date = "", .dirty = -1, .cmdline = b->cmdline.buf, .tag = b->tag, .cpu = b->pinned,
+        .version = version, .compiler = compiler, .cflags = cflags, .commit = git.commit, .subject = git.subject,
+        .commit_date = git.date, .dirty = git.dirty, .cmdline = b->cmdline.buf, .tag = b->tag, .cpu = b->pinned,
         .core_est_method = x->clk.est.method, .core_est_ghz = x->clk.est.ghz,
         .core_est_spread = x->clk.est.spread_pct, .core_est_add_ghz = x->clk.est.add_ghz,
         .core_est_imul_ghz = x->clk.est.imul_ghz,
