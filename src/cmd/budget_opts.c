@@ -27,7 +27,7 @@ static int budget_option(int id, const char *arg, void *ctx, struct cb_sb *err)
 static const struct cb_option budget_table[] = {
     CB_OPT_STR(0, "link", struct cb_budget_opts, link, "L",
                "the budget: a link rate (10G, 25G, 40G, 100G, 400G) or cycles per packet "
-               "(default: 10G)"),
+               "(default: 10G; budget's table without --path: every rate)"),
     CB_OPT_CALL(OPT_FRAME, "frame", "BYTES",
                 "the frame a per-packet operation is charged to, incl. header and FCS (default: "
                 "64, the minimum; an operation over more bytes is charged to the frame that "
