@@ -430,8 +430,7 @@ int cmd_calibrate(int argc, char **argv)
     if (o.smt)
         return smt_all();
     struct cb_sb err = CB_SB_INIT;
-    int pinned;
-    int unpinned = cb_pin_cpu(cpu, &pinned, &err) < 0;
+    int pinned, unpinned = cb_pin_cpu(cpu, &pinned, &err) < 0;
     if (unpinned)
         cb_error("%s", err.buf);
     cb_sb_release(&err);

@@ -256,15 +256,17 @@ static int trend_fill(const struct hist *H, const char *key, const struct series
     tr->n = n;
     tr->hash = malloc((n ? n : 1) * sizeof *tr->hash);
     tr->subject = malloc((n ? n : 1) * sizeof *tr->subject);
+    tr->state = malloc((n ? n : 1) * sizeof *tr->state);
     tr->y = malloc((n ? n : 1) * sizeof *tr->y);
     tr->steps = malloc((n ? n : 1) * sizeof *tr->steps);
-    if (!tr->hash || !tr->subject || !tr->y || !tr->steps) {
+    if (!tr->hash || !tr->subject || !tr->state || !tr->y || !tr->steps) {
         cb_error("out of memory");
         return -ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
         tr->hash[i] = H->pts[S->idx[i]].hash;
         tr->subject[i] = H->pts[S->idx[i]].subject;
+        tr->state[i] = H->pts[S->idx[i]].state;
         tr->y[i] = S->y[i];
     }
     return 0;
@@ -339,7 +341,8 @@ static int history_case(struct hist *H, size_t k, struct series *S, struct cb_st
     if (H->series && !H->html) {
         printf("\n%s:\n", key);
         for (size_t i = 0; i < S->n; i++)
-            printf("  %.12s %12.1f  %.60s\n", H->pts[S->idx[i]].hash, S->y[i], H->pts[S->idx[i]].subject);
+            printf("  %.12s %12.1f  %-44.44s  %s\n", H->pts[S->idx[i]].hash, S->y[i],
+                   H->pts[S->idx[i]].subject, H->pts[S->idx[i]].state);
     }
     int ns = cb_steps_detect(S->y, S->n, H->min_change, (size_t)H->persist, steps, H->np);
     for (int s = 0; s < ns; s++) {
@@ -461,6 +464,7 @@ static void history_free(struct hist *H)
     for (size_t k = 0; H->trends && k < H->nk; k++) {
         free(H->trends[k].hash);
         free(H->trends[k].subject);
+        free(H->trends[k].state);
         free(H->trends[k].y);
         free(H->trends[k].steps);
     }

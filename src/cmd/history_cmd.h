@@ -10,6 +10,7 @@
 
 struct point {
     char hash[64], subject[256];
+    char state[160];              /* its runs' host states: "quiet", "2 runs: 1 slowed 1.71x (vec)" */
     struct cb_side side;
     char fp[2048];
 };
@@ -64,6 +65,8 @@ int run_values(struct point *pts, const size_t *idx, size_t n, const char *key, 
 /* The figures of runs [from, to) into out; their count. */
 size_t pick_runs(const struct runvals *rv, size_t from, size_t to, size_t need, double *out);
 void points_free(struct point *pts, size_t n);
+/* The host states of a point's runs, in words (runstate.h), into buf. */
+void point_state(struct cb_store *st, const struct cb_side *side, char *buf, size_t len);
 /* One point per commit from since_hash on (all when empty), each with its
  * complete runs of a clean tree, into H.  0, or a negative errno. */
 int history_read_points(struct hist *H, const char *since_hash);

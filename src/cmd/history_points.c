@@ -3,6 +3,7 @@
  * they are. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,10 +120,12 @@ int points_of(struct hist *H, const struct point *all, size_t nall, const struct
         int rc = cb_side_keep_host(H->st, &p->side, m->id);
         if (rc < 0)
             return rc;
-        if (rc == 0)
+        if (rc == 0) {
             cb_side_free(&p->side);
-        else
+        } else {
+            point_state(H->st, &p->side, p->state, sizeof p->state);
             H->np++;
+        }
     }
     return 0;
 }
@@ -162,8 +165,33 @@ static int add_point(const char *hash, const char *subject, void *ctx)
     if (rc == 0 && p->side.nruns == 0) {
         cb_side_free(&p->side);
         H->np--;
+    } else if (rc == 0) {
+        point_state(H->st, &p->side, p->state, sizeof p->state);
     }
     return rc;
+}
+
+void point_state(struct cb_store *st, const struct cb_side *side, char *buf, size_t len)
+{
+    size_t quiet = 0, slowed = 0;
+    struct cb_state worst = {.kind = CB_STATE_UNJUDGED, .ratio = NAN, .ref = -1};
+    for (size_t i = 0; i < side->nruns; i++) {
+        struct cb_run_state rs;
+        if (cb_store_run_state(st, side->runs[i], &rs) < 0)
+            continue;
+        quiet += rs.s.kind == CB_STATE_QUIET;
+        slowed += rs.s.kind == CB_STATE_SLOWED_KIND;
+        cb_state_worse(&worst, &rs.s);
+    }
+    char what[64];
+    cb_state_text(&worst, what, sizeof what);
+    if (!quiet && !slowed)
+        snprintf(buf, len, "host state not judged");
+    else if (!slowed)
+        snprintf(buf, len, "%zu run%s quiet", quiet, quiet == 1 ? "" : "s");
+    else
+        snprintf(buf, len, "%zu run%s: %zu %s", side->nruns, side->nruns == 1 ? "" : "s", slowed,
+                 what);
 }
 
 /* One point per commit from since_hash on (all when empty), each with its

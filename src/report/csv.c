@@ -109,6 +109,7 @@ static void csv_case(FILE *out, const struct cb_report *r, const struct cb_repor
         fprintf(out, ",%d", c->info.code_addr);
     else
         fputc(',', out);
+    cb_report_state_csv(out, c);
     textf(out, r->run.emulated); /* last, as emulated.test holds it */
     fputs("\r\n", out);
 }
@@ -121,7 +122,7 @@ static int csv_cases(const struct cb_report *runs, size_t nruns, FILE *out)
           "scaled,ceiling_level,bytes_per_tick,load_ceiling_bytes_per_tick,load_ceiling_pct,"
           "store_ceiling_bytes_per_tick,store_ceiling_pct,clock_ghz,clock_spread_pct,clock_used,"
           "clock_flagged,budget,budget_frame_bytes,budget_frames,context,ceiling_over,code_hash,code_addr,"
-          "emulated\r\n",
+          "host_state,host_state_ratio,host_state_ref,tries,emulated\r\n",
           out);
     for (size_t i = 0; i < nruns; i++) {
         const struct cb_report *r = &runs[i];

@@ -106,6 +106,21 @@ static void y_range(const struct cb_trend *t, double *lo, double *hi)
     *hi += 0.05 * span;
 }
 
+/* Point i at (x, y), its commit, figure and host state on hover; red when
+ * a slowed host measured one of its runs. */
+static void point(FILE *out, const struct cb_trend *t, size_t i, double x, double y)
+{
+    int slowed = t->state && strstr(t->state[i], "slowed") != NULL;
+    fprintf(out, "<circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>",
+            slowed ? " slowed" : "", x, y, slowed ? "#c0392b" : "#3b6fb6");
+    short_hash(out, t->hash[i]);
+    fputc(' ', out);
+    cb_html_esc(out, t->subject[i]);
+    fprintf(out, ": %.1f; ", t->y[i]);
+    cb_html_esc(out, t->state ? t->state[i] : "");
+    fputs("</title></circle>", out);
+}
+
 static void chart(FILE *out, const struct cb_trend *t, const char *metric)
 {
     if (t->n == 0) {
@@ -168,14 +183,8 @@ static void chart(FILE *out, const struct cb_trend *t, const char *metric)
     for (size_t i = 0; i < t->n; i++)
         fprintf(out, "%.1f,%.1f ", XS(i), YS(t->y[i]));
     fputs("\"/>", out);
-    for (size_t i = 0; i < t->n; i++) {
-        fprintf(out, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#3b6fb6\"><title>", XS(i),
-                YS(t->y[i]));
-        short_hash(out, t->hash[i]);
-        fputc(' ', out);
-        cb_html_esc(out, t->subject[i]);
-        fprintf(out, ": %.1f</title></circle>", t->y[i]);
-    }
+    for (size_t i = 0; i < t->n; i++)
+        point(out, t, i, XS(i), YS(t->y[i]));
     fputs("</svg>", out);
 #undef XS
 #undef YS

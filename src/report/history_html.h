@@ -25,6 +25,7 @@ struct cb_trend {
     char key[CB_CASE_KEY_MAX];
     size_t n;
     const char **hash, **subject;   /* n each, borrowed */
+    const char **state;             /* n: the host state of each point's runs, borrowed */
     double *y;                      /* n points, owned by the caller */
     struct cb_trend_step *steps;
     size_t nsteps;

@@ -187,7 +187,7 @@ static void case_row(FILE *out, const struct cb_report *r, const struct cb_repor
     else
         tdnum(out, NAN);
     fprintf(out, "<td class=\"num\" data-v=\"%zu\">%zu%s%s</td>", s.n, s.n,
-            c->scaled ? " scaled" : "", cb_report_case_shared(c) ? " shared" : "");
+            c->scaled ? " scaled" : "", cb_report_case_marks(c));
     fputs("</tr>", out);
 }
 
@@ -264,7 +264,8 @@ static void header_meta(FILE *out, const struct cb_report *r, const struct cb_bu
     dt(out, "CPU", buf);
     snprintf(buf, sizeof buf, "%s, %d CPUs, %s; pinned to CPU %d", u->hostname, u->ncpus, u->kernel, u->cpu);
     dt(out, "host", buf);
-    const struct cb_run_lines lines = {"clocks", "contention meter", "environment", emit_dt, out};
+    const struct cb_run_lines lines = {"clocks", "contention meter", "environment", emit_dt, out,
+                                       "host state"};
     cb_report_run_lines(u, &lines, buf, sizeof buf);
     dt(out, "PMU (libpfm4)", u->pmu[0] ? u->pmu : "none");
     dt(out, "features", u->features);

@@ -424,6 +424,7 @@ static void case_json(FILE *out, const struct cb_report *r, const struct cb_repo
     kv_num(out, "ns_per_op", c->ns_per_op);
     fputs(", \"clock\": ", out);
     case_clock_json(out, c);
+    cb_report_state_json_case(out, c);
     /* The timed code's identity (compare's "placement"): null unknown. */
     if (c->info.code_hash[0]) {
         kv_str(out, "code_hash", c->info.code_hash, 1);
@@ -459,6 +460,7 @@ static void run_json(const struct cb_report *r, FILE *out)
         cb_json_str(out, u->plugins);
     }
     clocks_json(out, u);
+    cb_report_state_json_run(out, u);
     env_json(out, u);
     cycles_json(out, r);
     calibration_json(out, r);

@@ -296,6 +296,9 @@ void cb_report_run_lines(const struct cb_run_info *u, const struct cb_run_lines 
         l->emit(l->ctx, l->meter, buf);
     cb_report_env_line(u, buf, len);
     l->emit(l->ctx, l->env, buf);
+    cb_report_state_line(u, buf, len);
+    if (buf[0])
+        l->emit(l->ctx, l->state, buf);
 }
 
 int cb_report_case_shared(const struct cb_report_case *c)
@@ -508,7 +511,7 @@ int cb_report_load(struct cb_store *st, int64_t run_id, struct cb_report *r)
             c->ev_median[e] = NAN;
     }
     free(ci);
-    if ((rc = load_samples(st, r)) < 0)
+    if ((rc = load_samples(st, r)) < 0 || (rc = cb_report_load_states(st, r)) < 0)
         return rc;
 
     summarize_cases(r);

@@ -50,6 +50,8 @@ struct cb_report_case {
     /* Its rank figure (rank.h) in each other run of the same bytes
      * (cb_report_load_peers, r->npeers of them); NAN where not measured. */
     double *peer;
+    struct cb_state state;       /* the host's state it was measured in (refset.h) */
+    int tries;                   /* how many times it was measured; 0 unknown */
 };
 
 struct cb_report {
@@ -201,6 +203,21 @@ struct cb_summary cb_report_shown_cyc(const struct cb_report_case *c);
 /* A measured case with over CB_SHARED_CASE_SHARE of its samples taken with
  * the core's SMT sibling busy; and how many of a run's cases are. */
 int cb_report_case_shared(const struct cb_report_case *c);
+/* Each case's host state (state.c). */
+int cb_report_load_states(struct cb_store *st, struct cb_report *r);
+/* The host's state in JSON: a case's ", \"host_state\": {...}" (null
+ * when not judged) and the run's ",\n  \"host_state\": {...}"; and a
+ * case's CSV columns host_state, host_state_ratio, host_state_ref, tries. */
+void cb_report_state_json_case(FILE *out, const struct cb_report_case *c);
+void cb_report_state_json_run(FILE *out, const struct cb_run_info *u);
+void cb_report_state_csv(FILE *out, const struct cb_report_case *c);
+/* A measured case kept in a slowed state of the host (runstate.h). */
+int cb_report_case_slowed(const struct cb_report_case *c);
+/* The marks after a case's sample count: " shared", " slowed", both or "". */
+const char *cb_report_case_marks(const struct cb_report_case *c);
+/* The run's host state in words: "quiet (...)", "slowed 1.71x (vec): ...",
+ * or "" for a run not judged. */
+void cb_report_state_line(const struct cb_run_info *u, char *buf, size_t len);
 size_t cb_report_count_shared(const struct cb_report *r);
 /* What a shared case was measured with, by the run's meter kind: "this
  * core's SMT sibling busy (another tenant's load)", or for a guest that
@@ -219,6 +236,7 @@ struct cb_run_lines {
     const char *clock, *meter, *env;
     void (*emit)(void *ctx, const char *key, const char *line);
     void *ctx;
+    const char *state;           /* the host's state's key */
 };
 void cb_report_run_lines(const struct cb_run_info *u, const struct cb_run_lines *l, char *buf,
                          size_t len);

@@ -167,7 +167,7 @@ static void header(const struct cb_report *r, const struct cb_text_opts *o, FILE
     if (cb_report_is_fake(u))
         wrapped(out, "FAKE", "this run was timed on the fake clock (CB_FAKE_CLOCK, a test backend): "
                              "its figures are a model, not measurements of this machine");
-    const struct cb_run_lines lines = {"clock", "meter", "env", emit_wrapped, out};
+    const struct cb_run_lines lines = {"clock", "meter", "env", emit_wrapped, out, "state"};
     cb_report_run_lines(u, &lines, line, sizeof line);
     snprintf(line, sizeof line, "cyclebudget %s, %s, %s", u->version, u->compiler, u->cflags);
     wrapped(out, "build", line);
@@ -465,7 +465,7 @@ int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE
             ceil_cell(out, r, c);
             num(out, c->ns_per_op, 7, 2);
             fprintf(out, " %4zu%s%s\n", c->cyc.n, c->scaled ? " scaled" : "",
-                    cb_report_case_shared(c) ? " shared" : "");
+                    cb_report_case_marks(c));
             flagged += (size_t)c->info.clock_flagged;
             shared += (size_t)cb_report_case_shared(c);
         }

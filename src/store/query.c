@@ -228,7 +228,7 @@ int cb_store_run_get(struct cb_store *st, int64_t run_id, struct cb_run_info *o)
     memset(o, 0, sizeof *o);
     read_cols(s, o, run_cols, NCOLS(run_cols));
     cb_db_reset(s);
-    return 0;
+    return cb_store_run_state(st, run_id, &o->hs) == -ENOENT ? -ENOENT : 0;
 }
 
 int cb_store_runs_emulated(struct cb_store *st, const int64_t *runs, size_t n, int64_t *which,

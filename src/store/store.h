@@ -17,6 +17,7 @@
 
 #include "ceilings.h"
 #include "cpu.h"
+#include "hoststate.h"
 
 struct cb_store;
 
@@ -212,6 +213,7 @@ struct cb_run_info {
     char plugins[1024];          /* run --plugin: "PATH (sha256 0123...): csum/mine; ...", or "" */
     char emulated[256];          /* why the CPU was emulated (emulation.h); "" native */
     char source[16];             /* "in-kernel" (kernel run), "bpf" (bpf run); "" user space */
+    struct cb_run_state hs;      /* the host's state it was measured in (hoststate.h) */
 };
 
 struct cb_event_info {
