@@ -7,11 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "parse.h"
 #include "probe.h"
 #include "session.h"
+#include "workset.h"
 
 void cb_session_init(struct cb_session *s, const char *events, int (*work)(void *, struct cb_collector *),
                      int argc, char **argv)
@@ -160,6 +163,29 @@ static int session_open(struct cb_session *s, struct cb_collector *col)
     return rc == -EINTR ? 130 : usage ? CB_EXIT_USAGE : 1;   /* 130: as a run a signal ends */
 }
 
+/* The cases whose setup failed, said with what to do: a cold case's
+ * working set that this process may not allocate (ulimit -v) by name. */
+static void say_failed(const struct cb_collector *col, const char *what, int64_t run_id)
+{
+    size_t total = col->nmeasured + col->nfailed;
+    char hint[400];
+    if (col->first_fail == ENOMEM) {
+        size_t cold = col->h.o.cold_bytes ? col->h.o.cold_bytes : cb_workset_cold_bytes();
+        snprintf(hint, sizeof hint, "a cold case walks a working set of %zu MiB (--cold-bytes), "
+                 "and buffers this process may not allocate: raise its memory limit (ulimit -v) "
+                 "or give a smaller --cold-bytes (at least twice the last-level cache)",
+                 cold >> 20);
+    } else {
+        snprintf(hint, sizeof hint, "'cyclebudget report %lld' gives each case's reason",
+                 (long long)run_id);
+    }
+    cb_error("%zu of %zu cases %s skipped, not measured, because their setup failed (the "
+             "first, %s: %s): %s", col->nfailed, total, col->nfailed == 1 ? "was" : "were",
+             col->first_failed, strerror(col->first_fail), hint);
+    if (!col->nmeasured)
+        cb_error("nothing was measured: %s %lld holds no figure", what, (long long)run_id);
+}
+
 int cb_session_finish(struct cb_collector *col, int interrupted, const char *what,
                       const char *note)
 {
@@ -185,7 +211,16 @@ int cb_session_finish(struct cb_collector *col, int interrupted, const char *wha
                    (long long)run_id);
         return 1;
     }
-    return 0;
+    /* Cases whose setup failed (memory, a second CPU) are said, and a run
+     * that measured nothing at all is a failure: "(nothing measured)" in a
+     * table and exit 0 read as a good run. */
+    int none = !col->nmeasured && (verified || col->nlacking);
+    if (col->nfailed && (!col->quiet || none))
+        say_failed(col, what, run_id);
+    else if (none)
+        cb_error("nothing was measured: every case asked for was skipped or BAD; 'cyclebudget "
+                 "report %lld' gives each case's reason", (long long)run_id);
+    return none ? 1 : 0;
 }
 
 int cb_session_abort(struct cb_collector *col, int rc, const char *what, const char *db)
@@ -194,10 +229,18 @@ int cb_session_abort(struct cb_collector *col, int rc, const char *what, const c
     int fin = cb_collector_finish(col, "aborted");
     const char *end = fin == 0 ? "marked aborted"
                       : "could not be marked aborted (the next writer to open it marks it so)";
+    struct rlimit fs;
     if (rc == -ENOSPC)
         cb_error("disk full: cannot store %s in %s (its filesystem has no space left): free "
                  "some space there, or give --db a file on another filesystem, and run again; "
                  "run %lld %s", what, db, (long long)run_id, end);
+    else if ((rc == -EFBIG || rc == -EIO) && getrlimit(RLIMIT_FSIZE, &fs) == 0 &&
+             fs.rlim_cur != RLIM_INFINITY)
+        /* SQLite says a write past ulimit -f (EFBIG) as a disk I/O error. */
+        cb_error("cannot store %s in %s: %s, and this process may write files of at most "
+                 "%llu KiB (ulimit -f): raise the limit (ulimit -f unlimited), or give --db a "
+                 "smaller store, and run again; run %lld %s", what, db, strerror(-rc),
+                 (unsigned long long)(fs.rlim_cur / 1024), (long long)run_id, end);
     else
         cb_error("cannot store %s in %s: %s; run %lld %s", what, db, strerror(-rc),
                  (long long)run_id, end);

@@ -401,10 +401,16 @@ static int store_unmeasured(struct cb_collector *col, struct cb_case_row *row, c
 }
 
 /* Why a case whose setup failed is skipped: a cross-CPU family without a
- * second CPU says so (probe.h's peer_cpu). */
-static void setup_failure(const struct cb_collector *col, const struct cb_case *c, int rc,
+ * second CPU says so (probe.h's peer_cpu).  Counted, the first kept, for
+ * the run's end to say. */
+static void setup_failure(struct cb_collector *col, const struct cb_case *c, int rc,
                           char *detail, size_t len)
 {
+    if (col->nfailed++ == 0) {
+        col->first_fail = -rc;
+        snprintf(col->first_failed, sizeof col->first_failed, "%s/%s/%zu/%s", c->probe->name,
+                 c->variant->name, c->size, cb_mode_name(c->mode));
+    }
     if (rc == -ENODEV && c->peer_cpu < 0)
         snprintf(detail, len, "needs a second CPU: this process may run on CPU %d only "
                  "(a 1-CPU host, or its affinity mask)", col->pinned);
@@ -472,18 +478,6 @@ static int store_measured(struct cb_collector *col, const struct cb_case_row *ro
     return rc < 0 ? rc : cb_runstate_case_done(&col->rs, *case_id);
 }
 
-/* A case this CPU cannot run: skipped, saying which features it lacks. */
-static int store_lacking(struct cb_collector *col, const struct cb_variant *v,
-                         struct cb_case_row *row, int64_t *case_id)
-{
-    char need[128], lack[128], detail[300];
-    cb_cpu_feature_names(v->needs, need, sizeof need);
-    cb_cpu_feature_names(v->needs & ~col->host.features, lack, sizeof lack);
-    snprintf(detail, sizeof detail, "needs %s; this CPU lacks %s", need, lack);
-    int rc = store_unmeasured(col, row, "skipped", detail, case_id);
-    return rc < 0 ? rc : CB_CASE_SKIPPED;
-}
-
 int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
                       const struct cb_variant *v, uint64_t size, enum cb_mode mode,
                       volatile sig_atomic_t *stop, int64_t *case_id, struct cb_measurement *out)
@@ -500,7 +494,7 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     if (out)
         memset(out, 0, sizeof *out);
     if (!cb_variant_runnable(v, col->host.features))
-        return store_lacking(col, v, &row, case_id);
+        return cb_collector_lacking(col, v, &row, case_id);
     /* Verify once per variant, before it is ever timed. */
     const struct cb_verdict *vd = cb_collector_verdict(col, p, v);
     if (!vd)
@@ -563,6 +557,7 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
         *out = m;
     else
         cb_measurement_free(&m);
+    col->nmeasured += rc >= 0;
     return rc < 0 ? rc : CB_CASE_MEASURED;
 }
 

@@ -81,6 +81,11 @@ struct cb_collector {
     int64_t cal_id;              /* the run's calibration of the ceilings; 0 none */
     int cal_reused;              /* 1 found stored, 0 measured by this run */
     struct cb_runstate rs;       /* the host's state through the run (runstate.h) */
+    size_t nmeasured;            /* cases measured so far */
+    size_t nfailed;              /* cases skipped because their setup failed */
+    size_t nlacking;             /* cases skipped because this CPU lacks a feature */
+    int first_fail;              /* the first one's errno */
+    char first_failed[160];      /* and its name, probe/variant/size/mode */
     struct cb_verdict_cache *vc; /* verdicts so far, one per variant */
     size_t nvc, capvc;
     char db[1024];
@@ -124,6 +129,10 @@ int cb_collector_case_bad(struct cb_collector *col, struct cb_case_row *row,
 int cb_collector_size_bad(const struct cb_probe *p, const struct cb_variant *v, uint64_t size,
                           char *why, size_t len);
 int cb_collector_keep_cpu(struct cb_collector *col);
+/* A case this CPU cannot run (v needs features it lacks): stored skipped,
+ * saying which; CB_CASE_SKIPPED or the store's negative errno. */
+int cb_collector_lacking(struct cb_collector *col, const struct cb_variant *v,
+                         struct cb_case_row *row, int64_t *case_id);
 /* Time case c (guarded: in a child, plugin.h's cb_plugin_measure_in_child),
  * then keep the run's CPU: as cb_harness_measure, or 1 with why set (the
  * plugin's code hurt the case: BAD, m empty), or -EPERM (off the run's CPU

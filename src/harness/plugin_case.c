@@ -2,7 +2,8 @@
  * plugin's code: every size it times is a size verified, it is timed in a
  * child (plugin_timed.c), and what goes wrong there ends its own case as
  * BAD, with the reason, while the run goes on.  After every case the run
- * is on its CPU again, or says it cannot be. */
+ * is on its CPU again, or says it cannot be.  And the case no variant of
+ * this CPU can run: skipped, saying what it lacks. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
@@ -30,6 +31,20 @@ int cb_collector_case_bad(struct cb_collector *col, struct cb_case_row *row,
     row->detail = why;
     int rc = cb_store_case_add(col->st, col->run_id, row, NULL, 0, case_id);
     return rc < 0 ? rc : CB_CASE_BAD;
+}
+
+int cb_collector_lacking(struct cb_collector *col, const struct cb_variant *v,
+                         struct cb_case_row *row, int64_t *case_id)
+{
+    char need[128], lack[128], detail[300];
+    cb_cpu_feature_names(v->needs, need, sizeof need);
+    cb_cpu_feature_names(v->needs & ~col->host.features, lack, sizeof lack);
+    snprintf(detail, sizeof detail, "needs %s; this CPU lacks %s", need, lack);
+    row->verdict = "skipped";
+    row->detail = detail;
+    col->nlacking++;
+    int rc = cb_store_case_add(col->st, col->run_id, row, NULL, 0, case_id);
+    return rc < 0 ? rc : CB_CASE_SKIPPED;
 }
 
 int cb_collector_size_bad(const struct cb_probe *p, const struct cb_variant *v, uint64_t size,
