@@ -180,8 +180,8 @@ static void say_failed(const struct cb_collector *col, const char *what, int64_t
                  (long long)run_id);
     }
     cb_error("%zu of %zu cases %s skipped, not measured, because their setup failed (the "
-             "first, %s: %s): %s", col->nfailed, total, col->nfailed == 1 ? "was" : "were",
-             col->first_failed, strerror(col->first_fail), hint);
+             "first, %s): %s", col->nfailed, total, col->nfailed == 1 ? "was" : "were",
+             col->first_failed, hint);
     if (!col->nmeasured)
         cb_error("nothing was measured: %s %lld holds no figure", what, (long long)run_id);
 }

@@ -406,16 +406,16 @@ static int store_unmeasured(struct cb_collector *col, struct cb_case_row *row, c
 static void setup_failure(struct cb_collector *col, const struct cb_case *c, int rc,
                           char *detail, size_t len)
 {
-    if (col->nfailed++ == 0) {
-        col->first_fail = -rc;
-        snprintf(col->first_failed, sizeof col->first_failed, "%s/%s/%zu/%s", c->probe->name,
-                 c->variant->name, c->size, cb_mode_name(c->mode));
-    }
     if (rc == -ENODEV && c->peer_cpu < 0)
         snprintf(detail, len, "needs a second CPU: this process may run on CPU %d only "
                  "(a 1-CPU host, or its affinity mask)", col->pinned);
     else
         snprintf(detail, len, "setup failed: %s", strerror(-rc));
+    if (col->nfailed++ == 0) {
+        col->first_fail = -rc;
+        snprintf(col->first_failed, sizeof col->first_failed, "%s/%s/%zu/%s: %.120s",
+                 c->probe->name, c->variant->name, c->size, cb_mode_name(c->mode), detail);
+    }
 }
 
 /* Said before the first cold case that runs, not when the run starts: a

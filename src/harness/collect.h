@@ -85,7 +85,7 @@ struct cb_collector {
     size_t nfailed;              /* cases skipped because their setup failed */
     size_t nlacking;             /* cases skipped because this CPU lacks a feature */
     int first_fail;              /* the first one's errno */
-    char first_failed[160];      /* and its name, probe/variant/size/mode */
+    char first_failed[256];      /* and "probe/variant/size/mode: why" */
     struct cb_verdict_cache *vc; /* verdicts so far, one per variant */
     size_t nvc, capvc;
     char db[1024];
