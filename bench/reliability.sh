@@ -12,8 +12,9 @@
 #   WRITERS=N ROUNDS=N   concurrent collectors (default 8 x 4; PostgreSQL x 2)
 #   OLD_COMMIT=REV       the older cyclebudget whose store is upgraded
 #                        (default 42d5dad, schema 11); OLD_BIN=PATH skips the build
+#   ATTACKS=N    tries of each plugin attack and marker abuse (default 3)
 #   SKIP=LIST    parts to leave out: kills,writers,pg,upgrade,badinput,diskfull,
-#                sanitizers,fuzz
+#                sanitizers,fuzz,plugins
 # It is long (the sanitizer and old builds, FUZZ_SECONDS x 5 targets): it is
 # a bench script, not part of make check.
 set -u
@@ -24,6 +25,7 @@ KILLS=${KILLS:-50}
 WRITERS=${WRITERS:-8}
 ROUNDS=${ROUNDS:-4}
 OLD_COMMIT=${OLD_COMMIT:-42d5dad}
+ATTACKS=${ATTACKS:-3}
 SKIP=${SKIP:-}
 W=$(mktemp -d /tmp/cb-reliability.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -253,7 +255,112 @@ part_fuzz() {
     git -C "$TOP" worktree remove --force "$b" 2>/dev/null
 }
 
-for p in kills writers pg upgrade badinput diskfull sanitizers fuzz; do
+# --- plugins and markers: hostile code in a run, on the real clock --------
+# Each attack of tests/fixtures/plugin/attacks.c beside ref: the run ends by
+# itself, complete, exit 0, with ref measured, the attack BAD for its reason
+# and no case stored twice.  A looping plugin under SIGINT/SIGTERM: 130
+# within a second, the run aborted, the timing child gone.  A variant wrong
+# at 3000 B only, at -s 3000: BAD.  Markers from 4 threads: refused with
+# -EPERM, the run complete with every pass of its own thread.  ulimit -f and
+# ulimit -v: the run says so and ends as it should.
+attack_once() {  # attack_once VARIANT REGEX: 0 when the run came through
+    local db=$W/atk-$1.db
+    rm -f "$db"
+    CB_PLUGIN_STALL=3 timeout 300 "$CB" run --plugin "$W/atk.so" -p csum -V "ref,$1" -s 1500 -m warm \
+        --max-time 0.05 --db "$db" -q >/dev/null 2>"$W/atk.err" || return 1
+    [ "$(q "$db" "select status from runs")" = complete ] || return 1
+    [ "$(q "$db" "select count(*) = count(distinct variant) from cases")" = 1 ] || return 1
+    [ "$(q "$db" "select verdict from cases where variant = 'ref'")" = ok ] || return 1
+    q "$db" "select verdict || ': ' || detail from cases where variant = '$1'" | grep -Eq "^bad: $2"
+}
+interrupt_once() {  # interrupt_once SIGNAL: 0 when 130 came within a second
+    local db=$W/int.db pid c timer= t0 ms
+    rm -f "$db"
+    "$CB" run --plugin "$W/atk.so" -p csum -V atk-loop -s 1500 -m warm --db "$db" -q \
+        >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 600); do
+        for c in $(pgrep -P "$pid"); do
+            [ "$(ps -o pgid= -p "$c" | tr -d ' ')" = "$c" ] && timer=$c
+        done
+        [ -n "$timer" ] && break
+        sleep 0.1
+    done
+    t0=$(date +%s%N)
+    kill -"$1" "$pid"
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.01; done
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid"
+    local rc=$?
+    INT_MS="$INT_MS $ms"
+    [ -n "$timer" ] && [ "$rc" = 130 ] && [ "$ms" -le 1000 ] &&
+        [ "$(q "$db" "select status from runs")" = aborted ] && ! kill -0 "$timer" 2>/dev/null
+}
+part_plugins() {
+    local tried=0 failed=0 i a v re
+    cc -O2 -shared -fPIC -I"$TOP/include" -I"$TOP/examples/plugin" -o "$W/atk.so" \
+        "$TOP/tests/fixtures/plugin/attacks.c" 2>"$W/cc.err" ||
+        { skipped plugins "the attack plugin does not build: $(head -1 "$W/cc.err")"; return; }
+    local attacks=(
+        "atk-abort|crashed while being timed \(signal 6"
+        "atk-segv|crashed while being timed \(signal 11"
+        "atk-exit0|exited while being timed \(exit status 0\)"
+        "atk-fork|forked a process while being timed"
+        "atk-loop|did not return while being timed"
+        "atk-alarm|set an alarm while being timed"
+        "atk-sigint|changed the handling of SIGINT while being timed"
+        "atk-locale|changed the locale while being timed")
+    [ "$(nproc --all)" -gt 1 ] && attacks+=("atk-affinity|changed its CPU affinity while being timed")
+    for a in "${attacks[@]}"; do
+        v=${a%%|*} re=${a#*|}
+        for i in $(seq 1 "$ATTACKS"); do
+            tried=$((tried + 1))
+            attack_once "$v" "$re" || { failed=$((failed + 1)); echo "#   $v, try $i: $(tail -1 "$W/atk.err")"; }
+        done
+    done
+    INT_MS=
+    for a in INT TERM; do
+        for i in $(seq 1 "$ATTACKS"); do
+            tried=$((tried + 1))
+            interrupt_once "$a" || { failed=$((failed + 1)); echo "#   SIG$a during a looping plugin, try $i"; }
+        done
+    done
+    tried=$((tried + 1))
+    rm -f "$W/w3.db"
+    "$CB" run --plugin "$W/atk.so" -p csum -V ref,wrong3000 -s 3000 -m warm --max-time 0.05 \
+        --db "$W/w3.db" -q >/dev/null 2>&1
+    [ "$(q "$W/w3.db" "select verdict from cases where variant = 'wrong3000'")" = bad ] ||
+        { failed=$((failed + 1)); echo "#   wrong3000 at -s 3000 was not BAD"; }
+    local so=$TOP/.libs
+    if [ -f "$so/libcyclebudget.so" ]; then
+        cc -O2 -pthread -I"$TOP/include" -o "$W/abuse" "$TOP/tests/fixtures/markers/abuse.c" \
+            -L"$so" -lcyclebudget
+        for i in $(seq 1 "$ATTACKS"); do
+            tried=$((tried + 1))
+            rm -f "$W/m.db"
+            LD_LIBRARY_PATH=$so CYCLEBUDGET_DB=$W/m.db timeout 120 "$W/abuse" >"$W/m.out" 2>/dev/null
+            grep -q "^threads: zero=0 eperm=1600 other=0$" "$W/m.out" && grep -q "^close=0$" "$W/m.out" &&
+                grep -q "^main-failures=0$" "$W/m.out" &&
+                [ "$(q "$W/m.db" "select status from runs")" = complete ] &&
+                [ "$(q "$W/m.db" "select count(distinct seq) from samples s join cases c on c.id = s.case_id where c.variant = 'main'")" = 200 ] ||
+                { failed=$((failed + 1)); echo "#   markers from 4 threads, try $i: $(tr '\n' ' ' <"$W/m.out")"; }
+        done
+    fi
+    tried=$((tried + 2))
+    rm -f "$W/f.db" "$W/v.db"
+    "$CB" run -p csum -V ref -s 64 -m warm --max-time 0.02 --db "$W/f.db" -q 2>/dev/null
+    local lim=$(( $(stat -c %s "$W/f.db") / 1024 + 8 ))
+    (ulimit -f "$lim"; "$CB" run -p csum,copy -s 64,1500 -m warm --reps 50 --db "$W/f.db" -q >/dev/null 2>&1)
+    [ $? = 1 ] && [ "$(q "$W/f.db" "select status from runs where id = 2")" = aborted ] ||
+        { failed=$((failed + 1)); echo "#   ulimit -f: not exit 1 with the run aborted"; }
+    (ulimit -v 60000; "$CB" run -p csum -V ref -s 64,1500 -m cold --max-time 0.02 --db "$W/v.db" -q >/dev/null 2>"$W/v.err")
+    [ $? = 1 ] && grep -q "ulimit -v" "$W/v.err" ||
+        { failed=$((failed + 1)); echo "#   ulimit -v: not exit 1 saying ulimit -v"; }
+    say plugins "$tried" "$failed" "plugin attacks x $ATTACKS (abort, segv, exit0, fork, loop, alarm, SIGINT, locale, affinity) beside ref, SIGINT/SIGTERM on a looping plugin (ms to exit:$INT_MS), wrong at 3000 B, markers from 4 threads, ulimit -f, ulimit -v"
+}
+
+for p in kills writers pg upgrade badinput diskfull sanitizers fuzz plugins; do
     if skip "$p"; then
         skipped "$p" "left out (SKIP)"
     else
