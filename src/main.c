@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "cmd.h"
+#include "secret.h"
 #include "termout.h"
 
 static const struct {
@@ -106,5 +107,13 @@ int main(int argc, char **argv)
         uselocale(c);
     cb_term_init();
     cb_catch_quit_signals();
-    return cb_term_finish(dispatch(argc, argv));
+    /* Passwords out of the --db URLs before anything reads them (secret.h). */
+    cb_secret_args(argc, argv);
+    cb_secret_env("CB_DB");
+    int status = dispatch(argc, argv);
+    /* A command that failed because a stop signal cut a wait short was
+     * interrupted: 130, whatever error the cut wait became. */
+    if (status != 0 && *cb_stop_flag())
+        status = 130;
+    return cb_term_finish(status);
 }

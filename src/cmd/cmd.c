@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "db.h"
 #include "parse.h"
 #include "probe.h"
 #include "report.h"
@@ -208,6 +209,7 @@ void cb_catch_stop_signals(int second_kills)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    cb_db_set_stop_flag(&stop_flag);
 }
 
 volatile sig_atomic_t *cb_stop_flag(void)

@@ -19,6 +19,18 @@
  * 32766): a larger number is a typo. */
 #define CB_DB_MAX_PARAMS 65535
 
+static volatile sig_atomic_t *stop_flag;
+
+void cb_db_set_stop_flag(volatile sig_atomic_t *flag)
+{
+    stop_flag = flag;
+}
+
+int cb_db_stopped(void)
+{
+    return stop_flag && *stop_flag;
+}
+
 void cb_db_msg(struct cb_db *db, struct cb_sb *err, const char *fmt, ...)
 {
     struct cb_sb line = CB_SB_INIT;
@@ -171,7 +183,7 @@ static int migrate_all(struct cb_db *db, const struct cb_migration *m, size_t fr
                        size_t *failed)
 {
     int r = -EBUSY;
-    for (int attempt = 0; attempt < CB_DB_MIGRATE_TRIES && r == -EBUSY; attempt++) {
+    for (int attempt = 0; attempt < CB_DB_MIGRATE_TRIES && r == -EBUSY && !(attempt && cb_db_stopped()); attempt++) {
         if (attempt)
             backoff(attempt);
         r = cb_db_begin(db);

@@ -34,6 +34,7 @@
 
 #include "strbuf.h"
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,6 +59,13 @@ enum cb_db_type { CB_DB_NULL, CB_DB_INTEGER, CB_DB_FLOAT, CB_DB_TEXT };
 
 /* A wait for another writer's lock longer than this fails with -EBUSY. */
 #define CB_DB_BUSY_MS 10000
+
+/* The flag a stop signal raises (cmd.h's cb_stop_flag): while it is up,
+ * every wait of the store ends at once, an SQLite lock held by another
+ * writer (-EBUSY) as a PostgreSQL connect or statement (-EINTR).  NULL: none. */
+void cb_db_set_stop_flag(volatile sig_atomic_t *flag);
+/* Whether that flag is up: waits end, and busy retries are not tried again. */
+int cb_db_stopped(void);
 
 /* 1 when target names a PostgreSQL database (postgresql:// or postgres://). */
 int cb_db_is_url(const char *target);

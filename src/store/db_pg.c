@@ -39,6 +39,9 @@ int cb_db_pg_open(const char *url, int flags, struct cb_db **out, struct cb_sb *
 
 #include <libpq-fe.h>
 
+#include "db_pg_wait.h"
+#include "secret.h"
+
 /* The type OIDs of pg_type.h that the store meets; libpq has no header with
  * them for clients. */
 #define OID_BOOL 16
@@ -55,6 +58,7 @@ struct pg_db {
     struct cb_db base;
     PGconn *c;
     int64_t changes;
+    int lost;             /* a wait that ended (-EINTR, -ETIMEDOUT): unusable */
 };
 
 struct pg_stmt {
@@ -85,6 +89,22 @@ static void keep_msg(struct cb_db *db, const char *m)
             *p = ' ';
 }
 
+/* Every statement goes through here: bounded and interruptible waits
+ * (db_pg_wait.h); after one that ended, nothing more is sent. */
+static PGresult *xq(struct cb_db *db, const char *sql, int params, int n, const Oid *types,
+                    const char *const *vals)
+{
+    struct pg_db *p = (struct pg_db *)db;
+    if (p->lost)
+        return NULL;
+    struct cb_sb why = CB_SB_INIT;
+    PGresult *r = cb_pg_exec(p->c, sql, params, n, types, vals, &p->lost, &why);
+    if (!r && p->lost)
+        keep_msg(db, why.buf);
+    cb_sb_release(&why);
+    return r;
+}
+
 /* SQLSTATE to errno (see db.h). */
 static int errno_of_state(const char *st)
 {
@@ -109,6 +129,8 @@ static int errno_of_state(const char *st)
 /* A finished PGresult as 0 or a negative errno; frees it unless kept. */
 static int check(struct cb_db *db, PGresult *r, int keep)
 {
+    if (!r && ((struct pg_db *)db)->lost)
+        return ((struct pg_db *)db)->lost;     /* said by xq */
     ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY) {
         const char *cmd = PQcmdStatus(r);
@@ -136,7 +158,7 @@ static void pg_close(struct cb_db *db)
 
 static int pg_exec(struct cb_db *db, const char *sql)
 {
-    return check(db, PQexec(C(db), sql), 0);
+    return check(db, xq(db, sql, 0, 0, NULL, NULL), 0);
 }
 
 static int pg_prepare(struct cb_db *db, const char *sql, struct cb_db_stmt **out)
@@ -232,8 +254,7 @@ static int pg_step(struct cb_db_stmt *st)
 {
     struct pg_stmt *s = P(st);
     if (!s->res) {
-        PGresult *r = PQexecParams(C(st->db), s->sql, s->nparams, s->types,
-                                   (const char *const *)s->vals, NULL, NULL, 0);
+        PGresult *r = xq(st->db, s->sql, 1, s->nparams, s->types, (const char *const *)s->vals);
         int e = check(st->db, r, 1);
         if (e)
             return e;
@@ -353,7 +374,7 @@ static int64_t pg_last_insert_id(struct cb_db *db)
     memcpy(keep, db->errmsg, sizeof keep);
     if (tx && pg_exec(db, "SAVEPOINT cb_lastval") < 0)
         return 0;
-    PGresult *r = PQexec(C(db), "SELECT lastval()");
+    PGresult *r = xq(db, "SELECT lastval()", 0, 0, NULL, NULL);
     int ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
     if (ok)
         id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
@@ -387,7 +408,7 @@ static int pg_begin(struct cb_db *db)
 
 static int pg_schema_version(struct cb_db *db)
 {
-    PGresult *r = PQexec(C(db), "SELECT to_regclass('schema_version') IS NOT NULL");
+    PGresult *r = xq(db, "SELECT to_regclass('schema_version') IS NOT NULL", 0, 0, NULL, NULL);
     int e = check(db, r, 1);
     if (e)
         return e;
@@ -395,7 +416,7 @@ static int pg_schema_version(struct cb_db *db)
     PQclear(r);
     if (!have)
         return 0;
-    r = PQexec(C(db), "SELECT COALESCE(MAX(version), 0) FROM schema_version");
+    r = xq(db, "SELECT COALESCE(MAX(version), 0) FROM schema_version", 0, 0, NULL, NULL);
     if ((e = check(db, r, 1)))
         return e;
     int v = atoi(PQgetvalue(r, 0, 0));
@@ -422,9 +443,8 @@ static int pg_apply(struct cb_db *db, const struct cb_migration *m)
     char v[16];
     snprintf(v, sizeof v, "%d", m->version);
     const char *vals[2] = {v, m->name};
-    return check(db, PQexecParams(C(db), "INSERT INTO schema_version (version, name)"
-                                  " VALUES ($1::integer, $2::text)", 2, NULL, vals, NULL,
-                                  NULL, 0), 0);
+    return check(db, xq(db, "INSERT INTO schema_version (version, name)"
+                           " VALUES ($1::integer, $2::text)", 1, 2, NULL, vals), 0);
 }
 
 static const struct cb_db_ops pg_ops = {
@@ -463,15 +483,16 @@ int cb_db_pg_open(const char *url, int flags, struct cb_db **out, struct cb_sb *
         return -ENOMEM;
     }
     db->base.ops = &pg_ops;
-    db->c = PQconnectdb(url);
-    if (!db->c || PQstatus(db->c) != CONNECTION_OK) {
-        keep_msg(&db->base, db->c ? PQerrorMessage(db->c) : "out of memory");
-        int e = strstr(db->base.errmsg, "authentication") || strstr(db->base.errmsg, "permission")
-                ? -EACCES : -ECONNREFUSED;
-        cb_db_msg(NULL, err, "%s: cannot connect: %s", shown, db->base.errmsg);
-        pg_close(&db->base);
+    struct cb_sb why = CB_SB_INIT;
+    int e = 0;
+    db->c = cb_pg_connect(url, cb_secret_for(url), &e, &why);
+    if (!db->c) {
+        cb_db_msg(NULL, err, "%s: cannot connect: %s", shown, why.buf);
+        cb_sb_release(&why);
+        free(db);
         return e;
     }
+    cb_sb_release(&why);
     /* UTC, as SQLite's date functions; every double in full; no NOTICEs
      * on stderr ("relation already exists, skipping"). */
     char sql[256];

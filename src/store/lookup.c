@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "db.h"
+#include "secret.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -38,7 +39,7 @@ int cb_store_run_cmdline(struct cb_store *st, int64_t run, struct cb_sb *cmdline
     int rc = -ENOENT;
     if (cb_db_step(q) == CB_DB_ROW) {
         const char *c = text(q, 0), *w = text(q, 1);
-        cb_sb_adds(cmdline, c ? c : "");
+        cb_secret_strip(c ? c : "", cmdline, 0);   /* an older binary's stored password */
         cb_sb_adds(code_what, w ? w : "");
         rc = 0;
     }

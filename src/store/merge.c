@@ -404,7 +404,7 @@ int cb_store_merge(struct cb_store *dst, struct cb_store *src, const char *src_n
     /* BEGIN IMMEDIATE waits for other writers (the busy timeout); what is
      * still busy after it (a checkpoint racing the COMMIT) is tried again
      * from the start, as cb_st_in_tx does. */
-    for (int attempt = 0; attempt < CB_TX_TRIES && r == -EBUSY; attempt++) {
+    for (int attempt = 0; attempt < CB_TX_TRIES && !(attempt && cb_db_stopped()) && r == -EBUSY; attempt++) {
         if (attempt)
             cb_st_backoff(attempt);
         merge_reset(&m);

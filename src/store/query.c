@@ -1,5 +1,6 @@
 /* query.c — reading runs back for reports (see store.h): which run a spec
  * names, a run's row, its events and cases, and one case's values. */
+#include "secret.h"
 #include "store_internal.h"
 
 #include <errno.h>
@@ -228,6 +229,11 @@ int cb_store_run_get(struct cb_store *st, int64_t run_id, struct cb_run_info *o)
     memset(o, 0, sizeof *o);
     read_cols(s, o, run_cols, NCOLS(run_cols));
     cb_db_reset(s);
+    /* A password an older cyclebudget stored with a --db URL is not shown. */
+    struct cb_sb clean = CB_SB_INIT;
+    if (cb_secret_strip(o->cmdline, &clean, 0))
+        cb_sb_copy(&clean, o->cmdline, sizeof o->cmdline);
+    cb_sb_release(&clean);
     return cb_store_run_state(st, run_id, &o->hs) == -ENOENT ? -ENOENT : 0;
 }
 

@@ -191,7 +191,7 @@ int cb_st_is_busy(int rc)
 int cb_st_in_tx(struct cb_store *st, int (*fn)(struct cb_store *, void *), void *ctx)
 {
     int rc = -EBUSY;
-    for (int attempt = 0; attempt < CB_TX_TRIES; attempt++) {
+    for (int attempt = 0; attempt < CB_TX_TRIES && !(attempt && cb_db_stopped()); attempt++) {
         if (attempt)
             cb_st_backoff(attempt);
         cb_sb_reset(&st->why);

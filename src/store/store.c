@@ -144,7 +144,7 @@ static int immutable_uri(const char *path, char *uri, size_t len)
 static int set_wal(struct cb_store *st)
 {
     int rc = -EBUSY;
-    for (int attempt = 0; attempt < CB_TX_TRIES && cb_st_is_busy(rc); attempt++) {
+    for (int attempt = 0; attempt < CB_TX_TRIES && !(attempt && cb_db_stopped()) && cb_st_is_busy(rc); attempt++) {
         if (attempt)
             cb_st_backoff(attempt);
         rc = cb_st_exec(st, "PRAGMA journal_mode = WAL");

@@ -1,6 +1,7 @@
 /* write.c — recording a run (see store.h): its host, build and commit rows,
  * its events, each case with all its samples in one transaction, its end
  * (who writes it, and the reaping of dead writers' runs: writer.c). */
+#include "secret.h"
 #include "store_internal.h"
 #include "uuid.h"
 
@@ -165,7 +166,10 @@ static int begin_fn(struct cb_store *st, void *vctx)
     cb_db_bind_int64(s, 2, build);
     if (commit)
         cb_db_bind_int64(s, 3, commit);
-    cb_st_bind_str(s, 4, m->cmdline);
+    struct cb_sb cmdline = CB_SB_INIT;    /* never a password (secret.h) */
+    cb_secret_strip(m->cmdline, &cmdline, 0);
+    cb_st_bind_str(s, 4, cmdline.buf);
+    cb_sb_release(&cmdline);
     if (m->tag && *m->tag)
         cb_st_bind_str(s, 5, m->tag);
     cb_db_bind_int64(s, 6, m->cpu);
@@ -381,7 +385,7 @@ int cb_store_run_plugin_add(struct cb_store *st, int64_t run_id, const char *pat
     if (!st || !path || !sha256 || strlen(sha256) != 64 || !name || !variants)
         return -EINVAL;
     int rc = -EBUSY;
-    for (int attempt = 0; attempt < CB_TX_TRIES && cb_st_is_busy(rc); attempt++) {
+    for (int attempt = 0; attempt < CB_TX_TRIES && !(attempt && cb_db_stopped()) && cb_st_is_busy(rc); attempt++) {
         if (attempt)
             cb_st_backoff(attempt);
         struct cb_db_stmt *s;
@@ -430,7 +434,7 @@ int cb_store_run_finish(struct cb_store *st, int64_t run_id, const char *status)
     if (!st || !status || (strcmp(status, "complete") && strcmp(status, "aborted")))
         return -EINVAL;
     int r = -EAGAIN;
-    for (int attempt = 0; attempt < CB_TX_TRIES && r == -EAGAIN; attempt++) {
+    for (int attempt = 0; attempt < CB_TX_TRIES && !(attempt && cb_db_stopped()) && r == -EAGAIN; attempt++) {
         if (attempt)
             cb_st_backoff(attempt);
         /* Quiet while the reserve may still save it: a full disk is said
