@@ -7,7 +7,7 @@
  * mode (XDP_PASS changes nothing in the default mode; in live-frames mode
  * XDP_DROP only recycles the page into the page_pool).
  *
- * csum calls bpf_csum_diff, which is the running kernel's csum_partial
+ * csum_diff calls bpf_csum_diff, which is the running kernel's csum_partial
  * over the bytes (to_size up to 512, a multiple of 4): the bytes are this
  * program's .bss, written by user space before the run, so they are warm,
  * and the result is left in .bss for user space to check against the
@@ -40,7 +40,7 @@ int empty_drop(struct xdp_md *ctx)
 }
 
 SEC("xdp")
-int csum(struct xdp_md *ctx)
+int csum_diff(struct xdp_md *ctx)
 {
     (void)ctx;
     __u32 len = cb_csum.len;

@@ -25,6 +25,7 @@
 #include "bpf.h"
 #include "cmd.h"
 #include "config.h"
+#include "csum.h"
 #include "parse.h"
 #include "sha256.h"
 
@@ -90,12 +91,15 @@ static int only_words(const char *list, const char *opt, const char *const *word
 /* -p, -s, --frame, -m checked and expanded. */
 static int plan_check(struct bpf_plan *b, struct cb_sb *err)
 {
-    static const char *const fams[] = {"csum", "xdp"}, *const modes[] = {"default", "live"};
-    if (b->probes_arg && only_words(b->probes_arg, "-p", fams, 2, "csum, xdp or csum,xdp", err))
+    const char *const fams[] = {cb_probe_csum.name, "xdp"};
+    static const char *const modes[] = {"default", "live"};
+    char say[64];
+    snprintf(say, sizeof say, "%s, xdp or %s,xdp", fams[0], fams[0]);
+    if (b->probes_arg && only_words(b->probes_arg, "-p", fams, 2, say, err))
         return -EINVAL;
     if (b->mode_arg && only_words(b->mode_arg, "-m", modes, 2, "default, live or default,live", err))
         return -EINVAL;
-    b->want_csum = !b->probes_arg || has_word(b->probes_arg, "csum");
+    b->want_csum = !b->probes_arg || has_word(b->probes_arg, cb_probe_csum.name);
     b->want_xdp = b->probes_arg ? has_word(b->probes_arg, "xdp") : b->xdp != NULL;
     if (b->want_xdp && !b->xdp) {
         cb_sb_setf(err, "-p xdp times your XDP program: give it with --xdp FILE.o "
@@ -245,7 +249,7 @@ static int load(struct bpf_plan *b, struct cb_sb *why)
         rc = cb_bpf_open(NULL, cb_bpf_obj, cb_bpf_obj_len, "cb_bpf", &b->tool, why);
     if (rc == 0 && (rc = b->empty_pass = cb_bpf_prog(b->tool, "empty_pass", &name, why)) >= 0 &&
         (rc = b->empty_drop = cb_bpf_prog(b->tool, "empty_drop", &name, why)) >= 0)
-        rc = b->csum_fd = cb_bpf_prog(b->tool, "csum", &name, why);
+        rc = b->csum_fd = cb_bpf_prog(b->tool, "csum_diff", &name, why);
     if (rc >= 0 && b->xdp) {
         if ((rc = cb_bpf_open(b->xdp, NULL, 0, NULL, &b->user, why)) == 0)
             rc = b->xdp_fd = cb_bpf_prog(b->user, b->prog, &b->xdp_name, why);
@@ -291,7 +295,8 @@ static int plan_cases(struct bpf_plan *b)
 {
     struct cb_bpf_case *c;
     for (int i = 0; b->want_csum && i < b->nsizes; i++) {
-        if (!(c = add_case(b, "csum", "bpf_csum_diff", 0, (uint32_t)b->sizes[i], CB_FRAME_MIN)))
+        if (!(c = add_case(b, cb_probe_csum.name, "bpf_csum_diff", 0, (uint32_t)b->sizes[i],
+                           CB_FRAME_MIN)))
             return -E2BIG;
         c->prog_fd = b->csum_fd;
         c->obj = b->tool;
@@ -305,6 +310,7 @@ static int plan_cases(struct bpf_plan *b)
                 return -E2BIG;
             c->prog_fd = b->xdp_fd;
             c->expect = b->expect;
+            c->xdp = 1;
         }
     return 0;
 }

@@ -111,7 +111,7 @@ static struct cb_case_row case_row(const struct bctx *x, const struct cb_bpf_cas
 {
     return (struct cb_case_row){
         .probe = c->probe, .variant = variant, .size = c->size, .unit = "B",
-        .op = strcmp(c->probe, "xdp") == 0 ? "packet" : "call", .mode = "warm",
+        .op = c->xdp ? "packet" : "call", .mode = "warm",
         .bytes_per_op = c->size, .clock_ghz = x->clk.core_ghz > 0 ? x->clk.core_ghz : NAN,
         .clock_spread_pct = x->clk.core_spread, .clock_used = x->clk.core_ghz > 0 ? "run" : NULL,
         .code_hash = tag, .code_addr = tag ? addr : -1, .verdict = "ok", .detail = ""};
@@ -156,7 +156,7 @@ static int store_measured(struct bctx *x, const struct cb_bpf_case *c,
                           const struct cb_bpf_measurement *m)
 {
     struct bpf_plan *b = x->b;
-    int xdp = strcmp(c->probe, "xdp") == 0;
+    int xdp = c->xdp;
     struct cb_case_row row = case_row(x, c, c->variant, xdp ? b->xdp_tag : b->csum_tag,
                                       xdp ? b->xdp_addr : b->csum_addr);
     int rc = store_side(x, &row, m->prog, m->n, m->empty, 0, 0);
@@ -195,7 +195,7 @@ static void progress(const struct cb_bpf_case *c, const struct cb_bpf_measuremen
     fprintf(stderr, "  %-5s %-28s %5u B  %8.1f " CB_TSC_NAME " ticks/run less the empty's %6.1f "
             "(%zu samples of %" PRIu64 " runs%s%s)\n", c->probe, c->variant, c->size,
             net_median(m, 0), net_median(m, 1), m->n, m->n ? m->prog[0].iters : 0,
-            strcmp(c->probe, "xdp") == 0 ? ", " : "", strcmp(c->probe, "xdp") == 0 && act ? act : "");
+            c->xdp ? ", " : "", c->xdp && act ? act : "");
 }
 
 /* One case: verified, then timed and stored; BAD is stored untimed. */

@@ -114,7 +114,7 @@ int cb_bpf_verify(const struct cb_bpf_case *c, uint32_t *retval, char *detail, s
                   struct cb_sb *why)
 {
     *retval = 0;
-    if (strcmp(c->probe, "csum") == 0) {
+    if (!c->xdp) {
         int v = verify_csum(c, detail, len, why);
         *retval = 2;
         return v;

@@ -29,7 +29,9 @@
 
 /* One case, named as the store and the reports name it. */
 struct cb_bpf_case {
-    const char *probe;        /* "csum" (a kernel primitive) or "xdp" (a program) */
+    int xdp;                  /* 1: the user's XDP program; 0: the csum family's kernel
+                                 primitive through bpf_csum_diff */
+    const char *probe;        /* the family its cases are stored under */
     const char *variant;      /* "bpf_csum_diff", or the program's name ("+live" in live mode) */
     uint32_t size;            /* csum: bytes summed; xdp: the frame on the wire, FCS included */
     int live;                 /* BPF_F_TEST_XDP_LIVE_FRAMES */

@@ -27,6 +27,8 @@ say "kernel run rc=$?"
 if [ -f /parse_pass.bpf.o ]; then
     cyclebudget bpf run -s 64,256,512 --xdp /parse_pass.bpf.o --frame 64,1518 --reps 3 --db $db
     say "bpf run rc=$?"
+    cyclebudget bpf run -p xdp --xdp /rewrite_csum.bpf.o --expect tx --frame 64 --reps 3 --db $db
+    say "bpf run tx rc=$?"
 fi
 cyclebudget report latest --db $db
 echo "inkernel-guest: store begins"

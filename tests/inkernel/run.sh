@@ -89,7 +89,7 @@ done
 cp -L /lib64/ld-linux-x86-64.so.2 "$work/root/lib64/" 2>/dev/null
 cp "$work/kmod/cb_kmod.ko" "$work/root/cb_kmod.ko"
 bpfobj=$(dirname "$cb")/examples/xdp/parse_pass.bpf.o
-[ -f "$bpfobj" ] && cp "$bpfobj" "$work/root/parse_pass.bpf.o"
+[ -f "$bpfobj" ] && cp "$bpfobj" "${bpfobj%parse_pass.bpf.o}rewrite_csum.bpf.o" "$work/root/"
 cp "$here/init.sh" "$work/root/init" && chmod +x "$work/root/init"
 (cd "$work/root" && find . | cpio -o -H newc 2>/dev/null | gzip -1 >"$work/init.cpio.gz")
 
@@ -151,7 +151,7 @@ check "report --format json: the same rows, csum_partial beside kernel-2021 with
 # both modes (live frames: page_pool), beside the user-space models.
 if [ -f "$bpfobj" ]; then
     check "the guest ran bpf run to its end" grep -q 'inkernel-guest: bpf run rc=0' "$work/console.log"
-    brun=$(q "select max(id) from runs where source = 'bpf'")
+    brun=$(q "select min(id) from runs where source = 'bpf'")   # the first: csum and parse_pass
     check "a bpf run is stored (source 'bpf'), complete" test "$(q "select status from runs where id = ${brun:-0}")" = complete
     brun=${brun:-0}
     bc="select count(*) from cases where run_id = $brun and verdict = 'ok' and (select count(*) from samples s
@@ -161,6 +161,9 @@ if [ -f "$bpfobj" ]; then
     check "... parse_pass at 64 and 1518 B in the default mode" test "$(q "$bc and variant = 'parse_pass'")" = 2
     check "... and with live frames (page_pool, the action carried out)" test "$(q "$bc and variant = 'parse_pass+live'")" = 2
     check "... the empty program beside each case" test "$(q "$bc and probe = 'bpf_empty'")" = 7
+    n=$(q "select count(*) from cases where variant like 'rewrite_csum%' and verdict = 'ok'")
+    grep -q 'inkernel-guest: bpf run tx rc=0' "$work/console.log" || n="$n (rc not 0)"
+    check "rewrite_csum (XDP_TX, its IPv4 checksum right) verified and measured in both modes ($n)" test "$n" = 2
     "$cb" report "$brun" --db "$db" >"$work/bpf.txt" 2>&1
     check "report: bpf_csum_diff at 64 B beside kernel-2021, with the empty program's cost" \
         grep -qE '^  csum +64 warm  bpf_csum_diff +[0-9.]+ +[0-9.]+ +[-0-9.]+  kernel-2021 +[0-9.]+ +[-+][0-9]+%' "$work/bpf.txt"
