@@ -25,7 +25,8 @@ enum cb_ref {
     CB_REF_CHAIN,   /* a scalar dependent multiply-add chain: latency-bound */
     CB_REF_VEC,     /* independent vector adds, 8 accumulators: vector throughput */
     CB_REF_LOAD,    /* vector loads from a 16 KiB buffer: the L1's load ports */
-    CB_REF_COPY,    /* libc memcpy of 1500 bytes within L1: the copy cases' kind of code */
+    CB_REF_COPY,    /* a 1.5 KiB copy within L1 through vector registers: the copy
+                       cases' kind of code (never libc's memcpy, which a change may replace) */
     CB_NREFS
 };
 /* "chain", "vec", "load", "copy"; -1 from parse when not one. */
