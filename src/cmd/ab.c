@@ -82,7 +82,8 @@ static int ab_parse(struct ab_plan *pl, int argc, char **argv, struct cb_sb *err
                     "  $CB_DB, else $XDG_DATA_HOME/cyclebudget/cyclebudget.db (~/.local/share/...),\n"
                     "  never into the measured tree\n",
         .options = ab_options,
-        .footer = "exit status: 0 no change beyond noise, 1 a change (named), 2 usage error or failure,\n"
+        .footer = "exit status: 0 no change found (an unsure case is said, with the rounds that\n"
+                  "would decide it), 1 a change (named), 2 usage error or failure,\n"
                   "or no case compared (BAD in both builds, or no variant in common: named)\n",
         .option = ab_option,
     };

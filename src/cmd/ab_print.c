@@ -8,6 +8,36 @@
 #include "ab.h"
 #include "stats.h"
 
+/* More rounds that would decide an unsure case: its interval's half-width
+ * shrinks as 1/sqrt(rounds), and must shrink to the distance between its
+ * estimate and the threshold (a change clears the band, or "unchanged"
+ * fits inside it).  AB_ROUNDS_CAP when the estimate sits on the threshold. */
+#define AB_ROUNDS_CAP 1000
+static size_t rounds_more(const struct cb_ab_case *c, double threshold)
+{
+    if (!c->n || isnan(c->st.lo) || isnan(c->st.hi) || !(c->st.lo > 0) || !(c->st.ratio > 0))
+        return c->n < 6 ? 6 - c->n : 1;
+    double w = (log(c->st.hi) - log(c->st.lo)) / 2, est = fabs(log(c->st.ratio)),
+           t = log1p(threshold), room = fabs(est - t);
+    if (room < w / 30)
+        return AB_ROUNDS_CAP;
+    double need = ceil((double)c->n * (w / room) * (w / room));
+    size_t more = need > (double)c->n ? (size_t)(need - (double)c->n) : 1;
+    return more > AB_ROUNDS_CAP ? AB_ROUNDS_CAP : more;
+}
+
+/* An unsure case's words: what it saw, and what would decide it. */
+static void unsure_text(const struct cb_ab_case *c, double threshold, char *buf, size_t len)
+{
+    size_t more = rounds_more(c, threshold);
+    int sig = !isnan(c->p_adj) && c->p_adj < 0.05 && !isnan(c->st.lo);
+    const char *what = sig ? "a change, not yet beyond the threshold" : "no clear change";
+    if (more >= AB_ROUNDS_CAP)
+        snprintf(buf, len, "unsure: %s; %d+ more rounds needed", what, AB_ROUNDS_CAP);
+    else
+        snprintf(buf, len, "unsure: %s; %zu more round%s needed", what, more, more == 1 ? "" : "s");
+}
+
 static const char *verdict_word(const struct cb_ab_case *c)
 {
     if (c->bad[0] || c->bad[1])
@@ -65,8 +95,9 @@ static void print_header(const struct cb_ab *ab, const char *where, FILE *f)
     fprintf(f, "rounds       %d (%d planned), ABBA order, both builds in one process, %s; "
             "%.1f s\n", ab->rounds_done, ab->rounds, where, ab->seconds);
     fprintf(f, "figure       TSC ticks per operation, each round's %gth percentile of its "
-            "samples; head/base is the Hodges-Lehmann estimate of the rounds' ratios\n",
-            100 * CB_AB_ROUND_QUANTILE);
+            "samples; base is their median over the rounds, head/base the Hodges-Lehmann "
+            "estimate of the rounds' paired ratios, and head base x head/base (a drift "
+            "between rounds cancels in a pair)\n", 100 * CB_AB_ROUND_QUANTILE);
     fprintf(f, "test         Wilcoxon signed-rank test on the rounds' log-ratios, Holm over %zu case%s, "
             "alpha %g; a change is beyond %g%% over the whole %g%% CI\n", ab->n,
             ab->n == 1 ? "" : "s", ab->o.alpha, 100 * ab->o.threshold, 100 * ab->o.level);
@@ -94,12 +125,16 @@ static void print_table(const struct cb_ab *ab, FILE *f, int md)
         pct(c->st.ratio, r, sizeof r);
         interval(c, ci, sizeof ci);
         snprintf(p, sizeof p, isnan(c->p_adj) ? "-" : "%.4f", c->p_adj);
-        char b[32], h[32];
+        char b[32], h[32], word[96];
         snprintf(b, sizeof b, c->n ? "%.1f" : "-", side_median(c, 0));
-        snprintf(h, sizeof h, c->n ? "%.1f" : "-", side_median(c, 1));
+        snprintf(h, sizeof h, c->n && !isnan(c->st.ratio) ? "%.1f" : "-",
+                 side_median(c, 0) * c->st.ratio);
+        snprintf(word, sizeof word, "%s", verdict_word(c));
+        if (!c->bad[0] && !c->bad[1] && !c->skipped && c->verdict == CB_CMP_UNSURE)
+            unsure_text(c, ab->o.threshold, word, sizeof word);
         const char *fmt = md ? "| %s | %s | %s | %s | %s | %s | %zu | %s |\n"
                              : "%-32s %10s %10s %9s %-18s %8s %6zu  %s\n";
-        fprintf(f, fmt, c->key, b, h, r, ci, p, c->n, verdict_word(c));
+        fprintf(f, fmt, c->key, b, h, r, ci, p, c->n, word);
         if (!md && c->why[0])
             fprintf(f, "  %s\n", c->why);
     }
@@ -110,7 +145,7 @@ static void print_verdict(const struct cb_ab *ab, FILE *f, int md)
 {
     int changed, regressed, unsure, bad;
     cb_ab_counts(ab, &changed, &regressed, &unsure, &bad);
-    fprintf(f, "%s", md ? "\n**ab:** " : "\nab: ");
+    fprintf(f, "%s%s", ab->o.quiet ? "" : "\n", md ? "**ab:** " : "ab: ");
     struct cb_sb why = CB_SB_INIT;
     if (changed + bad == 0 && cb_ab_compared(ab, &why) == 0) {
         fprintf(f, "no verdict: no case could be compared (%s) (exit 2)\n", why.buf);
@@ -118,13 +153,22 @@ static void print_verdict(const struct cb_ab *ab, FILE *f, int md)
         return;
     }
     cb_sb_release(&why);
+    if (changed + bad == 0 && unsure) {
+        size_t most = 0;
+        for (size_t i = 0; i < ab->n; i++)
+            if (ab->cases[i].verdict == CB_CMP_UNSURE && !ab->cases[i].bad[0] &&
+                !ab->cases[i].bad[1] && !ab->cases[i].skipped) {
+                size_t m = rounds_more(&ab->cases[i], ab->o.threshold);
+                most = m > most ? m : most;
+            }
+        fprintf(f, "no change decided; %d case%s unsure after %d rounds (each row says what it "
+                "saw): %s%zu more rounds (--rounds %zu) would decide %s (exit 0)\n", unsure,
+                unsure > 1 ? "s" : "", ab->rounds_done, most >= AB_ROUNDS_CAP ? "over " : "",
+                most, (size_t)ab->rounds_done + most, unsure > 1 ? "them" : "it");
+        return;
+    }
     if (changed + bad == 0) {
-        fprintf(f, "no change");
-        if (unsure)
-            fprintf(f, " beyond noise; %d case%s unsure after %d rounds: give more --rounds to "
-                    "decide %s", unsure, unsure > 1 ? "s" : "", ab->rounds_done,
-                    unsure > 1 ? "them" : "it");
-        fprintf(f, " (exit 0)\n");
+        fprintf(f, "no change (exit 0)\n");
         return;
     }
     fprintf(f, "changed (exit 1):");
@@ -176,14 +220,22 @@ static void json_list(FILE *f, const char *name, const char *csv)
     fprintf(f, "]");
 }
 
-static void json_case(FILE *f, const struct cb_ab_case *c)
+static void json_case(FILE *f, const struct cb_ab_case *c, double threshold)
 {
     fprintf(f, "{\"case\":");
     json_str(f, c->key);
     fprintf(f, ",\"verdict\":\"%s\",\"base\":", verdict_word(c));
     json_num(f, side_median(c, 0));
     fprintf(f, ",\"head\":");
+    json_num(f, side_median(c, 0) * c->st.ratio);
+    fprintf(f, ",\"head_median\":");
     json_num(f, side_median(c, 1));
+    if (!c->bad[0] && !c->bad[1] && !c->skipped && c->verdict == CB_CMP_UNSURE) {
+        char word[96];
+        unsure_text(c, threshold, word, sizeof word);
+        fprintf(f, ",\"more_rounds\":%zu,\"says\":", rounds_more(c, threshold));
+        json_str(f, word);
+    }
     fprintf(f, ",\"ratio\":");
     json_num(f, c->st.ratio);
     fprintf(f, ",\"ci\":[");
@@ -216,7 +268,7 @@ static void print_json(const struct cb_ab *ab, const char *where, FILE *f)
             ab->rounds_done, ab->o.alpha, 100 * ab->o.threshold, ab->seconds);
     for (size_t i = 0; i < ab->n; i++) {
         fprintf(f, "%s", i ? "," : "");
-        json_case(f, &ab->cases[i]);
+        json_case(f, &ab->cases[i], ab->o.threshold);
     }
     fprintf(f, "]");
     json_list(f, "added", ab->added);
@@ -237,8 +289,10 @@ void cb_ab_print(const struct cb_ab *ab, enum cb_ab_format fmt, const char *wher
         return;
     }
     int md = fmt == CB_AB_MARKDOWN;
-    print_header(ab, where, f);
-    print_table(ab, f, md);
-    print_lists(ab, f, md);
+    if (!ab->o.quiet) {
+        print_header(ab, where, f);
+        print_table(ab, f, md);
+        print_lists(ab, f, md);
+    }
     print_verdict(ab, f, md);
 }
