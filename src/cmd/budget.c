@@ -222,9 +222,10 @@ int cmd_budget(int argc, char **argv)
 {
     static const struct cb_option options[] = {
         CB_OPT_STR(0, "path", struct budget_args, path, "NAME|FILE",
-                   "compose one packet's path from the measured cases of a run: rx (RX to a "
-                   "socket), fwd (forwarding without a copy), or a path file (docs/budget.md; "
-                   "a file named as a shipped path is read as ./NAME)"),
+                   "compose one packet's path from the measured cases of a run: a shipped path "
+                   "(reports/paths/: rx, RX to a socket; fwd, forwarding without a copy; ...) "
+                   "or a path file (docs/budget.md; a file named as a shipped path is read as "
+                   "./NAME)"),
         CB_OPT_STR(0, "size", struct budget_args, size_arg, "S",
                    "with --path: the packet's bytes (default: 1500)"),
         CB_OPT_STR(0, "run", struct budget_args, run, "RUN",

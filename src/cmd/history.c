@@ -72,8 +72,8 @@ static int history_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
                    "Without it, a store holding several machines' runs (a merged one) shows each "
                    "machine's history in turn (html: a panel each), never one series of them all"),
         CB_OPT_STR(0, "path", struct hist, path, "NAME",
-                   "a per-packet path's total in each run that stored it (rx and fwd at 1500 "
-                   "bytes, stored by every run) instead of the cases; text only"),
+                   "a per-packet path's total in each run that stored it (every shipped path at "
+                   "1500 bytes, stored by every run) instead of the cases; text only"),
         CB_OPT_STR(0, "db", struct hist, db, "PATH", "database (default ./" CB_DEFAULT_DB ")"),
         CB_OPT_STR(0, "repo", struct hist, repo, "DIR", "git tree for resolving --since (default .)"),
         CB_OPT_END,
