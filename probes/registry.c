@@ -23,6 +23,7 @@
 #include "csum.h"
 #include "csum_copy.h"
 #include "memset.h"
+#include "page_pool.h"
 #include "rxring.h"
 #include "slab.h"
 #include "synthetic.h"
@@ -38,6 +39,7 @@ const struct cb_probe *const cb_probes[] = {
     &cb_probe_calls,
     &cb_probe_xfer,
     &cb_probe_synthetic,
+    &cb_probe_page_pool,
 };
 const size_t cb_nprobes = sizeof cb_probes / sizeof cb_probes[0];
 
