@@ -478,7 +478,8 @@ static void csum_kernel_models(const char *release, const char *out[3])
 static const struct cb_kernel_twin csum_kernel[] = {
     {.func = "csum_partial", .kfunc = CB_KF_CSUM, .models_for = csum_kernel_models,
      .why = "the release's own algorithm (kernel-2023 from 6.5, kernel-2021 from 5.17), with "
-            "and without +kflags"},
+            "and without +kflags",
+     .bpf_helper = "bpf_csum_diff"},
 };
 
 const struct cb_probe cb_probe_csum = {

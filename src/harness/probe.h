@@ -132,6 +132,9 @@ struct cb_kernel_twin {
      * where the kernel's algorithm changed between releases. */
     void (*models_for)(const char *release, const char *out[3]);
     const char *why;         /* what the models stand for */
+    /* Optional: the BPF helper that calls func ("bpf_csum_diff"): a case of
+     * `bpf run` with that variant is set beside the same models. */
+    const char *bpf_helper;
 };
 
 struct cb_probe {

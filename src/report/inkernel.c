@@ -29,20 +29,18 @@
 
 /* The kernel twin of an in-kernel case: the probe record of its family
  * (probe.h's struct cb_kernel_twin) whose function names the case's
- * variant, exactly or, for a bulk function, as the prefix of its count. */
+ * variant, exactly or, for a bulk function, as the prefix of its count; a
+ * bpf run's helper stands for the kernel function it calls. */
 static const struct cb_kernel_twin *twin_of(const struct cb_report_case *c)
 {
-    /* A bpf run's helper stands for the kernel function it calls. */
-    static const char *const through_bpf[][2] = {{"bpf_csum_diff", "csum_partial"}};
     const char *variant = c->info.variant;
-    for (size_t i = 0; i < sizeof through_bpf / sizeof through_bpf[0]; i++)
-        if (strcmp(variant, through_bpf[i][0]) == 0)
-            variant = through_bpf[i][1];
     const struct cb_probe *p = cb_probe_find(c->info.probe);
     for (size_t i = 0; p && i < p->nkernel; i++) {
         const struct cb_kernel_twin *t = &p->kernel[i];
         size_t n = strlen(t->func);
         if (t->counts ? strncmp(variant, t->func, n) == 0 : strcmp(variant, t->func) == 0)
+            return t;
+        if (t->bpf_helper && strcmp(variant, t->bpf_helper) == 0)
             return t;
     }
     return NULL;
