@@ -275,7 +275,7 @@ int cb_verdict_judge(struct cb_store *st, struct cb_side *A, struct cb_side *B, 
         return rc;
     if ((rc = cb_side_load(st, A, v->x.metric)) < 0 || (rc = cb_side_load(st, B, v->x.metric)) < 0 ||
         (rc = cb_verdict_again(st, A, B, o, v)) < 0) {
-        cb_sb_setf(err, "cannot read the samples: %s", strerror(-rc));
+        cb_sb_setf(err, "cannot read the samples: %s", cb_store_strerror(rc));
         return rc;
     }
     return 0;

@@ -141,7 +141,7 @@ static int load_samples(struct hist *H)
             rc = cb_run_fingerprint(H->st, H->pts[i].side.runs[0], H->pts[i].fp, sizeof H->pts[i].fp);
     }
     if (rc < 0)
-        cb_error("cannot read the samples from %s: %s", H->db, strerror(-rc));
+        cb_error("cannot read the samples from %s: %s", H->db, cb_store_strerror(rc));
     return rc;
 }
 
@@ -191,7 +191,7 @@ static int history_read(struct hist *H)
         return CB_EXIT_USAGE;
     }
     if (rc < 0) {
-        cb_error("cannot read the samples from %s: %s", H->db, strerror(-rc));
+        cb_error("cannot read the samples from %s: %s", H->db, cb_store_strerror(rc));
         cb_sb_release(&err);
         return 1;
     }

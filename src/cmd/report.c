@@ -276,6 +276,12 @@ static int report_load_runs(struct cb_store *st, const struct report_args *a, co
             cb_budget_opts_apply(&a->bo, &runs[i]);
         if (rc == 0 && a->ghz > 0)
             cb_report_set_clock(&runs[i], a->ghz);
+        if (rc == -EBADMSG) {
+            cb_error("cannot read run %lld from %s: the store is damaged (a sample of a case or "
+                     "event the run has not, or a value that is not a number); 'cyclebudget check "
+                     "--db %s' says where", (long long)ids[i], a->db, a->db);
+            return 1;
+        }
         if (rc < 0) {
             cb_error("cannot read run %lld from %s: %s", (long long)ids[i], a->db, strerror(-rc));
             return 1;

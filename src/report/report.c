@@ -366,7 +366,7 @@ static int load_samples(struct cb_store *st, struct cb_report *r)
     static const char q[] =
         "SELECT s.case_id, s.event_id, s.iters,"
         "       (s.value - COALESCE(s.overhead, 0.0)) / CAST(s.iters AS DOUBLE PRECISION), s.scaled,"
-        "       s.raw, s.enabled, s.running, s.method"
+        "       s.raw, s.enabled, s.running, s.method, s.value, s.iters"
         "  FROM cases c JOIN samples s ON s.case_id = c.id"
         " WHERE c.run_id = ?1 AND s.value IS NOT NULL"
         " ORDER BY s.case_id, s.event_id, s.seq";
@@ -383,18 +383,24 @@ static int load_samples(struct cb_store *st, struct cb_report *r)
             while (k < r->ncases && r->cases[k].info.id != cid)
                 k++;
             if (k == r->ncases) {
-                err = -EPROTO;
+                err = -EBADMSG;     /* a sample of no case of the run: damage */
                 break;
             }
             for (e = 0; e < r->nevents && r->events[e].id != eid; e++)
                 ;
             if (e == r->nevents) {
-                err = -EPROTO;
+                err = -EBADMSG;     /* of an event the run has not */
                 break;
             }
             last_case = cid;
             last_ev = eid;
             cap = r->cases[k].ev[e].n;  /* fresh series: n == 0 */
+        }
+        /* A value or count that is not a number (only SQLite lets one in:
+         * its columns take any type) would become a figure: refuse it. */
+        if (cb_db_column_type(stmt, 9) == CB_DB_TEXT || cb_db_column_type(stmt, 10) != CB_DB_INTEGER) {
+            err = -EBADMSG;
+            break;
         }
         struct cb_report_series *sr = &r->cases[k].ev[e];
         if ((err = series_push(sr, &cap, stmt)) < 0)

@@ -143,6 +143,110 @@ static void read_count(struct cb_db_stmt *s, void *n)
     *(long long *)n = cb_db_column_int64(s, 0);
 }
 
+/* Every declared foreign key: a run whose host was deleted, a sample of a
+ * deleted event (the sqlite3 shell does not enforce them).  -EBADMSG with
+ * the first broken row said. */
+static int foreign_keys_hold(sqlite3 *h, const char *path, struct cb_sb *err)
+{
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(h, "SELECT \"table\", rowid, parent, "
+                           "(SELECT COUNT(*) FROM pragma_foreign_key_check) FROM pragma_foreign_key_check"
+                           " LIMIT 1", -1, &q, NULL) != SQLITE_OK) {
+        sqlite3_finalize(q);
+        return 0;
+    }
+    int rc = 0;
+    if (sqlite3_step(q) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(q, 0);
+        char row[96];
+        if (sqlite3_column_type(q, 1) != SQLITE_NULL)
+            snprintf(row, sizeof row, "%s row %lld", t, (long long)sqlite3_column_int64(q, 1));
+        else
+            snprintf(row, sizeof row, "a %s row", t);
+        cb_st_msg(err, "%s is damaged: %lld rows name a row that is not there (the first: %s "
+                  "names a missing row of %s); the reports cannot read such runs: restore it "
+                  "from a backup", path, (long long)sqlite3_column_int64(q, 3), row,
+                  (const char *)sqlite3_column_text(q, 2));
+        rc = -EBADMSG;
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
+/* The types allowed in a column of declared type decl (SQLite stores any
+ * value in any column): "" when any goes. */
+static const char *allowed_types(const char *decl)
+{
+    if (strstr(decl, "INT"))
+        return "'integer', 'null'";
+    if (strstr(decl, "REAL") || strstr(decl, "DOUB") || strstr(decl, "FLOA"))
+        return "'integer', 'real', 'null'";
+    if (strstr(decl, "TEXT") || strstr(decl, "CHAR"))
+        return "'text', 'null'";
+    return "";
+}
+
+/* One table's columns against their declared types, in one scan: a text
+ * in samples.value gave a negative ns/op.  -EBADMSG with the first. */
+static int table_types_hold(sqlite3 *h, const char *path, const char *table, struct cb_sb *err)
+{
+    struct cb_sb sql = CB_SB_INIT, cols = CB_SB_INIT;
+    sqlite3_stmt *q = NULL;
+    cb_sb_addf(&sql, "SELECT name, type FROM pragma_table_info('%s')", table);
+    if (sqlite3_prepare_v2(h, sql.buf, -1, &q, NULL) == SQLITE_OK)
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            const char *ok = allowed_types((const char *)sqlite3_column_text(q, 1));
+            if (*ok)
+                cb_sb_addf(&cols, "%s WHEN typeof(\"%s\") NOT IN (%s) THEN '%s'",
+                           cols.len ? "" : "CASE", (const char *)sqlite3_column_text(q, 0), ok,
+                           (const char *)sqlite3_column_text(q, 0));
+        }
+    sqlite3_finalize(q);
+    int rc = 0;
+    if (cols.len) {
+        cb_sb_reset(&sql);
+        /* A WITHOUT ROWID table (samples) has no rowid to name. */
+        for (int with_rowid = 1; with_rowid >= 0 && !rc; with_rowid--) {
+            cb_sb_reset(&sql);
+            cb_sb_addf(&sql, "SELECT * FROM (SELECT %s, %s END AS bad FROM \"%s\") WHERE bad IS NOT "
+                       "NULL LIMIT 1", with_rowid ? "rowid" : "NULL", cols.buf, table);
+            q = NULL;
+            int p = sqlite3_prepare_v2(h, sql.buf, -1, &q, NULL);
+            if (p == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) {
+                char row[96];
+                if (sqlite3_column_type(q, 0) != SQLITE_NULL)
+                    snprintf(row, sizeof row, "%s row %lld", table, (long long)sqlite3_column_int64(q, 0));
+                else
+                    snprintf(row, sizeof row, "a %s row", table);
+                cb_st_msg(err, "%s is damaged: %s holds a value of the wrong type in %s (the "
+                          "reports would make a figure of it): restore it from a backup", path, row,
+                          (const char *)sqlite3_column_text(q, 1));
+                rc = -EBADMSG;
+            }
+            sqlite3_finalize(q);
+            if (p == SQLITE_OK)
+                break;
+        }
+        q = NULL;
+        sqlite3_finalize(q);
+    }
+    cb_sb_release(&sql);
+    cb_sb_release(&cols);
+    return rc;
+}
+
+static int types_hold(sqlite3 *h, const char *path, struct cb_sb *err)
+{
+    sqlite3_stmt *t = NULL;
+    int rc = 0;
+    if (sqlite3_prepare_v2(h, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE"
+                           " 'sqlite_%'", -1, &t, NULL) == SQLITE_OK)
+        while (rc == 0 && sqlite3_step(t) == SQLITE_ROW)
+            rc = table_types_hold(h, path, (const char *)sqlite3_column_text(t, 0), err);
+    sqlite3_finalize(t);
+    return rc;
+}
+
 int cb_store_integrity(struct cb_store *st, const char *path, long long *pages, struct cb_sb *err)
 {
     *pages = 0;
@@ -152,7 +256,12 @@ int cb_store_integrity(struct cb_store *st, const char *path, long long *pages, 
         return -EOPNOTSUPP;
     }
     cb_st_row_once(st, "PRAGMA page_count", NULL, 0, read_count, pages);
-    return cb_st_quick_check(st, path, 1, err);
+    int rc = cb_st_quick_check(st, path, 1, err);
+    if (rc == 0)
+        rc = foreign_keys_hold(cb_db_sqlite(st->db), path, err);
+    if (rc == 0)
+        rc = types_hold(cb_db_sqlite(st->db), path, err);
+    return rc;
 }
 
 int cb_st_open_fail(struct cb_store *st, const struct cb_st_open *o, int rc, const char *what)
@@ -166,4 +275,12 @@ int cb_st_open_fail(struct cb_store *st, const struct cb_st_open *o, int rc, con
     }
     cb_st_msg(o->err, "%s: %s: %s", o->path, what, cb_db_errmsg(st->db));
     return cb_st_errno_or_eio(rc);
+}
+
+const char *cb_store_strerror(int rc)
+{
+    if (rc == -EBADMSG)
+        return "the store is damaged (a row naming one that is not there, or a value that is not a "
+               "number): 'cyclebudget check' says where";
+    return strerror(-rc);
 }

@@ -364,6 +364,13 @@ int cb_store_case_values(struct cb_store *st, int64_t case_id, int64_t event_id,
     cb_db_bind_int64(s, 2, event_id);
     struct values a = {0};
     while ((rc = cb_db_step(s)) == CB_DB_ROW) {
+        if (cb_db_column_type(s, 3) == CB_DB_TEXT || cb_db_column_type(s, 4) != CB_DB_INTEGER) {
+            cb_db_reset(s);     /* not a number (SQLite takes any type): damage */
+            free_values(&a);
+            cb_st_msg(&st->why, "case %lld: a sample's value or count is not a number: the store "
+                      "is damaged ('cyclebudget check' says where)", (long long)case_id);
+            return -EBADMSG;
+        }
         if (add_value(&a, s, scaled != NULL, smt != NULL) < 0) {
             cb_db_reset(s);
             free_values(&a);

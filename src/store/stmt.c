@@ -89,7 +89,8 @@ static const char *const q_sql[Q__N] = {
         " COALESCE(c.code_hash, ''), COALESCE(c.code_addr, -1)"
         " FROM cases c WHERE c.run_id=?1 ORDER BY c.id",
     [Q_VALUES] =
-        "SELECT (value - COALESCE(overhead, 0.0)) / CAST(iters AS DOUBLE PRECISION), scaled, smt FROM samples"
+        "SELECT (value - COALESCE(overhead, 0.0)) / CAST(iters AS DOUBLE PRECISION), scaled, smt,"
+        " value, iters FROM samples"
         " WHERE case_id=?1 AND event_id=?2 AND value IS NOT NULL ORDER BY seq",
 };
 

@@ -71,6 +71,11 @@ int cb_store_upgraded_from(const struct cb_store *st);
  * busy or failing disk: the work failed). */
 int cb_store_refused(int rc);
 
+/* strerror(-rc) for a store read's failure, with -EBADMSG (damage a read
+ * met: a sample of a missing event, a value that is not a number) said as
+ * such and what to do. */
+const char *cb_store_strerror(int rc);
+
 /* What a run knows about where it ran and what it measured. */
 struct cb_run_meta {
     const struct cb_host *host;
