@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -164,9 +165,35 @@ static int precheck_header(struct cb_st_open *o, const struct stat *sb)
     return 0;
 }
 
+/* SQLite opens a file by its absolute name, and its own names beside it
+ * (the name and "-journal") must fit in 512 bytes: a longer --db, or a
+ * short one under a deep working directory, failed as "unable to open
+ * database file".  Said here by what it is. */
+#define CB_ST_PATH_MAX (512 - 8)
+
+static int precheck_length(struct cb_st_open *o)
+{
+    size_t n = strlen(o->path);
+    char cwd[PATH_MAX];
+    if (o->path[0] != '/' && getcwd(cwd, sizeof cwd))
+        n += strlen(cwd) + 1;
+    else if (o->path[0] != '/')
+        n = (size_t)PATH_MAX;   /* a working directory too deep to name */
+    if (n <= CB_ST_PATH_MAX)
+        return 0;
+    cb_st_msg(o->err, "%.60s...: the store's path is %zu bytes long%s, and SQLite opens a file by a "
+              "path of at most %d: give --db a shorter path (a symlink to it, or a nearer working "
+              "directory)", o->path, n, o->path[0] == '/' ? "" : " from the working directory",
+              CB_ST_PATH_MAX);
+    return -EINVAL;
+}
+
 int cb_st_precheck(struct cb_st_open *o)
 {
     struct stat sb;
+    int r0 = precheck_length(o);
+    if (r0 < 0)
+        return r0;
     dir_of(o->path, o->dir, sizeof o->dir);
     snprintf(o->wal, sizeof o->wal, "%s-wal", o->path);
     o->fresh = 0;
