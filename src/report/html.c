@@ -203,8 +203,8 @@ static void cases_table(FILE *out, const struct cb_report *r)
                  "charged by its rule\">budget %%</th>"
                  "<th class=\"num\" title=\"bytes per TSC tick over the load ceiling of the level the "
                  "working set fits in (DRAM when cold)\">%% load ceil</th>"
-                 "<th class=\"num\" title=\"the same over the store ceiling, for copy, memset and "
-                 "csum_copy\">%% store ceil</th><th class=\"num\" title=\"the core clock the "
+                 "<th class=\"num\" title=\"the same over the store ceiling, for the families that "
+                 "write their bytes\">%% store ceil</th><th class=\"num\" title=\"the core clock the "
                  "case's estimated cycles are at: its own (case) or the run's (run); flagged: its "
                  "own disagreed with the run's\">clock GHz</th><th class=\"num\">n</th>"
                  "</tr></thead><tbody>",

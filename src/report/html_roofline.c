@@ -243,7 +243,7 @@ int cb_html_roofline_view(FILE *out, const struct cb_report *r, struct line *ls)
                     r->run.id, (long long)r->cal_id,
                     strcmp(r->ceil.source, "model") == 0 ? "FIXED MODEL FIGURES, not this machine"
                                                          : r->cal_reused ? "reused" : "measured by this run",
-                    " (dotted: the store ceiling, for copy, memset and csum_copy)");
+                    " (dotted: the store ceiling, for the families that write their bytes)");
         any = 1;
         roofline_chart(out, r, c->info.probe, ls);
     }

@@ -101,7 +101,7 @@ static int case_rows(struct cb_store *st, const struct cb_report *r, struct cb_i
     if (!c->measured || strcmp(c->info.probe, "fpu") == 0 || (is_bpf(r) && !e))
         return 0;
     double empty = e ? e->tsc.median : NAN, kns = kernel_ns(r, k, e);
-    if (!km) {   /* page_pool, an XDP program: measured, with no user-space model beside it */
+    if (!km) {   /* measured, with no user-space model beside it (an XDP program) */
         struct cb_inkernel_row row = {.kcase = k, .kernel = c->tsc.median, .model = NAN,
                                       .err_pct = NAN, .empty = empty, .kns = kns};
         return push(ik, &row);

@@ -389,9 +389,9 @@ static void legend(const struct cb_report *r, FILE *out)
     fprintf(out, "\ncyc/op = median %s per operation, after subtracting the empty batch;\n"
                  "spread %% = IQR / median; budget %% = the share of the per-packet budget (above);\n"
                  "%% ceil = bytes per TSC tick as a share of the machine's load ceiling at the level\n"
-                 "the working set fits in (DRAM when cold; the store ceiling for copy, memset and\n"
-                 "csum_copy; '-' with no ceilings stored); ns/op from the TSC; B/cyc = bytes per\n"
-                 "cycle; best variant first, by %s;\n",
+                 "the working set fits in (DRAM when cold; the store ceiling for families that\n"
+                 "write their bytes; '-' with no ceilings stored); ns/op from the TSC; B/cyc =\n"
+                 "bytes per cycle; best variant first, by %s;\n",
             cb_report_cycles_what(r), cb_rank_by_time(r) ? cb_report_time_what(r) : "cycles");
     if (cb_rank_runs(r) > 1)
         fprintf(out, "= tied within noise: not faster or slower than the first at p < %.2g by a\n"
