@@ -14,7 +14,7 @@
 #                        (default 42d5dad, schema 11); OLD_BIN=PATH skips the build
 #   ATTACKS=N    tries of each plugin attack and marker abuse (default 3)
 #   SKIP=LIST    parts to leave out: kills,writers,pg,upgrade,badinput,diskfull,
-#                sanitizers,fuzz,plugins
+#                sanitizers,fuzz,plugins,io
 # It is long (the sanitizer and old builds, FUZZ_SECONDS x 5 targets): it is
 # a bench script, not part of make check.
 set -u
@@ -360,7 +360,141 @@ part_plugins() {
     say plugins "$tried" "$failed" "plugin attacks x $ATTACKS (abort, segv, exit0, fork, loop, alarm, SIGINT, locale, affinity) beside ref, SIGINT/SIGTERM on a looping plugin (ms to exit:$INT_MS), wrong at 3000 B, markers from 4 threads, ulimit -f, ulimit -v"
 }
 
-for p in kills writers pg upgrade badinput diskfull sanitizers fuzz plugins; do
+# --- io: what reaches a terminal, a file or a server; every store wait ----
+# The tests of docs/reliability.md's "Text from outside", "A write that
+# fails", "Secrets" and the rest (termesc, writefail, secrets, waits,
+# check_refs, locale .test), then the waits timed: a writer stopped
+# (SIGSTOP) while holding SQLite's write lock, against run and merge (each
+# must end by itself, exit 1, within 10 s and a margin) and SIGINT (130
+# within a second); a PostgreSQL cluster stopped whole (connect: 10 s),
+# its backends stopped under a merge (CB_PG_TIMEOUT=5: the statement's
+# wait ends), and SIGINT to run in each.
+io_timed() {  # io_timed MAXSEC CMD...: IO_S (seconds), IO_RC; 0 when it ended in MAXSEC
+    local max=$1 t0
+    shift
+    t0=$(date +%s%N)
+    timeout 120 "$@" >/dev/null 2>"$W/io.err"
+    IO_RC=$?
+    IO_S=$(awk -v n=$(($(date +%s%N) - t0)) 'BEGIN { printf "%.1f", n / 1e9 }')
+    awk -v s="$IO_S" -v m="$max" 'BEGIN { exit !(s <= m) }'
+}
+io_sigint() {  # io_sigint CMD...: IO_MS; 0 when SIGINT gave 130 within a second
+    local pid t0
+    "$@" >/dev/null 2>"$W/io.err" &
+    pid=$!
+    sleep 1.5
+    t0=$(date +%s%N)
+    kill -INT "$pid" 2>/dev/null
+    for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.01; done
+    IO_MS=$((($(date +%s%N) - t0) / 1000000))
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid"
+    local rc=$?
+    [ "$rc" = 130 ] && [ "$IO_MS" -le 1000 ]
+}
+part_io() {
+    local t tried=0 failed=0 i c run=(run -p synthetic -s 64 -m warm --reps 5 --cpu 0 -q)
+    for t in termesc writefail secrets waits check_refs locale; do
+        (cd "$TOP" && CYCLEBUDGET=$CB TOP_SRCDIR=$TOP bash "tests/$t.test") >"$W/$t.tap" 2>&1
+        set -- $(tap_counts "$W/$t.tap")
+        tried=$((tried + $1 + $2))
+        failed=$((failed + $2))
+    done
+    say io-tests "$tried" "$failed" "checks of termesc, writefail, secrets, waits, check_refs, locale .test"
+    tried=0 failed=0
+    local db=$W/lock.db sq_s= int_ms=
+    export CB_FAKE_CLOCK=seed=1,noise=0.01
+    "$CB" "${run[@]}" --db "$db" 2>/dev/null
+    cp "$db" "$W/src.db"
+    mkfifo "$W/lockctl"
+    sqlite3 "$db" <"$W/lockctl" >/dev/null 2>&1 &
+    local holder=$!
+    exec 5>"$W/lockctl"
+    echo "begin immediate; delete from acks;" >&5
+    sleep 0.5
+    kill -STOP "$holder"
+    for c in run merge; do
+        for i in $(seq 1 "$ATTACKS"); do
+            tried=$((tried + 1))
+            if [ "$c" = run ]; then io_timed 13 "$CB" "${run[@]}" --db "$db"
+            else io_timed 13 "$CB" merge "$W/src.db" --into "$db"; fi
+            local ok=$?
+            sq_s="$sq_s $IO_S"
+            [ "$ok" = 0 ] && [ "$IO_RC" = 1 ] && grep -q 'locked' "$W/io.err" ||
+                { failed=$((failed + 1)); echo "#   $c against a stopped lock holder: exit $IO_RC after $IO_S s: $(tail -1 "$W/io.err")"; }
+            tried=$((tried + 1))
+            if [ "$c" = run ]; then io_sigint "$CB" "${run[@]}" --db "$db"
+            else io_sigint "$CB" merge "$W/src.db" --into "$db"; fi || {
+                failed=$((failed + 1)); echo "#   SIGINT to $c waiting for the lock: not 130 within 1 s ($IO_MS ms)"; }
+            int_ms="$int_ms $IO_MS"
+        done
+    done
+    kill -CONT "$holder"
+    exec 5>&-
+    wait "$holder"
+    say io-sqlite "$tried" "$failed" "run and merge x $ATTACKS against a writer stopped holding the lock: ended by itself in s:$sq_s (docs: 10 s); SIGINT, ms to exit 130:$int_ms"
+    if ! (. "$TOP/tests/pg.sh"; cb_pg_find) >/dev/null 2>&1 || ! "$TOP/tests/test_db" --backends | grep -q postgresql; then
+        skipped io-pg "no PostgreSQL server or no libpq build"
+        unset CB_FAKE_CLOCK
+        return
+    fi
+    (
+        . "$TOP/tests/pg.sh"
+        cb_pg_start || { skipped io-pg "$CB_PG_WHY"; exit 0; }
+        trap 'kill -CONT $stopped 2>/dev/null; cb_pg_stop' EXIT
+        tried=0 failed=0 pg_s= pg_ms=
+        local url=$CB_PG_URL pm kids stopped
+        "$CB" merge "$W/src.db" --into "$url" >/dev/null 2>&1
+        pm=$(head -1 "$CB_PG_DIR/data/postmaster.pid")
+        kids=$(pgrep -P "$pm" | tr '\n' ' ')
+        stopped="$pm $kids"
+        kill -STOP $stopped
+        for i in $(seq 1 "$ATTACKS"); do
+            tried=$((tried + 2))
+            io_timed 13 "$CB" report --db "$url"
+            local ok=$?
+            pg_s="$pg_s $IO_S"
+            [ "$ok" = 0 ] && [ "$IO_RC" = 1 ] && grep -q 'no answer' "$W/io.err" ||
+                { failed=$((failed + 1)); echo "#   report, cluster stopped: exit $IO_RC after $IO_S s: $(tail -1 "$W/io.err")"; }
+            io_sigint "$CB" "${run[@]}" --db "$url" || {
+                failed=$((failed + 1)); echo "#   SIGINT to run connecting to a stopped cluster: $IO_MS ms"; }
+            pg_ms="$pg_ms $IO_MS"
+        done
+        kill -CONT $stopped
+        # Backends stopped under a merge already talking to them.
+        local big=$W/big.db st_s=
+        "$CB" run -p synthetic -s "$(seq -s, 64 64 4096)" -m warm,cold --reps 5 --cpu 0 -q --db "$big" 2>/dev/null
+        for i in $(seq 1 "$ATTACKS"); do
+            tried=$((tried + 1))
+            psql -q "$url" -c "drop schema public cascade; create schema public" >/dev/null 2>&1
+            CB_PG_TIMEOUT=5 "$CB" merge "$big" --into "$url" >/dev/null 2>"$W/io.err" &
+            local mpid=$! t0
+            sleep 1
+            kids=$(pgrep -P "$pm" | tr '\n' ' ')
+            t0=$(date +%s%N)
+            kill -STOP $kids
+            wait "$mpid"
+            local rc=$?
+            local s
+            s=$(awk -v n=$(($(date +%s%N) - t0)) 'BEGIN { printf "%.1f", n / 1e9 }')
+            kill -CONT $kids
+            st_s="$st_s $s"
+            [ "$rc" != 0 ] && grep -q 'no answer from the PostgreSQL server in 5 s' "$W/io.err" &&
+                awk -v s="$s" 'BEGIN { exit !(s <= 8) }' ||
+                { failed=$((failed + 1)); echo "#   merge, backends stopped: exit $rc after $s s: $(tail -1 "$W/io.err")"; }
+        done
+        say io-pg "$tried" "$failed" "cluster stopped x $ATTACKS: report gave up in s:$pg_s (connect: 10 s), SIGINT to run, ms to 130:$pg_ms; backends stopped under merge (CB_PG_TIMEOUT=5), s to give up:$st_s"
+        echo "$tried $failed" >"$W/io-pg.counts"
+    )
+    if [ -f "$W/io-pg.counts" ]; then
+        set -- $(cat "$W/io-pg.counts")
+        TOTAL_TRIED=$((TOTAL_TRIED + $1))
+        TOTAL_FAILED=$((TOTAL_FAILED + $2))
+    fi
+    unset CB_FAKE_CLOCK
+}
+
+for p in kills writers pg upgrade badinput diskfull sanitizers fuzz plugins io; do
     if skip "$p"; then
         skipped "$p" "left out (SKIP)"
     else

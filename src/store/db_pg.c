@@ -59,6 +59,7 @@ struct pg_db {
     PGconn *c;
     int64_t changes;
     int lost;             /* a wait that ended (-EINTR, -ETIMEDOUT): unusable */
+    char lost_why[256];   /* and why, said again by every later statement */
 };
 
 struct pg_stmt {
@@ -95,12 +96,16 @@ static PGresult *xq(struct cb_db *db, const char *sql, int params, int n, const 
                     const char *const *vals)
 {
     struct pg_db *p = (struct pg_db *)db;
-    if (p->lost)
+    if (p->lost) {
+        keep_msg(db, p->lost_why);
         return NULL;
+    }
     struct cb_sb why = CB_SB_INIT;
     PGresult *r = cb_pg_exec(p->c, sql, params, n, types, vals, &p->lost, &why);
-    if (!r && p->lost)
+    if (!r && p->lost) {
         keep_msg(db, why.buf);
+        cb_sb_copy(&why, p->lost_why, sizeof p->lost_why);
+    }
     cb_sb_release(&why);
     return r;
 }
