@@ -14,7 +14,8 @@
 
 struct term {
     int fd;
-    int tty;            /* a terminal with colour on: CSI m, CSI K and CR pass */
+    int tty;            /* a terminal: CSI K (clear the line) and CR pass */
+    int color;          /* and colour is on (not NO_COLOR): CSI m passes too */
     int err;            /* the errno of the first failed write */
     size_t ncarry;      /* an incomplete sequence kept for the next write */
     char carry[24];
@@ -25,9 +26,10 @@ static FILE *out_stream, *err_stream;
 
 #define CSI_MAX 16
 
-/* An allowed CSI at s (n bytes there): ESC [ digits and ';', then m or K.
- * Its length, 0 when it is not one, -1 when more bytes are needed. */
-static int csi_len(const char *s, size_t n)
+/* An allowed CSI at s (n bytes there): ESC [ digits and ';', then K, or m
+ * with colour on.  Its length, 0 when it is not one, -1 when more bytes are
+ * needed. */
+static int csi_len(const struct term *t, const char *s, size_t n)
 {
     if (n < 2)
         return -1;
@@ -35,7 +37,7 @@ static int csi_len(const char *s, size_t n)
         return 0;
     for (size_t i = 2; i < n && i < CSI_MAX; i++) {
         char c = s[i];
-        if (c == 'm' || c == 'K')
+        if ((c == 'm' && t->color) || c == 'K')
             return (int)i + 1;
         if (!((c >= '0' && c <= '9') || c == ';'))
             return 0;
@@ -69,7 +71,7 @@ static size_t walk(const struct term *t, const char *s, size_t n, int final, str
     size_t i = 0;
     while (i < n) {
         unsigned char c = (unsigned char)s[i];
-        int k = c == 0x1b && t->tty ? csi_len(s + i, n - i) : seq_len(s + i, n - i);
+        int k = c == 0x1b && t->tty ? csi_len(t, s + i, n - i) : seq_len(s + i, n - i);
         if (k < 0 && !final)
             break;
         if (c == 0x1b && t->tty && k > 0) {
@@ -145,7 +147,8 @@ static int term_close(void *cookie)
 
 static FILE *term_open(struct term *t, int mode)
 {
-    t->tty = cb_report_want_color(t->fd);
+    t->tty = isatty(t->fd);
+    t->color = t->tty && cb_report_want_color(t->fd);
     FILE *f = fopencookie(t, "w", (cookie_io_functions_t){.write = term_write, .close = term_close});
     if (f)
         setvbuf(f, NULL, mode, mode == _IONBF ? 0 : BUFSIZ);

@@ -7,10 +7,10 @@
  * region names).  So stdout and stderr are themselves streams that escape:
  * every byte written to them goes through the same walk as cb_esc_add
  * (control characters but tab and line break, and bytes that are not
- * UTF-8, as \xNN).  Only where the stream is a terminal and colour is on
- * do the colour and line-clearing sequences the text report and the
- * progress lines use pass (CSI ... m, CSI K, a carriage return); whatever
- * else an ESC begins is escaped there too.
+ * UTF-8, as \xNN).  Only where the stream is a terminal do the
+ * line-clearing sequences of the progress lines pass (CSI K, a carriage
+ * return), and the colour ones of the text report (CSI ... m) where colour
+ * is on too; whatever else an ESC begins is escaped there too.
  *
  * The streams remember the errno of a failed write, so that a full disk is
  * said as such, and cb_term_finish() is the one place where every command's
