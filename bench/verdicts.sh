@@ -28,9 +28,24 @@
 #          case copy/glibc/1500/warm; what each reads as is printed too.
 # The case is csum/mine/1500/warm otherwise.  Each protocol's verdicts
 # share one store, as a CI job's history would (so that a noise floor can
-# learn).  Then bench/winners.sh (how often identical runs name the same
-# winners, PAIRS pairs) and, in full mode, bench/placement.sh.
-# Prints figures; asserts nothing.
+# learn).  Then the shapes of issue 48 (SHAPES, default "callee hoststate
+# family"), each printing false alarms, detections and the share decided:
+#   callee     a +10% change in a callee behind a same-object PLT call
+#              (bench/callee.sh, TRIALS tries, no bisects): exit 1 with a
+#              plain `regressed`, never placement or "the same code"
+#   hoststate  one side measured in a host state (the fake clock's host=1.7,
+#              HEAD other code by scale=1.0001; csum/adc-1chain/1500/warm,
+#              which compare --rerun can measure): false alarms (exit 1) over
+#              PAIRS pairs, and the share `compare --rerun` then decides
+#   family     the whole csum family, this binary on both sides (the same
+#              code: what a comment-only commit gives): FLOOR runs, then
+#              1 against 1 and FLOOR against 1, each the share decided and
+#              the cases regressed; then `--rerun --rerun-time RERUN_TIME`
+#              (default 300) and its wall time
+# Then bench/winners.sh (how often identical runs name the same winners,
+# PAIRS pairs) and, in full mode, bench/placement.sh.  TABLE=0 leaves the
+# protocol table out, EXTRAS=0 the scripts after the shapes.  Prints
+# figures; asserts nothing.
 #
 #   bench/verdicts.sh [CYCLEBUDGET] [quick|full]
 #
@@ -144,6 +159,9 @@ measured_preload() {  # measured_preload ADDS
     "$CB" compare base head --db "$db" --cases 'copy/glibc/1500/warm' --format json 2>/dev/null |
         sed -n 's/.*"change_pct":\(-\{0,1\}[0-9.]*\).*/\1/p' | awk '{ printf "%+.1f%%", $1 }'
 }
+SHAPES=${SHAPES-callee hoststate family}
+RERUN_TIME=${RERUN_TIME:-300}
+[ "${TABLE:-1}" = 0 ] && CLOCKS=""
 echo "verdicts.sh $MODE: $PAIRS A/A pairs, $TRIALS tries per planted change; case csum/mine/1500/warm"
 echo "$(uname -n), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
 printf '%-7s %-5s %-16s %-10s %-10s %-10s %-10s %s\n' clock proto "false alarms" "+3%" "+5%" "+10%" "+20%" \
@@ -190,6 +208,62 @@ case " $CLOCKS " in
 *" preload "*) echo "preload: 3 adds read $(measured_preload 3), 5 read $(measured_preload 5), 10 read" \
     "$(measured_preload 10), 20 read $(measured_preload 20) (compare, 3 runs a side; the planted columns)" ;;
 esac
+# share DB-OUT-JSON: "decided/total regressed R" of a compare --format json
+share() {
+    python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))["cases"]
+dec = sum(c["verdict"] != "unsure" for c in d)
+print("%d/%d decided (%.0f%%), %d regressed, %d same code" % (dec, len(d), 100.0 * dec / max(len(d), 1),
+      sum(c["verdict"] == "regressed" for c in d), sum(c.get("same_code", False) for c in d)))' "$1" 2>/dev/null ||
+        echo "no verdict"
+}
+for shape in $SHAPES; do
+    case $shape in
+    callee)
+        echo "shape callee (bench/callee.sh, $TRIALS tries, +10% in the callee only):"
+        [ -f "$top/bench/callee.sh" ] && bash "$top/bench/callee.sh" "$CB" "$TRIALS" 0 10 | sed 's/^/  /'
+        ;;
+    hoststate)
+        db=$T/state.db fa=0 dec=0 t0=$(now)
+        for i in $(seq 1 "$PAIRS"); do
+            CB_FAKE_CLOCK=seed=$((seed += 1)) "$CB" run -p csum -V adc-1chain -s 1500 -m warm \
+                --tag "sa$i" --db "$db" -q >/dev/null 2>&1
+            CB_FAKE_CLOCK=seed=$((seed += 1)),scale=1.0001,host=1.7 "$CB" run -p csum -V adc-1chain \
+                -s 1500 -m warm --tag "sb$i" --state-tries 1 --db "$db" -q >/dev/null 2>&1
+            "$CB" compare "sa$i" "sb$i" --db "$db" >/dev/null 2>&1
+            [ $? = 1 ] && fa=$((fa + 1))
+            CB_FAKE_CLOCK=seed=$((seed += 1)) "$CB" compare "sa$i" "sb$i" --db "$db" --rerun --rerun-time 60 \
+                --format json >"$T/sj" 2>/dev/null
+            grep -q '"unsure":0' "$T/sj" && ! grep -q '"verdict":"regressed"' "$T/sj" && dec=$((dec + 1))
+        done
+        echo "shape hoststate (fake clock, HEAD 1.7x slowed by the host): false alarms $fa/$PAIRS;" \
+            "decided by --rerun, none regressed: $dec/$PAIRS ($(awk -v a="$(now)" -v b="$t0" 'BEGIN { printf "%.0f", a - b }') s)"
+        ;;
+    family)
+        db=$T/family.db
+        for k in $(seq 1 "$FLOOR"); do "$CB" run -p csum --cpu "$CPU" --tag fam-hist --db "$db" -q >/dev/null 2>&1; done
+        "$CB" run -p csum --cpu "$CPU" --tag fam-a --db "$db" -q >/dev/null 2>&1
+        "$CB" run -p csum --cpu "$CPU" --tag fam-b --db "$db" -q >/dev/null 2>&1
+        "$CB" compare fam-a fam-b --db "$db" --format json >"$T/f1" 2>/dev/null
+        echo "shape family (csum, this binary both sides, $FLOOR runs first): 1 v 1: $(share "$T/f1")"
+        "$CB" compare fam-hist fam-b --db "$db" --format json >"$T/f3" 2>/dev/null
+        echo "  $FLOOR v 1: $(share "$T/f3")"
+        t0=$(now)
+        "$CB" compare fam-a fam-b --db "$db" --rerun --rerun-time "$RERUN_TIME" --format json >"$T/fr" 2>/dev/null
+        echo "  1 v 1 --rerun --rerun-time $RERUN_TIME: $(share "$T/fr") in" \
+            "$(awk -v a="$(now)" -v b="$t0" 'BEGIN { printf "%.0f", a - b }') s"
+        # The same without code identity: what the timing alone decides.
+        cp "$db" "$T/nohash.db"
+        sqlite3 "$T/nohash.db" "UPDATE cases SET code_hash = NULL" 2>/dev/null &&
+            "$CB" compare fam-a fam-b --db "$T/nohash.db" --format json >"$T/fn" 2>/dev/null &&
+            echo "  1 v 1, code hashes removed (timing alone): $(share "$T/fn")" &&
+            "$CB" compare fam-hist fam-b --db "$T/nohash.db" --format json >"$T/fn3" 2>/dev/null &&
+            echo "  $FLOOR v 1, code hashes removed (timing alone): $(share "$T/fn3")"
+        ;;
+    esac
+done
+echo "shapes done: load $(cut -d' ' -f1-3 /proc/loadavg)"
+[ "${EXTRAS:-1}" = 0 ] && exit 0
 if [ -f "$top/bench/aa-pairs.sh" ]; then
     echo "bench/aa-pairs.sh (one run a side, this build's defaults, no --cpu):"
     bash "$top/bench/aa-pairs.sh" "$CB" "$PAIRS"

@@ -10,6 +10,7 @@
 #include "meter.h"
 #include "tsc.h"
 #include "history.h"
+#include "dist.h"
 #include "stats.h"
 #include "synthetic.h"
 #include "tap.h"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "ranktest.h"
+#include "dist.h"
 #include "stats.h"
 #include "tap.h"
 

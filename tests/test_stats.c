@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "dist.h"
 #include "stats.h"
 #include "tap.h"
 

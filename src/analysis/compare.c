@@ -8,6 +8,7 @@
 
 #include "arrays.h"
 #include "meter.h"
+#include "dist.h"
 #include "stats.h"
 #include "tsc.h"
 

@@ -12,6 +12,7 @@
 #include "arrays.h"
 #include "db.h"
 #include "fingerprint.h"
+#include "dist.h"
 #include "stats.h"
 
 static int sql_err(int rc)

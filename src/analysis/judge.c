@@ -14,6 +14,7 @@
 
 #include "arrays.h"
 #include "db.h"
+#include "dist.h"
 #include "stats.h"
 
 double *cmp_state_meter(const struct cb_side_case *c, const struct cmp_opts *o)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist.h"
 #include "stats.h"
 
 /* The number of subsets of {1..n} with each sum, over 2^n: the null

@@ -10,6 +10,7 @@
 
 #include "arrays.h"
 #include "config.h"
+#include "dist.h"
 #include "stats.h"
 #include "ranktest.h"
 

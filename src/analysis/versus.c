@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ranktest.h"
+#include "dist.h"
 #include "stats.h"
 
 /* The largest k with P(U <= k - 1) <= alpha / 2, so that the k-th smallest

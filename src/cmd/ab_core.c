@@ -14,6 +14,7 @@
 #include "ab.h"
 #include "cmd.h"
 #include "parse.h"
+#include "dist.h"
 #include "stats.h"
 
 #define AB_MAX_SIZES 32

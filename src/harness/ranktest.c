@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist.h"
 #include "stats.h"
 
 struct tagged {

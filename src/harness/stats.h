@@ -1,4 +1,6 @@
-/* stats.h — robust summaries of samples, and the tests compare will need.
+/* stats.h — robust summaries of samples: what the harness reports of a
+ * case.  The tests that compare samples (rank tests, the t distribution)
+ * are util/dist.h: they are no part of measuring.
  *
  * Benchmark samples are skewed (interrupts, frequency changes only ever make
  * a sample slower), so everything here is order-statistic based: medians,
@@ -26,23 +28,4 @@ int cb_summarize(const double *v, size_t n, struct cb_summary *s);
 /* 95% CI of the median of sorted v from the binomial order statistics:
  * ranks n/2 -+ 1.96*sqrt(n)/2.  Needs n >= 6, else the full range. */
 void cb_median_ci(const double *sorted, size_t n, double *lo, double *hi);
-/* Two-sided p-value of the Mann-Whitney U test (normal approximation with
- * tie correction and continuity correction). */
-double cb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb);
-
-/* The Mann-Whitney U statistic of a: the number of pairs (a_i, b_j) with
- * a_i > b_j, ties counting one half.  NAN when a side is empty.  (Appended
- * for compare: the test checks U against published worked examples.) */
-double cb_mann_whitney_u(const double *a, size_t na, const double *b, size_t nb);
-
-/* Student's t distribution with df > 0 degrees of freedom (df need not be
- * an integer: Welch's and Yuen's tests give fractional ones).  The CDF
- * comes from the regularised incomplete beta function; the quantile
- * inverts it by bisection.  NAN for a bad df or p outside (0, 1).
- * (Appended for compare's runs-as-the-unit test.) */
-/* z with P(|Z| > z) = alpha for a standard normal Z. */
-double cb_z_two_sided(double alpha);
-double cb_t_cdf(double t, double df);
-double cb_t_quantile(double p, double df);
-
 #endif

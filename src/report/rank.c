@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ranktest.h"
+#include "dist.h"
 #include "stats.h"
 
 size_t cb_rank_runs(const struct cb_report *r)
