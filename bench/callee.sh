@@ -45,7 +45,7 @@ done
 run() {  # run DB TAG SO
     "$CB" run --plugin "$3" -p csum -V mine -s 1500 -m warm --cpu "$CPU" --tag "$2" --db "$1" -q >/dev/null 2>&1
 }
-echo "plugin: $(basename "$SRC"), +$PCT%; host: $(uname -m), $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1); $(uptime | sed 's/.*load/load/')"
+echo "plugin: $(basename "$SRC"), EXTRA_PCT=$PCT; host: $(uname -m), $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1); $(uptime | sed 's/.*load/load/')"
 
 run "$T/h.db" good "$T/p0.so"
 run "$T/h.db" slow "$T/p$PCT.so"

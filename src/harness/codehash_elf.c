@@ -114,11 +114,14 @@ static void *lookup_in(void *h, const char *name, const char *ver)
  * their order. */
 static uintptr_t bind(const struct cb_code_map *m, const struct dyn *d, const char *name, const char *ver)
 {
-    void *own = m->name && *m->name ? dlopen(m->name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
-    void *first = d->symbolic && own ? own : RTLD_DEFAULT, *second = first == own ? RTLD_DEFAULT : own;
-    void *to = lookup_in(first, name, ver);
-    if (!to && second)
-        to = lookup_in(second, name, ver);
+    /* The main program's scope is the global one: it has no handle of its own. */
+    void *own = m->name && *m->name ? dlopen(m->name, RTLD_LAZY | RTLD_NOLOAD) : NULL, *to = NULL;
+    if (own && d->symbolic)
+        to = lookup_in(own, name, ver);
+    if (!to)
+        to = lookup_in(RTLD_DEFAULT, name, ver);
+    if (!to && own && !d->symbolic)
+        to = lookup_in(own, name, ver);
     if (own)
         dlclose(own);
     return (uintptr_t)to;
