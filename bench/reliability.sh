@@ -266,23 +266,30 @@ part_fuzz() {
 attack_once() {  # attack_once VARIANT REGEX: 0 when the run came through
     local db=$W/atk-$1.db
     rm -f "$db"
-    CB_PLUGIN_STALL=3 timeout 300 "$CB" run --plugin "$W/atk.so" -p csum -V "ref,$1" -s 1500 -m warm \
+    CB_PLUGIN_STALL=3 timeout -k 10 300 "$CB" run --plugin "$W/atk.so" -p csum -V "ref,$1" -s 1500 -m warm \
         --max-time 0.05 --db "$db" -q >/dev/null 2>"$W/atk.err" || return 1
     [ "$(q "$db" "select status from runs")" = complete ] || return 1
     [ "$(q "$db" "select count(*) = count(distinct variant) from cases")" = 1 ] || return 1
     [ "$(q "$db" "select verdict from cases where variant = 'ref'")" = ok ] || return 1
     q "$db" "select verdict || ': ' || detail from cases where variant = '$1'" | grep -Eq "^bad: $2"
 }
+timer_of() {  # timer_of PID: its child in a process group of its own (from /proc)
+    local f s me st ppid pgrp
+    for f in /proc/[0-9]*/stat; do
+        s=$(cat "$f" 2>/dev/null) || continue
+        me=${s%% *}
+        read -r st ppid pgrp _ <<<"${s##*) }"
+        [ "$ppid" = "$1" ] && [ "$pgrp" = "$me" ] && echo "$me"
+    done
+}
 interrupt_once() {  # interrupt_once SIGNAL: 0 when 130 came within a second
-    local db=$W/int.db pid c timer= t0 ms
+    local db=$W/int.db pid timer= t0 ms
     rm -f "$db"
     "$CB" run --plugin "$W/atk.so" -p csum -V atk-loop -s 1500 -m warm --db "$db" -q \
         >/dev/null 2>&1 &
     pid=$!
     for _ in $(seq 600); do
-        for c in $(pgrep -P "$pid"); do
-            [ "$(ps -o pgid= -p "$c" | tr -d ' ')" = "$c" ] && timer=$c
-        done
+        timer=$(timer_of "$pid" | head -1)
         [ -n "$timer" ] && break
         sleep 0.1
     done
@@ -311,7 +318,7 @@ part_plugins() {
         "atk-alarm|set an alarm while being timed"
         "atk-sigint|changed the handling of SIGINT while being timed"
         "atk-locale|changed the locale while being timed")
-    [ "$(nproc --all)" -gt 1 ] && attacks+=("atk-affinity|changed its CPU affinity while being timed")
+    [ "$(nproc)" -gt 1 ] && attacks+=("atk-affinity|changed its CPU affinity while being timed")
     for a in "${attacks[@]}"; do
         v=${a%%|*} re=${a#*|}
         for i in $(seq 1 "$ATTACKS"); do

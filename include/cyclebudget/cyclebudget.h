@@ -5,9 +5,13 @@
  *  - A variant plugin: a shared object that hands `cyclebudget run --plugin
  *    ./my.so` a table of functions.  Each one joins a family (csum, copy,
  *    csum_copy, memset, or a family the plugin defines), is verified against
- *    the family's reference before it is ever timed, and is measured and
- *    stored exactly as a built-in variant is.  A plugin needs only this
- *    header (pkg-config --cflags cyclebudget), not the library.
+ *    the family's reference before it is ever timed (also at each size a
+ *    run times), and is measured and stored exactly as a built-in variant
+ *    is, in a child process of the run: a timed function must return, and
+ *    must leave the process as it found it (no exit, fork, alarm, signal
+ *    handling, CPU affinity or locale changed); one that does not ends its
+ *    case as BAD, with the reason.  A plugin needs only this header
+ *    (pkg-config --cflags cyclebudget), not the library.
  *
  *  - Region markers (cb_region_begin/cb_region_end, further below) around
  *    code that cannot be cut into a function; link -lcyclebudget.
