@@ -1,5 +1,5 @@
 /* calls.h — the cost of a call and a return, with and without the kernel's
- * Spectre mitigations (issue 35).  A per-packet path makes several indirect
+ * Spectre mitigations.  A per-packet path makes several indirect
  * calls (the protocol handlers, dev->netdev_ops, the qdisc) and many
  * returns; a kernel with retpolines sends each indirect call through a
  * retpoline and, with return thunks, each return through one.  One

@@ -1,6 +1,6 @@
 /* csum_simd.c — the Internet checksum family's SIMD variants (x86-64):
  * avx2 and avx512 sum exact 32-bit words in 64-bit lanes, avx512-vnni sums
- * bytes with vpdpbusd.  Split from csum.c, whose header says what every
+ * bytes with vpdpbusd.  csum.c's header says what every
  * variant keeps to (no read outside the buffer, the same folded sum); the
  * family table there lists them (csum_simd.h). */
 #include "csum_simd.h"

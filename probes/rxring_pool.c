@@ -1,7 +1,7 @@
 /* rxring_pool.c — the rx ring's making (rxring.h): its descriptors and
  * buffer_info, and the pool of packets a refill takes from, shuffled so
  * that no prefetcher learns the order, warm or spread over a cold working
- * set.  Split from rxring.c, which times the clean loop over them. */
+ * set. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* slab_remote.h — the slab family's remote frees (issue 35): objects
+/* slab_remote.h — the slab family's remote frees: objects
  * allocated on one CPU and freed on another, as an skb is allocated on the
  * RX CPU and freed after a TX completion or by the application's CPU.
  *

@@ -1,8 +1,7 @@
 /* slab_verify.c — the slab family's verification: each variant's own run
  * sequence on a debug cache must leave SLUB's invariants whole (slub.c's
  * cb_slub_check), bulk calls must hand out the same objects as single ones,
- * and malloc's live objects must not overlap.  Split from slab.c, which
- * runs the same sequences timed. */
+ * and malloc's live objects must not overlap. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* slub_check.c — cb_slub_check (slub.h): every slab of a cache walked and
  * SLUB's invariants verified (the lists, the counts, each freelist, the red
  * zones and poison of a debug cache, and the caller's live objects), so
- * that a variant which corrupts the allocator is BAD rather than timed.
- * Split from slub.c, the allocator itself. */
+ * that a variant which corrupts the allocator is BAD rather than timed;
+ * slub.c is the allocator itself. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

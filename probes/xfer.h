@@ -1,4 +1,4 @@
-/* xfer.h — what moving data between two CPUs costs (issue 35): the cost a
+/* xfer.h — what moving data between two CPUs costs: the cost a
  * per-packet budget is most often lost to once RX and the consumer of the
  * packet run on different cores.
  *

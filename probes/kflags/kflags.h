@@ -1,5 +1,5 @@
 /* kflags.h — models of kernel code built a second time with the x86-64
- * kernel's code generation (issue 35): the objects in probes/kflags/ are
+ * kernel's code generation: the objects in probes/kflags/ are
  * compiled with KERNEL_CFLAGS (configure: -mno-sse -mno-mmx -mno-sse2
  * -mno-avx -mno-red-zone, retpoline and return thunks, as far as the
  * compiler accepts them in user space), and their variants carry the suffix

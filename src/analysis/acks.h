@@ -6,7 +6,7 @@
  * store's commit order (the commit_order view: author date, then first
  * run).  Before this rule compare looked only at HEAD's own commits, so a
  * compare across the acknowledged commit, to a later one, still failed
- * (issue 31) while history, whose steps start at the commit, said
+ * while history, whose steps start at the commit, said
  * acknowledged. */
 #ifndef CB_ACKS_H
 #define CB_ACKS_H

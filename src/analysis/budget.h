@@ -1,5 +1,5 @@
 /* budget.h — the per-packet cycle budget, and the one rule that says which
- * packet's time an operation is charged against (issue 41).
+ * packet's time an operation is charged against.
  *
  * A 64-byte frame occupies 84 bytes of wire time (plus 8 bytes preamble and
  * start delimiter, 12 bytes inter-frame gap), so 10 Gbit/s carries 14.88 Mpps:

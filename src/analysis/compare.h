@@ -75,7 +75,7 @@ struct cb_bisect_row {
  * regression measured on a quiet core; else 125 (cannot tell) when a case is
  * unsure or regressed only on a shared core, whose sibling's load can double
  * a run's cycles (docs/regressions.md, "Bisecting"), or when no case was
- * compared (nothing measured is no pass, issue 40); else 0 (good). */
+ * compared (nothing measured is no pass); else 0 (good). */
 int cb_bisect_exit(const struct cb_bisect_row *rows, size_t n);
 
 /* One case compared: medians, change with interval, raw p-value.  The

@@ -5,7 +5,7 @@
  * the cold set's page placement and the host's load shift whole runs.  On
  * this project's 2-vCPU VM two runs of the same build moved cold cases by up
  * to 7% while each run's own interval was 0.5% wide, so a test on the
- * samples of one run a side called 5 of 6 A/A pairs regressed (issue 31).
+ * samples of one run a side called 5 of 6 A/A pairs regressed.
  * With 3+ runs a side compare tests on runs; with fewer, this floor stands
  * in for the spread a side cannot show by itself (Kalibera and Jones,
  * "Rigorous benchmarking in reasonable time": the run is the unit).
@@ -137,7 +137,7 @@ int cb_floor_stats(const double *la, size_t na, const double *lb, size_t nb, dou
  * runs in it) and the compared sides' own runs; with the robust floor of
  * the same bytes, 3 left a +89% memcpy slowdown unsure one run a side (p
  * (adj) 0.019 over 20 cases), 5 finds it (0.0009), and six A/A pairs of
- * the same 20 cases on the loaded VM all exited 0 (issue 40). */
+ * the same 20 cases on the loaded VM all exited 0. */
 #define CB_FLOOR_TAIL_DF 5.0
 
 /* Runs a side that would decide a case whose change holds at `change`

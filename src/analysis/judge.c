@@ -177,7 +177,7 @@ static int learn_floor(struct cb_store *st, const struct cb_side *A, const struc
 /* --metric instructions: the PMU's instruction counts, which repeat exactly
  * where nothing else runs in the counted code (in a VM with qemu -icount,
  * and the user-space count of a loop on most cores): compared like
- * callgrind's, by the threshold alone (issue 42). */
+ * callgrind's, by the threshold alone. */
 static int pick_count(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
                       struct cmp_opts *o, const char **metric, struct cb_sb *err)
 {
@@ -284,7 +284,7 @@ static size_t runs_more(const struct cmp_row *r, const struct cmp_opts *o, size_
  * a floor: its verdict, but a change only when the within-run test sees
  * the same change (exit 1 means beyond both noises).  Without one: unsure,
  * whatever the within-run test says, since nothing measured how far a run
- * moves, and "unchanged" is never said without an interval (issue 44);
+ * moves, and "unchanged" is never said without an interval;
  * one more run a side makes a floor of the sides' own runs.  bisect-check
  * alone (nofloor_within) keeps the within-run test's unchanged, printed as
  * such.  An unsure row says how many runs a side would decide it. */

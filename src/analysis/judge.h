@@ -109,7 +109,7 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
 /* When no case could be compared (cmp_evaluate found none in common): why,
  * case by case, into out: the cases BAD (failed verification) or skipped
  * on a side, and those measured on one side only.  A gate that passes on
- * nothing measured is no gate (issue 40). */
+ * nothing measured is no gate. */
 void cmp_nothing_compared(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
                           struct cb_sb *out);
 

@@ -5,7 +5,7 @@
  * between rounds (the host's placement of the vCPU, the page placement of a
  * cold set, the clock) hits both sides of a round alike, so the unit is the
  * round's ratio head/base, not a sample: samples within a round share its
- * state and are not independent of it (issue 31, Kalibera and Jones).
+ * state and are not independent of it (Kalibera and Jones).
  *
  * The test is Wilcoxon's signed-rank test of the rounds' log-ratios, exact
  * (the distribution of W+ counted, not approximated), and the estimate is

@@ -104,7 +104,7 @@ struct cb_race_opts {
     const char *const *variant_globs; /* NULL-terminated: race only the variants matching
                                     one (fnmatch); NULL races every variant */
     volatile sig_atomic_t *stop; /* raised by a signal: finish the sample, return -EINTR */
-    /* Kernel context (issue 41): each SIMD entrant's values are charged
+    /* Kernel context: each SIMD entrant's values are charged
      * the FPU save (first use, or amortised over fpu_batch calls) in the
      * metric's units (fpu_ratio: metric units per TSC tick), a variant
      * whose +kflags build races beside it is left out for it, and without

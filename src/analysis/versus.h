@@ -2,7 +2,7 @@
  * their costs with a distribution-free confidence interval.
  *
  * "Is avx2 better than adc-1chain at 1500 B cold?" had no answer but two
- * medians (issue 32: its margin read 4% in one run and 20% in another).
+ * medians (its margin read 4% in one run and 20% in another).
  * Where the run measured in rounds (a race), the two are paired round by
  * round, so that drift common to a round cancels; otherwise their samples
  * are compared as two groups.

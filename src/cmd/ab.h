@@ -29,7 +29,7 @@
 #define CB_AB_DEFAULT_ROUNDS 12
 /* Each build is loaded this many times (copies of its file, each mapped at
  * other addresses), and each round times one copy of each side: ab's
- * verdict is then beyond what the code's place does (issue 40).  With the
+ * verdict is then beyond what the code's place does.  With the
  * copies, the stack moves by a multiple of 64 bytes from round to round. */
 #define CB_AB_COPIES 3
 /* And the warm buffers sit 0 to this many - 1 pages into their mapping,

@@ -258,7 +258,7 @@ int cb_ab_plan(struct cb_ab *ab, struct cb_sb *err)
                  ab->o.sel.probes ? ab->o.sel.probes : "any family");
         rc = -EINVAL;
     } else if (rc == 0 && ab->n == 0) {
-        /* No verdict from nothing measured (issue 40). */
+        /* No verdict from nothing measured. */
         cb_sb_setf(err, "nothing to compare: the two builds have no variant in common "
                  "(only BASE has %s; only HEAD has %s): give two builds of one plugin, or -V a "
                  "variant both have", ab->removed[0] ? ab->removed : "none",
@@ -347,7 +347,7 @@ static void progress(const struct cb_ab *ab, int round, size_t i)
  * with the stack moved by a multiple of 64 bytes and the warm buffers by
  * whole pages (CB_AB_BUF_PAGES of them: the L2 sets and physical pages
  * move, the case's alignment in its page stays), each changing with the
- * round and alike for both sides (issue 40: where code and data sit moved
+ * round and alike for both sides (where code and data sit moved
  * a case by 10%; a paired verdict over rounds that move them is beyond
  * that).  ABBA order. */
 static int time_pair(struct cb_ab *ab, struct cb_collector *col, struct cb_ab_case *c, int round,

@@ -72,7 +72,7 @@ static int print_ack(const struct cb_store_ack *a, void *ctx)
 {
     (void)ctx;
     /* The glob and the why are what a user typed: no control byte of theirs
-     * reaches the terminal of whoever lists them (issue 43, 4). */
+     * reaches the terminal of whoever lists them. */
     struct cb_sb glob = CB_SB_INIT, why = CB_SB_INIT;
     cb_esc_add(&glob, a->glob, CB_ESC_CTRL);
     cb_esc_add(&why, a->why, CB_ESC_CTRL);

@@ -423,7 +423,7 @@ static int bisect_paired(struct bisect *b)
     int cpu = -1, changed, regressed, unsure, bad;
     if (cb_ab_same_code(&b->ab)) {
         /* The same code is BAD or good on both sides alike: a BAD one is
-         * still no verdict (issue 40: "BAD on both sides" answered 0). */
+         * still no verdict ("BAD on both sides" answered 0). */
         for (size_t i = 0; i < b->ab.n; i++) {
             struct cb_verdict vd;
             const struct cb_ab_case *c = &b->ab.cases[i];

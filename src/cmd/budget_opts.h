@@ -1,5 +1,5 @@
 /* budget_opts.h — the options that choose what a figure is charged against,
- * one group for run, report, race and budget (issue 41): --link, --frame,
+ * one group for run, report, race and budget: --link, --frame,
  * --context and --fpu-batch, parsed alike everywhere. */
 #ifndef CB_BUDGET_OPTS_H
 #define CB_BUDGET_OPTS_H

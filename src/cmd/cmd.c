@@ -168,7 +168,7 @@ int cb_open_store_read(const char *db, struct cb_store **st, int fail_status)
     struct cb_sb err = CB_SB_INIT;
     int rc = cb_store_open(db, CB_STORE_READ, 0, st, &err);
     /* A reading command upgrades an older store it can write (the old
-     * binary then refuses it): not silently (issue 43, 6). */
+     * binary then refuses it): not silently. */
     if (rc == 0 && cb_store_upgraded_from(*st))
         fprintf(stderr, "cyclebudget: note: upgraded %s from schema %d to %d to read it; older "
                 "cyclebudget binaries now refuse it\n", db, cb_store_upgraded_from(*st),

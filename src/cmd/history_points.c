@@ -205,7 +205,7 @@ int history_read_points(struct hist *H, const char *since_hash)
     return rc;
 }
 
-/* No commit to follow: say why, from what the store holds (issue 44: five
+/* No commit to follow: say why, from what the store holds (five
  * runs made outside a git tree gave "0 commits" and nothing more). */
 void history_say_why_empty(struct hist *H)
 {

@@ -1,5 +1,5 @@
 /* kernel.c — `cyclebudget kernel run`: time the kernel's own functions
- * inside the running kernel (issue 45), beside the user-space models.
+ * inside the running kernel, beside the user-space models.
  *
  * Seed 001 measures in the kernel with a module (time_bench); every model
  * here (kernel-2021/2023 csum, the SLUB model, the XSAVEC estimate of a

@@ -102,7 +102,7 @@ struct cb_opt_group {
 /* The cases a measuring command picks, as typed (NULL: the command's
  * default): -p/--probes, -V/--variants, -s/--sizes, -m/--mode, one group
  * (cb_select_options) so that run, race, ab and bisect-check take them
- * under the same letters and names (issue 40: bisect-check took --mode but
+ * under the same letters and names (bisect-check took --mode but
  * not -m).  Each command says its defaults in CB_OPT_GROUP_NOTE. */
 struct cb_select {
     const char *probes, *variants, *sizes, *modes;

@@ -26,7 +26,7 @@ struct cb_output {
 };
 
 /* Whether path may be written at all, asked in a command's parse step so
- * that a refusal exits 2 before anything is written (issue 43: `report -o
+ * that a refusal exits 2 before anything is written (`report -o
  * s.db --db s.db` replaced the store with a report, exit 0).  Refused: a
  * directory, a name whose directory does not exist, and anything that
  * resolves to store (the --db of the command; a postgresql:// URL has no

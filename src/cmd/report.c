@@ -331,7 +331,7 @@ static const char *report_db(const void *ctx)
 }
 
 /* --versus A,B: each a variant some case of every run has, or the name
- * that is not, with the run's variants (issue 43, 6: "nosuch,ref" said the
+ * that is not, with the run's variants ("nosuch,ref" said the
  * run "measured no probe, size and mode with both" and exited 0).  0, or 2. */
 static int versus_known(const struct report_args *a, const struct cb_report *runs, size_t n)
 {

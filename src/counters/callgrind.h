@@ -2,7 +2,7 @@
  *
  * On hosts without a PMU, wall-clock figures move by a few percent between
  * identical runs; callgrind's instruction and simulated cache counts repeat
- * exactly (issue 17), as SQLite's developers and iai-callgrind rely on.
+ * exactly, as SQLite's developers and iai-callgrind rely on.
  * This module only reads what callgrind wrote: one dump per file (one
  * CALLGRIND_DUMP_STATS_AT per case), with its trigger, its cache model and
  * the part's summary costs.  Running the collector under valgrind is the

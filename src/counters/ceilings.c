@@ -137,7 +137,7 @@ static double time_loop(cb_ceil_fn fn, void *buf, size_t n, uint64_t moved, int 
     return best;
 }
 
-/* DRAM, the way a cold case reads it (issue 41).  A cold case walks
+/* DRAM, the way a cold case reads it.  A cold case walks
  * buffers of its size scattered over a cold set in huge pages, in a
  * pseudo-random order (workset.h: the same LCG), each read start to end
  * with the prefetchers' help, and is timed in short batches.  The DRAM

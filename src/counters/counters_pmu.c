@@ -4,7 +4,7 @@
  *
  * An Arm PMU that lacks an architected event still lets perf_event_open
  * take it as a raw event, and the counter then reads 0 (qemu's neoverse-n1
- * PMU and L1D_CACHE_REFILL, 0x03: issue 42).  Storing that 0 would
+ * PMU and L1D_CACHE_REFILL, 0x03).  Storing that 0 would
  * fabricate a count.  The kernel's arm_pmuv3 driver lists, under
  * /sys/bus/event_source/devices/armv8_<pmu>/events/, the architected
  * events PMCEID0/1_EL0 say the hardware counts: an architected event (the

@@ -4,7 +4,7 @@
  * core clock.  A chain window timed after each sample read the clock as the
  * work just done left it: within one idle run the implied clock of csum
  * cases ranged 2.49 to 4.08 GHz, and between two identical runs a case's
- * cycles moved 40% while its time moved 0.5% (issue 32).  So each case is
+ * cycles moved 40% while its time moved 0.5%.  So each case is
  * bracketed instead: before its code first runs and after its last sample,
  * a few slope estimates each (cb_chain_ratio: the fastest windows of two
  * lengths, so the TSC reads' cost cancels); their ranges and the brackets'

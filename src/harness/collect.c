@@ -419,7 +419,7 @@ static void setup_failure(struct cb_collector *col, const struct cb_case *c, int
 }
 
 /* Said before the first cold case that runs, not when the run starts: a
- * warm-only --sim run walks nothing (issue 32). */
+ * warm-only --sim run walks nothing. */
 static void sim_cold_note(struct cb_collector *col, enum cb_mode mode)
 {
     size_t walk = col->h.o.cold_bytes;
@@ -536,7 +536,7 @@ int cb_collector_case(struct cb_collector *col, const struct cb_probe *p,
     }
     row.bytes_per_op = c.bytes_per_op;
     row.cpu_pair = c.pair;
-    /* What was timed, apart from where it sat (codehash.h, issue 40). */
+    /* What was timed, apart from where it sat (codehash.h). */
     char code_hash[CB_CODE_HASH_LEN + 1];
     unsigned addr;
     cb_code_id_of(col->fake ? &col->fake_clock : NULL, p, v, col->side, code_hash, &addr);

@@ -1,6 +1,6 @@
 /* collect_events.c — a session's event list resolved (collect.h:
  * cb_collect_resolve_events), each name through libpfm4 or a perf generic
- * event, an alias this PMU lacks kept as unsupported.  Split from collect.c. */
+ * event, an alias this PMU lacks kept as unsupported. */
 #include "collect.h"
 
 #include <errno.h>

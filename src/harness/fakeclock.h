@@ -1,7 +1,7 @@
 /* fakeclock.h — a clock whose samples are known in advance, for tests.
  *
  * Timing the real machine in `make check` made the suite fail whenever the
- * host was busy (issue 15: a planted 4x slowdown read "cannot tell" because
+ * host was busy (a planted 4x slowdown read "cannot tell" because
  * the meter fired on an idle VM).  This backend runs the probe's real code,
  * so verification and sinks are unchanged, but the clock it reports
  * advances by a model of the work: one operation costs the probe's nominal

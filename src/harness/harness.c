@@ -183,7 +183,7 @@ static double ci_pct(const struct cb_measurement *m, size_t from, int primary, d
 /* Estimated cycles of every sample = its TSC ticks x the core/TSC ratio
  * of the clock chosen for the case (caseclock.h), and each round's empty
  * batch likewise.  One ratio for the whole case: a ratio per round or per
- * sample read the clock as the last batch left it (issue 32). */
+ * sample read the clock as the last batch left it. */
 static void rescale_estimate(struct cb_measurement *m, const struct cb_counters *cs, int est,
                              double f)
 {

@@ -1,5 +1,5 @@
 /* kmeasure.h — verify and time the kernel's own functions through the
- * module (kmod/, issue 45), by the harness's rules.
+ * module (kmod/), by the harness's rules.
  *
  * Each case is verified before it is timed, as a user-space variant is:
  * the module runs the function once on bytes this side chose, and this

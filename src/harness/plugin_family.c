@@ -1,6 +1,6 @@
 /* plugin_family.c — a family a plugin defines, as the probe the harness
  * runs: its call over a warm or cold working set, verified by its own
- * check (in a child) or said to be unverified.  Split from plugin.c. */
+ * check (in a child) or said to be unverified. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* plugin_verify.c — a plugin variant checked with its buffers against guard
- * pages, at the same places relative to pages in every run (issue 35). */
+ * pages, at the same places relative to pages in every run. */
 #define _GNU_SOURCE
 #include "plugin_verify.h"
 

@@ -1,4 +1,4 @@
-/* plugin_verify.h — a plugin variant checked at page edges (issue 35).
+/* plugin_verify.h — a plugin variant checked at page edges.
  *
  * The families' own verifiers take their buffers from malloc, so where a
  * buffer ends relative to a page changes from run to run: a plugin whose

@@ -3,7 +3,7 @@
  * A run with --reps 5 has five samples a case.  The normal approximation of
  * the rank test (stats.h) cannot give p below 0.012 at 5 vs 5, so at alpha
  * 0.01 no difference is ever "significant" and whatever rule breaks the tie
- * becomes the claim (issue 32: "kernel-2021 wins at every size" while 7x
+ * becomes the claim ("kernel-2021 wins at every size" while 7x
  * slower at 4 KiB).  The exact permutation distribution of the rank sum has
  * its smallest two-sided p at 2 / C(10, 5) = 0.0079 there, and is right for
  * any sample size it is asked about, ties included (midranks). */

@@ -2,7 +2,7 @@
  *
  * On a host without a PMU, timings of the same build move by a few percent
  * between runs; callgrind's counts of instructions and of simulated cache
- * misses repeat exactly, so a change of 0.1% is seen (issue 17; SQLite's
+ * misses repeat exactly, so a change of 0.1% is seen (SQLite's
  * cachegrind practice, iai-callgrind).  `run --sim` re-executes cyclebudget
  * under valgrind (cmd/sim.c) with CB_SIM set; this backend then replaces
  * the counters: each timed batch is wrapped in client requests (zero the

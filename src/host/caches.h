@@ -1,6 +1,6 @@
 /* caches.h — this CPU's caches from cpuid, as a cache model for valgrind.
  *
- * `run --sim` counts under callgrind's cache simulator (issue 17).  Its
+ * `run --sim` counts under callgrind's cache simulator.  Its
  * default model is what valgrind itself reads from cpuid, and it falls back
  * to a made-up machine when it cannot (some hypervisors, AMD parts it does
  * not know), so a cold case could hit in a simulated cache larger than the

@@ -6,7 +6,7 @@
  * a dirty tree, a build outside git, an LD_PRELOAD'd wrapper or a CB_*
  * variable that slows the measured code all left those equal while the
  * code changed, so a planted +79% memcpy slowdown was pooled into its own
- * floor (issue 40).  A run records instead: the build-id (or, without one,
+ * floor.  A run records instead: the build-id (or, without one,
  * the sha256) of the object that holds the measuring code (the cyclebudget
  * binary, or libcyclebudget.so when a program links it), the path and
  * sha256 of every LD_PRELOAD'd object, and the values of the environment

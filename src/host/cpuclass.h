@@ -3,7 +3,7 @@
  *
  * A run pinned to "whatever CPU it started on" could not be compared with
  * the next one: on a 2-CPU VM half of all default pairs were refused for a
- * different pinned CPU (issue 31).  The default rule is now fixed per
+ * different pinned CPU.  The default rule is now fixed per
  * machine: the highest-numbered CPU this process may use, among those of
  * its fastest core type (Intel's hybrid parts list their P-cores in
  * /sys/devices/cpu_core/cpus; arm64's big cores have the largest

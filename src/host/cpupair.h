@@ -1,4 +1,4 @@
-/* cpupair.h — two CPUs for the cross-CPU families (issue 35): an skb is
+/* cpupair.h — two CPUs for the cross-CPU families: an skb is
  * allocated on the RX CPU and freed on another, and descriptors and cache
  * lines move between cores; what that costs depends on what the two CPUs
  * share.  The pair is read from /sys/devices/system/cpu/cpuN/topology. */

@@ -1,4 +1,4 @@
-/* emulation.h — whether this process runs on an emulated CPU (issue 36).
+/* emulation.h — whether this process runs on an emulated CPU.
  *
  * Under qemu-user (or qemu's TCG system emulation, or a software model)
  * every instruction is translated: a "cycle" is the host's time spent

@@ -15,7 +15,7 @@
 #include "child.h"
 
 /* How long git may take to answer (CB_GIT_TIMEOUT seconds): a hung git (seen
- * under an emulator) once hung the run with it (issue 43, 7). */
+ * under an emulator) once hung the run with it. */
 #define GIT_TIMEOUT_MS 60000
 
 /* Run git with argv, capture up to len-1 bytes of stdout.  Returns git's exit

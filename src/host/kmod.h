@@ -1,5 +1,5 @@
 /* kmod.h — building, loading and talking to cyclebudget's kernel module
- * (kmod/, issue 45), and every reason it cannot be done here.
+ * (kmod/), and every reason it cannot be done here.
  *
  * `kernel run` refuses before it writes anything when the module could not
  * be loaded anyway: not root, no kernel headers for the running kernel, a

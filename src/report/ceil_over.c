@@ -1,4 +1,4 @@
-/* ceil_over.c — why a case reads above its ceiling (issue 41).
+/* ceil_over.c — why a case reads above its ceiling.
  *
  * A share of a ceiling above 100% means the ceiling or the case is wrong,
  * or the two measure different things.  The DRAM ceiling is now read the

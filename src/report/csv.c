@@ -16,7 +16,7 @@
 /* Quote when needed: a field with a comma, quote or line break.  Bytes
  * that are not UTF-8 become U+FFFD, so the file stays valid UTF-8, and
  * control characters \xNN: a CSV is cat'ed to terminals too, and a tag's
- * ESC and BEL once reached them raw from here alone (issue 43, 4). */
+ * ESC and BEL once reached them raw from here alone. */
 static void field(FILE *out, const char *raw)
 {
     struct cb_sb sb = CB_SB_INIT;

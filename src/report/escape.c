@@ -52,7 +52,7 @@ static int is_c1(const char *s, size_t n)
 
 /* The one walk over outside text, for every plain-text form of it: each
  * valid UTF-8 sequence kept, except what `how` escapes; no fixed buffer,
- * so a long commit subject is never cut (issue 43, 4: two copies of this
+ * so a long commit subject is never cut (two copies of this
  * walk wrote into buf[4096] and buf[2048]).  A control character is C0
  * (but tab), DEL or C1; it and a byte that is not UTF-8 are written as
  * \xNN, or a bad byte as U+FFFD with CB_ESC_FFFD; a line break as \n

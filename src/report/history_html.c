@@ -163,8 +163,8 @@ static void chart(FILE *out, const struct cb_trend *t, const char *metric)
         fprintf(out, "<line stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\" x1=\"%.1f\" "
                 "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", col, XS(st->at), XS(st->to - 1), YS(st->after),
                 YS(st->after));
-        /* On the first commit after the step, the one it names (issue 44:
-         * between two commits it named neither). */
+        /* On the first commit after the step, the one it names: between
+         * two commits it would name neither. */
         double x = XS(st->at);
         fprintf(out, "<line class=\"step %s\" stroke=\"%s\" stroke-width=\"2\" x1=\"%.1f\" x2=\"%.1f\" "
                 "y1=\"%.1f\" y2=\"%.1f\"><title>", step_class(st), col, x, x, T, T + yh);

@@ -2,8 +2,8 @@
  * per machine.
  *
  * The text of `history` lists steps; a reviewer also wants to see the
- * series, to judge a step against the noise around it (the issue's "one
- * trend chart per case, with the regressing commit marked").  The page is
+ * series, to judge a step against the noise around it: one trend chart
+ * per case, with the regressing commit marked.  The page is
  * the HTML report's: self-contained, every outside string escaped. */
 #ifndef CB_HISTORY_HTML_H
 #define CB_HISTORY_HTML_H

@@ -145,7 +145,7 @@ static void case_row(FILE *out, const struct cb_report *r, const struct cb_repor
     fputs("<tr>", out);
     td_case(out, &c->info);
     /* The verdict beside the case, before the figures: a BAD variant's
-     * reason is never past the table's right edge (issue 51). */
+     * reason is never past the table's right edge. */
     int bad = strcmp(c->info.verdict, "bad") == 0;
     fprintf(out, "<td class=\"wrap%s\">", bad ? " bad" : "");
     cb_html_esc(out, bad ? "BAD" : c->info.verdict);

@@ -36,7 +36,7 @@ static int same_group(const struct cb_report_case *a, const struct cb_report_cas
 
 /* Where a value label of about n characters goes after a bar that ends at
  * x1: just past the bar, unless one of the dashed lines at lx[0..nl) would
- * run through it (issue 44: the budget lines crossed the figures); then
+ * run through it (the budget lines crossed the figures); then
  * just past that line.  6 px a character of the 10.5 px value font. */
 static double clear_of(double x1, size_t n, const double *lx, int nl)
 {
@@ -203,7 +203,7 @@ static void x_axis(FILE *out, const struct scale *xs, int xlog2, int T, int B, i
         const char *s = xlog2 ? cb_fmt_size((uint64_t)t, "B", b, sizeof b) : (snprintf(b, sizeof b, "%g", t), b);
         fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, T, h - B);
         /* The last label ends at the plot's right end rather than past the
-         * chart's (issue 44: "16 MiB" was cut): 6.6 px a character. */
+         * chart's ("16 MiB" was cut): 6.6 px a character. */
         int end = x + 3.3 * (double)strlen(s) > xs->r1 + 4;
         fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s</text>",
                 end ? xs->r1 + 4 : x, h - B + 14, end ? "end" : "middle", s);

@@ -14,7 +14,7 @@
  * level l's figure from the previous cache's size to its own (DRAM on to
  * the right edge).  A level without a figure is left out. */
 /* The right margin: room for half the last size tick ("64 MiB") inside the
- * chart (issue 44: 16 px cut it, and "DRAM lo..." with it). */
+ * chart (16 px cut it, and "DRAM lo..." with it). */
 #define ROOF_R 28
 
 /* A ceiling's label starts at x; one that would run past the plot's right

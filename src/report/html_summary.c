@@ -1,4 +1,4 @@
-/* html_summary.c — the report page's first screen (issue 34): for each
+/* html_summary.c — the report page's first screen: for each
  * family, one chart that answers the three questions a reader opens the
  * page with: what does the best variant cost at each size, what share of
  * the packet budget is that, and what changed since the base run (the
@@ -56,7 +56,7 @@ static double row_budget(const struct cb_report *r, const struct cb_report_case 
     return s > 0 && m > 0 ? m / s : NAN;
 }
 
-/* In kernel context, the group's kernel pick where it differs (issue 41). */
+/* In kernel context, the group's kernel pick where it differs. */
 static const struct cb_report_case *kernel_pick_of(const struct cb_report *r,
                                                    const struct cb_report_case *best)
 {
@@ -104,7 +104,7 @@ static void text_at(FILE *out, const char *cls, double x, double y, const char *
 }
 
 /* The summary's columns: its figures end at these x; the chart is narrow
- * enough to be read whole in a 390-px window (issue 51: its figures were
+ * enough to be read whole in a 390-px window (its figures were
  * cut unless each card was scrolled sideways), two lines a row. */
 #define SUM_CYC 250.0
 #define SUM_SHARE 300.0

@@ -1,4 +1,4 @@
-/* inkernel.c — an in-kernel run beside its user-space models (issue 45).
+/* inkernel.c — an in-kernel run beside its user-space models.
  *
  * For a run of `kernel run` (runs.source 'in-kernel'), each case is set
  * beside the user-space variants that model it, taken from the newest

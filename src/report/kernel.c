@@ -61,7 +61,7 @@ static const struct cb_report_case *sibling(const struct cb_report *r, const str
     return NULL;
 }
 
-/* The hook for in-kernel figures (issues 41 and 45): a case measured in
+/* The hook for in-kernel figures: a case measured in
  * the kernel itself is what kernel context charges, as measured: an
  * in-kernel run's (r->ik, `kernel run`) cases already paid whatever the
  * kernel pays around them.  NAN: no such figure, so the user-space model

@@ -1,4 +1,4 @@
-/* path.h — one packet's path composed from measured cases (issue 41).
+/* path.h — one packet's path composed from measured cases.
  *
  * The 2016 TXDP thread accounts for a 64-byte packet's 201 cycles (10G
  * at 3 GHz) step by step: the RX descriptor, the skb alloc from the slab,

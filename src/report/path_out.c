@@ -171,7 +171,7 @@ static void path_chart(FILE *out, const struct cb_report *r, const struct cb_pat
                        const struct cb_path_result *res)
 {
     /* The legend wraps to another row where its next entry would run past
-     * the chart's right edge (issue 44: "(not measured)" entries were cut). */
+     * the chart's right edge ("(not measured)" entries were cut). */
     const int w = 560;
     int rows = 1;
     for (size_t k = 0, x = 10; k < res->nparts; k++) {

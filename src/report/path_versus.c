@@ -1,4 +1,4 @@
-/* path_versus.c — a path across compare's two sides (issue 41: "history
+/* path_versus.c — a path across compare's two sides ("history
  * and compare track a path like a case").
  *
  * Each run keeps its composition of rx and fwd (path_results); compare

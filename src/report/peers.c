@@ -1,7 +1,6 @@
 /* peers.c — the other runs of the same bytes a report's claims rest on
- * (rank.h): issue 40 saw "best avx2 61.0, avx512 67.0 not a tie" in one run
- * of `run -p csum -s 1500` and "avx512 48.7 best" in the next, identical
- * one.  A within-run test takes samples of one process for independent,
+ * (rank.h): one run of `run -p csum -s 1500` can say "best avx2 61.0,
+ * avx512 67.0 not a tie" and the next, identical one "avx512 48.7 best".  A within-run test takes samples of one process for independent,
  * and they are not: the layout and the host's state of that process move
  * them together.  Where the store holds other runs of the same bytes
  * (runs.code_id, the same host, clock and plugins), each case's figure in

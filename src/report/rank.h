@@ -3,7 +3,7 @@
  * One ranking for every front end (the text report, run's closing summary,
  * crossovers): without a PMU, "cycles" are TSC time times an estimated core
  * clock, and the estimate moved a case by up to 40% between identical runs
- * while its time moved by 0.5% (issue 32: avx512-vnni 27.2 cycles against
+ * while its time moved by 0.5% (avx512-vnni 27.2 cycles against
  * avx512 44.9 for 13.39 against 14.11 ns).  So where cycles are estimated,
  * variants are ranked on TSC time, as race does; PMU and simulated cycles
  * are ranked as counted.
@@ -13,8 +13,8 @@
  * Otherwise the two are tied, and no report names a winner between them.
  *
  * That test takes one run's samples for independent, and they are not:
- * two identical runs of `run -p csum -s 1500` named different winners
- * (issue 40).  So where the store holds CB_RANK_RUNS_MIN - 1 or more other
+ * two identical runs of `run -p csum -s 1500` named different winners.
+ * So where the store holds CB_RANK_RUNS_MIN - 1 or more other
  * runs of the same bytes (peers.c), runs are the unit: a is faster than b
  * when, over the runs that measured both, the mean log ratio of their
  * medians is CB_RANK_MARGIN or more in a's favour and a paired t-test on

@@ -302,7 +302,7 @@ struct cb_text_opts {
 };
 int cb_report_text(const struct cb_report *r, const struct cb_text_opts *o, FILE *out);
 
-/* In the kernel (kernel.c, issue 35): a SIMD variant (CB_VARIANT_VECTOR)
+/* In the kernel (kernel.c): a SIMD variant (CB_VARIANT_VECTOR)
  * pays kernel_fpu_begin/end, measured with the run's calibration (fpu.h).
  * 1 when c's variant uses vector registers. */
 int cb_report_case_vector(const struct cb_report_case *c);

@@ -541,7 +541,7 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
     wrapped(out, "context", line);
     fputc('\n', out);
     /* The runner-up shows the figure the ranking used: the same one as the
-     * best's ns/op column when ranked by time (issue 41: "177075 tie:
+     * best's ns/op column when ranked by time ("177075 tie:
      * ntdq-avx2 (176821)" read as a tie won by the larger number). */
     int by_time = cb_rank_by_time(r);
     fprintf(out, "%-11s %9s %-5s %-18s %9s %8s %7s %8s  %s\n", "probe", "size", "mode",

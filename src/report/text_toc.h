@@ -2,7 +2,7 @@
  *
  * One default run's text report is over a thousand lines, and the parts a
  * reader comes for (a family's tables, the kernel's FPU costs, the
- * crossovers) were found by scrolling (issue 44).  The report is rendered
+ * crossovers) were found by scrolling.  The report is rendered
  * whole first; its sections are then found by their first lines, and
  * either a contents block with each section's line number goes after the
  * first run's header (line 1 stays the run's, which scripts read), or only

@@ -3,7 +3,7 @@
  * step, GitHub through a test-report action): one testcase per case, a
  * failure for each unacknowledged regression with its change and interval,
  * and each unsure case skipped with what would decide it: a green tick on a
- * case nobody could tell hid that the gate did not look (issue 40). */
+ * case nobody could tell hid that the gate did not look. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -177,7 +177,7 @@ static void backoff(int attempt)
  * process holds the lock; each apply re-reads the version under the lock.
  * One transaction, not one each: a migration that cannot finish (a full
  * disk) must leave the database as it was, not half-way at a version
- * between (issue 43, 3: user_version 2 of 18 left behind).  *failed: the
+ * between (user_version 2 of 18 left behind).  *failed: the
  * one that failed. */
 static int migrate_all(struct cb_db *db, const struct cb_migration *m, size_t from, size_t to,
                        size_t *failed)

@@ -1,4 +1,4 @@
-/* inkernel.h — the figures of runs timed inside the kernel (issue 45), read
+/* inkernel.h — the figures of runs timed inside the kernel, read
  * back for whoever sets them beside something else: the report's
  * side-by-side (report/inkernel.c) and the kernel-context budget.
  *

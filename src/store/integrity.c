@@ -3,9 +3,8 @@
  * SQLite notices damage only on the pages a query touches, and a collector
  * appending to a damaged b-tree could spread the damage into the runs it
  * writes; PRAGMA quick_check finds it, but reads every page: 0.49 s on a
- * 42 MB store, growing with every run kept.  Until issue 33 every open of a
- * file up to 512 MiB paid it (and above that, none was checked at all).
- * Now the check runs where damage may have come in or would travel:
+ * 42 MB store, growing with every run kept, too much for every open.  So
+ * the check runs where damage may have come in or would travel:
  *
  *  - before a writer writes into a store in which a collector ended
  *    uncleanly: a run left 'running' whose process is gone (the reaper's

@@ -73,7 +73,7 @@ static int prepare_table(struct cb_merge *m, size_t i)
         return r;
     /* A table's own id is never copied, whether or not other rows point at
      * it: two sources' run_plugins rows both numbered 1 would clash on the
-     * destination's primary key (issue 33, F2). */
+     * destination's primary key. */
     m->idcol[i] = cb_merge_col_index(c, "id");
     for (int k = 0; k < c->n; k++)
         m->colmap[i][k] = M_NONE;

@@ -18,8 +18,7 @@ enum { M_NONE, M_HOST, M_BUILD, M_COMMIT, M_CALIB, M_RUN, M_EVENT, M_CASE, M_RAC
 
 /* Source id -> destination id, sorted by source id (a lookup is a binary
  * search).  Rows arrive in any order: two collectors starting at once can
- * leave run 1 with calibration 2 and run 2 with calibration 1 (issue 33,
- * F1), so an id that is not the largest so far is inserted in its place. */
+ * leave run 1 with calibration 2 and run 2 with calibration 1, so an id that is not the largest so far is inserted in its place. */
 struct cb_idmap {
     int64_t (*pair)[2];
     size_t n, cap;

@@ -3,7 +3,7 @@
  * A collector that meets a full disk must still mark its run 'aborted',
  * and that is a write too: with 160 KB free on ext4 the case failed, the
  * UPDATE that ends the run failed after it, and the run stayed 'running'
- * until the next writer reaped it (issue 33, F6).  So a writer holds
+ * until the next writer reaped it.  So a writer holds
  * CB_RESERVE_BYTES allocated on the store's filesystem in a file that has
  * no name (O_TMPFILE, or a temporary file unlinked at once): nothing is
  * left beside the store, and the kernel frees the space whenever the

@@ -2,7 +2,7 @@
  * a mapped region of the WAL index (the -shm file) is backed by disk blocks
  * before SQLite touches it, so that a full disk is an error, not SIGBUS.
  *
- * Why (issue 43, 2): on ext4 with 1 KiB blocks and 9-11 KiB free, every
+ * Why: on ext4 with 1 KiB blocks and 9-11 KiB free, every
  * command that opened an existing store died of SIGBUS in
  * sqlite3WalBeginReadTransaction.  SQLite grows the -shm by writing one byte
  * at the end of each 4 KiB page and then mmaps it: with blocks smaller than a

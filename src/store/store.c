@@ -67,7 +67,7 @@ static int migrate_one(struct cb_store *st, const struct cb_migration *m)
 
 /* Every migration up to the target, in ONE transaction: one that cannot
  * finish (a full disk) leaves the file at the version it had, never
- * half-way (issue 43, 3: a fresh store on a nearly full disk was left at
+ * half-way (a fresh store on a nearly full disk was left at
  * user_version 2 of 18, with "database or disk is full" and no remedy). */
 static int migrate_all(struct cb_store *st, void *vctx)
 {

@@ -1,6 +1,6 @@
 /* writer.c — who is writing a run (host, boot, process and its start
  * time, stored with the run), and reaping the runs whose writer died
- * without ending them (see store.h).  Split from write.c. */
+ * without ending them (see store.h). */
 #include "store_internal.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  * callgrind, compare --rerun's commands, valgrind --version) is waited for
  * here, with a bound.
  *
- * Why (issue 43, 7): each was waited for with waitpid() and no limit.  git
+ * Why: each was waited for with waitpid() and no limit.  git
  * hung under an emulator and hung the run with it, and a SIGTERM during the
  * wait only restarted the read (the stop handler returns, EINTR, retry), so
  * neither ^C nor a CI job's timeout ended the command.  Here a wait ends
