@@ -345,12 +345,11 @@ int cb_html_throughput_view(FILE *out, const struct cb_report *r, struct line *l
     return any;
 }
 
-/* A family's head of chart: "<h2 id=NAME-RUN>NAME: title</h2><p>lead</p>". */
+/* A family's head of chart: "<h2 id=NAME-RUN>NAME: title</h2><p>lead</p>"
+ * (a family's name is an identifier: -p takes it). */
 static void chart_head(FILE *out, const struct cb_report *r, const struct cb_probe *fam)
 {
-    fprintf(out, "<h2 id=\"%s-%" PRId64 "\">", fam->name, r->run.id);
-    cb_html_esc(out, fam->name);
-    fputs(": ", out);
+    fprintf(out, "<h2 id=\"%s-%" PRId64 "\">%s: ", fam->name, r->run.id, fam->name);
     cb_html_esc(out, fam->chart.title ? fam->chart.title : "");
     fprintf(out, "</h2><p class=\"lead\">%s</p><div class=\"grid\">",
             fam->chart.lead ? fam->chart.lead : "");
@@ -383,10 +382,9 @@ static void bulk_view(FILE *out, const struct cb_report *r, struct line *ls, con
         fputs("<div class=\"card\"><h3>", out);
         cb_html_esc(out, fam->name);
         fprintf(out, " · bulk · %s</h3>", mode);
-        char xl[64], yl[64];
-        snprintf(xl, sizeof xl, "%ss per bulk call (log scale)", fam->op);
+        char yl[64];
         snprintf(yl, sizeof yl, "cycles per %s", fam->op);
-        line_chart(out, ls, nl, xl, yl, 0);
+        line_chart(out, ls, nl, "bulk count: N of bulk-N (log scale)", yl, 0);
         fputs("</div>", out);
     }
     if (any)
