@@ -79,10 +79,12 @@ static size_t walk(const struct term *t, const char *s, size_t n, int final, str
             i += (size_t)k;
             continue;
         }
+        if (c == '\r' && i + 1 == n && !final && !t->tty)
+            break;              /* CR LF (CSV's line end) or a bare CR: the next byte says */
         if (c == 0x1b || k < 0)
             k = 0;
-        int ctrl = (k == 1 && ((c < 0x20 && c != '\t' && c != '\n' && !(c == '\r' && t->tty)) ||
-                               c == 0x7f)) ||
+        int cr_ok = c == '\r' && (t->tty || (i + 1 < n && s[i + 1] == '\n'));
+        int ctrl = (k == 1 && ((c < 0x20 && c != '\t' && c != '\n' && !cr_ok) || c == 0x7f)) ||
                    (k == 2 && c == 0xc2 && (unsigned char)s[i + 1] < 0xa0);
         if (k == 0 || ctrl) {
             size_t m = k ? (size_t)k : 1;

@@ -6,8 +6,8 @@
  * each printf for an escaper missed some (a path file's title, marker
  * region names).  So stdout and stderr are themselves streams that escape:
  * every byte written to them goes through the same walk as cb_esc_add
- * (control characters but tab and line break, and bytes that are not
- * UTF-8, as \xNN).  Only where the stream is a terminal do the
+ * (control characters but tab, line break and CR LF, CSV's line end, and
+ * bytes that are not UTF-8, as \xNN).  Only where the stream is a terminal do the
  * line-clearing sequences of the progress lines pass (CSI K, a carriage
  * return), and the colour ones of the text report (CSI ... m) where colour
  * is on too; whatever else an ESC begins is escaped there too.
