@@ -9,7 +9,13 @@
  * taken at the start of the run on the CPU the run is pinned to, and only a
  * shift from it counts.  And it is named for what it can know: a sibling
  * the kernel shows us ("smt"), or, in a guest that shows none, contention
- * on the host's core that the guest cannot see ("host"). */
+ * on the host's core that the guest cannot see ("host").
+ *
+ * Against its own run's baseline the meter cannot see a run contended from
+ * its first sample: that is judged against the host's history instead, by
+ * the reference set (refset.h) and the quiet figures the store keeps
+ * (store/hoststate.h).  The meter's raw baseline is kept with every run
+ * (runs.meter_baseline) beside that set's start reading. */
 #ifndef CB_METER_H
 #define CB_METER_H
 
