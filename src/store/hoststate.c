@@ -20,18 +20,23 @@ static int have_schema(struct cb_store *st)
     return cb_store_schema_version(st) >= HOSTSTATE_SCHEMA;
 }
 
-/* One UPDATE: its SQL and what to bind, in a write transaction. */
+/* One UPDATE: its SQL and what to bind, in a write transaction.  Its
+ * parameters are numbered without a gap (PostgreSQL types each one from
+ * its use): ?1 the row's id, then the references (when refs), then the
+ * state's name, ratio and reference (when s), then the whole numbers,
+ * then the real (when has_real). */
 struct update {
     const char *sql;
     int64_t id;
-    const struct cb_refs *refs;      /* ?2..?5, when not NULL */
-    const struct cb_state *s;        /* state, ratio, ref at ?6..?8, when not NULL */
-    int64_t ints[4];                 /* ?9.. */
+    const struct cb_refs *refs;
+    const struct cb_state *s;
+    int64_t ints[2];                 /* < 0: NULL */
     int nints;
-    double real;                     /* ?13 */
+    int has_real;
+    double real;
 };
 
-static int bind_state(struct cb_db_stmt *q, int at, const struct cb_state *s)
+static void bind_state(struct cb_db_stmt *q, int at, const struct cb_state *s)
 {
     const char *name = cb_state_name(s);
     if (name)
@@ -43,7 +48,6 @@ static int bind_state(struct cb_db_stmt *q, int at, const struct cb_state *s)
         cb_db_bind_text(q, at + 2, cb_ref_name(s->ref));
     else
         cb_db_bind_null(q, at + 2);
-    return 0;
 }
 
 static int update_tx(struct cb_store *st, void *ctx)
@@ -53,19 +57,22 @@ static int update_tx(struct cb_store *st, void *ctx)
     int rc = cb_db_prepare(st->db, u->sql, &q);
     if (rc != CB_DB_OK)
         return rc;
-    cb_db_bind_int64(q, 1, u->id);
+    int at = 1;
+    cb_db_bind_int64(q, at++, u->id);
     for (int i = 0; u->refs && i < CB_NREFS; i++)
-        cb_st_bind_real_or_null(q, 2 + i, u->refs->v[i] > 0 ? u->refs->v[i] : NAN);
-    if (u->s)
-        bind_state(q, 6, u->s);
-    for (int i = 0; i < u->nints; i++) {
-        if (u->ints[i] < 0)
-            cb_db_bind_null(q, 9 + i);
-        else
-            cb_db_bind_int64(q, 9 + i, u->ints[i]);
+        cb_st_bind_real_or_null(q, at++, u->refs->v[i] > 0 ? u->refs->v[i] : NAN);
+    if (u->s) {
+        bind_state(q, at, u->s);
+        at += 3;
     }
-    if (strstr(u->sql, "?13"))
-        cb_st_bind_real_or_null(q, 13, u->real);
+    for (int i = 0; i < u->nints; i++, at++) {
+        if (u->ints[i] < 0)
+            cb_db_bind_null(q, at);
+        else
+            cb_db_bind_int64(q, at, u->ints[i]);
+    }
+    if (u->has_real)
+        cb_st_bind_real_or_null(q, at, u->real);
     rc = cb_st_step_done(q);
     cb_db_finalize(q);
     return rc;
@@ -89,7 +96,7 @@ int cb_store_calibration_refs_set(struct cb_store *st, int64_t cal_id, int cpu,
                                   const struct cb_refs *r)
 {
     struct update u = {.sql = "UPDATE calibrations SET ref_chain = ?2, ref_vec = ?3, ref_load = ?4,"
-                              " ref_copy = ?5, ref_cpu = ?9 WHERE id = ?1",
+                              " ref_copy = ?5, ref_cpu = ?6 WHERE id = ?1",
                        .id = cal_id, .refs = r, .ints = {cpu}, .nints = 1};
     return update(st, &u);
 }
@@ -97,18 +104,18 @@ int cb_store_calibration_refs_set(struct cb_store *st, int64_t cal_id, int cpu,
 int cb_store_case_state_set(struct cb_store *st, int64_t case_id, const struct cb_state *s,
                             int tries)
 {
-    struct update u = {.sql = "UPDATE cases SET state = ?6, state_ratio = ?7, state_ref = ?8,"
-                              " tries = ?9 WHERE id = ?1",
+    struct update u = {.sql = "UPDATE cases SET state = ?2, state_ratio = ?3, state_ref = ?4,"
+                              " tries = ?5 WHERE id = ?1",
                        .id = case_id, .s = s, .ints = {tries >= 1 ? tries : -1}, .nints = 1};
     return update(st, &u);
 }
 
 int cb_store_run_state_set(struct cb_store *st, int64_t run_id, const struct cb_run_state *rs)
 {
-    struct update u = {.sql = "UPDATE runs SET state = ?6, state_ratio = ?7, state_ref = ?8,"
-                              " state_n = ?9, slowed_cases = ?10, slowed_s = ?13 WHERE id = ?1",
+    struct update u = {.sql = "UPDATE runs SET state = ?2, state_ratio = ?3, state_ref = ?4,"
+                              " state_n = ?5, slowed_cases = ?6, slowed_s = ?7 WHERE id = ?1",
                        .id = run_id, .s = &rs->s, .ints = {rs->n, rs->slowed_cases}, .nints = 2,
-                       .real = rs->slowed_s};
+                       .has_real = 1, .real = rs->slowed_s};
     return update(st, &u);
 }
 
