@@ -106,8 +106,8 @@ static void y_range(const struct cb_trend *t, double *lo, double *hi)
     *hi += 0.05 * span;
 }
 
-/* Point i at (x, y), its commit, figure and host state on hover; red when
- * a slowed host measured one of its runs. */
+/* Point i at (x, y), its commit and figure on hover; red when a slowed
+ * host measured one of its runs, and the runs' states said after them. */
 static void point(FILE *out, const struct cb_trend *t, size_t i, double x, double y)
 {
     int slowed = t->state && strstr(t->state[i], "slowed") != NULL;
@@ -116,8 +116,11 @@ static void point(FILE *out, const struct cb_trend *t, size_t i, double x, doubl
     short_hash(out, t->hash[i]);
     fputc(' ', out);
     cb_html_esc(out, t->subject[i]);
-    fprintf(out, ": %.1f; ", t->y[i]);
-    cb_html_esc(out, t->state ? t->state[i] : "");
+    fprintf(out, ": %.1f", t->y[i]);
+    if (slowed) {
+        fputs("; ", out);
+        cb_html_esc(out, t->state[i]);
+    }
     fputs("</title></circle>", out);
 }
 
