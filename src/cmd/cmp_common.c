@@ -123,8 +123,8 @@ static int cmp_common_opt(int id, const char *arg, void *ctx, struct cb_sb *err)
 
 static const struct cb_option cmp_common_table[] = {
     CB_OPT_STR(0, "db", struct cmp_common, db, "PATH",
-               "database (default: $CB_DB, else ./" CB_DEFAULT_DB "; bisect-check --against-plugin: "
-               "$CB_DB, else $XDG_DATA_HOME/cyclebudget/" CB_DEFAULT_DB ")"),
+               "database (default: ./" CB_DEFAULT_DB ", or $CB_DB when set; bisect-check "
+               "--against-plugin: $XDG_DATA_HOME/cyclebudget/" CB_DEFAULT_DB ", or $CB_DB)"),
     CB_OPT_CALL(OPT_ALPHA, "alpha", "P", "significance after correction (default 0.01)"),
     CB_OPT_CALL(OPT_THRESHOLD, "threshold", "PCT",
                 "a change must exceed this over the whole 95% CI (default 2%)"),

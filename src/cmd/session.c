@@ -72,8 +72,8 @@ static int session_option(int id, const char *arg, void *ctx, struct cb_sb *err)
 
 static const struct cb_option session_table[] = {
     CB_OPT_STR(0, "db", struct cb_session, co.db, "PATH",
-               "database (default: $CB_DB, else ./" CB_DEFAULT_DB "; ab: $CB_DB, else "
-               "$XDG_DATA_HOME/cyclebudget/" CB_DEFAULT_DB ", out of the measured tree)"),
+               "database (default: ./" CB_DEFAULT_DB ", or $CB_DB when set; ab: "
+               "$XDG_DATA_HOME/cyclebudget/" CB_DEFAULT_DB ", or $CB_DB, out of the measured tree)"),
     CB_OPT_CALL(OPT_TAG, "tag", "TAG", "label the run, for report and compare (not digits only, nor "
                 "'latest': those select runs by id and the newest)"),
     CB_OPT_STR('e', "events", struct cb_session, co.events, "LIST",
