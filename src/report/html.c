@@ -180,13 +180,13 @@ static void case_row(FILE *out, const struct cb_report *r, const struct cb_repor
     if (c->measured && c->info.clock_used[0])
     {
         double g = strcmp(c->info.clock_used, "case") == 0 ? c->info.clock_ghz : r->run.core_ghz;
-        fprintf(out, "<td class=\"num\" data-v=\"%.6g\" title=\"the case's own clock %.3f GHz, "
+        fprintf(out, "<td class=\"num words\" data-v=\"%.6g\" title=\"the case's own clock %.3f GHz, "
                 "noise %.1f%%\">%.2f %s%s</td>", g, c->info.clock_ghz, c->info.clock_spread_pct, g,
                 c->info.clock_used, c->info.clock_flagged ? " flagged" : "");
     }
     else
         tdnum(out, NAN);
-    fprintf(out, "<td class=\"num\" data-v=\"%zu\">%zu%s%s</td>", s.n, s.n,
+    fprintf(out, "<td class=\"num words\" data-v=\"%zu\">%zu%s%s</td>", s.n, s.n,
             c->scaled ? " scaled" : "", cb_report_case_marks(c));
     fputs("</tr>", out);
 }

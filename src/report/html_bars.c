@@ -34,8 +34,8 @@ void cb_html_bars(FILE *out, const struct line *ls, size_t nl, const char *cls, 
     }
     /* Names end at L (6.6 px a character of the 11 px labels, at most 26);
      * the figures after the bars, 6.2 px a character of 10.5 px. */
-    const int row = 18, top = 8, w = 560, h = top + (int)n * row + 34;
-    double L = 8 + 6.6 * (double)(longest < 26 ? longest : 26), R = w - 92;
+    const int row = 18, top = 8, w = 400, h = top + (int)n * row + 34;
+    double L = 8 + 6.6 * (double)(longest < 22 ? longest : 22), R = w - 44;
     if (!(hi > 0))
         hi = 1;
     double step = nice_step(hi * 1.05, 4);
@@ -64,8 +64,9 @@ void cb_html_bars(FILE *out, const struct line *ls, size_t nl, const char *cls, 
         fprintf(out, ": %.3g %s", l->pt[0].y, what);
         if (note && note(&l->pt[0], buf, sizeof buf))
             fprintf(out, ", %s", buf);
-        fprintf(out, "</title></rect><text class=\"val\" x=\"%.1f\" y=\"%.1f\">%.3g</text>", x1 + 4, y + 12,
-                l->pt[0].y);
+        fprintf(out, "</title></rect><text class=\"val\" x=\"%.1f\" y=\"%.1f\">", x1 + 4, y + 12);
+        cb_html_fnum(out, l->pt[0].y);
+        fputs("</text>", out);
     }
     fputs("</svg>", out);
 }

@@ -52,6 +52,22 @@ static double clear_of(double x1, size_t n, const double *lx, int nl)
     return x;
 }
 
+/* The same for a figure that ends at x (inside its bar): moved left of
+ * any budget line that would cross it. */
+static double clear_left_of(double x, size_t n, const double *lx, int nl)
+{
+    double w = 6.0 * (double)n;
+    for (int pass = 0, moved = 1; moved && pass < 4; pass++) {
+        moved = 0;
+        for (int i = 0; i < nl; i++)
+            if (lx[i] > x - w - 3 && lx[i] < x + 3) {
+                x = lx[i] - 4;
+                moved = 1;
+            }
+    }
+    return x;
+}
+
 static size_t fnum_len(double v)
 {
     char b[32];
@@ -72,8 +88,10 @@ static void budget_chart(FILE *out, const struct cb_report *r, const struct cb_r
         if (v[k]->cyc.median > hi)
             hi = v[k]->cyc.median;
     }
-    struct scale s = {pow(10, floor(log10(lo / 1.3))), pow(10, ceil(log10(hi * 1.15))), 160, 520, 1};
-    const int row = 18, top = 22, h = top + (int)n * row + 24, w = 560;
+    /* 400 wide: a phone's card holds it whole with its labels at 9 px or
+     * more (report.css), no sideways scrolling. */
+    struct scale s = {pow(10, floor(log10(lo / 1.3))), pow(10, ceil(log10(hi * 1.15))), 160, 360, 1};
+    const int row = 18, top = 22, h = top + (int)n * row + 24, w = 400;
     double lx[3];
     int nl = 0;
     for (int i = 0; i < 3; i++)
@@ -100,7 +118,9 @@ static void budget_chart(FILE *out, const struct cb_report *r, const struct cb_r
         /* A figure that would run past the chart's edge goes inside its bar. */
         double vx = clear_of(x1, fnum_len(m), lx, nl);
         int inside = vx + 6.0 * (double)fnum_len(m) > w - 2;
-        fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", inside ? x1 - 4 : vx,
+        if (inside)
+            vx = clear_left_of(x1 - 4, fnum_len(m), lx, nl);
+        fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", vx,
                 y + 12, inside ? "end" : "start");
         cb_html_fnum(out, m);
         fputs("</text>", out);
