@@ -306,6 +306,10 @@ def help_defaults(cmd):
         if val is None:
             continue
         m = re.search(r"\(default:? ([^\s);,]+)[);,]", help_) or re.search(r"(?:^|[:;,(] ?)(\w+) \(default\)", help_)
+        if m and m.group(1).startswith("$"):
+            # "(default: $CB_DB, else ./cyclebudget.db)": with the variable
+            # unset (as check_defaults runs), the value after "else".
+            m = re.search(r"\(default: \$\w+[^)]*?else ([^\s);,]+)[);,]", help_)
         if m:
             out.append((opt, m.group(1), help_))
     return out

@@ -1,8 +1,8 @@
 /* html_charts.c — the report page's SVG chart views (see html.c).
  *
- * Budget bars, throughput and slab line charts, the rx_prefetch bars and the
- * noise boxes: each draws inline SVG from a loaded run, every outside string
- * through cb_html_esc. */
+ * Budget bars, throughput and slab line charts and the rx_prefetch bars
+ * (the noise boxes are html_noise.c's): each draws inline SVG from a
+ * loaded run, every outside string through cb_html_esc. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -494,127 +494,4 @@ void cb_html_family_views(FILE *out, const struct cb_report *r, const struct cb_
         else if (fam->chart.kind == CB_CHART_BARS)
             bars_view(out, r, v, fam);
     }
-}
-
-/* ---- noise ----------------------------------------------------------------- */
-
-/* A case has a row on its probe's card for mode when it has a median to
- * measure deviations from. */
-static int noise_shown(const struct cb_report_case *c, const char *mode)
-{
-    return c->measured && strcmp(c->info.mode, mode) == 0 && c->cyc.median > 0;
-}
-
-/* How many of cases [i, j) have a row, and the widest deviation among them
- * in % (at least 5, so that a quiet card still has an axis). */
-static double noise_extent(const struct cb_report *r, size_t i, size_t j, const char *mode,
-                           size_t *n)
-{
-    double lim = 5;
-    *n = 0;
-    for (size_t k = i; k < j; k++) {
-        const struct cb_report_case *c = &r->cases[k];
-        if (!noise_shown(c, mode))
-            continue;
-        (*n)++;
-        lim = fmax(lim, fmax((c->cyc.max / c->cyc.median - 1) * 100,
-                             (1 - c->cyc.min / c->cyc.median) * 100));
-    }
-    return lim;
-}
-
-/* x of value v as its deviation from med, in %. */
-static double noise_x(const struct scale *s, double v, double med)
-{
-    return sx(s, (v / med - 1) * 100);
-}
-
-static void noise_axis(FILE *out, const struct scale *s, double lim, double step, int top, int h)
-{
-    for (double t = -lim; t <= lim + step / 2; t += step) {
-        double x = sx(s, t);
-        fprintf(out, "<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>",
-                fabs(t) < step / 2 ? "ax" : "gl", x, x, top, h - 20);
-        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%+g%%</text>",
-                x, h - 6, fabs(t) < step / 2 ? 0.0 : t);
-    }
-}
-
-/* One case at height y: label, whiskers, quartile box, sample dots, spread. */
-static void noise_row(FILE *out, const struct cb_report *r, const struct cb_report_case *c,
-                      const struct scale *s, double y, double lim)
-{
-    double med = c->cyc.median;
-    fprintf(out, "<text class=\"lab\" x=\"194\" y=\"%.1f\" text-anchor=\"end\">", y + 4);
-    if (strcmp(c->info.probe, "region") != 0 || c->info.size != 0) {
-        cb_html_size_label(out, c->info.size, c->info.unit);
-        fputs(" ", out);
-    }
-    cb_html_esc(out, c->info.variant);
-    fprintf(out, "</text><line stroke=\"#888\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-            noise_x(s, c->cyc.min, med), noise_x(s, c->cyc.max, med), y, y);
-    double x25 = noise_x(s, c->cyc.p25, med), x75 = noise_x(s, c->cyc.p75, med);
-    fprintf(out, "<rect fill=\"%s\" fill-opacity=\"0.35\" stroke=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"><title>",
-            cb_html_palette[0], cb_html_palette[0], x25, y - 5, fmax(x75 - x25, 1), 10);
-    cb_html_esc(out, c->info.variant);
-    fprintf(out, ": median %.1f, IQR %.1f..%.1f, min %.1f, max %.1f, n %zu</title></rect>",
-            med, c->cyc.p25, c->cyc.p75, c->cyc.min, c->cyc.max, c->cyc.n);
-    const struct cb_report_series *se = &c->ev[r->cyc_event];
-    size_t every = se->n > 60 ? (se->n + 59) / 60 : 1;
-    for (size_t q = 0; q < se->n; q += every)
-        fprintf(out, "<circle r=\"1.6\" fill=\"#333\" fill-opacity=\"0.55\" cx=\"%.1f\" cy=\"%.1f\"/>",
-                noise_x(s, se->v[q], med), y + ((q * 7) % 5 - 2.0));
-    if ((c->cyc.max / med - 1) * 100 > lim)
-        fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">›</text>", s->r1 + 2, y + 4);
-    fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">%.1f%%</text>", s->r1 + 14, y + 4,
-            c->cyc.spread_pct);
-}
-
-/* The card of one probe's cases [i, j) in one mode; nothing when none has a row. */
-static void noise_card(FILE *out, const struct cb_report *r, size_t i, size_t j, const char *mode)
-{
-    size_t n;
-    double lim = noise_extent(r, i, j, mode, &n);
-    if (!n)
-        return;
-    lim = fmin(lim, 50);
-    double step = nice_step(lim, 2);
-    lim = ceil(lim / step) * step;
-    const int row = 14, top = 8, w = 560, h = top + (int)n * row + 24;
-    struct scale s = {-lim, lim, 200, 470, 0};
-    fputs("<div class=\"card\"><h3>", out);
-    cb_html_esc(out, r->cases[i].info.probe);
-    fprintf(out, " · %s</h3>", mode);
-    fprintf(out, "<svg class=\"chart noise\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", w, h, w, h);
-    noise_axis(out, &s, lim, step, top, h);
-    size_t rowi = 0;
-    for (size_t k = i; k < j; k++)
-        if (noise_shown(&r->cases[k], mode))
-            noise_row(out, r, &r->cases[k], &s, top + (double)rowi++ * row + row / 2.0, lim);
-    fputs("</svg></div>", out);
-}
-
-/* Each case's samples as deviation from its own median, in %: a box for the
- * quartiles, whiskers to min and max, a dot per sample (at most 60, evenly
- * picked), so cases of any size compare on one axis.  One card per probe
- * and mode, every warm card before the cold ones. */
-void cb_html_noise_view(FILE *out, const struct cb_report *r)
-{
-    if (r->cyc_event < 0)
-        return;
-    fprintf(out, "<h2 id=\"noise-%" PRId64 "\">Noise</h2><p class=\"lead\">Every sample of each "
-                 "case as its deviation from the case's median (%%), box = quartiles, whiskers = "
-                 "min and max, clipped at the axis ends (marked ›). Spread = IQR / median.</p>"
-                 "<div class=\"grid\">",
-            r->run.id);
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < r->ncases;) {
-            size_t j = i;
-            while (j < r->ncases && strcmp(r->cases[j].info.probe, r->cases[i].info.probe) == 0)
-                j++;
-            noise_card(out, r, i, j, pass ? "cold" : "warm");
-            i = j;
-        }
-    }
-    fputs("</div>", out);
 }
