@@ -445,8 +445,8 @@ static int history_page(struct hist *H)
     for (size_t i = 0; i < H->nkept; i++) {
         struct hist_kept *k = &H->kept[i];
         for (size_t t = 0; k->trends && t < k->nk; t++)
-            cb_free_all((void *const[]){k->trends[t].hash, k->trends[t].subject, k->trends[t].y,
-                                        k->trends[t].steps}, 4);
+            cb_free_all((void *const[]){k->trends[t].hash, k->trends[t].subject, k->trends[t].state, k->trends[t].y,
+                                        k->trends[t].steps}, 5);
         free(k->trends);
         points_free(k->pts, k->np);
     }
