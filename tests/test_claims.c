@@ -369,6 +369,42 @@ static void no_contradiction(void)
        tiesaid);
 }
 
+/* Whether a cell of the table carries a star (a digit, then '*'). */
+static int starred(const char *t)
+{
+    for (const char *p = strchr(t, '*'); p; p = strchr(p + 1, '*'))
+        if (p > t && p[-1] >= '0' && p[-1] <= '9')
+            return 1;
+    return 0;
+}
+
+/* A grid with one variant a size has nothing to beat: no star and no
+ * winner.  A cost at or below the overhead subtracted from it (a bpf run's
+ * program no slower than its empty program) has no rate: "?", never a
+ * negative rate, and it cannot win. */
+static void alone_and_unresolved(void)
+{
+    struct cb_report r;
+    init_report(&r, 6);
+    add5(&r, "solo", 64, 30, 0.01, 1);
+    add5(&r, "solo", 256, 60, 0.01, 1);
+    char *t = crossover_text(&r);
+    ok(t && strstr(t, "nothing to rank: no size has two variants"), "one variant: nothing to rank");
+    ok(t && !strstr(t, "wins") && !starred(t), "... no winner and no star");
+    free(t);
+    add5(&r, "neg", 64, -5, 0.01, 1);   /* 5 ticks below its overhead */
+    add5(&r, "neg", 256, 20, 0.01, 1);
+    t = crossover_text(&r);
+    ok(t && !strstr(t, " -"), "a cost below its overhead: no negative rate printed");
+    const char *row = t ? strstr(t, "\n  neg ") : NULL;
+    ok(row && strstr(row, "?") && strstr(t, "?: its cost did not exceed the overhead"),
+       "... '?' in its cell, and said what it means");
+    ok(t && strstr(t, "no crossover: neg wins at the 1 of 2 sizes with a clear winner"),
+       "... at 64 B solo is alone with a rate: only 256 B is ranked (neg, 3x faster)");
+    free(t);
+    release(&r);
+}
+
 int main(void)
 {
     five_samples();
@@ -377,5 +413,6 @@ int main(void)
     wide_tie();
     order_with_peers();
     no_contradiction();
+    alone_and_unresolved();
     return tap_done();
 }

@@ -77,18 +77,32 @@ static int build_grid(const struct cb_report *r, const char *probe, const char *
     return g->nsizes > 0;
 }
 
-/* The verdict at size index s: the cases there, fastest first (rank.h),
- * into v, and tied[] for those within noise of the first.  Returns how many
- * share first place: 1 is a clear winner, more a tie, 0 nothing measured. */
+/* The figure the table ranks on, per op; not above 0 when the case's cost
+ * is not resolved above the overhead subtracted from it (the empty loop,
+ * or a bpf run's empty program): such a case has no rate and no rank. */
+static double per_op(const struct cb_report *r, const struct cb_report_case *c)
+{
+    return cb_rank_by_time(r) ? c->ns_per_op : c->cyc.median;
+}
+
+static int resolved(const struct cb_report *r, const struct cb_report_case *c)
+{
+    return c && c->measured && per_op(r, c) > 0;
+}
+
+/* The verdict at size index s: the resolved cases there, fastest first
+ * (rank.h), into v, and tied[] for those within noise of the first.
+ * Returns how many share first place: 1 is a clear winner, more a tie, 0
+ * nothing to rank (fewer than two cases: no winner is claimed over none). */
 static size_t at_size(const struct cb_report *r, const struct grid *g, size_t s,
                       const struct cb_report_case **v, int *tied, size_t *nv)
 {
     size_t n = 0;
     for (size_t k = 0; k < g->nvariants; k++)
-        if (g->cell[s][k] && g->cell[s][k]->measured)
+        if (resolved(r, g->cell[s][k]))
             v[n++] = g->cell[s][k];
     *nv = n;
-    return cb_rank_group(r, v, n, tied);
+    return n < 2 ? 0 : cb_rank_group(r, v, n, tied);
 }
 
 /* The clear winner at size s, or NULL for a tie or nothing measured. */
@@ -188,6 +202,7 @@ static void grid_table(const struct cb_report *r, const struct grid *g, FILE *ou
         size_heading(g->sizes[s], out);
     fputc('\n', out);
     char mark[MAX_SIZES][MAX_VARIANTS];
+    int unresolved = 0;
     memset(mark, ' ', sizeof mark);
     for (size_t s = 0; s < cols; s++) {
         const struct cb_report_case *v[MAX_VARIANTS];
@@ -206,11 +221,17 @@ static void grid_table(const struct cb_report *r, const struct grid *g, FILE *ou
                 fprintf(out, " %7s", "-");
                 continue;
             }
-            double per = by_time ? c->ns_per_op : c->cyc.median;
-            fprintf(out, " %6.2f%c", (double)c->info.bytes_per_op / per, mark[s][j]);
+            if (!resolved(r, c)) {
+                fprintf(out, " %7s", "?");
+                unresolved = 1;
+                continue;
+            }
+            fprintf(out, " %6.2f%c", (double)c->info.bytes_per_op / per_op(r, c), mark[s][j]);
         }
         fputc('\n', out);
     }
+    if (unresolved)
+        fprintf(out, "  ?: its cost did not exceed the overhead subtracted from it; no rate, no rank\n");
 }
 
 /* Under the table: the crossovers, the tied sizes, or the one winner. */
@@ -223,12 +244,13 @@ static void grid_claims(const struct cb_report *r, const struct grid *g, FILE *o
         fprintf(out, "  crossover: %s wins up to %s, %s from %s\n", x[i].from,
                 cb_fmt_size(x[i].below, "B", a, sizeof a), x[i].to,
                 cb_fmt_size(x[i].at, "B", b, sizeof b));
-    size_t clear = 0;
+    size_t clear = 0, contested = 0;
     const struct cb_report_case *one = NULL;
     for (size_t s = 0; s < g->nsizes; s++) {
         const struct cb_report_case *v[MAX_VARIANTS];
         int tied[MAX_VARIANTS];
         size_t nv, first = at_size(r, g, s, v, tied, &nv);
+        contested += nv >= 2;
         if (first == 1) {
             clear++;
             one = v[0];
@@ -243,14 +265,18 @@ static void grid_claims(const struct cb_report *r, const struct grid *g, FILE *o
         snprintf(lead, sizeof lead, "  at %s, not separated from", a);
         cb_report_unseparated(r, v, tied, nv, lead, out);
     }
+    if (contested == 0) {
+        fprintf(out, "  nothing to rank: no size has two variants with a rate\n");
+        return;
+    }
     if (nx == 0 && clear == g->nsizes && one)
         fprintf(out, "  no crossover: %s wins at every size measured\n", one->info.variant);
     else if (nx == 0 && clear && one)
         fprintf(out, "  no crossover: %s wins at the %zu of %zu sizes with a clear winner\n",
                 one->info.variant, clear, g->nsizes);
     else if (clear == 0)
-        fprintf(out, "  no winner at any size: at each, a variant is tied with the first or not "
-                     "separated from it\n");
+        fprintf(out, "  no winner at any size: at each with two variants or more, one is tied "
+                     "with the first or not separated from it\n");
     const char *on = cb_rank_by_time(r) ? cb_report_time_what(r) : "cycles";
     if (cb_rank_runs(r) > 1)
         fprintf(out, "  (a winner: faster than each other variant by %.0f%%+ at p < %.2g, paired t\n"

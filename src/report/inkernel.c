@@ -187,6 +187,25 @@ static const struct cb_report_case *fpu_case(const struct cb_report *r, const ch
     return NULL;
 }
 
+/* A difference of two medians at or below 0 says only that the program
+ * took no longer than the empty one: its cost is below what the
+ * subtraction resolves in this run, not a negative cost. */
+static void ticks_text(double v, char *buf, size_t len)
+{
+    if (v <= 0)
+        snprintf(buf, len, "<=empty");
+    else
+        snprintf(buf, len, "%.1f", v);
+}
+
+static int any_unresolved(const struct cb_inkernel *ik)
+{
+    for (size_t i = 0; i < ik->n; i++)
+        if (ik->rows[i].kernel <= 0)
+            return 1;
+    return 0;
+}
+
 static void err_text(double e, char *buf, size_t len)
 {
     if (isnan(e))
@@ -275,10 +294,11 @@ void cb_report_inkernel_text(const struct cb_report *r, FILE *out)
     for (size_t i = 0; i < ik->n; i++) {
         const struct cb_inkernel_row *row = &ik->rows[i];
         const struct cb_report_case *c = &r->cases[row->kcase];
-        char e[32];
+        char e[32], t[32];
         err_text(row->err_pct, e, sizeof e);
-        fprintf(out, "  %-9s %8" PRIu64 " %-4s  %-28s %10.1f", c->info.probe, c->info.size,
-                c->info.mode, c->info.variant, row->kernel);
+        ticks_text(row->kernel, t, sizeof t);
+        fprintf(out, "  %-9s %8" PRIu64 " %-4s  %-28s %10s", c->info.probe, c->info.size,
+                c->info.mode, c->info.variant, t);
         bpf_cols(r, row, out);
         if (isnan(row->model))
             fprintf(out, "  %-20s %10s %6s  (%s)\n", row->variant[0] ? row->variant : "-", "-", e,
@@ -287,6 +307,10 @@ void cb_report_inkernel_text(const struct cb_report *r, FILE *out)
             fprintf(out, "  %-20s %10.1f %6s  (run %" PRId64 ")\n", row->variant, row->model, e,
                     row->model_run);
     }
+    if (any_unresolved(ik))
+        fprintf(out, "  <=empty: the program took no longer than the empty program measured beside "
+                     "it; its cost is below what the subtraction resolves in this run (no error "
+                     "computed)\n");
     fpu_text(r, out);
 }
 
@@ -323,15 +347,18 @@ void cb_report_inkernel_html(FILE *out, const struct cb_report *r)
     for (size_t i = 0; i < ik->n; i++) {
         const struct cb_inkernel_row *row = &ik->rows[i];
         const struct cb_report_case *c = &r->cases[row->kcase];
-        char e[32];
+        char e[32], t[32];
         err_text(row->err_pct, e, sizeof e);
+        ticks_text(row->kernel, t, sizeof t);
         fputs("<tr><td>", out);
         cb_html_esc(out, c->info.probe);
         if (!row->variant[0]) {
             fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td><td>%s</td><td>", c->info.size,
                     c->info.mode);
             cb_html_esc(out, c->info.variant);
-            fprintf(out, "</td><td class=\"num\">%.1f</td>", row->kernel);
+            fputs("</td><td class=\"num\">", out);
+            cb_html_esc(out, t);
+            fputs("</td>", out);
             html_bpf_cols(r, row, out);
             fputs("<td>no user-space model</td><td class=\"num\">-</td><td class=\"num\">-</td>"
                   "<td class=\"num\">-</td></tr>", out);
@@ -340,7 +367,9 @@ void cb_report_inkernel_html(FILE *out, const struct cb_report *r)
         fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td><td>%s</td><td>", c->info.size,
                 c->info.mode);
         cb_html_esc(out, c->info.variant);
-        fprintf(out, "</td><td class=\"num\">%.1f</td>", row->kernel);
+        fputs("</td><td class=\"num\">", out);
+        cb_html_esc(out, t);
+        fputs("</td>", out);
         html_bpf_cols(r, row, out);
         fputs("<td>", out);
         cb_html_esc(out, row->variant);
@@ -351,6 +380,9 @@ void cb_report_inkernel_html(FILE *out, const struct cb_report *r)
                          "<td class=\"num\">%" PRId64 "</td></tr>", row->model, e, row->model_run);
     }
     fputs("</tbody></table></div>", out);
+    if (any_unresolved(ik))
+        fputs("<p><i>&lt;=empty</i>: the program took no longer than the empty program measured "
+              "beside it; its cost is below what the subtraction resolves in this run.</p>", out);
     const struct cb_report_case *first = fpu_case(r, "-first"), *batch = fpu_case(r, "-batch");
     const struct cb_report_case *exitc = fpu_case(r, "-first+exit");
     if (first || batch) {
