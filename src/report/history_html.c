@@ -11,7 +11,9 @@ struct page {
     size_t nh;
 };
 
-#define W 720.0
+/* 400 wide, as every chart of the report (report.css): whole in a
+ * phone's card, its labels at 8.5 px or more. */
+#define W 400.0
 #define H 230.0
 #define L 64.0    /* left margin: the y labels */
 #define R 28.0    /* room for half the last commit's label */
@@ -37,10 +39,11 @@ static void short_hash(FILE *out, const char *hash)
 }
 
 /* The x axis: each commit's short hash under its point (every k-th when
- * they would crowd: a label needs about 48 px), its subject on hover. */
+ * they would crowd: a label and its gap need about 56 px), its subject on
+ * hover. */
 static void commit_labels(FILE *out, const struct cb_trend *t, double xw)
 {
-    size_t every = (size_t)ceil((double)t->n * 48.0 / xw);
+    size_t every = (size_t)ceil((double)t->n * 56.0 / xw);
     if (every < 1)
         every = 1;
     for (size_t i = 0; i < t->n; i += every) {
@@ -136,7 +139,7 @@ static void chart(FILE *out, const struct cb_trend *t, const char *metric)
     double xw = W - L - R, yh = H - T - B;
 #define XS(i) (L + (t->n > 1 ? xw * (double)(i) / (double)(t->n - 1) : xw / 2))
 #define YS(v) (T + yh * (1 - ((v) - lo) / span))
-    fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"", W, H);
+    fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"", W, H, W, H);
     cb_html_esc(out, t->key);
     fputs(" over commits\">", out);
     /* Ticks at a round step, with as many decimals as the step needs, so
@@ -174,9 +177,12 @@ static void chart(FILE *out, const struct cb_trend *t, const char *metric)
         short_hash(out, t->hash[st->at]);
         fprintf(out, ": %+.1f%% [%+.1f%%, %+.1f%%] %s</title></line>", 100 * st->est, 100 * st->lo,
                 100 * st->hi, step_class(st));
-        /* Its label above the plot, where no line runs; leftward near
-         * the right edge (about 100 px of text). */
-        int left = x + 104 > W;
+        /* Its label above the plot, where no line runs; leftward where
+         * it would run past the right edge (6.8 px a character of the
+         * bold 10.5 px labels). */
+        char lab[48];
+        int len = snprintf(lab, sizeof lab, "%+.1f%% at %.12s", 100 * st->est, t->hash[st->at]);
+        int left = x + 4 + 6.8 * len > W;
         fprintf(out, "<text class=\"bl\" fill=\"%s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%+.1f%% at ",
                 col, left ? x - 4 : x + 4, T - 3, left ? "end" : "start", 100 * st->est);
         short_hash(out, t->hash[st->at]);

@@ -212,9 +212,13 @@ static void y_axis(FILE *out, struct scale *ys, double ylo, double yhi, int w, i
 
 static void x_axis(FILE *out, const struct scale *xs, int xlog2, int T, int B, int h)
 {
-    /* x ticks at the powers of two (sizes) or of ten that fall inside. */
+    /* x ticks at the powers of two (sizes) or of ten that fall inside;
+     * every k-th where they would crowd (a size label needs about 46 px). */
     double base = xlog2 ? 2 : 10, x0 = xs->d0, x1 = xs->d1;
-    int every = xlog2 && log2(x1 / x0) > 12 ? 2 : 1, idx = 0;
+    double ticks = floor(log(x1 / x0) / log(base) + 1e-9) + 1;
+    int every = (int)ceil(ticks * 46.0 / (xs->r1 - xs->r0)), idx = 0;
+    if (every < 1)
+        every = 1;
     for (double t = pow(base, ceil(log(x0) / log(base) - 1e-9)); t <= x1 * 1.0001; t *= base, idx++) {
         if (idx % every)
             continue;
@@ -223,10 +227,11 @@ static void x_axis(FILE *out, const struct scale *xs, int xlog2, int T, int B, i
         const char *s = xlog2 ? cb_fmt_size((uint64_t)t, "B", b, sizeof b) : (snprintf(b, sizeof b, "%g", t), b);
         fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, T, h - B);
         /* The last label ends at the plot's right end rather than past the
-         * chart's ("16 MiB" was cut): 6.6 px a character. */
+         * chart's ("16 MiB" was cut): 6.6 px a character.  Its baseline 18
+         * px below the axis, so that the first clears the y axis's "0". */
         int end = x + 3.3 * (double)strlen(s) > xs->r1 + 4;
         fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s</text>",
-                end ? xs->r1 + 4 : x, h - B + 14, end ? "end" : "middle", s);
+                end ? xs->r1 + 4 : x, h - B + 18, end ? "end" : "middle", s);
     }
 }
 
@@ -262,7 +267,8 @@ static void line_chart(FILE *out, const struct line *ls, size_t nl, const char *
         x0 = x0 > 1 ? x0 / 2 : 0.5;
         x1 = x1 > 0 ? x1 * 2 : 2;
     }
-    const int w = 560, h = 280, L = 56, R = 16, T = 12, B = 40;
+    /* 400 wide, as every chart (report.css): whole in a phone's card. */
+    const int w = 400, h = 250, L = 56, R = 16, T = 12, B = 40;
     struct scale sxs = {x0, x1, L, w - R, 1}, sys;
     fprintf(out, "<svg class=\"chart lines\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", w, h, w, h);
     y_axis(out, &sys, y0, y1, w, L, R, T, B, h);
@@ -447,9 +453,16 @@ static void bars_view(FILE *out, const struct cb_report *r, const struct cb_repo
         fputs(" · ", out);
         cb_html_esc(out, g->mode);
         fprintf(out, " <span class=\"pill\">cycles per %s</span></h3>", fam->op);
-        const int row = 16, top = 8, w = 560, h = top + (int)n * row + 24;
-        double step = nice_step(hi * 1.1, 5);
-        struct scale s = {0, ceil(hi * 1.1 / step) * step, 170, 480, 0};
+        /* 400 wide (report.css): the names end at L (6.6 px a character
+         * of the 11 px labels), the bars end 78 px before the right edge,
+         * room for a figure and its change ("123.4 (+12%)"). */
+        size_t longest = 4;
+        for (size_t k = 0; k < n; k++)
+            longest = strlen(v[k]->info.variant) > longest ? strlen(v[k]->info.variant) : longest;
+        const int row = 16, top = 8, w = 400, h = top + (int)n * row + 24;
+        double L = 8 + 6.6 * (double)(longest < 24 ? longest : 24);
+        double step = nice_step(hi * 1.1, 4);
+        struct scale s = {0, ceil(hi * 1.1 / step) * step, L + 6, w - 78, 0};
         fprintf(out, "<svg class=\"chart rx\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", w, h, w, h);
         for (double t = 0; t <= s.d1 + step / 2; t += step) {
             double x = sx(&s, t);
@@ -458,10 +471,10 @@ static void bars_view(FILE *out, const struct cb_report *r, const struct cb_repo
         }
         for (size_t k = 0; k < n; k++) {
             double m = v[k]->cyc.median, y = top + (double)k * row, x1 = sx(&s, m);
-            fprintf(out, "<text class=\"lab\" x=\"164\" y=\"%.1f\" text-anchor=\"end\">", y + 11);
+            fprintf(out, "<text class=\"lab\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", L, y + 11);
             cb_html_esc(out, v[k]->info.variant);
-            fprintf(out, "</text><rect x=\"170\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" rx=\"2\" fill=\"%s\"><title>",
-                    y + 2, fmax(x1 - 170, 1), row - 4,
+            fprintf(out, "</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" rx=\"2\" fill=\"%s\"><title>",
+                    s.r0, y + 2, fmax(x1 - s.r0, 1), row - 4,
                     isnan(base) ? cb_html_palette[0] : m < base ? fitcol[0] : m > base ? fitcol[3] : "#888");
             cb_html_esc(out, v[k]->info.variant);
             double bx = isnan(base) ? -100 : sx(&s, base);

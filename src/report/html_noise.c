@@ -53,17 +53,30 @@ static void noise_axis(FILE *out, const struct scale *s, double lim, double step
     }
 }
 
-/* One case at height y: label, whiskers, quartile box, sample dots, spread. */
+/* A row's label: its size (but a region's, which has none) and variant. */
+static const char *noise_label(const struct cb_report_case *c, char *buf, size_t len)
+{
+    char sz[32];
+    if (strcmp(c->info.probe, "region") != 0 || c->info.size != 0)
+        snprintf(buf, len, "%s %s", cb_fmt_size(c->info.size, c->info.unit, sz, sizeof sz), c->info.variant);
+    else
+        snprintf(buf, len, "%s", c->info.variant);
+    return buf;
+}
+
+/* One case whose box is at height y, its label ending at lx (or, where
+ * the labels stand above their rows, starting at 4 above it): label,
+ * whiskers, quartile box, sample dots, spread. */
 static void noise_row(FILE *out, const struct cb_report *r, const struct cb_report_case *c,
-                      const struct scale *s, double y, double lim)
+                      const struct scale *s, double y, double lim, double lx)
 {
     double med = c->cyc.median;
-    fprintf(out, "<text class=\"lab\" x=\"194\" y=\"%.1f\" text-anchor=\"end\">", y + 4);
-    if (strcmp(c->info.probe, "region") != 0 || c->info.size != 0) {
-        cb_html_size_label(out, c->info.size, c->info.unit);
-        fputs(" ", out);
-    }
-    cb_html_esc(out, c->info.variant);
+    char lab[160];
+    if (lx > 0)
+        fprintf(out, "<text class=\"lab\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lx, y + 4);
+    else
+        fprintf(out, "<text class=\"lab\" x=\"4\" y=\"%.1f\">", y - 8);
+    cb_html_esc(out, noise_label(c, lab, sizeof lab));
     fprintf(out, "</text><line stroke=\"#888\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
             noise_x(s, c->cyc.min, med), noise_x(s, c->cyc.max, med), y, y);
     double x25 = noise_x(s, c->cyc.p25, med), x75 = noise_x(s, c->cyc.p75, med);
@@ -79,8 +92,24 @@ static void noise_row(FILE *out, const struct cb_report *r, const struct cb_repo
                 noise_x(s, se->v[q], med), y + ((q * 7) % 5 - 2.0));
     if ((c->cyc.max / med - 1) * 100 > lim)
         fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">›</text>", s->r1 + 2, y + 4);
-    fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">%.1f%%</text>", s->r1 + 14, y + 4,
-            c->cyc.spread_pct);
+    fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.1f%%</text>",
+            s->r1 + 53, y + 4, c->cyc.spread_pct);
+}
+
+/* Where the labels of cases [i, j) in mode end: after the longest (6.6 px
+ * a character of the 11 px labels), or 0 when that would leave the plot
+ * under half the chart: then each label stands above its row. */
+static double noise_label_end(const struct cb_report *r, size_t i, size_t j, const char *mode, int w)
+{
+    size_t longest = 0;
+    char lab[160];
+    for (size_t k = i; k < j; k++)
+        if (noise_shown(&r->cases[k], mode)) {
+            size_t n = strlen(noise_label(&r->cases[k], lab, sizeof lab));
+            longest = n > longest ? n : longest;
+        }
+    double lx = 6 + 6.6 * (double)longest;
+    return lx <= w * 0.42 ? lx : 0;
 }
 
 /* The card of one probe's cases [i, j) in one mode; nothing when none has a row. */
@@ -93,8 +122,12 @@ static void noise_card(FILE *out, const struct cb_report *r, size_t i, size_t j,
     lim = fmin(lim, 50);
     double step = nice_step(lim, 2);
     lim = ceil(lim / step) * step;
-    const int row = 14, top = 8, w = 560, h = top + (int)n * row + 24;
-    struct scale s = {-lim, lim, 200, 470, 0};
+    /* 400 wide, as every chart (report.css); the spreads ("12.3%", and
+     * "1002.8%" from a wild case) end 3 px from the right edge.  Labels above their rows take a row's height more. */
+    const int w = 400;
+    double lx = noise_label_end(r, i, j, mode, w);
+    const int row = lx > 0 ? 14 : 28, top = lx > 0 ? 8 : 22, h = top + (int)n * row + 24 - (lx > 0 ? 0 : 14);
+    struct scale s = {-lim, lim, lx > 0 ? lx + 8 : 22, w - 56, 0};
     fputs("<div class=\"card\"><h3>", out);
     cb_html_esc(out, r->cases[i].info.probe);
     fprintf(out, " · %s</h3>", mode);
@@ -103,7 +136,7 @@ static void noise_card(FILE *out, const struct cb_report *r, size_t i, size_t j,
     size_t rowi = 0;
     for (size_t k = i; k < j; k++)
         if (noise_shown(&r->cases[k], mode))
-            noise_row(out, r, &r->cases[k], &s, top + (double)rowi++ * row + row / 2.0, lim);
+            noise_row(out, r, &r->cases[k], &s, top + (double)rowi++ * row + (lx > 0 ? row / 2.0 : 7), lim, lx);
     fputs("</svg></div>", out);
 }
 

@@ -18,10 +18,11 @@
 #define ROOF_R 28
 
 /* A ceiling's label starts at x; one that would run past the plot's right
- * end (x_end) ends there instead: its anchor and x, in *anchor. */
+ * end (x_end) ends there instead: its anchor and x, in *anchor (6 px a
+ * character of the labels, 10.5 px on a phone). */
 static double fit_label(double x, double x_end, size_t n, const char **anchor)
 {
-    *anchor = x + 5.6 * (double)n > x_end ? "end" : "start";
+    *anchor = x + 6.0 * (double)n > x_end ? "end" : "start";
     return *anchor[0] == 'e' ? x_end - 2 : x;
 }
 
@@ -81,7 +82,8 @@ static void roof_axes(FILE *out, const struct scale *xs_, const struct scale *ys
         fprintf(out, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>", L - 5,
                 y + 4, t);
     }
-    int every = log2(xs.d1 / xs.d0) > 12 ? 2 : 1, idx = 0;
+    /* Every k-th size where they would crowd: a label needs about 46 px. */
+    int every = (int)ceil((log2(xs.d1 / xs.d0) + 1) * 46.0 / (w - R - L)), idx = 0;
     for (double t = xs.d0; t <= xs.d1 * 1.0001; t *= 2, idx++) {
         if (idx % every)
             continue;
@@ -89,7 +91,7 @@ static void roof_axes(FILE *out, const struct scale *xs_, const struct scale *ys
         double x = sx(&xs, t);
         fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, T, h - B);
         fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x,
-                h - B + 14, cb_fmt_size((uint64_t)t, "B", b, sizeof b));
+                h - B + 18, cb_fmt_size((uint64_t)t, "B", b, sizeof b));
     }
     fprintf(out, "<line class=\"ax\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>", L, w - R, h - B, h - B);
     fprintf(out, "<text class=\"lab\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">working set (bytes, log "
@@ -185,7 +187,8 @@ static void roofline_chart(FILE *out, const struct cb_report *r, const char *fam
         if (s)
             y0 = fmin(y0, s->bpt), y1 = fmax(y1, s->bpt);
     }
-    const int w = 560, h = 300, L = 56, R = ROOF_R, T = 12, B = 40;
+    /* 400 wide, as every chart (report.css): whole in a phone's card. */
+    const int w = 400, h = 280, L = 56, R = ROOF_R, T = 12, B = 40;
     struct scale xs = {pow(2, floor(log2(x0)) - 1), pow(2, ceil(log2(x1)) + 1), L, w - R, 1};
     struct scale ys = {pow(10, floor(log10(y0 / 1.2))), pow(10, ceil(log10(y1 * 1.2))), h - B, T, 1};
     fprintf(out, "<div class=\"card\"><h3>");

@@ -170,9 +170,10 @@ static void bar_segments(FILE *out, const struct cb_path_result *res, const stru
 static void path_chart(FILE *out, const struct cb_report *r, const struct cb_path *p,
                        const struct cb_path_result *res)
 {
-    /* The legend wraps to another row where its next entry would run past
+    /* 400 wide, as every chart (report.css): whole in a phone's card.  The
+     * legend wraps to another row where its next entry would run past
      * the chart's right edge ("(not measured)" entries were cut). */
-    const int w = 560;
+    const int w = 400;
     int rows = 1;
     for (size_t k = 0, x = 10; k < res->nparts; k++) {
         size_t len = 14 + (size_t)(7.0 * (double)strlen(res->parts[k].step->label)) +
