@@ -275,8 +275,8 @@ static void grid_claims(const struct cb_report *r, const struct grid *g, FILE *o
         fprintf(out, "  no crossover: %s wins at the %zu of %zu sizes with a clear winner\n",
                 one->info.variant, clear, g->nsizes);
     else if (clear == 0)
-        fprintf(out, "  no winner at any size: at each with two variants or more, one is tied "
-                     "with the first or not separated from it\n");
+        fprintf(out, "  no winner at any size: at each with two variants or more, one is tied\n"
+                     "   with the first or not separated from it\n");
     const char *on = cb_rank_by_time(r) ? cb_report_time_what(r) : "cycles";
     if (cb_rank_runs(r) > 1)
         fprintf(out, "  (a winner: faster than each other variant by %.0f%%+ at p < %.2g, paired t\n"
