@@ -278,7 +278,8 @@ static void body(FILE *out, void *ctx)
     }
     fputs("<p class=\"lead\">Dashed lines are the segments' medians; a solid line marks the first commit "
           "after a step (red: regressed, green: improved, grey: acknowledged). Under each chart, the "
-          "commits' short hashes: hover one for its subject.</p><p class=\"filter\"><label>Cases: "
+          "commits' short hashes (every k-th where they would crowd): hover one, or a point, for "
+          "its subject.</p><p class=\"filter\"><label>Cases: "
           "<input id=\"case-filter\" type=\"search\" placeholder=\"a glob, e.g. csum/*/1500/*\" "
           "spellcheck=\"false\"></label> <span id=\"case-count\"></span></p>", out);
     for (size_t i = 0; i < pg->nh; i++)

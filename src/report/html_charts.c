@@ -341,7 +341,8 @@ int cb_html_throughput_view(FILE *out, const struct cb_report *r, struct line *l
             fprintf(out, "<h2 id=\"throughput-%" PRId64 "\">Throughput</h2><p class=\"lead\">Bytes per "
                          "cycle against size (log scale), one line per variant (a bar per variant "
                          "where one size was measured); warm (data in "
-                         "cache) and cold (working set beyond the last-level cache) side by side. "
+                         "cache) and cold (working set beyond the last-level cache) in cards of "
+                         "their own. "
                          "Higher is better.</p>",
                     r->run.id);
         any = 1;

@@ -90,6 +90,9 @@ static void noise_row(FILE *out, const struct cb_report *r, const struct cb_repo
     for (size_t q = 0; q < se->n; q += every)
         fprintf(out, "<circle r=\"1.6\" fill=\"#333\" fill-opacity=\"0.55\" cx=\"%.1f\" cy=\"%.1f\"/>",
                 noise_x(s, se->v[q], med), y + ((q * 7) % 5 - 2.0));
+    if ((1 - c->cyc.min / med) * 100 > lim)
+        fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">‹</text>", s->r0 - 2,
+                y + 4);
     if ((c->cyc.max / med - 1) * 100 > lim)
         fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">›</text>", s->r1 + 2, y + 4);
     fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.1f%%</text>",
@@ -127,7 +130,7 @@ static void noise_card(FILE *out, const struct cb_report *r, size_t i, size_t j,
     const int w = 400;
     double lx = noise_label_end(r, i, j, mode, w);
     const int row = lx > 0 ? 14 : 28, top = lx > 0 ? 8 : 22, h = top + (int)n * row + 24 - (lx > 0 ? 0 : 14);
-    struct scale s = {-lim, lim, lx > 0 ? lx + 8 : 22, w - 56, 0};
+    struct scale s = {-lim, lim, lx > 0 ? lx + 14 : 22, w - 56, 0};
     fputs("<div class=\"card\"><h3>", out);
     cb_html_esc(out, r->cases[i].info.probe);
     fprintf(out, " · %s</h3>", mode);
@@ -142,15 +145,17 @@ static void noise_card(FILE *out, const struct cb_report *r, size_t i, size_t j,
 
 /* Each case's samples as deviation from its own median, in %: a box for the
  * quartiles, whiskers to min and max, a dot per sample (at most 60, evenly
- * picked), so cases of any size compare on one axis.  One card per probe
+ * picked), so cases of any size compare on one axis; what lies past an
+ * end of the axis is drawn at it, marked ‹ or ›.  One card per probe
  * and mode, every warm card before the cold ones. */
 void cb_html_noise_view(FILE *out, const struct cb_report *r)
 {
     if (r->cyc_event < 0)
         return;
-    fprintf(out, "<h2 id=\"noise-%" PRId64 "\">Noise</h2><p class=\"lead\">Every sample of each "
-                 "case as its deviation from the case's median (%%), box = quartiles, whiskers = "
-                 "min and max, clipped at the axis ends (marked ›). Spread = IQR / median.</p>"
+    fprintf(out, "<h2 id=\"noise-%" PRId64 "\">Noise</h2><p class=\"lead\">Each case's samples as "
+                 "their deviation from the case's median (%%): a dot per sample (at most 60, evenly "
+                 "picked), box = quartiles, whiskers = min and max, clipped at the axis ends (marked "
+                 "‹ or ›). Spread = IQR / median.</p>"
                  "<div class=\"grid\">",
             r->run.id);
     for (int pass = 0; pass < 2; pass++) {
