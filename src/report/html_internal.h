@@ -21,7 +21,9 @@ struct line {
     size_t n;
 };
 
-#define MAXLINES 24
+/* The most lines a chart draws: a roofline has a warm and a cold line per
+ * variant (memset's 15 variants are 30). */
+#define MAXLINES 64
 
 /* A linear or log10 scale from a domain to pixels, clamped. */
 struct scale {

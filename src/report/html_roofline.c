@@ -100,13 +100,39 @@ static void roof_axes(FILE *out, const struct scale *xs_, const struct scale *ys
                  "bytes per TSC tick (log scale)</text>", (T + h - B) / 2);
 }
 
-/* Each variant's line and points (cold dashed, open dots), then the legend. */
+/* Line l's variant: its name less " (cold)", n characters of it. */
+static size_t variant_len(const struct line *l)
+{
+    const char *c = strstr(l->name, " (cold)");
+    return c ? (size_t)(c - l->name) : strlen(l->name);
+}
+
+/* Which variant line l draws, counted in first-seen order: its colour, the
+ * same for its warm and cold lines (apart by their dash), so that 20
+ * variants, not 10, are told apart. */
+static size_t variant_index(const struct line *ls, size_t l)
+{
+    size_t idx = 0, n = variant_len(&ls[l]);
+    for (size_t k = 0; k < l; k++) {
+        int seen = 0;
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = variant_len(&ls[j]) == variant_len(&ls[k]) &&
+                   strncmp(ls[j].name, ls[k].name, variant_len(&ls[k])) == 0;
+        if (variant_len(&ls[k]) == n && strncmp(ls[k].name, ls[l].name, n) == 0)
+            return idx;
+        idx += !seen;
+    }
+    return idx;
+}
+
+/* Each variant's line and points (cold dashed, open dots), then the
+ * legend: a colour per variant. */
 static void roof_lines(FILE *out, const struct line *ls, size_t nl, const struct scale *xs_,
                        const struct scale *ys_, int stores)
 {
     const struct scale xs = *xs_, ys = *ys_;
     for (size_t l = 0; l < nl; l++) {
-        const char *col = cb_html_palette[l % CB_HTML_NPAL];
+        const char *col = cb_html_palette[variant_index(ls, l) % CB_HTML_NPAL];
         int cold = strstr(ls[l].name, " (cold)") != NULL;
         fprintf(out, "<polyline class=\"rl%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
                 cold ? " cold" : "", col);
@@ -129,9 +155,15 @@ static void roof_lines(FILE *out, const struct line *ls, size_t nl, const struct
         }
     }
     fputs("</svg><div class=\"legend\">", out);
-    for (size_t l = 0; l < nl; l++) {
-        fprintf(out, "<span style=\"--c:%s\">", cb_html_palette[l % CB_HTML_NPAL]);
-        cb_html_esc(out, ls[l].name);
+    for (size_t l = 0, next = 0; l < nl; l++) {
+        size_t v = variant_index(ls, l);
+        if (v < next)
+            continue;
+        next = v + 1;
+        char name[sizeof ls[l].name];
+        snprintf(name, sizeof name, "%.*s", (int)variant_len(&ls[l]), ls[l].name);
+        fprintf(out, "<span style=\"--c:%s\">", cb_html_palette[v % CB_HTML_NPAL]);
+        cb_html_esc(out, name);
         fputs("</span>", out);
     }
 }
@@ -237,7 +269,7 @@ int cb_html_roofline_view(FILE *out, const struct cb_report *r, struct line *ls)
             fprintf(out, "<h2 id=\"roofline-%" PRId64 "\">Roofline</h2><p class=\"lead\">Each family "
                          "against the machine's ceilings (calibration %lld, %s): bytes per TSC tick "
                          "against the working set, both on log scales. Steps: the best load ceiling "
-                         "of each cache level up to its size, then DRAM%s. Lines: one per variant, "
+                         "of each cache level up to its size, then DRAM%s. Lines: a colour per variant, "
                          "warm solid, cold (judged against DRAM) dashed with open dots (where one "
                          "size was measured, a bar per variant instead, its share of the ceiling "
                          "on hover). The closer "
