@@ -11,7 +11,7 @@
 # probe functions.
 # REV (default HEAD) is archived twice into a temporary directory (git
 # archive: the committed tree, no local edits); copy B gets one more
-# function in src/report/report.c (a few hundred bytes of code never
+# function in src/report/run_load.c (a few hundred bytes of code never
 # called, which moves everything linked after it, as issue 40's
 # report-only commit did).  Each copy is built with
 # `./configure -q && make`.  RUNS defaults to 3; ARGS to "-p csum"

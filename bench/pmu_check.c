@@ -27,9 +27,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "counters.h"
-#include "events.h"
-#include "tsc.h"
+#include "counters/counters.h"
+#include "counters/events.h"
+#include "counters/tsc.h"
 
 static int failed;
 

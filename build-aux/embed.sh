@@ -23,7 +23,7 @@ lit() {
     case $kind in
     sql|pgsql)
         arr=cb_migrations; [ "$kind" = pgsql ] && arr=cb_pg_migrations
-        echo '#include "store.h"'
+        echo '#include "store/store.h"'
         echo "extern const struct cb_migration $arr[];"
         echo "extern const size_t ${arr%_migrations}_nmigrations;"
         echo "const struct cb_migration $arr[] = {"
@@ -40,7 +40,7 @@ lit() {
         echo "const size_t ${arr%_migrations}_nmigrations = sizeof $arr / sizeof $arr[0];"
         ;;
     assets)
-        echo '#include "assets.h"'
+        echo '#include "report/assets.h"'
         echo "const struct cb_asset cb_assets[] = {"
         for f in "$@"; do
             echo "  { \"$(basename "$f")\","

@@ -3,7 +3,7 @@
  * give a finite, positive number of cycles at any sane clock. */
 #include <math.h>
 
-#include "budget.h"
+#include "analysis/budget.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

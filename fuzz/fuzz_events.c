@@ -2,8 +2,8 @@
  * through cb_events_resolve (aliases and raw libpfm4 strings), as the
  * collector resolves them.  A resolved part must carry an encoding; an
  * unresolved one must say why. */
-#include "events.h"
-#include "counters.h"
+#include "counters/events.h"
+#include "counters/counters.h"
 #include "fuzz.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

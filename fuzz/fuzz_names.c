@@ -4,10 +4,10 @@
  * success must split into non-empty names whose count is the commas + 1. */
 #include <fnmatch.h>
 
-#include "cpu.h"
+#include "host/cpu.h"
 #include "fuzz.h"
-#include "parse.h"
-#include "probe.h"
+#include "cli/parse.h"
+#include "harness/probe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "parse.h"
+#include "cli/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

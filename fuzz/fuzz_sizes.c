@@ -2,7 +2,7 @@
  * cb_parse_size.  A success must give 1..16 GiB per entry and agree with
  * parsing each comma-separated token alone. */
 #include "fuzz.h"
-#include "parse.h"
+#include "cli/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

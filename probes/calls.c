@@ -1,12 +1,12 @@
 /* calls.c — a call and a return, direct or indirect, with and without
  * thunks (calls.h). */
-#include "calls.h"
+#include "probes/calls.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kflags.h"
+#include "probes/kflags/kflags.h"
 
 static __attribute__((noinline)) uint64_t inc(uint64_t x)
 {

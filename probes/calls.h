@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "probe.h"
+#include "harness/probe.h"
 
 /* x + n, as n calls that each add 1. */
 typedef uint64_t (*cb_calls_fn)(uint64_t n, uint64_t x);

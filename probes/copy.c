@@ -3,7 +3,7 @@
  * Loops that move memory are written with inline asm or SIMD intrinsics, and
  * short tails without loops: gcc and clang recognise a plain copy loop and
  * replace it with a call to memcpy, which would make every variant glibc. */
-#include "copy.h"
+#include "probes/copy.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
-#include "../kmod/cb_kmod_uapi.h"
+#include "host/cpu.h"
+#include "kmod/cb_kmod_uapi.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #elif defined(__aarch64__)
-#include "arm64/copy_arm64.h"
+#include "probes/arm64/copy_arm64.h"
 #endif
 
 /* ---- the variants ---- */

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "probe.h"
-#include "workset.h"
+#include "harness/probe.h"
+#include "harness/workset.h"
 
 /* Short-copy helpers shared by the copy-like families (copy, csum_copy):
  * unaligned 8-byte load/store, and a loop-free copy of up to 64 bytes. */

@@ -28,7 +28,7 @@
  * do_csum (arm64/csum.h), which reads whole aligned words and so may touch
  * the bytes just outside the buffer in the same aligned 8 bytes (never
  * another page); the verify below is the same on both. */
-#include "csum.h"
+#include "probes/csum.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -39,15 +39,15 @@
 #include <immintrin.h>
 #endif
 
-#include "cpu.h"
-#include "csum_kernel.h"
-#include "csum_simd.h"
-#include "kflags.h"
-#include "../kmod/cb_kmod_uapi.h"
-#include "probe.h"
-#include "workset.h"
+#include "host/cpu.h"
+#include "probes/csum_kernel.h"
+#include "probes/csum_simd.h"
+#include "probes/kflags/kflags.h"
+#include "kmod/cb_kmod_uapi.h"
+#include "harness/probe.h"
+#include "harness/workset.h"
 #if defined(__aarch64__)
-#include "arm64/csum.h"
+#include "probes/arm64/csum.h"
 #endif
 
 /* ---- ref: RFC 1071 ------------------------------------------------------ */

@@ -5,18 +5,18 @@
  * of 16-bit words, and it folds to the same 16 bits (csum.h).  The loops are
  * inline asm because the adc chain needs the carry flag, and because a C
  * loop that copies would be split by the compiler into memcpy + a sum. */
-#include "csum_copy.h"
+#include "probes/csum_copy.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "copy.h"
-#include "cpu.h"
-#include "../kmod/cb_kmod_uapi.h"
-#include "csum.h"
+#include "probes/copy.h"
+#include "host/cpu.h"
+#include "kmod/cb_kmod_uapi.h"
+#include "probes/csum.h"
 #if defined(__aarch64__)
-#include "arm64/csum.h"
+#include "probes/arm64/csum.h"
 #endif
 
 #if defined(__x86_64__)

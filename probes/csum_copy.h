@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "probe.h"
+#include "harness/probe.h"
 
 /* Copy len bytes src -> dst (no overlap) and return the 32-bit partial
  * checksum of them plus sum, with csum_partial's meaning (csum.h: equal

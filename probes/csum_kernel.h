@@ -1,6 +1,6 @@
 /* csum_kernel.h — the kernel's csum_partial loops (kernel-2021, kernel-2023)
  * and the helpers they share with the other variants, as inline functions:
- * csum.c builds them with the tool's flags, probes/kflags/csum.c a second
+ * csum.c builds them with the tool's flags, probes/kflags/csum_kflags.c a second
  * time with the kernel's code generation.  Integer code and
  * inline asm only, so that -mno-sse -mno-sse2 can compile it.  The helpers
  * up to tail_1load are plain C and serve the arm64 variants too; the adcq

@@ -3,12 +3,12 @@
  * bytes with vpdpbusd.  csum.c's header says what every
  * variant keeps to (no read outside the buffer, the same folded sum); the
  * family table there lists them (csum_simd.h). */
-#include "csum_simd.h"
+#include "probes/csum_simd.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#include "csum_kernel.h"
+#include "probes/csum_kernel.h"
 
 /* ---- avx2 / avx512 ------------------------------------------------------ */
 

@@ -2,9 +2,9 @@
  *
  * As in copy.c, loops are asm or SIMD intrinsics and short tails loop-free:
  * the compilers turn a plain store loop back into a call to memset. */
-#include "memset.h"
-#include "memset_short.h"
-#include "kflags.h"
+#include "probes/memset.h"
+#include "probes/memset_short.h"
+#include "probes/kflags/kflags.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
-#include "../kmod/cb_kmod_uapi.h"
+#include "host/cpu.h"
+#include "kmod/cb_kmod_uapi.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #elif defined(__aarch64__)
-#include "arm64/memset_arm64.h"
+#include "probes/arm64/memset_arm64.h"
 #endif
 
 /* ---- general variants ---- */

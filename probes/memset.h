@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "probe.h"
-#include "workset.h"
+#include "harness/probe.h"
+#include "harness/workset.h"
 
 /* Set len bytes at dst to (unsigned char)c.  A variant with only_size set
  * ignores c and len: it zeroes only_size bytes. */

@@ -1,14 +1,14 @@
 /* page_pool.c — the page_pool fast path, modelled (page_pool.h): the pool,
  * its ptr_ring, the variants' bursts and the family's probe record. */
-#include "page_pool.h"
+#include "probes/page_pool.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kmod/cb_kmod_uapi.h"
-#include "workset.h"
+#include "kmod/cb_kmod_uapi.h"
+#include "harness/workset.h"
 
 #define PP_SIGNATURE 0x40u   /* what page_pool writes into page->pp_magic */
 

@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "probe.h"
+#include "harness/probe.h"
 
 #define CB_PP_CACHE_SIZE 128   /* PP_ALLOC_CACHE_SIZE: the alloc cache's pointers */
 #define CB_PP_CACHE_REFILL 64  /* PP_ALLOC_CACHE_REFILL: pages moved per refill */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "page_pool.h"
+#include "probes/page_pool.h"
 
 #define MAX_BURST 1400
 #define NONE UINT32_MAX

@@ -1,6 +1,6 @@
 /* peer.c — the second thread of a cross-CPU family (peer.h). */
 #define _GNU_SOURCE
-#include "peer.h"
+#include "probes/peer.h"
 
 #include <errno.h>
 #include <sched.h>

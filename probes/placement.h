@@ -1,7 +1,7 @@
 /* placement.h — force-included into every probe object (mk/probes.am): the
  * object's code starts on a 4 KiB boundary.
  *
- * Why: an edit to src/report/report.c alone can make
+ * Why: an edit to src/report/run_load.c alone can make
  * csum/kernel-2023/20/warm +10.0% [+9.99, +10.03] slower, 3 runs against 3.
  * The variant's machine code was the same; the link had moved it, and a
  * loop's place against the front end's 32- and 64-byte fetch windows, the

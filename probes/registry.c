@@ -13,21 +13,21 @@
 
 #include <cyclebudget/cyclebudget.h>
 
-#include "cpu.h"
-#include "probe.h"
+#include "host/cpu.h"
+#include "harness/probe.h"
 /* The families' headers; with cyclebudget.h above, the compiler also checks
  * that each pluggable family's function type is the public one (a typedef
  * declared twice must name the same type). */
-#include "calls.h"
-#include "copy.h"
-#include "csum.h"
-#include "csum_copy.h"
-#include "memset.h"
-#include "page_pool.h"
-#include "rxring.h"
-#include "slab.h"
-#include "synthetic.h"
-#include "xfer.h"
+#include "probes/calls.h"
+#include "probes/copy.h"
+#include "probes/csum.h"
+#include "probes/csum_copy.h"
+#include "probes/memset.h"
+#include "probes/page_pool.h"
+#include "probes/rxring.h"
+#include "probes/slab.h"
+#include "probes/synthetic.h"
+#include "probes/xfer.h"
 
 const struct cb_probe *const cb_probes[] = {
     &cb_probe_csum,

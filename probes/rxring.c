@@ -5,7 +5,7 @@
  * with constant parameters by the RX_VARIANTS table, so every variant
  * compiles to its own loop with no per-packet test of which prefetches are
  * on.  The variant's fn points at a const rx_params holding that loop. */
-#include "rxring.h"
+#include "probes/rxring.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "cpu.h"
-#include "workset.h"
+#include "host/cpu.h"
+#include "harness/workset.h"
 
 enum { PF_T0, PF_NTA, PF_W };
 /* Where a "next packet" address comes from: ADDR_DEP follows the driver's

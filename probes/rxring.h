@@ -37,7 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "probe.h"
+#include "harness/probe.h"
 
 #define CB_RX_DD          0x01u /* descriptor done (E1000_RXD_STAT_DD) */
 #define CB_RX_NET_IP_ALIGN 2u

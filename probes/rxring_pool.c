@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "rxring.h"
+#include "probes/rxring.h"
 
 static uint64_t rnd(uint64_t *s)
 {

@@ -1,18 +1,18 @@
 /* slab.c — the "slab" family: the SLUB-shaped allocator of slub.c driven
  * single, on its slow path and in bulk, against glibc malloc (see slab.h for
  * what warm and cold mean here). */
-#include "slab.h"
+#include "probes/slab.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kflags.h"
-#include "../kmod/cb_kmod_uapi.h"
-#include "slab_internal.h"
-#include "slab_remote.h"
-#include "workset.h"
+#include "probes/kflags/kflags.h"
+#include "kmod/cb_kmod_uapi.h"
+#include "probes/slab_internal.h"
+#include "probes/slab_remote.h"
+#include "harness/workset.h"
 
 /* xorshift64*: setup-time shuffles only. */
 uint64_t cb_slab_rnd(uint64_t *s)

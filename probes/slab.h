@@ -18,8 +18,8 @@
 
 #include <stddef.h>
 
-#include "probe.h"
-#include "slub.h"
+#include "harness/probe.h"
+#include "probes/slub.h"
 
 extern const struct cb_probe cb_probe_slab;
 

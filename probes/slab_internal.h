@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "probe.h"
-#include "slub.h"
+#include "harness/probe.h"
+#include "probes/slub.h"
 
 enum slab_kind { K_SINGLE, K_SLOWPATH, K_BULK, K_MALLOC, K_CLEAR, K_REMOTE, K_SINGLE_KF };
 

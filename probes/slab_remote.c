@@ -1,7 +1,7 @@
 /* slab_remote.c — objects allocated on one CPU, freed on another
  * (slab_remote.h). */
 #define _GNU_SOURCE
-#include "slab_remote.h"
+#include "probes/slab_remote.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpupair.h"
-#include "peer.h"
-#include "slub.h"
+#include "host/cpupair.h"
+#include "probes/peer.h"
+#include "probes/slub.h"
 
 #define RING 256u
 #define MAX_BATCH 64u

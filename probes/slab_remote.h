@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "probe.h"
+#include "harness/probe.h"
 
 /* A case of batch objects per free (1: single).  -ENODEV without a peer
  * CPU, -EINVAL for objects under 16 bytes. */

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slab.h"
-#include "slab_internal.h"
-#include "slab_remote.h"
+#include "probes/slab.h"
+#include "probes/slab_internal.h"
+#include "probes/slab_remote.h"
 
 static int ptr_cmp(const void *a, const void *b)
 {

@@ -5,15 +5,15 @@
  * build_detached_freelist for free_bulk.  None of its code is copied; the
  * locking (irq-off, cmpxchg_double with a tid, node list_lock) collapses to
  * nothing here because one cache is used by one thread. */
-#include "slub.h"
+#include "probes/slub.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
-#include "slub_layout.h"
+#include "host/cpu.h"
+#include "probes/slub_layout.h"
 
 #define SLUB_MAX_OBJ    8192u
 #define SLUB_MIN_BLOCK  4096u

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slub.h"
-#include "slub_layout.h"
+#include "probes/slub.h"
+#include "probes/slub_layout.h"
 
 struct slab_ref {
     const struct cb_slub_slab *s;

@@ -3,7 +3,7 @@
 #ifndef CB_PROBES_SLUB_LAYOUT_H
 #define CB_PROBES_SLUB_LAYOUT_H
 
-#include "slub.h"
+#include "probes/slub.h"
 
 /* A free object's first word links it to the next one (SLUB's fp). */
 static inline void *get_fp(const void *obj)

@@ -2,7 +2,7 @@
  *
  * The loop is asm so that no compiler can fold n adds of 1 into one add of
  * n: the chain's length, and so its cost, must be exactly what we asked. */
-#include "synthetic.h"
+#include "probes/synthetic.h"
 
 #include <errno.h>
 #include <math.h>

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "probe.h"
+#include "harness/probe.h"
 
 #define CB_SYNTH_ENV "CB_SYNTH_SLOWDOWN"
 #define CB_SYNTH_MAX_DELTA 10.0

@@ -1,6 +1,6 @@
 /* xfer.c — cache lines and descriptors between two CPUs (xfer.h). */
 #define _GNU_SOURCE
-#include "xfer.h"
+#include "probes/xfer.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpupair.h"
-#include "peer.h"
+#include "host/cpupair.h"
+#include "probes/peer.h"
 
 enum kind { K_PINGPONG, K_RING };
 

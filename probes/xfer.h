@@ -26,7 +26,7 @@
 #ifndef CB_PROBES_XFER_H
 #define CB_PROBES_XFER_H
 
-#include "probe.h"
+#include "harness/probe.h"
 
 #define CB_XFER_DESC_BYTES 16
 

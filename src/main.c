@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "config.h"
-#include "cmd.h"
-#include "secret.h"
-#include "termout.h"
+#include "cli/cmd.h"
+#include "store/secret.h"
+#include "cli/termout.h"
 
 static const struct {
     const char *name;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "report/crossover.h"
 #include "tap.h"
 
 #define NS 12   /* samples per case */

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "budget.h"
+#include "analysis/budget.h"
 #include "tap.h"
 
 int main(void)

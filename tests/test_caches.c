@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "caches.h"
+#include "host/caches.h"
 #include "tap.h"
 
 static char root[64];

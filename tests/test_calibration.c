@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ceilings.h"
-#include "store.h"
+#include "counters/ceilings.h"
+#include "store/store.h"
 #include "tap.h"
 
 static struct cb_host host(void)

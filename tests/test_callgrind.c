@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "callgrind.h"
+#include "counters/callgrind.h"
 #include "tap.h"
 
 static char fixtures[512];

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "caseclock.h"
-#include "fakeclock.h"
+#include "harness/caseclock.h"
+#include "harness/fakeclock.h"
 #include "tap.h"
 
 static struct cb_clock_side side(double ghz, double noise)

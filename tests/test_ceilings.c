@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "caches.h"
-#include "ceilings.h"
+#include "host/caches.h"
+#include "counters/ceilings.h"
 #include "tap.h"
 
 static void put(const char *path, const char *val)

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "rank.h"
+#include "report/crossover.h"
+#include "report/rank.h"
 #include "tap.h"
 
 #define NMAX 8

@@ -15,9 +15,9 @@
 
 #include <cyclebudget/cyclebudget.h>
 
-#include "codehash.h"
-#include "plugin.h"
-#include "probe.h"
+#include "harness/codehash.h"
+#include "harness/plugin.h"
+#include "harness/probe.h"
 #include "tap.h"
 
 static unsigned char data_a[64], data_b[64];

@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "meter.h"
-#include "tsc.h"
-#include "history.h"
-#include "dist.h"
-#include "stats.h"
-#include "synthetic.h"
+#include "analysis/compare.h"
+#include "counters/meter.h"
+#include "counters/tsc.h"
+#include "analysis/history.h"
+#include "util/dist.h"
+#include "harness/stats.h"
+#include "probes/synthetic.h"
 #include "tap.h"
 
 static int cmp_d(const void *a, const void *b)

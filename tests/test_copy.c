@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "copy.h"
-#include "cpu.h"
+#include "probes/copy.h"
+#include "host/cpu.h"
 #include "tap.h"
-#include "workset.h"
+#include "harness/workset.h"
 
 /* Restated here rather than linked from registry.c (which pulls in every
  * family): all of the variant's needs present. */

@@ -16,12 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "counters.h"
+#include "counters/counters.h"
 #include "emulated.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
 #include "tap.h"
 #include "tree.h"
-#include "tsc.h"
+#include "counters/tsc.h"
 
 static double clock_ns(clockid_t id)
 {

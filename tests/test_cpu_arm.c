@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "host/cpu.h"
 #include "tap.h"
 
 #if defined(__aarch64__)

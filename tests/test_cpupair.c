@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cpupair.h"
+#include "host/cpupair.h"
 #include "tap.h"
 
 static void put(const char *root, int cpu, const char *file, const char *text)

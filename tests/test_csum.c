@@ -13,12 +13,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cpu.h"
-#include "csum.h"
-#include "probe.h"
+#include "host/cpu.h"
+#include "probes/csum.h"
+#include "harness/probe.h"
 #include "tap.h"
 #if defined(__aarch64__)
-#include "arm64/csum.h"
+#include "probes/arm64/csum.h"
 #endif
 
 static uint64_t rng_state = 0x853c49e6748fea9bull;

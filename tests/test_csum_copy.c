@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "copy.h"
-#include "cpu.h"
-#include "csum.h"
-#include "csum_copy.h"
+#include "probes/copy.h"
+#include "host/cpu.h"
+#include "probes/csum.h"
+#include "probes/csum_copy.h"
 #include "tap.h"
-#include "workset.h"
+#include "harness/workset.h"
 
 static int runnable_here(const struct cb_variant *v, unsigned feats)
 {

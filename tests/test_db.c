@@ -5,8 +5,8 @@
  *
  *   tests/test_db              the checks
  *   tests/test_db --backends   prints the backends this build has */
-#include "db.h"
-#include "store.h"
+#include "store/db.h"
+#include "store/store.h"
 #include "tap.h"
 
 #include <errno.h>

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emulation.h"
+#include "host/emulation.h"
 #include "tap.h"
 
 /* An Intel host's first processor block (abridged): what qemu-aarch64

@@ -20,7 +20,7 @@
 
 /* events.h brings <linux/perf_event.h>; it must come before libpfm4's
  * header, which then skips its own copy of the definitions */
-#include "events.h"
+#include "counters/events.h"
 #include "tap.h"
 
 #include <perfmon/pfmlib_perf_event.h>

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counters.h"
-#include "events.h"
-#include "fakeclock.h"
-#include "harness.h"
-#include "meter.h"
-#include "synthetic.h"
+#include "counters/counters.h"
+#include "counters/events.h"
+#include "harness/fakeclock.h"
+#include "harness/harness.h"
+#include "counters/meter.h"
+#include "probes/synthetic.h"
 #include "tap.h"
 
 int main(void)

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cpuclass.h"
-#include "fingerprint.h"
+#include "host/cpuclass.h"
+#include "host/fingerprint.h"
 #include "tap.h"
 #include "tree.h"
 

@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "floor.h"
-#include "store.h"
+#include "analysis/floor.h"
+#include "store/store.h"
 #include "tap.h"
 
 /* One group of eight runs, one of them +140% (a busy host): the other

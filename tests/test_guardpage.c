@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
-#include "csum.h"
-#include "plugin_verify.h"
-#include "probe.h"
+#include "host/cpu.h"
+#include "probes/csum.h"
+#include "harness/plugin_verify.h"
+#include "harness/probe.h"
 #include "tap.h"
 
 /* The suite's longest unit program (27 s here, 77 s under ASan) is built

@@ -8,13 +8,13 @@
 #include <math.h>
 #include <string.h>
 
-#include "counters.h"
-#include "events.h"
-#include "harness.h"
-#include "probe.h"
+#include "counters/counters.h"
+#include "counters/events.h"
+#include "harness/harness.h"
+#include "harness/probe.h"
 #include "emulated.h"
 #include "tap.h"
-#include "tsc.h"
+#include "counters/tsc.h"
 
 struct counting {
     int setups, teardowns;

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "inkernel.h"
-#include "report.h"
-#include "store.h"
+#include "store/inkernel.h"
+#include "report/report.h"
+#include "store/store.h"
 #include "tap.h"
 
 /* A complete run with one case of five tsc samples: value = k * 100 + base

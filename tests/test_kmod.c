@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kmod.h"
+#include "host/kmod.h"
 #include "tap.h"
 #include "tree.h"
 

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
-#include "memset.h"
+#include "host/cpu.h"
+#include "probes/memset.h"
 #include "tap.h"
-#include "workset.h"
+#include "harness/workset.h"
 #if defined(__aarch64__)
-#include "arm64/memset_arm64.h"
+#include "probes/arm64/memset_arm64.h"
 #endif
 
 static int runnable_here(const struct cb_variant *v, unsigned feats)

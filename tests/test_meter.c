@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "meter.h"
+#include "counters/meter.h"
 #include "tap.h"
 #include "tree.h"
 

@@ -1,4 +1,4 @@
-/* test_options.c — an option table (src/cmd/options.h): values land in the
+/* test_options.c — an option table (src/cli/options.h): values land in the
  * fields it names, a group's in its own struct, a CALL option reaches the
  * function of its table, unknown options and tables with a clash are
  * refused, and --help is made from the table: every option once, its
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "cli/options.h"
 #include "tap.h"
 
 struct shared {

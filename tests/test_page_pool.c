@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "page_pool.h"
-#include "probe.h"
-#include "report.h"
-#include "store.h"
+#include "probes/page_pool.h"
+#include "harness/probe.h"
+#include "report/report.h"
+#include "store/store.h"
 #include "tap.h"
 
 static const struct cb_variant *variant(const char *name)

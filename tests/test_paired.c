@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "paired.h"
+#include "analysis/paired.h"
 #include "tap.h"
 
 /* Brute force: every sign pattern of ranks 1..n, counting W+ <= w. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "cli/parse.h"
 #include "tap.h"
 
 int main(void)

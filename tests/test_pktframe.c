@@ -5,7 +5,7 @@
  * makes 0xffff. */
 #include <string.h>
 
-#include "pktframe.h"
+#include "harness/pktframe.h"
 #include "tap.h"
 
 static unsigned be16(const unsigned char *p)

@@ -16,13 +16,13 @@
 
 #include <sqlite3.h>
 
-#include "collect.h"
-#include "fakeclock.h"
-#include "probe.h"
-#include "race.h"
-#include "race_report.h"
+#include "harness/collect.h"
+#include "harness/fakeclock.h"
+#include "harness/probe.h"
+#include "analysis/race.h"
+#include "report/race_report.h"
 #include "tap.h"
-#include "tsc.h"
+#include "counters/tsc.h"
 
 static char tmpdir[64];
 

@@ -5,9 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "ranktest.h"
-#include "dist.h"
-#include "stats.h"
+#include "harness/ranktest.h"
+#include "util/dist.h"
+#include "harness/stats.h"
 #include "tap.h"
 
 /* U of a over b by pairs: a_i > b_j counts 1, a tie one half. */

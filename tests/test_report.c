@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "assets.h"
-#include "budget.h"
-#include "report.h"
-#include "store.h"
-#include "strbuf.h"
+#include "report/assets.h"
+#include "analysis/budget.h"
+#include "report/report.h"
+#include "store/store.h"
+#include "util/strbuf.h"
 #include "tap.h"
 
 static char *capture_html(const char *s)

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
-#include "probe.h"
-#include "rxring.h"
+#include "host/cpu.h"
+#include "harness/probe.h"
+#include "probes/rxring.h"
 #include "tap.h"
 
 struct expect {

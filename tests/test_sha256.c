@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sha256.h"
+#include "host/sha256.h"
 #include "tap.h"
 
 static void digest(const void *p, size_t n, char out[65])

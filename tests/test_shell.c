@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shell.h"
+#include "cli/shell.h"
 #include "tap.h"
 
 static void roundtrip(const char *const *args, size_t n, const char *what)

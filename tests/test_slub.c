@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
-#include "probe.h"
-#include "slab.h"
-#include "slub.h"
+#include "host/cpu.h"
+#include "harness/probe.h"
+#include "probes/slab.h"
+#include "probes/slub.h"
 #include "tap.h"
 
 static int ptrcmp(const void *a, const void *b)

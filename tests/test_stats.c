@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "dist.h"
-#include "stats.h"
+#include "util/dist.h"
+#include "harness/stats.h"
 #include "tap.h"
 
 int main(void)

@@ -17,9 +17,9 @@
 
 #include <sqlite3.h>
 
-#include "store.h"
+#include "store/store.h"
 #include "tap.h"
-#include "uuid.h"
+#include "store/uuid.h"
 
 static char tmpdir[64];
 

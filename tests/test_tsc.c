@@ -9,7 +9,7 @@
 
 #include "emulated.h"
 #include "tap.h"
-#include "tsc.h"
+#include "counters/tsc.h"
 
 static double mono_ns(void)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "tap.h"
-#include "versus.h"
+#include "analysis/versus.h"
 
 static int cmp(const void *a, const void *b)
 {

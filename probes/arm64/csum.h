@@ -3,7 +3,7 @@
  * cb_a64_csum_partial is a port (not a copy) of the arm64 kernel's
  * csum_partial: arch/arm64/lib/csum.c do_csum (Robin Murphy, 2019-2020)
  * plus lib/checksum.c's addition of the caller's sum.  It is inline so that
- * probes/kflags/csum.c builds it a second time with the kernel's code
+ * probes/kflags/csum_kflags.c builds it a second time with the kernel's code
  * generation (-mgeneral-regs-only), and it is the family's reference on
  * arm64: it is what Linux runs there.  Integer code only, for that build.
  *
@@ -21,7 +21,7 @@
 
 #if defined(__aarch64__)
 
-#include "csum_kernel.h"
+#include "probes/csum_kernel.h"
 
 #define CB_A64_NO_ASAN __attribute__((no_sanitize_address))
 

@@ -1,5 +1,5 @@
 /* kflags/flags.c — what the +kflags objects were built with. */
 #include "config.h"
-#include "kflags.h"
+#include "probes/kflags/kflags.h"
 
 const char cb_kernel_cflags[] = CB_KERNEL_CFLAGS;

@@ -16,9 +16,9 @@
 #define cb_slub_free_bulk cb_slub_free_bulk_kflags
 #define cb_slub_locate cb_slub_locate_kflags
 #define cb_slub_check cb_slub_check_kflags
-#include "slub.c"
+#include "probes/slub.c"
 
-#include "kflags.h"
+#include "probes/kflags/kflags.h"
 
 /* slab.c's touch(): the object is written and observed. */
 static inline void kf_touch(void *p, uint64_t v, uint64_t *acc)

@@ -1,6 +1,6 @@
 /* acks.c — which acknowledgements cover a change (see acks.h). */
 #define _GNU_SOURCE
-#include "acks.h"
+#include "analysis/acks.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lookup.h"
+#include "store/lookup.h"
 
 /* newest's walk: the position so far, and the best match. */
 struct order {

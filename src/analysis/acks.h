@@ -13,8 +13,8 @@
 
 #include <stddef.h>
 
-#include "sides.h"
-#include "store.h"
+#include "analysis/sides.h"
+#include "store/store.h"
 
 /* 1 when an ack of a glob matching case key covers the change from the
  * commits a[na] to the commits b[nb]: its commit after the newest of a and

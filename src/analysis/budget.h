@@ -21,7 +21,7 @@
 #ifndef CB_BUDGET_H
 #define CB_BUDGET_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* floor.c — the between-run noise floor (see floor.h). */
 #define _GNU_SOURCE
-#include "floor.h"
+#include "analysis/floor.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arrays.h"
-#include "db.h"
-#include "fingerprint.h"
-#include "dist.h"
-#include "stats.h"
+#include "harness/arrays.h"
+#include "store/db.h"
+#include "host/fingerprint.h"
+#include "util/dist.h"
+#include "harness/stats.h"
 
 static int sql_err(int rc)
 {

@@ -36,9 +36,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compare.h"
-#include "sides.h"
-#include "store.h"
+#include "analysis/compare.h"
+#include "analysis/sides.h"
+#include "store/store.h"
 
 /* At most this many of the host's newest runs are read to learn a floor. */
 #define CB_FLOOR_MAX_RUNS 256

@@ -3,7 +3,7 @@
  * within-run test, or exactly (simulated counts); p corrected over the
  * cases; acknowledgements applied. */
 #define _GNU_SOURCE
-#include "judge.h"
+#include "analysis/judge.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arrays.h"
-#include "db.h"
-#include "dist.h"
-#include "stats.h"
+#include "harness/arrays.h"
+#include "store/db.h"
+#include "util/dist.h"
+#include "harness/stats.h"
 
 double *cmp_state_meter(const struct cb_side_case *c, const struct cmp_opts *o)
 {

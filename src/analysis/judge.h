@@ -11,12 +11,12 @@
 
 #include <stddef.h>
 
-#include "acks.h"
-#include "compare.h"
-#include "floor.h"
-#include "sides.h"
-#include "store.h"
-#include "strbuf.h"
+#include "analysis/acks.h"
+#include "analysis/compare.h"
+#include "analysis/floor.h"
+#include "analysis/sides.h"
+#include "store/store.h"
+#include "util/strbuf.h"
 
 enum corr { CORR_HOLM, CORR_BH };
 

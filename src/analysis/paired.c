@@ -1,13 +1,13 @@
 /* paired.c — ab's paired statistics (paired.h). */
-#include "paired.h"
+#include "analysis/paired.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist.h"
-#include "stats.h"
+#include "util/dist.h"
+#include "harness/stats.h"
 
 /* The number of subsets of {1..n} with each sum, over 2^n: the null
  * distribution of W+.  out has n(n+1)/2 + 1 entries. */

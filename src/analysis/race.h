@@ -26,11 +26,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "budget.h"
-#include "collect.h"
-#include "fpu.h"
-#include "probe.h"
-#include "store.h"
+#include "analysis/budget.h"
+#include "harness/collect.h"
+#include "counters/fpu.h"
+#include "harness/probe.h"
+#include "store/store.h"
 
 #define CB_RACE_MAX_BUCKETS 16
 #define CB_RACE_UNBOUNDED UINT64_MAX

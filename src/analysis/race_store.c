@@ -1,7 +1,7 @@
 /* race_store.c — a race's rows into the collector's store, one
  * transaction: every entrant's cases and each bucket's decision, so that
  * report and the next race can read them back (see race.h). */
-#include "race.h"
+#include "analysis/race.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
+#include "store/db.h"
 
 
 static void bind_real(struct cb_db_stmt *s, int i, double v)

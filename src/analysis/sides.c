@@ -1,19 +1,19 @@
 /* sides.c — runs, pooled samples and fingerprints of a side (see sides.h). */
 #define _GNU_SOURCE
-#include "sides.h"
+#include "analysis/sides.h"
 
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
-#include "db.h"
+#include "store/db.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arrays.h"
-#include "fingerprint.h"
-#include "gitinfo.h"
+#include "harness/arrays.h"
+#include "host/fingerprint.h"
+#include "host/gitinfo.h"
 
 void cb_case_key(char *buf, size_t len, const char *probe, const char *variant, uint64_t size,
                  const char *mode)

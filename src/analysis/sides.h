@@ -8,13 +8,13 @@
 #ifndef CB_SIDES_H
 #define CB_SIDES_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "machine.h"
-#include "store.h"
+#include "host/machine.h"
+#include "store/store.h"
 
 #define CB_CASE_KEY_MAX 160
 

@@ -1,14 +1,14 @@
 /* sides_host.c — the machines of a side's runs, and keeping those of one
  * machine (sides.h). */
 #define _GNU_SOURCE
-#include "sides.h"
+#include "analysis/sides.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
+#include "store/db.h"
 
 static int sql_err(int rc)
 {

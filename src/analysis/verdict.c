@@ -4,7 +4,7 @@
  * else; report/verdict_text.c and verdict_junit.c print what it decided,
  * and cmd/ maps the outcome to an exit status. */
 #define _GNU_SOURCE
-#include "verdict.h"
+#include "analysis/verdict.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fingerprint.h"
-#include "lookup.h"
-#include "store.h"
+#include "host/fingerprint.h"
+#include "store/lookup.h"
+#include "store/store.h"
 
 
 /* 1 when the comma list holds word. */

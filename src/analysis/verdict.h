@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "judge.h"
-#include "sides.h"
-#include "store.h"
-#include "strbuf.h"
+#include "analysis/judge.h"
+#include "analysis/sides.h"
+#include "store/store.h"
+#include "util/strbuf.h"
 
 struct cb_path_delta;
 

@@ -1,14 +1,14 @@
 /* versus.c — a variant against another (see versus.h). */
-#include "versus.h"
+#include "analysis/versus.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ranktest.h"
-#include "dist.h"
-#include "stats.h"
+#include "harness/ranktest.h"
+#include "util/dist.h"
+#include "harness/stats.h"
 
 /* The largest k with P(U <= k - 1) <= alpha / 2, so that the k-th smallest
  * and k-th largest pairwise difference bound a 1 - alpha interval; 0 when

@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ab.h"
-#include "cmd.h"
-#include "emulation.h"
-#include "parse.h"
-#include "session.h"
-#include "strbuf.h"
+#include "cmd/ab.h"
+#include "cli/cmd.h"
+#include "host/emulation.h"
+#include "cli/parse.h"
+#include "cli/session.h"
+#include "util/strbuf.h"
 
 struct ab_plan {
     struct cb_session s;

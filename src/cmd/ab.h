@@ -13,17 +13,17 @@
 #ifndef CB_CMD_AB_H
 #define CB_CMD_AB_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stdio.h>
 
-#include "codehash.h"
-#include "collect.h"
-#include "compare.h"
-#include "options.h"
-#include "paired.h"
-#include "plugin.h"
-#include "sides.h"
+#include "harness/codehash.h"
+#include "harness/collect.h"
+#include "analysis/compare.h"
+#include "cli/options.h"
+#include "analysis/paired.h"
+#include "harness/plugin.h"
+#include "analysis/sides.h"
 
 #define CB_AB_MAX_CASES 256
 #define CB_AB_DEFAULT_ROUNDS 12

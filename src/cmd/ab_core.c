@@ -11,11 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ab.h"
-#include "cmd.h"
-#include "parse.h"
-#include "dist.h"
-#include "stats.h"
+#include "cmd/ab.h"
+#include "cli/cmd.h"
+#include "cli/parse.h"
+#include "util/dist.h"
+#include "harness/stats.h"
 
 #define AB_MAX_SIZES 32
 #define AB_MAX_FAMILIES 32

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ab.h"
-#include "stats.h"
+#include "cmd/ab.h"
+#include "harness/stats.h"
 
 /* More rounds that would decide an unsure case: its interval's half-width
  * shrinks as 1/sqrt(rounds), and must shrink to the distance between its

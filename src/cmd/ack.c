@@ -7,18 +7,18 @@
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
-#include "db.h"
+#include "store/db.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "lookup.h"
-#include "report.h"
-#include "sides.h"
-#include "store.h"
+#include "cli/cmd.h"
+#include "store/lookup.h"
+#include "report/report.h"
+#include "analysis/sides.h"
+#include "store/store.h"
 
 struct ack_args {
     const char *why, *db, *repo;

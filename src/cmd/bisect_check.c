@@ -13,15 +13,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ab.h"
-#include "emulation.h"
-#include "meter.h"
-#include "parse.h"
-#include "plugin.h"
-#include "lookup.h"
-#include "rerun.h"
-#include "verdict.h"
-#include "sim.h"
+#include "cmd/ab.h"
+#include "host/emulation.h"
+#include "counters/meter.h"
+#include "cli/parse.h"
+#include "harness/plugin.h"
+#include "store/lookup.h"
+#include "cli/rerun.h"
+#include "analysis/verdict.h"
+#include "cli/sim.h"
 
 #define BISECT_ERROR 128
 /* --against-plugin: undecided cases get rounds until this much measuring

@@ -22,12 +22,12 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "bpf.h"
-#include "cmd.h"
+#include "cmd/bpf.h"
+#include "cli/cmd.h"
 #include "config.h"
-#include "csum.h"
-#include "parse.h"
-#include "sha256.h"
+#include "probes/csum.h"
+#include "cli/parse.h"
+#include "host/sha256.h"
 
 enum { OPT_REPS = CB_OPT_LONG_ONLY, OPT_CPU, OPT_MAX_TIME, OPT_PROTO, OPT_EXPECT };
 

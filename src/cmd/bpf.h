@@ -5,10 +5,10 @@
 
 #include <stdint.h>
 
-#include "bpfmeasure.h"
-#include "harness.h"
-#include "pktframe.h"
-#include "strbuf.h"
+#include "harness/bpfmeasure.h"
+#include "harness/harness.h"
+#include "harness/pktframe.h"
+#include "util/strbuf.h"
 
 #define CB_BPF_CASES_MAX 64
 #define CB_BPF_SIZES_MAX 16

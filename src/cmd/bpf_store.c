@@ -9,16 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpf.h"
-#include "cmd.h"
-#include "cpu.h"
-#include "emulation.h"
-#include "events.h"
-#include "gitinfo.h"
-#include "sha256.h"
-#include "stats.h"
-#include "store.h"
-#include "tsc.h"
+#include "cmd/bpf.h"
+#include "cli/cmd.h"
+#include "host/cpu.h"
+#include "host/emulation.h"
+#include "counters/events.h"
+#include "host/gitinfo.h"
+#include "host/sha256.h"
+#include "harness/stats.h"
+#include "store/store.h"
+#include "counters/tsc.h"
 
 struct bctx {
     struct bpf_plan *b;

@@ -8,16 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "budget.h"
-#include "budget_opts.h"
-#include "cmd.h"
-#include "parse.h"
-#include "lookup.h"
-#include "path.h"
-#include "probe.h"
-#include "report.h"
-#include "store.h"
-#include "tsc.h"
+#include "analysis/budget.h"
+#include "cli/budget_opts.h"
+#include "cli/cmd.h"
+#include "cli/parse.h"
+#include "store/lookup.h"
+#include "report/path.h"
+#include "harness/probe.h"
+#include "report/report.h"
+#include "store/store.h"
+#include "counters/tsc.h"
 
 struct budget_args {
     const char *db, *path, *size_arg, *run;

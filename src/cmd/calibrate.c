@@ -12,20 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ceilings.h"
-#include "cmd.h"
-#include "collect.h"
-#include "counters.h"
-#include "events.h"
-#include "fakeclock.h"
-#include "fingerprint.h"
-#include "harness.h"
-#include "hoststate.h"
-#include "meter.h"
-#include "refset.h"
-#include "stats.h"
-#include "store.h"
-#include "tsc.h"
+#include "counters/ceilings.h"
+#include "cli/cmd.h"
+#include "harness/collect.h"
+#include "counters/counters.h"
+#include "counters/events.h"
+#include "harness/fakeclock.h"
+#include "host/fingerprint.h"
+#include "harness/harness.h"
+#include "store/hoststate.h"
+#include "counters/meter.h"
+#include "counters/refset.h"
+#include "harness/stats.h"
+#include "store/store.h"
+#include "counters/tsc.h"
 
 static void ticks_line(const char *what, double ticks, double ratio)
 {

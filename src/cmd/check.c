@@ -13,8 +13,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cmd.h"
-#include "store.h"
+#include "cli/cmd.h"
+#include "store/store.h"
 
 struct check_args {
     const char *db;

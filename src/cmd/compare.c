@@ -21,13 +21,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "output.h"
-#include "parse.h"
-#include "path.h"
-#include "report.h"
-#include "rerun.h"
-#include "cmp_common.h"
-#include "case_versus.h"
+#include "cli/output.h"
+#include "cli/parse.h"
+#include "report/path.h"
+#include "report/report.h"
+#include "cli/rerun.h"
+#include "cli/cmp_common.h"
+#include "cli/case_versus.h"
 
 /* What the command line asked for. */
 struct compare {

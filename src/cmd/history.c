@@ -17,18 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arrays.h"
-#include "cmd.h"
-#include "compare.h"
-#include "fingerprint.h"
-#include "history.h"
-#include "history_cmd.h"
-#include "lookup.h"
-#include "output.h"
-#include "parse.h"
-#include "path.h"
-#include "acks.h"
-#include "sides.h"
+#include "harness/arrays.h"
+#include "cli/cmd.h"
+#include "analysis/compare.h"
+#include "host/fingerprint.h"
+#include "analysis/history.h"
+#include "cmd/history_cmd.h"
+#include "store/lookup.h"
+#include "cli/output.h"
+#include "cli/parse.h"
+#include "report/path.h"
+#include "analysis/acks.h"
+#include "analysis/sides.h"
 
 
 enum { OPT_MIN_CHANGE = CB_OPT_LONG_ONLY };

@@ -5,8 +5,8 @@
 
 #include <stddef.h>
 
-#include "history_html.h"
-#include "sides.h"
+#include "report/history_html.h"
+#include "analysis/sides.h"
 
 struct point {
     char hash[64], subject[256];

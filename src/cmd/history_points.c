@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "compare.h"
-#include "db.h"
-#include "history_cmd.h"
-#include "lookup.h"
-#include "store.h"
+#include "cli/cmd.h"
+#include "analysis/compare.h"
+#include "store/db.h"
+#include "cmd/history_cmd.h"
+#include "store/lookup.h"
+#include "store/store.h"
 
 
 void runvals_free(struct runvals *rv)

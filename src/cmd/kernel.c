@@ -23,18 +23,18 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "cli/cmd.h"
 #include "config.h"
-#include "emulation.h"
-#include "events.h"
-#include "kernel_cases.h"
-#include "kmeasure.h"
-#include "kmod.h"
-#include "parse.h"
-#include "store.h"
-#include "tsc.h"
-#include "workset.h"
-#include "../../kmod/cb_kmod_uapi.h"
+#include "host/emulation.h"
+#include "counters/events.h"
+#include "cmd/kernel_cases.h"
+#include "harness/kmeasure.h"
+#include "host/kmod.h"
+#include "cli/parse.h"
+#include "store/store.h"
+#include "counters/tsc.h"
+#include "harness/workset.h"
+#include "kmod/cb_kmod_uapi.h"
 
 enum { OPT_REPS = CB_OPT_LONG_ONLY, OPT_CPU, OPT_COLD, OPT_MAX_TIME };
 

@@ -1,6 +1,6 @@
 /* kernel_cases.c — the cases of `kernel run`, collected and stored (kernel_cases.h). */
 #define _GNU_SOURCE
-#include "kernel_cases.h"
+#include "cmd/kernel_cases.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "cpu.h"
-#include "emulation.h"
-#include "events.h"
-#include "parse.h"
-#include "probe.h"
-#include "store.h"
-#include "tsc.h"
+#include "cli/cmd.h"
+#include "host/cpu.h"
+#include "host/emulation.h"
+#include "counters/events.h"
+#include "cli/parse.h"
+#include "harness/probe.h"
+#include "store/store.h"
+#include "counters/tsc.h"
 
 /* The in-kernel families: those whose probe records name a kernel twin
  * (probe.h's struct cb_kernel_twin), then the FPU, which no user-space

@@ -6,10 +6,10 @@
 
 #include <stdint.h>
 
-#include "harness.h"
-#include "kmeasure.h"
-#include "strbuf.h"
-#include "../../kmod/cb_kmod_uapi.h"
+#include "harness/harness.h"
+#include "harness/kmeasure.h"
+#include "util/strbuf.h"
+#include "kmod/cb_kmod_uapi.h"
 
 /* The kmem_cache made for the run: 256-byte objects, as slab_bulk_test01
  * and the user-space slab family's suite size. */

@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "cpu.h"
-#include "emulation.h"
-#include "events.h"
-#include "kernel_cases.h"
-#include "stats.h"
-#include "store.h"
-#include "tsc.h"
+#include "cli/cmd.h"
+#include "host/cpu.h"
+#include "host/emulation.h"
+#include "counters/events.h"
+#include "cmd/kernel_cases.h"
+#include "harness/stats.h"
+#include "store/store.h"
+#include "counters/tsc.h"
 
 struct kctx {
     struct kernel_plan *k;

@@ -5,14 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "counters.h"
-#include "cpu.h"
-#include "events.h"
-#include "plugin.h"
-#include "probe.h"
-#include "report.h"
-#include "tsc.h"
+#include "cli/cmd.h"
+#include "counters/counters.h"
+#include "host/cpu.h"
+#include "counters/events.h"
+#include "harness/plugin.h"
+#include "harness/probe.h"
+#include "report/report.h"
+#include "counters/tsc.h"
 
 /* Built-in families, then what --plugin added (cb_probe_at). */
 static void list_probes(void)

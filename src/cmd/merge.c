@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cmd.h"
-#include "merge.h"
-#include "store.h"
+#include "cli/cmd.h"
+#include "store/merge.h"
+#include "store/store.h"
 
 struct merge_args {
     const char *into;

@@ -16,19 +16,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "budget_opts.h"
-#include "cmd.h"
-#include "collect.h"
-#include "output.h"
-#include "parse.h"
-#include "progress.h"
-#include "probe.h"
-#include "race.h"
-#include "race_report.h"
-#include "report.h"
-#include "session.h"
-#include "tsc.h"
-#include "workset.h"
+#include "cli/budget_opts.h"
+#include "cli/cmd.h"
+#include "harness/collect.h"
+#include "cli/output.h"
+#include "cli/parse.h"
+#include "cli/progress.h"
+#include "harness/probe.h"
+#include "analysis/race.h"
+#include "report/race_report.h"
+#include "report/report.h"
+#include "cli/session.h"
+#include "counters/tsc.h"
+#include "harness/workset.h"
 
 /* The families raced by default: those whose variants are plain functions
  * of the byte shapes (probe.h's enum cb_call), which are the ones with

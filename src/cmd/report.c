@@ -11,20 +11,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "budget.h"
-#include "budget_opts.h"
-#include "cmd.h"
-#include "output.h"
-#include "parse.h"
-#include "race.h"
-#include "race_report.h"
-#include "report.h"
-#include "sides.h"
-#include "store.h"
-#include "strbuf.h"
-#include "text_toc.h"
-#include "versus_text.h"
+#include "report/crossover.h"
+#include "analysis/budget.h"
+#include "cli/budget_opts.h"
+#include "cli/cmd.h"
+#include "cli/output.h"
+#include "cli/parse.h"
+#include "analysis/race.h"
+#include "report/race_report.h"
+#include "report/report.h"
+#include "analysis/sides.h"
+#include "store/store.h"
+#include "util/strbuf.h"
+#include "report/text_toc.h"
+#include "report/versus_text.h"
 
 #define VS_NAME_MAX 64 /* as a stored case's variant name */
 

@@ -14,20 +14,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "budget.h"
-#include "budget_opts.h"
-#include "arrays.h"
-#include "collect.h"
-#include "cmd.h"
-#include "parse.h"
-#include "path.h"
-#include "progress.h"
-#include "plugin.h"
-#include "probe.h"
-#include "report.h"
-#include "session.h"
-#include "sides.h"
-#include "sim.h"
+#include "analysis/budget.h"
+#include "cli/budget_opts.h"
+#include "harness/arrays.h"
+#include "harness/collect.h"
+#include "cli/cmd.h"
+#include "cli/parse.h"
+#include "report/path.h"
+#include "cli/progress.h"
+#include "harness/plugin.h"
+#include "harness/probe.h"
+#include "report/report.h"
+#include "cli/session.h"
+#include "analysis/sides.h"
+#include "cli/sim.h"
 
 #define MAX_SIZES 64
 

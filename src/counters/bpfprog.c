@@ -1,6 +1,6 @@
 /* bpfprog.c — BPF programs through libbpf and BPF_PROG_TEST_RUN (bpfprog.h). */
 #define _GNU_SOURCE
-#include "bpfprog.h"
+#include "counters/bpfprog.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "tsc.h"
+#include "counters/tsc.h"
 
 #define CAP_NET_ADMIN_BIT 12
 #define CAP_SYS_ADMIN_BIT 21

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 struct cb_bpf_obj;
 

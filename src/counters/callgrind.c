@@ -1,5 +1,5 @@
 /* callgrind.c — read callgrind's dump files (see callgrind.h). */
-#include "callgrind.h"
+#include "counters/callgrind.h"
 
 #include <errno.h>
 #include <math.h>

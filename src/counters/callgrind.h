@@ -10,7 +10,7 @@
 #ifndef CB_CALLGRIND_H
 #define CB_CALLGRIND_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>

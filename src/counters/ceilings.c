@@ -1,6 +1,6 @@
 /* ceilings.c — the machine's ceilings in bytes per cycle (see ceilings.h). */
 #define _GNU_SOURCE
-#include "ceilings.h"
+#include "counters/ceilings.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "caches.h"
-#include "tsc.h"
-#include "sort.h"
+#include "host/caches.h"
+#include "counters/tsc.h"
+#include "util/sort.h"
 
 static const char *const level_names[CB_NLEVELS] = {"L1", "L2", "L3", "DRAM"};
 

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fpu.h"
+#include "counters/fpu.h"
 
 enum cb_ceil_level { CB_L1, CB_L2, CB_L3, CB_DRAM, CB_NLEVELS };
 

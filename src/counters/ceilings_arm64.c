@@ -8,8 +8,8 @@
  * memset.  NEON is baseline on ARMv8-A (Linux arm64 requires it), so no
  * loop needs a run-time check except dc zva, which EL1 may prohibit. */
 #define _GNU_SOURCE
-#include "ceilings.h"
-#include "cpu.h"
+#include "counters/ceilings.h"
+#include "host/cpu.h"
 
 #include <string.h>
 

@@ -2,12 +2,12 @@
  * scalar loads and stores, the add-with-carry chains, rep movsb and stosb.
  * ceilings.c times them. */
 #define _GNU_SOURCE
-#include "ceilings.h"
+#include "counters/ceilings.h"
 
 #include <immintrin.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "host/cpu.h"
 
 /* ---- the loops ----------------------------------------------------------- */
 

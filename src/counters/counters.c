@@ -7,7 +7,7 @@
  * VM's missing PMU shows up as "unsupported: why", never as a zero.  The
  * TSC and the core-cycle estimate are always there as the fallback. */
 #define _GNU_SOURCE
-#include "counters.h"
+#include "counters/counters.h"
 
 #include <errno.h>
 #include <math.h>
@@ -19,8 +19,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "tsc.h"
-#include "sort.h"
+#include "counters/tsc.h"
+#include "util/sort.h"
 
 const char *cb_read_method_name(enum cb_read_method m)
 {

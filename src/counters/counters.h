@@ -22,7 +22,7 @@
 
 #include <stdint.h>
 
-#include "events.h"
+#include "counters/events.h"
 
 struct cb_sb;
 

@@ -3,7 +3,7 @@
  * and what to do), the TSC's pseudo-events beside them, and the group
  * started with rdpmc chosen per event (counters.h). */
 #define _GNU_SOURCE
-#include "counters.h"
+#include "counters/counters.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,9 +15,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "meter.h"
-#include "strbuf.h"
-#include "tsc.h"
+#include "counters/meter.h"
+#include "util/strbuf.h"
+#include "counters/tsc.h"
 
 static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
                            unsigned long flags)

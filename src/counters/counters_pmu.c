@@ -13,7 +13,7 @@
  * are never listed, so nothing is said of them; nor of other PMUs (x86's
  * cpu PMU lists a few names, not what the hardware counts). */
 #define _GNU_SOURCE
-#include "counters.h"
+#include "counters/counters.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 /* The "event=0x..." of one sysfs event file, or -1. */
 static long event_code(const char *dir, const char *name)

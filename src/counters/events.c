@@ -4,7 +4,7 @@
  * alias and PMU family), the "no such event on this PMU" answers, and the
  * "did you mean" suggestions.  The only state is libpfm4's own. */
 #define _GNU_SOURCE
-#include "events.h"
+#include "counters/events.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,13 +1,13 @@
 /* fpu.c — the cost of kernel_fpu_begin()/kernel_fpu_end(), measured with
  * the user-mode XSAVE family (fpu.h); arm64's kernel_neon_begin() is
  * fpu_arm64.c. */
-#include "fpu.h"
+#include "counters/fpu.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsc.h"
+#include "counters/tsc.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>

@@ -14,14 +14,14 @@
  * kernel entry by syscall saves only the FPSIMD part (an interrupt taken
  * while SVE is live would save more).  Same buffers and medians as the
  * x86 model: dirty registers loaded from one buffer, saved to another. */
-#include "fpu.h"
+#include "counters/fpu.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsc.h"
-#include "sort.h"
+#include "counters/tsc.h"
+#include "util/sort.h"
 
 #define TRIALS 101
 #define STATE_BYTES 528 /* sizeof(struct user_fpsimd_state) */

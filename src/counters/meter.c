@@ -1,14 +1,14 @@
 /* meter.c — the contention meter against its own baseline (see meter.h). */
 #define _GNU_SOURCE
-#include "meter.h"
+#include "counters/meter.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsc.h"
-#include "sort.h"
+#include "counters/tsc.h"
+#include "util/sort.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>

@@ -1,13 +1,13 @@
 /* refset.c — the reference loops and the state they say (see refset.h). */
-#include "refset.h"
+#include "counters/refset.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "sort.h"
-#include "tsc.h"
+#include "util/sort.h"
+#include "counters/tsc.h"
 
 static const char *const names[CB_NREFS] = {"chain", "vec", "load", "copy"};
 

@@ -5,8 +5,8 @@
  * when nobody says does it calibrate against CLOCK_MONOTONIC_RAW (which is
  * not slewed by NTP, so the two clocks are compared as they tick). */
 #define _GNU_SOURCE
-#include "tsc.h"
-#include "sort.h"
+#include "counters/tsc.h"
+#include "util/sort.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /* arrays.c — growing arrays, blocks all or none (see arrays.h). */
-#include "arrays.h"
+#include "harness/arrays.h"
 
 #include <errno.h>
 #include <stdlib.h>

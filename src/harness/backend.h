@@ -11,9 +11,9 @@
 
 #include <stdint.h>
 
-#include "counters.h"
-#include "probe.h"
-#include "refset.h"
+#include "counters/counters.h"
+#include "harness/probe.h"
+#include "counters/refset.h"
 
 struct cb_backend {
     const char *name;      /* "perf_event" (the real one) or "fake" */

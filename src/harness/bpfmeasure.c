@@ -1,6 +1,6 @@
 /* bpfmeasure.c — verify and time BPF programs through BPF_PROG_TEST_RUN (bpfmeasure.h). */
 #define _GNU_SOURCE
-#include "bpfmeasure.h"
+#include "harness/bpfmeasure.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arrays.h"
-#include "csum.h"
-#include "pktframe.h"
-#include "stats.h"
-#include "tsc.h"
+#include "harness/arrays.h"
+#include "probes/csum.h"
+#include "harness/pktframe.h"
+#include "harness/stats.h"
+#include "counters/tsc.h"
 
 #define EMPTY_CALLS 31
 #define YIELD_TRIES 8   /* pairs taken again, at most, per sample kept */

@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bpfprog.h"
-#include "harness.h"
+#include "counters/bpfprog.h"
+#include "harness/harness.h"
 
 /* One case, named as the store and the reports name it. */
 struct cb_bpf_case {

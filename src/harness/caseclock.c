@@ -1,11 +1,11 @@
 /* caseclock.c — bracketing a case's core clock (see caseclock.h). */
-#include "caseclock.h"
+#include "harness/caseclock.h"
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
-#include "stats.h"
+#include "harness/stats.h"
 
 void cb_case_clock_side(const struct cb_backend *be, int imul, int side, double tsc_ghz,
                         struct cb_clock_side *out)

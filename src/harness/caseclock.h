@@ -15,7 +15,7 @@
 #ifndef CB_CASECLOCK_H
 #define CB_CASECLOCK_H
 
-#include "backend.h"
+#include "harness/backend.h"
 
 /* Slope estimates per bracket, and the trials of each. */
 #define CB_CLOCK_ESTIMATES 3

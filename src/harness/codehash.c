@@ -2,7 +2,7 @@
  * (codehash.h): walk it from its roots, hash it with what a link rewrites
  * masked. */
 #define _GNU_SOURCE
-#include "codehash.h"
+#include "harness/codehash.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sha256.h"
+#include "host/sha256.h"
 
 #define SET_SIZE (4 * CB_CODE_MAX_INSNS)   /* a power of two */
 

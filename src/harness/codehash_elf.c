@@ -10,7 +10,7 @@
  * file's sha256), the symbol and the offset it resolves to, so that a
  * changed libc or an LD_PRELOAD'd memcpy is changed code. */
 #define _GNU_SOURCE
-#include "codehash.h"
+#include "harness/codehash.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -18,7 +18,7 @@
 #include <link.h>
 #include <string.h>
 
-#include "sha256.h"
+#include "host/sha256.h"
 
 #if defined(__x86_64__)
 #define R_SLOT R_X86_64_JUMP_SLOT

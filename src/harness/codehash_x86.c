@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "codehash.h"
+#include "harness/codehash.h"
 
 /* One-byte map: what follows the opcode.  M ModRM, I8 imm8, IZ imm16/32
  * (by operand size), X invalid in 64-bit mode. */

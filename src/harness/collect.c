@@ -1,6 +1,6 @@
 /* collect.c — a collecting session (see collect.h). */
 #define _GNU_SOURCE
-#include "collect.h"
+#include "harness/collect.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,16 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arrays.h"
-#include "codeid.h"
+#include "harness/arrays.h"
+#include "host/codeid.h"
 #include "config.h"
-#include "cpupair.h"
-#include "emulation.h"
-#include "events.h"
-#include "fingerprint.h"
-#include "gitinfo.h"
-#include "plugin.h"
-#include "tsc.h"
+#include "host/cpupair.h"
+#include "host/emulation.h"
+#include "counters/events.h"
+#include "host/fingerprint.h"
+#include "host/gitinfo.h"
+#include "harness/plugin.h"
+#include "counters/tsc.h"
 
 struct cb_verdict_cache {
     const struct cb_variant *v;

@@ -9,21 +9,21 @@
 #ifndef CB_COLLECT_H
 #define CB_COLLECT_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <signal.h>
 #include <stdint.h>
 
-#include "codehash.h"
-#include "counters.h"
-#include "cpu.h"
-#include "fakeclock.h"
-#include "harness.h"
-#include "probe.h"
-#include "runstate.h"
-#include "simclock.h"
-#include "store.h"
-#include "tsc.h"
+#include "harness/codehash.h"
+#include "counters/counters.h"
+#include "host/cpu.h"
+#include "harness/fakeclock.h"
+#include "harness/harness.h"
+#include "harness/probe.h"
+#include "harness/runstate.h"
+#include "harness/simclock.h"
+#include "store/store.h"
+#include "counters/tsc.h"
 
 /* CB_CEILINGS=model: a run is judged against the fixed model ceilings
  * (ceilings.h), stored with source "model", instead of measuring the

@@ -1,13 +1,13 @@
 /* collect_events.c — a session's event list resolved (collect.h:
  * cb_collect_resolve_events), each name through libpfm4 or a perf generic
  * event, an alias this PMU lacks kept as unsupported. */
-#include "collect.h"
+#include "harness/collect.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "events.h"
+#include "counters/events.h"
 
 int cb_collect_resolve_events(const char *csv, struct cb_event_spec *specs, int max, int *n,
                               struct cb_sb *err)

@@ -1,5 +1,5 @@
 /* fakeclock.c — the fake clock backend (see fakeclock.h). */
-#include "fakeclock.h"
+#include "harness/fakeclock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "meter.h"
+#include "counters/meter.h"
 
 /* splitmix64: one step of a well-mixed sequence from any seed. */
 static uint64_t mix(uint64_t *s)

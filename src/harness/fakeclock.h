@@ -43,12 +43,12 @@
 #ifndef CB_FAKECLOCK_H
 #define CB_FAKECLOCK_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
+#include "harness/backend.h"
 
 #define CB_FAKE_ENV "CB_FAKE_CLOCK"
 #define CB_FAKE_TSC_GHZ 2.0

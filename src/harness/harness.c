@@ -1,7 +1,7 @@
 /* harness.c — batches, overhead and the stopping rule (see harness.h). */
 #define _GNU_SOURCE
-#include "harness.h"
-#include "cpuclass.h"
+#include "harness/harness.h"
+#include "host/cpuclass.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,11 +11,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "arrays.h"
-#include "meter.h"
-#include "stats.h"
-#include "tsc.h"
-#include "workset.h"
+#include "harness/arrays.h"
+#include "counters/meter.h"
+#include "harness/stats.h"
+#include "counters/tsc.h"
+#include "harness/workset.h"
 
 void cb_harness_defaults(struct cb_harness_opts *o)
 {

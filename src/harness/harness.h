@@ -8,17 +8,17 @@
 #ifndef CB_HARNESS_H
 #define CB_HARNESS_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
-#include "caseclock.h"
-#include "counters.h"
-#include "meter.h"
-#include "probe.h"
+#include "harness/backend.h"
+#include "harness/caseclock.h"
+#include "counters/counters.h"
+#include "counters/meter.h"
+#include "harness/probe.h"
 
 /* Rounds: on this project's VM a process draws a host state (which host
  * core, what its other thread runs) that adds a fixed 0, 35 or 70 cycles to

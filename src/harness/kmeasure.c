@@ -1,6 +1,6 @@
 /* kmeasure.c — verify and time kernel functions through the module (kmeasure.h). */
 #define _GNU_SOURCE
-#include "kmeasure.h"
+#include "harness/kmeasure.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,11 +9,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "arrays.h"
-#include "csum.h"
-#include "stats.h"
-#include "tsc.h"
-#include "../../kmod/cb_kmod_uapi.h"
+#include "harness/arrays.h"
+#include "probes/csum.h"
+#include "harness/stats.h"
+#include "counters/tsc.h"
+#include "kmod/cb_kmod_uapi.h"
 
 /* The lengths every byte-handling function is checked at, besides the
  * case's own size: all of 0..130 (every tail and the 40-byte special case

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 /* One in-kernel case, named as the store and reports name it. */
 struct cb_kcase {

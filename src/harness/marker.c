@@ -27,10 +27,10 @@
 
 #include <cyclebudget/cyclebudget.h>
 
-#include "arrays.h"
-#include "collect.h"
-#include "counters.h"
-#include "harness.h"
+#include "harness/arrays.h"
+#include "harness/collect.h"
+#include "counters/counters.h"
+#include "harness/harness.h"
 
 #define MAX_REGIONS 64
 #define MAX_SAMPLES 100000

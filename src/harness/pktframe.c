@@ -1,10 +1,10 @@
 /* pktframe.c — test frames for XDP programs (pktframe.h). */
-#include "pktframe.h"
+#include "harness/pktframe.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "csum.h"
+#include "probes/csum.h"
 
 #define ETH_HLEN 14
 #define IP_HLEN 20

@@ -1,7 +1,7 @@
 /* plugin.c — load a variant plugin: try it in a child, then here; check its
  * table; add its variants and families to the registry. */
 #define _GNU_SOURCE
-#include "plugin.h"
+#include "harness/plugin.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -16,13 +16,13 @@
 
 #include <cyclebudget/cyclebudget.h>
 
-#include "child.h"
-#include "plugin_internal.h"
-#include "plugin_verify.h"
-#include "probe.h"
-#include "sha256.h"
-#include "strbuf.h"
-#include "workset.h"
+#include "util/child.h"
+#include "harness/plugin_internal.h"
+#include "harness/plugin_verify.h"
+#include "harness/probe.h"
+#include "host/sha256.h"
+#include "util/strbuf.h"
+#include "harness/workset.h"
 
 /* A plugin gets this long to load and register in the child, and a
  * plugin variant this long to be verified in one. */

@@ -14,13 +14,13 @@
 #ifndef CB_PLUGIN_H
 #define CB_PLUGIN_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stddef.h>
 
-#include "codehash.h"
-#include "harness.h"
-#include "probe.h"
+#include "harness/codehash.h"
+#include "harness/harness.h"
+#include "harness/probe.h"
 
 #define CB_PLUGIN_MAX 8               /* --plugin, at most this many times */
 

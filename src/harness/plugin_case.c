@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collect.h"
-#include "plugin.h"
+#include "harness/collect.h"
+#include "harness/plugin.h"
 
 int cb_collector_case_bad(struct cb_collector *col, struct cb_case_row *row,
                           const struct cb_probe *p, const struct cb_variant *v, const char *why,

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collect.h"
-#include "plugin.h"
-#include "sha256.h"
+#include "harness/collect.h"
+#include "harness/plugin.h"
+#include "host/sha256.h"
 
 int cb_plugin_load_copy(const char *path, const char *ns, struct cb_sb *err)
 {

@@ -8,9 +8,9 @@
 
 #include <cyclebudget/cyclebudget.h>
 
-#include "plugin_internal.h"
-#include "probe.h"
-#include "workset.h"
+#include "harness/plugin_internal.h"
+#include "harness/probe.h"
+#include "harness/workset.h"
 
 /* The probe the harness sees for a family of a plugin: its table entry
  * beside the struct cb_probe the registry points to (first member, so a

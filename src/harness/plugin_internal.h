@@ -4,7 +4,7 @@
 
 #include <cyclebudget/cyclebudget.h>
 
-#include "probe.h"
+#include "harness/probe.h"
 
 /* verify(v) in a forked child, so that a plugin's code that crashes there
  * is BAD by name with the signal: verify's result, its verdict in *out. */

@@ -16,7 +16,7 @@
  * dies, exits, forks, or leaves its CPU, an alarm, SIGINT's handling or the
  * locale changed ends its own case as BAD with the reason. */
 #define _GNU_SOURCE
-#include "plugin.h"
+#include "harness/plugin.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,9 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "counters.h"
-#include "events.h"
+#include "util/child.h"
+#include "counters/counters.h"
+#include "counters/events.h"
 
 #define STALL_DEFAULT_MS 30000
 #define MAGIC 0x63625450u   /* "cbTP" */

@@ -1,7 +1,7 @@
 /* plugin_verify.c — a plugin variant checked with its buffers against guard
  * pages, at the same places relative to pages in every run. */
 #define _GNU_SOURCE
-#include "plugin_verify.h"
+#include "harness/plugin_verify.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -14,7 +14,7 @@
 
 #include <cyclebudget/cyclebudget.h>
 
-#include "csum.h"
+#include "probes/csum.h"
 
 /* The lengths the pluggable families' verifiers try (0..2048: copy's, memset's
  * and csum's agree), their 64 start

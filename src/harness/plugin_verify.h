@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "probe.h"
+#include "harness/probe.h"
 
 /* v is called as call says (its family's cb_probe.call), which also says
  * the buffers it reads and writes and whether its result is a checksum.

@@ -1,12 +1,12 @@
 /* ranktest.c — the exact Mann-Whitney test (see ranktest.h). */
-#include "ranktest.h"
+#include "harness/ranktest.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist.h"
-#include "stats.h"
+#include "util/dist.h"
+#include "harness/stats.h"
 
 struct tagged {
     double v;

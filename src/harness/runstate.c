@@ -1,6 +1,6 @@
 /* runstate.c — the host's state through a run (see runstate.h). */
 #define _GNU_SOURCE
-#include "runstate.h"
+#include "harness/runstate.h"
 
 #include <errno.h>
 #include <math.h>

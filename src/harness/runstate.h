@@ -16,11 +16,11 @@
 
 #include <stdint.h>
 
-#include "backend.h"
-#include "harness.h"
-#include "refset.h"
-#include "store.h"
-#include "hoststate.h"
+#include "harness/backend.h"
+#include "harness/harness.h"
+#include "counters/refset.h"
+#include "store/store.h"
+#include "store/hoststate.h"
 
 /* Tries a case gets by default (run --state-tries), and the idle pause
  * before try k + 1, k x this (the real machine only). */

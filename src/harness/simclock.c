@@ -1,5 +1,5 @@
 /* simclock.c — the callgrind backend (see simclock.h). */
-#include "simclock.h"
+#include "harness/simclock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "callgrind.h"
+#include "counters/callgrind.h"
 #include "config.h"
 
 #ifdef HAVE_VALGRIND_CALLGRIND_H

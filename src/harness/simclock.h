@@ -4,7 +4,7 @@
  * between runs; callgrind's counts of instructions and of simulated cache
  * misses repeat exactly, so a change of 0.1% is seen (SQLite's
  * cachegrind practice, iai-callgrind).  `run --sim` re-executes cyclebudget
- * under valgrind (cmd/sim.c) with CB_SIM set; this backend then replaces
+ * under valgrind (cli/sim.c) with CB_SIM set; this backend then replaces
  * the counters: each timed batch is wrapped in client requests (zero the
  * stats and switch collection on at its start; switch it off and dump at
  * its end), and the batch's figures are read back from the dump callgrind
@@ -20,13 +20,13 @@
 #ifndef CB_SIMCLOCK_H
 #define CB_SIMCLOCK_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
-#include "counters.h"
+#include "harness/backend.h"
+#include "counters/counters.h"
 
 #define CB_SIM_ENV "CB_SIM"             /* callgrind's --callgrind-out-file, set by run --sim */
 #define CB_SIM_MODEL_ENV "CB_SIM_MODEL" /* the simulated machine in words, for the run's record */

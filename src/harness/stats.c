@@ -1,5 +1,5 @@
 /* stats.c — order statistics of a case's samples (see stats.h). */
-#include "stats.h"
+#include "harness/stats.h"
 
 #include <errno.h>
 #include <math.h>

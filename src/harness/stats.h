@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "sort.h"   /* cb_sort_doubles, which this layer's users reach through here */
+#include "util/sort.h"   /* cb_sort_doubles, which this layer's users reach through here */
 
 struct cb_summary {
     size_t n;

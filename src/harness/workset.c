@@ -1,11 +1,11 @@
 /* workset.c — warm and cold buffer sets (see workset.h for why). */
-#include "workset.h"
+#include "harness/workset.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "cpu.h"
+#include "host/cpu.h"
 
 size_t cb_workset_cold_bytes(void)
 {

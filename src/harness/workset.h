@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "probe.h"
+#include "harness/probe.h"
 
 struct cb_workset {
     unsigned char *mem;   /* the first slot: the mapping's start, or pages into it */

@@ -1,6 +1,6 @@
 /* caches.c — this CPU's caches as a valgrind cache model (see caches.h). */
 #define _GNU_SOURCE
-#include "caches.h"
+#include "host/caches.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>

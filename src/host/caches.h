@@ -11,7 +11,7 @@
 #ifndef CB_CACHES_H
 #define CB_CACHES_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>

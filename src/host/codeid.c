@@ -1,6 +1,6 @@
 /* codeid.c — the identity of the measured code (codeid.h). */
 #define _GNU_SOURCE
-#include "codeid.h"
+#include "host/codeid.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sha256.h"
-#include "strbuf.h"
+#include "host/sha256.h"
+#include "util/strbuf.h"
 
 /* The object holding addr: its name ("" for the main program), and its
  * GNU build-id in hex when the linker wrote one. */

@@ -3,10 +3,10 @@
  * cpuid (cpu_x86.c) or the arm64 registers and HWCAPs (cpu_arm64.c) know is
  * asked through cpu_arch.h. */
 #define _GNU_SOURCE
-#include "cpu.h"
+#include "host/cpu.h"
 
-#include "caches.h"
-#include "cpu_arch.h"
+#include "host/caches.h"
+#include "host/cpu_arch.h"
 
 #include <stdio.h>
 #include <stdlib.h>

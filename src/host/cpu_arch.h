@@ -3,7 +3,7 @@
 #ifndef CB_CPU_ARCH_H
 #define CB_CPU_ARCH_H
 
-#include "cpu.h"
+#include "host/cpu.h"
 
 /* The CPU's features before CB_CPU_MASK hides any. */
 unsigned cb_cpu_detect(void);

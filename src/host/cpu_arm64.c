@@ -5,7 +5,7 @@
  * under qemu-user it is the x86 host's text, whose vendor_id and model name
  * would describe a machine the code is not running on. */
 #define _GNU_SOURCE
-#include "cpu_arch.h"
+#include "host/cpu_arch.h"
 
 #include <stdio.h>
 #include <stdlib.h>

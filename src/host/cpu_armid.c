@@ -1,7 +1,7 @@
 /* cpu_armid.c — arm64 identity (MIDR_EL1) and features (HWCAPs) as pure
  * functions of the register values.  Built on every arch, so the tables are
  * tested on the x86 CI machine too; cpu_arm64.c feeds them the live values. */
-#include "cpu.h"
+#include "host/cpu.h"
 
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* cpu_x86.c — x86-64 features and identity from cpuid (built on x86-64 only:
  * mk/host.am). */
 #define _GNU_SOURCE
-#include "cpu_arch.h"
+#include "host/cpu_arch.h"
 
 #include <cpuid.h>
 #include <ctype.h>

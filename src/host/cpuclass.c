@@ -1,6 +1,6 @@
 /* cpuclass.c — the default CPU and a CPU's class (see cpuclass.h). */
 #define _GNU_SOURCE
-#include "cpuclass.h"
+#include "host/cpuclass.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -1,6 +1,6 @@
 /* cpupair.c — which two CPUs, and what they share (cpupair.h). */
 #define _GNU_SOURCE
-#include "cpupair.h"
+#include "host/cpupair.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* emulation.c — is this CPU emulated (see emulation.h for the rules). */
 #define _GNU_SOURCE
-#include "emulation.h"
+#include "host/emulation.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -25,7 +25,7 @@
 #ifndef CB_EMULATION_H
 #define CB_EMULATION_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>

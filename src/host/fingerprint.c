@@ -1,6 +1,6 @@
 /* fingerprint.c — the environment a run was measured in (see fingerprint.h). */
 #define _GNU_SOURCE
-#include "fingerprint.h"
+#include "host/fingerprint.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cpu.h"
-#include "cpuclass.h"
+#include "host/cpu.h"
+#include "host/cpuclass.h"
 
 #define FP_TIMING 1  /* changes timings, and not already in hosts/runs.cpu: compared */
 

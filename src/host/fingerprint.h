@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 struct cb_fingerprint {
     char model[96];         /* /proc/cpuinfo "model name" of the run's CPU */

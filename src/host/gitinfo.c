@@ -3,7 +3,7 @@
  * git is run with fork/exec and an argument vector, so a --repo path or a
  * --commit text can never be interpreted by a shell. */
 #define _GNU_SOURCE
-#include "gitinfo.h"
+#include "host/gitinfo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "child.h"
+#include "util/child.h"
 
 /* How long git may take to answer (CB_GIT_TIMEOUT seconds): a hung git (seen
  * under an emulator) once hung the run with it. */

@@ -5,7 +5,7 @@
 #ifndef CB_GITINFO_H
 #define CB_GITINFO_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stddef.h>
 

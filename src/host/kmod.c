@@ -1,6 +1,6 @@
 /* kmod.c — building, loading and talking to the kernel module (kmod.h). */
 #define _GNU_SOURCE
-#include "kmod.h"
+#include "host/kmod.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cb_kmod_paths.h"
-#include "../../kmod/cb_kmod_uapi.h"
+#include "kmod/cb_kmod_uapi.h"
 
 #define CAP_SYS_MODULE_BIT 16
 

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 /* The running kernel's release (uname -r). */
 void cb_kmod_release(char *out, size_t len);

@@ -1,6 +1,6 @@
 /* machine.c — a machine's short name (see machine.h). */
 #define _GNU_SOURCE
-#include "machine.h"
+#include "host/machine.h"
 
 #include <fnmatch.h>
 #include <stdint.h>

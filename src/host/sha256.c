@@ -1,5 +1,5 @@
 /* sha256.c — SHA-256 as FIPS 180-4 section 6.2 states it. */
-#include "sha256.h"
+#include "host/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "report/report.h"
 
 /* Non-temporal stores (movnti, movntdq), and the string stores glibc uses
  * for large sizes, write whole lines without reading them first. */

@@ -10,8 +10,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "report.h"
-#include "strbuf.h"
+#include "report/report.h"
+#include "util/strbuf.h"
 
 /* Quote when needed: a field with a comma, quote or line break.  Bytes
  * that are not UTF-8 become U+FFFD, so the file stays valid UTF-8, and

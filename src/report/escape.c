@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
-#include "strbuf.h"
+#include "report/report.h"
+#include "util/strbuf.h"
 
 size_t cb_utf8_len(const char *str)
 {

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fingerprint.h"
-#include "report.h"
-#include "sort.h"
+#include "host/fingerprint.h"
+#include "report/report.h"
+#include "util/sort.h"
 
 static void str_member(FILE *out, const char *k, const char *v)
 {

@@ -1,10 +1,10 @@
 /* history_html.c — see history_html.h. */
-#include "history_html.h"
+#include "report/history_html.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "report.h"
+#include "report/report.h"
 
 struct page {
     const struct cb_history_host *h;

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "sides.h"
+#include "analysis/sides.h"
 
 struct cb_trend_step {
     size_t at, from, to;        /* as struct cb_step: indexes into the case's points */

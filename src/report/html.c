@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assets.h"
-#include "html_internal.h"
-#include "path.h"
-#include "report.h"
+#include "report/assets.h"
+#include "report/html_internal.h"
+#include "report/path.h"
+#include "report/report.h"
 
 const char *cb_asset_find(const char *name)
 {

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "html_internal.h"
+#include "report/html_internal.h"
 
 int cb_html_one_point_each(const struct line *ls, size_t nl)
 {

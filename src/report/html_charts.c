@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html_internal.h"
-#include "probe.h"
-#include "rank.h"
-#include "report.h"
+#include "report/html_internal.h"
+#include "harness/probe.h"
+#include "report/rank.h"
+#include "report/report.h"
 
 /* Kelly's colours of maximum contrast (1965), less white and black, with
  * the first ten kept for the first lines: 20 series told apart, and lines

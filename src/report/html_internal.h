@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "report/report.h"
 
 struct line_pt {
     double x, y;

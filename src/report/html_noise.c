@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html_internal.h"
-#include "report.h"
+#include "report/html_internal.h"
+#include "report/report.h"
 
 /* ---- noise ----------------------------------------------------------------- */
 

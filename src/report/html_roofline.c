@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "html_internal.h"
-#include "report.h"
+#include "report/html_internal.h"
+#include "report/report.h"
 
 /* ---- roofline ------------------------------------------------------------- */
 

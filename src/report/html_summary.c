@@ -8,10 +8,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "budget.h"
-#include "html_internal.h"
-#include "rank.h"
-#include "report.h"
+#include "analysis/budget.h"
+#include "report/html_internal.h"
+#include "report/rank.h"
+#include "report/report.h"
 
 static int same_group(const struct cb_report_case *a, const struct cb_report_case *b)
 {

@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inkernel.h"
-#include "probe.h"
-#include "report.h"
-#include "store.h"
+#include "store/inkernel.h"
+#include "harness/probe.h"
+#include "report/report.h"
+#include "store/store.h"
 
 #define MODELS_MAX 3
 

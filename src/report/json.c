@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fingerprint.h"
-#include "machine.h"
-#include "meter.h"
-#include "rank.h"
-#include "report.h"
+#include "host/fingerprint.h"
+#include "host/machine.h"
+#include "counters/meter.h"
+#include "report/rank.h"
+#include "report/report.h"
 
 static void kv_str(FILE *out, const char *k, const char *v, int comma)
 {

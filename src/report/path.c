@@ -1,6 +1,6 @@
 /* path.c — a path file read, and composed from a run's cases (path.h). */
 #define _GNU_SOURCE
-#include "path.h"
+#include "report/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "assets.h"
-#include "probe.h"
-#include "rank.h"
+#include "report/assets.h"
+#include "harness/probe.h"
+#include "report/rank.h"
 
 /* Every NAME.path compiled in from reports/paths/ (mk/report.am), in the
  * order of its asset list: a shipped path is a file there and nothing else. */

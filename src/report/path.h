@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report.h"
-#include "strbuf.h"
+#include "report/report.h"
+#include "util/strbuf.h"
 
 #define CB_PATH_MAX_STEPS 16
 #define CB_PATH_NLINKS 4      /* 10, 25, 40, 100G */

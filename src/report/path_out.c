@@ -4,9 +4,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "html_internal.h"
-#include "path.h"
-#include "probe.h"
+#include "report/html_internal.h"
+#include "report/path.h"
+#include "harness/probe.h"
 
 /* A share of the budget of the path's frames at gbps: cycles over that
  * budget in cycles at the run's clock, so that the figures printed beside

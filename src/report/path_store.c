@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "db.h"
-#include "path.h"
+#include "store/db.h"
+#include "report/path.h"
 
 static void bind_real(struct cb_db_stmt *s, int i, double v)
 {

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
-#include "assets.h"
-#include "path.h"
-#include "sides.h"
-#include "stats.h"
+#include "store/db.h"
+#include "report/assets.h"
+#include "report/path.h"
+#include "analysis/sides.h"
+#include "harness/stats.h"
 
 struct side_row {
     char key[96], detail[256];

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "db.h"
-#include "rank.h"
-#include "sides.h"
-#include "strbuf.h"
+#include "analysis/compare.h"
+#include "store/db.h"
+#include "report/rank.h"
+#include "analysis/sides.h"
+#include "util/strbuf.h"
 
 /* A run's plugin hashes, sorted and joined, into out. */
 static void plugins_of(struct cb_store *st, int64_t run, struct cb_sb *out)

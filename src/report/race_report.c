@@ -1,8 +1,8 @@
 /* race_report.c — a race shown: the decisions as JSON and as a C header
  * to compile against, and a stored race's table for `race` and `report`
  * (see race_report.h). */
-#include "race_report.h"
-#include "report.h"
+#include "report/race_report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
+#include "store/db.h"
 
 #include "config.h"
 

@@ -1,12 +1,12 @@
 /* race_report.h — a race's decisions as the files a build uses (JSON, a C
  * header), and a stored race's table.  The race itself is decided in
- * src/analysis/race.c; these only show it. */
+ * src/analysis/race_rounds.c; these only show it. */
 #ifndef CB_RACE_REPORT_H
 #define CB_RACE_REPORT_H
 
 #include <stdio.h>
 
-#include "race.h"
+#include "analysis/race.h"
 
 /* Emit the decisions.  host: the machine's fingerprint. */
 int cb_race_emit_json(const struct cb_race *r, const struct cb_host *host, FILE *out);

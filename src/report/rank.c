@@ -1,12 +1,12 @@
 /* rank.c — one ranking for every report (see rank.h). */
-#include "rank.h"
+#include "report/rank.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "ranktest.h"
-#include "dist.h"
-#include "stats.h"
+#include "harness/ranktest.h"
+#include "util/dist.h"
+#include "harness/stats.h"
 
 size_t cb_rank_runs(const struct cb_report *r)
 {

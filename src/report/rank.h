@@ -31,7 +31,7 @@
 #ifndef CB_RANK_H
 #define CB_RANK_H
 
-#include "report.h"
+#include "report/report.h"
 
 #define CB_RANK_ALPHA 0.01
 #define CB_RANK_TIE_SPAN 0.10    /* a tie spans at most 10% above its first's figure */

@@ -9,13 +9,13 @@
 #ifndef CB_REPORT_H
 #define CB_REPORT_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stdio.h>
 
-#include "budget.h"
-#include "stats.h"
-#include "store.h"
+#include "analysis/budget.h"
+#include "harness/stats.h"
+#include "store/store.h"
 
 /* One event's samples for one case, in sample order: per-op values
  * ((value - overhead) / iters) and each batch's iteration count. */

@@ -4,7 +4,7 @@
  * the host's quiet figures: quiet, or slowed by a factor on one reference.
  * Every format shows it beside the figures, so that a figure the host
  * slowed is never read as the code's. */
-#include "report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <math.h>

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "machine.h"
-#include "rank.h"
-#include "report.h"
-#include "analysis.h"
+#include "host/machine.h"
+#include "report/rank.h"
+#include "report/report.h"
+#include "report/crossover.h"
 
 #define C_RED "\033[31m"
 #define C_GREEN "\033[32m"

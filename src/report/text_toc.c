@@ -1,12 +1,12 @@
 /* text_toc.c — see text_toc.h. */
-#include "text_toc.h"
+#include "report/text_toc.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #define MAX_SECTIONS 64
 

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
-#include "verdict_out.h"
+#include "report/report.h"
+#include "report/verdict_out.h"
 
 /* XML text or attribute value: markup escaped, and what XML 1.0 cannot hold
  * at all (controls other than tab and line breaks, bytes that are not

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "judge.h"
-#include "verdict.h"
+#include "analysis/judge.h"
+#include "analysis/verdict.h"
 
 struct cb_path_delta;
 

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "meter.h"
-#include "path.h"
-#include "report.h"
-#include "verdict_out.h"
+#include "counters/meter.h"
+#include "report/path.h"
+#include "report/report.h"
+#include "report/verdict_out.h"
 
 /* Exact counts move by less than timings can show: three decimals. */
 static void fmt_pct(double x, int exact, char *buf, size_t len)

@@ -1,16 +1,16 @@
 /* versus_text.c — one variant against another (see versus_text.h). */
-#include "versus_text.h"
+#include "report/versus_text.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arrays.h"
-#include "rank.h"
-#include "ranktest.h"
-#include "sides.h"
-#include "versus.h"
+#include "harness/arrays.h"
+#include "report/rank.h"
+#include "harness/ranktest.h"
+#include "analysis/sides.h"
+#include "analysis/versus.h"
 
 #define VS_LEVEL 0.05 /* the interval printed: 95% */
 

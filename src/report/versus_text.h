@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "report.h"
+#include "report/report.h"
 
 /* One side: the cases of one variant at one probe, size and mode in run r
  * (several when the run measured it in rounds, one case a round). */

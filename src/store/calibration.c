@@ -3,7 +3,7 @@
  * A calibration is written in one transaction with all its ceilings, so a
  * reader never finds one half-written; its statements are prepared per
  * call (a run writes one calibration at most). */
-#include "store_internal.h"
+#include "store/store_internal.h"
 
 #include <errno.h>
 #include <math.h>

@@ -2,7 +2,7 @@
  * that forward to its vtable, the migration driver both backends share, and
  * the placeholder rewriting the PostgreSQL backend needs (here, so that it is
  * tested in builds without libpq too). */
-#include "db_internal.h"
+#include "store/db_internal.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -32,7 +32,7 @@
 #ifndef CB_DB_H
 #define CB_DB_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <signal.h>
 #include <stddef.h>

@@ -4,10 +4,10 @@
 #ifndef CB_DB_INTERNAL_H
 #define CB_DB_INTERNAL_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
-#include "db.h"
-#include "store.h"
+#include "store/db.h"
+#include "store/store.h"
 
 struct cb_db_ops {
     const char *name;

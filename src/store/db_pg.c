@@ -11,7 +11,7 @@
  * Without libpq (configure --without-postgresql, or libpq-dev missing) only
  * cb_db_pg_open is built, and it says how to get PostgreSQL support. */
 #include "config.h"
-#include "db_internal.h"
+#include "store/db_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -39,8 +39,8 @@ int cb_db_pg_open(const char *url, int flags, struct cb_db **out, struct cb_sb *
 
 #include <libpq-fe.h>
 
-#include "db_pg_wait.h"
-#include "secret.h"
+#include "store/db_pg_wait.h"
+#include "store/secret.h"
 
 /* The type OIDs of pg_type.h that the store meets; libpq has no header with
  * them for clients. */

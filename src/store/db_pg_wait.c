@@ -4,7 +4,7 @@
 
 #ifdef HAVE_LIBPQ
 
-#include "db_pg_wait.h"
+#include "store/db_pg_wait.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "db_internal.h"
+#include "store/db_internal.h"
 
 static double now_s(void)
 {

@@ -19,7 +19,7 @@
 
 #include <libpq-fe.h>
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #define CB_PG_CONNECT_S 10
 #define CB_PG_TIMEOUT_S 120

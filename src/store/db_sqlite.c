@@ -3,8 +3,8 @@
  * errno and the message kept in the handle.  The file checks that the store
  * makes before opening (header, schema version, quick_check) stay in
  * store.c; this is the statement layer only. */
-#include "db_internal.h"
-#include "store_internal.h"
+#include "store/db_internal.h"
+#include "store/store_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

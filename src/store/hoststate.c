@@ -1,8 +1,8 @@
 /* hoststate.c — the reference readings and the states in the store (see
  * hoststate.h).  Each write is one UPDATE in its own write transaction,
  * retried when busy; the reads are prepared per call. */
-#include "hoststate.h"
-#include "store_internal.h"
+#include "store/hoststate.h"
+#include "store/store_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sort.h"
+#include "util/sort.h"
 
 /* The migration that added the columns. */
 #define HOSTSTATE_SCHEMA 24

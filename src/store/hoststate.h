@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "refset.h"
+#include "counters/refset.h"
 
 struct cb_store;
 

@@ -25,7 +25,7 @@
  * starts the full check, whose message says the file is damaged and what
  * to do.  A writer's open now costs
  * the same on a 1 MB and on a 1 GB store (bench/store-scale.sh). */
-#include "store_open.h"
+#include "store/store_open.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,12 +1,12 @@
 /* lookup.c — the store's answers to the small questions of lookup.h. */
-#include "lookup.h"
+#include "store/lookup.h"
 
 #include <errno.h>
 
-#include "db.h"
-#include "secret.h"
-#include "store.h"
-#include "strbuf.h"
+#include "store/db.h"
+#include "store/secret.h"
+#include "store/store.h"
+#include "util/strbuf.h"
 
 static const char *text(struct cb_db_stmt *q, int col)
 {

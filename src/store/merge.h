@@ -31,11 +31,11 @@
 #ifndef CB_MERGE_H
 #define CB_MERGE_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stddef.h>
 
-#include "store.h"
+#include "store/store.h"
 
 struct cb_merge_stats {
     size_t runs_added, runs_present, runs_running;  /* running: left out */

@@ -1,14 +1,14 @@
 /* merge_digest.c — a run's content as one 64-bit digest (merge.h): how merge
  * tells the same run from a changed copy of it.  The store's own ids are
  * left out, since every store numbers its rows itself. */
-#include "merge.h"
+#include "store/merge.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_internal.h"
+#include "store/store_internal.h"
 
 /* FNV-1a, 64 bits: it tells a changed copy from the same one, which is all
  * merge asks of it (it is no defence against a forger). */

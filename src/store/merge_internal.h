@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "merge.h"
-#include "store_internal.h"
+#include "store/merge.h"
+#include "store/store_internal.h"
 
 /* Which ids a column holds: the id maps of one source. */
 enum { M_NONE, M_HOST, M_BUILD, M_COMMIT, M_CALIB, M_RUN, M_EVENT, M_CASE, M_RACE, M_RESULT, M__N };

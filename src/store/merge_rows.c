@@ -2,7 +2,7 @@
  * added to it once (merge.h): hosts, builds and commits by the columns of
  * their UNIQUE key, calibrations by host, fingerprint and instant, with
  * their ceilings.  And the helpers merge.c builds its statements with. */
-#include "merge_internal.h"
+#include "store/merge_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -45,7 +45,7 @@ int cb_merge_map_put(struct cb_merge *m, int map, int64_t from, int64_t to)
     size_t at = im->n && im->pair[im->n - 1][0] >= from ? map_at(im, from) : im->n;
     if (at < im->n && im->pair[at][0] == from) {
         cb_st_msg(m->err, "merging %s: %s %lld of the source was copied twice "
-                  "(internal error in src/store/merge.c)", m->src_name, map_names[map],
+                  "(internal error in src/store/merge_copy.c)", m->src_name, map_names[map],
                   (long long)from);
         return -EEXIST;
     }

@@ -3,7 +3,7 @@
  * as asked, an SQLite file and ours, whole, and not from a newer
  * cyclebudget.  A refused file must be left byte-for-byte as it was, and
  * SQLite may write (a -shm, a checkpoint) as soon as it opens a file. */
-#include "store_open.h"
+#include "store/store_open.h"
 
 #include <errno.h>
 #include <fcntl.h>

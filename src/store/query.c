@@ -1,7 +1,7 @@
 /* query.c — reading runs back for reports (see store.h): which run a spec
  * names, a run's row, its events and cases, and one case's values. */
-#include "secret.h"
-#include "store_internal.h"
+#include "store/secret.h"
+#include "store/store_internal.h"
 
 #include <errno.h>
 #include <math.h>

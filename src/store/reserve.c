@@ -10,7 +10,7 @@
  * process ends, killed or not.  On a full disk the store lets it go and
  * ends the run in the space it gave back. */
 #define _GNU_SOURCE
-#include "store_internal.h"
+#include "store/store_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,12 +1,12 @@
 /* secret.c — passwords in PostgreSQL URLs kept out of everything stored or
  * shown; see secret.h. */
-#include "secret.h"
+#include "store/secret.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 struct secret {
     char *url;          /* the URL as the program now has it, no password */

@@ -27,7 +27,7 @@
  * files are wrapped (only they have a -shm).  The VFS is registered once,
  * not as the default, and only the store's opens name it. */
 #define _GNU_SOURCE
-#include "store_internal.h"
+#include "store/store_internal.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -2,7 +2,7 @@
  * (see store_internal.h): the statement cache, binding and reading columns,
  * errors turned into errno and messages, and the transaction runner that
  * retries when another process holds the write lock. */
-#include "store_internal.h"
+#include "store/store_internal.h"
 
 #include <errno.h>
 #include <math.h>

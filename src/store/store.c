@@ -8,8 +8,8 @@
  * every check has passed.  Checkpoint-on-close stays disabled until then,
  * because closing the last connection of a WAL database checkpoints the WAL
  * into the main file. */
-#include "store_open.h"
-#include "strbuf.h"
+#include "store/store_open.h"
+#include "util/strbuf.h"
 
 #include <errno.h>
 #include <limits.h>

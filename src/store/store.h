@@ -10,14 +10,14 @@
 #ifndef CB_STORE_H
 #define CB_STORE_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ceilings.h"
-#include "cpu.h"
-#include "hoststate.h"
+#include "counters/ceilings.h"
+#include "host/cpu.h"
+#include "store/hoststate.h"
 
 struct cb_store;
 

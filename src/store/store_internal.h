@@ -9,14 +9,14 @@
 #ifndef CB_STORE_INTERNAL_H
 #define CB_STORE_INTERNAL_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "db.h"
-#include "store.h"
+#include "store/db.h"
+#include "store/store.h"
 
 /* cb_db_begin already waits CB_DB_BUSY_MS; these retries cover the -EBUSY
  * cases SQLite's busy handler is not called for (WAL recovery, a COMMIT

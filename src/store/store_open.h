@@ -5,12 +5,12 @@
 #ifndef CB_STORE_OPEN_H
 #define CB_STORE_OPEN_H
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <limits.h>
 #include <sys/types.h>
 
-#include "store_internal.h"
+#include "store/store_internal.h"
 
 /* PRAGMA application_id: 'CyBu'.  Lets us tell our database from another
  * program's SQLite file before touching it. */

@@ -1,5 +1,5 @@
 /* uuid.c — random UUIDs for runs (see uuid.h). */
-#include "uuid.h"
+#include "store/uuid.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -1,9 +1,9 @@
 /* write.c — recording a run (see store.h): its host, build and commit rows,
  * its events, each case with all its samples in one transaction, its end
  * (who writes it, and the reaping of dead writers' runs: writer.c). */
-#include "secret.h"
-#include "store_internal.h"
-#include "uuid.h"
+#include "store/secret.h"
+#include "store/store_internal.h"
+#include "store/uuid.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* writer.c — who is writing a run (host, boot, process and its start
  * time, stored with the run), and reaping the runs whose writer died
  * without ending them (see store.h). */
-#include "store_internal.h"
+#include "store/store_internal.h"
 
 #include <errno.h>
 #include <signal.h>

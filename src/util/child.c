@@ -1,6 +1,6 @@
 /* child.c — bounded waits for child processes; see child.h for why. */
 #define _GNU_SOURCE
-#include "child.h"
+#include "util/child.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 struct cb_child {
     pid_t pid;                  /* the child, already started */

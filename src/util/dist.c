@@ -1,12 +1,12 @@
 /* dist.c — rank tests and the t and normal distributions (see dist.h). */
-#include "dist.h"
+#include "util/dist.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sort.h"
+#include "util/sort.h"
 
 struct ranked {
     double v;

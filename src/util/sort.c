@@ -1,5 +1,5 @@
 /* sort.c — one sort of doubles for every layer (see sort.h). */
-#include "sort.h"
+#include "util/sort.h"
 
 #include <stdlib.h>
 
