@@ -18,28 +18,6 @@
 #include "report/path.h"
 #include "report/report.h"
 
-const char *cb_asset_find(const char *name)
-{
-    for (size_t i = 0; i < cb_nassets; i++)
-        if (strcmp(cb_assets[i].name, name) == 0)
-            return cb_assets[i].text;
-    return NULL;
-}
-
-void cb_html_fnum(FILE *out, double v)
-{
-    if (isnan(v) || isinf(v))
-        fputs("–", out);
-    else if (fabs(v) >= 1e6)
-        fprintf(out, "%.3g", v);
-    else if (fabs(v) >= 100)
-        fprintf(out, "%.0f", v);
-    else if (fabs(v) >= 10)
-        fprintf(out, "%.1f", v);
-    else
-        fprintf(out, "%.2f", v);
-}
-
 /* A table cell that sorts by value: data-v carries the number. */
 static void tdnum(FILE *out, double v)
 {
@@ -57,12 +35,6 @@ static void tdtext(FILE *out, const char *s)
     fputs("<td>", out);
     cb_html_esc(out, s);
     fputs("</td>", out);
-}
-
-void cb_html_size_label(FILE *out, uint64_t size, const char *unit)
-{
-    char b[32];
-    cb_html_esc(out, cb_fmt_size(size, unit, b, sizeof b));
 }
 
 /* ---- tables -------------------------------------------------------------------- */

@@ -13,15 +13,6 @@
 #include "report/rank.h"
 #include "report/report.h"
 
-/* Kelly's colours of maximum contrast (1965), less white and black, with
- * the first ten kept for the first lines: 20 series told apart, and lines
- * past the tenth dashed as well (cb_html_dash). */
-const char *const cb_html_palette[CB_HTML_NPAL] = {
-    "#0067a5", "#e25822", "#008856", "#875692", "#f3c300", "#be0032", "#a1caf1", "#654522",
-    "#e68fac", "#8db600", "#604e97", "#f6a600", "#2b3d26", "#b3446c", "#848482", "#882d17",
-    "#f99379", "#c2b280", "#dcd300", "#3b3b3b",
-};
-
 /* Fit colours: 100G, 40G, 10G, over every budget. */
 static const char *const fitcol[] = {"#1a9850", "#74c476", "#f0b429", "#d73027"};
 
@@ -311,19 +302,6 @@ struct line *cb_html_line_for(struct line *ls, size_t *nl, size_t max, const cha
     l->n = 0;
     return l;
 }
-
-void cb_html_add_pt(struct line *l, double x, double y, const struct cb_report_case *c)
-{
-    if (!l || l->n == sizeof l->pt / sizeof l->pt[0])
-        return;
-    size_t i = l->n++;
-    while (i > 0 && l->pt[i - 1].x > x) {  /* keep x ascending */
-        l->pt[i] = l->pt[i - 1];
-        i--;
-    }
-    l->pt[i] = (struct line_pt){x, y, c};
-}
-
 
 int cb_html_throughput_view(FILE *out, const struct cb_report *r, struct line *ls)
 {

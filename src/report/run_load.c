@@ -13,19 +13,6 @@
 #include "host/fingerprint.h"
 #include "harness/probe.h"
 
-const char *cb_fmt_size(uint64_t size, const char *unit, char *buf, size_t len)
-{
-    if (unit && strcmp(unit, "B") != 0)
-        snprintf(buf, len, "%" PRIu64 " %s", size, unit);
-    else if (size >= (1u << 20) && size % (1u << 20) == 0)
-        snprintf(buf, len, "%" PRIu64 " MiB", size >> 20);
-    else if (size >= 1024 && size % 1024 == 0)
-        snprintf(buf, len, "%" PRIu64 " KiB", size >> 10);
-    else
-        snprintf(buf, len, "%" PRIu64 " B", size);
-    return buf;
-}
-
 static int find_event(const struct cb_report *r, const char *part, int need_supported)
 {
     for (size_t i = 0; i < r->nevents; i++)
@@ -301,11 +288,6 @@ void cb_report_run_lines(const struct cb_run_info *u, const struct cb_run_lines 
         l->emit(l->ctx, l->state, buf);
 }
 
-int cb_report_case_shared(const struct cb_report_case *c)
-{
-    return c->measured && c->info.contended_share > CB_SHARED_CASE_SHARE;
-}
-
 struct cb_summary cb_report_shown_cyc(const struct cb_report_case *c)
 {
     if (c->measured)
@@ -313,14 +295,6 @@ struct cb_summary cb_report_shown_cyc(const struct cb_report_case *c)
     return (struct cb_summary){.n = 0, .min = NAN, .max = NAN, .median = NAN, .p25 = NAN,
                                .p75 = NAN, .mean = NAN, .ci_lo = NAN, .ci_hi = NAN,
                                .spread_pct = NAN, .ci_pct = NAN};
-}
-
-size_t cb_report_count_shared(const struct cb_report *r)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < r->ncases; i++)
-        k += (size_t)cb_report_case_shared(&r->cases[i]);
-    return k;
 }
 
 /* Grow one array of a series to nc elements. */
@@ -564,18 +538,3 @@ const char *cb_report_where(const struct cb_case_info *g, const char *sep, char 
     return buf;
 }
 
-void cb_json_num(FILE *out, double v)
-{
-    if (isnan(v) || isinf(v))
-        fputs("null", out);
-    else
-        fprintf(out, "%.10g", v);
-}
-
-void cb_json_num6(FILE *out, double v)
-{
-    if (isnan(v) || isinf(v))
-        fputs("null", out);
-    else
-        fprintf(out, "%.6g", v);
-}

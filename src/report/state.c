@@ -105,3 +105,16 @@ void cb_report_state_csv(FILE *out, const struct cb_report_case *c)
     if (c->tries > 0)
         fprintf(out, "%d", c->tries);
 }
+
+int cb_report_case_shared(const struct cb_report_case *c)
+{
+    return c->measured && c->info.contended_share > CB_SHARED_CASE_SHARE;
+}
+
+size_t cb_report_count_shared(const struct cb_report *r)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->ncases; i++)
+        k += (size_t)cb_report_case_shared(&r->cases[i]);
+    return k;
+}
