@@ -19,11 +19,6 @@
 #include "harness/plugin.h"
 #include "counters/tsc.h"
 
-struct cb_verdict_cache {
-    const struct cb_variant *v;
-    struct cb_verdict verdict;
-};
-
 /* With real core cycles, measure the clock instead of estimating it. */
 static void measure_core_clock(struct cb_collector *col)
 {
@@ -358,38 +353,6 @@ fail_store:
     cb_store_close(col->st);
     col->st = NULL;
     return rc;
-}
-
-const struct cb_verdict *cb_collector_verdict(struct cb_collector *col, const struct cb_probe *p,
-                                              const struct cb_variant *v)
-{
-    for (size_t k = 0; k < col->nvc; k++)
-        if (col->vc[k].v == v)
-            return &col->vc[k].verdict;
-    if (cb_grow((void **)&col->vc, &col->capvc, col->nvc + 1, 32, sizeof *col->vc) < 0)
-        return NULL;
-    struct cb_verdict_cache *cv = &col->vc[col->nvc++];
-    memset(cv, 0, sizeof *cv);
-    cv->v = v;
-    int rc = p->verify(v, &cv->verdict);
-    if (rc == -EINTR) {   /* stopped, not judged: nothing is said or stored */
-        col->nvc--;
-        return NULL;
-    }
-    if (rc < 0) {
-        cv->verdict.ok = 0;
-        snprintf(cv->verdict.detail, sizeof cv->verdict.detail, "verification could not run: %s",
-                 strerror(-rc));
-    }
-    if (!cv->verdict.ok && !col->quiet)
-        fprintf(stderr, "\ncyclebudget: BAD %s %s: %s (not timed)\n", p->name, v->name,
-                cv->verdict.detail);
-    /* A plugin family without a reference check (plugin.c): timed, and
-     * said to be unchecked, here and in the case's detail. */
-    if (cv->verdict.ok && !cv->verdict.checked && cv->verdict.detail[0] && !col->quiet)
-        fprintf(stderr, "\ncyclebudget: UNVERIFIED %s %s: %s\n", p->name, v->name,
-                cv->verdict.detail);
-    return &cv->verdict;
 }
 
 static int store_unmeasured(struct cb_collector *col, struct cb_case_row *row, const char *verdict,

@@ -53,7 +53,11 @@ struct cb_collect_opts {
     struct cb_harness_opts harness;
 };
 
-struct cb_verdict_cache;
+/* A variant's verdict, judged once per collector. */
+struct cb_verdict_cache {
+    const struct cb_variant *v;
+    struct cb_verdict verdict;
+};
 
 struct cb_collector {
     struct cb_store *st;

@@ -3,13 +3,15 @@
  * child (plugin_timed.c), and what goes wrong there ends its own case as
  * BAD, with the reason, while the run goes on.  After every case the run
  * is on its CPU again, or says it cannot be.  And the case no variant of
- * this CPU can run: skipped, saying what it lacks. */
+ * this CPU can run: skipped, saying what it lacks.  A variant is verified
+ * once per collector (cb_collector_verdict). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "harness/arrays.h"
 #include "harness/collect.h"
 #include "harness/plugin.h"
 
@@ -99,4 +101,36 @@ int cb_collector_time(struct cb_collector *col, int guarded, struct cb_case *c,
         return pin < 0 ? -EPERM : 1;
     }
     return rc;
+}
+
+const struct cb_verdict *cb_collector_verdict(struct cb_collector *col, const struct cb_probe *p,
+                                              const struct cb_variant *v)
+{
+    for (size_t k = 0; k < col->nvc; k++)
+        if (col->vc[k].v == v)
+            return &col->vc[k].verdict;
+    if (cb_grow((void **)&col->vc, &col->capvc, col->nvc + 1, 32, sizeof *col->vc) < 0)
+        return NULL;
+    struct cb_verdict_cache *cv = &col->vc[col->nvc++];
+    memset(cv, 0, sizeof *cv);
+    cv->v = v;
+    int rc = p->verify(v, &cv->verdict);
+    if (rc == -EINTR) {   /* stopped, not judged: nothing is said or stored */
+        col->nvc--;
+        return NULL;
+    }
+    if (rc < 0) {
+        cv->verdict.ok = 0;
+        snprintf(cv->verdict.detail, sizeof cv->verdict.detail, "verification could not run: %s",
+                 strerror(-rc));
+    }
+    if (!cv->verdict.ok && !col->quiet)
+        fprintf(stderr, "\ncyclebudget: BAD %s %s: %s (not timed)\n", p->name, v->name,
+                cv->verdict.detail);
+    /* A plugin family without a reference check (plugin.c): timed, and
+     * said to be unchecked, here and in the case's detail. */
+    if (cv->verdict.ok && !cv->verdict.checked && cv->verdict.detail[0] && !col->quiet)
+        fprintf(stderr, "\ncyclebudget: UNVERIFIED %s %s: %s\n", p->name, v->name,
+                cv->verdict.detail);
+    return &cv->verdict;
 }

@@ -1,4 +1,4 @@
-/* plugin_internal.h — what plugin.c and plugin_family.c share. */
+/* plugin_internal.h — what plugin.c, plugin_family.c and plugin_child.c share. */
 #ifndef CB_PLUGIN_INTERNAL_H
 #define CB_PLUGIN_INTERNAL_H
 
@@ -6,6 +6,8 @@
 
 #include "harness/probe.h"
 
+/* The faults a child dies of, with no handler of this process in the way. */
+void cb_plugin_default_faults(void);
 /* verify(v) in a forked child, so that a plugin's code that crashes there
  * is BAD by name with the signal: verify's result, its verdict in *out. */
 int cb_plugin_verify_in_child(int (*verify)(const struct cb_variant *, struct cb_verdict *),
