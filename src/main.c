@@ -11,6 +11,7 @@
 #include "config.h"
 #include "cli/cmd.h"
 #include "store/secret.h"
+#include "cli/output.h"
 #include "cli/termout.h"
 
 static const struct {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,21 +16,6 @@
 
 #include "cli/output.h"
 #include "cli/termout.h"
-
-const char *cb_write_strerror(int e)
-{
-    switch (e) {
-    case ENOSPC:
-        return "no space left on the device: free some space there, or write elsewhere";
-    case EFBIG:
-        return "file too large: the file size limit (ulimit -f) or the filesystem's largest file "
-               "was reached";
-    case EDQUOT:
-        return "disk quota exceeded: free some space, or write elsewhere";
-    default:
-        return strerror(e);
-    }
-}
 
 /* Each output's writes go through this cookie, which keeps the errno of the
  * first that failed: stdio's error flag alone says only "Input/output
@@ -381,4 +367,26 @@ int cb_output_close(struct cb_output *o, int ok, struct cb_sb *err)
     o->tmp = o->target = NULL;
     o->ck = NULL;
     return rc;
+}
+
+/* A command with no stop handler of its own ends here: the output it was
+ * writing removed (never half a file), then 130, as for SIGINT, whichever
+ * of SIGINT, SIGTERM or SIGHUP came (SIGTERM's own death would be 143). */
+static void on_quit_signal(int sig)
+{
+    (void)sig;
+    cb_output_abandon();
+    _exit(130);
+}
+
+void cb_catch_quit_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_quit_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    /* Past ulimit -f a write fails with EFBIG, said as such, instead of
+     * killing the process with no word and a half-written file. */
+    signal(SIGXFSZ, SIG_IGN);
 }

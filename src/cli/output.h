@@ -54,8 +54,9 @@ int cb_output_close(struct cb_output *o, int ok, struct cb_sb *err);
  * file an output is being written to, if any. */
 void cb_output_abandon(void);
 
-/* strerror for a failed write, in words that say what to do for a full
- * disk (ENOSPC), a file size limit (EFBIG) or a quota. */
-const char *cb_write_strerror(int e);
+/* Every command's stop signals before it says otherwise (main()): SIGINT,
+ * SIGTERM and SIGHUP remove the -o file being written and exit 130; SIGXFSZ
+ * is ignored, so that a write past ulimit -f fails with EFBIG and is said. */
+void cb_catch_quit_signals(void);
 
 #endif

@@ -1,13 +1,11 @@
 /* termout.c — stdout and stderr as escaping streams; see termout.h. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "cli/output.h"
 #include "report/report.h"
 #include "util/strbuf.h"
 #include "cli/termout.h"
@@ -167,6 +165,21 @@ void cb_term_init(void)
         stderr = err_stream = e;
 }
 
+const char *cb_write_strerror(int e)
+{
+    switch (e) {
+    case ENOSPC:
+        return "no space left on the device: free some space there, or write elsewhere";
+    case EFBIG:
+        return "file too large: the file size limit (ulimit -f) or the filesystem's largest file "
+               "was reached";
+    case EDQUOT:
+        return "disk quota exceeded: free some space, or write elsewhere";
+    default:
+        return strerror(e);
+    }
+}
+
 int cb_term_errno(FILE *f)
 {
     struct term *t = f && f == out_stream ? &out_term : f && f == err_stream ? &err_term : NULL;
@@ -186,26 +199,4 @@ int cb_term_finish(int status)
     }
     fflush(stderr);
     return status;
-}
-
-/* A command with no stop handler of its own ends here: the output it was
- * writing removed (never half a file), then 130, as for SIGINT, whichever
- * of SIGINT, SIGTERM or SIGHUP came (SIGTERM's own death would be 143). */
-static void on_quit_signal(int sig)
-{
-    (void)sig;
-    cb_output_abandon();
-    _exit(130);
-}
-
-void cb_catch_quit_signals(void)
-{
-    struct sigaction sa = {.sa_handler = on_quit_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    /* Past ulimit -f a write fails with EFBIG, said as such, instead of
-     * killing the process with no word and a half-written file. */
-    signal(SIGXFSZ, SIG_IGN);
 }

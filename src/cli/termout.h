@@ -27,13 +27,12 @@ void cb_term_init(void);
  * said on stderr and turns a 0 status into 1.  The status to exit with. */
 int cb_term_finish(int status);
 
+/* strerror for a failed write, in words that say what to do for a full
+ * disk (ENOSPC), a file size limit (EFBIG) or a quota. */
+const char *cb_write_strerror(int e);
+
 /* The errno of the first failed write to f, when f is one of these streams
  * (0 when none failed, or f is another stream). */
 int cb_term_errno(FILE *f);
-
-/* Every command's stop signals before it says otherwise (main()): SIGINT,
- * SIGTERM and SIGHUP remove the -o file being written and exit 130; SIGXFSZ
- * is ignored, so that a write past ulimit -f fails with EFBIG and is said. */
-void cb_catch_quit_signals(void);
 
 #endif
