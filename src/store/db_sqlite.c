@@ -29,8 +29,7 @@ struct sq_stmt {
 static sqlite3 *H(struct cb_db *db) { return ((struct sq_db *)db)->h; }
 static sqlite3_stmt *S(struct cb_db_stmt *s) { return ((struct sq_stmt *)s)->s; }
 
-/* An SQLite result code as 0 or a negative errno (see db.h). */
-static int errno_of(int rc)
+int cb_sqlite_errno(int rc)
 {
     switch (rc) {
     case SQLITE_CONSTRAINT_UNIQUE: case SQLITE_CONSTRAINT_PRIMARYKEY: return -EEXIST;
@@ -53,7 +52,7 @@ static int errno_of(int rc)
 /* rc from a call on db: 0 or the errno, with SQLite's message kept. */
 static int result(struct cb_db *db, int rc)
 {
-    int e = errno_of(rc);
+    int e = cb_sqlite_errno(rc);
     if (e == -EBUSY && cb_db_stopped())
         cb_db_msg(db, NULL, "interrupted while waiting for another writer's lock");
     else if (e)
@@ -290,7 +289,7 @@ int cb_db_sqlite_open(const char *path, int flags, struct cb_db **out, struct cb
                   db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
         sqlite3_close(db->h);
         free(db);
-        return errno_of(rc) ? errno_of(rc) : -EIO;
+        return cb_sqlite_errno(rc) ? cb_sqlite_errno(rc) : -EIO;
     }
     sqlite3_extended_result_codes(db->h, 1);
     sqlite3_busy_handler(db->h, on_busy, db);

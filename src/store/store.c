@@ -105,24 +105,6 @@ static int migrations_sane(void)
     return cb_nmigrations > 0;
 }
 
-/* An SQLite result code of the calls made here directly (open, backup) as
- * 0 or a negative errno, as db_sqlite.c maps those it makes. */
-static int sq_errno(int rc)
-{
-    switch (rc & 0xff) {
-    case SQLITE_OK: case SQLITE_DONE: return 0;
-    case SQLITE_BUSY: case SQLITE_LOCKED: return -EBUSY;
-    case SQLITE_NOMEM: return -ENOMEM;
-    case SQLITE_READONLY: return -EROFS;
-    case SQLITE_PERM: case SQLITE_AUTH: case SQLITE_CANTOPEN: return -EACCES;
-    case SQLITE_FULL: return -ENOSPC;
-    case SQLITE_CONSTRAINT: case SQLITE_MISMATCH: case SQLITE_RANGE: case SQLITE_TOOBIG:
-    case SQLITE_CORRUPT: case SQLITE_NOTADB:
-        return -EINVAL;
-    default: return -EIO;
-    }
-}
-
 /* "file:PATH?immutable=1", PATH %-escaped where URIs need it. */
 static int immutable_uri(const char *path, char *uri, size_t len)
 {
@@ -200,7 +182,7 @@ static int open_db(struct cb_store *st, struct cb_st_open *o)
         cb_st_msg(o->err, "%s: cannot open: %s", o->path,
                   h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
         sqlite3_close(h);
-        return sq_errno(rc);
+        return cb_sqlite_errno(rc);
     }
     /* Until every check has passed: closing must not checkpoint (write). */
     sqlite3_db_config(h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
@@ -298,7 +280,7 @@ static int snapshot(struct cb_store *st, const struct cb_st_open *o)
         cb_st_msg(o->err, "%s: cannot copy it to read: %s", o->path,
                   copy ? sqlite3_errmsg(copy) : sqlite3_errstr(rc));
         sqlite3_close(copy);
-        return sq_errno(rc) ? sq_errno(rc) : -EIO;
+        return cb_sqlite_errno(rc) ? cb_sqlite_errno(rc) : -EIO;
     }
     sqlite3_extended_result_codes(copy, 1);
     struct cb_db *db;

@@ -122,4 +122,9 @@ long long cb_st_proc_start(pid_t pid);
 void cb_st_boot_id(char *buf, size_t len);
 void cb_st_hostname(char *buf, size_t len);
 
+/* An SQLite result code as 0 or a negative errno (db_sqlite.c): the one
+ * mapping, for the statements db_sqlite.c runs and for what store.c calls
+ * directly (open, backup).  A unique or primary key broken is -EEXIST. */
+int cb_sqlite_errno(int rc);
+
 #endif
