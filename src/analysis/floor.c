@@ -10,15 +10,11 @@
 #include <string.h>
 
 #include "harness/arrays.h"
-#include "store/db.h"
+#include "store/lookup.h"
+#include "store/store.h"
 #include "host/fingerprint.h"
 #include "util/dist.h"
 #include "harness/stats.h"
-
-static int sql_err(int rc)
-{
-    return rc == -ENOMEM || rc == -EBUSY ? rc : -EIO;
-}
 
 /* The median of v[n], reordering v; NAN for none. */
 static double median_of(double *v, size_t n)
@@ -130,22 +126,25 @@ struct cand {
     char what[400];
 };
 
+/* A key being built, and how far it is filled. */
+struct key {
+    char *buf;
+    size_t len, off;
+};
+
+static int add_hash(const char *sha256, void *ctx)
+{
+    struct key *k = ctx;
+    if (k->off < k->len)
+        k->off += (size_t)snprintf(k->buf + k->off, k->len - k->off, "|%.16s", sha256);
+    return 0;
+}
+
 /* The plugins a run loaded, by hash, appended to key (schema 11 on). */
 static int plugin_hashes(struct cb_store *st, int64_t run, char *key, size_t len)
 {
-    if (cb_store_schema_version(st) < 11)
-        return 0;
-    struct cb_db_stmt *q;
-    int rc = cb_db_prepare(cb_store_db(st),
-                           "SELECT sha256 FROM run_plugins WHERE run_id = ?1 ORDER BY sha256", &q);
-    if (rc != CB_DB_OK)
-        return sql_err(rc);
-    cb_db_bind_int64(q, 1, run);
-    size_t off = strlen(key);
-    while ((rc = cb_db_step(q)) == CB_DB_ROW && off < len)
-        off += (size_t)snprintf(key + off, len - off, "|%.16s", (const char *)cb_db_column_text(q, 0));
-    cb_db_finalize(q);
-    return rc == CB_DB_DONE || rc == CB_DB_ROW ? 0 : sql_err(rc);
+    struct key k = {key, len, strlen(key)};
+    return cb_store_each_run_plugin(st, run, add_hash, &k);
 }
 
 static int skipped(int64_t id, const int64_t *skip, size_t nskip)
@@ -153,6 +152,31 @@ static int skipped(int64_t id, const int64_t *skip, size_t nskip)
     for (size_t i = 0; i < nskip; i++)
         if (skip[i] == id)
             return 1;
+    return 0;
+}
+
+/* The candidates being gathered. */
+struct gather {
+    const int64_t *skip;
+    size_t nskip;
+    struct cand *c;
+    size_t n, cap, unkeyed;
+};
+
+static int add_candidate(int64_t id, const char *code_id, const char *clock, void *ctx)
+{
+    struct gather *g = ctx;
+    if (skipped(id, g->skip, g->nskip))
+        return 0;
+    if (!code_id) {
+        g->unkeyed++;
+        return 0;
+    }
+    if (cb_grow((void **)&g->c, &g->cap, g->n + 1, 64, sizeof *g->c) < 0)
+        return -ENOMEM;
+    struct cand *c = &g->c[g->n++];
+    c->id = id;
+    snprintf(c->what, sizeof c->what, "%s|%s", code_id, clock);
     return 0;
 }
 
@@ -164,43 +188,13 @@ static int skipped(int64_t id, const int64_t *skip, size_t nskip)
 static int candidates(struct cb_store *st, int64_t ref, const int64_t *skip, size_t nskip,
                       struct cand **out, size_t *n, size_t *unkeyed)
 {
-    struct cb_db_stmt *q;
-    *out = NULL;
-    *n = *unkeyed = 0;
-    if (cb_store_schema_version(st) < 20)
-        return 0;
-    char sql[512];
-    snprintf(sql, sizeof sql,
-             "SELECT r.id, r.code_id, COALESCE(r.clock_backend, '') FROM runs r "
-             " WHERE r.host_id = (SELECT host_id FROM runs WHERE id = ?1) "
-             "   AND r.status = 'complete'%s ORDER BY r.id DESC LIMIT ?2",
-             cb_store_schema_version(st) >= 24 ? " AND COALESCE(r.state, 'quiet') <> 'slowed'" : "");
-    int rc = cb_db_prepare(cb_store_db(st), sql, &q);
-    if (rc != CB_DB_OK)
-        return sql_err(rc);
-    cb_db_bind_int64(q, 1, ref);
-    cb_db_bind_int64(q, 2, CB_FLOOR_MAX_RUNS + (int64_t)nskip);
-    size_t cap = 0;
-    while ((rc = cb_db_step(q)) == CB_DB_ROW) {
-        int64_t id = cb_db_column_int64(q, 0);
-        if (skipped(id, skip, nskip))
-            continue;
-        if (cb_db_column_type(q, 1) == CB_DB_NULL) {
-            (*unkeyed)++;
-            continue;
-        }
-        if (cb_grow((void **)out, &cap, *n + 1, 64, sizeof **out) < 0) {
-            rc = -ENOMEM;
-            break;
-        }
-        struct cand *c = &(*out)[(*n)++];
-        c->id = id;
-        snprintf(c->what, sizeof c->what, "%s|%s", (const char *)cb_db_column_text(q, 1),
-                 (const char *)cb_db_column_text(q, 2));
-    }
-    cb_db_finalize(q);
-    if (rc != CB_DB_DONE)
-        return rc < 0 ? rc : sql_err(rc);
+    struct gather g = {.skip = skip, .nskip = nskip};
+    int rc = cb_store_each_host_run(st, ref, CB_FLOOR_MAX_RUNS + (int64_t)nskip, add_candidate, &g);
+    *out = g.c;
+    *n = g.n;
+    *unkeyed = g.unkeyed;
+    if (rc < 0)
+        return rc;
     for (size_t i = 0; i < *n; i++)
         if ((rc = plugin_hashes(st, (*out)[i].id, (*out)[i].what, sizeof (*out)[i].what)) < 0)
             return rc;

@@ -13,54 +13,47 @@
 #include <string.h>
 
 #include "analysis/compare.h"
-#include "store/db.h"
+#include "store/lookup.h"
 #include "report/rank.h"
 #include "analysis/sides.h"
 #include "util/strbuf.h"
 
-/* A run's plugin hashes, sorted and joined, into out. */
-static void plugins_of(struct cb_store *st, int64_t run, struct cb_sb *out)
+static int add_plugin(const char *sha256, void *ctx)
 {
-    struct cb_db_stmt *q;
-    if (cb_store_schema_version(st) < 11 ||
-        cb_db_prepare(cb_store_db(st), "SELECT sha256 FROM run_plugins WHERE run_id = ?1 ORDER BY sha256",
-                      &q) != CB_DB_OK)
-        return;
-    cb_db_bind_int64(q, 1, run);
-    while (cb_db_step(q) == CB_DB_ROW)
-        cb_sb_addf(out, "%s,", (const char *)cb_db_column_text(q, 0));
-    cb_db_finalize(q);
+    cb_sb_addf(ctx, "%s,", sha256);
+    return 0;
+}
+
+/* The runs of r's bytes, host and clock with the same plugins as r. */
+struct same {
+    struct cb_store *st;
+    const char *mine;       /* r's plugin hashes, joined */
+    struct cb_sb theirs;
+    int64_t *ids;
+    size_t n;
+};
+
+static int add_if_same_plugins(int64_t id, void *ctx)
+{
+    struct same *s = ctx;
+    cb_sb_reset(&s->theirs);
+    cb_store_each_run_plugin(s->st, id, add_plugin, &s->theirs);
+    if (strcmp(s->mine, s->theirs.buf) == 0)
+        s->ids[s->n++] = id;
+    return s->n == CB_RANK_PEERS_MAX;
 }
 
 /* The newest runs of r's bytes, host and clock, r's own left out, with the
  * same plugins: up to CB_RANK_PEERS_MAX ids into ids. */
 static size_t same_bytes(struct cb_store *st, const struct cb_report *r, int64_t *ids)
 {
-    struct cb_db_stmt *q;
-    size_t n = 0;
-    if (cb_store_schema_version(st) < 20 ||
-        cb_db_prepare(cb_store_db(st),
-                      "SELECT o.id FROM runs o JOIN runs r ON r.id = ?1 "
-                      " WHERE o.code_id = r.code_id AND o.host_id = r.host_id AND o.id <> r.id "
-                      "   AND o.status = 'complete' "
-                      "   AND COALESCE(o.clock_backend, '') = COALESCE(r.clock_backend, '') "
-                      " ORDER BY o.id DESC LIMIT ?2", &q) != CB_DB_OK)
-        return 0;
-    cb_db_bind_int64(q, 1, r->run.id);
-    cb_db_bind_int64(q, 2, 4 * CB_RANK_PEERS_MAX);
-    struct cb_sb mine = CB_SB_INIT, theirs = CB_SB_INIT;
-    plugins_of(st, r->run.id, &mine);
-    while (n < CB_RANK_PEERS_MAX && cb_db_step(q) == CB_DB_ROW) {
-        int64_t id = cb_db_column_int64(q, 0);
-        cb_sb_reset(&theirs);
-        plugins_of(st, id, &theirs);
-        if (strcmp(mine.buf, theirs.buf) == 0)
-            ids[n++] = id;
-    }
-    cb_db_finalize(q);
+    struct cb_sb mine = CB_SB_INIT;
+    cb_store_each_run_plugin(st, r->run.id, add_plugin, &mine);
+    struct same s = {.st = st, .mine = mine.buf, .theirs = CB_SB_INIT, .ids = ids};
+    cb_store_each_same_bytes_run(st, r->run.id, 4 * CB_RANK_PEERS_MAX, add_if_same_plugins, &s);
     cb_sb_release(&mine);
-    cb_sb_release(&theirs);
-    return n;
+    cb_sb_release(&s.theirs);
+    return s.n;
 }
 
 /* The median of one case's values in side s (one run), or NAN. */

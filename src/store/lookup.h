@@ -68,4 +68,23 @@ int cb_store_each_ack(struct cb_store *st, int newest_first,
 /* Record (or re-word) the acknowledgement of glob at commit: 0 or -EIO. */
 int cb_store_ack_put(struct cb_store *st, const char *glob, const char *commit, const char *why);
 
+/* The plugins run loaded, by hash, in hash order (none before schema 11).
+ * 0, the callback's stop value, or a negative errno. */
+int cb_store_each_run_plugin(struct cb_store *st, int64_t run,
+                             int (*fn)(const char *sha256, void *ctx), void *ctx);
+
+/* The newest complete runs of run's code (runs.code_id), host and clock,
+ * run itself left out, at most max, newest first (none before schema 20).
+ * 0, the callback's stop value, or a negative errno. */
+int cb_store_each_same_bytes_run(struct cb_store *st, int64_t run, int64_t max,
+                                 int (*fn)(int64_t id, void *ctx), void *ctx);
+
+/* The newest complete runs of ref's host, ref among them, at most max,
+ * newest first, with their code identity (NULL: recorded before schema 20's
+ * code_id) and clock backend; from schema 24 on, the runs a slowed host
+ * measured are left out.  0, the callback's stop value, or a negative errno. */
+int cb_store_each_host_run(struct cb_store *st, int64_t ref, int64_t max,
+                           int (*fn)(int64_t id, const char *code_id, const char *clock, void *ctx),
+                           void *ctx);
+
 #endif
