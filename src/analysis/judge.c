@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "harness/arrays.h"
-#include "store/db.h"
+#include "store/lookup.h"
 #include "util/dist.h"
 #include "harness/stats.h"
 
@@ -432,32 +432,34 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
 }
 
 
+/* A bad case found, said in the list being built. */
+struct bad {
+    const char *name;
+    struct cb_sb *out;
+    size_t k;
+};
+
+static int add_bad(const char *probe, const char *variant, uint64_t size, const char *mode,
+                   const char *verdict, void *ctx)
+{
+    struct bad *b = ctx;
+    char key[CB_CASE_KEY_MAX];
+    cb_case_key(key, sizeof key, probe, variant, size, mode);
+    cb_sb_addf(b->out, "%s%s (%s on %s)", b->out->len ? ", " : "", key, verdict, b->name);
+    b->k++;
+    return 0;
+}
+
 /* The cases of side s whose variant failed verification (or was skipped),
  * "key (bad)" each, appended to out: how many. */
 static size_t not_ok(struct cb_store *st, const struct cb_side *s, const char *name,
                      struct cb_sb *out)
 {
-    struct cb_db_stmt *q;
-    size_t k = 0;
-    if (cb_db_prepare(cb_store_db(st),
-                      "SELECT DISTINCT probe, variant, size, mode, verdict FROM cases "
-                      " WHERE run_id = ?1 AND verdict <> 'ok' ORDER BY id", &q) != CB_DB_OK)
-        return 0;
-    for (size_t r = 0; r < s->nruns; r++) {
-        cb_db_reset(q);
-        cb_db_bind_int64(q, 1, s->runs[r]);
-        while (cb_db_step(q) == CB_DB_ROW) {
-            char key[CB_CASE_KEY_MAX];
-            cb_case_key(key, sizeof key, (const char *)cb_db_column_text(q, 0),
-                        (const char *)cb_db_column_text(q, 1), (uint64_t)cb_db_column_int64(q, 2),
-                        (const char *)cb_db_column_text(q, 3));
-            cb_sb_addf(out, "%s%s (%s on %s)", out->len ? ", " : "", key,
-                       (const char *)cb_db_column_text(q, 4), name);
-            k++;
-        }
-    }
-    cb_db_finalize(q);
-    return k;
+    struct bad b = {name, out, 0};
+    for (size_t r = 0; r < s->nruns; r++)
+        if (cb_store_each_bad_case(st, s->runs[r], add_bad, &b) < 0)
+            break;
+    return b.k;
 }
 
 /* The cases of x missing from y, "key (only on NAME)" each. */

@@ -8,36 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/db.h"
+#include "store/lookup.h"
 
-static int sql_err(int rc)
+static int fill_machine(const struct cb_store_host *h, void *ctx)
 {
-    return rc == -ENOMEM || rc == -EBUSY ? rc : -EIO;
+    struct cb_machine *m = ctx;
+    snprintf(m->hostname, sizeof m->hostname, "%s", h->hostname);
+    snprintf(m->model_name, sizeof m->model_name, "%s", h->model_name);
+    cb_machine_id(m->hostname, h->vendor, h->family, h->model, h->stepping, m->model_name, m->id);
+    return 0;
 }
 
 int cb_run_machine(struct cb_store *st, int64_t run_id, struct cb_machine *m)
 {
-    struct cb_db_stmt *q;
-    int rc = cb_db_prepare(cb_store_db(st),
-                                "SELECT h.hostname, h.vendor, h.family, h.model, h.stepping,"
-                                " h.model_name FROM runs r JOIN hosts h ON h.id = r.host_id"
-                                " WHERE r.id = ?1", &q);
-    if (rc != CB_DB_OK)
-        return sql_err(rc);
-    cb_db_bind_int64(q, 1, run_id);
-    rc = cb_db_step(q);
-    if (rc != CB_DB_ROW) {
-        cb_db_finalize(q);
-        return rc == CB_DB_DONE ? -ENOENT : sql_err(rc);
-    }
-    const char *host = (const char *)cb_db_column_text(q, 0);
-    const char *model = (const char *)cb_db_column_text(q, 5);
-    snprintf(m->hostname, sizeof m->hostname, "%s", host ? host : "");
-    snprintf(m->model_name, sizeof m->model_name, "%s", model ? model : "");
-    cb_machine_id(m->hostname, (const char *)cb_db_column_text(q, 1), cb_db_column_int(q, 2),
-                  cb_db_column_int(q, 3), cb_db_column_int(q, 4), m->model_name, m->id);
-    cb_db_finalize(q);
-    return 0;
+    return cb_store_run_host(st, run_id, fill_machine, m);
 }
 
 int cb_side_machines(struct cb_store *st, const struct cb_side *s, struct cb_machine **out,

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/db.h"
+#include "store/lookup.h"
 
 #include "harness/arrays.h"
 #include "host/fingerprint.h"
@@ -307,8 +307,8 @@ static int grow_to(void **p, size_t nc, size_t size)
     return 0;
 }
 
-/* One sample from the load query's current row (columns 2.. as in q). */
-static int series_push(struct cb_report_series *s, size_t *cap, struct cb_db_stmt *row)
+/* One sample of the store's walk. */
+static int series_push(struct cb_report_series *s, size_t *cap, const struct cb_store_sample *x)
 {
     if (s->n == *cap) {
         size_t nc = *cap ? *cap * 2 : 16;
@@ -322,69 +322,58 @@ static int series_push(struct cb_report_series *s, size_t *cap, struct cb_db_stm
         *cap = nc;
     }
     size_t i = s->n++;
-    s->iters[i] = (uint64_t)cb_db_column_int64(row, 2);
-    s->v[i] = cb_db_column_double(row, 3);
-    s->raw[i] = cb_db_column_type(row, 5) == CB_DB_NULL ? NAN : cb_db_column_double(row, 5);
-    s->enabled[i] = (uint64_t)cb_db_column_int64(row, 6);
-    s->running[i] = (uint64_t)cb_db_column_int64(row, 7);
-    const char *m = cb_db_column_text(row, 8);
-    snprintf(s->method[i], sizeof s->method[i], "%s", m ? (const char *)m : "");
+    s->iters[i] = x->iters;
+    s->v[i] = x->per_op;
+    s->raw[i] = x->raw;
+    s->enabled[i] = x->enabled;
+    s->running[i] = x->running;
+    snprintf(s->method[i], sizeof s->method[i], "%s", x->method);
+    return 0;
+}
+
+/* Where the walk over a run's samples is: the case and event of the series
+ * being filled. */
+struct sample_walk {
+    struct cb_report *r;
+    size_t k, e, cap;
+    int64_t last_case, last_ev;
+};
+
+static int add_sample(const struct cb_store_sample *x, void *ctx)
+{
+    struct sample_walk *w = ctx;
+    struct cb_report *r = w->r;
+    if (x->case_id != w->last_case || x->event_id != w->last_ev) {
+        while (w->k < r->ncases && r->cases[w->k].info.id != x->case_id)
+            w->k++;
+        if (w->k == r->ncases)
+            return -EBADMSG;     /* a sample of no case of the run: damage */
+        for (w->e = 0; w->e < r->nevents && r->events[w->e].id != x->event_id; w->e++)
+            ;
+        if (w->e == r->nevents)
+            return -EBADMSG;     /* of an event the run has not */
+        w->last_case = x->case_id;
+        w->last_ev = x->event_id;
+        w->cap = r->cases[w->k].ev[w->e].n;  /* fresh series: n == 0 */
+    }
+    /* A value or count that is not a number (only SQLite lets one in: its
+     * columns take any type) would become a figure: refuse it. */
+    if (x->damaged)
+        return -EBADMSG;
+    struct cb_report_series *sr = &r->cases[w->k].ev[w->e];
+    int err = series_push(sr, &w->cap, x);
+    if (err < 0)
+        return err;
+    sr->scaled |= x->scaled;
     return 0;
 }
 
 /* Every sample of the run in one ordered scan: per case, per event, in
- * sample order.  One query per run keeps a 200-run report to seconds; the
- * per-op formula is the one the sample_values view uses. */
+ * sample order (cb_store_each_run_sample). */
 static int load_samples(struct cb_store *st, struct cb_report *r)
 {
-    static const char q[] =
-        "SELECT s.case_id, s.event_id, s.iters,"
-        "       (s.value - COALESCE(s.overhead, 0.0)) / CAST(s.iters AS DOUBLE PRECISION), s.scaled,"
-        "       s.raw, s.enabled, s.running, s.method, s.value, s.iters"
-        "  FROM cases c JOIN samples s ON s.case_id = c.id"
-        " WHERE c.run_id = ?1 AND s.value IS NOT NULL"
-        " ORDER BY s.case_id, s.event_id, s.seq";
-    struct cb_db_stmt *stmt;
-    if (cb_db_prepare(cb_store_db(st), q, &stmt) != CB_DB_OK)
-        return -EIO;
-    cb_db_bind_int64(stmt, 1, r->run.id);
-    size_t k = 0, e = 0, cap = 0;
-    int64_t last_case = -1, last_ev = -1;
-    int rc, err = 0;
-    while ((rc = cb_db_step(stmt)) == CB_DB_ROW) {
-        int64_t cid = cb_db_column_int64(stmt, 0), eid = cb_db_column_int64(stmt, 1);
-        if (cid != last_case || eid != last_ev) {
-            while (k < r->ncases && r->cases[k].info.id != cid)
-                k++;
-            if (k == r->ncases) {
-                err = -EBADMSG;     /* a sample of no case of the run: damage */
-                break;
-            }
-            for (e = 0; e < r->nevents && r->events[e].id != eid; e++)
-                ;
-            if (e == r->nevents) {
-                err = -EBADMSG;     /* of an event the run has not */
-                break;
-            }
-            last_case = cid;
-            last_ev = eid;
-            cap = r->cases[k].ev[e].n;  /* fresh series: n == 0 */
-        }
-        /* A value or count that is not a number (only SQLite lets one in:
-         * its columns take any type) would become a figure: refuse it. */
-        if (cb_db_column_type(stmt, 9) == CB_DB_TEXT || cb_db_column_type(stmt, 10) != CB_DB_INTEGER) {
-            err = -EBADMSG;
-            break;
-        }
-        struct cb_report_series *sr = &r->cases[k].ev[e];
-        if ((err = series_push(sr, &cap, stmt)) < 0)
-            break;
-        sr->scaled |= cb_db_column_int(stmt, 4);
-    }
-    if (!err && rc != CB_DB_DONE)
-        err = -EIO;
-    cb_db_finalize(stmt);
-    return err;
+    struct sample_walk w = {.r = r, .last_case = -1, .last_ev = -1};
+    return cb_store_each_run_sample(st, r->run.id, add_sample, &w);
 }
 
 /* Where the cycle figures come from, best first: the PMU, callgrind's

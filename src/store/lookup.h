@@ -87,4 +87,39 @@ int cb_store_each_host_run(struct cb_store *st, int64_t ref, int64_t max,
                            int (*fn)(int64_t id, const char *code_id, const char *clock, void *ctx),
                            void *ctx);
 
+/* The machine a run measured on, as its hosts row says. */
+struct cb_store_host {
+    const char *hostname, *vendor;
+    int family, model, stepping;
+    const char *model_name;
+};
+/* fn(the host of run): its value, -ENOENT when there is no such run, or a
+ * negative errno. */
+int cb_store_run_host(struct cb_store *st, int64_t run,
+                      int (*fn)(const struct cb_store_host *h, void *ctx), void *ctx);
+
+/* Each distinct case of run whose variant failed verification or was
+ * skipped (cases.verdict other than 'ok'), in the order stored, with its
+ * verdict.  0, the callback's stop value, or a negative errno. */
+int cb_store_each_bad_case(struct cb_store *st, int64_t run,
+                           int (*fn)(const char *probe, const char *variant, uint64_t size,
+                                     const char *mode, const char *verdict, void *ctx),
+                           void *ctx);
+
+/* One stored sample, as a report reads it. */
+struct cb_store_sample {
+    int64_t case_id, event_id;
+    uint64_t iters;
+    double per_op;              /* (value - overhead) / iters */
+    int scaled;                 /* multiplexed, scaled by enabled/running */
+    double raw;                 /* the raw count, NAN when none */
+    uint64_t enabled, running;
+    const char *method;         /* how it was read, "" when unsaid */
+    int damaged;                /* its value is text or its iters no integer */
+};
+/* Every sample of run with a value, per case, per event, in sample order.
+ * 0, the callback's stop value, or -EIO. */
+int cb_store_each_run_sample(struct cb_store *st, int64_t run,
+                             int (*fn)(const struct cb_store_sample *s, void *ctx), void *ctx);
+
 #endif
