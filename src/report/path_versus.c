@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/db.h"
+#include "store/paths.h"
 #include "report/assets.h"
 #include "report/path.h"
 #include "analysis/sides.h"
@@ -30,46 +30,45 @@ static int by_key(const void *a, const void *b)
     return strcmp(((const struct side_row *)a)->key, ((const struct side_row *)b)->key);
 }
 
+/* The rows of a side being gathered. */
+struct side {
+    struct side_row *rows;
+    size_t n, cap;
+};
+
+static int add_row(const struct cb_store_path_row *row, void *ctx)
+{
+    struct side *s = ctx;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        struct side_row *g = realloc(s->rows, cap * sizeof *g);
+        if (!g)
+            return -ENOMEM;
+        s->rows = g;
+        s->cap = cap;
+    }
+    struct side_row *r = &s->rows[s->n++];
+    snprintf(r->key, sizeof r->key, "%s/%" PRId64 "/%s", row->path, row->size, row->context);
+    snprintf(r->detail, sizeof r->detail, "%s", row->detail);
+    r->cyc = row->cycles;
+    r->missing = (int)row->missing;
+    return 0;
+}
+
 /* The side's stored results that have a total (every step measured: a
  * path with a step missing is never a total nor a verdict), by key. */
-static int load_side(struct cb_db *db, const int64_t *runs, size_t nruns, struct side_row **out, size_t *n)
+static int load_side(struct cb_store *st, const int64_t *runs, size_t nruns, struct side_row **out,
+                     size_t *n)
 {
-    struct cb_db_stmt *s = NULL;
-    size_t cap = 0;
-    *out = NULL;
-    *n = 0;
-    if (cb_db_prepare(db, "SELECT path, size, context, cycles, missing, detail"
-                          " FROM path_results WHERE run_id = ?1 AND cycles IS NOT NULL AND missing = 0", &s) != CB_DB_OK)
-        return -EIO;
+    struct side s = {0};
     int rc = 0;
-    for (size_t i = 0; i < nruns && rc == 0; i++) {
-        cb_db_reset(s);
-        cb_db_bind_int64(s, 1, runs[i]);
-        int st;
-        while ((st = cb_db_step(s)) == CB_DB_ROW) {
-            if (*n == cap) {
-                cap = cap ? 2 * cap : 16;
-                struct side_row *g = realloc(*out, cap * sizeof *g);
-                if (!g) {
-                    rc = -ENOMEM;
-                    break;
-                }
-                *out = g;
-            }
-            struct side_row *r = &(*out)[(*n)++];
-            snprintf(r->key, sizeof r->key, "%s/%" PRId64 "/%s", (const char *)cb_db_column_text(s, 0),
-                     cb_db_column_int64(s, 1), (const char *)cb_db_column_text(s, 2));
-            snprintf(r->detail, sizeof r->detail, "%s", (const char *)cb_db_column_text(s, 5));
-            r->cyc = cb_db_column_double(s, 3);
-            r->missing = (int)cb_db_column_int64(s, 4);
-        }
-        if (st < 0)
-            rc = -EIO;
-    }
-    cb_db_finalize(s);
+    for (size_t i = 0; i < nruns && rc == 0; i++)
+        rc = cb_store_each_path_total(st, runs[i], add_row, &s);
+    *out = s.rows;
+    *n = s.n;
     if (rc == 0 && *n > 1)
         qsort(*out, *n, sizeof **out, by_key);
-    return rc;
+    return rc < 0 ? rc : 0;
 }
 
 /* The median total of the rows [lo, hi) of one key; the first run's
@@ -161,14 +160,13 @@ static void steps_changed(const char *a, const char *b, char *buf, size_t len)
 int cb_path_versus(struct cb_store *st, const int64_t *a_runs, size_t na, const int64_t *b_runs, size_t nb,
                    struct cb_path_delta **out, size_t *n)
 {
-    struct cb_db *db = cb_store_db(st);
     struct side_row *A = NULL, *B = NULL;
     size_t nA = 0, nB = 0;
     *out = NULL;
     *n = 0;
-    int rc = load_side(db, a_runs, na, &A, &nA);
+    int rc = load_side(st, a_runs, na, &A, &nA);
     if (rc == 0)
-        rc = load_side(db, b_runs, nb, &B, &nB);
+        rc = load_side(st, b_runs, nb, &B, &nB);
     for (size_t i = 0, j = 0; rc == 0 && i < nA;) {
         size_t ie = i, je;
         while (ie < nA && strcmp(A[ie].key, A[i].key) == 0)
