@@ -15,6 +15,8 @@
 #include "harness/arrays.h"
 #include "store/lookup.h"
 #include "util/dist.h"
+#include "analysis/paired.h"
+#include "util/sort.h"
 #include "harness/stats.h"
 
 double *cmp_state_meter(const struct cb_side_case *c, const struct cmp_opts *o)
@@ -93,6 +95,75 @@ static int side_logs(const struct cb_side_case *c, const struct cmp_opts *o, dou
     return rc;
 }
 
+/* Paired rounds (o->paired: ab): round r of A was timed beside round r of
+ * B, so a drift of the machine hits both alike and the unit is the
+ * round's ratio (paired.h).  Each round's figure is its run_q quantile of
+ * its quiet samples; a round where either side was not quiet is left out
+ * with its pair, and with fewer than 2 quiet pairs the row is in a host
+ * state (every round's figures shown, never a change). */
+static int paired_stats(const struct cb_side_case *a, const struct cb_side_case *b,
+                        const struct cmp_opts *o, struct cmp_row *r)
+{
+    size_t n = a->nruns < b->nruns ? a->nruns : b->nruns, k = 0;
+    double *xa = malloc((a->nruns + 1) * sizeof *xa), *xb = malloc((b->nruns + 1) * sizeof *xb);
+    double *pa = malloc((n + 1) * sizeof *pa), *pb = malloc((n + 1) * sizeof *pb);
+    int *qa = malloc((a->nruns + 1) * sizeof *qa), *qb = malloc((b->nruns + 1) * sizeof *qb);
+    double *ma = cmp_state_meter(a, o), *mb = cmp_state_meter(b, o);
+    int rc = -ENOMEM;
+    if (xa && xb && pa && pb && qa && qb && (o->keep_contended || (ma && mb)) &&
+        (rc = cb_run_log_values(a->v, ma, a->ends, a->nruns, o->run_q, xa, qa)) == 0 &&
+        (rc = cb_run_log_values(b->v, mb, b->ends, b->nruns, o->run_q, xb, qb)) == 0) {
+        size_t quiet = 0;
+        for (size_t i = 0; i < n; i++)
+            quiet += o->keep_contended || (qa[i] && qb[i]);
+        int all = quiet < 2;
+        for (size_t i = 0; i < n; i++)
+            if (all || o->keep_contended || (qa[i] && qb[i])) {
+                pa[k] = exp(xa[i]);
+                pb[k++] = exp(xb[i]);
+            }
+        r->host_state = all && n >= 2 && quiet < n;
+        r->left_out = 2 * (n - quiet);
+        struct cb_paired st;
+        memset(&r->s, 0, sizeof r->s);
+        r->s.na = a->n;
+        r->s.nb = b->n;
+        r->s.runs_a = r->s.runs_b = k;
+        r->s.med_a = r->s.med_b = r->s.change = r->s.lo = r->s.hi = r->s.p = NAN;
+        if (k && cb_paired_ratio(pa, pb, k, o->level > 0 ? o->level : 0.95, &st) == 0) {
+            cb_sort_doubles(pa, k);
+            r->s.med_a = k % 2 ? pa[k / 2] : (pa[k / 2 - 1] + pa[k / 2]) / 2;
+            r->s.med_b = r->s.med_a * st.ratio;
+            r->s.change = st.ratio - 1;
+            r->s.lo = st.lo - 1;
+            r->s.hi = st.hi - 1;
+            r->s.p = k >= 2 ? st.p : NAN;
+        }
+        r->test = CMP_TEST_PAIRED;
+    }
+    cb_free_all((void *[]){xa, xb, pa, pb, qa, qb, ma, mb}, 8);
+    return rc;
+}
+
+/* More paired rounds that would decide an unsure row: its interval's
+ * half-width shrinks as 1/sqrt(rounds), and must shrink to the distance
+ * between its estimate and the threshold (a change clears the band, or
+ * "unchanged" fits inside it).  CMP_ROUNDS_CAP when the estimate sits on
+ * the threshold. */
+static size_t rounds_more(const struct cmp_row *r, const struct cmp_opts *o)
+{
+    double n = (double)r->s.runs_a;
+    if (!(n > 0) || isnan(r->s.lo) || isnan(r->s.hi) || !(r->s.lo > -1) || !(r->s.change > -1))
+        return n < 6 ? 6 - (size_t)n : 1;
+    double w = (log1p(r->s.hi) - log1p(r->s.lo)) / 2, est = fabs(log1p(r->s.change)),
+           t = log1p(o->threshold), room = fabs(est - t);
+    if (room < w / 30)
+        return CMP_ROUNDS_CAP;
+    double need = ceil(n * (w / room) * (w / room));
+    size_t more = need > n ? (size_t)(need - n) : 1;
+    return more > CMP_ROUNDS_CAP ? CMP_ROUNDS_CAP : more;
+}
+
 /* Fewer than CMP_RUNS_MIN runs a side: the change of the run figures
  * against the floor learned from other runs of the same bytes (fl).  The
  * sides' own runs never widen it: a regression between them would (issue
@@ -158,7 +229,8 @@ static int learn_floor(struct cb_store *st, const struct cb_side *A, const struc
 {
     memset(fl, 0, sizeof *fl);
     fl->s0 = NAN;
-    if (o->exact || !o->metric || !B->nruns || (A->nruns >= CMP_RUNS_MIN && B->nruns >= CMP_RUNS_MIN))
+    if (o->exact || o->paired || !o->metric || !B->nruns ||
+        (A->nruns >= CMP_RUNS_MIN && B->nruns >= CMP_RUNS_MIN))
         return 0;
     int64_t *skip = malloc((A->nruns + B->nruns) * sizeof *skip);
     if (!skip)
@@ -363,6 +435,10 @@ static void decide(struct cmp_row *r, const struct cmp_opts *o, size_t m)
 {
     if (o->exact) {
         r->more_runs = r->v == CB_CMP_UNSURE;
+    } else if (r->test == CMP_TEST_PAIRED) {
+        r->v = isnan(r->s.p) ? CB_CMP_UNSURE
+                             : cb_cmp_decide(r->p_adj, r->s.lo, r->s.hi, o->alpha, o->threshold);
+        r->more_runs = r->v == CB_CMP_UNSURE ? rounds_more(r, o) : 0;
     } else if (r->test == CMP_TEST_RUNS) {
         r->v = cb_cmp_decide(r->p_adj, r->s.lo, r->s.hi, o->alpha, o->threshold);
         r->more_runs = r->v == CB_CMP_UNSURE ? runs_more(r, o, m) : 0;
@@ -407,7 +483,9 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
             exact_stats(a, b, o, r);
             continue;
         }
-        if ((rc = case_stats(a, b, o, r)) == 0 && r->test != CMP_TEST_RUNS)
+        if (o->paired)
+            rc = paired_stats(a, b, o, r);
+        else if ((rc = case_stats(a, b, o, r)) == 0 && r->test != CMP_TEST_RUNS)
             rc = floor_stats(&fl, o, r);
     }
     cb_floor_free(&fl);
@@ -417,7 +495,7 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
         struct cmp_row *r = &res->rows[i];
         decide(r, o, res->n);
         struct cb_sb why = CB_SB_INIT;
-        if (r->v == CB_CMP_REGRESSED && cb_ack_between(st, r->a->key, A, B, &why)) {
+        if (r->v == CB_CMP_REGRESSED && st && cb_ack_between(st, r->a->key, A, B, &why)) {
             cb_sb_copy(&why, r->why, sizeof r->why);
             r->acked = 1;
             res->acked++;

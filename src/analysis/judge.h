@@ -34,6 +34,9 @@ struct cmp_opts {
     int placement_fails;          /* --placement-fails: a placement change fails the gate too */
     int nofloor_within;           /* no floor: let the within-run test call a case unchanged
                                      (bisect-check, one run a commit); compare never does */
+    int paired;                   /* each side's runs are rounds, round r of A timed beside
+                                     round r of B (ab): tested on the rounds' paired ratios */
+    double level;                 /* paired: the interval's level (0: 0.95) */
 };
 
 /* From this many runs a side, a case is tested on its runs; below, against
@@ -41,12 +44,15 @@ struct cmp_opts {
 #define CMP_RUNS_MIN 3
 #define CMP_NO_INTERVAL "too few runs for an interval"
 
-/* How a row was judged: with 3+ runs a side on its runs; with fewer,
+/* How a row was judged: paired rounds (ab) on the rounds' ratios
+ * (paired.h); with 3+ runs a side on its runs; with fewer,
  * against the between-run noise floor (floor.h) and the within-run test
  * both; with no floor yet, not at all: unsure, whatever the samples say (a
  * change between two runs may be drift, and "unchanged" needs an
  * interval). */
-enum cmp_test { CMP_TEST_RUNS, CMP_TEST_FLOOR, CMP_TEST_NOFLOOR };
+enum cmp_test { CMP_TEST_RUNS, CMP_TEST_FLOOR, CMP_TEST_NOFLOOR, CMP_TEST_PAIRED };
+/* Paired rounds (cmp_opts.paired) an unsure row would need, at most. */
+#define CMP_ROUNDS_CAP 1000
 
 struct cmp_row {
     const struct cb_side_case *a, *b;
@@ -55,7 +61,8 @@ struct cmp_row {
     double p_adj, pw_adj;         /* corrected p of s and of sw */
     enum cmp_test test;
     double floor_sd, floor_df;    /* the floor this case was judged against (CMP_TEST_FLOOR) */
-    size_t more_runs;             /* unsure: runs a side still needed (CB_FLOOR_RUNS_CAP: many) */
+    size_t more_runs;             /* unsure: runs a side still needed (CB_FLOOR_RUNS_CAP: many);
+                                     paired, rounds (CMP_ROUNDS_CAP: many) */
     enum cb_cmp_verdict v;
     size_t left_out;              /* case runs left out: in a host state (cmp_state_meter) */
     size_t samples_left_out;      /* samples of kept runs taken on a shared core */
@@ -90,7 +97,7 @@ struct cmp_result {
     int exact;                    /* the rows are exact counts (cmp_opts.exact) */
     size_t floor_runs, floor_groups;  /* the learned floor: runs of the same bytes, groups */
     size_t floor_unkeyed;         /* runs of the host left out of it: no code identity (older) */
-    size_t by_test[3];            /* rows per enum cmp_test, those in a host state apart */
+    size_t by_test[4];            /* rows per enum cmp_test, those in a host state apart */
 };
 
 /* The metric A and B are compared in (cb_sides_metric), with o fitted to

@@ -6,7 +6,11 @@
  * judges every case common to both (judge.h), and returns the rows with
  * their evidence (change and interval, the run's state, code identity,
  * placement) and one outcome.  report/verdict_out.h prints it in every
- * format; a command only maps the outcome to its exit status. */
+ * format; a command only maps the outcome to its exit status.  ab (and
+ * bisect-check --against-plugin) hold their rounds in memory as two sides,
+ * each round a run, and judge them with cb_verdict_again and
+ * cmp_opts.paired: the same rows, states and outcome, tested on the
+ * rounds' paired ratios. */
 #ifndef CB_VERDICT_H
 #define CB_VERDICT_H
 

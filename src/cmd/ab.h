@@ -9,7 +9,10 @@
  * drift of the machine then hits both sides of a round alike, and the
  * round's ratio head/base is the unit of the test (paired.h), with Holm's
  * correction over the cases.  One run holds it all, each case stored once
- * per round and side, with its side (0013_ab_sides.sql). */
+ * per round and side, with its side (0013_ab_sides.sql).  The rounds are
+ * kept as two sides, each round one run of its side, and judged by the one
+ * verdict pipeline (analysis/verdict.h, paired rounds): the run's state,
+ * the code identity and the verdict words are compare's. */
 #ifndef CB_CMD_AB_H
 #define CB_CMD_AB_H
 
@@ -24,6 +27,7 @@
 #include "analysis/paired.h"
 #include "harness/plugin.h"
 #include "analysis/sides.h"
+#include "store/store.h"
 
 #define CB_AB_MAX_CASES 256
 #define CB_AB_DEFAULT_ROUNDS 12
@@ -40,6 +44,8 @@
 #define CB_AB_ROUND_QUANTILE 0.1
 
 extern const char *const cb_ab_side_name[2];   /* "base", "head" */
+/* The registry namespaces of each side's copies ("base", "base.1", ...). */
+extern const char *const cb_ab_copy_ns[2][CB_AB_COPIES];
 
 struct cb_ab_case {
     const struct cb_probe *p[2];      /* the first copy of each side's build */
@@ -55,9 +61,14 @@ struct cb_ab_case {
     int bad[2];                       /* BAD on that side: not compared */
     int skipped;                      /* this CPU cannot run it */
     char why[256];
+    /* The pipeline's row (cb_ab_judge): the paired estimate, Holm's p, the
+     * verdict, the rounds that would decide it, and whether a side had too
+     * few quiet rounds (a host state: never a change). */
     struct cb_paired st;
     double p_adj;
     enum cb_cmp_verdict verdict;
+    size_t more_rounds;
+    int host_state;
 };
 
 struct cb_ab_opts {
@@ -82,6 +93,9 @@ struct cb_ab {
     int rounds;                       /* the rounds planned (after raising for Holm) */
     int rounds_done;
     double seconds;                   /* measuring took */
+    int64_t run_id;                   /* the run measuring it (cb_ab_measure) */
+    struct cb_side side[2];           /* base, head: each round a run of the side, with
+                                         every sample and its meter reading */
 };
 
 /* Load BASE and HEAD into their namespaces (each first tried in a child, as
@@ -100,8 +114,10 @@ int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col);
  * (complete, or aborted on a failure or a stop signal).  0 with the run and
  * its pinned CPU; -EINTR, or another negative errno, with err set. */
 int cb_ab_run(struct cb_ab *ab, const struct cb_collect_opts *co, int64_t *run, int *cpu, struct cb_sb *err);
-/* Every case's verdict from its rounds (Holm over the compared cases). */
-int cb_ab_judge(struct cb_ab *ab);
+/* Every case's verdict from its rounds: the sides judged by the verdict
+ * pipeline (cb_verdict_again, paired rounds, Holm over the compared cases),
+ * its rows copied into the cases.  st: the store of ab's run. */
+int cb_ab_judge(struct cb_ab *ab, struct cb_store *st);
 /* Counts: cases changed (regressed or improved), regressed, unsure, BAD on
  * one side only (a change too: HEAD broke or fixed a variant). */
 void cb_ab_counts(const struct cb_ab *ab, int *changed, int *regressed, int *unsure, int *bad);

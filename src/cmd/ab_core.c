@@ -1,8 +1,8 @@
-/* ab_core.c — the paired A/B protocol (ab.h): load two builds, plan their
- * common cases, time them round by round in ABBA order, judge. */
+/* ab_core.c — the paired A/B protocol (ab.h): load two builds, time their
+ * common cases round by round in ABBA order, and judge the rounds through
+ * the verdict pipeline (analysis/verdict.h). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,17 +13,14 @@
 
 #include "cmd/ab.h"
 #include "cli/cmd.h"
-#include "cli/parse.h"
-#include "util/dist.h"
 #include "harness/stats.h"
+#include "analysis/verdict.h"
 
-#define AB_MAX_SIZES 32
-#define AB_MAX_FAMILIES 32
 
 const char *const cb_ab_side_name[2] = {"base", "head"};
 /* The registry namespaces of each side's copies: the fake clock's head=X
  * applies to every namespace whose name starts with "head". */
-static const char *const copy_ns[2][CB_AB_COPIES] = {{"base", "base.1", "base.2"},
+const char *const cb_ab_copy_ns[2][CB_AB_COPIES] = {{"base", "base.1", "base.2"},
                                                     {"head", "head.1", "head.2"}};
 
 void cb_ab_defaults(struct cb_ab_opts *o)
@@ -41,7 +38,7 @@ int cb_ab_load(struct cb_ab *ab, const char *base, const char *head, struct cb_s
         struct cb_sb why = CB_SB_INIT;
         int rc = cb_plugin_load_ns(paths[s], cb_ab_side_name[s], &ab->info[s], &why);
         for (int k = 1; rc == 0 && k < ab->o.copies && k < CB_AB_COPIES; k++)
-            rc = cb_plugin_load_copy(ab->info[s].path, copy_ns[s][k], &why);
+            rc = cb_plugin_load_copy(ab->info[s].path, cb_ab_copy_ns[s][k], &why);
         if (rc < 0)
             cb_sb_setf(err, "%s (%s): %s", s ? "HEAD" : "BASE", paths[s], why.buf);
         cb_sb_release(&why);
@@ -50,228 +47,6 @@ int cb_ab_load(struct cb_ab *ab, const char *base, const char *head, struct cb_s
     }
     ab->ncopies = ab->o.copies < 1 ? 1 : ab->o.copies > CB_AB_COPIES ? CB_AB_COPIES : ab->o.copies;
     return 0;
-}
-
-/* Is fam/name in a plugin's list of what it added ("csum/a,csum/b")? */
-static int in_list(const char *list, const char *fam, const char *name)
-{
-    size_t fl = strlen(fam), nl = strlen(name);
-    for (const char *p = list; p && *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == fl + 1 + nl && strncmp(p, fam, fl) == 0 && p[fl] == '/' &&
-            strncmp(p + fl + 1, name, nl) == 0)
-            return 1;
-        p = end ? end + 1 : p + len;
-    }
-    return 0;
-}
-
-static void list_add(char *buf, size_t len, const char *fam, const char *name)
-{
-    size_t used = strlen(buf), need = strlen(fam) + strlen(name) + 3;
-    if (used + need < len) {
-        if (used)
-            buf[used++] = ',';
-        buf[used] = '\0';
-        strcat(strcat(strcat(buf, fam), "/"), name);
-    }
-}
-
-/* The families: -p's, else those either plugin adds variants to. */
-static int plan_families(struct cb_ab *ab, char fams[][64], struct cb_sb *err)
-{
-    int nf = 0;
-    if (ab->o.sel.probes) {
-        char **names = NULL, *store = NULL;
-        int n = cb_parse_name_list(ab->o.sel.probes, "--probes", &names, &store, err);
-        for (int i = 0; i < n && nf >= 0; i++) {
-            if (!cb_probe_find_ns("base", names[i]) && !cb_probe_find_ns("head", names[i])) {
-                cb_sb_setf(err, "unknown probe '%s': neither build has it, and it is not a "
-                         "built-in family ('cyclebudget list probes --plugin BASE.so')", names[i]);
-                nf = -ENOENT;
-            } else if (nf < AB_MAX_FAMILIES) {
-                snprintf(fams[nf++], 64, "%s", names[i]);
-            }
-        }
-        free(names);
-        free(store);
-        return n < 0 ? n : nf;
-    }
-    for (int s = 0; s < 2; s++) {
-        char buf[1024];
-        snprintf(buf, sizeof buf, "%s", ab->info[s].variants);
-        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            char *slash = strchr(t, '/');
-            if (!slash)
-                continue;
-            *slash = '\0';
-            int seen = 0;
-            for (int k = 0; k < nf; k++)
-                seen |= strcmp(fams[k], t) == 0;
-            if (!seen && nf < AB_MAX_FAMILIES)
-                snprintf(fams[nf++], 64, "%s", t);
-        }
-    }
-    return nf;
-}
-
-static int glob_any(char **globs, const char *name)
-{
-    for (char **g = globs; g && *g; g++)
-        if (fnmatch(*g, name, 0) == 0)
-            return 1;
-    return 0;
-}
-
-/* The sizes and modes every case is timed at. */
-static int plan_grid(const struct cb_ab *ab, uint64_t *sizes, int *ns, enum cb_mode *modes, int *nm,
-                     struct cb_sb *err)
-{
-    *ns = 0;
-    if (ab->o.sel.sizes && (*ns = cb_parse_size_list(ab->o.sel.sizes, sizes, AB_MAX_SIZES, err)) < 0)
-        return *ns;
-    char **names = NULL, *store = NULL;
-    int n = cb_parse_name_list(ab->o.sel.modes ? ab->o.sel.modes : "warm,cold", "--mode", &names, &store,
-                               err);
-    int rc = n < 0 ? n : 0;
-    *nm = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        int m = cb_mode_parse(names[i]);
-        if (m < 0 || i >= 2) {
-            cb_sb_setf(err, "--mode '%s': give warm, cold or warm,cold", ab->o.sel.modes);
-            rc = -EINVAL;
-        } else {
-            modes[(*nm)++] = (enum cb_mode)m;
-        }
-    }
-    free(names);
-    free(store);
-    return rc;
-}
-
-static int add_case(struct cb_ab *ab, const struct cb_probe *const p[2],
-                    const struct cb_variant *const v[2], uint64_t size, enum cb_mode mode)
-{
-    if (v[0]->only_size && v[0]->only_size != size)
-        return 0;
-    if (ab->n == CB_AB_MAX_CASES)
-        return -E2BIG;
-    struct cb_ab_case *c = &ab->cases[ab->n++];
-    memset(c, 0, sizeof *c);
-    for (int s = 0; s < 2; s++) {
-        c->p[s] = p[s];
-        c->v[s] = v[s];
-        for (int k = 0; k < CB_AB_COPIES; k++) {
-            const struct cb_probe *pk = k < ab->ncopies ? cb_probe_find_ns(copy_ns[s][k], p[s]->name) : NULL;
-            const struct cb_variant *vk = pk ? cb_variant_find(pk, v[s]->name) : NULL;
-            c->pc[s][k] = vk ? pk : p[s];
-            c->vc[s][k] = vk ? vk : v[s];
-        }
-    }
-    c->size = size;
-    c->mode = mode;
-    c->verdict = CB_CMP_UNSURE;
-    c->st = (struct cb_paired){0, NAN, NAN, NAN, NAN};
-    c->p_adj = NAN;
-    snprintf(c->key, sizeof c->key, "%s/%s/%llu/%s", p[0]->name, v[0]->name,
-             (unsigned long long)size, cb_mode_name(mode));
-    return 0;
-}
-
-/* One family: each variant either build has that is selected (-V, else the
- * plugins' own), compared where both have it. */
-static int plan_family(struct cb_ab *ab, const char *fam, char **vglobs, int *hits,
-                       const uint64_t *sizes, int ns, const enum cb_mode *modes, int nm)
-{
-    const struct cb_probe *p[2] = {cb_probe_find_ns("base", fam), cb_probe_find_ns("head", fam)};
-    for (int s = 0; s < 2; s++) {
-        const struct cb_probe *ps = p[s];
-        for (size_t j = 0; ps && j < ps->nvariants; j++) {
-            const struct cb_variant *vj = &ps->variants[j];
-            int plug = in_list(ab->info[0].variants, fam, vj->name) ||
-                       in_list(ab->info[1].variants, fam, vj->name);
-            if ((vj->flags & CB_VARIANT_TESTONLY) || (vglobs ? !glob_any(vglobs, vj->name) : !plug))
-                continue;
-            for (char **g = vglobs; g && *g; g++)
-                hits[g - vglobs] |= fnmatch(*g, vj->name, 0) == 0;
-            const struct cb_variant *o = p[!s] ? cb_variant_find(p[!s], vj->name) : NULL;
-            if (!o) {
-                list_add(s ? ab->added : ab->removed, sizeof ab->added, fam, vj->name);
-                continue;
-            }
-            if (s == 1)
-                continue;   /* both have it: planned from the base side */
-            const struct cb_variant *v[2] = {vj, o};
-            const size_t *def = p[0]->sizes;
-            int n = ns ? ns : 0;
-            while (!ns && def && def[n])
-                n++;
-            for (int si = 0; si < n; si++)
-                for (int mi = 0; mi < nm; mi++) {
-                    int rc = add_case(ab, p, v, ns ? sizes[si] : def[si], modes[mi]);
-                    if (rc < 0)
-                        return rc;
-                }
-        }
-    }
-    return 0;
-}
-
-int cb_ab_plan(struct cb_ab *ab, struct cb_sb *err)
-{
-    char fams[AB_MAX_FAMILIES][64];
-    uint64_t sizes[AB_MAX_SIZES];
-    enum cb_mode modes[2];
-    int ns, nm, rc;
-    int nf = plan_families(ab, fams, err);
-    if (nf < 0)
-        return nf;
-    if ((rc = plan_grid(ab, sizes, &ns, modes, &nm, err)) < 0)
-        return rc;
-    char **vglobs = NULL, *vstore = NULL;
-    int nv = ab->o.sel.variants ? cb_parse_name_list(ab->o.sel.variants, "--variants", &vglobs, &vstore,
-                                                 err) : 0;
-    if (nv < 0)
-        return nv;
-    int hits[64] = {0};
-    if (nv > 64) {
-        cb_sb_setf(err, "--variants: at most 64 names");
-        rc = -EINVAL;
-    } else if (!(ab->cases = calloc(CB_AB_MAX_CASES, sizeof *ab->cases))) {
-        rc = -ENOMEM;
-    }
-    for (int f = 0; f < nf && rc == 0; f++)
-        rc = plan_family(ab, fams[f], vglobs, hits, sizes, ns, modes, nm);
-    if (rc == -E2BIG)
-        cb_sb_setf(err, "more than %d cases: narrow them with -p, -V, -s or -m", CB_AB_MAX_CASES);
-    for (int g = 0; g < nv && rc == 0; g++)
-        if (!hits[g]) {
-            cb_sb_setf(err, "no variant of either build matches '%s' ('cyclebudget list "
-                     "variants --plugin BASE.so' lists them)", vglobs[g]);
-            rc = -ENOENT;
-        }
-    free(vglobs);
-    free(vstore);
-    if (rc == 0 && ab->n == 0 && !ab->added[0] && !ab->removed[0]) {
-        cb_sb_setf(err, "nothing to compare: the two builds add no variant to %s",
-                 ab->o.sel.probes ? ab->o.sel.probes : "any family");
-        rc = -EINVAL;
-    } else if (rc == 0 && ab->n == 0) {
-        /* No verdict from nothing measured. */
-        cb_sb_setf(err, "nothing to compare: the two builds have no variant in common "
-                 "(only BASE has %s; only HEAD has %s): give two builds of one plugin, or -V a "
-                 "variant both have", ab->removed[0] ? ab->removed : "none",
-                 ab->added[0] ? ab->added : "none");
-        rc = -EINVAL;
-    }
-    int need = cb_paired_min_rounds(ab->n, ab->o.alpha);
-    ab->rounds = ab->o.rounds > need ? ab->o.rounds : need;
-    if (!ab->o.max_rounds)
-        ab->o.max_rounds = 3 * ab->rounds;
-    if (ab->o.max_rounds < ab->rounds)
-        ab->o.max_rounds = ab->rounds;
-    return rc < 0 ? (rc == -E2BIG ? -EINVAL : rc) : 0;
 }
 
 /* ---- measuring ----------------------------------------------------------- */
@@ -293,12 +68,30 @@ static int append_round(struct cb_ab_case *c, const double x[2])
     return 0;
 }
 
-/* Time side s of case c once, stored with its side: 0 with the round's
- * figure (CB_AB_ROUND_QUANTILE of its TSC ticks per operation) in *out, 1 when it could not be timed (BAD, skipped,
- * no sample), or a negative errno. */
-static int time_side(struct cb_collector *col, struct cb_ab_case *c, int s, int copy, double *out)
+/* One side's round: its per-operation samples (TSC ticks), the meter
+ * beside each, whether the case's clock was flagged (a host state), and
+ * the round's figure as printed (CB_AB_ROUND_QUANTILE of its samples). */
+struct ab_round {
+    double *v, *smt;
+    size_t n;
+    int flagged;
+    double fig;
+};
+
+static void round_free(struct ab_round *x)
+{
+    free(x->v);
+    free(x->smt);
+    memset(x, 0, sizeof *x);
+}
+
+/* Time side s of case c once, stored with its side: 0 with the round in
+ * *out, 1 when it could not be timed (BAD, skipped, no sample), or a
+ * negative errno. */
+static int time_side(struct cb_collector *col, struct cb_ab_case *c, int s, int copy, struct ab_round *out)
 {
     struct cb_measurement m;
+    memset(out, 0, sizeof *out);
     col->side = cb_ab_side_name[s];
     int rc = cb_collector_case(col, c->pc[s][copy], c->vc[s][copy], c->size, c->mode, cb_stop_flag(),
                                NULL, &m);
@@ -317,22 +110,44 @@ static int time_side(struct cb_collector *col, struct cb_ab_case *c, int s, int 
         return 1;
     }
     int idx = cb_counters_find(&col->cs, "tsc");
-    double *v = m.n ? malloc(m.n * sizeof *v) : NULL;
-    size_t k = 0;
-    for (size_t i = 0; v && idx >= 0 && i < m.n; i++) {
+    out->v = m.n ? malloc(m.n * sizeof *out->v) : NULL;
+    out->smt = m.n ? malloc(m.n * sizeof *out->smt) : NULL;
+    double *sorted = m.n ? malloc(m.n * sizeof *sorted) : NULL;
+    for (size_t i = 0; out->v && out->smt && sorted && idx >= 0 && i < m.n; i++) {
         double x = cb_measurement_per_op(&m, i, idx);
-        if (isfinite(x) && x > 0)
-            v[k++] = x;
+        if (isfinite(x) && x > 0) {
+            out->smt[out->n] = m.smt ? m.smt[i] : NAN;
+            sorted[out->n] = x;
+            out->v[out->n++] = x;
+        }
     }
     /* A low quantile, not the median: on a shared host, interference only
-     * ever slows a sample, and a burst of it can cover half of one side's
-     * samples in a round (compare's --run-quantile 0.1, for the same reason). */
-    if (k)
-        cb_sort_doubles(v, k);
-    *out = k ? cb_quantile_sorted(v, k, CB_AB_ROUND_QUANTILE) : NAN;
-    free(v);
+     * ever slows a sample (compare's --run-quantile 0.1, for the same reason). */
+    if (out->n)
+        cb_sort_doubles(sorted, out->n);
+    out->fig = out->n ? cb_quantile_sorted(sorted, out->n, CB_AB_ROUND_QUANTILE) : NAN;
+    out->flagged = m.clock.flagged && !m.clock.used_case;
+    free(sorted);
     cb_measurement_free(&m);
-    return k ? 0 : 1;
+    if (!out->n)
+        round_free(out);
+    return out->n ? 0 : 1;
+}
+
+/* A round timed on both sides: one run of each side (ab->side). */
+static int keep_round(struct cb_ab *ab, struct cb_ab_case *c, struct ab_round x[2])
+{
+    for (int s = 0; s < 2; s++) {
+        int rc = cb_side_append(&ab->side[s], c->p[0]->name, c->v[0]->name, c->size,
+                                cb_mode_name(c->mode), "op", x[s].v, x[s].smt, x[s].n);
+        struct cb_side_case *sc = rc < 0 ? NULL : cb_side_find(&ab->side[s], c->key);
+        if (!sc)
+            return rc < 0 ? rc : -ENOMEM;
+        cb_side_case_run(sc, ab->run_id, x[s].flagged);
+        /* Each round times another copy of the build: no one place. */
+        cb_side_case_code(sc, c->code[s], -1);
+    }
+    return 0;
 }
 
 static void progress(const struct cb_ab *ab, int round, size_t i)
@@ -351,7 +166,7 @@ static void progress(const struct cb_ab *ab, int round, size_t i)
  * a case by 10%; a paired verdict over rounds that move them is beyond
  * that).  ABBA order. */
 static int time_pair(struct cb_ab *ab, struct cb_collector *col, struct cb_ab_case *c, int round,
-                     size_t i, double x[2])
+                     size_t i, struct ab_round x[2])
 {
     size_t pad = (size_t)((round * 37 + (int)i) % 64) * 64;
     volatile unsigned char *gap = alloca(pad + 1);
@@ -374,11 +189,13 @@ static int one_round(struct cb_ab *ab, struct cb_collector *col, int round, int 
         if (c->bad[0] || c->bad[1] || c->skipped || (only_unsure && c->verdict != CB_CMP_UNSURE))
             continue;
         progress(ab, round, i);
-        double x[2];
+        struct ab_round x[2] = {{0}};
         int rc = time_pair(ab, col, c, round, i, x);
+        if (rc == 0 && (rc = keep_round(ab, c, x)) == 0)
+            rc = append_round(c, (double[2]){x[0].fig, x[1].fig});
+        round_free(&x[0]);
+        round_free(&x[1]);
         if (rc < 0)
-            return rc;
-        if (rc == 0 && (rc = append_round(c, x)) < 0)
             return rc;
         if (*cb_stop_flag())
             return -EINTR;
@@ -402,9 +219,35 @@ static int any_unsure(const struct cb_ab *ab)
     return 0;
 }
 
+/* Each case's code identity on each side (codehash.h), the fake clock's
+ * planted head=X counted as a change of code (collect.h). */
+static void code_ids(struct cb_ab *ab)
+{
+    struct cb_fake fake, *fp = NULL;
+    struct cb_backend be;
+    struct cb_sb ferr = CB_SB_INIT;
+    const char *spec = getenv(CB_FAKE_ENV);
+    if (spec && *spec && cb_fake_init(&fake, spec, &be, &ferr) == 0)
+        fp = &fake;
+    cb_sb_release(&ferr);
+    for (size_t i = 0; i < ab->n; i++) {
+        struct cb_ab_case *c = &ab->cases[i];
+        unsigned addr;
+        for (int s = 0; s < 2; s++)
+            cb_code_id_of(fp, c->p[s], c->v[s], cb_ab_side_name[s], c->code[s], &addr);
+    }
+}
+
 int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col)
 {
     int rc = 0;
+    ab->run_id = col->run_id;
+    for (int s = 0; s < 2; s++) {
+        snprintf(ab->side[s].spec, sizeof ab->side[s].spec, "%s", cb_ab_side_name[s]);
+        if (rc == 0 && !ab->side[s].nruns)
+            rc = cb_side_add_run(&ab->side[s], col->run_id);
+    }
+    code_ids(ab);
     for (int s = 0; s < 2 && rc == 0; s++) {
         const struct cb_plugin_info *pi = &ab->info[s];
         rc = cb_store_run_plugin_add(col->st, col->run_id, pi->path, pi->sha256, pi->name,
@@ -418,18 +261,20 @@ int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col)
         for (int s = 0; s < 2 && rc >= 0; s++) {
             struct cb_ab_case *c = &ab->cases[i];
             const struct cb_verdict *vd = cb_collector_verdict(col, c->p[s], c->v[s]);
-            double x;
             if (!vd)
                 rc = *cb_stop_flag() ? -EINTR : -ENOMEM;   /* stopped while verifying */
-            else if (!vd->ok)
+            else if (!vd->ok) {
+                struct ab_round x;
                 rc = time_side(col, c, s, 0, &x) < 0 ? -EIO : 0;
+                round_free(&x);
+            }
         }
     /* With a time budget (bisect-check), undecided cases get rounds until
      * it is spent, however many that is. */
     int limit = ab->o.max_seconds > 0 ? 1000000 : ab->o.max_rounds;
     for (int r = 0; rc == 0 && r < limit; r++) {
         int extra = r >= ab->rounds;
-        if (extra && ((rc = cb_ab_judge(ab)) < 0 || !any_unsure(ab)))
+        if (extra && ((rc = cb_ab_judge(ab, col->st)) < 0 || !any_unsure(ab)))
             break;
         clock_gettime(CLOCK_MONOTONIC, &t1);
         double spent = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
@@ -444,7 +289,7 @@ int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col)
         fprintf(stderr, "\r\033[K");
     clock_gettime(CLOCK_MONOTONIC, &t1);
     ab->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    return rc < 0 ? rc : cb_ab_judge(ab);
+    return rc < 0 ? rc : cb_ab_judge(ab, col->st);
 }
 
 int cb_ab_run(struct cb_ab *ab, const struct cb_collect_opts *co, int64_t *run, int *cpu, struct cb_sb *err)
@@ -474,32 +319,35 @@ int cb_ab_run(struct cb_ab *ab, const struct cb_collect_opts *co, int64_t *run, 
 
 /* ---- judging ------------------------------------------------------------- */
 
-int cb_ab_judge(struct cb_ab *ab)
+int cb_ab_judge(struct cb_ab *ab, struct cb_store *st)
 {
-    double *p = calloc(ab->n ? ab->n : 1, sizeof *p), *adj = calloc(ab->n ? ab->n : 1, sizeof *adj);
-    if (!p || !adj) {
-        free(p);
-        free(adj);
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < ab->n; i++) {
-        struct cb_ab_case *c = &ab->cases[i];
-        p[i] = NAN;
-        if (c->n && cb_paired_ratio(c->val[0], c->val[1], c->n, ab->o.level, &c->st) < 0)
-            c->st = (struct cb_paired){0, NAN, NAN, NAN, NAN};
-        if (c->n >= 2 && !c->bad[0] && !c->bad[1])
-            p[i] = c->st.p;
-    }
-    int rc = cb_p_adjust_holm(p, ab->n, adj);
+    struct cmp_opts o = {
+        .alpha = ab->o.alpha, .threshold = ab->o.threshold, .run_q = CB_AB_ROUND_QUANTILE,
+        .corr = CORR_HOLM, .metric = "tsc", .paired = 1, .level = ab->o.level,
+    };
+    struct cmp_verdict v;
+    cb_verdict_init(&v);
+    int rc = cb_verdict_again(st, &ab->side[0], &ab->side[1], &o, &v);
     for (size_t i = 0; rc == 0 && i < ab->n; i++) {
         struct cb_ab_case *c = &ab->cases[i];
-        c->p_adj = adj[i];
-        c->verdict = isnan(p[i]) ? CB_CMP_UNSURE
-                           : cb_cmp_decide(adj[i], c->st.lo - 1, c->st.hi - 1, ab->o.alpha,
-                                           ab->o.threshold);
+        const struct cmp_row *r = NULL;
+        for (size_t k = 0; k < v.res.n && !r; k++)
+            if (strcmp(v.res.rows[k].a->key, c->key) == 0)
+                r = &v.res.rows[k];
+        c->st = (struct cb_paired){0, NAN, NAN, NAN, NAN};
+        c->p_adj = NAN;
+        c->verdict = CB_CMP_UNSURE;
+        c->more_rounds = c->n < 6 ? 6 - c->n : 1;
+        c->host_state = 0;
+        if (!r || c->bad[0] || c->bad[1])
+            continue;
+        c->st = (struct cb_paired){r->s.runs_a, r->s.change + 1, r->s.lo + 1, r->s.hi + 1, r->s.p};
+        c->p_adj = r->p_adj;
+        c->verdict = r->v;
+        c->more_rounds = r->more_runs;
+        c->host_state = r->host_state;
     }
-    free(p);
-    free(adj);
+    cb_verdict_release(&v);
     return rc;
 }
 
@@ -549,22 +397,10 @@ size_t cb_ab_compared(const struct cb_ab *ab, struct cb_sb *why)
 
 int cb_ab_same_code(struct cb_ab *ab)
 {
-    /* The fake clock's planted head=X is a change of code (collect.h). */
-    struct cb_fake fake, *fp = NULL;
-    struct cb_backend be;
-    struct cb_sb ferr = CB_SB_INIT;
-    const char *spec = getenv(CB_FAKE_ENV);
-    if (spec && *spec && cb_fake_init(&fake, spec, &be, &ferr) == 0)
-        fp = &fake;
-    cb_sb_release(&ferr);
+    code_ids(ab);
     int same = ab->n > 0;
-    for (size_t i = 0; i < ab->n; i++) {
-        struct cb_ab_case *c = &ab->cases[i];
-        unsigned addr;
-        for (int s = 0; s < 2; s++)
-            cb_code_id_of(fp, c->p[s], c->v[s], cb_ab_side_name[s], c->code[s], &addr);
-        same &= c->code[0][0] && strcmp(c->code[0], c->code[1]) == 0;
-    }
+    for (size_t i = 0; i < ab->n; i++)
+        same &= ab->cases[i].code[0][0] && strcmp(ab->cases[i].code[0], ab->cases[i].code[1]) == 0;
     return same;
 }
 
@@ -576,4 +412,6 @@ void cb_ab_free(struct cb_ab *ab)
     free(ab->cases);
     ab->cases = NULL;
     ab->n = 0;
+    cb_side_free(&ab->side[0]);
+    cb_side_free(&ab->side[1]);
 }

@@ -6,36 +6,23 @@
 #include <string.h>
 
 #include "cmd/ab.h"
+#include "analysis/judge.h"
 #include "harness/stats.h"
 
-/* More rounds that would decide an unsure case: its interval's half-width
- * shrinks as 1/sqrt(rounds), and must shrink to the distance between its
- * estimate and the threshold (a change clears the band, or "unchanged"
- * fits inside it).  AB_ROUNDS_CAP when the estimate sits on the threshold. */
-#define AB_ROUNDS_CAP 1000
-static size_t rounds_more(const struct cb_ab_case *c, double threshold)
-{
-    if (!c->n || isnan(c->st.lo) || isnan(c->st.hi) || !(c->st.lo > 0) || !(c->st.ratio > 0))
-        return c->n < 6 ? 6 - c->n : 1;
-    double w = (log(c->st.hi) - log(c->st.lo)) / 2, est = fabs(log(c->st.ratio)),
-           t = log1p(threshold), room = fabs(est - t);
-    if (room < w / 30)
-        return AB_ROUNDS_CAP;
-    double need = ceil((double)c->n * (w / room) * (w / room));
-    size_t more = need > (double)c->n ? (size_t)(need - (double)c->n) : 1;
-    return more > AB_ROUNDS_CAP ? AB_ROUNDS_CAP : more;
-}
-
 /* An unsure case's words: what it saw, and what would decide it. */
-static void unsure_text(const struct cb_ab_case *c, double threshold, char *buf, size_t len)
+static void unsure_text(const struct cb_ab_case *c, char *buf, size_t len)
 {
-    size_t more = rounds_more(c, threshold);
+    size_t more = c->more_rounds;
     int sig = !isnan(c->p_adj) && c->p_adj < 0.05 && !isnan(c->st.lo);
-    const char *what = sig ? "a change, not yet beyond the threshold" : "no clear change";
-    if (more >= AB_ROUNDS_CAP)
-        snprintf(buf, len, "unsure: %s; %d+ more rounds needed", what, AB_ROUNDS_CAP);
+    const char *what = c->host_state ? "fewer than 2 rounds quiet on both sides"
+                     : sig ? "a change, not yet beyond the threshold" : "no clear change";
+    const char *head = c->host_state ? "unsure (host state)" : "unsure";
+    if (c->host_state)
+        snprintf(buf, len, "%s: %s; quiet rounds needed", head, what);
+    else if (more >= CMP_ROUNDS_CAP)
+        snprintf(buf, len, "%s: %s; %d+ more rounds needed", head, what, CMP_ROUNDS_CAP);
     else
-        snprintf(buf, len, "unsure: %s; %zu more round%s needed", what, more, more == 1 ? "" : "s");
+        snprintf(buf, len, "%s: %s; %zu more round%s needed", head, what, more, more == 1 ? "" : "s");
 }
 
 static const char *verdict_word(const struct cb_ab_case *c)
@@ -131,7 +118,7 @@ static void print_table(const struct cb_ab *ab, FILE *f, int md)
                  side_median(c, 0) * c->st.ratio);
         snprintf(word, sizeof word, "%s", verdict_word(c));
         if (!c->bad[0] && !c->bad[1] && !c->skipped && c->verdict == CB_CMP_UNSURE)
-            unsure_text(c, ab->o.threshold, word, sizeof word);
+            unsure_text(c, word, sizeof word);
         const char *fmt = md ? "| %s | %s | %s | %s | %s | %s | %zu | %s |\n"
                              : "%-32s %10s %10s %9s %-18s %8s %6zu  %s\n";
         fprintf(f, fmt, c->key, b, h, r, ci, p, c->n, word);
@@ -155,15 +142,23 @@ static void print_verdict(const struct cb_ab *ab, FILE *f, int md)
     cb_sb_release(&why);
     if (changed + bad == 0 && unsure) {
         size_t most = 0;
+        int host = 0;
         for (size_t i = 0; i < ab->n; i++)
             if (ab->cases[i].verdict == CB_CMP_UNSURE && !ab->cases[i].bad[0] &&
                 !ab->cases[i].bad[1] && !ab->cases[i].skipped) {
-                size_t m = rounds_more(&ab->cases[i], ab->o.threshold);
+                size_t m = ab->cases[i].more_rounds;
                 most = m > most ? m : most;
+                host += ab->cases[i].host_state;
             }
+        if (host == unsure) {
+            fprintf(f, "no change decided; %d case%s in a host state after %d rounds (fewer than 2 "
+                    "rounds quiet on both sides): measure again on a quiet host (exit 0)\n", unsure,
+                    unsure > 1 ? "s" : "", ab->rounds_done);
+            return;
+        }
         fprintf(f, "no change decided; %d case%s unsure after %d rounds (each row says what it "
                 "saw): %s%zu more rounds (--rounds %zu) would decide %s (exit 0)\n", unsure,
-                unsure > 1 ? "s" : "", ab->rounds_done, most >= AB_ROUNDS_CAP ? "over " : "",
+                unsure > 1 ? "s" : "", ab->rounds_done, most >= CMP_ROUNDS_CAP ? "over " : "",
                 most, (size_t)ab->rounds_done + most, unsure > 1 ? "them" : "it");
         return;
     }
@@ -220,7 +215,7 @@ static void json_list(FILE *f, const char *name, const char *csv)
     fprintf(f, "]");
 }
 
-static void json_case(FILE *f, const struct cb_ab_case *c, double threshold)
+static void json_case(FILE *f, const struct cb_ab_case *c)
 {
     fprintf(f, "{\"case\":");
     json_str(f, c->key);
@@ -232,8 +227,9 @@ static void json_case(FILE *f, const struct cb_ab_case *c, double threshold)
     json_num(f, side_median(c, 1));
     if (!c->bad[0] && !c->bad[1] && !c->skipped && c->verdict == CB_CMP_UNSURE) {
         char word[96];
-        unsure_text(c, threshold, word, sizeof word);
-        fprintf(f, ",\"more_rounds\":%zu,\"says\":", rounds_more(c, threshold));
+        unsure_text(c, word, sizeof word);
+        fprintf(f, ",\"more_rounds\":%zu,\"state\":\"%s\",\"says\":", c->more_rounds,
+                c->host_state ? "host" : "quiet");
         json_str(f, word);
     }
     fprintf(f, ",\"ratio\":");
@@ -268,7 +264,7 @@ static void print_json(const struct cb_ab *ab, const char *where, FILE *f)
             ab->rounds_done, ab->o.alpha, 100 * ab->o.threshold, ab->seconds);
     for (size_t i = 0; i < ab->n; i++) {
         fprintf(f, "%s", i ? "," : "");
-        json_case(f, &ab->cases[i], ab->o.threshold);
+        json_case(f, &ab->cases[i]);
     }
     fprintf(f, "]");
     json_list(f, "added", ab->added);
