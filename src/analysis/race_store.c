@@ -9,24 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/db.h"
+#include "store/races.h"
 
-
-static void bind_real(struct cb_db_stmt *s, int i, double v)
-{
-    if (isnan(v) || isinf(v))
-        cb_db_bind_null(s, i);
-    else
-        cb_db_bind_double(s, i, v);
-}
-
-static void bind_text_or_null(struct cb_db_stmt *s, int i, const char *t)
-{
-    if (t)
-        cb_db_bind_text(s, i, t);
-    else
-        cb_db_bind_null(s, i);
-}
 
 /* The variants tied with the fastest (not beaten by it), comma-separated. */
 static void tied_list(const struct cb_race_cell *c, char *buf, size_t len)
@@ -45,119 +29,61 @@ static void tied_list(const struct cb_race_cell *c, char *buf, size_t len)
     }
 }
 
-/* One bucket's decision, its entrants and their cases: 0, or -1 when
- * SQLite refused a row (its message still in db). */
-static int store_cell(struct cb_db *db, struct cb_db_stmt *sres, struct cb_db_stmt *sent, struct cb_db_stmt *scase,
-                      int64_t race_id, const struct cb_race_cell *c)
+/* One bucket's decision, its entrants and their cases: 0 or -EIO. */
+static int store_cell(struct cb_store_race_writer *w, const struct cb_race_cell *c)
 {
-    const struct cb_race_entrant *w = c->winner >= 0 ? &c->e[c->winner] : NULL;
+    const struct cb_race_entrant *win = c->winner >= 0 ? &c->e[c->winner] : NULL;
     const struct cb_race_entrant *u = c->runner_up >= 0 ? &c->e[c->runner_up] : NULL;
     char needs[128], tied[1024];
-    cb_cpu_feature_names(w ? w->v->needs : 0, needs, sizeof needs);
+    cb_cpu_feature_names(win ? win->v->needs : 0, needs, sizeof needs);
     tied_list(c, tied, sizeof tied);
-    cb_db_reset(sres);
-    cb_db_bind_int64(sres, 1, race_id);
-    cb_db_bind_text(sres, 2, c->probe->name);
-    cb_db_bind_text(sres, 3, c->bucket.name);
-    cb_db_bind_int64(sres, 4, (int64_t)cb_race_bucket_min(&c->bucket));
-    if (c->bucket.hi == CB_RACE_UNBOUNDED)
-        cb_db_bind_null(sres, 5);
-    else
-        cb_db_bind_int64(sres, 5, (int64_t)c->bucket.hi);
-    cb_db_bind_int64(sres, 6, (int64_t)c->bucket.size);
-    cb_db_bind_text(sres, 7, cb_race_decision_name(c->decision));
-    bind_text_or_null(sres, 8, w ? w->v->name : NULL);
-    cb_db_bind_text(sres, 9, needs);
-    bind_real(sres, 10, w ? w->median : NAN);
-    bind_text_or_null(sres, 11, u ? u->v->name : NULL);
-    bind_real(sres, 12, u ? u->median : NAN);
     int have = !isnan(c->margin) && !isnan(c->margin_lo) && !isnan(c->margin_hi);
-    bind_real(sres, 13, have ? c->margin : NAN);
-    bind_real(sres, 14, have ? c->margin_lo : NAN);
-    bind_real(sres, 15, have ? c->margin_hi : NAN);
-    bind_real(sres, 16, c->p);
-    cb_db_bind_text(sres, 17, tied);
-    if (cb_db_step(sres) != CB_DB_DONE)
-        return -1;
-    int64_t res_id = cb_db_last_insert_id(db);
+    struct cb_store_race_result res = {
+        .probe = c->probe->name, .bucket = c->bucket.name,
+        .decision = cb_race_decision_name(c->decision),
+        .min_size = (int64_t)cb_race_bucket_min(&c->bucket),
+        .max_size = c->bucket.hi == CB_RACE_UNBOUNDED ? -1 : (int64_t)c->bucket.hi,
+        .size = (int64_t)c->bucket.size, .winner = win ? win->v->name : NULL,
+        .winner_needs = needs, .winner_median = win ? win->median : NAN,
+        .runner_up = u ? u->v->name : NULL, .runner_up_median = u ? u->median : NAN,
+        .margin = have ? c->margin : NAN, .margin_lo = have ? c->margin_lo : NAN,
+        .margin_hi = have ? c->margin_hi : NAN, .p = c->p, .tied = tied,
+    };
+    struct cb_store_race_entrant *es = calloc(c->ne ? c->ne : 1, sizeof *es);
+    if (!es)
+        return -ENOMEM;
     for (size_t i = 0; i < c->ne; i++) {
         const struct cb_race_entrant *e = &c->e[i];
-        cb_db_reset(sent);
-        cb_db_bind_int64(sent, 1, res_id);
-        cb_db_bind_text(sent, 2, e->v->name);
-        cb_db_bind_text(sent, 3, cb_race_verdict_name(e->verdict));
-        cb_db_bind_int64(sent, 4, e->verdict == CB_RACE_OK ? (int64_t)e->n : 0);
-        bind_real(sent, 5, e->median);
-        bind_real(sent, 6, e->p);
-        bind_real(sent, 7, e->margin);
-        cb_db_bind_int64(sent, 8, e->verdict == CB_RACE_OK && e->beaten);
-        cb_db_bind_text(sent, 9, e->detail);
-        if (cb_db_step(sent) != CB_DB_DONE)
-            return -1;
-        for (size_t k = 0; k < e->ncases; k++) {
-            cb_db_reset(scase);
-            cb_db_bind_int64(scase, 1, res_id);
-            cb_db_bind_int64(scase, 2, e->case_ids[k]);
-            cb_db_bind_int64(scase, 3, e->rounds[k]);
-            if (cb_db_step(scase) != CB_DB_DONE)
-                return -1;
-        }
+        es[i] = (struct cb_store_race_entrant){
+            .variant = e->v->name, .verdict = cb_race_verdict_name(e->verdict),
+            .detail = e->detail, .n = e->verdict == CB_RACE_OK ? (int64_t)e->n : 0,
+            .median = e->median, .p = e->p, .margin = e->margin,
+            .beaten = e->verdict == CB_RACE_OK && e->beaten, .case_ids = e->case_ids,
+            .rounds = e->rounds, .ncases = e->ncases,
+        };
     }
-    return 0;
+    int rc = cb_store_race_add(w, &res, es, c->ne);
+    free(es);
+    return rc;
 }
 
 int cb_race_store(struct cb_collector *col, struct cb_race *r)
 {
-    struct cb_db *db = cb_store_db(col->st);
-    struct cb_db_stmt *sr = NULL, *sres = NULL, *sent = NULL, *scase = NULL;
-    int rc = -EIO;
-    if (cb_db_begin(db) != CB_DB_OK)
-        return -EBUSY;
-    if (cb_db_prepare(db,
-                           "INSERT INTO races (run_id, mode, metric, alpha, min_margin, rounds, reps, seed,"
-                           " context, fpu_charge) VALUES (?,?,?,?,?,?,?,?,?,?)", &sr) != CB_DB_OK ||
-        cb_db_prepare(db,
-                           "INSERT INTO race_results (race_id, probe, bucket, min_size, max_size, size,"
-                           " decision, winner, winner_needs, winner_median, runner_up, runner_up_median,"
-                           " margin, margin_lo, margin_hi, p_value, tied)"
-                           " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &sres) != CB_DB_OK ||
-        cb_db_prepare(db,
-                           "INSERT INTO race_entrants (result_id, variant, verdict, n, median,"
-                           " p_vs_fastest, margin_vs_fastest, beaten, detail) VALUES (?,?,?,?,?,?,?,?,?)", &sent) != CB_DB_OK ||
-        cb_db_prepare(db, "INSERT INTO race_cases (result_id, case_id, round) VALUES (?,?,?)", &scase) != CB_DB_OK)
-        goto fail;
-    cb_db_bind_int64(sr, 1, r->run_id);
-    cb_db_bind_text(sr, 2, cb_mode_name(r->o.mode));
-    cb_db_bind_text(sr, 3, r->metric);
-    cb_db_bind_double(sr, 4, r->o.alpha);
-    cb_db_bind_double(sr, 5, r->o.min_margin);
-    cb_db_bind_int64(sr, 6, r->o.rounds);
-    cb_db_bind_int64(sr, 7, r->reps);
-    cb_db_bind_int64(sr, 8, (int64_t)r->o.seed);
-    cb_db_bind_text(sr, 9, cb_context_name(r->o.context));
     double charge = r->o.context == CB_CONTEXT_KERNEL ? cb_race_kernel_charge(&r->o) : NAN;
-    if (isfinite(charge))
-        cb_db_bind_double(sr, 10, charge);
-    else
-        cb_db_bind_null(sr, 10);
-    if (cb_db_step(sr) != CB_DB_DONE)
-        goto fail;
-    r->race_id = cb_db_last_insert_id(db);
-    for (size_t ci = 0; ci < r->ncells; ci++)
-        if (store_cell(db, sres, sent, scase, r->race_id, &r->cells[ci]) < 0)
-            goto fail;
-    if (cb_db_exec(db, "COMMIT") != CB_DB_OK)
-        goto fail;
-    rc = 0;
-    goto out;
-fail:
-    fprintf(stderr, "cyclebudget: storing the race failed: %s\n", cb_db_errmsg(db));
-    cb_db_rollback(db);
-    r->race_id = 0;
-out:
-    cb_db_finalize(sr);
-    cb_db_finalize(sres);
-    cb_db_finalize(sent);
-    cb_db_finalize(scase);
+    struct cb_store_race race = {
+        .run_id = r->run_id, .mode = cb_mode_name(r->o.mode), .metric = r->metric,
+        .context = cb_context_name(r->o.context), .alpha = r->o.alpha,
+        .min_margin = r->o.min_margin, .rounds = r->o.rounds, .reps = r->reps,
+        .seed = (int64_t)r->o.seed, .fpu_charge = charge,
+    };
+    struct cb_store_race_writer *w;
+    int rc = cb_store_race_begin(col->st, &race, &w);
+    for (size_t ci = 0; rc == 0 && ci < r->ncells; ci++)
+        rc = store_cell(w, &r->cells[ci]);
+    if (!w)
+        return rc;
+    int ok = rc == 0, end = cb_store_race_end(w, ok);
+    rc = ok ? end : rc;
+    r->race_id = rc == 0 ? race.id : 0;
     return rc;
 }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/db.h"
+#include "store/races.h"
 
 #include "config.h"
 
@@ -328,129 +328,85 @@ int cb_race_emit_header(const struct cb_race *r, const struct cb_host *h, FILE *
 
 /* ----------------------------------------------------------------- report */
 
-static const char *col_text(struct cb_db_stmt *s, int i)
+static int print_head(const struct cb_store_race *ra, void *ctx)
 {
-    const char *t = cb_db_column_text(s, i);
-    return t ? (const char *)t : "";
+    FILE *out = ctx;
+    fprintf(out,
+            "race %lld (run %lld, %s) on %s, %s\n"
+            "  %s, ranked by %s per op, %d rounds x %d samples, alpha %g, min margin %g%%\n",
+            (long long)ra->id, (long long)ra->run_id, ra->started, ra->hostname, ra->model_name,
+            ra->mode, ra->metric, (int)ra->rounds, (int)ra->reps, ra->alpha, ra->min_margin * 100);
+    /* Its medians include the charge: say so beside them. */
+    if (strcmp(ra->context, "kernel") == 0) {
+        if (isnan(ra->fpu_charge))
+            fprintf(out, "  kernel context: no FPU save measured, so the SIMD variants sat out\n");
+        else
+            fprintf(out, "  kernel context: each SIMD entrant charged %.1f %s per call for "
+                    "kernel_fpu_begin/end (included in its figures)\n", ra->fpu_charge, ra->metric);
+    }
+    return 0;
 }
 
-static double col_real(struct cb_db_stmt *s, int i)
+static int print_result(const struct cb_store_race_result *rr, void *ctx)
 {
-    return cb_db_column_type(s, i) == CB_DB_NULL ? NAN : cb_db_column_double(s, i);
-}
-
-static void fmt_range(struct cb_db_stmt *s, int ilo, int ihi, char *buf, size_t len)
-{
-    long long lo = cb_db_column_int64(s, ilo);
-    if (cb_db_column_type(s, ihi) == CB_DB_NULL)
-        snprintf(buf, len, "%lld..", lo);
+    FILE *out = ctx;
+    char range[48], margin[64], before[96];
+    if (rr->max_size < 0)
+        snprintf(range, sizeof range, "%lld..", (long long)rr->min_size);
     else
-        snprintf(buf, len, "%lld..%lld", lo, (long long)cb_db_column_int64(s, ihi));
-}
-
-/* A statement with the race id bound as ?1, or NULL. */
-static struct cb_db_stmt *by_race(struct cb_db *db, int64_t race_id, const char *sql)
-{
-    struct cb_db_stmt *s;
-    if (cb_db_prepare(db, sql, &s) != CB_DB_OK)
-        return NULL;
-    cb_db_bind_int64(s, 1, race_id);
-    return s;
+        snprintf(range, sizeof range, "%lld..%lld", (long long)rr->min_size, (long long)rr->max_size);
+    double m = rr->margin, lo = rr->margin_lo, hi = rr->margin_hi;
+    if (isnan(m))
+        snprintf(margin, sizeof margin, "-");
+    else
+        snprintf(margin, sizeof margin, "%+.1f [%+.1f, %+.1f]", m * 100, lo * 100, hi * 100);
+    const char *win = rr->winner ? rr->winner : "";
+    if (!rr->prev_winner)
+        snprintf(before, sizeof before, "-");
+    else if (strcmp(rr->prev_winner, win) == 0)
+        snprintf(before, sizeof before, "same");
+    else
+        snprintf(before, sizeof before, "was %s", rr->prev_winner);
+    fprintf(out, "  %-10s %-10s %-14s %-14s %-10s %-26s %-14s %s", rr->probe, rr->bucket, range,
+            win[0] ? win : "-", rr->decision, margin, rr->runner_up ? rr->runner_up : "-", before);
+    if (rr->bad)
+        fprintf(out, "  (BAD, excluded: %s)", rr->bad);
+    fputc('\n', out);
+    return 0;
 }
 
 int cb_race_print(struct cb_store *st, int64_t race_id, FILE *out)
 {
-    struct cb_db *db = cb_store_db(st);
-    struct cb_db_stmt *s = NULL;
-    int rc = -ENOENT;
-    if (!(s = by_race(db, race_id,
-                    "SELECT ra.id, r.id, r.started, h.hostname, h.model_name, ra.mode,"
-                    " ra.metric, ra.alpha, ra.min_margin, ra.rounds, ra.reps, ra.context, ra.fpu_charge"
-                    "  FROM races ra JOIN runs r ON r.id = ra.run_id"
-                    "  JOIN hosts h ON h.id = r.host_id WHERE ra.id = ?")))
-        return -EIO;
-    if (cb_db_step(s) == CB_DB_ROW) {
-        fprintf(out,
-                "race %lld (run %lld, %s) on %s, %s\n"
-                "  %s, ranked by %s per op, %d rounds x %d samples, alpha %g, min margin %g%%\n",
-                (long long)cb_db_column_int64(s, 0), (long long)cb_db_column_int64(s, 1),
-                col_text(s, 2), col_text(s, 3), col_text(s, 4), col_text(s, 5), col_text(s, 6),
-                cb_db_column_int(s, 9), cb_db_column_int(s, 10), cb_db_column_double(s, 7),
-                cb_db_column_double(s, 8) * 100);
-        /* Its medians include the charge: say so beside them. */
-        if (strcmp(col_text(s, 11), "kernel") == 0) {
-            if (cb_db_column_type(s, 12) == CB_DB_NULL)
-                fprintf(out, "  kernel context: no FPU save measured, so the SIMD variants sat out\n");
-            else
-                fprintf(out, "  kernel context: each SIMD entrant charged %.1f %s per call for "
-                        "kernel_fpu_begin/end (included in its figures)\n", cb_db_column_double(s, 12),
-                        col_text(s, 6));
-        }
-        rc = 0;
-    }
-    cb_db_finalize(s);
+    int rc = cb_store_race_get(st, race_id, print_head, out);
     if (rc < 0)
         return rc;
-    if (!(s = by_race(db, race_id,
-                    "SELECT rr.probe, rr.bucket, rr.min_size, rr.max_size, rr.size, rr.decision,"
-                    " rr.winner, rr.margin, rr.margin_lo, rr.margin_hi, rr.runner_up,"
-                    " (SELECT rs.prev_winner FROM race_summary rs WHERE rs.race_id = rr.race_id"
-                    "   AND rs.probe = rr.probe AND rs.bucket = rr.bucket),"
-                    " (SELECT group_concat(variant, ',') FROM race_entrants re"
-                    "   WHERE re.result_id = rr.id AND re.verdict = 'bad')"
-                    "  FROM race_results rr WHERE rr.race_id = ? ORDER BY rr.id")))
-        return -EIO;
     fprintf(out, "  %-10s %-10s %-14s %-14s %-10s %-26s %-14s %s\n", "family", "bucket", "sizes",
             "winner", "decision", "margin [CI], %", "runner-up", "before");
-    while (cb_db_step(s) == CB_DB_ROW) {
-        char range[48], margin[64], before[96];
-        fmt_range(s, 2, 3, range, sizeof range);
-        double m = col_real(s, 7), lo = col_real(s, 8), hi = col_real(s, 9);
-        if (isnan(m))
-            snprintf(margin, sizeof margin, "-");
-        else
-            snprintf(margin, sizeof margin, "%+.1f [%+.1f, %+.1f]", m * 100, lo * 100, hi * 100);
-        const char *prev = col_text(s, 11), *win = col_text(s, 6);
-        if (cb_db_column_type(s, 11) == CB_DB_NULL)
-            snprintf(before, sizeof before, "-");
-        else if (strcmp(prev, win) == 0)
-            snprintf(before, sizeof before, "same");
-        else
-            snprintf(before, sizeof before, "was %s", prev);
-        fprintf(out, "  %-10s %-10s %-14s %-14s %-10s %-26s %-14s %s", col_text(s, 0),
-                col_text(s, 1), range, win[0] ? win : "-", col_text(s, 5), margin,
-                cb_db_column_type(s, 10) == CB_DB_NULL ? "-" : col_text(s, 10), before);
-        if (cb_db_column_type(s, 12) != CB_DB_NULL)
-            fprintf(out, "  (BAD, excluded: %s)", col_text(s, 12));
-        fputc('\n', out);
-    }
-    cb_db_finalize(s);
+    return cb_store_each_race_result(st, race_id, print_result, out) < 0 ? -EIO : 0;
+}
+
+/* The races shown so far, and the store they are read from. */
+struct shown {
+    struct cb_store *st;
+    FILE *out;
+    int n;
+};
+
+static int print_one(int64_t id, void *ctx)
+{
+    struct shown *s = ctx;
+    if (s->n)
+        fputc('\n', s->out);
+    int rc = cb_race_print(s->st, id, s->out);
+    if (rc < 0)
+        return rc;
+    s->n++;
     return 0;
 }
 
 int cb_race_report_text(struct cb_store *st, FILE *out)
 {
-    struct cb_db *db = cb_store_db(st);
-    struct cb_db_stmt *s = NULL;
-    /* A store from before races has no table: nothing to show, no error. */
-    int v = cb_db_schema_version(db);
-    if (v < 0)
-        return -EIO;
-    if (v < 4)   /* db/0004_race.sql */
-        return 0;
-    if (cb_db_prepare(db,
-                           "SELECT MAX(ra.id) FROM races ra JOIN runs r ON r.id = ra.run_id"
-                           "  JOIN hosts h ON h.id = r.host_id WHERE r.status = 'complete'"
-                           " GROUP BY h.hostname, h.model_name, ra.mode, ra.context ORDER BY 1", &s) != CB_DB_OK)
-        return -EIO;
-    int n = 0, rc = 0;
-    while (cb_db_step(s) == CB_DB_ROW) {
-        if (n)
-            fputc('\n', out);
-        if ((rc = cb_race_print(st, cb_db_column_int64(s, 0), out)) < 0)
-            break;
-        n++;
-    }
-    cb_db_finalize(s);
-    return rc < 0 ? rc : n;
+    struct shown s = {st, out, 0};
+    int rc = cb_store_each_latest_race(st, print_one, &s);
+    return rc < 0 ? rc : s.n;
 }
