@@ -121,12 +121,13 @@ void cb_report_ceil_line(const struct cb_report *r, char *buf, size_t len)
         return;
     }
     const struct cb_ceilings *cs = &r->ceil;
+    int model = strcmp(cs->source, "model") == 0;
+    /* A model's figures are written, never measured: the run measured none. */
     int n = snprintf(buf, len, "calibration %lld (%s by this run, taken %s), %s: load",
-                     (long long)r->cal_id, r->cal_reused ? "stored earlier and reused" : "measured",
+                     (long long)r->cal_id,
+                     r->cal_reused ? "stored earlier and reused" : model ? "written" : "measured",
                      r->cal_taken[0] ? r->cal_taken : "at an unknown time",
-                     strcmp(cs->source, "model") == 0 ? "FIXED MODEL FIGURES (a test's), not "
-                                                        "this machine"
-                                                      : "measured on this host");
+                     model ? "FIXED MODEL FIGURES (a test's), not this machine" : "measured on this host");
     for (int l = 0; l < CB_NLEVELS && n > 0 && (size_t)n < len; l++) {
         const struct cb_ceiling *c = cb_ceil_best(cs, "load", l);
         if (c)
