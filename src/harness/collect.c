@@ -288,9 +288,11 @@ static void link_ceilings(struct open_ctx *x)
     col->cal_id = id;
     col->cal_reused = reused;
     if (!x->o->quiet)
-        fprintf(stderr, reused ? "cyclebudget: ceilings: reusing calibration %lld, stored for this "
-                                 "host and environment ('run --recalibrate' measures anew)\n"
-                               : "cyclebudget: ceilings: measured for this run (calibration %lld)\n",
+        fprintf(stderr, reused  ? "cyclebudget: ceilings: reusing calibration %lld, stored for this "
+                                  "host and environment ('run --recalibrate' measures anew)\n"
+                        : model ? "cyclebudget: ceilings: FIXED MODEL FIGURES (calibration %lld), "
+                                  "not this machine's: written for this run, none measured\n"
+                                : "cyclebudget: ceilings: measured for this run (calibration %lld)\n",
                 (long long)id);
 }
 
