@@ -100,8 +100,9 @@ static void noise_row(FILE *out, const struct cb_report *r, const struct cb_repo
 }
 
 /* Where the labels of cases [i, j) in mode end: after the longest (6.6 px
- * a character of the 11 px labels), or 0 when that would leave the plot
- * under half the chart: then each label stands above its row. */
+ * a character of the 11 px labels: "64 KiB kernel-2023+kflags" fits), or 0
+ * when they would take over half the chart's width: then each label
+ * stands above its row, which doubles the card's height. */
 static double noise_label_end(const struct cb_report *r, size_t i, size_t j, const char *mode, int w)
 {
     size_t longest = 0;
@@ -112,7 +113,7 @@ static double noise_label_end(const struct cb_report *r, size_t i, size_t j, con
             longest = n > longest ? n : longest;
         }
     double lx = 6 + 6.6 * (double)longest;
-    return lx <= w * 0.42 ? lx : 0;
+    return lx <= w * 0.5 ? lx : 0;
 }
 
 /* The card of one probe's cases [i, j) in one mode; nothing when none has a row. */
