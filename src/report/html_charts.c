@@ -59,6 +59,33 @@ static double clear_left_of(double x, size_t n, const double *lx, int nl)
     return x;
 }
 
+/* Half the width of budget line i's label ("10G", "40G", "100G"): 7.2 px
+ * a character of the bold labels, 10.5 px on a phone. */
+static double bl_half(int i)
+{
+    return 3.6 * (i == 2 ? 4 : 3);
+}
+
+/* The centres cx[] of the budget lines' labels over the lines at bud[0..3)
+ * (100G's leftmost): each over its line, unless it would touch its left
+ * neighbour, then just clear of it, all inside the chart's width w.  Where
+ * two lines stood 20 px apart the script moved a label down, under a line. */
+static void budget_label_x(const double *bud, const struct scale *s, int w, double *cx)
+{
+    int ord[3], n = 0;
+    for (int i = 2; i >= 0; i--)
+        if (bud[i] > 0)
+            ord[n++] = i;
+    for (int k = 0; k < n; k++) {
+        double x = sx(s, bud[ord[k]]);
+        if (k > 0)
+            x = fmax(x, cx[ord[k - 1]] + bl_half(ord[k - 1]) + 4 + bl_half(ord[k]));
+        cx[ord[k]] = fmin(x, w - bl_half(ord[k]) - 1);
+    }
+    for (int k = n - 2; k >= 0; k--)
+        cx[ord[k]] = fmin(cx[ord[k]], cx[ord[k + 1]] - bl_half(ord[k + 1]) - 4 - bl_half(ord[k]));
+}
+
 static size_t fnum_len(double v)
 {
     char b[32];
@@ -117,13 +144,15 @@ static void budget_chart(FILE *out, const struct cb_report *r, const struct cb_r
         fputs("</text>", out);
     }
     static const char *const names[3] = {"10G", "40G", "100G"};
+    double cx[3];
+    budget_label_x(bud, &s, w, cx);
     for (int i = 0; i < 3; i++) {
         if (!(bud[i] > 0))
             continue;
         double x = sx(&s, bud[i]);
         fprintf(out, "<line class=\"bud\" stroke=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"><title>%s budget: %.1f cycles for the frames this size is charged to</title></line>",
                 fitcol[i == 0 ? 2 : i == 1 ? 1 : 0], x, x, top - 3, h - 20, names[i], bud[i]);
-        fprintf(out, "<text class=\"bl\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x, top - 10, names[i]);
+        fprintf(out, "<text class=\"bl\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", cx[i], top - 10, names[i]);
     }
     fputs("</svg>", out);
 }
