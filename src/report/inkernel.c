@@ -308,9 +308,8 @@ void cb_report_inkernel_text(const struct cb_report *r, FILE *out)
                     row->model_run);
     }
     if (any_unresolved(ik))
-        fprintf(out, "  <=empty: the program took no longer than the empty program measured beside "
-                     "it; its cost is below what the subtraction resolves in this run (no error "
-                     "computed)\n");
+        fprintf(out, "  <=empty: the program took no longer than the empty program measured beside\n"
+                     "  it; its cost is below what the subtraction resolves in this run (no error)\n");
     fpu_text(r, out);
 }
 
