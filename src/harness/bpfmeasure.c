@@ -190,6 +190,18 @@ static double net_ci_pct(struct cb_bpf_measurement *m, double *scratch)
     return med > 0 ? (hi - lo) / 2.0 / med * 100.0 : INFINITY;
 }
 
+/* net_ci_pct for cb_stop_after. */
+struct net_ci {
+    struct cb_bpf_measurement *m;
+    double *scratch;
+};
+
+static double net_ci_of(void *ctx)
+{
+    struct net_ci *c = ctx;
+    return net_ci_pct(c->m, c->scratch);
+}
+
 static int grow_pair(struct cb_bpf_measurement *m)
 {
     size_t cap = m->cap;
@@ -228,15 +240,10 @@ int cb_bpf_measure(const struct cb_bpf_case *c, const struct cb_harness_opts *o,
             k--;
             continue;
         }
-        int n = (int)++m->n;
-        if (o->reps > 0 || n < o->min_samples)
-            continue;
-        if ((n % 8 == 0 || n == o->min_samples) && net_ci_pct(m, scratch) <= o->target_ci_pct) {
-            m->why = CB_STOP_CI;
-            break;
-        }
-        if (elapsed > cap) {
-            m->why = CB_STOP_TIME;
+        struct net_ci at = {m, scratch};
+        int why = cb_stop_after(o, (int)++m->n, elapsed, cap, net_ci_of, &at);
+        if (why) {
+            m->why = why;
             break;
         }
     }

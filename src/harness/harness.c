@@ -484,3 +484,13 @@ void cb_measurement_free(struct cb_measurement *m)
     free(m->round);
     memset(m, 0, sizeof *m);
 }
+
+int cb_stop_after(const struct cb_harness_opts *o, int n, double elapsed, double cap,
+                  double (*ci_pct)(void *ctx), void *ctx)
+{
+    if (o->reps > 0 || n < o->min_samples)
+        return 0;
+    if ((n % 8 == 0 || n == o->min_samples) && ci_pct(ctx) <= o->target_ci_pct)
+        return CB_STOP_CI;
+    return elapsed > cap ? CB_STOP_TIME : 0;
+}

@@ -62,6 +62,15 @@ struct cb_harness {
 
 enum cb_stop_reason { CB_STOP_REPS, CB_STOP_CI, CB_STOP_TIME, CB_STOP_MAX };
 
+struct cb_harness_opts;
+/* The stopping rule of a timed loop after its nth sample: 0 to go on, or
+ * why it stops: CB_STOP_CI once the median's interval is within
+ * o->target_ci_pct (ci_pct(ctx) is asked at the minimum and every 8th
+ * sample), CB_STOP_TIME once elapsed passed cap.  Neither before
+ * o->min_samples, nor ever with fixed reps (o->reps > 0). */
+int cb_stop_after(const struct cb_harness_opts *o, int n, double elapsed, double cap,
+                  double (*ci_pct)(void *ctx), void *ctx);
+
 struct cb_measurement {
     size_t n;                           /* samples taken, all rounds */
     int rounds;                         /* rounds taken */

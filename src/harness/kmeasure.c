@@ -237,6 +237,18 @@ static double kci_pct(const struct cb_kmeasurement *m, double *scratch)
     return med > 0 ? (hi - lo) / 2.0 / med * 100.0 : INFINITY;
 }
 
+/* kci_pct for cb_stop_after. */
+struct kci {
+    const struct cb_kmeasurement *m;
+    double *scratch;
+};
+
+static double kci_of(void *ctx)
+{
+    struct kci *k = ctx;
+    return kci_pct(k->m, k->scratch);
+}
+
 int cb_kmeasure(int fd, const struct cb_kcase *c, const struct cb_harness_opts *o, double tsc_ghz,
                 volatile sig_atomic_t *stop, struct cb_kmeasurement *m)
 {
@@ -263,15 +275,10 @@ int cb_kmeasure(int fd, const struct cb_kcase *c, const struct cb_harness_opts *
         if ((rc = kbatch(fd, c, iters, &m->s[m->n], m)) < 0)
             break;
         elapsed += m->s[m->n++].ticks;
-        int n = (int)m->n;
-        if (o->reps > 0 || n < o->min_samples)
-            continue;
-        if ((n % 8 == 0 || n == o->min_samples) && kci_pct(m, scratch) <= o->target_ci_pct) {
-            m->why = CB_STOP_CI;
-            break;
-        }
-        if (elapsed > cap) {
-            m->why = CB_STOP_TIME;
+        struct kci at = {m, scratch};
+        int why = cb_stop_after(o, (int)m->n, elapsed, cap, kci_of, &at);
+        if (why) {
+            m->why = why;
             break;
         }
     }
