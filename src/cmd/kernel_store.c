@@ -1,6 +1,6 @@
 /* kernel_store.c — `kernel run`'s run in the store: begun, every case
  * verified then timed through the module, every sample written, finished
- * (kernel_cases.h). */
+ * (kernel.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -13,7 +13,7 @@
 #include "host/cpu.h"
 #include "host/emulation.h"
 #include "counters/events.h"
-#include "cmd/kernel_cases.h"
+#include "cmd/kernel.h"
 #include "harness/stats.h"
 #include "store/store.h"
 #include "counters/tsc.h"

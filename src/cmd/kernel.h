@@ -1,8 +1,8 @@
-/* kernel_cases.h — what `kernel run` measures and how it is stored
- * (kernel.c parses and loads; kernel_cases.c lists the cases, collects
+/* kernel.h — what `kernel run` measures and how it is stored (kernel.c
+ * parses, lists the cases and loads the module; kernel_store.c collects
  * them through the module and writes the run). */
-#ifndef CB_KERNEL_CASES_H
-#define CB_KERNEL_CASES_H
+#ifndef CB_CMD_KERNEL_H
+#define CB_CMD_KERNEL_H
 
 #include <stdint.h>
 
