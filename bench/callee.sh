@@ -10,10 +10,11 @@
 #              of 3
 #   3v3        `compare` of 3 runs of the good build against 3 of the slow
 #              one: exit 1 and a plain `regressed` (not placement)
-#   1v1+hist   3 runs of the good build first (the store's history), then
-#              one run a side: exit 1 and `regressed`
+#   1v1+hist   HIST runs of the good build first (the store's history,
+#              default 3), then one run a side: exit 1 and `regressed`
 #   bisect     bench/bisect.sh over six commits of that plugin, the slow one
 #              moving (right=K/N)
+# SHAPE=3v3 or SHAPE=1v1 runs that shape alone.
 # Asserts nothing.  SRC=bench/ab_plugin.c runs the same with the change in
 # the variant itself (the control: what the verdicts give this host when
 # the code identity is not in question).
@@ -70,7 +71,10 @@ verdict() {  # verdict NAME HIST N: HIST good runs first, then N a side; prints 
     local rc=$?
     echo "$rc $(grep -E '^csum/mine/' "$T/out" | head -1 | sed 's/  */ /g')"
 }
-for shape in "3v3 0 3" "1v1+hist 3 1"; do
+HIST=${HIST:-3}
+shapes=("3v3 0 3" "1v1+hist $HIST 1")
+case ${SHAPE:-both} in 3v3) shapes=("${shapes[0]}") ;; 1v1) shapes=("${shapes[1]}") ;; esac
+for shape in "${shapes[@]}"; do
     set -- $shape
     got=0
     for i in $(seq 1 "$TRIALS"); do
