@@ -53,25 +53,28 @@ static void test_wild_run(void)
             "two runs 4%% apart: a spread of 4%%/sqrt 2, their standard deviation");
     cb_floor_free(&f);
 
-    /* Three runs, one 8% out and one 0.2%: the middle run's deviation is 0
-     * by construction, so the spread that judges a wild run is the median
-     * of the other two, and neither is wild.  Counting the 0, the median
-     * |deviation| was the 0.2% one's, the 8% run was left out, and the
-     * floor was 0.17% for a case that moved 8%. */
+    /* Three runs, one 8% faster and one 0.2% slower than the middle: the
+     * median |deviation| is 0 (the middle run's), so 4 robust sds is
+     * nothing, but a fast run is never the host's: kept, the spread is
+     * their standard deviation about the median, with 2 df. */
     const double three[3] = {0.0, 0.002, -0.08};
     is_int(cb_floor_add(&f, "three", three, 3), 0, "a group of 3");
     cb_floor_finish(&f);
     const struct cb_floor_case *c3 = cb_floor_find(&f, "three");
-    is_uint(c3 ? c3->rejected : 99, 0, "three runs, one 8%% out: none is left out as wild");
+    is_uint(c3 ? c3->rejected : 99, 0, "three runs, one 8%% faster: it is kept, not wild");
     is_near(cb_floor_sd(c3), sqrt((0.002 * 0.002 + 0.08 * 0.08) / 2), 1e-12,
             "the spread is their standard deviation about the median, with 2 df");
     is_uint(c3 ? c3->df : 0, 2, "2 degrees of freedom");
     cb_floor_free(&f);
-    /* The same deviations with the median's 0 not a group's own: counted. */
-    size_t rej;
-    const double res[3] = {0.0, 0.002, -0.08};
-    cb_floor_robust_sd(res, 3, 0, &rej);
-    is_uint(rej, 1, "a 0 that is a real deviation still counts toward the median |deviation|");
+    /* The same run 8% slower: the host's, left out. */
+    const double slow[3] = {0.0, 0.002, 0.08};
+    is_int(cb_floor_add(&f, "slow", slow, 3), 0, "a group of 3, one run 8%% slower");
+    cb_floor_finish(&f);
+    const struct cb_floor_case *cs = cb_floor_find(&f, "slow");
+    is_uint(cs ? cs->rejected : 0, 1, "the slow run is left out as wild");
+    is_near(cb_floor_sd(cs), 0.002 * sqrt(1.5 / 2), 1e-12,
+            "the spread is the other two's: 0.2%% times sqrt(3/2), over 2");
+    cb_floor_free(&f);
 
     const double one[1] = {0.1};
     is_int(cb_floor_add(&f, "one", one, 1), 0, "a run alone is no group");

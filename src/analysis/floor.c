@@ -57,11 +57,10 @@ int cb_floor_add(struct cb_floor *f, const char *key, const double *x, size_t n)
     for (size_t i = 0; i < n; i++)
         c->res[c->nres++] = (x[i] - mid) * scale;
     c->df += n - 1;
-    c->medians += n % 2;
     return 0;
 }
 
-double cb_floor_robust_sd(const double *res, size_t n, size_t medians, size_t *rejected)
+double cb_floor_robust_sd(const double *res, size_t n, size_t *rejected)
 {
     *rejected = 0;
     if (!n)
@@ -71,15 +70,12 @@ double cb_floor_robust_sd(const double *res, size_t n, size_t medians, size_t *r
         return NAN;
     for (size_t i = 0; i < n; i++)
         a[i] = fabs(res[i]);
-    /* The medians' zeros sort first: the spread is the median of the rest. */
-    cb_sort_doubles(a, n);
-    size_t skip = medians < n ? medians : 0;
-    double cap = CB_FLOOR_REJECT * 1.4826 * median_of(a + skip, n - skip), ss = 0;
+    double cap = CB_FLOOR_REJECT * 1.4826 * median_of(a, n), ss = 0;
     free(a);
     /* A MAD of 0 (most deviations exactly 0: ticks are whole numbers)
      * rejects nothing rather than everything. */
     for (size_t i = 0; i < n; i++) {
-        if (cap > 0 && fabs(res[i]) > cap)
+        if (cap > 0 && res[i] > cap)
             (*rejected)++;
         else
             ss += res[i] * res[i];
@@ -107,7 +103,7 @@ void cb_floor_finish(struct cb_floor *f)
     for (size_t i = 0; i < f->n; i++) {
         struct cb_floor_case *c = &f->c[i];
         size_t rejected;
-        c->sd = cb_floor_robust_sd(c->res, c->nres, c->medians, &rejected);
+        c->sd = cb_floor_robust_sd(c->res, c->nres, &rejected);
         c->rejected = rejected;
         c->df = c->df > rejected ? c->df - rejected : 0;
         if (c->df < CB_FLOOR_MIN_DF)

@@ -54,7 +54,6 @@ struct cb_floor_case {
     double *res;        /* each run's deviation from its group's median, scaled (cb_floor_add) */
     size_t nres, cap;
     size_t df;          /* sum over groups of (runs - 1), less the wild runs left out */
-    size_t medians;     /* deviations that are a group's own median (0 by construction) */
     size_t rejected;    /* wild runs left out (cb_floor_finish) */
     double sd;          /* the robust spread (cb_floor_finish); NAN below CB_FLOOR_MIN_DF */
 };
@@ -110,17 +109,16 @@ int cb_floor_add(struct cb_floor *f, const char *key, const double *x, size_t n)
 /* Each case's robust spread (cb_floor_robust_sd) and the host's s0, once
  * every group is added (cb_floor_learn calls it). */
 void cb_floor_finish(struct cb_floor *f);
-/* The spread of deviations res[n]: the root mean square of those within
- * CB_FLOOR_REJECT times their robust spread 1.4826 median|res|; the others
- * counted in *rejected.  NAN when none is left.  The median |res| leaves
- * out `medians` zeros: the middle run of a group of odd size deviates by 0
- * from its group's median by construction, which says nothing of the
- * spread.  Counted, in a group of 3 the median |res| is the smaller of the
- * two real deviations, and a run 6 times farther out than the other was
- * left out as wild about one group in five: a case that moved 12% in 3
- * runs got the host's 0.8% floor, and the next run's shift of it read as
- * a regression of the same code. */
-double cb_floor_robust_sd(const double *res, size_t n, size_t medians, size_t *rejected);
+/* The spread of deviations res[n]: the root mean square of those not
+ * slower than CB_FLOOR_REJECT times their robust spread 1.4826 median|res|;
+ * the others counted in *rejected.  NAN when none is left.  Only a slow run
+ * is wild: interference only ever adds time (compare.h), so a run far
+ * faster than its group is the case's own spread (a 4 MiB buffer that fit
+ * the L2 in one run), not the host's.  Rejected both ways, a group of 3
+ * whose fast run sat 6 times farther out than the other lost it about one
+ * time in ten: a case that moved 12% in 3 runs got the host's 0.8% floor,
+ * and the next run's shift of the same code read as a regression. */
+double cb_floor_robust_sd(const double *res, size_t n, size_t *rejected);
 const struct cb_floor_case *cb_floor_find(const struct cb_floor *f, const char *key);
 /* The floor's standard deviation of one run's log figure; NAN below
  * CB_FLOOR_MIN_DF. */
