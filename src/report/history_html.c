@@ -2,6 +2,7 @@
 #include "report/history_html.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
@@ -41,7 +42,7 @@ static void short_hash(FILE *out, const char *hash)
 /* The x axis: each commit's short hash under its point (every k-th when
  * they would crowd: a label and its gap need about 56 px), its subject on
  * hover. */
-static void commit_labels(FILE *out, const struct cb_trend *t, double xw)
+static void commit_labels(FILE *out, const struct cb_trend *t, double xw, double y)
 {
     size_t every = (size_t)ceil((double)t->n * 56.0 / xw);
     if (every < 1)
@@ -51,7 +52,7 @@ static void commit_labels(FILE *out, const struct cb_trend *t, double xw)
         char h[8];
         snprintf(h, sizeof h, "%s", t->hash[i]);
         fprintf(out, "<text class=\"tick commit\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\"><title>",
-                x, T + (H - T - B) + 18);
+                x, y);
         short_hash(out, t->hash[i]);
         fputc(' ', out);
         cb_html_esc(out, t->subject[i]);
@@ -127,6 +128,90 @@ static void point(FILE *out, const struct cb_trend *t, size_t i, double x, doubl
     fputs("</title></circle>", out);
 }
 
+/* x of commit i on t's chart; y of value v where the plot starts at top
+ * and spans [lo, lo + span]. */
+static double x_of(const struct cb_trend *t, size_t i)
+{
+    double xw = W - L - R;
+    return L + (t->n > 1 ? xw * (double)i / (double)(t->n - 1) : xw / 2);
+}
+
+static double y_of(double v, double lo, double span, double top)
+{
+    return top + (H - T - B) * (1 - (v - lo) / span);
+}
+
+/* Step st's label ("+30.0% at 79ba481ad619", 6.8 px a character of the
+ * bold 10.5 px labels): from *x0 to *x1, rightward of its line unless it
+ * would run past the right edge.  1 when leftward. */
+static int label_box(const struct cb_trend *t, const struct cb_trend_step *st, double *x0, double *x1)
+{
+    char lab[48];
+    int len = snprintf(lab, sizeof lab, "%+.1f%% at %.12s", 100 * st->est, t->hash[st->at]);
+    double x = x_of(t, st->at), wd = 6.8 * len;
+    int left = x + 4 + wd > W;
+    *x0 = left ? x - 4 - wd : x + 4;
+    *x1 = *x0 + wd;
+    return left;
+}
+
+/* The row above the plot of each step's label (row[s], 0 nearest it): the
+ * first where it clears every label before it (two steps' labels drew one
+ * over the other, and the script moved one down under a step line).  The
+ * number of rows, at most 8. */
+#define LABEL_ROW 13.0
+static size_t label_rows(const struct cb_trend *t, size_t *row)
+{
+    double end[8];
+    size_t nr = 0;
+    for (size_t s = 0; s < t->nsteps; s++) {
+        double a, b;
+        label_box(t, &t->steps[s], &a, &b);
+        size_t r = 0;
+        while (r < nr && end[r] + 6 > a)
+            r++;
+        if (r == 8)
+            r = 7;
+        if (r == nr)
+            end[nr++] = b;
+        else
+            end[r] = fmax(end[r], b);
+        row[s] = r;
+    }
+    return nr;
+}
+
+/* Each step: the segments' medians, the first commit after it, and its
+ * label above the plot in row row[s]. */
+static void steps_drawn(FILE *out, const struct cb_trend *t, const size_t *row, double lo, double span,
+                        double top)
+{
+    for (size_t s = 0; s < t->nsteps; s++) {
+        const struct cb_trend_step *st = &t->steps[s];
+        const char *col = step_colour(st);
+        fprintf(out, "<line stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\" x1=\"%.1f\" "
+                "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", col, x_of(t, st->from), x_of(t, st->at - 1),
+                y_of(st->before, lo, span, top), y_of(st->before, lo, span, top));
+        fprintf(out, "<line stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\" x1=\"%.1f\" "
+                "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", col, x_of(t, st->at), x_of(t, st->to - 1),
+                y_of(st->after, lo, span, top), y_of(st->after, lo, span, top));
+        /* On the first commit after the step, the one it names: between
+         * two commits it would name neither. */
+        double x = x_of(t, st->at), x0, x1;
+        fprintf(out, "<line class=\"step %s\" stroke=\"%s\" stroke-width=\"2\" x1=\"%.1f\" x2=\"%.1f\" "
+                "y1=\"%.1f\" y2=\"%.1f\"><title>", step_class(st), col, x, x, top, top + H - T - B);
+        short_hash(out, t->hash[st->at]);
+        fprintf(out, ": %+.1f%% [%+.1f%%, %+.1f%%] %s</title></line>", 100 * st->est, 100 * st->lo,
+                100 * st->hi, step_class(st));
+        int left = label_box(t, st, &x0, &x1);
+        fprintf(out, "<text class=\"bl\" fill=\"%s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%+.1f%% at ",
+                col, left ? x1 : x0, top - 3 - LABEL_ROW * (double)row[s], left ? "end" : "start",
+                100 * st->est);
+        short_hash(out, t->hash[st->at]);
+        fputs("</text>", out);
+    }
+}
+
 static void chart(FILE *out, const struct cb_trend *t, const char *metric)
 {
     if (t->n == 0) {
@@ -136,10 +221,15 @@ static void chart(FILE *out, const struct cb_trend *t, const char *metric)
     double lo, hi;
     y_range(t, &lo, &hi);
     double span = hi - lo;
-    double xw = W - L - R, yh = H - T - B;
-#define XS(i) (L + (t->n > 1 ? xw * (double)(i) / (double)(t->n - 1) : xw / 2))
-#define YS(v) (T + yh * (1 - ((v) - lo) / span))
-    fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"", W, H, W, H);
+    size_t *row = calloc(t->nsteps ? t->nsteps : 1, sizeof *row);
+    if (!row)
+        return;
+    size_t nr = label_rows(t, row);
+    /* A row of step labels more above the plot for each that crowds. */
+    double xw = W - L - R, yh = H - T - B, top = T + LABEL_ROW * (double)(nr > 1 ? nr - 1 : 0);
+    double h = H + (top - T);
+    fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" "
+            "aria-label=\"", W, h, W, h);
     cb_html_esc(out, t->key);
     fputs(" over commits\">", out);
     /* Ticks at a round step, with as many decimals as the step needs, so
@@ -147,56 +237,27 @@ static void chart(FILE *out, const struct cb_trend *t, const char *metric)
     double step = round_step(span, 4);
     int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
     for (double v = ceil(lo / step) * step; v <= hi + step * 1e-6; v += step) {
-        fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", L, W - R,
-                YS(v), YS(v));
+        double y = y_of(v, lo, span, top);
+        fprintf(out, "<line class=\"gl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", L, W - R, y, y);
         fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.*f</text>", L - 6,
-                YS(v) + 4, dec, v);
+                y + 4, dec, v);
     }
-    fprintf(out, "<line class=\"ax\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", L, W - R, T + yh,
-            T + yh);
+    fprintf(out, "<line class=\"ax\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", L, W - R, top + yh,
+            top + yh);
     fprintf(out, "<text class=\"lab unit\" transform=\"translate(12 %.1f) rotate(-90)\" "
-            "text-anchor=\"middle\">%s</text>", T + yh / 2, unit_of(metric));
+            "text-anchor=\"middle\">%s</text>", top + yh / 2, unit_of(metric));
     fprintf(out, "<text class=\"lab\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">commits, oldest to "
-            "newest (%zu)</text>", L + xw / 2, H - 6, t->n);
-    commit_labels(out, t, xw);
-    /* Each step: the segments' medians, and the first commit after it. */
-    for (size_t s = 0; s < t->nsteps; s++) {
-        const struct cb_trend_step *st = &t->steps[s];
-        const char *col = step_colour(st);
-        fprintf(out, "<line stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\" x1=\"%.1f\" "
-                "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", col, XS(st->from), XS(st->at - 1), YS(st->before),
-                YS(st->before));
-        fprintf(out, "<line stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\" x1=\"%.1f\" "
-                "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", col, XS(st->at), XS(st->to - 1), YS(st->after),
-                YS(st->after));
-        /* On the first commit after the step, the one it names: between
-         * two commits it would name neither. */
-        double x = XS(st->at);
-        fprintf(out, "<line class=\"step %s\" stroke=\"%s\" stroke-width=\"2\" x1=\"%.1f\" x2=\"%.1f\" "
-                "y1=\"%.1f\" y2=\"%.1f\"><title>", step_class(st), col, x, x, T, T + yh);
-        short_hash(out, t->hash[st->at]);
-        fprintf(out, ": %+.1f%% [%+.1f%%, %+.1f%%] %s</title></line>", 100 * st->est, 100 * st->lo,
-                100 * st->hi, step_class(st));
-        /* Its label above the plot, where no line runs; leftward where
-         * it would run past the right edge (6.8 px a character of the
-         * bold 10.5 px labels). */
-        char lab[48];
-        int len = snprintf(lab, sizeof lab, "%+.1f%% at %.12s", 100 * st->est, t->hash[st->at]);
-        int left = x + 4 + 6.8 * len > W;
-        fprintf(out, "<text class=\"bl\" fill=\"%s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%+.1f%% at ",
-                col, left ? x - 4 : x + 4, T - 3, left ? "end" : "start", 100 * st->est);
-        short_hash(out, t->hash[st->at]);
-        fputs("</text>", out);
-    }
+            "newest (%zu)</text>", L + xw / 2, h - 6, t->n);
+    commit_labels(out, t, xw, top + yh + 18);
+    steps_drawn(out, t, row, lo, span, top);
+    free(row);
     fputs("<polyline fill=\"none\" stroke=\"#3b6fb6\" stroke-width=\"1.5\" points=\"", out);
     for (size_t i = 0; i < t->n; i++)
-        fprintf(out, "%.1f,%.1f ", XS(i), YS(t->y[i]));
+        fprintf(out, "%.1f,%.1f ", x_of(t, i), y_of(t->y[i], lo, span, top));
     fputs("\"/>", out);
     for (size_t i = 0; i < t->n; i++)
-        point(out, t, i, XS(i), YS(t->y[i]));
+        point(out, t, i, x_of(t, i), y_of(t->y[i], lo, span, top));
     fputs("</svg>", out);
-#undef XS
-#undef YS
 }
 
 /* The steps of one machine's cases, with each acknowledgement's reason. */
