@@ -308,19 +308,29 @@ static int parse(int argc, char **argv, struct calib_opts *o)
     return CB_GO_ON;
 }
 
-/* The ceilings into the store, keyed as a run of this host would key them
- * (collect.c): the hosts row and the environment's timing lines. */
-static int store_ceilings(const char *db, int cpu, const struct cb_ceilings *cs,
-                          const struct cb_clocks *k, const struct cb_refs *refs)
+/* The store, opened before anything is measured or printed: a --db that
+ * cannot take the ceilings is refused at once, not after a minute of
+ * figures.  0, or the exit status (said). */
+static int open_store(const char *db, struct cb_store **st)
 {
-    struct cb_store *st;
     struct cb_sb err = CB_SB_INIT;
-    int rc = cb_store_open(db, CB_STORE_WRITE, 0, &st, &err);
+    int rc = cb_store_open(db, CB_STORE_WRITE, 0, st, &err);
     if (rc < 0) {
         cb_error("calibrate: %s", err.buf);
         cb_sb_release(&err);
         return cb_store_refused(rc) ? CB_EXIT_USAGE : 1;
     }
+    cb_sb_release(&err);
+    return 0;
+}
+
+/* The ceilings into the store, keyed as a run of this host would key them
+ * (collect.c): the hosts row and the environment's timing lines.  Closes
+ * st. */
+static int store_ceilings(struct cb_store *st, const char *db, int cpu, const struct cb_ceilings *cs,
+                          const struct cb_clocks *k, const struct cb_refs *refs)
+{
+    int rc;
     struct cb_host host;
     cb_host_probe(&host);
     struct cb_fingerprint fp;
@@ -338,12 +348,10 @@ static int store_ceilings(const char *db, int cpu, const struct cb_ceilings *cs,
     cb_store_close(st);
     if (rc < 0) {
         cb_error("calibrate: cannot store the ceilings in %s: %s", db, strerror(-rc));
-        cb_sb_release(&err);
         return 1;
     }
     printf("stored as calibration %lld in %s: runs of this host and environment reuse it\n",
            (long long)id, db);
-    cb_sb_release(&err);
     return 0;
 }
 
@@ -420,45 +428,10 @@ static void refs_report(struct cb_refs *r)
     printf("\n");
 }
 
-int cmd_calibrate(int argc, char **argv)
+/* One group as the default run opens it (hardware events where the PMU
+ * allows, the software clock always) and what reading it costs. */
+static int counters_report(const struct cb_clocks *k, double ratio)
 {
-    int cpu = CB_CPU_DEFAULT;   /* the CPU a run pins to by default */
-    struct calib_opts o;
-    int prc = parse(argc, argv, &o);
-    if (prc != CB_GO_ON)
-        return prc;
-    if (o.smt)
-        return smt_all();
-    struct cb_sb err = CB_SB_INIT;
-    int pinned, unpinned = cb_pin_cpu(cpu, &pinned, &err) < 0;
-    if (unpinned)
-        cb_error("%s", err.buf);
-    cb_sb_release(&err);
-    if (unpinned)
-        return 1;
-    struct cb_ceilings ceil;
-    if (o.only_ceilings) {
-        struct cb_clocks k;
-        if (getenv(CB_FAKE_ENV))
-            memset(&k, 0, sizeof k);
-        else
-            cb_clocks_measure(&k);
-        printf("CPU %d\n", pinned);
-        int rc = ceilings_section(&k, o.trials, &ceil);
-        return rc || o.no_store ? rc : store_ceilings(o.db, pinned, &ceil, &k, NULL);
-    }
-    cb_events_init();
-    struct cb_clocks k;
-    cb_clocks_measure(&k);
-    printf("CPU %d\n", pinned);
-    clocks_report(&k);
-    double ratio = k.tsc_ghz > 0 ? k.core_ghz / k.tsc_ghz : NAN;
-    meter_report(pinned, k.tsc_ghz);
-    struct cb_refs refs;
-    refs_report(&refs);
-
-    /* One group as the default run opens it: hardware events where the PMU
-     * allows, the software clock always. */
     const char *names[] = {"cycles", "instructions", "task-clock"};
     struct cb_event_spec specs[8];
     int n = 0;
@@ -468,7 +441,7 @@ int cmd_calibrate(int argc, char **argv)
             n += (int)got;
     }
     struct cb_counters cs;
-    if (cb_counters_open(&cs, specs, n, k.tsc_ghz, k.core_ghz) < 0) {
+    if (cb_counters_open(&cs, specs, n, k->tsc_ghz, k->core_ghz) < 0) {
         cb_error("cannot open counters");
         return 1;
     }
@@ -488,16 +461,64 @@ int cmd_calibrate(int argc, char **argv)
     ticks_line("rdpmc of the group", cost.rdpmc_ticks, ratio);
     ticks_line("one full sample read", cost.read_ticks, ratio);
     printf("a batch must last >= %.0f ticks (%.1f us) for reads to cost < 1%%\n",
-           cost.read_ticks * 100, cost.read_ticks * 100 / (k.tsc_ghz * 1e3));
+           cost.read_ticks * 100, cost.read_ticks * 100 / (k->tsc_ghz * 1e3));
     if (CB_CHAIN_ARM64) {
         struct cb_harness_opts ho;
         cb_harness_defaults(&ho);
-        double mb = cb_min_batch_ticks(k.tsc_ghz, ho.min_batch_us, cost.read_ticks);
+        double mb = cb_min_batch_ticks(k->tsc_ghz, ho.min_batch_us, cost.read_ticks);
         printf("the harness's batch: >= %.0f ticks (%.1f us): reads < 1%%, >= %.0f us, >= %.0f ticks "
-               "(one tick < %.1f%%)\n", mb, mb * cb_tsc_tick_ns(k.tsc_ghz) / 1e3, ho.min_batch_us,
+               "(one tick < %.1f%%)\n", mb, mb * cb_tsc_tick_ns(k->tsc_ghz) / 1e3, ho.min_batch_us,
                CB_TSC_QUANT_TICKS, CB_TSC_QUANT_BOUND * 100);
     }
     cb_counters_close(&cs);
-    int rc = ceilings_section(&k, o.trials, &ceil);
-    return rc || o.no_store ? rc : store_ceilings(o.db, pinned, &ceil, &k, &refs);
+    return 0;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+    int cpu = CB_CPU_DEFAULT;   /* the CPU a run pins to by default */
+    struct calib_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc != CB_GO_ON)
+        return rc;
+    if (o.smt)
+        return smt_all();
+    struct cb_store *st = NULL;
+    if (!o.no_store && (rc = open_store(o.db, &st)) != 0)
+        return rc;
+    struct cb_sb err = CB_SB_INIT;
+    int pinned, unpinned = cb_pin_cpu(cpu, &pinned, &err) < 0;
+    if (unpinned)
+        cb_error("%s", err.buf);
+    cb_sb_release(&err);
+    struct cb_ceilings ceil;
+    struct cb_clocks k;
+    struct cb_refs refs, *rp = NULL;
+    if (unpinned) {
+        rc = 1;
+    } else if (o.only_ceilings) {
+        if (getenv(CB_FAKE_ENV))
+            memset(&k, 0, sizeof k);
+        else
+            cb_clocks_measure(&k);
+        printf("CPU %d\n", pinned);
+        rc = ceilings_section(&k, o.trials, &ceil);
+    } else {
+        cb_events_init();
+        cb_clocks_measure(&k);
+        printf("CPU %d\n", pinned);
+        clocks_report(&k);
+        meter_report(pinned, k.tsc_ghz);
+        refs_report(&refs);
+        rp = &refs;
+        rc = counters_report(&k, k.tsc_ghz > 0 ? k.core_ghz / k.tsc_ghz : NAN);
+        if (rc == 0)
+            rc = ceilings_section(&k, o.trials, &ceil);
+    }
+    if (rc || !st) {
+        if (st)
+            cb_store_close(st);
+        return rc;
+    }
+    return store_ceilings(st, o.db, pinned, &ceil, &k, rp);
 }
