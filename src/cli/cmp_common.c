@@ -169,7 +169,7 @@ void cmp_common_defaults(struct cmp_common *c, int argc, char **argv)
     c->o.run_q = CB_RUN_QUANTILE_DEFAULT;
     c->o.trim = CB_RUNS_TRIM;
     c->o.corr = CORR_HOLM;
-    c->fmt = FMT_TEXT;
+    c->fmt = CB_FMT_TEXT;
     cb_sb_init(&c->cmdline);
     cb_quote_cmdline(argc, argv, &c->cmdline);
 }

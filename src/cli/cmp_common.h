@@ -20,7 +20,7 @@ struct cmp_common {
     const char *host;            /* --host: a machine id prefix or hostname glob; NULL none */
     int force, include_aborted;
     struct cmp_opts o;
-    enum fmt fmt;                /* --format */
+    enum cb_format fmt;                /* --format */
     int unsure_exit;             /* --unsure-exit: the status when a case is unsure (0: none) */
     struct cb_sb cmdline;        /* as typed: for the runs a rerun records; cmp_common_release */
 };

@@ -22,7 +22,7 @@
 struct ab_plan {
     struct cb_session s;
     struct cb_ab ab;
-    enum cb_ab_format format;
+    enum cb_format format;
     struct cb_sb dbpath;          /* the default store's path (cb_paired_db) */
 };
 
@@ -91,7 +91,7 @@ static int ab_parse(struct ab_plan *pl, int argc, char **argv, struct cb_sb *err
     cb_sb_init(&pl->dbpath);
     pl->s.co.db = NULL;
     pl->s.co.tag = "ab";
-    pl->format = CB_AB_TEXT;
+    pl->format = CB_FMT_TEXT;
     cb_ab_defaults(&pl->ab.o);
     int rc = cb_getopt(argc, argv, &parser, pl, err);
     if (!pl->s.co.db)
@@ -157,7 +157,7 @@ static int ab_body(void *ctx, struct cb_store *unused)
      * stderr, so that stdout stays one document. */
     struct cb_sb ew = CB_SB_INIT;
     if (status != 2 && !bad && cb_emulation_live(&ew) == 1) {
-        fprintf(pl->format != CB_AB_JSON ? stdout : stderr, "no verdict: run %lld is emulated "
+        fprintf(pl->format != CB_FMT_JSON ? stdout : stderr, "no verdict: run %lld is emulated "
                 "(%s): figures are not timings of any machine\n", (long long)run, ew.buf);
         status = 0;
     }

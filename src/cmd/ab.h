@@ -27,6 +27,7 @@
 #include "analysis/paired.h"
 #include "harness/plugin.h"
 #include "analysis/sides.h"
+#include "report/format.h"
 #include "store/store.h"
 
 #define CB_AB_MAX_CASES 256
@@ -131,11 +132,10 @@ int cb_ab_exit(const struct cb_ab *ab);
 /* 1 when every case's code hashes alike on both sides (codehash.h): the
  * builds time the same code, whatever its place; 0 otherwise or unknown. */
 int cb_ab_same_code(struct cb_ab *ab);
-enum cb_ab_format { CB_AB_TEXT, CB_AB_MARKDOWN, CB_AB_JSON };
 /* --format's names for it (ab's CB_OPT_FORMAT table). */
 extern const struct cb_opt_choice cb_ab_formats[];
 /* The table and the verdict in that format. */
-void cb_ab_print(const struct cb_ab *ab, enum cb_ab_format fmt, const char *where, FILE *f);
+void cb_ab_print(const struct cb_ab *ab, enum cb_format fmt, const char *where, FILE *f);
 void cb_ab_free(struct cb_ab *ab);
 /* The defaults: CB_AB_DEFAULT_ROUNDS rounds (up to three times that), alpha 0.01,
  * a 2% threshold over the 95% interval, a 20 ms pause between rounds,

@@ -274,17 +274,17 @@ static void print_json(const struct cb_ab *ab, const char *where, FILE *f)
 }
 
 const struct cb_opt_choice cb_ab_formats[] = {
-    {"text", CB_AB_TEXT}, {"markdown", CB_AB_MARKDOWN}, {"md", CB_AB_MARKDOWN}, {"json", CB_AB_JSON},
+    {"text", CB_FMT_TEXT}, {"markdown", CB_FMT_MARKDOWN}, {"md", CB_FMT_MARKDOWN}, {"json", CB_FMT_JSON},
     {NULL, 0},
 };
 
-void cb_ab_print(const struct cb_ab *ab, enum cb_ab_format fmt, const char *where, FILE *f)
+void cb_ab_print(const struct cb_ab *ab, enum cb_format fmt, const char *where, FILE *f)
 {
-    if (fmt == CB_AB_JSON) {
+    if (fmt == CB_FMT_JSON) {
         print_json(ab, where, f);
         return;
     }
-    int md = fmt == CB_AB_MARKDOWN;
+    int md = fmt == CB_FMT_MARKDOWN;
     if (!ab->o.quiet) {
         print_header(ab, where, f);
         print_table(ab, f, md);

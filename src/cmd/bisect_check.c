@@ -453,7 +453,7 @@ static int bisect_paired(struct bisect *b)
     snprintf(where, sizeof where, "pinned to CPU %d; run %lld in %s", cpu, (long long)run, b->c.db);
     b->ab.o.quiet = b->quiet;   /* the table, unless -q */
     if (!b->quiet)
-        cb_ab_print(&b->ab, CB_AB_TEXT, where, stdout);
+        cb_ab_print(&b->ab, CB_FMT_TEXT, where, stdout);
     cb_ab_counts(&b->ab, &changed, &regressed, &unsure, &bad);
     if (paired_bad(&b->ab, run)) {
         cb_ab_free(&b->ab);

@@ -40,8 +40,8 @@ struct compare {
 };
 
 static const struct cb_opt_choice formats[] = {
-    {"text", FMT_TEXT}, {"markdown", FMT_MARKDOWN}, {"md", FMT_MARKDOWN}, {"json", FMT_JSON},
-    {"junit", FMT_JUNIT}, {NULL, 0},
+    {"text", CB_FMT_TEXT}, {"markdown", CB_FMT_MARKDOWN}, {"md", CB_FMT_MARKDOWN}, {"json", CB_FMT_JSON},
+    {"junit", CB_FMT_JUNIT}, {NULL, 0},
 };
 
 enum { OPT_RERUN_TIME = CB_OPT_LONG_ONLY, OPT_UNSURE_EXIT };
@@ -157,7 +157,7 @@ static void no_verdict(const struct compare *k, const struct cmp_verdict *v)
     struct cb_output o;
     struct cb_sb err = CB_SB_INIT;
     if (k->junit && cb_output_open(&o, k->junit, k->c.db, &err) == 0) {
-        cmp_print_no_verdict(FMT_JUNIT, v->emulated_run, v->why.buf, line.buf, o.f);
+        cmp_print_no_verdict(CB_FMT_JUNIT, v->emulated_run, v->why.buf, line.buf, o.f);
         cb_output_close(&o, 1, &err);
     }
     cb_sb_release(&err);

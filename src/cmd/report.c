@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "report/crossover.h"
+#include "report/format.h"
 #include "analysis/budget.h"
 #include "cli/budget_opts.h"
 #include "cli/cmd.h"
@@ -28,11 +29,9 @@
 
 #define VS_NAME_MAX 64 /* as a stored case's variant name */
 
-enum fmt { F_TEXT, F_HTML, F_CSV, F_JSON, F_GBENCH };
-
 static const struct cb_opt_choice formats[] = {
-    {"text", F_TEXT}, {"html", F_HTML}, {"csv", F_CSV}, {"json", F_JSON}, {"gbench", F_GBENCH},
-    {NULL, 0},
+    {"text", CB_FMT_TEXT}, {"html", CB_FMT_HTML}, {"csv", CB_FMT_CSV},
+    {"json", CB_FMT_JSON}, {"gbench", CB_FMT_GBENCH}, {NULL, 0},
 };
 
 /* What report was asked for. */
@@ -41,7 +40,7 @@ struct report_args {
     struct cb_budget_opts bo;  /* --link, --frame, --context, --fpu-batch */
     const char *section;       /* --section NAME: that part of the text report only */
     double ghz;                /* --ghz, 0 when not given */
-    enum fmt fmt;
+    enum cb_format fmt;
     int samples, include_aborted;
     char **specs;              /* RUN|latest|TAG ..., or "latest" */
     size_t nspec;
@@ -105,13 +104,13 @@ static int emit(struct cb_store *st, const struct report_args *a, const struct c
     const struct cb_budget *b = &a->bo.budget;
     int samples = a->samples;
     switch (a->fmt) {
-    case F_TEXT: return emit_toc(st, a, runs, n, color, out);
-    case F_HTML: return cb_report_html(runs, n, b, out);
-    case F_CSV: return cb_report_csv(runs, n, samples, out);
-    case F_JSON: return cb_report_json(runs, n, out);
-    case F_GBENCH: return cb_report_gbench(runs, n, out);
+    case CB_FMT_TEXT: return emit_toc(st, a, runs, n, color, out);
+    case CB_FMT_HTML: return cb_report_html(runs, n, b, out);
+    case CB_FMT_CSV: return cb_report_csv(runs, n, samples, out);
+    case CB_FMT_JSON: return cb_report_json(runs, n, out);
+    case CB_FMT_GBENCH: return cb_report_gbench(runs, n, out);
+    default: return -EINVAL;   /* compare's formats: --format's table offers none */
     }
-    return -EINVAL;
 }
 
 /* --versus A,B: two variant names, different. */
@@ -195,21 +194,21 @@ static int report_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
     int rc = cb_getopt(argc, argv, &parser, a, err);
     if (rc != 0)
         return rc;
-    if (a->versus[0][0] && a->fmt != F_TEXT) {
+    if (a->versus[0][0] && a->fmt != CB_FMT_TEXT) {
         cb_sb_setf(err, "--versus goes with the text report (leave out --format)");
         return -EINVAL;
     }
-    if (a->section && a->fmt != F_TEXT) {
+    if (a->section && a->fmt != CB_FMT_TEXT) {
         cb_sb_setf(err, "--section picks a part of the text report (leave out --format)");
         return -EINVAL;
     }
-    if (a->samples && a->fmt != F_CSV) {
+    if (a->samples && a->fmt != CB_FMT_CSV) {
         cb_sb_setf(err, "--samples goes with --format csv (json always has the samples)");
         return -EINVAL;
     }
     a->specs = optind < argc ? argv + optind : latest;
     a->nspec = optind < argc ? (size_t)(argc - optind) : 1;
-    if (a->fmt == F_GBENCH && a->nspec > 1) {
+    if (a->fmt == CB_FMT_GBENCH && a->nspec > 1) {
         cb_sb_setf(err, "--format gbench takes one run, tag or commit (a tag's or commit's runs "
                  "are exported together, each a repetition)");
         return -EINVAL;
@@ -234,12 +233,12 @@ static int report_resolve(struct cb_store *st, const struct report_args *a, int6
     struct cb_sb err = CB_SB_INIT;
     struct cb_side side = {0};
     *n = 0;
-    if (a->fmt == F_GBENCH && cb_side_resolve(st, a->specs[0], a->include_aborted, NULL, &side, &err) < 0) {
+    if (a->fmt == CB_FMT_GBENCH && cb_side_resolve(st, a->specs[0], a->include_aborted, NULL, &side, &err) < 0) {
         cb_error("%s", err.buf);
         cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
-    size_t want = a->fmt == F_GBENCH ? side.nruns : a->nspec;
+    size_t want = a->fmt == CB_FMT_GBENCH ? side.nruns : a->nspec;
     if (!(*ids = calloc(want + 1, sizeof **ids))) {
         cb_side_free(&side);
         cb_error("out of memory");
@@ -247,7 +246,7 @@ static int report_resolve(struct cb_store *st, const struct report_args *a, int6
         return 1;
     }
     for (size_t i = 0; i < want; i++) {
-        if (a->fmt == F_GBENCH)
+        if (a->fmt == CB_FMT_GBENCH)
             (*ids)[i] = side.runs[i];
         else if (cb_store_run_resolve_status(st, a->specs[i], a->include_aborted, &(*ids)[i], &err) < 0) {
             cb_error("%s", err.buf);
@@ -255,7 +254,7 @@ static int report_resolve(struct cb_store *st, const struct report_args *a, int6
             return CB_EXIT_USAGE;
         }
     }
-    if (a->fmt == F_GBENCH)
+    if (a->fmt == CB_FMT_GBENCH)
         qsort(*ids, want, sizeof **ids, cmp_id);
     cb_side_free(&side);
     *n = want;
@@ -286,7 +285,7 @@ static int report_load_runs(struct cb_store *st, const struct report_args *a, co
             cb_error("cannot read run %lld from %s: %s", (long long)ids[i], a->db, strerror(-rc));
             return 1;
         }
-        if (a->fmt == F_GBENCH && cb_report_gbench_ok(&runs[i], &err) < 0) {
+        if (a->fmt == CB_FMT_GBENCH && cb_report_gbench_ok(&runs[i], &err) < 0) {
             cb_error("%s", err.buf);
             cb_sb_release(&err);
             return CB_EXIT_USAGE;

@@ -115,15 +115,15 @@ void cmp_print_junit(const struct cmp_ctx *x, const struct cmp_result *res, FILE
     fputs("  </testsuite>\n</testsuites>\n", f);
 }
 
-void cmp_print_no_verdict(enum fmt fmt, int64_t run, const char *why, const char *line, FILE *f)
+void cmp_print_no_verdict(enum cb_format fmt, int64_t run, const char *why, const char *line, FILE *f)
 {
-    if (fmt == FMT_JSON) {
+    if (fmt == CB_FMT_JSON) {
         fprintf(f, "{\"verdict\":null,\"emulated_run\":%lld,\"emulated\":", (long long)run);
         cb_json_str(f, why);
         fputs(",\"no_verdict\":", f);
         cb_json_str(f, line);
         fputs("}\n", f);
-    } else if (fmt == FMT_JUNIT) {
+    } else if (fmt == CB_FMT_JUNIT) {
         fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cyclebudget compare\" "
               "tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\">\n  <testsuite name=\""
               "cyclebudget compare\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\" "

@@ -10,13 +10,13 @@
 
 #include "analysis/judge.h"
 #include "analysis/verdict.h"
+#include "report/format.h"
 
 struct cb_path_delta;
 
-enum fmt { FMT_TEXT, FMT_MARKDOWN, FMT_JSON, FMT_JUNIT };
 
 /* The verdict in fmt, with the exit status it ends in (JSON says it). */
-void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o, enum fmt fmt,
+void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o, enum cb_format fmt,
                       const struct cmp_result *res, int exit_status, FILE *f);
 /* Each path's verdict (its reading) from its steps' cases' rows. */
 void cmp_path_verdicts(const struct cmp_result *res, struct cb_path_delta *d, size_t n);
@@ -25,7 +25,7 @@ void cmp_path_verdicts(const struct cmp_result *res, struct cb_path_delta *d, si
 void cmp_print_junit(const struct cmp_ctx *x, const struct cmp_result *res, FILE *f);
 /* "no verdict" (an emulated run) as fmt asks: for JUnit a suite of one
  * skipped test, so that a CI's report shows it rather than a green tick. */
-void cmp_print_no_verdict(enum fmt fmt, int64_t run, const char *why, const char *line, FILE *f);
+void cmp_print_no_verdict(enum cb_format fmt, int64_t run, const char *why, const char *line, FILE *f);
 /* A row's verdict in words: "regressed", "unchanged: < 2.4%", "unsure: 4
  * more runs a side needed", "unsure (host state): ...". */
 void cmp_verdict_text(const struct cmp_row *r, char *buf, size_t len);

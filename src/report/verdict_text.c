@@ -350,18 +350,18 @@ static void print_summary(const struct cmp_result *res, int md, FILE *f)
     fputc('\n', f);
 }
 
-void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o, enum fmt fmt,
+void cmp_print_result(const struct cmp_ctx *x, const struct cmp_opts *o, enum cb_format fmt,
                       const struct cmp_result *res, int exit_status, FILE *f)
 {
-    if (fmt == FMT_JSON) {
+    if (fmt == CB_FMT_JSON) {
         print_json(x, o, res, exit_status, f);
         return;
     }
-    if (fmt == FMT_JUNIT) {
+    if (fmt == CB_FMT_JUNIT) {
         cmp_print_junit(x, res, f);
         return;
     }
-    int md = fmt == FMT_MARKDOWN;
+    int md = fmt == CB_FMT_MARKDOWN;
     if (md)
         print_head_md(x, o, res, f);
     else
