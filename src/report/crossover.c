@@ -77,17 +77,11 @@ static int build_grid(const struct cb_report *r, const char *probe, const char *
     return g->nsizes > 0;
 }
 
-/* The figure the table ranks on, per op; not above 0 when the case's cost
- * is not resolved above the overhead subtracted from it (the empty loop,
- * or a bpf run's empty program): such a case has no rate and no rank. */
-static double per_op(const struct cb_report *r, const struct cb_report_case *c)
-{
-    return cb_rank_by_time(r) ? c->ns_per_op : c->cyc.median;
-}
-
+/* A case whose cost is not above the overhead subtracted from it (the
+ * empty loop, or a bpf run's empty program) has no rate and no rank. */
 static int resolved(const struct cb_report *r, const struct cb_report_case *c)
 {
-    return c && c->measured && per_op(r, c) > 0;
+    return c && c->measured && cb_rank_shown(r, c) > 0;
 }
 
 /* The verdict at size index s: the resolved cases there, fastest first
@@ -226,7 +220,7 @@ static void grid_table(const struct cb_report *r, const struct grid *g, FILE *ou
                 unresolved = 1;
                 continue;
             }
-            fprintf(out, " %6.2f%c", (double)c->info.bytes_per_op / per_op(r, c), mark[s][j]);
+            fprintf(out, " %6.2f%c", (double)c->info.bytes_per_op / cb_rank_shown(r, c), mark[s][j]);
         }
         fputc('\n', out);
     }

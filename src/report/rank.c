@@ -49,6 +49,11 @@ double cb_rank_median(const struct cb_report *r, const struct cb_report_case *c)
     return cb_rank_by_time(r) ? c->tsc.median : c->cyc.median;
 }
 
+double cb_rank_shown(const struct cb_report *r, const struct cb_report_case *c)
+{
+    return cb_rank_by_time(r) ? c->ns_per_op : c->cyc.median;
+}
+
 const struct cb_report_series *cb_rank_series(const struct cb_report *r,
                                               const struct cb_report_case *c)
 {

@@ -48,6 +48,9 @@ int cb_rank_by_time(const struct cb_report *r);
 /* The figure a measured case ranks by: its median TSC ticks or cycles per
  * op; and the samples behind it (NULL when there are none). */
 double cb_rank_median(const struct cb_report *r, const struct cb_report_case *c);
+/* The figure shown for that rank: ns per op where the run ranks on time,
+ * else cycles per op. */
+double cb_rank_shown(const struct cb_report *r, const struct cb_report_case *c);
 const struct cb_report_series *cb_rank_series(const struct cb_report *r,
                                               const struct cb_report_case *c);
 /* 1 when measured case a is faster than b beyond the noise. */

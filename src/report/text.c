@@ -570,7 +570,7 @@ int cb_report_summary(const struct cb_report *r, const struct cb_text_opts *o, F
         } else if (best) {
             double bytes = (double)best->info.bytes_per_op;
             char b[48];
-            double fig2 = second ? (by_time ? second->ns_per_op : second->cyc.median) : NAN;
+            double fig2 = second ? cb_rank_shown(r, second) : NAN;
             fprintf(out, " %-18.18s", best->info.variant);
             num(out, best->cyc.median, 9, 1);
             num(out, best->ns_per_op, 8, 2);

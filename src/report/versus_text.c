@@ -28,12 +28,6 @@ size_t cb_vs_collect(const struct cb_report *r, const char *key, struct cb_vs_si
     return s->n;
 }
 
-/* The figure shown: ns per op where the run ranks on time, else cycles. */
-static double shown(const struct cb_report *r, const struct cb_report_case *c)
-{
-    return cb_rank_by_time(r) ? c->ns_per_op : c->cyc.median;
-}
-
 void cb_vs_heading(const struct cb_report *r, const char *a, const char *b, FILE *out)
 {
     int t = cb_rank_by_time(r);
@@ -100,7 +94,7 @@ static double side_median(const struct cb_vs_side *s)
 {
     double m[64];
     for (size_t i = 0; i < s->n; i++)
-        m[i] = shown(s->r, s->c[i]);
+        m[i] = cb_rank_shown(s->r, s->c[i]);
     cb_sort_doubles(m, s->n);
     return cb_quantile_sorted(m, s->n, 0.5);
 }
