@@ -9,7 +9,10 @@
  * chain and each chain for the previous copy.  A chain that fed nothing
  * (or only the length, which the branch predictor guesses) overlapped the
  * copies: 20 adds read +3% on a 31-tick copy of 1500 bytes, where this
- * reads +89% (Intel Xeon VM, issue 40). */
+ * reads +89% (Intel Xeon VM).  The adds take their 1 from a register:
+ * Golden Cove class cores (this project's Sapphire Rapids guests among
+ * them) fold a chain of "add $imm" at rename, six a cycle, and the chain
+ * cost 3 ticks instead of 20 cycles (docs/lab-notes.md). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stddef.h>
@@ -30,11 +33,12 @@ void *memcpy(void *d, const void *s, size_t n)
         real_memcpy = (void *(*)(void *, const void *, size_t))dlsym(RTLD_NEXT, "memcpy");
     if (!n)
         return real_memcpy(d, s, n);
-    unsigned long z;
+    unsigned long z, one = 1;
     /* "and $0" is no zeroing idiom: it keeps the load's dependency. */
     __asm__ volatile("movzbl -1(%1,%2),%k0\n\tand $0,%0" : "=&r"(z) : "r"(d), "r"(n) : "memory");
+    __asm__ volatile("" : "+r"(one));
     for (int i = 0; i < ADDS; i++)
-        __asm__ volatile("add $1,%0" : "+r"(z));
+        __asm__ volatile("add %1,%0" : "+r"(z) : "r"(one));
     z -= ADDS;
     return real_memcpy((char *)d + z, (const char *)s + z, n);
 }
