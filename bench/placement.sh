@@ -9,6 +9,13 @@
 #
 # RUNS 0 builds the two copies and prints only where the edit moved the
 # probe functions.
+# EDIT=code (the default) is the edit below; EDIT=comment adds a comment
+# to src/report/report.c instead (a comment-only commit: the binary's
+# build-id and nothing the probes run changes).  After the RUNS x RUNS
+# compare it also prints the last run of b against the last of a (one run
+# a side, the earlier runs as history), and that pair judged with
+# `compare --rerun --rerun-time RERUN_TIME` (default 300), each side's
+# new runs recorded by its own build: the share decided and the wall time.
 # REV (default HEAD) is archived twice into a temporary directory (git
 # archive: the committed tree, no local edits); copy B gets one more
 # function in src/report/run_load.c (a few hundred bytes of code never
@@ -34,7 +41,12 @@ for side in a b; do
     mkdir -p "$W/$side"
     git -C "$top" archive "$REV" | tar -x -C "$W/$side" || exit 2
 done
-cat >>"$W/b/src/report/report.c" <<'EOC'
+EDIT=${EDIT:-code}
+RERUN_TIME=${RERUN_TIME:-300}
+if [ "$EDIT" = comment ]; then
+    printf '\n/* bench/placement.sh: a comment-only edit. */\n' >>"$W/b/src/report/report.c"
+else
+    cat >>"$W/b/src/report/report.c" <<'EOC'
 
 /* bench/placement.sh: an unrelated edit that moves the code linked after it. */
 __attribute__((used, noinline)) int cb_report_placement_pad(const char *s, int n);
@@ -46,6 +58,7 @@ __attribute__((used, noinline)) int cb_report_placement_pad(const char *s, int n
     return acc ^ n;
 }
 EOC
+fi
 for side in a b; do
     (cd "$W/$side" && autoreconf -fi >/dev/null 2>&1 && ./configure -q >/dev/null 2>&1 &&
         make -j2 >/dev/null 2>"$W/build-$side.log") ||
@@ -86,8 +99,31 @@ for line in sys.stdin:
     m4k += a % 4096 != b % 4096
 print("%d probe functions: %d at another address mod 64, %d mod 4096" % (n, m64, m4k))')
 rows | head -40
-echo "rev=$(git -C "$top" rev-parse --short "$REV") args='$ARGS' runs=${RUNS}x$RUNS"
+echo "rev=$(git -C "$top" rev-parse --short "$REV") edit=$EDIT args='$ARGS' runs=${RUNS}x$RUNS"
 echo "link: $addrs"
 echo "timing: ${moved:-n/a}"
 tail -1 "$W/cmp" | sed 's/^/summary: /'
 echo "compare exit=$rc changed=$changed labelled-placement=$placed"
+[ "$RUNS" -ge 1 ] || exit 0
+# share JSON: "decided/total, regressed R, same code S" of a compare --format json
+share() {
+    python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))["cases"]
+dec = sum(c["verdict"] != "unsure" for c in d)
+print("%d/%d decided, %d regressed, %d improved, %d same code" % (dec, len(d),
+      sum(c["verdict"] == "regressed" for c in d), sum(c["verdict"] == "improved" for c in d),
+      sum(c.get("same_code", False) for c in d)))' "$1" 2>/dev/null || echo "no verdict"
+}
+last() { sqlite3 -batch -noheader "$DB" "SELECT max(id) FROM runs WHERE tag = '$1'"; }
+ra=$(last a) rb=$(last b)
+"$W/b/cyclebudget" compare "$ra" "$rb" --db "$DB" --format json >"$W/one.json" 2>/dev/null
+echo "1 v 1 (run $ra against run $rb, exit $?): $(share "$W/one.json")"
+t0=$(date +%s.%N)
+# shellcheck disable=SC2086
+"$W/b/cyclebudget" compare "$ra" "$rb" --db "$DB" --format json --rerun --rerun-time "$RERUN_TIME" \
+    --base-exec "$W/a/cyclebudget run $ARGS" --head-exec "$W/b/cyclebudget run $ARGS" \
+    >"$W/rerun.json" 2>/dev/null
+rc=$?
+echo "1 v 1 --rerun --rerun-time $RERUN_TIME (exit $rc): $(share "$W/rerun.json") in" \
+    "$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.0f", a - b }') s"
+echo "host: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
