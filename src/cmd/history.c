@@ -22,13 +22,50 @@
 #include "analysis/compare.h"
 #include "host/fingerprint.h"
 #include "analysis/history.h"
-#include "cmd/history_cmd.h"
+#include "analysis/history_points.h"
+#include "report/history_html.h"
+#include "report/history_text.h"
 #include "store/lookup.h"
 #include "cli/output.h"
 #include "cli/parse.h"
 #include "report/path.h"
 #include "analysis/acks.h"
 #include "analysis/sides.h"
+
+/* One machine's history kept for the page: its trends borrow from its
+ * points, so both stay until the page is written. */
+struct hist_kept {
+    struct cb_trend *trends;
+    size_t nk;
+    struct cb_hist_point *pts;
+    size_t np;
+    const char *metric;
+    char label[400], summary[448];
+};
+
+/* What the command line asked for, and what the command has read. */
+struct hist {
+    const char *since, *db, *repo, *glob, *host;
+    const char *path;             /* --path: a per-packet path's stored totals instead */
+    const char *outpath;          /* -o: the page's file (html only); NULL stdout */
+    double min_change;
+    long persist;
+    int series, html;
+    int sim, min_change_set;      /* --sim; --min-change was given */
+    struct cb_store *st;
+    struct cb_hist_point *pts;    /* the commits, in order, each with its runs */
+    size_t np;
+    const char *metric, *metric_label;
+    char (*keys)[CB_CASE_KEY_MAX];  /* the case names, in the order they first appear */
+    size_t nk;
+    struct cb_trend *trends;      /* --format html: one per key */
+    size_t nsteps, nreg, nack;
+    char head[256];
+    /* --format html over many machines: each one's panel, kept for the page. */
+    struct hist_kept *kept;
+    size_t nkept;
+    char label[400];              /* the machine's, when the page has several */
+};
 
 
 enum { OPT_MIN_CHANGE = CB_OPT_LONG_ONLY };
@@ -180,8 +217,9 @@ static int history_read(struct hist *H)
         cb_sb_release(&err);
         return CB_EXIT_USAGE;
     }
-    int rc = history_read_points(H, since_hash);
+    int rc = cb_hist_points_read(H->st, H->sim, since_hash, &H->pts, &H->np, &err);
     if (rc == -EIO) {
+        cb_error("cannot read %s: %s", H->db, err.buf);
         cb_sb_release(&err);
         return 1;
     }
@@ -205,51 +243,8 @@ static int history_load(struct hist *H)
     return load_samples(H) < 0 || collect_keys(H) < 0 ? 1 : 0;
 }
 
-/* One case's series: the points (indices into pts) that measured it, and
- * their figures.  A commit's point is the geometric mean of its runs'
- * figures, as compare's side is: run medians of all samples moved with the
- * host's load and state, and made steps of it. */
-struct series {
-    size_t n, *idx;
-    double *y, *a, *b;            /* a, b: scratch for the runs of two segments */
-    struct runvals rv;
-};
-
-static int series_read(const struct hist *H, const char *key, struct series *S)
-{
-    S->n = 0;
-    for (size_t i = 0; i < H->np && S->n < CB_HISTORY_MAX_POINTS; i++) {
-        struct cb_side_case *c = cb_side_find(&H->pts[i].side, key);
-        if (c && c->n)
-            S->idx[S->n++] = i;
-    }
-    memset(&S->rv, 0, sizeof S->rv);
-    S->a = S->b = NULL;
-    if (run_values(H->pts, S->idx, S->n, key, &S->rv) < 0 ||
-        !(S->a = malloc((S->rv.start[S->n] + 1) * sizeof *S->a)) ||
-        !(S->b = malloc((S->rv.start[S->n] + 1) * sizeof *S->b))) {
-        cb_error("cannot summarise %s: a run figure is not positive, or out of memory", key);
-        return -EINVAL;
-    }
-    for (size_t i = 0; i < S->n; i++) {
-        size_t m = pick_runs(&S->rv, S->rv.start[i], S->rv.start[i + 1], 1, S->a);
-        double sum = 0;
-        for (size_t j = 0; j < m; j++)
-            sum += S->a[j];
-        S->y[i] = exp(sum / (double)m);
-    }
-    return 0;
-}
-
-static void series_free(struct series *S)
-{
-    runvals_free(&S->rv);
-    free(S->a);
-    free(S->b);
-}
-
 /* The html page's copy of a series. */
-static int trend_fill(const struct hist *H, const char *key, const struct series *S, struct cb_trend *tr)
+static int trend_fill(const struct hist *H, const char *key, const struct cb_hist_series *S, struct cb_trend *tr)
 {
     size_t n = S->n;
     snprintf(tr->key, sizeof tr->key, "%s", key);
@@ -272,28 +267,13 @@ static int trend_fill(const struct hist *H, const char *key, const struct series
     return 0;
 }
 
-/* Welch's interval of a step over the runs of the segment before and the
- * segment after, as compare's with runs as the unit; NAN when too few. */
-static void step_interval(const struct series *S, const struct cb_step *st, double ci[3])
-{
-    size_t na = pick_runs(&S->rv, S->rv.start[st->from], S->rv.start[st->at], 2, S->a);
-    size_t nb = pick_runs(&S->rv, S->rv.start[st->at], S->rv.start[st->to], 2, S->b);
-    struct cb_yuen w;
-    ci[0] = ci[1] = ci[2] = NAN;
-    if (na >= 2 && nb >= 2 && cb_yuen(S->a, na, S->b, nb, 0.0, 0.95, &w) == 0) {
-        ci[0] = expm1(w.est);
-        ci[1] = expm1(w.lo);
-        ci[2] = expm1(w.hi);
-    }
-}
-
 /* One step that the interval says is real: counted, and printed or kept
  * for the page. */
-static void step_report(struct hist *H, const char *key, const struct series *S, const struct cb_step *st,
+static void step_report(struct hist *H, const char *key, const struct cb_hist_series *S, const struct cb_step *st,
                         const double ci[3], struct cb_trend *tr)
 {
-    const struct point *p = &H->pts[S->idx[st->at]];
-    const struct point *prev = &H->pts[S->idx[st->at - 1]];
+    const struct cb_hist_point *p = &H->pts[S->idx[st->at]];
+    const struct cb_hist_point *prev = &H->pts[S->idx[st->at - 1]];
     struct cb_sb why = CB_SB_INIT, envd = CB_SB_INIT;
     char c0[1][64], c1[1][64];
     snprintf(c0[0], 64, "%s", prev->hash);
@@ -327,15 +307,17 @@ static void step_report(struct hist *H, const char *key, const struct series *S,
 }
 
 /* One case: its series, printed or kept, and its steps.  0 or -1 (said). */
-static int history_case(struct hist *H, size_t k, struct series *S, struct cb_step *steps)
+static int history_case(struct hist *H, size_t k, struct cb_hist_series *S, struct cb_step *steps)
 {
     const char *key = H->keys[k];
-    int rc = series_read(H, key, S);
+    int rc = cb_hist_series_read(H->pts, H->np, key, S);
+    if (rc < 0)
+        cb_error("cannot summarise %s: a run figure is not positive, or out of memory", key);
     struct cb_trend *tr = H->trends ? &H->trends[k] : NULL;
     if (rc == 0 && tr)
         rc = trend_fill(H, key, S, tr);
     if (rc < 0) {
-        series_free(S);
+        cb_hist_series_free(S);
         return -1;
     }
     if (H->series && !H->html) {
@@ -347,12 +329,12 @@ static int history_case(struct hist *H, size_t k, struct series *S, struct cb_st
     int ns = cb_steps_detect(S->y, S->n, H->min_change, (size_t)H->persist, steps, H->np);
     for (int s = 0; s < ns; s++) {
         double ci[3];
-        step_interval(S, &steps[s], ci);
+        cb_hist_step_interval(S, &steps[s], ci);
         if (isnan(ci[1]) || (ci[1] <= 0 && ci[2] >= 0))
             continue;     /* the interval does not exclude no change */
         step_report(H, key, S, &steps[s], ci, tr);
     }
-    series_free(S);
+    cb_hist_series_free(S);
     return 0;
 }
 
@@ -360,7 +342,7 @@ static int history_case(struct hist *H, size_t k, struct series *S, struct cb_st
 static int history_cases(struct hist *H)
 {
     size_t np = H->np ? H->np : 1;
-    struct series S = {.idx = malloc(np * sizeof *S.idx), .y = malloc(np * sizeof *S.y)};
+    struct cb_hist_series S = {.idx = malloc(np * sizeof *S.idx), .y = malloc(np * sizeof *S.y)};
     struct cb_step *steps = malloc(np * sizeof *steps);
     int rc = 0;
     for (size_t k = 0; S.idx && S.y && steps && k < H->nk && rc == 0; k++)
@@ -387,7 +369,7 @@ static void history_header(struct hist *H)
     if (!H->html)
         printf("%s\n", H->head);
     if (H->np == 0 && !H->html)
-        history_say_why_empty(H);
+        cb_history_say_why_empty(H->st, H->db, stdout);
 }
 
 /* The last line, or the page.  0, or -1 (said). */
@@ -448,7 +430,7 @@ static int history_page(struct hist *H)
             cb_free_all((void *const[]){k->trends[t].hash, k->trends[t].subject, k->trends[t].state, k->trends[t].y,
                                         k->trends[t].steps}, 5);
         free(k->trends);
-        points_free(k->pts, k->np);
+        cb_hist_points_free(k->pts, k->np);
     }
     free(H->kept);
     free(h);
@@ -470,7 +452,7 @@ static void history_free(struct hist *H)
     }
     free(H->trends);
     free(H->keys);
-    points_free(H->pts, H->np);
+    cb_hist_points_free(H->pts, H->np);
     H->trends = NULL;
     H->keys = NULL;
     H->nk = 0;
@@ -501,6 +483,21 @@ static const char *history_db(const void *ctx)
     return ((const struct hist *)ctx)->db;
 }
 
+/* The machines whose runs the points hold (those --host names): 0, or
+ * the exit status to end with (said). */
+static int history_machines(struct hist *H, struct cb_machine **m, size_t *n)
+{
+    struct cb_sb err = CB_SB_INIT;
+    int rc = cb_hist_machines(H->st, H->pts, H->np, H->host, m, n, &err);
+    if (rc == -ESRCH)
+        cb_error("--host %s names none of the machines with a history in %s (%s)", H->host, H->db,
+                 err.buf);
+    else if (rc < 0)
+        cb_error("cannot read the hosts from %s: %s", H->db, strerror(-rc));
+    cb_sb_release(&err);
+    return rc == -ESRCH ? CB_EXIT_USAGE : rc < 0;
+}
+
 /* Read the points, then each machine's history in turn: runs of two
  * machines are never one series (a merged store holds many). */
 static int history_body(void *ctx, struct cb_store *st)
@@ -514,13 +511,13 @@ static int history_body(void *ctx, struct cb_store *st)
     int status = history_read(H);
     if (status == 0)
         status = history_machines(H, &m, &nm);
-    struct point *all = H->pts;
+    struct cb_hist_point *all = H->pts;
     size_t nall = H->np;
     H->pts = NULL;
     H->np = 0;
     int matched = 0;
     for (size_t i = 0; status == 0 && i < nm; i++) {
-        if (points_of(H, all, nall, &m[i]) < 0) {
+        if (cb_hist_points_of(st, all, nall, &m[i], &H->pts, &H->np) < 0) {
             cb_error("out of memory");
             status = 1;
             break;
@@ -556,7 +553,7 @@ static int history_body(void *ctx, struct cb_store *st)
                    H->glob, H->db);
         status = CB_EXIT_USAGE;
     }
-    points_free(all, nall);
+    cb_hist_points_free(all, nall);
     free(m);
     return status;
 }
