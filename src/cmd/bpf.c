@@ -17,17 +17,47 @@
  * the verifier rejects (the end of its log). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "cmd/bpf.h"
 #include "cli/cmd.h"
-#include "config.h"
-#include "probes/csum.h"
 #include "cli/parse.h"
+#include "config.h"
+#include "harness/bpf_store.h"
+#include "harness/bpfmeasure.h"
+#include "harness/harness.h"
+#include "harness/pktframe.h"
 #include "host/sha256.h"
+#include "probes/csum.h"
+#include "store/store.h"
+#include "util/strbuf.h"
+
+#define CB_BPF_CASES_MAX 64
+#define CB_BPF_SIZES_MAX 16
+
+struct bpf_plan {
+    const char *probes_arg, *sizes_arg, *frames_arg, *mode_arg, *xdp, *prog, *db, *tag;
+    int quiet, cpu, pinned, expect, want_csum, want_xdp, want_default, want_live;
+    enum cb_frame_proto proto;
+    struct cb_harness_opts harness;
+    struct cb_sb cmdline;
+    uint64_t sizes[CB_BPF_SIZES_MAX], frames[CB_BPF_SIZES_MAX];
+    int nsizes, nframes;
+    /* Loaded: the tool's object (empty programs, csum) and the user's. */
+    struct cb_bpf_obj *tool, *user;
+    int empty_pass, empty_drop, csum_fd, xdp_fd;
+    const char *xdp_name;
+    char tool_sha[65], user_sha[65], config_sha[65], release[128];
+    char csum_tag[17], xdp_tag[17], empty_tag[17], empty_drop_tag[17];
+    int csum_addr, xdp_addr, empty_addr, empty_drop_addr;   /* JIT address mod 4096; -1 */
+    struct cb_bpf_case cases[CB_BPF_CASES_MAX];
+    char names[CB_BPF_CASES_MAX][80];
+    unsigned char frames_buf[CB_BPF_CASES_MAX][CB_FRAME_MAX];
+    size_t ncases;
+};
 
 enum { OPT_REPS = CB_OPT_LONG_ONLY, OPT_CPU, OPT_MAX_TIME, OPT_PROTO, OPT_EXPECT };
 
@@ -315,6 +345,53 @@ static int plan_cases(struct bpf_plan *b)
     return 0;
 }
 
+/* Open the store, begin the run, verify and time every case, finish:
+ * the exit status (0; 1 when a case was BAD or the run failed). */
+static int bpf_collect(struct bpf_plan *b)
+{
+    struct cb_sb err = CB_SB_INIT;
+    struct cb_store *st;
+    int rc = cb_store_open(b->db, CB_STORE_WRITE, 0, &st, &err);
+    if (rc < 0) {
+        cb_error("bpf run: %s", err.buf);
+        cb_sb_release(&err);
+        return rc == -EPROTO || rc == -EINVAL || rc == -EISDIR || rc == -EACCES ? CB_EXIT_USAGE : 1;
+    }
+    struct cb_bpf_run r = {
+        .cases = b->cases, .ncases = b->ncases, .harness = &b->harness, .xdp = b->xdp,
+        .tool_sha = b->tool_sha, .user_sha = b->user_sha, .config_sha = b->config_sha,
+        .release = b->release, .csum = {b->csum_tag, b->csum_addr}, .prog = {b->xdp_tag, b->xdp_addr},
+        .empty = {b->empty_tag, b->empty_addr}, .empty_drop = {b->empty_drop_tag, b->empty_drop_addr},
+        .cmdline = b->cmdline.buf, .tag = b->tag, .pinned = b->pinned, .quiet = b->quiet};
+    if ((rc = cb_bpf_run_begin(&r, st)) < 0) {
+        cb_error("bpf run: cannot record the run in %s: %s", b->db, strerror(-rc));
+        cb_store_close(st);
+        cb_sb_release(&err);
+        return 1;
+    }
+    if (!b->quiet)
+        fprintf(stderr, "cyclebudget: in the kernel %s through BPF_PROG_TEST_RUN, CPU %d: %zu cases, "
+                "each beside the empty program\n", b->release, b->pinned, b->ncases);
+    cb_sb_reset(&err);
+    rc = cb_bpf_run_cases(&r, cb_stop_flag(), &err);
+    cb_store_close(st);
+    if (rc < 0 && rc != -EINTR && err.len)
+        cb_error("bpf run: %s", err.buf);
+    cb_sb_release(&err);
+    if (rc == -EINTR) {
+        cb_error("bpf run: stopped; run %" PRId64 " is stored as aborted", r.run_id);
+        return 130;
+    }
+    if (rc < 0)
+        return 1;
+    if (!b->quiet)
+        printf("run %" PRId64 " (bpf): %d cases verified and measured, %d BAD, %d skipped "
+               "(the kernel would not run them); 'cyclebudget report %" PRId64 "' sets them "
+               "beside the user-space models\n", r.run_id, r.nmeasured, r.nbad, r.nskipped,
+               r.run_id);
+    return r.nbad ? 1 : 0;
+}
+
 static int bpf_body(void *ctx, struct cb_store *unused)
 {
     (void)unused;
@@ -340,7 +417,7 @@ static int bpf_body(void *ctx, struct cb_store *unused)
     cb_sb_release(&why);
     config_sha(b);
     cb_catch_stop_signals(1);
-    int st = cb_bpf_collect(b);
+    int st = bpf_collect(b);
     cb_bpf_unpin_all();
     cb_bpf_close(b->user);
     cb_bpf_close(b->tool);

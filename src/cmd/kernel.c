@@ -29,7 +29,7 @@
 #include "config.h"
 #include "host/emulation.h"
 #include "counters/events.h"
-#include "cmd/kernel.h"
+#include "harness/kernel_store.h"
 #include "harness/kmeasure.h"
 #include "host/kmod.h"
 #include "cli/parse.h"
@@ -37,6 +37,26 @@
 #include "counters/tsc.h"
 #include "harness/workset.h"
 #include "kmod/cb_kmod_uapi.h"
+#include "util/strbuf.h"
+
+/* The kmem_cache made for the run: 256-byte objects, as slab_bulk_test01
+ * and the user-space slab family's suite size. */
+#define CB_KCASE_OBJ_SIZE 256
+#define CB_KCASES_MAX 512
+
+struct kernel_plan {
+    const char *probes_arg, *sizes_arg, *mode_arg, *kdir, *module, *db, *tag;
+    int quiet, cpu, pinned, loaded;
+    struct cb_harness_opts harness;
+    struct cb_sb cmdline;
+    struct cb_kcase cases[CB_KCASES_MAX];
+    char names[CB_KCASES_MAX][48];      /* the variant names the cases point into */
+    size_t ncases;
+    uint64_t max_size;
+    int any_cold;
+    char kdir_buf[4096], src_buf[4096], ko_buf[4200], work[4096];
+    struct cb_kmod_info info;
+};
 
 /* ---- the cases: -p, -s and -m into the plan ---------------------------- */
 
@@ -45,7 +65,7 @@
  * family stands beside (its figures are set beside the XSAVEC estimate). */
 #define KFAMILY_FPU "fpu"
 
-void cb_kernel_plan_init(struct kernel_plan *k)
+static void kernel_plan_init(struct kernel_plan *k)
 {
     k->db = cb_default_db();
     k->cpu = CB_CPU_DEFAULT;
@@ -208,7 +228,7 @@ static int check_families(const char *arg, struct cb_sb *err)
     return 0;
 }
 
-int cb_kernel_plan_cases(struct kernel_plan *k, struct cb_sb *err)
+static int kernel_plan_cases(struct kernel_plan *k, struct cb_sb *err)
 {
     int warm, cold, rc = check_families(k->probes_arg, err);
     if (rc == 0)
@@ -306,7 +326,7 @@ static int kernel_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
             "  headers, and a kernel that loads unsigned modules: it says so otherwise (exit 2).\n",
         .options = options,
     };
-    cb_kernel_plan_init(k);
+    kernel_plan_init(k);
     if (argc < 2 || strcmp(argv[1], "run") != 0) {
         if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
             cb_usage(&parser, stdout);
@@ -322,7 +342,7 @@ static int kernel_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
         cb_sb_setf(err, "kernel run takes options only ('%s')", argv[optind + 1]);
         return -EINVAL;
     }
-    return cb_kernel_plan_cases(k, err);
+    return kernel_plan_cases(k, err);
 }
 
 /* The refusals, in the order a user fixes them; one line, exit 2. */
@@ -407,6 +427,50 @@ static int module_ready(struct kernel_plan *k, int fd)
     return 0;
 }
 
+/* Open the store, begin the run, verify and time every case, finish:
+ * the exit status (0, 1 when a case was BAD or the run failed). */
+static int kernel_collect(struct kernel_plan *k, int fd)
+{
+    struct cb_sb err = CB_SB_INIT;
+    struct cb_store *st;
+    int rc = cb_store_open(k->db, CB_STORE_WRITE, 0, &st, &err);
+    if (rc < 0) {
+        cb_error("kernel run: %s", err.buf);
+        cb_sb_release(&err);
+        return rc == -EPROTO || rc == -EINVAL || rc == -EISDIR || rc == -EACCES ? CB_EXIT_USAGE : 1;
+    }
+    struct cb_kernel_run r = {.cases = k->cases, .ncases = k->ncases, .harness = &k->harness,
+                              .info = &k->info, .cmdline = k->cmdline.buf, .tag = k->tag, .fd = fd,
+                              .pinned = k->pinned, .quiet = k->quiet};
+    if ((rc = cb_kernel_run_begin(&r, st)) < 0) {
+        cb_error("kernel run: cannot record the run in %s: %s", k->db, strerror(-rc));
+        cb_store_close(st);
+        cb_sb_release(&err);
+        return 1;
+    }
+    if (!k->quiet)
+        fprintf(stderr, "cyclebudget: in the kernel %s (module %.16s, %s), CPU %d: %zu cases\n",
+                k->info.release, k->info.src_sha256, k->info.pmu_err ? "no PMU cycles" : "PMU cycles",
+                k->pinned, k->ncases);
+    cb_sb_reset(&err);
+    rc = cb_kernel_run_cases(&r, cb_stop_flag(), &err);
+    cb_store_close(st);
+    if (rc < 0 && rc != -EINTR && err.len)
+        cb_error("kernel run: %s", err.buf);
+    cb_sb_release(&err);
+    if (rc == -EINTR) {
+        cb_error("kernel run: stopped; run %" PRId64 " is stored as aborted", r.run_id);
+        return 130;
+    }
+    if (rc < 0)
+        return 1;
+    if (!k->quiet)
+        printf("run %" PRId64 " (in-kernel): %d cases verified and measured, %d not; "
+               "'cyclebudget report %" PRId64 "' sets them beside the user-space models\n",
+               r.run_id, r.nmeasured, r.nbad, r.run_id);
+    return r.nbad ? 1 : 0;
+}
+
 static int kernel_body(void *ctx, struct cb_store *unused)
 {
     (void)unused;
@@ -431,7 +495,7 @@ static int kernel_body(void *ctx, struct cb_store *unused)
         return fd == -CB_EXIT_USAGE ? CB_EXIT_USAGE : 1;
     }
     cb_catch_stop_signals(1);
-    int st = module_ready(k, fd) < 0 ? 1 : cb_kernel_collect(k, fd);
+    int st = module_ready(k, fd) < 0 ? 1 : kernel_collect(k, fd);
     bring_down(k, fd);
     cb_sb_release(&err);
     return st;

@@ -1,6 +1,6 @@
-/* kernel_store.c — `kernel run`'s run in the store: begun, every case
+/* kernel_store.c — an in-kernel run in the store: begun, every case
  * verified then timed through the module, every sample written, finished
- * (kernel.h). */
+ * (kernel_store.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -9,28 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cmd.h"
+#include "counters/events.h"
+#include "counters/tsc.h"
+#include "harness/kernel_store.h"
+#include "harness/stats.h"
 #include "host/cpu.h"
 #include "host/emulation.h"
-#include "counters/events.h"
-#include "cmd/kernel.h"
-#include "harness/stats.h"
 #include "store/store.h"
-#include "counters/tsc.h"
-
-struct kctx {
-    struct kernel_plan *k;
-    struct cb_store *st;
-    int64_t run_id, ev_tsc, ev_cyc;
-    int fd, nbad, nmeasured;
-    double tsc_ghz;
-};
+#include "util/sort.h"
 
 /* The run's row: the module's identity as its build, the kernel's
  * release; emulated when the CPU is (CI's qemu). */
-static int begin(struct kctx *x, struct cb_host *host)
+static int begin(struct cb_kernel_run *x, struct cb_host *host)
 {
-    struct kernel_plan *k = x->k;
+    const struct cb_kernel_run *k = x;
     const char *how = "";
     char version[96], compiler[96], cflags[128];
     struct cb_sb emul = CB_SB_INIT;
@@ -40,15 +32,15 @@ static int begin(struct kctx *x, struct cb_host *host)
     int emulated = cb_emulation_live(&emul) == 1;
     if (emulated && !k->quiet)
         fprintf(stderr, "cyclebudget: EMULATED (%s): figures are not timings of any machine\n", emul.buf);
-    snprintf(version, sizeof version, "cb_kmod %.64s", k->info.src_sha256[0] ? k->info.src_sha256 : "unknown");
-    snprintf(compiler, sizeof compiler, "linux %.64s", k->info.release);
+    snprintf(version, sizeof version, "cb_kmod %.64s", k->info->src_sha256[0] ? k->info->src_sha256 : "unknown");
+    snprintf(compiler, sizeof compiler, "linux %.64s", k->info->release);
     snprintf(cflags, sizeof cflags, "config sha256 %.64s",
-             k->info.config_sha256[0] ? k->info.config_sha256 : "unknown");
+             k->info->config_sha256[0] ? k->info->config_sha256 : "unknown");
     struct cb_run_meta meta = {
         .host = host, .tsc_ghz = x->tsc_ghz, .tsc_source = how, .core_ghz = 0,
         .core_ghz_source = "", .pmu = cb_events_pmu(), .version = version, .compiler = compiler,
         .cflags = cflags, .commit = "", .subject = "", .commit_date = "", .dirty = -1,
-        .cmdline = k->cmdline.buf, .tag = k->tag, .cpu = k->pinned,
+        .cmdline = k->cmdline, .tag = k->tag, .cpu = k->pinned,
         .emulated = emulated ? emul.buf : NULL, .source = "in-kernel",
     };
     int rc = cb_store_run_begin(x->st, &meta, &x->run_id);
@@ -57,13 +49,13 @@ static int begin(struct kctx *x, struct cb_host *host)
 }
 
 /* tsc (always) and cycles (the kernel's PMU counter, or why not). */
-static int record_events(struct kctx *x)
+static int record_events(struct cb_kernel_run *x)
 {
     struct cb_sb why = CB_SB_INIT;
-    int err = x->k->info.pmu_err;
+    int err = x->info->pmu_err;
     cb_sb_addf(&why, "perf_event_create_kernel_counter(PERF_COUNT_HW_CPU_CYCLES) on CPU %d "
                "failed in the kernel: %s (no PMU this kernel drives: a VM without a virtual PMU, "
-               "or an emulator)", x->k->pinned, strerror(-err));
+               "or an emulator)", x->pinned, strerror(-err));
     struct cb_event_row tsc = {.name = "tsc", .part = "tsc", .pfm = "", .encoding = "",
                                .source = "tsc", .read_method = "rdtsc", .supported = 1, .why = ""};
     struct cb_event_row cyc = {.name = "cycles", .part = "cycles", .pfm = "PERF_COUNT_HW_CPU_CYCLES",
@@ -88,7 +80,7 @@ static struct cb_case_row case_row(const struct cb_kcase *c)
 
 /* Every sample: its TSC ticks and its cycles (NULL when not counted), the
  * empty batch as the overhead the views subtract. */
-static int store_measured(struct kctx *x, const struct cb_kcase *c, const struct cb_kmeasurement *m)
+static int store_measured(struct cb_kernel_run *x, const struct cb_kcase *c, const struct cb_kmeasurement *m)
 {
     struct cb_sample_row *s = calloc(2 * m->n + 1, sizeof *s);
     if (!s)
@@ -111,7 +103,7 @@ static int store_measured(struct kctx *x, const struct cb_kcase *c, const struct
     return rc;
 }
 
-static void progress(const struct kctx *x, const struct cb_kcase *c, const struct cb_kmeasurement *m)
+static void progress(const struct cb_kernel_run *x, const struct cb_kcase *c, const struct cb_kmeasurement *m)
 {
     double *v = malloc(sizeof *v * (m->n ? m->n : 1));
     if (!v)
@@ -127,7 +119,8 @@ static void progress(const struct kctx *x, const struct cb_kcase *c, const struc
 }
 
 /* One case: verified, then timed and stored; BAD is stored untimed. */
-static int one_case(struct kctx *x, const struct cb_kcase *c, volatile sig_atomic_t *stop)
+static int one_case(struct cb_kernel_run *x, const struct cb_kcase *c, volatile sig_atomic_t *stop,
+                    struct cb_sb *err)
 {
     char detail[256] = "";
     struct cb_case_row row = case_row(c);
@@ -140,71 +133,46 @@ static int one_case(struct kctx *x, const struct cb_kcase *c, volatile sig_atomi
         row.verdict = v < 0 ? "skipped" : "bad";
         row.detail = detail;
         x->nbad += v == 0 || v != -EOPNOTSUPP;
-        if (!x->k->quiet)
+        if (!x->quiet)
             fprintf(stderr, "cyclebudget: %s %s %s %u B: %s (not timed)\n", v < 0 ? "SKIPPED" : "BAD",
                     c->probe, c->variant, c->size, detail);
         int64_t id;
         return cb_store_case_add(x->st, x->run_id, &row, NULL, 0, &id);
     }
     struct cb_kmeasurement m;
-    int rc = cb_kmeasure(x->fd, c, &x->k->harness, x->tsc_ghz, stop, &m);
+    int rc = cb_kmeasure(x->fd, c, x->harness, x->tsc_ghz, stop, &m);
     if (rc == 0 || (rc == -EINTR && m.n)) {
         int w = store_measured(x, c, &m);
         if (w < 0)
             rc = w;
         x->nmeasured++;
-        if (!x->k->quiet)
+        if (!x->quiet)
             progress(x, c, &m);
     } else if (rc < 0 && rc != -EINTR) {
-        cb_error("kernel run: %s %s %u B: the module failed: %s", c->probe, c->variant, c->size,
-                 strerror(-rc));
+        cb_sb_setf(err, "%s %s %u B: the module failed: %s", c->probe, c->variant, c->size,
+                   strerror(-rc));
     }
     cb_kmeasurement_free(&m);
     return rc;
 }
 
-int cb_kernel_collect(struct kernel_plan *k, int fd)
+int cb_kernel_run_begin(struct cb_kernel_run *r, struct cb_store *st)
 {
-    struct cb_sb err = CB_SB_INIT;
-    struct kctx x = {.k = k, .fd = fd};
     struct cb_host host;
-    int rc = cb_store_open(k->db, CB_STORE_WRITE, 0, &x.st, &err);
-    if (rc < 0) {
-        cb_error("kernel run: %s", err.buf);
-        cb_sb_release(&err);
-        return rc == -EPROTO || rc == -EINVAL || rc == -EISDIR || rc == -EACCES ? CB_EXIT_USAGE : 1;
+    int rc;
+    r->st = st;
+    if ((rc = begin(r, &host)) < 0 || (rc = record_events(r)) < 0) {
+        if (r->run_id)
+            cb_store_run_finish(st, r->run_id, "aborted");
     }
-    if ((rc = begin(&x, &host)) < 0 || (rc = record_events(&x)) < 0) {
-        cb_error("kernel run: cannot record the run in %s: %s", k->db, strerror(-rc));
-        if (x.run_id)
-            cb_store_run_finish(x.st, x.run_id, "aborted");
-        cb_store_close(x.st);
-        cb_sb_release(&err);
-        return 1;
-    }
-    if (!k->quiet)
-        fprintf(stderr, "cyclebudget: in the kernel %s (module %.16s, %s), CPU %d: %zu cases\n",
-                k->info.release, k->info.src_sha256, k->info.pmu_err ? "no PMU cycles" : "PMU cycles",
-                k->pinned, k->ncases);
-    volatile sig_atomic_t *stop = cb_stop_flag();
-    for (size_t i = 0; i < k->ncases && rc >= 0; i++)
-        rc = one_case(&x, &k->cases[i], stop);
-    const char *status = rc < 0 ? "aborted" : "complete";
-    cb_store_run_finish(x.st, x.run_id, status);
-    cb_store_close(x.st);
-    if (rc == -EINTR) {
-        cb_error("kernel run: stopped; run %" PRId64 " is stored as aborted", x.run_id);
-        cb_sb_release(&err);
-        return 130;
-    }
-    if (rc < 0) {
-        cb_sb_release(&err);
-        return 1;
-    }
-    if (!k->quiet)
-        printf("run %" PRId64 " (in-kernel): %d cases verified and measured, %d not; "
-               "'cyclebudget report %" PRId64 "' sets them beside the user-space models\n",
-               x.run_id, x.nmeasured, x.nbad, x.run_id);
-    cb_sb_release(&err);
-    return x.nbad ? 1 : 0;
+    return rc < 0 ? rc : 0;
+}
+
+int cb_kernel_run_cases(struct cb_kernel_run *r, volatile sig_atomic_t *stop, struct cb_sb *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < r->ncases && rc >= 0; i++)
+        rc = one_case(r, &r->cases[i], stop, err);
+    cb_store_run_finish(r->st, r->run_id, rc < 0 ? "aborted" : "complete");
+    return rc < 0 ? rc : 0;
 }

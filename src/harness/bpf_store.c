@@ -1,6 +1,6 @@
-/* bpf_store.c — `bpf run`'s run in the store: begun, every case verified
- * then timed beside its empty program, every sample written, finished
- * (bpf.h). */
+/* bpf_store.c — a BPF run in the store: begun, every case verified then
+ * timed beside its empty program, every sample written, finished
+ * (bpf_store.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -9,32 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/bpf.h"
-#include "cli/cmd.h"
+#include "counters/events.h"
+#include "counters/tsc.h"
+#include "harness/bpf_store.h"
+#include "harness/stats.h"
 #include "host/cpu.h"
 #include "host/emulation.h"
-#include "counters/events.h"
 #include "host/gitinfo.h"
 #include "host/sha256.h"
-#include "harness/stats.h"
 #include "store/store.h"
-#include "counters/tsc.h"
-
-struct bctx {
-    struct bpf_plan *b;
-    struct cb_store *st;
-    int64_t run_id, ev_tsc, ev_kns, ev_est;
-    int nbad, nskipped, nmeasured;
-    double est_per_tick;      /* estimated core cycles per TSC tick (the run's clock); 0 none */
-    struct cb_clocks clk;
-};
 
 /* The run's row: the programs as its build, the kernel's release and
  * config; the core clock estimated as every run's is, so that cycles are
  * estimated (and labelled so) by the same rule. */
-static int begin(struct bctx *x, struct cb_host *host)
+static int begin(struct cb_bpf_run *x, struct cb_host *host)
 {
-    struct bpf_plan *b = x->b;
+    const struct cb_bpf_run *b = x;
     char version[96], compiler[160], cflags[96], code_what[256];
     struct cb_sb emul = CB_SB_INIT;
     (void)cb_events_init();
@@ -73,7 +63,7 @@ static int begin(struct bctx *x, struct cb_host *host)
         .core_ghz = x->clk.core_ghz, .core_ghz_spread = x->clk.core_spread,
         .core_ghz_source = x->clk.core_ghz > 0 ? "estimate" : "", .pmu = cb_events_pmu(),
         .version = version, .compiler = compiler, .cflags = cflags, .commit = git.commit, .subject = git.subject,
-        .commit_date = git.date, .dirty = git.dirty, .cmdline = b->cmdline.buf, .tag = b->tag, .cpu = b->pinned,
+        .commit_date = git.date, .dirty = git.dirty, .cmdline = b->cmdline, .tag = b->tag, .cpu = b->pinned,
         .core_est_method = x->clk.est.method, .core_est_ghz = x->clk.est.ghz,
         .core_est_spread = x->clk.est.spread_pct, .core_est_add_ghz = x->clk.est.add_ghz,
         .core_est_imul_ghz = x->clk.est.imul_ghz,
@@ -86,7 +76,7 @@ static int begin(struct bctx *x, struct cb_host *host)
 }
 
 /* tsc around each call, and the kernel's own duration. */
-static int record_events(struct bctx *x)
+static int record_events(struct cb_bpf_run *x)
 {
     struct cb_event_row tsc = {.name = "tsc", .part = "tsc", .pfm = "", .encoding = "",
                                .source = "tsc", .read_method = "rdtsc", .supported = 1, .why = ""};
@@ -106,7 +96,7 @@ static int record_events(struct bctx *x)
     return rc;
 }
 
-static struct cb_case_row case_row(const struct bctx *x, const struct cb_bpf_case *c,
+static struct cb_case_row case_row(const struct cb_bpf_run *x, const struct cb_bpf_case *c,
                                    const char *variant, const char *tag, int addr)
 {
     return (struct cb_case_row){
@@ -120,7 +110,7 @@ static struct cb_case_row case_row(const struct bctx *x, const struct cb_bpf_cas
 /* One side's samples: ticks, the kernel's ns and the estimated cycles
  * (ticks at the run's clock), each less its overhead: the sample of ov
  * taken beside it, or (ov NULL) the fixed figures given. */
-static int store_side(struct bctx *x, struct cb_case_row *row, const struct cb_bpf_sample *v,
+static int store_side(struct cb_bpf_run *x, struct cb_case_row *row, const struct cb_bpf_sample *v,
                       size_t n, const struct cb_bpf_sample *ov, double ov_ticks, double ov_kns)
 {
     struct cb_sample_row *s = calloc(3 * n + 1, sizeof *s);
@@ -152,13 +142,12 @@ static int store_side(struct bctx *x, struct cb_case_row *row, const struct cb_b
 
 /* The case, each sample less the empty program's batch taken right after
  * it; then the empty program as its own case, less the call's fixed cost. */
-static int store_measured(struct bctx *x, const struct cb_bpf_case *c,
+static int store_measured(struct cb_bpf_run *x, const struct cb_bpf_case *c,
                           const struct cb_bpf_measurement *m)
 {
-    struct bpf_plan *b = x->b;
-    int xdp = c->xdp;
-    struct cb_case_row row = case_row(x, c, c->variant, xdp ? b->xdp_tag : b->csum_tag,
-                                      xdp ? b->xdp_addr : b->csum_addr);
+    const struct cb_bpf_code *code = c->xdp ? &x->prog : &x->csum;
+    const struct cb_bpf_code *empty = c->live ? &x->empty_drop : &x->empty;
+    struct cb_case_row row = case_row(x, c, c->variant, code->tag, code->addr);
     int rc = store_side(x, &row, m->prog, m->n, m->empty, 0, 0);
     if (rc < 0)
         return rc;
@@ -166,8 +155,7 @@ static int store_measured(struct bctx *x, const struct cb_bpf_case *c,
     snprintf(variant, sizeof variant, "for-%s%s", c->probe, c->live ? "+live" : "");
     struct cb_bpf_case e = *c;
     e.probe = "bpf_empty";
-    struct cb_case_row er = case_row(x, &e, variant, c->live ? b->empty_drop_tag : b->empty_tag,
-                                     c->live ? b->empty_drop_addr : b->empty_addr);
+    struct cb_case_row er = case_row(x, &e, variant, empty->tag, empty->addr);
     er.unit = "run";   /* charged per packet, against the chosen frame */
     er.op = "call";
     er.bytes_per_op = 0;
@@ -199,7 +187,8 @@ static void progress(const struct cb_bpf_case *c, const struct cb_bpf_measuremen
 }
 
 /* One case: verified, then timed and stored; BAD is stored untimed. */
-static int one_case(struct bctx *x, const struct cb_bpf_case *c, volatile sig_atomic_t *stop)
+static int one_case(struct cb_bpf_run *x, const struct cb_bpf_case *c, volatile sig_atomic_t *stop,
+                    struct cb_sb *err)
 {
     char detail[256] = "";
     struct cb_sb why = CB_SB_INIT;
@@ -213,7 +202,7 @@ static int one_case(struct bctx *x, const struct cb_bpf_case *c, volatile sig_at
         row.detail = detail;
         x->nbad += v == 0;
         x->nskipped += v < 0;
-        if (!x->b->quiet)
+        if (!x->quiet)
             fprintf(stderr, "cyclebudget: %s %s %s %u B: %s (not timed)\n", v < 0 ? "SKIPPED" : "BAD",
                     c->probe, c->variant, c->size, detail);
         int64_t id;
@@ -221,61 +210,41 @@ static int one_case(struct bctx *x, const struct cb_bpf_case *c, volatile sig_at
         return cb_store_case_add(x->st, x->run_id, &row, NULL, 0, &id);
     }
     struct cb_bpf_measurement m;
-    rc = cb_bpf_measure(c, &x->b->harness, x->clk.tsc_ghz, stop, &m, &why);
+    rc = cb_bpf_measure(c, x->harness, x->clk.tsc_ghz, stop, &m, &why);
     if (rc == 0 || (rc == -EINTR && m.n)) {
         int w = store_measured(x, c, &m);
         if (w < 0)
             rc = w;
         x->nmeasured++;
-        if (!x->b->quiet)
+        if (!x->quiet)
             progress(c, &m, retval);
     } else if (rc < 0 && rc != -EINTR) {
-        cb_error("bpf run: %s %s %u B: %s", c->probe, c->variant, c->size, why.buf);
+        cb_sb_setf(err, "%s %s %u B: %s", c->probe, c->variant, c->size, why.buf);
     }
     cb_bpf_measurement_free(&m);
     cb_sb_release(&why);
     return rc;
 }
 
-int cb_bpf_collect(struct bpf_plan *b)
+int cb_bpf_run_begin(struct cb_bpf_run *r, struct cb_store *st)
 {
-    struct cb_sb err = CB_SB_INIT;
-    struct bctx x = {.b = b};
     struct cb_host host;
-    int rc = cb_store_open(b->db, CB_STORE_WRITE, 0, &x.st, &err);
-    if (rc < 0) {
-        cb_error("bpf run: %s", err.buf);
-        cb_sb_release(&err);
-        return rc == -EPROTO || rc == -EINVAL || rc == -EISDIR || rc == -EACCES ? CB_EXIT_USAGE : 1;
+    int rc;
+    r->st = st;
+    if ((rc = begin(r, &host)) == 0 && r->clk.core_ghz > 0 && r->clk.tsc_ghz > 0)
+        r->est_per_tick = r->clk.core_ghz / r->clk.tsc_ghz;
+    if (rc < 0 || (rc = record_events(r)) < 0) {
+        if (r->run_id)
+            cb_store_run_finish(st, r->run_id, "aborted");
     }
-    cb_sb_release(&err);
-    if ((rc = begin(&x, &host)) == 0 && x.clk.core_ghz > 0 && x.clk.tsc_ghz > 0)
-        x.est_per_tick = x.clk.core_ghz / x.clk.tsc_ghz;
-    if (rc < 0 || (rc = record_events(&x)) < 0) {
-        cb_error("bpf run: cannot record the run in %s: %s", b->db, strerror(-rc));
-        if (x.run_id)
-            cb_store_run_finish(x.st, x.run_id, "aborted");
-        cb_store_close(x.st);
-        return 1;
-    }
-    if (!b->quiet)
-        fprintf(stderr, "cyclebudget: in the kernel %s through BPF_PROG_TEST_RUN, CPU %d: %zu cases, "
-                "each beside the empty program\n", b->release, b->pinned, b->ncases);
-    volatile sig_atomic_t *stop = cb_stop_flag();
-    for (size_t i = 0; i < b->ncases && rc >= 0; i++)
-        rc = one_case(&x, &b->cases[i], stop);
-    cb_store_run_finish(x.st, x.run_id, rc < 0 ? "aborted" : "complete");
-    cb_store_close(x.st);
-    if (rc == -EINTR) {
-        cb_error("bpf run: stopped; run %" PRId64 " is stored as aborted", x.run_id);
-        return 130;
-    }
-    if (rc < 0)
-        return 1;
-    if (!b->quiet)
-        printf("run %" PRId64 " (bpf): %d cases verified and measured, %d BAD, %d skipped "
-               "(the kernel would not run them); 'cyclebudget report %" PRId64 "' sets them "
-               "beside the user-space models\n", x.run_id, x.nmeasured, x.nbad, x.nskipped,
-               x.run_id);
-    return x.nbad ? 1 : 0;
+    return rc < 0 ? rc : 0;
+}
+
+int cb_bpf_run_cases(struct cb_bpf_run *r, volatile sig_atomic_t *stop, struct cb_sb *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < r->ncases && rc >= 0; i++)
+        rc = one_case(r, &r->cases[i], stop, err);
+    cb_store_run_finish(r->st, r->run_id, rc < 0 ? "aborted" : "complete");
+    return rc < 0 ? rc : 0;
 }
