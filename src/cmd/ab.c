@@ -12,16 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/ab.h"
+#include "analysis/ab.h"
+#include "cli/ab_select.h"
 #include "cli/cmd.h"
 #include "host/emulation.h"
 #include "cli/parse.h"
 #include "cli/session.h"
+#include "report/ab_print.h"
 #include "util/strbuf.h"
 
 struct ab_plan {
     struct cb_session s;
     struct cb_ab ab;
+    struct cb_select sel;         /* -p -V -s -m as typed; NULL: defaults */
     enum cb_format format;
     struct cb_sb dbpath;          /* the default store's path (cb_paired_db) */
 };
@@ -50,8 +53,13 @@ static int ab_option(int ch, const char *arg, void *ctx, struct cb_sb *err)
     return 1;
 }
 
+static const struct cb_opt_choice ab_formats[] = {
+    {"text", CB_FMT_TEXT}, {"markdown", CB_FMT_MARKDOWN}, {"md", CB_FMT_MARKDOWN}, {"json", CB_FMT_JSON},
+    {NULL, 0},
+};
+
 static const struct cb_option ab_options[] = {
-    CB_OPT_GROUP_NOTE(cb_select_options, struct ab_plan, ab.o.sel,
+    CB_OPT_GROUP_NOTE(cb_select_options, struct ab_plan, sel,
                       "default: the families the plugins add variants to, the plugins' own "
                       "variants (a built-in one such as ref is the same code on both sides: a "
                       "control), each family's sizes, warm,cold"),
@@ -66,7 +74,7 @@ static const struct cb_option ab_options[] = {
     CB_OPT_INT(0, "reps", struct ab_plan, s.co.harness.reps, "N", 1, 1000000, "exactly N samples per side per round (default: adaptive)"),
     CB_OPT_CALL(OPT_MAX_TIME, "max-time", "SEC",
                 "adaptive: time cap per side per round (default 0.1)"),
-    CB_OPT_FORMAT(struct ab_plan, format, cb_ab_formats, "text (default), markdown or json"),
+    CB_OPT_FORMAT(struct ab_plan, format, ab_formats, "text (default), markdown or json"),
     CB_OPT_GROUP(cb_session_options, struct ab_plan, s),
     CB_OPT_END,
 };
@@ -116,7 +124,7 @@ static int ab_parse_plan(int argc, char **argv, void *ctx, struct cb_sb *err)
         pl->ab.o.quiet = pl->s.co.quiet;
         char *base = argv[optind], *head = argv[optind + 1];
         if ((rc = cb_ab_load(&pl->ab, base, head, err)) < 0 ||
-            (rc = cb_ab_plan(&pl->ab, err)) < 0) {
+            (rc = cb_ab_plan_select(&pl->ab, &pl->sel, err)) < 0) {
             cb_ab_free(&pl->ab); /* a refused plan may hold its case table */
             rc = -EINVAL;
         }
@@ -132,7 +140,7 @@ static int ab_body(void *ctx, struct cb_store *unused)
     int pinned = -1;
     (void)unused;
     cb_catch_stop_signals(1);
-    int rc = cb_ab_run(&pl->ab, &pl->s.co, &run, &pinned, &err);
+    int rc = cb_ab_run(&pl->ab, &pl->s.co, cb_stop_flag(), &run, &pinned, &err);
     if (rc < 0) {
         cb_error("%s", err.buf);
         cb_sb_release(&err);

@@ -13,7 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/ab.h"
+#include "analysis/ab.h"
+#include "cli/ab_select.h"
+#include "report/ab_print.h"
 #include "host/emulation.h"
 #include "counters/meter.h"
 #include "cli/parse.h"
@@ -53,6 +55,7 @@ struct bisect {
     const char *max_time_arg;                     /* --max-time, as typed */
     const char *against_plugin;                   /* --against-plugin GOOD.so */
     struct cb_ab ab;                              /* its paired protocol */
+    struct cb_select sel;                         /* -p -V -s -m as typed; NULL: defaults */
     double rerun_s;                               /* --rerun-time; 0 none */
 };
 
@@ -118,7 +121,7 @@ static int parse_paired(struct bisect *b, int argc, struct cb_sb *err)
         cb_parse_seconds(b->max_time_arg, "--max-time", &b->ab.o.max_seconds, err) < 0)
         return -EINVAL;
     if (cb_ab_load(&b->ab, b->against_plugin, b->plugin_args[0], err) < 0 ||
-        cb_ab_plan(&b->ab, err) < 0) {
+        cb_ab_plan_select(&b->ab, &b->sel, err) < 0) {
         cb_ab_free(&b->ab); /* a refused plan may hold its case table */
         return -EINVAL;
     }
@@ -157,7 +160,7 @@ static const struct cb_option bisect_options[] = {
                "instead of --against: time this commit's build of the plugin (--plugin) "
                "against GOOD.so, a build of the good commit made once before the bisection, "
                "paired in one process as 'cyclebudget ab' does"),
-    CB_OPT_GROUP_NOTE(cb_select_options, struct bisect, ab.o.sel,
+    CB_OPT_GROUP_NOTE(cb_select_options, struct bisect, sel,
                       "with --against-plugin only; default: the families and variants the "
                       "plugin adds, each family's sizes, warm,cold"),
     CB_OPT_BOOL('q', "quiet", struct bisect, quiet, "no table, only the verdict line"),
@@ -199,8 +202,8 @@ static int bisect_parse(int argc, char **argv, void *ctx, struct cb_sb *err)
         b->c.db = b->against_plugin ? cb_paired_db(&b->dbpath) : cb_default_db();
     if (rc != 0)
         return rc;
-    if (b->against_plugin || b->ab.o.sel.probes || b->ab.o.sel.variants || b->ab.o.sel.sizes ||
-        b->ab.o.sel.modes)
+    if (b->against_plugin || b->sel.probes || b->sel.variants || b->sel.sizes ||
+        b->sel.modes)
         return parse_paired(b, argc, err);
     if (b->rounds_arg &&
         cb_parse_int(b->rounds_arg, 1, CB_MAX_ROUNDS, "--rounds", &b->h.rounds, err) < 0)
@@ -443,7 +446,7 @@ static int bisect_paired(struct bisect *b)
         return 0;
     }
     cb_catch_stop_signals(0);
-    int rc = cb_ab_run(&b->ab, &co, &run, &cpu, &err);
+    int rc = cb_ab_run(&b->ab, &co, cb_stop_flag(), &run, &cpu, &err);
     if (rc < 0) {
         cb_error("%s", err.buf);
         cb_ab_free(&b->ab);

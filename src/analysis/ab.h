@@ -13,24 +13,24 @@
  * kept as two sides, each round one run of its side, and judged by the one
  * verdict pipeline (analysis/verdict.h, paired rounds): the run's state,
  * the code identity and the verdict words are compare's. */
-#ifndef CB_CMD_AB_H
-#define CB_CMD_AB_H
+#ifndef CB_ANALYSIS_AB_H
+#define CB_ANALYSIS_AB_H
 
-#include "util/strbuf.h"
+#include <signal.h>
+#include <stdint.h>
 
-#include <stdio.h>
-
+#include "analysis/compare.h"
+#include "analysis/paired.h"
+#include "analysis/sides.h"
 #include "harness/codehash.h"
 #include "harness/collect.h"
-#include "analysis/compare.h"
-#include "cli/options.h"
-#include "analysis/paired.h"
 #include "harness/plugin.h"
-#include "analysis/sides.h"
-#include "report/format.h"
 #include "store/store.h"
+#include "util/strbuf.h"
 
 #define CB_AB_MAX_CASES 256
+#define CB_AB_MAX_FAMILIES 32
+#define CB_AB_MAX_SIZES 32
 #define CB_AB_DEFAULT_ROUNDS 12
 /* Each build is loaded this many times (copies of its file, each mapped at
  * other addresses), and each round times one copy of each side: ab's
@@ -72,8 +72,21 @@ struct cb_ab_case {
     int host_state;
 };
 
+/* The cases asked for: -p, -V, -s and -m parsed (cli/ab_select.h). */
+struct cb_ab_want {
+    const char *probes;               /* -p as typed, for messages; NULL: the families the
+                                         plugins add variants to */
+    char fams[CB_AB_MAX_FAMILIES][64];  /* -p's families, each known to a build */
+    int nfams;
+    uint64_t sizes[CB_AB_MAX_SIZES];  /* -s; none: each family's own */
+    int nsizes;
+    enum cb_mode modes[2];            /* -m, warm,cold by default */
+    int nmodes;
+    char **variants;                  /* -V's globs, NULL-terminated; NULL: the plugins' own */
+    int nvariants;
+};
+
 struct cb_ab_opts {
-    struct cb_select sel;             /* -p -V -s -m as typed; NULL: defaults */
     int rounds;                       /* at least this many rounds (raised for Holm) */
     int max_rounds;                   /* undecided cases get more rounds, up to this */
     double alpha, threshold, level;
@@ -95,6 +108,7 @@ struct cb_ab {
     int rounds_done;
     double seconds;                   /* measuring took */
     int64_t run_id;                   /* the run measuring it (cb_ab_measure) */
+    volatile sig_atomic_t *stop;      /* raised: measuring ends with -EINTR */
     struct cb_side side[2];           /* base, head: each round a run of the side, with
                                          every sample and its meter reading */
 };
@@ -104,17 +118,18 @@ struct cb_ab {
  * wrong: every failure is the user's (exit 2), and nothing is written. */
 int cb_ab_load(struct cb_ab *ab, const char *base, const char *head, struct cb_sb *err);
 /* The cases to compare (both sides have the variant), and what only one
- * side has, from ab->o.  0, or -EINVAL/-ENOENT with err set. */
-int cb_ab_plan(struct cb_ab *ab, struct cb_sb *err);
+ * side has, from w and ab->o.  0, or -EINVAL/-ENOENT with err set. */
+int cb_ab_plan(struct cb_ab *ab, const struct cb_ab_want *w, struct cb_sb *err);
 /* Store the two plugins with col's run, then time every case round by
  * round, judging after the planned rounds and giving the undecided cases
- * more, up to max_rounds.  0, -EINTR on a stop signal, or a negative errno
- * from the store. */
-int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col);
+ * more, up to max_rounds.  0, -EINTR when stop is raised, or a negative
+ * errno from the store. */
+int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col, volatile sig_atomic_t *stop);
 /* Open a collecting session with co, cb_ab_measure, and end the run
- * (complete, or aborted on a failure or a stop signal).  0 with the run and
- * its pinned CPU; -EINTR, or another negative errno, with err set. */
-int cb_ab_run(struct cb_ab *ab, const struct cb_collect_opts *co, int64_t *run, int *cpu, struct cb_sb *err);
+ * (complete, or aborted on a failure or when stop is raised).  0 with the
+ * run and its pinned CPU; -EINTR, or another negative errno, with err set. */
+int cb_ab_run(struct cb_ab *ab, const struct cb_collect_opts *co, volatile sig_atomic_t *stop,
+              int64_t *run, int *cpu, struct cb_sb *err);
 /* Every case's verdict from its rounds: the sides judged by the verdict
  * pipeline (cb_verdict_again, paired rounds, Holm over the compared cases),
  * its rows copied into the cases.  st: the store of ab's run. */
@@ -132,10 +147,6 @@ int cb_ab_exit(const struct cb_ab *ab);
 /* 1 when every case's code hashes alike on both sides (codehash.h): the
  * builds time the same code, whatever its place; 0 otherwise or unknown. */
 int cb_ab_same_code(struct cb_ab *ab);
-/* --format's names for it (ab's CB_OPT_FORMAT table). */
-extern const struct cb_opt_choice cb_ab_formats[];
-/* The table and the verdict in that format. */
-void cb_ab_print(const struct cb_ab *ab, enum cb_format fmt, const char *where, FILE *f);
 void cb_ab_free(struct cb_ab *ab);
 /* The defaults: CB_AB_DEFAULT_ROUNDS rounds (up to three times that), alpha 0.01,
  * a 2% threshold over the 95% interval, a 20 ms pause between rounds,

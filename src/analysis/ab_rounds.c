@@ -1,4 +1,4 @@
-/* ab_core.c — the paired A/B protocol (ab.h): load two builds, time their
+/* ab_rounds.c — the paired A/B protocol (ab.h): load two builds, time their
  * common cases round by round in ABBA order, and judge the rounds through
  * the verdict pipeline (analysis/verdict.h). */
 #define _GNU_SOURCE
@@ -11,10 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/ab.h"
-#include "cli/cmd.h"
-#include "harness/stats.h"
+#include "analysis/ab.h"
 #include "analysis/verdict.h"
+#include "harness/stats.h"
 
 
 const char *const cb_ab_side_name[2] = {"base", "head"};
@@ -88,12 +87,13 @@ static void round_free(struct ab_round *x)
 /* Time side s of case c once, stored with its side: 0 with the round in
  * *out, 1 when it could not be timed (BAD, skipped, no sample), or a
  * negative errno. */
-static int time_side(struct cb_collector *col, struct cb_ab_case *c, int s, int copy, struct ab_round *out)
+static int time_side(struct cb_collector *col, struct cb_ab_case *c, int s, int copy,
+                     volatile sig_atomic_t *stop, struct ab_round *out)
 {
     struct cb_measurement m;
     memset(out, 0, sizeof *out);
     col->side = cb_ab_side_name[s];
-    int rc = cb_collector_case(col, c->pc[s][copy], c->vc[s][copy], c->size, c->mode, cb_stop_flag(),
+    int rc = cb_collector_case(col, c->pc[s][copy], c->vc[s][copy], c->size, c->mode, stop,
                                NULL, &m);
     col->side = NULL;
     if (rc < 0)
@@ -174,7 +174,7 @@ static int time_pair(struct cb_ab *ab, struct cb_collector *col, struct cb_ab_ca
     int first = (int)((round + i) % 2), k = round % ab->ncopies, rc = 0;
     col->buf_pages = (unsigned)((round * 5 + (int)i) % CB_AB_BUF_PAGES);
     for (int j = 0; j < 2 && rc == 0; j++)
-        rc = time_side(col, c, first ^ j, k, &x[first ^ j]);
+        rc = time_side(col, c, first ^ j, k, ab->stop, &x[first ^ j]);
     col->buf_pages = 0;
     gap[pad] = 0;
     return rc;
@@ -197,16 +197,16 @@ static int one_round(struct cb_ab *ab, struct cb_collector *col, int round, int 
         round_free(&x[1]);
         if (rc < 0)
             return rc;
-        if (*cb_stop_flag())
+        if (*ab->stop)
             return -EINTR;
     }
     return 0;
 }
 
-static void idle(double ms)
+static void idle(double ms, volatile sig_atomic_t *stop)
 {
     struct timespec t = {(time_t)(ms / 1000), (long)(fmod(ms, 1000) * 1e6)};
-    while (ms > 0 && nanosleep(&t, &t) < 0 && !*cb_stop_flag())
+    while (ms > 0 && nanosleep(&t, &t) < 0 && !*stop)
         ;
 }
 
@@ -238,9 +238,10 @@ static void code_ids(struct cb_ab *ab)
     }
 }
 
-int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col)
+int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col, volatile sig_atomic_t *stop)
 {
     int rc = 0;
+    ab->stop = stop;
     ab->run_id = col->run_id;
     for (int s = 0; s < 2; s++) {
         snprintf(ab->side[s].spec, sizeof ab->side[s].spec, "%s", cb_ab_side_name[s]);
@@ -262,10 +263,10 @@ int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col)
             struct cb_ab_case *c = &ab->cases[i];
             const struct cb_verdict *vd = cb_collector_verdict(col, c->p[s], c->v[s]);
             if (!vd)
-                rc = *cb_stop_flag() ? -EINTR : -ENOMEM;   /* stopped while verifying */
+                rc = *stop ? -EINTR : -ENOMEM;   /* stopped while verifying */
             else if (!vd->ok) {
                 struct ab_round x;
-                rc = time_side(col, c, s, 0, &x) < 0 ? -EIO : 0;
+                rc = time_side(col, c, s, 0, stop, &x) < 0 ? -EIO : 0;
                 round_free(&x);
             }
         }
@@ -281,7 +282,7 @@ int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col)
         if (extra && ab->o.max_seconds > 0 && spent >= ab->o.max_seconds)
             break;
         if (r)
-            idle(ab->o.pause_ms);
+            idle(ab->o.pause_ms, ab->stop);
         rc = one_round(ab, col, r, extra);
         ab->rounds_done = r + 1;
     }
@@ -292,16 +293,17 @@ int cb_ab_measure(struct cb_ab *ab, struct cb_collector *col)
     return rc < 0 ? rc : cb_ab_judge(ab, col->st);
 }
 
-int cb_ab_run(struct cb_ab *ab, const struct cb_collect_opts *co, int64_t *run, int *cpu, struct cb_sb *err)
+int cb_ab_run(struct cb_ab *ab, const struct cb_collect_opts *co, volatile sig_atomic_t *stop,
+              int64_t *run, int *cpu, struct cb_sb *err)
 {
     struct cb_collector col;
     int usage = 0;
     if (cb_collector_open(&col, co, err, &usage) < 0)
         return -EINVAL;
-    int rc = cb_ab_measure(ab, &col);
+    int rc = cb_ab_measure(ab, &col, stop);
     *run = col.run_id;
     *cpu = col.pinned;
-    if (rc == -EINTR || *cb_stop_flag()) {
+    if (rc == -EINTR || *stop) {
         cb_collector_finish(&col, "aborted");
         cb_sb_setf(err, "interrupted: ab run %lld marked aborted (no verdict)", (long long)*run);
         return -EINTR;

@@ -1,13 +1,14 @@
-/* ab_print.c — ab's table and verdict as text, Markdown or JSON (ab.h). */
+/* ab_print.c — ab's table and verdict as text, Markdown or JSON
+ * (ab_print.h). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/ab.h"
 #include "analysis/judge.h"
 #include "harness/stats.h"
+#include "report/ab_print.h"
 
 /* An unsure case's words: what it saw, and what would decide it. */
 static void unsure_text(const struct cb_ab_case *c, char *buf, size_t len)
@@ -272,11 +273,6 @@ static void print_json(const struct cb_ab *ab, const char *where, FILE *f)
     fprintf(f, ",\"unsure\":%d,\"compared\":%zu,\"exit\":%d}\n", unsure, cb_ab_compared(ab, NULL),
             cb_ab_exit(ab));
 }
-
-const struct cb_opt_choice cb_ab_formats[] = {
-    {"text", CB_FMT_TEXT}, {"markdown", CB_FMT_MARKDOWN}, {"md", CB_FMT_MARKDOWN}, {"json", CB_FMT_JSON},
-    {NULL, 0},
-};
 
 void cb_ab_print(const struct cb_ab *ab, enum cb_format fmt, const char *where, FILE *f)
 {

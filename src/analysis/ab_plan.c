@@ -1,7 +1,8 @@
 /* ab_plan.c — which cases ab compares (ab.h): the families either build
  * adds variants to (or -p's), their variants selected by -V (or the
  * plugins' own), each at its family's sizes (or -s) and -m's modes; what
- * only one build has is listed, not compared. */
+ * only one build has is listed, not compared.  The options arrive parsed
+ * (struct cb_ab_want). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
@@ -10,11 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/ab.h"
-#include "cli/parse.h"
-
-#define AB_MAX_SIZES 32
-#define AB_MAX_FAMILIES 32
+#include "analysis/ab.h"
 
 /* Is fam/name in a plugin's list of what it added ("csum/a,csum/b")? */
 static int in_list(const char *list, const char *fam, const char *name)
@@ -43,24 +40,13 @@ static void list_add(char *buf, size_t len, const char *fam, const char *name)
 }
 
 /* The families: -p's, else those either plugin adds variants to. */
-static int plan_families(struct cb_ab *ab, char fams[][64], struct cb_sb *err)
+static int plan_families(const struct cb_ab *ab, const struct cb_ab_want *w, char fams[][64])
 {
     int nf = 0;
-    if (ab->o.sel.probes) {
-        char **names = NULL, *store = NULL;
-        int n = cb_parse_name_list(ab->o.sel.probes, "--probes", &names, &store, err);
-        for (int i = 0; i < n && nf >= 0; i++) {
-            if (!cb_probe_find_ns("base", names[i]) && !cb_probe_find_ns("head", names[i])) {
-                cb_sb_setf(err, "unknown probe '%s': neither build has it, and it is not a "
-                         "built-in family ('cyclebudget list probes --plugin BASE.so')", names[i]);
-                nf = -ENOENT;
-            } else if (nf < AB_MAX_FAMILIES) {
-                snprintf(fams[nf++], 64, "%s", names[i]);
-            }
-        }
-        free(names);
-        free(store);
-        return n < 0 ? n : nf;
+    if (w->probes) {
+        for (int i = 0; i < w->nfams; i++)
+            snprintf(fams[nf++], 64, "%s", w->fams[i]);
+        return nf;
     }
     for (int s = 0; s < 2; s++) {
         char buf[1024];
@@ -73,45 +59,19 @@ static int plan_families(struct cb_ab *ab, char fams[][64], struct cb_sb *err)
             int seen = 0;
             for (int k = 0; k < nf; k++)
                 seen |= strcmp(fams[k], t) == 0;
-            if (!seen && nf < AB_MAX_FAMILIES)
+            if (!seen && nf < CB_AB_MAX_FAMILIES)
                 snprintf(fams[nf++], 64, "%s", t);
         }
     }
     return nf;
 }
 
-static int glob_any(char **globs, const char *name)
+static int glob_any(char *const *globs, const char *name)
 {
-    for (char **g = globs; g && *g; g++)
+    for (char *const *g = globs; g && *g; g++)
         if (fnmatch(*g, name, 0) == 0)
             return 1;
     return 0;
-}
-
-/* The sizes and modes every case is timed at. */
-static int plan_grid(const struct cb_ab *ab, uint64_t *sizes, int *ns, enum cb_mode *modes, int *nm,
-                     struct cb_sb *err)
-{
-    *ns = 0;
-    if (ab->o.sel.sizes && (*ns = cb_parse_size_list(ab->o.sel.sizes, sizes, AB_MAX_SIZES, err)) < 0)
-        return *ns;
-    char **names = NULL, *store = NULL;
-    int n = cb_parse_name_list(ab->o.sel.modes ? ab->o.sel.modes : "warm,cold", "--mode", &names, &store,
-                               err);
-    int rc = n < 0 ? n : 0;
-    *nm = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        int m = cb_mode_parse(names[i]);
-        if (m < 0 || i >= 2) {
-            cb_sb_setf(err, "--mode '%s': give warm, cold or warm,cold", ab->o.sel.modes);
-            rc = -EINVAL;
-        } else {
-            modes[(*nm)++] = (enum cb_mode)m;
-        }
-    }
-    free(names);
-    free(store);
-    return rc;
 }
 
 static int add_case(struct cb_ab *ab, const struct cb_probe *const p[2],
@@ -145,7 +105,7 @@ static int add_case(struct cb_ab *ab, const struct cb_probe *const p[2],
 
 /* One family: each variant either build has that is selected (-V, else the
  * plugins' own), compared where both have it. */
-static int plan_family(struct cb_ab *ab, const char *fam, char **vglobs, int *hits,
+static int plan_family(struct cb_ab *ab, const char *fam, char *const *vglobs, int *hits,
                        const uint64_t *sizes, int ns, const enum cb_mode *modes, int nm)
 {
     const struct cb_probe *p[2] = {cb_probe_find_ns("base", fam), cb_probe_find_ns("head", fam)};
@@ -157,7 +117,7 @@ static int plan_family(struct cb_ab *ab, const char *fam, char **vglobs, int *hi
                        in_list(ab->info[1].variants, fam, vj->name);
             if ((vj->flags & CB_VARIANT_TESTONLY) || (vglobs ? !glob_any(vglobs, vj->name) : !plug))
                 continue;
-            for (char **g = vglobs; g && *g; g++)
+            for (char *const *g = vglobs; g && *g; g++)
                 hits[g - vglobs] |= fnmatch(*g, vj->name, 0) == 0;
             const struct cb_variant *o = p[!s] ? cb_variant_find(p[!s], vj->name) : NULL;
             if (!o) {
@@ -182,22 +142,11 @@ static int plan_family(struct cb_ab *ab, const char *fam, char **vglobs, int *hi
     return 0;
 }
 
-int cb_ab_plan(struct cb_ab *ab, struct cb_sb *err)
+int cb_ab_plan(struct cb_ab *ab, const struct cb_ab_want *w, struct cb_sb *err)
 {
-    char fams[AB_MAX_FAMILIES][64];
-    uint64_t sizes[AB_MAX_SIZES];
-    enum cb_mode modes[2];
-    int ns, nm, rc;
-    int nf = plan_families(ab, fams, err);
-    if (nf < 0)
-        return nf;
-    if ((rc = plan_grid(ab, sizes, &ns, modes, &nm, err)) < 0)
-        return rc;
-    char **vglobs = NULL, *vstore = NULL;
-    int nv = ab->o.sel.variants ? cb_parse_name_list(ab->o.sel.variants, "--variants", &vglobs, &vstore,
-                                                 err) : 0;
-    if (nv < 0)
-        return nv;
+    char fams[CB_AB_MAX_FAMILIES][64];
+    int rc = 0, nf = plan_families(ab, w, fams), nv = w->nvariants;
+    char *const *vglobs = w->variants;
     int hits[64] = {0};
     if (nv > 64) {
         cb_sb_setf(err, "--variants: at most 64 names");
@@ -206,7 +155,7 @@ int cb_ab_plan(struct cb_ab *ab, struct cb_sb *err)
         rc = -ENOMEM;
     }
     for (int f = 0; f < nf && rc == 0; f++)
-        rc = plan_family(ab, fams[f], vglobs, hits, sizes, ns, modes, nm);
+        rc = plan_family(ab, fams[f], vglobs, hits, w->sizes, w->nsizes, w->modes, w->nmodes);
     if (rc == -E2BIG)
         cb_sb_setf(err, "more than %d cases: narrow them with -p, -V, -s or -m", CB_AB_MAX_CASES);
     for (int g = 0; g < nv && rc == 0; g++)
@@ -215,11 +164,9 @@ int cb_ab_plan(struct cb_ab *ab, struct cb_sb *err)
                      "variants --plugin BASE.so' lists them)", vglobs[g]);
             rc = -ENOENT;
         }
-    free(vglobs);
-    free(vstore);
     if (rc == 0 && ab->n == 0 && !ab->added[0] && !ab->removed[0]) {
         cb_sb_setf(err, "nothing to compare: the two builds add no variant to %s",
-                 ab->o.sel.probes ? ab->o.sel.probes : "any family");
+                 w->probes ? w->probes : "any family");
         rc = -EINVAL;
     } else if (rc == 0 && ab->n == 0) {
         /* No verdict from nothing measured. */
