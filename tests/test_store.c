@@ -18,6 +18,7 @@
 #include <sqlite3.h>
 
 #include "store/store.h"
+#include "store/hoststate.h"
 #include "tap.h"
 #include "store/uuid.h"
 
@@ -543,6 +544,77 @@ static void test_emulated(void)
     cb_sb_release(&why);
 }
 
+/* ---- 0026: the memory reference in a store of schema 25 ------------------ */
+
+static void test_memref_migration(void)
+{
+    char path[512];
+    struct cb_sb err = CB_SB_INIT;
+    path_in(path, sizeof path, "memref.db");
+    struct cb_host h = test_host();
+    struct cb_run_meta m = test_meta(&h, "before-mem");
+    struct cb_store *st;
+    if (cb_store_open(path, CB_STORE_WRITE, 25, &st, &err) != 0) {
+        ok(0, "memref: open at schema 25: %s", err.buf);
+        cb_sb_release(&err);
+        return;
+    }
+    is_int(cb_store_schema_version(st), 25, "memref: a store of schema 25");
+    int64_t run;
+    cb_store_run_begin(st, &m, &run);
+    struct cb_refs r = {{1.0, 0.5, 64.0, 40.0, 400.0}};
+    is_int(cb_store_run_refs_set(st, run, &r), 0, "memref: schema 25 keeps the four L1 references");
+    cb_store_close(st);
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO cases (run_id, probe, variant, size, unit, op, mode, bytes_per_op, verdict,"
+             " detail, state, state_ratio, state_ref, tries) VALUES (%lld, 'csum', 'avx2', 1500, 'B',"
+             " 'packet', 'warm', 1500, 'ok', '', 'slowed', 1.7, 'copy', 3)", (long long)run);
+    is_int(sql_exec(path, sql, 0), 0, "memref: schema 25: a case slowed on copy");
+    long long cs = sql_int(path, "SELECT max(id) FROM cases");
+    ok(sql_exec(path, "UPDATE cases SET state_ref = 'mem'", 0) != 0,
+       "memref: schema 25 refuses state_ref 'mem'");
+
+    if (cb_store_open(path, CB_STORE_WRITE, 0, &st, &err) != 0) {
+        ok(0, "memref: reopen: %s", err.buf);
+        cb_sb_release(&err);
+        return;
+    }
+    is_int(cb_store_schema_version(st), cb_store_schema_latest(), "memref: migrated to the latest");
+    struct cb_run_state rs;
+    is_int(cb_store_run_state(st, run, &rs), 0, "memref: the old run's state reads");
+    ok(rs.start.v[CB_REF_COPY] == 40.0 && isnan(rs.start.v[CB_REF_MEM]),
+       "memref: its references kept, mem NULL (copy %.1f, mem %.1f)", rs.start.v[CB_REF_COPY],
+       rs.start.v[CB_REF_MEM]);
+    struct cb_state s;
+    int tries;
+    is_int(cb_store_case_state(st, cs, &s, &tries), 0, "memref: the old case's state reads");
+    ok(s.kind == CB_STATE_SLOWED_KIND && s.ref == CB_REF_COPY && tries == 3,
+       "memref: slowed on copy, 3 tries, as written");
+    struct cb_refs quiet;
+    int n;
+    is_int(cb_store_host_quiet(st, run, &quiet, &n), 0, "memref: quiet figures from the old reading");
+    ok(quiet.v[CB_REF_VEC] == 0.5 && isnan(quiet.v[CB_REF_MEM]), "memref: vec 0.5, no mem figure yet");
+    is_int(cb_store_run_refs_set(st, run, &r), 0, "memref: the run's reading again, mem with it");
+    is_int(cb_store_host_quiet(st, run, &quiet, &n), 0, "memref: quiet figures again");
+    ok(quiet.v[CB_REF_MEM] == 400.0, "memref: mem's quiet figure 400 (got %.1f)", quiet.v[CB_REF_MEM]);
+    s = (struct cb_state){.kind = CB_STATE_SLOWED_KIND, .ratio = 1.6, .ref = CB_REF_MEM};
+    is_int(cb_store_case_state_set(st, cs, &s, 2), 0, "memref: a case slowed on mem is written");
+    cb_store_close(st);
+    is_int(sql_int(path, "SELECT state_ref = 'mem' AND tries = 2 FROM cases WHERE id = (SELECT max(id) FROM cases)"),
+           1, "memref: stored as 'mem'");
+    ok(sql_exec(path, "UPDATE cases SET state_ref = 'dram'", 0) != 0,
+       "memref: the widened CHECK still refuses a name it does not list");
+    ok(sql_exec(path, "UPDATE runs SET state = 'slowed', state_ratio = 1.6, state_ref = 'mem'", 0) == 0,
+       "memref: runs.state_ref takes 'mem' too");
+    is_int(sql_int(path, "SELECT count(*) FROM pragma_table_info('calibrations')"
+                         " WHERE name IN ('ref_mem', 'meter_baseline')"),
+           2, "memref: calibrations have ref_mem and meter_baseline");
+    is_int(sql_int(path, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check <> 'ok'"), 0,
+           "memref: the rewritten schema passes integrity_check");
+    cb_sb_release(&err);
+}
+
 /* ---- migration ---------------------------------------------------------- */
 
 static void test_migration(void)
@@ -1064,6 +1136,7 @@ int main(void)
     is_int(cb_store_schema_latest(), (long long)cb_nmigrations, "latest schema = number of migrations");
     test_round_trip();
     test_migration();
+    test_memref_migration();
     test_uuid();
     test_newer();
     test_not_a_database();

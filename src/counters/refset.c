@@ -9,7 +9,7 @@
 #include "util/sort.h"
 #include "counters/tsc.h"
 
-static const char *const names[CB_NREFS] = {"chain", "vec", "load", "copy"};
+static const char *const names[CB_NREFS] = {"chain", "vec", "load", "copy", "mem"};
 
 const char *cb_ref_name(int ref)
 {
@@ -59,6 +59,64 @@ static v4u load_buf[LOAD_BYTES / sizeof(v4u)];
 static unsigned char copy_buf[8192] __attribute__((aligned(4096)));
 #define COPY_SRC copy_buf
 #define COPY_DST (copy_buf + 4096 + 2048)
+
+/* The memory reference: a dependent chain of loads, one per node, in a
+ * random cyclic order over MEM_NODES nodes 128 bytes apart (one line of
+ * each adjacent-line pair, so the spatial prefetcher brings in no node).
+ * Each window's nodes are flushed from every cache before it is timed, so
+ * every load goes to memory, whatever the LLC kept between readings: a
+ * large shared LLC (a VM's whole socket) keeps some lines and loses others
+ * to the host's other tenants, and a window of hits and misses mixed read
+ * 3x apart.  One operation: one load.  1 MiB, whose 256 pages the second-
+ * level TLB holds, so a load is not a page walk as well. */
+#define MEM_NODES 8192
+#define MEM_STRIDE 128
+static unsigned char mem_buf[MEM_NODES * MEM_STRIDE] __attribute__((aligned(4096)));
+static uint32_t mem_order[MEM_NODES];   /* the chain's order: the lines to flush */
+static size_t mem_cur;                   /* the next window's first place in mem_order */
+
+static void mem_init(void)
+{
+    static int done;
+    if (done)
+        return;
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (uint32_t i = 0; i < MEM_NODES; i++)
+        mem_order[i] = i;
+    for (uint32_t i = MEM_NODES - 1; i > 0; i--) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint32_t j = (uint32_t)(x % (i + 1)), t = mem_order[i];
+        mem_order[i] = mem_order[j], mem_order[j] = t;
+    }
+    for (uint32_t i = 0; i < MEM_NODES; i++)
+        memcpy(mem_buf + (size_t)mem_order[i] * MEM_STRIDE, &mem_order[(i + 1) % MEM_NODES],
+               sizeof(uint32_t));
+    done = 1;
+}
+
+static void flush_line(const void *p)
+{
+#if defined(__x86_64__)
+    __asm__ volatile("clflush (%0)" ::"r"(p) : "memory");
+#elif defined(__aarch64__)
+    __asm__ volatile("dc civac, %0" ::"r"(p) : "memory");
+#else
+    (void)p;
+#endif
+}
+
+/* Flush the lines the next n operations of the memory reference load, and
+ * wait until they are gone. */
+static void mem_flush(uint64_t n)
+{
+    for (uint64_t i = 0; i < n && i < MEM_NODES; i++)
+        flush_line(mem_buf + (size_t)mem_order[(mem_cur + i) % MEM_NODES] * MEM_STRIDE);
+#if defined(__x86_64__)
+    __asm__ volatile("mfence" ::: "memory");
+#elif defined(__aarch64__)
+    __asm__ volatile("dsb ish" ::: "memory");
+#endif
+}
 
 /* A 1.5 KiB copy through vector registers, 64 bytes a step.  Not libc's
  * memcpy: a memcpy preloaded or changed is a change of the code measured,
@@ -122,11 +180,22 @@ __attribute__((noinline)) static void run_ref(int ref, uint64_t n)
             __asm__ volatile("" ::: "memory");
         }
         break;
+    case CB_REF_MEM: {
+        uint32_t at = mem_order[mem_cur];
+        for (uint64_t i = 0; i < n; i++) {
+            memcpy(&at, mem_buf + (size_t)at * MEM_STRIDE, sizeof at);
+            KEEP_R(at);
+        }
+        mem_cur = (mem_cur + n) % MEM_NODES;
+        break;
+    }
     }
 }
 
 static double window(int ref, uint64_t n)
 {
+    if (ref == CB_REF_MEM)
+        mem_flush(n);
     uint64_t t0 = cb_tsc_begin();
     run_ref(ref, n);
     uint64_t t1 = cb_tsc_end();
@@ -147,12 +216,16 @@ void cb_refs_measure(struct cb_refs *out)
     double want = ghz > 0 ? WINDOW_TICKS * ghz / 2.5 : WINDOW_TICKS;
     double t[CB_NREFS][WINDOWS];
     cb_refs_clear(out);
+    mem_init();
     for (int ref = 0; ref < CB_NREFS; ref++) {
         if (iters[ref])
             continue;
         uint64_t n = 16;
         run_ref(ref, n);
-        while (n < ((uint64_t)1 << 30) && window(ref, n) < want)
+        /* The memory reference's window stays within its nodes: each load
+         * of a window is a node not yet loaded in it. */
+        uint64_t most = ref == CB_REF_MEM ? MEM_NODES / 2 : (uint64_t)1 << 30;
+        while (n < most && window(ref, n) < want)
             n *= 2;
         iters[ref] = n;
     }

@@ -27,9 +27,12 @@ enum cb_ref {
     CB_REF_LOAD,    /* vector loads from a 16 KiB buffer: the L1's load ports */
     CB_REF_COPY,    /* a 1.5 KiB copy within L1 through vector registers: the copy
                        cases' kind of code (never libc's memcpy, which a change may replace) */
+    CB_REF_MEM,     /* dependent loads of lines flushed from the caches, in random
+                       order: memory latency, which memory contention slows and
+                       none of the L1-resident references above sees */
     CB_NREFS
 };
-/* "chain", "vec", "load", "copy"; -1 from parse when not one. */
+/* "chain", "vec", "load", "copy", "mem"; -1 from parse when not one. */
 const char *cb_ref_name(int ref);
 int cb_ref_parse(const char *s);
 

@@ -118,8 +118,8 @@ static void fake_run(void *ctx, struct cb_case *c, uint64_t iters)
     if (ns && strncmp(ns, "head", 4) == 0)   /* ab's HEAD build and its copies (ab.h) */
         cost *= f->head;
     cost *= f->scale;
-    if (f->host > 1 && (f->hostfor == 0 || f->refs_taken < f->hostfor))
-        cost *= f->host;
+    if (f->hostfor == 0 || f->refs_taken < f->hostfor)
+        cost *= f->host * f->hostmem;
     f->vclock += 40.0 + cost * noise * f->case_drift * (f->busy ? f->slow : 1.0);
 }
 
@@ -138,14 +138,19 @@ static double fake_meter(void *ctx)
 
 /* The model's reference figures, ticks per operation: fixed, so that a
  * test knows the quiet figure and each reading's ratio to it exactly. */
-static const double model_refs[CB_NREFS] = {1.0, 0.5, 64.0, 40.0};
+static const double model_refs[CB_NREFS] = {1.0, 0.5, 64.0, 40.0, 400.0};
 
 static void fake_refs(void *ctx, struct cb_refs *out)
 {
     struct cb_fake *f = ctx;
-    int slowed = f->host > 1 && (f->hostfor == 0 || f->refs_taken < f->hostfor);
+    int now = f->hostfor == 0 || f->refs_taken < f->hostfor;
+    double host = now ? f->host : 1.0, mem = now ? f->hostmem : 1.0;
     for (int i = 0; i < CB_NREFS; i++) {
-        double x = !slowed ? 1.0 : i == CB_REF_CHAIN ? 1.0 + (f->host - 1.0) / 6.0 : f->host;
+        /* A busy sibling barely slows the latency-bound chain and memory
+         * loads; memory contention slows the memory loads alone. */
+        double x = i == CB_REF_CHAIN ? 1.0 + (host - 1.0) / 6.0
+                   : i == CB_REF_MEM ? (1.0 + (host - 1.0) / 6.0) * mem
+                                     : host;
         out->v[i] = model_refs[i] * x;
     }
     f->refs_taken++;
@@ -165,7 +170,8 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, str
 {
     /* The model's defaults; every other field (the clock, the state) starts at zero. */
     *f = (struct cb_fake){.seed = 1, .noise = 0.005, .mux = 1.0, .slow = 1.5, .siblings = 2, .head = 1.0,
-                          .scale = 1.0, .case_drift = 1.0, .before = 1.0, .after = 1.0, .host = 1.0};
+                          .scale = 1.0, .case_drift = 1.0, .before = 1.0, .after = 1.0, .host = 1.0,
+                          .hostmem = 1.0};
     char buf[256];
     if (spec && strlen(spec) >= sizeof buf) {
         cb_sb_setf(err, "%s: too long (at most %zu characters)", CB_FAKE_ENV, sizeof buf - 1);
@@ -206,6 +212,8 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, str
             rc = parse_frac(v, 0.1, 10, 0, &f->scale);
         } else if (strcmp(k, "host") == 0) {
             rc = parse_frac(v, 1, 10, 0, &f->host);
+        } else if (strcmp(k, "hostmem") == 0) {
+            rc = parse_frac(v, 1, 10, 0, &f->hostmem);
         } else if (strcmp(k, "hostfor") == 0) {
             char *end;
             f->hostfor = strtol(v, &end, 10);
@@ -220,7 +228,7 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, str
             cb_sb_setf(err,
                      "%s: '%s%s%s' is not understood: give comma-separated seed=N, noise=F (0..0.5), "
                      "mux=F (0..1], drift=F (0..0.3), contended=F (0..1), slow=X (1..100), head=X, scale=X (0.1..10), "
-                     "before=X, after=X (0.5..2), host=X (1..10), hostfor=N, "
+                     "before=X, after=X (0.5..2), host=X (1..10), hostmem=X (1..10), hostfor=N, "
                      "meter=smt|host|none",
                      CB_FAKE_ENV, k, eq ? "=" : "", v);
             return -EINVAL;

@@ -35,8 +35,13 @@
  *                 case costs X times more, and the reference set (refset.h)
  *                 reads X times slower on its vector, load and copy loops
  *                 and 1 + (X - 1) / 6 on its scalar chain, as a busy SMT
- *                 sibling slowed them on the host that showed it
- *   hostfor=N     the host is slowed only until N reference readings have
+ *                 sibling slowed them on the host that showed it (its
+ *                 memory loads like its chain)
+ *   hostmem=X     memory contention on the host (1..10, default 1): every
+ *                 case costs X times more (the model has no memory-bound
+ *                 cases of its own) and the reference set reads X times
+ *                 slower on its memory loads alone, quiet on the others
+ *   hostfor=N     the host is slowed (host=, hostmem=) only until N reference readings have
  *                 been taken (the run's start is the first; each try of a
  *                 case reads one before and one after it); 0: the whole
  *                 run (default) */
@@ -61,6 +66,7 @@ struct cb_fake {
     double case_drift;      /* this run's factor for the current case (drift) */
     double before, after;   /* the brackets' clock, x the model's (caseclock.h) */
     double host;            /* the host's slowed state, x (host=) */
+    double hostmem;         /* memory contention, x (hostmem=) */
     long hostfor, refs_taken; /* readings it lasts (0 all), and taken so far */
     int siblings, hypervisor;
     double vclock;          /* ticks */

@@ -12,13 +12,26 @@
 
 #include "util/sort.h"
 
-/* The migration that added the columns. */
+/* The migration that added the columns, and the one that added the
+ * memory reference's (ref_mem) and state_ref 'mem'. */
 #define HOSTSTATE_SCHEMA 24
+#define MEMREF_SCHEMA 26
 
 static int have_schema(struct cb_store *st)
 {
     return cb_store_schema_version(st) >= HOSTSTATE_SCHEMA;
 }
+
+/* How many references the store keeps: a store of schema 24 or 25 has no
+ * column for the memory reference, the last one. */
+static int nrefs(struct cb_store *st)
+{
+    return cb_store_schema_version(st) >= MEMREF_SCHEMA ? CB_NREFS : CB_REF_MEM;
+}
+
+/* The columns of the references, in enum cb_ref's order. */
+static const char *const ref_cols[CB_NREFS] = {"ref_chain", "ref_vec", "ref_load", "ref_copy",
+                                               "ref_mem"};
 
 /* One UPDATE: its SQL and what to bind, in a write transaction.  Its
  * parameters are numbered without a gap (PostgreSQL types each one from
@@ -29,6 +42,7 @@ struct update {
     const char *sql;
     int64_t id;
     const struct cb_refs *refs;
+    int nrefs;                       /* how many of refs (the store's columns) */
     const struct cb_state *s;
     int64_t ints[2];                 /* < 0: NULL */
     int nints;
@@ -59,7 +73,7 @@ static int update_tx(struct cb_store *st, void *ctx)
         return rc;
     int at = 1;
     cb_db_bind_int64(q, at++, u->id);
-    for (int i = 0; u->refs && i < CB_NREFS; i++)
+    for (int i = 0; u->refs && i < u->nrefs; i++)
         cb_st_bind_real_or_null(q, at++, u->refs->v[i] > 0 ? u->refs->v[i] : NAN);
     if (u->s) {
         bind_state(q, at, u->s);
@@ -86,18 +100,26 @@ static int update(struct cb_store *st, const struct update *u)
 
 int cb_store_run_refs_set(struct cb_store *st, int64_t run_id, const struct cb_refs *r)
 {
-    struct update u = {.sql = "UPDATE runs SET ref_chain = ?2, ref_vec = ?3, ref_load = ?4,"
-                              " ref_copy = ?5 WHERE id = ?1",
-                       .id = run_id, .refs = r};
+    int n = nrefs(st);
+    struct update u = {.sql = n == CB_NREFS
+                                  ? "UPDATE runs SET ref_chain = ?2, ref_vec = ?3, ref_load = ?4,"
+                                    " ref_copy = ?5, ref_mem = ?6 WHERE id = ?1"
+                                  : "UPDATE runs SET ref_chain = ?2, ref_vec = ?3, ref_load = ?4,"
+                                    " ref_copy = ?5 WHERE id = ?1",
+                       .id = run_id, .refs = r, .nrefs = n};
     return update(st, &u);
 }
 
 int cb_store_calibration_refs_set(struct cb_store *st, int64_t cal_id, int cpu,
                                   const struct cb_refs *r)
 {
-    struct update u = {.sql = "UPDATE calibrations SET ref_chain = ?2, ref_vec = ?3, ref_load = ?4,"
-                              " ref_copy = ?5, ref_cpu = ?6 WHERE id = ?1",
-                       .id = cal_id, .refs = r, .ints = {cpu}, .nints = 1};
+    int n = nrefs(st);
+    struct update u = {.sql = n == CB_NREFS
+                                  ? "UPDATE calibrations SET ref_chain = ?2, ref_vec = ?3, ref_load = ?4,"
+                                    " ref_copy = ?5, ref_mem = ?6, ref_cpu = ?7 WHERE id = ?1"
+                                  : "UPDATE calibrations SET ref_chain = ?2, ref_vec = ?3, ref_load = ?4,"
+                                    " ref_copy = ?5, ref_cpu = ?6 WHERE id = ?1",
+                       .id = cal_id, .refs = r, .nrefs = n, .ints = {cpu}, .nints = 1};
     return update(st, &u);
 }
 
@@ -154,14 +176,13 @@ static int readings(struct cb_store *st, int64_t run_id, const char *col, double
 
 int cb_store_host_quiet(struct cb_store *st, int64_t run_id, struct cb_refs *quiet, int *n)
 {
-    static const char *const cols[CB_NREFS] = {"ref_chain", "ref_vec", "ref_load", "ref_copy"};
     cb_refs_clear(quiet);
     *n = 0;
     if (!have_schema(st))
         return -ENOENT;
     double v[CB_QUIET_READINGS];
-    for (int i = 0; i < CB_NREFS; i++) {
-        int k = 0, rc = readings(st, run_id, cols[i], v, CB_QUIET_READINGS, &k);
+    for (int i = 0; i < nrefs(st); i++) {
+        int k = 0, rc = readings(st, run_id, ref_cols[i], v, CB_QUIET_READINGS, &k);
         if (rc < 0)
             return rc;
         if (!k)
@@ -223,9 +244,16 @@ int cb_store_run_state(struct cb_store *st, int64_t run_id, struct cb_run_state 
     if (!have_schema(st))
         return 0;
     struct cb_db_stmt *q;
-    int rc = cb_db_prepare(st->db, "SELECT state, state_ratio, state_ref, state_n, slowed_cases,"
-                                   " slowed_s, ref_chain, ref_vec, ref_load, ref_copy FROM runs"
-                                   " WHERE id = ?1", &q);
+    int n = nrefs(st);
+    int rc = cb_db_prepare(st->db,
+                           n == CB_NREFS
+                               ? "SELECT state, state_ratio, state_ref, state_n, slowed_cases,"
+                                 " slowed_s, ref_chain, ref_vec, ref_load, ref_copy, ref_mem FROM runs"
+                                 " WHERE id = ?1"
+                               : "SELECT state, state_ratio, state_ref, state_n, slowed_cases,"
+                                 " slowed_s, ref_chain, ref_vec, ref_load, ref_copy FROM runs"
+                                 " WHERE id = ?1",
+                           &q);
     if (rc != CB_DB_OK)
         return cb_st_fail(st, rc, "reading a run's state");
     cb_db_bind_int64(q, 1, run_id);
@@ -236,7 +264,7 @@ int cb_store_run_state(struct cb_store *st, int64_t run_id, struct cb_run_state 
         if (cb_db_column_type(q, 4) != CB_DB_NULL)
             out->slowed_cases = (int)cb_db_column_int64(q, 4);
         out->slowed_s = cb_st_col_real_or_nan(q, 5);
-        for (int i = 0; i < CB_NREFS; i++)
+        for (int i = 0; i < n; i++)
             out->start.v[i] = cb_st_col_real_or_nan(q, 6 + i);
     }
     cb_db_finalize(q);
