@@ -75,14 +75,16 @@ static void siblings_text(int cpu, char *buf, size_t len)
 }
 
 /* The meter on the calling thread's CPU: its raw figures, what it
- * concludes from them and why. */
-static void meter_report(int cpu, double tsc_ghz)
+ * concludes from them and why.  *baseline: its raw baseline (NAN none),
+ * stored with the calibration as a run stores its own. */
+static void meter_report(int cpu, double tsc_ghz, double *baseline)
 {
     struct cb_meter m;
     char sib[64];
     siblings_text(cpu, sib, sizeof sib);
     int nsib = cb_meter_siblings(NULL, cpu), hv = cb_meter_hypervisor();
     cb_meter_baseline(&m, cpu, nsib, hv, NULL, NULL, CB_METER_BASELINE_N);
+    *baseline = m.n && m.baseline > 0 ? m.baseline : NAN;
 #if defined(__x86_64__)
     printf("contention meter   %s (%s): thread_siblings_list of cpu%d is \"%s\", cpuid hypervisor "
            "bit %s\n", cb_meter_kind_name(m.kind), cb_meter_label(m.kind), cpu, sib,
@@ -328,7 +330,8 @@ static int open_store(const char *db, struct cb_store **st)
  * (collect.c): the hosts row and the environment's timing lines.  Closes
  * st. */
 static int store_ceilings(struct cb_store *st, const char *db, int cpu, const struct cb_ceilings *cs,
-                          const struct cb_clocks *k, const struct cb_refs *refs)
+                          const struct cb_clocks *k, const struct cb_refs *refs,
+                          double meter_baseline)
 {
     int rc;
     struct cb_host host;
@@ -343,8 +346,10 @@ static int store_ceilings(struct cb_store *st, const char *db, int cpu, const st
                                .tsc_source = fake ? "" : k->tsc_source, .pmu = cb_events_pmu()};
     int64_t id;
     rc = cb_store_calibration_add(st, &meta, lines, cs, &id);
-    if (rc == 0 && refs && cb_refs_any(refs))
-        rc = cb_store_calibration_refs_set(st, id, cpu, refs);
+    struct cb_refs none;
+    cb_refs_clear(&none);
+    if (rc == 0 && ((refs && cb_refs_any(refs)) || meter_baseline > 0))
+        rc = cb_store_calibration_refs_set(st, id, cpu, refs ? refs : &none, meter_baseline);
     cb_store_close(st);
     if (rc < 0) {
         cb_error("calibrate: cannot store the ceilings in %s: %s", db, strerror(-rc));
@@ -494,6 +499,7 @@ int cmd_calibrate(int argc, char **argv)
     struct cb_ceilings ceil;
     struct cb_clocks k;
     struct cb_refs refs, *rp = NULL;
+    double meter_base = NAN;
     if (unpinned) {
         rc = 1;
     } else if (o.only_ceilings) {
@@ -508,7 +514,7 @@ int cmd_calibrate(int argc, char **argv)
         cb_clocks_measure(&k);
         printf("CPU %d\n", pinned);
         clocks_report(&k);
-        meter_report(pinned, k.tsc_ghz);
+        meter_report(pinned, k.tsc_ghz, &meter_base);
         refs_report(&refs);
         rp = &refs;
         rc = counters_report(&k, k.tsc_ghz > 0 ? k.core_ghz / k.tsc_ghz : NAN);
@@ -520,5 +526,5 @@ int cmd_calibrate(int argc, char **argv)
             cb_store_close(st);
         return rc;
     }
-    return store_ceilings(st, o.db, pinned, &ceil, &k, rp);
+    return store_ceilings(st, o.db, pinned, &ceil, &k, rp, meter_base);
 }

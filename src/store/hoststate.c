@@ -111,15 +111,17 @@ int cb_store_run_refs_set(struct cb_store *st, int64_t run_id, const struct cb_r
 }
 
 int cb_store_calibration_refs_set(struct cb_store *st, int64_t cal_id, int cpu,
-                                  const struct cb_refs *r)
+                                  const struct cb_refs *r, double meter_baseline)
 {
     int n = nrefs(st);
     struct update u = {.sql = n == CB_NREFS
                                   ? "UPDATE calibrations SET ref_chain = ?2, ref_vec = ?3, ref_load = ?4,"
-                                    " ref_copy = ?5, ref_mem = ?6, ref_cpu = ?7 WHERE id = ?1"
+                                    " ref_copy = ?5, ref_mem = ?6, ref_cpu = ?7, meter_baseline = ?8"
+                                    " WHERE id = ?1"
                                   : "UPDATE calibrations SET ref_chain = ?2, ref_vec = ?3, ref_load = ?4,"
                                     " ref_copy = ?5, ref_cpu = ?6 WHERE id = ?1",
-                       .id = cal_id, .refs = r, .nrefs = n, .ints = {cpu}, .nints = 1};
+                       .id = cal_id, .refs = r, .nrefs = n, .ints = {cpu}, .nints = 1,
+                       .has_real = n == CB_NREFS, .real = meter_baseline > 0 ? meter_baseline : NAN};
     return update(st, &u);
 }
 

@@ -22,9 +22,11 @@ struct cb_store;
 
 /* The run's start reading (refset.h): into its row. */
 int cb_store_run_refs_set(struct cb_store *st, int64_t run_id, const struct cb_refs *r);
-/* calibrate's reading on cpu, into calibration cal_id. */
+/* calibrate's reading on cpu and the contention meter's raw baseline there
+ * (NAN none), into calibration cal_id.  A store before the memory
+ * reference's migration keeps neither ref_mem nor the baseline. */
 int cb_store_calibration_refs_set(struct cb_store *st, int64_t cal_id, int cpu,
-                                  const struct cb_refs *r);
+                                  const struct cb_refs *r, double meter_baseline);
 
 /* The host's quiet figures for run_id: per reference, CB_QUIET_QUANTILE of
  * the newest CB_QUIET_READINGS start readings of runs of its host, CPU and
