@@ -1,13 +1,13 @@
-/* cmd_history.c — `cyclebudget history`: each case over commits, its steps.
+/* history.c — `cyclebudget history`: each case over commits, its steps.
  *
  * The series is one point per measured commit (every complete run of a
  * clean tree at that commit), in commit order (the commit_order view:
  * author date, then the first run).  A point is what compare makes of a
  * side: each run counts as the 0.1-quantile of its quiet samples, and the
- * point is their geometric mean.  Steps come from history.c's step fit;
- * each is reported with Welch's interval of the change between the runs of
- * the segment before and those of the segment after, and only when that
- * interval excludes zero. */
+ * point is their geometric mean (analysis/history_points.h).  Steps come
+ * from the step fit (analysis/history.h); each is reported with Welch's
+ * interval of the change between the runs of the segment before and those
+ * of the segment after, and only when that interval excludes zero. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
