@@ -13,6 +13,7 @@
 #include "util/dist.h"
 #include "harness/stats.h"
 #include "probes/synthetic.h"
+#include "store/side_rows.h"
 #include "tap.h"
 
 static int cmp_d(const void *a, const void *b)
@@ -205,6 +206,25 @@ static void test_adjust(void)
     const double big[] = {0.6, 0.9};
     cb_p_adjust_holm(big, 2, hq);
     is_near(hq[1], 1.0, 0, "Holm caps at 1");
+}
+
+/* How far a host state can move a figure (cb_state_bound), worked by hand:
+ * the bound a change must clear before a side in that state is called. */
+static void test_state_bound(void)
+{
+    is_near(cb_state_bound(0, NAN, 0, NAN, NAN, NAN), 0, 0, "no state: bound 0");
+    is_near(cb_state_bound(1, 1.3, 0, NAN, NAN, NAN), 0.3, 1e-12, "slowed 1.30x: 30%%");
+    /* A case at 3.50 GHz against a run at 3.70 GHz, its clock's noise
+     * 5.7%: 0.20 / 3.70 = 5.405% off, plus 5.7% = 11.105%. */
+    is_near(cb_state_bound(0, NAN, 1, 3.5, 3.7, 5.7), 0.2 / 3.7 + 0.057, 1e-12,
+            "the run's clock used: the case's distance from it plus its noise");
+    is_near(cb_state_bound(0, NAN, 1, 3.9, 3.7, 0.5), 0.2 / 3.7 + 0.005, 1e-12,
+            "a faster case clock bounds the same way");
+    is_near(cb_state_bound(1, 1.3, 1, 3.5, 3.7, 5.7), 1.3 * (1 + 0.2 / 3.7 + 0.057) - 1, 1e-12,
+            "both: compounded");
+    ok(isnan(cb_state_bound(1, NAN, 0, NAN, NAN, NAN)), "slowed with no ratio stored: unknown");
+    ok(isnan(cb_state_bound(0, NAN, 1, 0, 3.7, 1)), "the run's clock used, the case's unknown: unknown");
+    ok(isnan(cb_state_bound(0, NAN, 1, 3.5, 3.7, NAN)), "no noise stored: unknown");
 }
 
 static void test_decide(void)
@@ -471,6 +491,7 @@ int main(void)
     test_bootstrap();
     test_adjust();
     test_decide();
+    test_state_bound();
     test_bisect_exit();
     test_steps();
     test_synth();

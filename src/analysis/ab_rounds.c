@@ -143,7 +143,7 @@ static int keep_round(struct cb_ab *ab, struct cb_ab_case *c, struct ab_round x[
         struct cb_side_case *sc = rc < 0 ? NULL : cb_side_find(&ab->side[s], c->key);
         if (!sc)
             return rc < 0 ? rc : -ENOMEM;
-        cb_side_case_run(sc, ab->run_id, x[s].flagged);
+        cb_side_case_run(sc, ab->run_id, x[s].flagged, NAN);
         /* Each round times another copy of the build: no one place. */
         cb_side_case_code(sc, c->code[s], -1);
     }

@@ -19,17 +19,27 @@
 #include "util/sort.h"
 #include "harness/stats.h"
 
-double *cmp_state_meter(const struct cb_side_case *c, const struct cmp_opts *o)
+/* The meter with the store's flagged runs read as contended; admit: a
+ * flagged run whose state has a known bound keeps its samples' own meter
+ * (the bounded evaluation, cmp_bounded). */
+static double *state_meter(const struct cb_side_case *c, const struct cmp_opts *o, int admit)
 {
     if (o->keep_contended)
         return NULL;
     double *m = malloc((c->n ? c->n : 1) * sizeof *m);
     if (!m)
         return NULL;
-    for (size_t r = 0; r < c->nruns; r++)
+    for (size_t r = 0; r < c->nruns; r++) {
+        int out = c->flagged && c->flagged[r] && !(admit && c->bound && isfinite(c->bound[r]));
         for (size_t i = r ? c->ends[r - 1] : 0; i < c->ends[r]; i++)
-            m[i] = c->flagged && c->flagged[r] ? INFINITY : c->smt[i];
+            m[i] = out ? INFINITY : c->smt[i];
+    }
     return m;
+}
+
+double *cmp_state_meter(const struct cb_side_case *c, const struct cmp_opts *o)
+{
+    return state_meter(c, o, 0);
 }
 
 /* One case's statistics on the quiet samples (cmp_state_meter) of each
@@ -39,13 +49,13 @@ double *cmp_state_meter(const struct cb_side_case *c, const struct cmp_opts *o)
  * too few, the row is in a host state: its figures are shown from every
  * sample, and it is never called a change (cmp_evaluate). */
 static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b,
-                      const struct cmp_opts *o, struct cmp_row *r)
+                      const struct cmp_opts *o, int admit, struct cmp_row *r)
 {
     int runs_unit = a->nruns >= CMP_RUNS_MIN && b->nruns >= CMP_RUNS_MIN;
     size_t need = runs_unit ? 2 : 1;
     double *va = malloc(a->n * sizeof *va), *vb = malloc(b->n * sizeof *vb);
     size_t *ea = malloc(a->nruns * sizeof *ea), *eb = malloc(b->nruns * sizeof *eb);
-    double *ma = cmp_state_meter(a, o), *mb = cmp_state_meter(b, o);
+    double *ma = state_meter(a, o, admit), *mb = state_meter(b, o, admit);
     int rc = -ENOMEM;
     if (va && vb && ea && eb && (o->keep_contended || (ma && mb))) {
         size_t da, db;
@@ -75,10 +85,11 @@ static int case_stats(const struct cb_side_case *a, const struct cb_side_case *b
 /* A side's run figures (logs of each run's q-quantile) into x (c->nruns
  * long): its quiet runs only, unless none is quiet or keep_contended; *n
  * the count. */
-static int side_logs(const struct cb_side_case *c, const struct cmp_opts *o, double *x, size_t *n)
+static int side_logs(const struct cb_side_case *c, const struct cmp_opts *o, int admit, double *x,
+                     size_t *n)
 {
     int *quiet = malloc((c->nruns ? c->nruns : 1) * sizeof *quiet);
-    double *m = cmp_state_meter(c, o);
+    double *m = state_meter(c, o, admit);
     if (!quiet || (!m && !o->keep_contended)) {
         free(quiet);
         free(m);
@@ -168,12 +179,13 @@ static size_t rounds_more(const struct cmp_row *r, const struct cmp_opts *o)
  * against the floor learned from other runs of the same bytes (fl).  The
  * sides' own runs never widen it: a regression between them would (issue
  * 40).  Without a floor of CB_FLOOR_MIN_DF the row stays CMP_TEST_NOFLOOR. */
-static int floor_stats(const struct cb_floor *fl, const struct cmp_opts *o, struct cmp_row *r)
+static int floor_stats(const struct cb_floor *fl, const struct cmp_opts *o, int admit,
+                       struct cmp_row *r)
 {
     double *la = malloc((r->a->nruns + 1) * sizeof *la), *lb = malloc((r->b->nruns + 1) * sizeof *lb);
     size_t na = 0, nb = 0;
     int rc = la && lb ? 0 : -ENOMEM;
-    if (rc == 0 && (side_logs(r->a, o, la, &na) < 0 || side_logs(r->b, o, lb, &nb) < 0))
+    if (rc == 0 && (side_logs(r->a, o, admit, la, &na) < 0 || side_logs(r->b, o, admit, lb, &nb) < 0))
         na = nb = 0;
     const struct cb_floor_case *c = cb_floor_find(fl, r->a->key);
     if (rc == 0 && na && nb && c) {
@@ -211,7 +223,7 @@ static int own_groups(const struct cb_side *S, const struct cmp_opts *o, struct 
         size_t n = 0;
         if (!x)
             return -ENOMEM;
-        if (c->nruns >= 2 && one_code(S, c) && side_logs(c, o, x, &n) == 0 && n >= 2) {
+        if (c->nruns >= 2 && one_code(S, c) && side_logs(c, o, 0, x, &n) == 0 && n >= 2) {
             rc = cb_floor_add(fl, c->key, x, n);
             fl->own += n;
         }
@@ -430,6 +442,89 @@ static void code_identity(struct cmp_row *r, const struct cmp_opts *o, struct cm
              "address mod 4096 %d vs %d", a->code_hash, a->code_addr, b->code_addr);
 }
 
+/* The largest bound over a side's flagged runs: 0 none flagged, NAN when
+ * one has no known bound. */
+static double side_bound(const struct cb_side_case *c)
+{
+    double b = 0;
+    for (size_t r = 0; r < c->nruns; r++)
+        if (c->flagged && c->flagged[r])
+            b = c->bound && isfinite(c->bound[r]) && !isnan(b) ? fmax(b, c->bound[r]) : NAN;
+    return b;
+}
+
+/* A row in a host state only because the store flagged some of its runs,
+ * each with a known bound on how far the state moved its figure: judged
+ * again with those runs in.  The host state can explain a change up to its
+ * bound and no further, so decide() calls a change whose whole interval
+ * lies beyond it (a memcpy made 2.4x slower is not a clock 5% off); any
+ * other row gets its figures back (held).  A row short of quiet samples
+ * by the meter (the core shared) has no bound and stays as it was. */
+static int cmp_bounded(const struct cb_floor *fl, const struct cmp_opts *o, struct cmp_row *r)
+{
+    double ba = side_bound(r->a), bb = side_bound(r->b);
+    if (!isfinite(ba) || !isfinite(bb) || (ba == 0 && bb == 0))
+        return 0;
+    struct cmp_row t;
+    memset(&t, 0, sizeof t);
+    t.a = r->a;
+    t.b = r->b;
+    t.s.p = t.sw.p = t.p_adj = t.pw_adj = t.seen = NAN;
+    int rc = case_stats(r->a, r->b, o, 1, &t);
+    if (rc == 0 && t.host_state)
+        return 0;
+    if (rc == 0 && t.test != CMP_TEST_RUNS)
+        rc = floor_stats(fl, o, 1, &t);
+    if (rc < 0)
+        return rc;
+    r->held.s = r->s;
+    r->held.sw = r->sw;
+    r->held.test = r->test;
+    r->held.floor_sd = r->floor_sd;
+    r->held.floor_df = r->floor_df;
+    r->held.left_out = r->left_out;
+    r->held.samples_left_out = r->samples_left_out;
+    r->s = t.s;
+    r->sw = t.sw;
+    r->test = t.test;
+    r->floor_sd = t.floor_sd;
+    r->floor_df = t.floor_df;
+    r->left_out = t.left_out;
+    r->samples_left_out = t.samples_left_out;
+    r->state_bound = fmax(ba, bb);
+    return 0;
+}
+
+/* Whether a row's change lies wholly beyond what its host state explains:
+ * both the threshold and the state's bound, compounded, outside its
+ * interval. */
+static int beyond_state(const struct cmp_row *r, const struct cmp_opts *o)
+{
+    if (!isfinite(r->state_bound) || isnan(r->s.lo) || isnan(r->s.hi))
+        return 0;
+    double edge = (1 + r->state_bound) * (1 + o->threshold);
+    return (r->v == CB_CMP_REGRESSED && r->s.lo > edge - 1) ||
+           (r->v == CB_CMP_IMPROVED && r->s.hi < 1 / edge - 1);
+}
+
+/* A bounded row whose change the state can explain: its figures as they
+ * were without the flagged runs, the p of those runs gone with them. */
+static void unhold(struct cmp_row *r)
+{
+    r->s = r->held.s;
+    r->sw = r->held.sw;
+    r->test = r->held.test;
+    r->floor_sd = r->held.floor_sd;
+    r->floor_df = r->held.floor_df;
+    r->left_out = r->held.left_out;
+    r->samples_left_out = r->held.samples_left_out;
+    r->p_adj = r->pw_adj = NAN;
+    if (r->test == CMP_TEST_NOFLOOR) {   /* shown as decide_few shows it */
+        r->s = r->sw;
+        r->s.lo = r->s.hi = r->s.p = NAN;
+    }
+}
+
 /* One row's verdict, once every p is corrected over the m rows. */
 static void decide(struct cmp_row *r, const struct cmp_opts *o, size_t m)
 {
@@ -446,13 +541,33 @@ static void decide(struct cmp_row *r, const struct cmp_opts *o, size_t m)
         decide_few(r, o, m);
     }
     if (r->host_state && !o->exact) {
-        /* Not one quiet run on a side: whatever the samples say is the
-         * host's, never a change. */
-        r->v = CB_CMP_UNSURE;
-        r->more_runs = 1;
+        if (beyond_state(r, o)) {
+            /* The change is larger than the state can make one: called. */
+            r->beyond = 1;
+            r->more_runs = 0;
+        } else {
+            /* Not one quiet run on a side: whatever the samples say is
+             * the host's, never a change. */
+            r->v = CB_CMP_UNSURE;
+            r->more_runs = 1;
+            if (isfinite(r->state_bound))
+                unhold(r);
+        }
     }
     if (r->v == CB_CMP_UNCHANGED && isfinite(r->s.lo) && isfinite(r->s.hi))
         r->seen = fmax(fabs(r->s.lo), fabs(r->s.hi));
+}
+
+/* The row's note: what the state could explain and that the change is
+ * larger, after whatever the code's identity said. */
+static void state_note(struct cmp_row *r)
+{
+    char note[160];
+    snprintf(note, sizeof note, "beyond the host state: a side was measured slowed or off its "
+             "clock by at most %.1f%%, and the change's whole interval lies past that",
+             100 * r->state_bound);
+    size_t used = strlen(r->why);
+    snprintf(r->why + used, sizeof r->why - used, "%s%s", used ? "; " : "", note);
 }
 
 int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_side *B,
@@ -478,15 +593,17 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
         struct cmp_row *r = &res->rows[res->n++];
         r->a = a;
         r->b = b;
-        r->s.p = r->sw.p = r->p_adj = r->pw_adj = r->seen = NAN;
+        r->s.p = r->sw.p = r->p_adj = r->pw_adj = r->seen = r->state_bound = NAN;
         if (o->exact) {
             exact_stats(a, b, o, r);
             continue;
         }
         if (o->paired)
             rc = paired_stats(a, b, o, r);
-        else if ((rc = case_stats(a, b, o, r)) == 0 && r->test != CMP_TEST_RUNS)
-            rc = floor_stats(&fl, o, r);
+        else if ((rc = case_stats(a, b, o, 0, r)) == 0 && r->test != CMP_TEST_RUNS)
+            rc = floor_stats(&fl, o, 0, r);
+        if (rc == 0 && r->host_state && !o->paired)
+            rc = cmp_bounded(&fl, o, r);
     }
     cb_floor_free(&fl);
     if (rc == 0 && !o->exact && (rc = adjust(res, o, 0)) == 0)
@@ -502,9 +619,12 @@ int cmp_evaluate(struct cb_store *st, const struct cb_side *A, const struct cb_s
         }
         cb_sb_release(&why);
         code_identity(r, o, res);
-        res->host_state += r->host_state;
+        if (r->beyond)
+            state_note(r);
+        res->host_state += r->host_state && !r->beyond;
+        res->beyond += r->beyond;
         res->count[r->v]++;
-        res->by_test[r->test] += !r->host_state;
+        res->by_test[r->test] += !r->host_state || r->beyond;
     }
     return rc;
 }

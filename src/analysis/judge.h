@@ -82,7 +82,22 @@ struct cmp_row {
      * sides: "unchanged (same code)", decided without more timing. */
     int same_code;
     double seen;                  /* unchanged: the largest change its interval allows */
-    char why[256];
+    /* A host state with a known bound (the store's flagged runs: slowed by
+     * a ratio, or converted at a clock off by a known amount): the most it
+     * can have moved a figure (0.05: 5%), NAN none; the row is judged on
+     * its figures with the flagged runs in.  beyond: its change lies
+     * wholly past that bound and the threshold, so it is called a change. */
+    double state_bound;
+    int beyond;
+    /* The row's figures without the flagged runs, put back when its change
+     * is not beyond the state: the row then shows what it showed before. */
+    struct {
+        struct cb_cmp_stats s, sw;
+        enum cmp_test test;
+        double floor_sd, floor_df;
+        size_t left_out, samples_left_out;
+    } held;
+    char why[384];
 };
 
 struct cmp_result {
@@ -92,7 +107,8 @@ struct cmp_result {
     int acked;                    /* regressions acknowledged */
     int placement;                /* changes labelled placement (cmp_row.placement) */
     int same_code;                /* rows unchanged by their code identity (cmp_row.same_code) */
-    int host_state;               /* rows with a side in a host state (cmp_row.host_state) */
+    int host_state;               /* rows with a side in a host state, no change called */
+    int beyond;                   /* rows in a host state whose change lies beyond it */
     size_t floor_own;             /* case runs of the compared sides in the floor, as their own groups */
     int exact;                    /* the rows are exact counts (cmp_opts.exact) */
     size_t floor_runs, floor_groups;  /* the learned floor: runs of the same bytes, groups */

@@ -51,7 +51,7 @@ void cb_side_free(struct cb_side *s)
 {
     for (size_t i = 0; i < s->ncases; i++)
         cb_free_all((void *[]){s->cases[i].v, s->cases[i].ends, s->cases[i].smt,
-                               s->cases[i].run_id, s->cases[i].flagged}, 5);
+                               s->cases[i].run_id, s->cases[i].flagged, s->cases[i].bound}, 6);
     cb_free_all((void *[]){s->cases, s->runs, s->commits}, 3);
     memset(s, 0, sizeof *s);
 }
@@ -279,12 +279,16 @@ int cb_side_append(struct cb_side *s, const char *probe, const char *variant, ui
         if (ri)
             c->run_id = ri;
         unsigned char *fl = ri ? realloc(c->flagged, c->capruns * sizeof *fl) : NULL;
-        if (!fl)
+        if (fl)
+            c->flagged = fl;
+        double *bd = fl ? realloc(c->bound, c->capruns * sizeof *bd) : NULL;
+        if (!bd)
             return -ENOMEM;
-        c->flagged = fl;
+        c->bound = bd;
     }
     c->run_id[c->nruns] = 0;
     c->flagged[c->nruns] = 0;
+    c->bound[c->nruns] = 0;
     memcpy(c->v + c->n, v, n * sizeof *v);
     for (size_t i = 0; i < n; i++)
         c->smt[c->n + i] = smt ? smt[i] : NAN;
@@ -293,12 +297,13 @@ int cb_side_append(struct cb_side *s, const char *probe, const char *variant, ui
     return 0;
 }
 
-void cb_side_case_run(struct cb_side_case *c, int64_t run, int flagged)
+void cb_side_case_run(struct cb_side_case *c, int64_t run, int flagged, double bound)
 {
     if (!c || !c->nruns)
         return;
     c->run_id[c->nruns - 1] = run;
     c->flagged[c->nruns - 1] = flagged != 0;
+    c->bound[c->nruns - 1] = flagged ? bound : 0;
 }
 
 void cb_side_case_code(struct cb_side_case *c, const char *hash, int addr)
@@ -338,7 +343,7 @@ int cb_side_load(struct cb_store *st, struct cb_side *s, const char *metric)
                             rows[i].mode);
                 struct cb_side_case *c = cb_side_find(s, key);
                 cb_side_case_code(c, rows[i].code, rows[i].addr);
-                cb_side_case_run(c, s->runs[r], rows[i].flagged);
+                cb_side_case_run(c, s->runs[r], rows[i].flagged, rows[i].bound);
             }
             free(v);
             free(sm);

@@ -39,9 +39,12 @@ struct cb_side_case {
     /* Per run (nruns): the run it came from (0 unknown), and whether the
      * store marks this case of that run as measured in a host state (the
      * case's clock moved while it ran: flagged, and the run's used).  The
-     * verdict reads them through cmp_side_quiet() (judge.h) only. */
+     * verdict reads them through cmp_state_meter() (judge.h) only.
+     * bound: for a flagged run, how far that state can have moved the
+     * run's figure (0.3: 30%; NAN unknown), from the store. */
     int64_t *run_id;
     unsigned char *flagged;
+    double *bound;
 };
 
 struct cb_side {
@@ -95,7 +98,7 @@ int cb_side_append(struct cb_side *s, const char *probe, const char *variant, ui
 
 /* Record which run the case's latest appended run is (0 unknown) and
  * whether the store flags its state (clock_flagged, a host state). */
-void cb_side_case_run(struct cb_side_case *c, int64_t run, int flagged);
+void cb_side_case_run(struct cb_side_case *c, int64_t run, int flagged, double bound);
 /* Record that the case's latest appended run timed code hash (NULL or ""
  * unknown) at address addr mod 4096 (-1 unknown). */
 void cb_side_case_code(struct cb_side_case *c, const char *hash, int addr);

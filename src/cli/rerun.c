@@ -15,6 +15,7 @@
 
 #include "harness/probe.h"
 #include "store/lookup.h"
+#include "store/side_rows.h"
 #include "cli/rerun.h"
 #include "cli/shell.h"
 
@@ -57,10 +58,12 @@ int cmp_measure_into(struct cb_collector *col, const struct cb_side_case *k, con
         rc = vals && smt ? cb_side_append(side, k->probe, k->variant, k->size, k->mode, k->unit, vals,
                                           smt, n)
                          : -ENOMEM;
+        int clock_run = m.clock.flagged && !m.clock.used_case,
+            slowed = col->rs.last.kind == CB_STATE_SLOWED_KIND;
         if (rc == 0)
-            cb_side_case_run(cb_side_find(side, k->key), col->run_id,
-                             (m.clock.flagged && !m.clock.used_case) ||
-                                 col->rs.last.kind == CB_STATE_SLOWED_KIND);
+            cb_side_case_run(cb_side_find(side, k->key), col->run_id, clock_run || slowed,
+                             cb_state_bound(slowed, col->rs.last.ratio, clock_run, m.clock.ghz,
+                                            m.clock.run_ghz, m.clock.spread_pct));
         free(vals);
         free(smt);
     }
@@ -170,7 +173,7 @@ static int take_run(struct cb_store *st, int64_t run, const char *metric, struct
         struct cb_side_case *c = rc < 0 ? NULL : cb_side_find(side, k->key);
         if (c) {
             cb_side_case_code(c, k->code_hash, k->code_addr);
-            cb_side_case_run(c, run, k->flagged[0]);
+            cb_side_case_run(c, run, k->flagged[0], k->bound[0]);
         }
     }
     if (rc >= 0)

@@ -43,6 +43,11 @@ static void print_contention(FILE *f, const struct cmp_result *res, int md)
                    "again (compare --rerun), or on another CPU (cyclebudget calibrate --smt)\n",
                 lead, res->host_state, res->host_state == 1 ? "" : "s", wrap,
                 res->host_state == 1 ? "it" : "them", wrap);
+    if (res->beyond)
+        fprintf(f, "%s%d case%s measured in a host state changed by more than the state can%s"
+                   "explain (a slowed reading's ratio, or its clock's distance from the run's):%s"
+                   "called, the bound under the row\n",
+                lead, res->beyond, res->beyond == 1 ? "" : "s", wrap, wrap);
 }
 
 static size_t by_runs(const struct cmp_result *res);
@@ -192,6 +197,11 @@ static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const 
         cb_json_num6(f, has_interval(r) ? 100 * r->s.hi : NAN);
         if (!has_interval(r) && !res->exact)
             fputs(",\"interval\":\"" CMP_NO_INTERVAL "\"", f);
+        if (isfinite(r->state_bound)) {
+            fputs(",\"host_state_bound_pct\":", f);
+            cb_json_num6(f, 100 * r->state_bound);
+            fprintf(f, ",\"beyond_host_state\":%s", r->beyond ? "true" : "false");
+        }
         if (r->test == CMP_TEST_FLOOR) {
             fputs(",\"noise_floor_pct\":", f);
             cb_json_num6(f, 100 * expm1(r->floor_sd));
@@ -226,11 +236,11 @@ static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const 
     fputc(']', f);
     cb_path_versus_print(x->paths, x->npaths, CB_PATHV_JSON, f);
     fprintf(f, ",\"summary\":{\"regressed\":%d,\"improved\":%d,\"unchanged\":%d,\"unsure\":%d,"
-               "\"acknowledged\":%d,\"placement\":%d,\"same_code\":%d,\"host_state\":%d},"
-               "\"exit\":%d}\n",
+               "\"acknowledged\":%d,\"placement\":%d,\"same_code\":%d,\"host_state\":%d,"
+               "\"beyond_host_state\":%d},\"exit\":%d}\n",
             res->count[CB_CMP_REGRESSED], res->count[CB_CMP_IMPROVED],
             res->count[CB_CMP_UNCHANGED], res->count[CB_CMP_UNSURE], res->acked, res->placement,
-            res->same_code, res->host_state, exit_status);
+            res->same_code, res->host_state, res->beyond, exit_status);
 }
 
 static void print_head_md(const struct cmp_ctx *x, const struct cmp_opts *o, const struct cmp_result *res,

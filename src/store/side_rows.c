@@ -2,6 +2,7 @@
 #include "store/side_rows.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -164,6 +165,32 @@ int cb_store_run_has_event(struct cb_store *st, int64_t run, const char *part, c
 #define SCHEMA_HOST_STATE 24
 #define CLOCK_STATE_SQL "(c.clock_flagged = 1 AND c.clock_used = 'run')"
 #define HOST_STATE_SQL "(" CLOCK_STATE_SQL " OR COALESCE(c.state, 'quiet') = 'slowed')"
+/* What bounds the state's effect (cb_state_bound): slowed and its ratio,
+ * the clock state, the case's clock, the run's, and the clock's noise. */
+#define BOUND_COLS_SQL                                                                      \
+    "COALESCE(c.state, 'quiet') = 'slowed', c.state_ratio, " CLOCK_STATE_SQL ", c.clock_ghz,"  \
+    " (SELECT core_ghz FROM runs WHERE id = c.run_id), c.clock_spread_pct"
+#define CLOCK_BOUND_COLS_SQL                                                                \
+    "0, NULL, " CLOCK_STATE_SQL ", c.clock_ghz, (SELECT core_ghz FROM runs WHERE id = c.run_id),"\
+    " c.clock_spread_pct"
+
+static double num(struct cb_db_stmt *q, int i)
+{
+    return cb_db_column_type(q, i) == CB_DB_NULL ? NAN : cb_db_column_double(q, i);
+}
+
+double cb_state_bound(int slowed, double ratio, int clock_run, double case_ghz, double run_ghz,
+                      double spread_pct)
+{
+    double f = 1.0;
+    if (slowed)
+        f *= ratio >= 1 ? ratio : NAN;
+    if (clock_run)
+        f *= case_ghz > 0 && run_ghz > 0 && spread_pct >= 0
+                 ? 1.0 + fabs(case_ghz / run_ghz - 1.0) + spread_pct / 100.0
+                 : NAN;
+    return f - 1.0;
+}
 
 int cb_store_side_cases(struct cb_store *st, int64_t run, const char *metric,
                         struct cb_store_side_case **rows, size_t *n)
@@ -173,10 +200,12 @@ int cb_store_side_cases(struct cb_store *st, int64_t run, const char *metric,
     *n = 0;
     int rc = cb_db_prepare(cb_store_db(st),
                            cb_store_schema_version(st) >= SCHEMA_HOST_STATE
-                               ? CASES_SQL("c.code_hash, c.code_addr, " HOST_STATE_SQL)
+                               ? CASES_SQL("c.code_hash, c.code_addr, " HOST_STATE_SQL ", "
+                                           BOUND_COLS_SQL)
                            : cb_store_schema_version(st) >= SCHEMA_CASE_CODE
-                               ? CASES_SQL("c.code_hash, c.code_addr, " CLOCK_STATE_SQL)
-                               : CASES_SQL("NULL, NULL, NULL"),
+                               ? CASES_SQL("c.code_hash, c.code_addr, " CLOCK_STATE_SQL ", "
+                                           CLOCK_BOUND_COLS_SQL)
+                               : CASES_SQL("NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, NULL"),
                            &q);
     if (rc != CB_DB_OK)
         return sql_err(rc);
@@ -200,6 +229,10 @@ int cb_store_side_cases(struct cb_store *st, int64_t run, const char *metric,
         snprintf(w->code, sizeof w->code, "%s", text(q, 7));
         w->addr = cb_db_column_type(q, 8) == CB_DB_NULL ? -1 : (int)cb_db_column_int64(q, 8);
         w->flagged = cb_db_column_type(q, 9) != CB_DB_NULL && cb_db_column_int64(q, 9) != 0;
+        w->bound = w->flagged ? cb_state_bound(cb_db_column_int64(q, 10) != 0, num(q, 11),
+                                               cb_db_column_int64(q, 12) != 0, num(q, 13),
+                                               num(q, 14), num(q, 15))
+                              : 0.0;
     }
     cb_db_finalize(q);
     if (rc == CB_DB_DONE)

@@ -44,7 +44,18 @@ struct cb_store_side_case {
     char code[17];      /* the code's hash, "" unknown (before schema 21) */
     int addr;           /* its placement, -1 unknown */
     int flagged;        /* measured in a host state: slowed, or its clock moved */
+    double bound;       /* flagged: how far that state can have moved its figure (0.3:
+                           30%), NAN unknown; 0 when not flagged */
 };
+/* How far a host state can have moved a case's figure, as a fraction (0.3:
+ * 30%), NAN when a part is unknown: a case the host slowed (slowed) by its
+ * reading's ratio less one; a case converted at the run's clock because its
+ * own disagreed (clock_run) by its clock's distance from the run's plus that
+ * clock's noise, since the true clock lay within its brackets; both,
+ * multiplied.  0 when neither. */
+double cb_state_bound(int slowed, double ratio, int clock_run, double case_ghz, double run_ghz,
+                      double spread_pct);
+
 /* The verified head-side cases of run with a supported event of metric
  * ("cycles" from the PMU only), in case order, into a malloc'd *rows.
  * 0, -ENOMEM or -EIO. */
