@@ -453,6 +453,25 @@ static double side_bound(const struct cb_side_case *c)
     return b;
 }
 
+#define TRADE(a, b)                                                                         \
+    do {                                                                                    \
+        __typeof__(a) k_ = (a);                                                             \
+        (a) = (b);                                                                          \
+        (b) = k_;                                                                           \
+    } while (0)
+
+/* Swap the row's figures with f's. */
+static void trade_figs(struct cmp_row *r, struct cmp_figs *f)
+{
+    TRADE(r->s, f->s);
+    TRADE(r->sw, f->sw);
+    TRADE(r->test, f->test);
+    TRADE(r->floor_sd, f->floor_sd);
+    TRADE(r->floor_df, f->floor_df);
+    TRADE(r->left_out, f->left_out);
+    TRADE(r->samples_left_out, f->samples_left_out);
+}
+
 /* A row in a host state only because the store flagged some of its runs,
  * each with a known bound on how far the state moved its figure: judged
  * again with those runs in.  The host state can explain a change up to its
@@ -477,20 +496,9 @@ static int cmp_bounded(const struct cb_floor *fl, const struct cmp_opts *o, stru
         rc = floor_stats(fl, o, 1, &t);
     if (rc < 0)
         return rc;
-    r->held.s = r->s;
-    r->held.sw = r->sw;
-    r->held.test = r->test;
-    r->held.floor_sd = r->floor_sd;
-    r->held.floor_df = r->floor_df;
-    r->held.left_out = r->left_out;
-    r->held.samples_left_out = r->samples_left_out;
-    r->s = t.s;
-    r->sw = t.sw;
-    r->test = t.test;
-    r->floor_sd = t.floor_sd;
-    r->floor_df = t.floor_df;
-    r->left_out = t.left_out;
-    r->samples_left_out = t.samples_left_out;
+    struct cmp_figs f = {t.s, t.sw, t.test, t.floor_sd, t.floor_df, t.left_out, t.samples_left_out};
+    trade_figs(r, &f);
+    r->held = f;
     r->state_bound = fmax(ba, bb);
     return 0;
 }
@@ -511,13 +519,7 @@ static int beyond_state(const struct cmp_row *r, const struct cmp_opts *o)
  * were without the flagged runs, the p of those runs gone with them. */
 static void unhold(struct cmp_row *r)
 {
-    r->s = r->held.s;
-    r->sw = r->held.sw;
-    r->test = r->held.test;
-    r->floor_sd = r->held.floor_sd;
-    r->floor_df = r->held.floor_df;
-    r->left_out = r->held.left_out;
-    r->samples_left_out = r->held.samples_left_out;
+    trade_figs(r, &r->held);
     r->p_adj = r->pw_adj = NAN;
     if (r->test == CMP_TEST_NOFLOOR) {   /* shown as decide_few shows it */
         r->s = r->sw;

@@ -54,6 +54,15 @@ enum cmp_test { CMP_TEST_RUNS, CMP_TEST_FLOOR, CMP_TEST_NOFLOOR, CMP_TEST_PAIRED
 /* Paired rounds (cmp_opts.paired) an unsure row would need, at most. */
 #define CMP_ROUNDS_CAP 1000
 
+/* What a row's verdict rests on, apart from the verdict (cmp_row's fields
+ * of the same names). */
+struct cmp_figs {
+    struct cb_cmp_stats s, sw;
+    enum cmp_test test;
+    double floor_sd, floor_df;
+    size_t left_out, samples_left_out;
+};
+
 struct cmp_row {
     const struct cb_side_case *a, *b;
     struct cb_cmp_stats s;        /* what the verdict rests on, as printed */
@@ -91,12 +100,7 @@ struct cmp_row {
     int beyond;
     /* The row's figures without the flagged runs, put back when its change
      * is not beyond the state: the row then shows what it showed before. */
-    struct {
-        struct cb_cmp_stats s, sw;
-        enum cmp_test test;
-        double floor_sd, floor_df;
-        size_t left_out, samples_left_out;
-    } held;
+    struct cmp_figs held;
     char why[384];
 };
 
