@@ -1,10 +1,12 @@
 /* refset.c — the reference loops and the state they say (see refset.h). */
 #include "counters/refset.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "util/sort.h"
 #include "counters/tsc.h"
@@ -71,15 +73,24 @@ static unsigned char copy_buf[8192] __attribute__((aligned(4096)));
  * level TLB holds, so a load is not a page walk as well. */
 #define MEM_NODES 8192
 #define MEM_STRIDE 128
-static unsigned char mem_buf[MEM_NODES * MEM_STRIDE] __attribute__((aligned(4096)));
-static uint32_t mem_order[MEM_NODES];   /* the chain's order: the lines to flush */
+static unsigned char *mem_buf;           /* mapped on first use; NULL: none */
+static uint32_t *mem_order;              /* the chain's order: the lines to flush */
 static size_t mem_cur;                   /* the next window's first place in mem_order */
 
-static void mem_init(void)
+/* Map and link the nodes, once: 0, or -ENOMEM (the reference is not
+ * taken).  Mapped after the L1 references' buffers are first touched, so
+ * that they keep the pages they had without it. */
+static int mem_init(void)
 {
-    static int done;
-    if (done)
-        return;
+    static int rc = 1;
+    if (rc <= 0)
+        return rc;
+    size_t len = (size_t)MEM_NODES * MEM_STRIDE + MEM_NODES * sizeof(uint32_t);
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return rc = -ENOMEM;
+    mem_buf = m;
+    mem_order = (uint32_t *)(mem_buf + (size_t)MEM_NODES * MEM_STRIDE);
     uint64_t x = 0x9e3779b97f4a7c15ull;
     for (uint32_t i = 0; i < MEM_NODES; i++)
         mem_order[i] = i;
@@ -91,7 +102,7 @@ static void mem_init(void)
     for (uint32_t i = 0; i < MEM_NODES; i++)
         memcpy(mem_buf + (size_t)mem_order[i] * MEM_STRIDE, &mem_order[(i + 1) % MEM_NODES],
                sizeof(uint32_t));
-    done = 1;
+    return rc = 0;
 }
 
 static void flush_line(const void *p)
@@ -216,9 +227,10 @@ void cb_refs_measure(struct cb_refs *out)
     double want = ghz > 0 ? WINDOW_TICKS * ghz / 2.5 : WINDOW_TICKS;
     double t[CB_NREFS][WINDOWS];
     cb_refs_clear(out);
-    mem_init();
     for (int ref = 0; ref < CB_NREFS; ref++) {
         if (iters[ref])
+            continue;
+        if (ref == CB_REF_MEM && mem_init() < 0)
             continue;
         uint64_t n = 16;
         run_ref(ref, n);
@@ -233,7 +245,7 @@ void cb_refs_measure(struct cb_refs *out)
      * the whole reading, as the host's speed moves within milliseconds. */
     for (int k = 0; k < WINDOWS; k++)
         for (int ref = 0; ref < CB_NREFS; ref++)
-            t[ref][k] = window(ref, iters[ref]);
+            t[ref][k] = iters[ref] ? window(ref, iters[ref]) : 0;
     for (int ref = 0; ref < CB_NREFS; ref++) {
         cb_sort_doubles(t[ref], WINDOWS);
         double med = t[ref][WINDOWS / 2];
