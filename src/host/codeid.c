@@ -107,7 +107,7 @@ static void preloads(struct cb_sb *full, struct cb_sb *brief)
 }
 
 /* NAME=VALUE, VALUE's "seed=N" items left out, and the fake clock's host
- * state (host=X, hostfor=N): they draw the noise and slow the host, not
+ * state (host=X, hostmem=X, hostfor=N): they draw the noise and slow the host, not
  * the code, and runs that differ in them measured the same bytes. */
 static void one_env(const char *name, struct cb_sb *full, struct cb_sb *brief)
 {
@@ -119,7 +119,7 @@ static void one_env(const char *name, struct cb_sb *full, struct cb_sb *brief)
     char *dup = strdup(v), *save = NULL;
     for (char *p = dup ? strtok_r(dup, ",", &save) : NULL; p; p = strtok_r(NULL, ",", &save))
         if (strncmp(p, "seed=", 5) != 0 && strncmp(p, "host=", 5) != 0 &&
-            strncmp(p, "hostfor=", 8) != 0)
+            strncmp(p, "hostmem=", 8) != 0 && strncmp(p, "hostfor=", 8) != 0)
             cb_sb_addf(&kept, "%s%s", kept.len ? "," : "", p);
     free(dup);
     cb_sb_addf(full, "%s=%s\n", name, kept.len ? kept.buf : "");
