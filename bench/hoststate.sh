@@ -26,7 +26,10 @@
 # the floor), and counts the tries that find copy/glibc/1500/warm regressed;
 # and one plain run against another (A/A): cases regressed or improved.
 #
-#   bench/hoststate.sh [N]            SPIN="3 8" MEM="5 11" VEC="" CPU=1 PLANT=0
+#   bench/hoststate.sh [N]            SPIN="3 8" MEM="5 11" VEC="" CPU=1 PLANT=0 KEEP=
+#
+# KEEP=DIR keeps the two stores there (before.db, after.db), to read each
+# run's reference readings (runs.ref_*) afterwards.
 #
 # The machine this project runs on is shared: other work makes the host
 # "slowed" at times on its own, so the load average is printed beside each
@@ -43,8 +46,10 @@ OTHER=${OTHER:-$((CPU == 0 ? 1 : 0))}
 PLANT=${PLANT:-0}
 T=$(mktemp -d)
 hog=
+KEEP=${KEEP:-}
 cleanup() {
     [ -n "$hog" ] && kill "$hog" 2>/dev/null && wait "$hog" 2>/dev/null
+    [ -n "$KEEP" ] && mkdir -p "$KEEP" && cp "$T"/before.db "$T"/after.db "$KEEP"/ 2>/dev/null
     rm -rf "$T"
 }
 trap cleanup EXIT
