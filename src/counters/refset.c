@@ -196,8 +196,8 @@ __attribute__((noinline)) static void run_ref(int ref, uint64_t n)
 
 /* n operations of the memory reference: its own function, so that run_ref's
  * code, and where its loops fall against the instruction fetch's 32- and
- * 64-byte blocks, stays as it is without it (the copy loop read 35 or 50-60
- * ticks by that alone). */
+ * 64-byte blocks, stays as it is without it: the copy loop reads 35 or
+ * 50-60 ticks by process by where it falls alone. */
 __attribute__((noinline)) static void run_mem(uint64_t n)
 {
     uint32_t at = mem_order[mem_cur];
