@@ -206,6 +206,15 @@ static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const 
             fputs(",\"noise_floor_pct\":", f);
             cb_json_num6(f, 100 * expm1(r->floor_sd));
             fprintf(f, ",\"noise_floor_df\":%g", r->floor_df);
+            /* The within-run test a floor verdict must agree with. */
+            fputs(",\"within_change_pct\":", f);
+            cb_json_num6(f, 100 * r->sw.change);
+            fputs(",\"within_ci_lo_pct\":", f);
+            cb_json_num6(f, 100 * r->sw.lo);
+            fputs(",\"within_ci_hi_pct\":", f);
+            cb_json_num6(f, 100 * r->sw.hi);
+            fputs(",\"within_p_adj\":", f);
+            cb_json_num6(f, r->pw_adj);
         }
         char words[160];
         cmp_verdict_text(r, words, sizeof words);
