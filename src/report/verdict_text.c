@@ -161,6 +161,73 @@ static const char *corr_name(const struct cmp_opts *o)
     return o->corr == CORR_HOLM ? "Holm" : "Benjamini-Hochberg";
 }
 
+/* One row of compare's JSON. */
+static void json_row(const struct cmp_result *res, const struct cmp_row *r, int first, FILE *f)
+{
+    fputs(first ? "{\"case\":" : ",{\"case\":", f);
+    cb_json_str(f, r->a->key);
+    fprintf(f, ",\"n_base\":%zu,\"n_head\":%zu,\"runs_base\":%zu,\"runs_head\":%zu,"
+               "\"runs_left_out\":%zu,\"samples_left_out\":%zu,\"state\":\"%s\","
+               "\"test\":\"%s\",\"median_base\":",
+            r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, r->left_out, r->samples_left_out,
+            r->host_state ? "host" : "quiet", row_test(r));
+    cb_json_num6(f, r->s.med_a);
+    fputs(",\"median_head\":", f);
+    cb_json_num6(f, r->s.med_b);
+    fputs(",\"change_pct\":", f);
+    cb_json_num6(f, 100 * r->s.change);
+    fputs(",\"ci_lo_pct\":", f);
+    cb_json_num6(f, has_interval(r) ? 100 * r->s.lo : NAN);
+    fputs(",\"ci_hi_pct\":", f);
+    cb_json_num6(f, has_interval(r) ? 100 * r->s.hi : NAN);
+    if (!has_interval(r) && !res->exact)
+        fputs(",\"interval\":\"" CMP_NO_INTERVAL "\"", f);
+    if (isfinite(r->state_bound)) {
+        fputs(",\"host_state_bound_pct\":", f);
+        cb_json_num6(f, 100 * r->state_bound);
+        fprintf(f, ",\"beyond_host_state\":%s", r->beyond ? "true" : "false");
+    }
+    if (r->test == CMP_TEST_FLOOR) {
+        fputs(",\"noise_floor_pct\":", f);
+        cb_json_num6(f, 100 * expm1(r->floor_sd));
+        fprintf(f, ",\"noise_floor_df\":%g", r->floor_df);
+        /* The within-run test a floor verdict must agree with. */
+        fputs(",\"within_change_pct\":", f);
+        cb_json_num6(f, 100 * r->sw.change);
+        fputs(",\"within_ci_lo_pct\":", f);
+        cb_json_num6(f, 100 * r->sw.lo);
+        fputs(",\"within_ci_hi_pct\":", f);
+        cb_json_num6(f, 100 * r->sw.hi);
+        fputs(",\"within_p_adj\":", f);
+        cb_json_num6(f, r->pw_adj);
+    }
+    char words[160];
+    cmp_verdict_text(r, words, sizeof words);
+    if (r->v == CB_CMP_UNSURE)
+        fprintf(f, ",\"more_runs_a_side\":%zu", r->more_runs ? r->more_runs : 1);
+    if (r->v == CB_CMP_UNCHANGED && isfinite(r->seen)) {
+        fputs(",\"smallest_change_seen_pct\":", f);
+        cb_json_num6(f, 100 * r->seen);
+    }
+    cb_json_field(f, ",\"says\":", words);
+    fputs(",\"p\":", f);
+    cb_json_num6(f, r->s.p);
+    fputs(",\"p_adj\":", f);
+    cb_json_num6(f, r->p_adj);
+    fprintf(f, ",\"verdict\":\"%s\",\"acked\":%s", cb_cmp_verdict_name(r->v),
+            r->acked ? "true" : "false");
+    if (r->acked) {
+        cb_json_field(f, ",\"ack_why\":", r->why);
+    }
+    fprintf(f, ",\"placement\":%s,\"same_code\":%s", r->placement ? "true" : "false",
+            r->same_code ? "true" : "false");
+    if (r->why[0] && !r->acked)
+        cb_json_field(f, ",\"explained\":", r->why);
+    if (r->a->code_hash[0] && strcmp(r->a->code_hash, r->b->code_hash) == 0)
+        fprintf(f, ",\"code_hash\":\"%s\"", r->a->code_hash);
+    fputc('}', f);
+}
+
 static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const struct cmp_result *res,
                        int exit_status, FILE *f)
 {
@@ -177,71 +244,8 @@ static void print_json(const struct cmp_ctx *x, const struct cmp_opts *o, const 
     if (x->cpu_note)
         cb_json_field(f, ",\"environment_note\":", x->cpu_note);
     fputs(",\"cases\":[", f);
-    for (size_t i = 0; i < res->n; i++) {
-        const struct cmp_row *r = &res->rows[i];
-        fputs(i ? ",{\"case\":" : "{\"case\":", f);
-        cb_json_str(f, r->a->key);
-        fprintf(f, ",\"n_base\":%zu,\"n_head\":%zu,\"runs_base\":%zu,\"runs_head\":%zu,"
-                   "\"runs_left_out\":%zu,\"samples_left_out\":%zu,\"state\":\"%s\","
-                   "\"test\":\"%s\",\"median_base\":",
-                r->s.na, r->s.nb, r->s.runs_a, r->s.runs_b, r->left_out, r->samples_left_out,
-                r->host_state ? "host" : "quiet", row_test(r));
-        cb_json_num6(f, r->s.med_a);
-        fputs(",\"median_head\":", f);
-        cb_json_num6(f, r->s.med_b);
-        fputs(",\"change_pct\":", f);
-        cb_json_num6(f, 100 * r->s.change);
-        fputs(",\"ci_lo_pct\":", f);
-        cb_json_num6(f, has_interval(r) ? 100 * r->s.lo : NAN);
-        fputs(",\"ci_hi_pct\":", f);
-        cb_json_num6(f, has_interval(r) ? 100 * r->s.hi : NAN);
-        if (!has_interval(r) && !res->exact)
-            fputs(",\"interval\":\"" CMP_NO_INTERVAL "\"", f);
-        if (isfinite(r->state_bound)) {
-            fputs(",\"host_state_bound_pct\":", f);
-            cb_json_num6(f, 100 * r->state_bound);
-            fprintf(f, ",\"beyond_host_state\":%s", r->beyond ? "true" : "false");
-        }
-        if (r->test == CMP_TEST_FLOOR) {
-            fputs(",\"noise_floor_pct\":", f);
-            cb_json_num6(f, 100 * expm1(r->floor_sd));
-            fprintf(f, ",\"noise_floor_df\":%g", r->floor_df);
-            /* The within-run test a floor verdict must agree with. */
-            fputs(",\"within_change_pct\":", f);
-            cb_json_num6(f, 100 * r->sw.change);
-            fputs(",\"within_ci_lo_pct\":", f);
-            cb_json_num6(f, 100 * r->sw.lo);
-            fputs(",\"within_ci_hi_pct\":", f);
-            cb_json_num6(f, 100 * r->sw.hi);
-            fputs(",\"within_p_adj\":", f);
-            cb_json_num6(f, r->pw_adj);
-        }
-        char words[160];
-        cmp_verdict_text(r, words, sizeof words);
-        if (r->v == CB_CMP_UNSURE)
-            fprintf(f, ",\"more_runs_a_side\":%zu", r->more_runs ? r->more_runs : 1);
-        if (r->v == CB_CMP_UNCHANGED && isfinite(r->seen)) {
-            fputs(",\"smallest_change_seen_pct\":", f);
-            cb_json_num6(f, 100 * r->seen);
-        }
-        cb_json_field(f, ",\"says\":", words);
-        fputs(",\"p\":", f);
-        cb_json_num6(f, r->s.p);
-        fputs(",\"p_adj\":", f);
-        cb_json_num6(f, r->p_adj);
-        fprintf(f, ",\"verdict\":\"%s\",\"acked\":%s", cb_cmp_verdict_name(r->v),
-                r->acked ? "true" : "false");
-        if (r->acked) {
-            cb_json_field(f, ",\"ack_why\":", r->why);
-        }
-        fprintf(f, ",\"placement\":%s,\"same_code\":%s", r->placement ? "true" : "false",
-                r->same_code ? "true" : "false");
-        if (r->why[0] && !r->acked)
-            cb_json_field(f, ",\"explained\":", r->why);
-        if (r->a->code_hash[0] && strcmp(r->a->code_hash, r->b->code_hash) == 0)
-            fprintf(f, ",\"code_hash\":\"%s\"", r->a->code_hash);
-        fputc('}', f);
-    }
+    for (size_t i = 0; i < res->n; i++)
+        json_row(res, &res->rows[i], i == 0, f);
     fputc(']', f);
     cb_path_versus_print(x->paths, x->npaths, CB_PATHV_JSON, f);
     fprintf(f, ",\"summary\":{\"regressed\":%d,\"improved\":%d,\"unchanged\":%d,\"unsure\":%d,"
