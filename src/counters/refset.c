@@ -152,74 +152,53 @@ static void copy_once(void)
     }
 }
 
-/* Each reference is a function of its own, aligned to 64 bytes, so that
- * where its loop falls against the instruction fetch's 32- and 64-byte
- * blocks depends on its own code alone: with the copy loop inlined in one
- * switch beside the others, adding a reference moved it, and copy read 35
- * or 50-60 ticks by process where it fell badly. */
-#define REF_FN __attribute__((noinline, aligned(64))) static void
-
-REF_FN ref_chain(uint64_t n)
-{
-    uint64_t x = 1;
-    for (uint64_t i = 0; i < n; i++) {
-        x = x * 5 + 3;
-        KEEP_R(x);
-    }
-}
-
-REF_FN ref_vec(uint64_t n)
-{
-    v4u a = {0}, b = a, c = a, d = a, e = a, f = a, g = a, h = a, one = {1, 1, 1, 1};
-    for (uint64_t i = 0; i < n; i++) {
-        a += one, b += one, c += one, d += one, e += one, f += one, g += one, h += one;
-        KEEP_V(a); KEEP_V(b); KEEP_V(c); KEEP_V(d);
-        KEEP_V(e); KEEP_V(f); KEEP_V(g); KEEP_V(h);
-    }
-}
-
-/* One operation: one pass over the buffer (LOAD_BYTES / 16 loads). */
-REF_FN ref_load(uint64_t n)
-{
-    v4u s0 = {0}, s1 = s0, s2 = s0, s3 = s0;
-    for (uint64_t r = 0; r < n; r++) {
-        for (size_t i = 0; i < LOAD_BYTES / sizeof(v4u); i += 4) {
-            s0 += load_buf[i], s1 += load_buf[i + 1];
-            s2 += load_buf[i + 2], s3 += load_buf[i + 3];
-        }
-        KEEP_V(s0); KEEP_V(s1); KEEP_V(s2); KEEP_V(s3);
-    }
-}
-
-REF_FN ref_copy(uint64_t n)
-{
-    for (uint64_t i = 0; i < n; i++) {
-        copy_once();
-        __asm__ volatile("" ::: "memory");
-    }
-}
-
 /* n operations of reference ref. */
-static void run_ref(int ref, uint64_t n)
+__attribute__((noinline)) static void run_ref(int ref, uint64_t n)
 {
     switch (ref) {
-    case CB_REF_CHAIN:
-        ref_chain(n);
+    case CB_REF_CHAIN: {
+        uint64_t x = 1;
+        for (uint64_t i = 0; i < n; i++) {
+            x = x * 5 + 3;
+            KEEP_R(x);
+        }
         break;
-    case CB_REF_VEC:
-        ref_vec(n);
+    }
+    case CB_REF_VEC: {
+        v4u a = {0}, b = a, c = a, d = a, e = a, f = a, g = a, h = a, one = {1, 1, 1, 1};
+        for (uint64_t i = 0; i < n; i++) {
+            a += one, b += one, c += one, d += one, e += one, f += one, g += one, h += one;
+            KEEP_V(a); KEEP_V(b); KEEP_V(c); KEEP_V(d);
+            KEEP_V(e); KEEP_V(f); KEEP_V(g); KEEP_V(h);
+        }
         break;
-    case CB_REF_LOAD:
-        ref_load(n);
+    }
+    case CB_REF_LOAD: {
+        /* One operation: one pass over the buffer (LOAD_BYTES / 16 loads). */
+        v4u s0 = {0}, s1 = s0, s2 = s0, s3 = s0;
+        for (uint64_t r = 0; r < n; r++) {
+            for (size_t i = 0; i < LOAD_BYTES / sizeof(v4u); i += 4) {
+                s0 += load_buf[i], s1 += load_buf[i + 1];
+                s2 += load_buf[i + 2], s3 += load_buf[i + 3];
+            }
+            KEEP_V(s0); KEEP_V(s1); KEEP_V(s2); KEEP_V(s3);
+        }
         break;
+    }
     case CB_REF_COPY:
-        ref_copy(n);
+        for (uint64_t i = 0; i < n; i++) {
+            copy_once();
+            __asm__ volatile("" ::: "memory");
+        }
         break;
     }
 }
 
-/* n operations of the memory reference. */
-REF_FN run_mem(uint64_t n)
+/* n operations of the memory reference: its own function, so that run_ref's
+ * code, and where its loops fall against the instruction fetch's 32- and
+ * 64-byte blocks, stays as it is without it: the copy loop reads 35 or
+ * 50-60 ticks by process by where it falls alone. */
+__attribute__((noinline)) static void run_mem(uint64_t n)
 {
     uint32_t at = mem_order[mem_cur];
     for (uint64_t i = 0; i < n; i++) {
