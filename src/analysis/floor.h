@@ -17,9 +17,11 @@
  * the code; the plugins' hashes; the clock backend).  Runs recorded before
  * the code identity existed are left out: a build row and a commit do not
  * say which bytes ran (a dirty tree, an LD_PRELOAD'd wrapper, a planted
- * slowdown all shared one, and a regression taught its own floor, issue
- * 40).  Within each group of 2+ runs, each run's figure (the log of its
- * q-quantile, cb_run_log_values) deviates from its group's median; the
+ * slowdown all shared one, and a regression taught its own floor), and
+ * so are runs a slowed host measured and, case by case, a case run in a
+ * host state (floor.c).  Within each group of 2+ runs, each run's figure
+ * (the log of its q-quantile, cb_run_log_values) deviates from its group's
+ * median; the
  * spread of those deviations is estimated robustly per case (a deviation
  * beyond CB_FLOOR_REJECT times their MAD is a wild run, left out, so one
  * wild run moves it little), with sum(runs - 1) degrees of freedom, less
