@@ -177,8 +177,9 @@ static size_t rounds_more(const struct cmp_row *r, const struct cmp_opts *o)
 
 /* Fewer than CMP_RUNS_MIN runs a side: the change of the run figures
  * against the floor learned from other runs of the same bytes (fl).  The
- * sides' own runs never widen it: a regression between them would (issue
- * 40).  Without a floor of CB_FLOOR_MIN_DF the row stays CMP_TEST_NOFLOOR. */
+ * two sides are never one group of it: a regression between them would
+ * widen it.  Without a floor of CB_FLOOR_MIN_DF the row stays
+ * CMP_TEST_NOFLOOR. */
 static int floor_stats(const struct cb_floor *fl, const struct cmp_opts *o, int admit,
                        struct cmp_row *r)
 {

@@ -28,8 +28,8 @@
 #define BISECT_ERROR 128
 /* --against-plugin: undecided cases get rounds until this much measuring
  * time is spent (--max-time).  A bisection is rare and must be right: a
- * skipped commit leaves git unable to tell it from its neighbour (issue
- * 40: 7 and 8 of 10 bisects right, each miss a comment-only commit that
+ * skipped commit leaves git unable to tell it from its neighbour (7
+ * and 8 of 10 bisects right, each miss a comment-only commit that
  * came back unsure after ab's 36 rounds). */
 #define BISECT_PAIRED_SECONDS 300
 /* --against: undecided cases get new rounds of this tree until decided or

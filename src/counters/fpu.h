@@ -1,5 +1,5 @@
-/* fpu.h — what kernel_fpu_begin()/kernel_fpu_end() cost on this CPU (issue
- * 35), so that reports can charge it to the SIMD variants a kernel would run
+/* fpu.h — what kernel_fpu_begin()/kernel_fpu_end() cost on this CPU, so
+ * that reports can charge it to the SIMD variants a kernel would run
  * between them ("SIMD instructions seem even faster but the
  * kernel_fpu_begin/end() kill all the benefits", 2016 TXDP thread).
  *

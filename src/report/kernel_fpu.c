@@ -1,5 +1,5 @@
-/* kernel_fpu.c — a run's SIMD cases as the kernel would pay for them (issue
- * 35): the case plus kernel_fpu_begin/end (fpu.h), at a first use in a
+/* kernel_fpu.c — a run's SIMD cases as the kernel would pay for them:
+ * the case plus kernel_fpu_begin/end (fpu.h), at a first use in a
  * kernel entry and amortised over a batch of calls in one, and per family
  * and mode the smallest measured size at which a SIMD variant beats the
  * best scalar one, in user space and in the kernel. */
