@@ -167,12 +167,11 @@ int cb_store_run_has_event(struct cb_store *st, int64_t run, const char *part, c
 #define HOST_STATE_SQL "(" CLOCK_STATE_SQL " OR COALESCE(c.state, 'quiet') = 'slowed')"
 /* What bounds the state's effect (cb_state_bound): slowed and its ratio,
  * the clock state, the case's clock, the run's, and the clock's noise. */
-#define BOUND_COLS_SQL                                                                      \
-    "COALESCE(c.state, 'quiet') = 'slowed', c.state_ratio, " CLOCK_STATE_SQL ", c.clock_ghz,"  \
-    " (SELECT core_ghz FROM runs WHERE id = c.run_id), c.clock_spread_pct"
-#define CLOCK_BOUND_COLS_SQL                                                                \
-    "0, NULL, " CLOCK_STATE_SQL ", c.clock_ghz, (SELECT core_ghz FROM runs WHERE id = c.run_id),"\
+#define CLOCK_COLS_SQL                                                                      \
+    CLOCK_STATE_SQL ", c.clock_ghz, (SELECT core_ghz FROM runs WHERE id = c.run_id),"       \
     " c.clock_spread_pct"
+#define BOUND_COLS_SQL "COALESCE(c.state, 'quiet') = 'slowed', c.state_ratio, " CLOCK_COLS_SQL
+#define CLOCK_BOUND_COLS_SQL "0, NULL, " CLOCK_COLS_SQL
 
 static double num(struct cb_db_stmt *q, int i)
 {
