@@ -141,16 +141,24 @@ int cb_runstate_finish(struct cb_runstate *rs)
     int rc = cb_store_run_state_set(rs->st, rs->run_id, &rs->run);
     if (rs->quiet)
         return rc;
-    char start[64], run[64];
+    char start[64], run[64], against[128];
     cb_state_text(&rs->start, start, sizeof start);
     cb_state_text(&rs->run.s, run, sizeof run);
+    /* With one reading the "quiet figures" are this run's own start: a
+     * state then says slower than the run began, not slower than the host
+     * usually is. */
+    if (rs->run.n <= 1)
+        snprintf(against, sizeof against, "against this run's own start reading: no earlier "
+                 "reading of this host and CPU is stored");
+    else
+        snprintf(against, sizeof against, "against this host's quiet figures from %d readings",
+                 rs->run.n);
     if (!rs->run.slowed_cases)
-        fprintf(stderr, "cyclebudget: host state: %s (start %s; against this host's quiet figures "
-                        "from %d readings)\n", run, start, rs->run.n);
+        fprintf(stderr, "cyclebudget: host state: %s (start %s; %s)\n", run, start, against);
     else
         fprintf(stderr, "cyclebudget: host state: %s: %d of %d cases measured slowed (%.2f s), %d "
-                        "of them quiet on a later try, %d kept slowed (start %s; this host's quiet "
-                        "figures from %d readings)\n", run, rs->run.slowed_cases, rs->measured,
-                rs->run.slowed_s, rs->remeasured_quiet, rs->kept_slowed, start, rs->run.n);
+                        "of them quiet on a later try, %d kept slowed (start %s; %s)\n", run,
+                rs->run.slowed_cases, rs->measured, rs->run.slowed_s, rs->remeasured_quiet,
+                rs->kept_slowed, start, against);
     return rc;
 }
