@@ -12,15 +12,24 @@
 
 /* ---- who is writing ----------------------------------------------------- */
 
-/* Start time of pid in clock ticks after boot (/proc/PID/stat field 22), or
- * -1.  A pid that is alive but started at another time is a reused pid.  0 is
- * unknown: qemu-user fakes it for its own process only, and others, reading
- * the kernel's figure, reaped the live run (test_store's writers under qemu). */
+/* Start time of pid in clock ticks after boot (field 22 of its main
+ * thread's stat), or -1 unknown.  A pid that is alive but started at
+ * another time is a reused pid.  Read through /proc/PID/task/PID/stat, not
+ * /proc/PID/stat: qemu-user answers a process's own /proc/self/stat and
+ * /proc/PID/stat itself, with the start of the qemu it was forked from
+ * (a child of a fork read its parent's start, 14 s before its own), while
+ * every other process reads the kernel's figure; so test_store's two
+ * concurrent writers under qemu reaped each other's live runs and lost
+ * their cases (3 in 60).  The task's file is the kernel's for everyone. */
 long long cb_st_proc_start(pid_t pid)
 {
     char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)pid);
     FILE *f = fopen(path, "re");
+    if (!f) {
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        f = fopen(path, "re");
+    }
     if (!f)
         return -1;
     size_t n = fread(buf, 1, sizeof buf - 1, f);
