@@ -70,17 +70,30 @@ static void pause_ms(double ms)
         ;
 }
 
+/* What a state was judged against.  With one reading the "quiet figures"
+ * are this run's own start: a state then says slower than the run began,
+ * not slower than the host usually is. */
+static void against_text(const struct cb_runstate *rs, char *buf, size_t len)
+{
+    if (rs->run.n <= 1)
+        snprintf(buf, len, "against this run's own start reading: no earlier reading of this "
+                 "host and CPU is stored");
+    else
+        snprintf(buf, len, "against this host's quiet figures from %d readings", rs->run.n);
+}
+
 static void say_again(const struct cb_runstate *rs, const struct cb_case *c,
                       const struct cb_state *s, int next)
 {
-    char what[64];
+    char what[64], against[128];
     if (rs->quiet)
         return;
     cb_state_text(s, what, sizeof what);
-    fprintf(stderr, "\ncyclebudget: %s/%s/%llu/%s measured with the host %s (its quiet figure: "
-                    "this host's, over %d readings): measuring it again, try %d of %d\n",
+    against_text(rs, against, sizeof against);
+    fprintf(stderr, "\ncyclebudget: %s/%s/%llu/%s measured with the host %s (%s): measuring it "
+                    "again, try %d of %d\n",
             c->probe->name, c->variant->name, (unsigned long long)c->size, cb_mode_name(c->mode),
-            what, rs->run.n, next, rs->tries);
+            what, against, next, rs->tries);
 }
 
 int cb_runstate_measure(struct cb_runstate *rs, struct cb_harness *h, struct cb_case *c,
@@ -144,15 +157,7 @@ int cb_runstate_finish(struct cb_runstate *rs)
     char start[64], run[64], against[128];
     cb_state_text(&rs->start, start, sizeof start);
     cb_state_text(&rs->run.s, run, sizeof run);
-    /* With one reading the "quiet figures" are this run's own start: a
-     * state then says slower than the run began, not slower than the host
-     * usually is. */
-    if (rs->run.n <= 1)
-        snprintf(against, sizeof against, "against this run's own start reading: no earlier "
-                 "reading of this host and CPU is stored");
-    else
-        snprintf(against, sizeof against, "against this host's quiet figures from %d readings",
-                 rs->run.n);
+    against_text(rs, against, sizeof against);
     if (!rs->run.slowed_cases)
         fprintf(stderr, "cyclebudget: host state: %s (start %s; %s)\n", run, start, against);
     else
