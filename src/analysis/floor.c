@@ -237,7 +237,7 @@ static int add_group(struct cb_store *st, struct cb_side *g, const char *metric,
                                    quiet) == 0) {
             size_t k = 0;
             for (size_t r = 0; r < c->nruns; r++)
-                if (keep_contended || (quiet[r] && !(c->flagged && c->flagged[r])))
+                if (keep_contended || (quiet[r] && !cb_side_run_flagged(c, r)))
                     x[k++] = x[r];
             rc = cb_floor_add(f, c->key, x, k);
         }

@@ -30,7 +30,7 @@ static double *state_meter(const struct cb_side_case *c, const struct cmp_opts *
     if (!m)
         return NULL;
     for (size_t r = 0; r < c->nruns; r++) {
-        int out = c->flagged && c->flagged[r] && !(admit && c->bound && isfinite(c->bound[r]));
+        int out = cb_side_run_flagged(c, r) && !(admit && c->bound && isfinite(c->bound[r]));
         for (size_t i = r ? c->ends[r - 1] : 0; i < c->ends[r]; i++)
             m[i] = out ? INFINITY : c->smt[i];
     }
@@ -401,7 +401,7 @@ static double side_bound(const struct cb_side_case *c)
 {
     double b = 0;
     for (size_t r = 0; r < c->nruns; r++)
-        if (c->flagged && c->flagged[r])
+        if (cb_side_run_flagged(c, r))
             b = c->bound && isfinite(c->bound[r]) && !isnan(b) ? fmax(b, c->bound[r]) : NAN;
     return b;
 }

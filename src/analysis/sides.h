@@ -37,15 +37,23 @@ struct cb_side_case {
     int code_mixed;              /* a run had no hash, or another one */
     int code_addr;               /* the entry's address mod 4096 in the side's first run; -1 none */
     /* Per run (nruns): the run it came from (0 unknown), and whether the
-     * store marks this case of that run as measured in a host state (the
-     * case's clock moved while it ran: flagged, and the run's used).  The
-     * verdict reads them through cmp_state_meter() (judge.h) only.
+     * store marks this case of that run as measured in a host state (kept
+     * slowed, or the case's clock moved while it ran: flagged, and the
+     * run's used), read through cb_side_run_flagged(): the verdict leaves
+     * such a run out of a side (cmp_state_meter(), judge.h) and the floor
+     * out of what it learns (floor.c).
      * bound: for a flagged run, how far that state can have moved the
      * run's figure (0.3: 30%; NAN unknown), from the store. */
     int64_t *run_id;
     unsigned char *flagged;
     double *bound;
 };
+
+/* Whether run r of case c was measured in a host state. */
+static inline int cb_side_run_flagged(const struct cb_side_case *c, size_t r)
+{
+    return c->flagged && c->flagged[r];
+}
 
 struct cb_side {
     char spec[256];              /* as the user wrote it */
