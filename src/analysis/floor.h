@@ -21,10 +21,9 @@
  * so are runs a slowed host measured and, case by case, a case run in a
  * host state (floor.c).  Within each group of 2+ runs, each run's figure
  * (the log of its q-quantile, cb_run_log_values) deviates from its group's
- * median; the
- * spread of those deviations is estimated robustly per case (a deviation
- * beyond CB_FLOOR_REJECT times their MAD is a wild run, left out, so one
- * wild run moves it little), with sum(runs - 1) degrees of freedom, less
+ * median; the spread of those deviations is estimated robustly per case (a
+ * deviation beyond CB_FLOOR_REJECT times their MAD is a wild run, left out,
+ * so one wild run moves it little), with sum(runs - 1) degrees of freedom, less
  * one for each run left out.  No table holds it, because it depends
  * on what compare chooses (metric, quantile, contended runs) and because
  * every new run of the same bytes must count without a writer knowing.
