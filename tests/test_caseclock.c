@@ -1,11 +1,13 @@
 /* test_caseclock.c — the rule that chooses the clock a case's estimated
  * cycles are converted at (caseclock.h), on brackets worked out by hand,
- * and one bracket read through the fake clock's backend. */
+ * one bracket read through the fake clock's backend, and the allowance
+ * for measuring a case again for its clock (runstate.h). */
 #include <math.h>
 #include <string.h>
 
 #include "harness/caseclock.h"
 #include "harness/fakeclock.h"
+#include "harness/runstate.h"
 #include "tap.h"
 
 static struct cb_clock_side side(double ghz, double noise)
@@ -86,6 +88,25 @@ int main(void)
     is_near(s0.noise_pct, 0, 0, "identical estimates have no range");
     ok(cb_fake_init(&f, "after=3", &be, &err) < 0 && strstr(err.buf, "after=X"),
        "after=3 is refused, naming the key's range (%s)", err.buf);
+    /* clockfor=3: before=/after= until the third reference reading. */
+    is_int(cb_fake_init(&f, "after=1.2,clockfor=3", &be, &err), 0, "fake clock with clockfor=3");
+    for (int i = 0; i < 3; i++) {
+        cb_case_clock_side(&be, 0, 1, CB_FAKE_TSC_GHZ, &s1);
+        is_near(s1.ghz / (CB_FAKE_TSC_GHZ * CB_FAKE_CORE_PER_TICK), i < 2 ? 1.2 : 1.0, 1e-9,
+                "with %ld readings taken the bracket after reads %sx", f.refs_taken,
+                i < 2 ? "1.2" : "1.0");
+        struct cb_refs r;
+        be.refs(be.ctx, &r);
+        if (i == 0)
+            be.refs(be.ctx, &r);
+    }
+
+    /* The tries for clocks: 20% of the run's measuring, at least 1 s. */
+    ok(cb_runstate_clock_again(0, 0.05), "a run's first case gets its try (0 of the 1 s floor)");
+    ok(cb_runstate_clock_again(0.99, 2.0), "0.99 s of a 1 s floor: one more");
+    ok(!cb_runstate_clock_again(1.0, 2.0), "the floor spent: none");
+    ok(cb_runstate_clock_again(9.9, 50.0), "9.9 s of 20%% of 50 s: one more");
+    ok(!cb_runstate_clock_again(10.0, 50.0), "10 s of 20%% of 50 s: none");
     cb_sb_release(&err);
     return tap_done();
 }

@@ -127,6 +127,8 @@ static double fake_per_tick(void *ctx, int imul, int side)
 {
     const struct cb_fake *f = ctx;
     (void)imul;
+    if (f->clockfor && f->refs_taken >= f->clockfor)
+        return CB_FAKE_CORE_PER_TICK;
     return CB_FAKE_CORE_PER_TICK * (side ? f->after : f->before);
 }
 
@@ -164,6 +166,13 @@ static int parse_frac(const char *v, double lo, double hi, int lo_open, double *
         return -EINVAL;
     *out = d;
     return 0;
+}
+
+static int parse_count(const char *v, long *out)
+{
+    char *end;
+    *out = strtol(v, &end, 10);
+    return end == v || *end || *out < 0 ? -EINVAL : 0;
 }
 
 int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, struct cb_sb *err)
@@ -215,9 +224,9 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, str
         } else if (strcmp(k, "hostmem") == 0) {
             rc = parse_frac(v, 1, 10, 0, &f->hostmem);
         } else if (strcmp(k, "hostfor") == 0) {
-            char *end;
-            f->hostfor = strtol(v, &end, 10);
-            rc = end == v || *end || f->hostfor < 0 ? -EINVAL : 0;
+            rc = parse_count(v, &f->hostfor);
+        } else if (strcmp(k, "clockfor") == 0) {
+            rc = parse_count(v, &f->clockfor);
         } else if (strcmp(k, "meter") == 0) {
             int kind = cb_meter_kind_parse(v);
             rc = kind == CB_METER_SMT || kind == CB_METER_HOST || kind == CB_METER_NONE ? 0 : -EINVAL;
@@ -228,7 +237,7 @@ int cb_fake_init(struct cb_fake *f, const char *spec, struct cb_backend *be, str
             cb_sb_setf(err,
                      "%s: '%s%s%s' is not understood: give comma-separated seed=N, noise=F (0..0.5), "
                      "mux=F (0..1], drift=F (0..0.3), contended=F (0..1), slow=X (1..100), head=X, scale=X (0.1..10), "
-                     "before=X, after=X (0.5..2), host=X (1..10), hostmem=X (1..10), hostfor=N, "
+                     "before=X, after=X (0.5..2), clockfor=N, host=X (1..10), hostmem=X (1..10), hostfor=N, "
                      "meter=smt|host|none",
                      CB_FAKE_ENV, k, eq ? "=" : "", v);
             return -EINVAL;

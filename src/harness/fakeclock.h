@@ -31,6 +31,9 @@
  *   before=X      the core clock read in the bracket before each case's
  *   after=X       samples, and after them, as a factor of the model's
  *                 (0.5..2, default 1: both read the run's clock)
+ *   clockfor=N    the brackets read before=/after= only until N reference
+ *                 readings have been taken (counted as for hostfor=), the
+ *                 model's clock after; 0: the whole run (default)
  *   host=X        the host slowed this run (1..10, default 1: quiet): every
  *                 case costs X times more, and the reference set (refset.h)
  *                 reads X times slower on its vector, load and copy loops
@@ -68,6 +71,7 @@ struct cb_fake {
     double host;            /* the host's slowed state, x (host=) */
     double hostmem;         /* memory contention, x (hostmem=) */
     long hostfor, refs_taken; /* readings it lasts (0 all), and taken so far */
+    long clockfor;          /* readings the brackets' clock lasts (0 all) */
     int siblings, hypervisor;
     double vclock;          /* ticks */
     int busy;               /* the last batch was taken with the core busy */
