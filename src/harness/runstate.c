@@ -108,20 +108,11 @@ static int clock_state(const struct cb_measurement *m)
     return m->clock.flagged && !m->clock.used_case;
 }
 
-static void say_clock(const struct cb_runstate *rs, const struct cb_case *c,
-                      const struct cb_measurement *m, int next)
-{
-    if (rs->quiet)
-        return;
-    fprintf(stderr, "\ncyclebudget: %s/%s/%llu/%s ran at %.3f GHz (spread %.1f%%) against the run's "
-                    "%.3f GHz: measuring it again, try %d of %d\n",
-            c->probe->name, c->variant->name, (unsigned long long)c->size, cb_mode_name(c->mode),
-            m->clock.ghz, m->clock.spread_pct, m->clock.run_ghz, next, rs->tries);
-}
-
 /* Whether a try whose references read quiet is tried again for its clock
  * (runstate.h); the fake clock's tries are never limited by time, so that
- * its tests read the same on any machine. */
+ * its tests read the same on any machine.  Unlike a slowed try, each is
+ * not announced: a run of the quick suite takes about 80, and its last
+ * line counts them. */
 static int clock_try_again(struct cb_runstate *rs, const struct cb_measurement *m, int k,
                            double took, int *counted)
 {
@@ -162,7 +153,6 @@ int cb_runstate_measure(struct cb_runstate *rs, struct cb_harness *h, struct cb_
         if (state->kind != CB_STATE_SLOWED_KIND) {
             if (!clock_try_again(rs, m, k, took, &clocked))
                 break;
-            say_clock(rs, c, m, k + 1);
             cb_measurement_free(m);
             continue;
         }
