@@ -108,21 +108,24 @@ static int clock_state(const struct cb_measurement *m)
     return m->clock.flagged && !m->clock.used_case;
 }
 
-/* Whether a try whose references read quiet is tried again for its clock
- * (runstate.h); the fake clock's tries are never limited by time, so that
- * its tests read the same on any machine.  Unlike a slowed try, each is
- * not announced: a run of the quick suite takes about 80, and its last
- * line counts them. */
+/* Whether try k, whose references read quiet, is tried again for its
+ * clock (runstate.h), and if so its time and its case go into the run's
+ * tally.  The fake clock's tries are never limited by time, so that its
+ * tests read the same on any machine.  Unlike a slowed try, each is not
+ * announced: a run of the quick suite takes about 80, and its last line
+ * counts them. */
 static int clock_try_again(struct cb_runstate *rs, const struct cb_measurement *m, int k,
-                           double took, int *counted)
+                           double took, int *clocked)
 {
     if (!clock_state(m) || k >= rs->tries)
         return 0;
     if (rs->be == &cb_backend_real && !cb_runstate_clock_again(rs->clock_s, rs->measured_s))
         return 0;
     rs->clock_s += took;
-    if (!(*counted)++)
+    if (!*clocked) {
+        *clocked = 1;
         rs->clock_cases++;
+    }
     return 1;
 }
 
@@ -136,7 +139,7 @@ int cb_runstate_measure(struct cb_runstate *rs, struct cb_harness *h, struct cb_
     rs->last_slowed = 0;
     if (!rs->on)
         return cb_harness_measure(h, c, m);
-    int counted = 0, clocked = 0, rc;
+    int clocked = 0, rc;
     for (int k = 1;; k++) {
         struct cb_state before, after;
         judge_now(rs, &before);
@@ -148,19 +151,21 @@ int cb_runstate_measure(struct cb_runstate *rs, struct cb_harness *h, struct cb_
         *state = before;
         cb_state_worse(state, &after);
         *tries = k;
-        if (rc < 0 || (h->stop && *h->stop))
+        int stop = h->stop && *h->stop;
+        if (rc < 0)
             break;
         if (state->kind != CB_STATE_SLOWED_KIND) {
-            if (!clock_try_again(rs, m, k, took, &clocked))
+            if (stop || !clock_try_again(rs, m, k, took, &clocked))
                 break;
             cb_measurement_free(m);
             continue;
         }
         rs->run.slowed_s += took;
-        rs->last_slowed = 1;
-        if (!counted++)
+        if (!rs->last_slowed) {
+            rs->last_slowed = 1;
             rs->run.slowed_cases++;
-        if (k >= rs->tries)
+        }
+        if (k >= rs->tries || stop)
             break;
         say_again(rs, c, state, k + 1);
         cb_measurement_free(m);
