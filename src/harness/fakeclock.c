@@ -102,6 +102,13 @@ static int fake_read(void *ctx, struct cb_counters *cs, struct cb_reading *r, in
     return 0;
 }
 
+/* Whether a state that lasts `until` reference readings (hostfor=,
+ * clockfor=; 0 the whole run) is still on. */
+static int still_on(const struct cb_fake *f, long until)
+{
+    return until == 0 || f->refs_taken < until;
+}
+
 static void fake_run(void *ctx, struct cb_case *c, uint64_t iters)
 {
     struct cb_fake *f = ctx;
@@ -118,7 +125,7 @@ static void fake_run(void *ctx, struct cb_case *c, uint64_t iters)
     if (ns && strncmp(ns, "head", 4) == 0)   /* ab's HEAD build and its copies (ab.h) */
         cost *= f->head;
     cost *= f->scale;
-    if (f->hostfor == 0 || f->refs_taken < f->hostfor)
+    if (still_on(f, f->hostfor))
         cost *= f->host * f->hostmem;
     f->vclock += 40.0 + cost * noise * f->case_drift * (f->busy ? f->slow : 1.0);
 }
@@ -127,7 +134,7 @@ static double fake_per_tick(void *ctx, int imul, int side)
 {
     const struct cb_fake *f = ctx;
     (void)imul;
-    if (f->clockfor && f->refs_taken >= f->clockfor)
+    if (!still_on(f, f->clockfor))
         return CB_FAKE_CORE_PER_TICK;
     return CB_FAKE_CORE_PER_TICK * (side ? f->after : f->before);
 }
@@ -145,7 +152,7 @@ static const double model_refs[CB_NREFS] = {1.0, 0.5, 64.0, 40.0, 400.0};
 static void fake_refs(void *ctx, struct cb_refs *out)
 {
     struct cb_fake *f = ctx;
-    int now = f->hostfor == 0 || f->refs_taken < f->hostfor;
+    int now = still_on(f, f->hostfor);
     double host = now ? f->host : 1.0, mem = now ? f->hostmem : 1.0;
     for (int i = 0; i < CB_NREFS; i++) {
         /* A busy sibling barely slows the latency-bound chain and memory
