@@ -14,7 +14,8 @@
 #              default 3), then one run a side: exit 1 and `regressed`
 #   bisect     bench/bisect.sh over six commits of that plugin, the slow one
 #              moving (right=K/N)
-# SHAPE=3v3 or SHAPE=1v1 runs that shape alone.
+# SHAPE=3v3 or SHAPE=1v1 runs that shape alone; COMPARE_ARGS are added to
+# each compare (e.g. "--run-quantile 0.5").
 # Asserts nothing.  SRC=bench/ab_plugin.c runs the same with the change in
 # the variant itself (the control: what the verdicts give this host when
 # the code identity is not in question).
@@ -26,6 +27,7 @@
 # is not its share of the words).  About 10 minutes on a loaded 2-vCPU VM,
 # mostly the bisects (BISECTS=0 leaves them out).
 set -u
+COMPARE_ARGS=${COMPARE_ARGS:-}
 CB=${1:-./cyclebudget}
 TRIALS=${2:-3}
 BISECTS=${3:-20}
@@ -67,7 +69,7 @@ verdict() {  # verdict NAME HIST N: HIST good runs first, then N a side; prints 
         run "$db" base "$T/p0.so"
         run "$db" head "$T/p$PCT.so"
     done
-    "$CB" compare base head --db "$db" --cases 'csum/mine/*' >"$T/out" 2>&1
+    "$CB" compare base head --db "$db" --cases 'csum/mine/*' $COMPARE_ARGS >"$T/out" 2>&1
     local rc=$?
     echo "$rc $(grep -E '^csum/mine/' "$T/out" | head -1 | sed 's/  */ /g')"
 }
