@@ -20,7 +20,11 @@
 #                  case), and runs judged slowed that were not truly slowed
 #   spread         the two cases' between-run range (max/min - 1) of ns/op:
 #                  before; before, cases judged quiet only; after re-measuring;
-#                  after, cases kept quiet only
+#                  after, cases kept quiet only; then, after re-measuring,
+#                  the range of estimated cycles (every run, and the runs
+#                  whose case clock agreed with the run's), the ns/op of
+#                  those runs and their clocks: how much of the ns/op range
+#                  is the core clock the host chose
 # With PLANT=1 it then compares, 5 times, one plain run against one with
 # bench/memcpy_slow.c (ADDS=20) preloaded, on the "after" store (its runs are
 # the floor), and counts the tries that find copy/glibc/1500/warm regressed;
@@ -29,7 +33,8 @@
 #   bench/hoststate.sh [N]            SPIN="3 8" MEM="5 11" VEC="" CPU=1 PLANT=0 KEEP=
 #
 # KEEP=DIR keeps the two stores there (before.db, after.db), to read each
-# run's reference readings (runs.ref_*) afterwards.
+# run's reference readings (runs.ref_*) afterwards, and each store's runs'
+# stderr (before.err, after.err: their summary lines).
 #
 # The machine this project runs on is shared: other work makes the host
 # "slowed" at times on its own, so the load average is printed beside each
@@ -49,7 +54,7 @@ hog=
 KEEP=${KEEP:-}
 cleanup() {
     [ -n "$hog" ] && kill "$hog" 2>/dev/null && wait "$hog" 2>/dev/null
-    [ -n "$KEEP" ] && mkdir -p "$KEEP" && cp "$T"/before.db "$T"/after.db "$KEEP"/ 2>/dev/null
+    [ -n "$KEEP" ] && mkdir -p "$KEEP" && cp "$T"/before.* "$T"/after.* "$KEEP"/ 2>/dev/null
     rm -rf "$T"
 }
 trap cleanup EXIT
@@ -57,7 +62,7 @@ trap cleanup EXIT
 cc=${CC:-cc}
 $cc -O2 -o "$T/corunner" "$top/bench/corunner.c" || exit 1
 export CB_CEILINGS=off
-CMD=(run -p csum,copy -V 'adc-1chain,avx2,glibc,movsb' -s 1500,4096 -m warm,cold --cpu "$CPU" -q)
+CMD=(run -p csum,copy -V 'adc-1chain,avx2,glibc,movsb' -s 1500,4096 -m warm,cold --cpu "$CPU")
 in_list() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
 
 start_hog() {  # start_hog RUN: the co-runner of run RUN, named in $co (no subshell: $hog is its pid)
@@ -82,8 +87,10 @@ for i in $(seq "$N"); do
     start_hog "$i"
     sleep 0.5
     load=$(cut -d' ' -f1 /proc/loadavg)
-    "$CB" "${CMD[@]}" --state-tries 1 --tag "r$i" --db "$T/before.db" 2>>"$T/err" || echo "run $i (before) failed" >&2
-    "$CB" "${CMD[@]}" --tag "r$i" --db "$T/after.db" 2>>"$T/err" || echo "run $i (after) failed" >&2
+    "$CB" "${CMD[@]}" --state-tries 1 --tag "r$i" --db "$T/before.db" >/dev/null 2>>"$T/before.err" ||
+        echo "run $i (before) failed" >&2
+    "$CB" "${CMD[@]}" --tag "r$i" --db "$T/after.db" >/dev/null 2>>"$T/after.err" ||
+        echo "run $i (after) failed" >&2
     stop_hog
     echo "$i $co $load $(cut -d' ' -f1 /proc/loadavg)" >>"$T/cond"
     echo "hoststate: run $i done (co-runner $co, load $load)" >&2
@@ -145,14 +152,26 @@ for k in TWO:
     print("  before, cases judged quiet only       %s" % rng([ns(r[k]) for r in B if r[k]["host_state"] != "slowed"]))
     print("  after re-measuring (every run)        %s" % rng([ns(r[k]) for r in A]))
     print("  after, cases kept quiet only          %s" % rng([ns(r[k]) for r in A if r[k]["host_state"] != "slowed"]))
+    # ns/op is TSC time, so it moves with the core clock the host runs the
+    # case at; estimated cycles divide that clock out (where the case's own
+    # clock agreed: clock_used "case").  Their ranges side by side say how
+    # much of the ns/op range is the clock.
+    cyc = lambda r: float(r["cycles_median"]) if r["cycles_median"] else float("nan")
+    own = [r for r in A if r[k]["clock_used"] == "case"]
+    print("  after, cycles (estimated), every run  %s" % rng([cyc(r[k]) for r in A]))
+    print("  after, cycles, the case's own clock   %s" % rng([cyc(r[k]) for r in own]))
+    print("  after, ns/op, the same runs           %s" % rng([ns(r[k]) for r in own]))
+    g = [float(r[k]["clock_ghz"]) for r in own if r[k]["clock_ghz"]]
+    if g:
+        print("  after, the case's own clock, GHz      %.2f-%.2f" % (min(g), max(g)))
 EOF
 
 [ "$PLANT" = 1 ] || exit 0
 $cc -O2 -shared -fPIC -DADDS=20 -o "$T/slow.so" "$top/bench/memcpy_slow.c" -ldl || exit 1
 found=0
 for k in 1 2 3 4 5; do
-    "$CB" "${CMD[@]}" --tag "pb$k" --db "$T/after.db" 2>>"$T/err"
-    LD_PRELOAD=$T/slow.so "$CB" "${CMD[@]}" --tag "ph$k" --db "$T/after.db" 2>>"$T/err"
+    "$CB" "${CMD[@]}" --tag "pb$k" --db "$T/after.db" >/dev/null 2>>"$T/err"
+    LD_PRELOAD=$T/slow.so "$CB" "${CMD[@]}" --tag "ph$k" --db "$T/after.db" >/dev/null 2>>"$T/err"
     "$CB" compare "pb$k" "ph$k" --db "$T/after.db" --format json >"$T/c$k.json" 2>>"$T/err"
     v=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
